@@ -1,0 +1,367 @@
+//! [`McpClient`]: the MCP handshake and the tool operations over one [`Peer`].
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::broadcast;
+use tokio::time::Instant;
+
+use crate::error::Error;
+use crate::jsonrpc::ServerNotification;
+use crate::peer::{Peer, PeerOptions, RequestOptions, RpcError};
+use crate::protocol::{
+    CallToolParams, CallToolResult, ClientCapabilities, EmptyResult, Implementation,
+    InitializeParams, InitializeResult, JsonObject, ListToolsResult, PaginatedParams,
+    ProtocolVersion, Root, RootsCapability, ServerCapabilities, Tool, methods,
+};
+use crate::stdio::{StdioServerParams, StdioTransport};
+use crate::transport::{CloseReason, Transport};
+
+/// The most `tools/list` pages followed before giving up on a server.
+const MAX_TOOL_PAGES: usize = 10_000;
+
+/// How a client connects and behaves.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ClientOptions {
+    /// The name and version sent as `clientInfo`.
+    pub client_info: Implementation,
+    /// The version offered in `initialize`. Default: the latest, 2025-11-25.
+    pub protocol_version: ProtocolVersion,
+    /// Roots answered to the server's `roots/list`. `None` does not declare the capability.
+    pub roots: Option<Vec<Root>>,
+    /// Bound on starting the transport plus the handshake. Default 30 s.
+    pub connect_timeout: Duration,
+    /// Timeout of requests that do not set their own. Default 60 s; `None` waits forever.
+    pub request_timeout: Option<Duration>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            client_info: Implementation::new("mcp-runtime", env!("CARGO_PKG_VERSION")),
+            protocol_version: ProtocolVersion::LATEST,
+            roots: None,
+            connect_timeout: Duration::from_secs(30),
+            request_timeout: Some(Duration::from_secs(60)),
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Sets the connect timeout.
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets the default request timeout.
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Declares roots and answers `roots/list` with them.
+    #[must_use]
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// Sets the client name and version.
+    #[must_use]
+    pub fn client_info(mut self, info: Implementation) -> Self {
+        self.client_info = info;
+        self
+    }
+}
+
+/// A connected, initialized MCP server.
+///
+/// Share it with `Arc<McpClient>`: every method takes `&self`, and any number of requests may be
+/// in flight at once. Dropping the last handle stops the connection (for stdio, the server's
+/// whole process group is killed); [`McpClient::close`] stops it gracefully.
+#[derive(Debug)]
+pub struct McpClient {
+    server: Arc<str>,
+    peer: Peer,
+    initialize: InitializeResult,
+    protocol_version: ProtocolVersion,
+    request_timeout: Option<Duration>,
+}
+
+impl McpClient {
+    /// Starts a stdio server and performs the handshake, all within the connect timeout.
+    /// On any failure the server process is stopped before this returns.
+    pub async fn connect_stdio(
+        server: &str,
+        params: StdioServerParams,
+        options: ClientOptions,
+    ) -> Result<Self, Error> {
+        let deadline = Instant::now() + options.connect_timeout;
+        let transport = StdioTransport::spawn(server, params).map_err(|source| Error::Start {
+            server: server.to_owned(),
+            source,
+        })?;
+        Self::handshake(server, Box::new(transport), options, deadline).await
+    }
+
+    /// Performs the handshake over a transport that is already set up, within the connect
+    /// timeout. On failure the transport is closed.
+    pub async fn connect(
+        server: &str,
+        transport: Box<dyn Transport>,
+        options: ClientOptions,
+    ) -> Result<Self, Error> {
+        let deadline = Instant::now() + options.connect_timeout;
+        Self::handshake(server, transport, options, deadline).await
+    }
+
+    async fn handshake(
+        server: &str,
+        transport: Box<dyn Transport>,
+        options: ClientOptions,
+        deadline: Instant,
+    ) -> Result<Self, Error> {
+        let peer = Peer::start(
+            server,
+            transport,
+            PeerOptions {
+                roots: options.roots.clone(),
+            },
+        );
+        let params = InitializeParams {
+            protocol_version: options.protocol_version.as_str().to_owned(),
+            capabilities: ClientCapabilities {
+                roots: options.roots.as_ref().map(|_| RootsCapability::default()),
+                ..ClientCapabilities::default()
+            },
+            client_info: options.client_info.clone(),
+        };
+        let initialize = tokio::time::timeout_at(
+            deadline,
+            peer.request::<_, InitializeResult>(
+                methods::INITIALIZE,
+                Some(&params),
+                &RequestOptions::default(),
+            ),
+        )
+        .await;
+        let failure = match initialize {
+            Err(_elapsed) => Error::ConnectTimeout {
+                server: server.to_owned(),
+                after: options.connect_timeout,
+            },
+            Ok(Err(source)) => Error::Request {
+                server: server.to_owned(),
+                operation: methods::INITIALIZE.to_owned(),
+                source,
+            },
+            Ok(Ok(initialize)) => match ProtocolVersion::parse(&initialize.protocol_version) {
+                Some(protocol_version) => {
+                    let notified = peer.notify(methods::INITIALIZED, None::<()>);
+                    if let Err(source) = notified {
+                        Error::Request {
+                            server: server.to_owned(),
+                            operation: methods::INITIALIZED.to_owned(),
+                            source,
+                        }
+                    } else {
+                        tracing::debug!(
+                            server,
+                            version = %protocol_version,
+                            server_name = %initialize.server_info.name,
+                            "MCP server initialized"
+                        );
+                        return Ok(Self {
+                            server: Arc::from(server),
+                            peer,
+                            initialize,
+                            protocol_version,
+                            request_timeout: options.request_timeout,
+                        });
+                    }
+                }
+                None => Error::UnsupportedProtocolVersion {
+                    server: server.to_owned(),
+                    version: initialize.protocol_version,
+                    supported: ProtocolVersion::supported_list(),
+                },
+            },
+        };
+        if let Err(error) = peer.close().await {
+            tracing::warn!(server, %error, "could not stop the server after a failed handshake");
+        }
+        Err(failure)
+    }
+
+    /// The server's name, as given when connecting.
+    pub fn server_name(&self) -> &str {
+        &self.server
+    }
+
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.protocol_version
+    }
+
+    /// The server's name and version from `initialize`.
+    pub fn server_info(&self) -> &Implementation {
+        &self.initialize.server_info
+    }
+
+    /// The server's capabilities from `initialize`.
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.initialize.capabilities
+    }
+
+    /// The server's instructions for the model, if it gave any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.initialize.instructions.as_deref()
+    }
+
+    /// The whole `initialize` result.
+    pub fn initialize_result(&self) -> &InitializeResult {
+        &self.initialize
+    }
+
+    /// The JSON-RPC peer, for requests this client has no method for.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    /// Lists every tool, following `nextCursor` to the last page.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
+        let options = self.default_options();
+        let mut tools = Vec::new();
+        let mut seen_cursors = HashSet::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_TOOL_PAGES {
+            let params = PaginatedParams {
+                cursor: cursor.clone(),
+            };
+            let page: ListToolsResult = self
+                .peer
+                .request(methods::TOOLS_LIST, Some(&params), &options)
+                .await
+                .map_err(|source| self.request_error(methods::TOOLS_LIST.to_owned(), source))?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                None => return Ok(tools),
+                Some(next) => {
+                    if !seen_cursors.insert(next.clone()) {
+                        return Err(Error::RepeatedCursor {
+                            server: self.server.to_string(),
+                            cursor: next,
+                        });
+                    }
+                    cursor = Some(next);
+                }
+            }
+        }
+        Err(Error::TooManyPages {
+            server: self.server.to_string(),
+            pages: MAX_TOOL_PAGES,
+        })
+    }
+
+    /// Calls a tool with the default request timeout.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, Error> {
+        self.call_tool_with(name, arguments, &RequestOptions::default())
+            .await
+    }
+
+    /// Calls a tool with per-call options: timeout, progress, cancellation. A request without
+    /// a timeout of its own uses the client's default.
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult, Error> {
+        #[derive(serde::Serialize)]
+        struct Params<'a> {
+            name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            arguments: Option<JsonObject>,
+        }
+        let defaulted;
+        let options = if options.timeout.is_none() && options.max_total_timeout.is_none() {
+            defaulted = RequestOptions {
+                timeout: self.request_timeout,
+                ..options.clone()
+            };
+            &defaulted
+        } else {
+            options
+        };
+        self.peer
+            .request(
+                methods::TOOLS_CALL,
+                Some(Params { name, arguments }),
+                options,
+            )
+            .await
+            .map_err(|source| self.request_error(format!("tools/call {name:?}"), source))
+    }
+
+    /// Calls a tool from ready-made parameters.
+    pub async fn call(&self, params: CallToolParams) -> Result<CallToolResult, Error> {
+        self.call_tool(&params.name, params.arguments).await
+    }
+
+    /// Checks that the server answers.
+    pub async fn ping(&self) -> Result<(), Error> {
+        self.peer
+            .request::<_, EmptyResult>(methods::PING, None::<()>, &self.default_options())
+            .await
+            .map(|_| ())
+            .map_err(|source| self.request_error(methods::PING.to_owned(), source))
+    }
+
+    /// Receives the server's notifications (`notifications/tools/list_changed`, …) from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
+        self.peer.subscribe()
+    }
+
+    /// Why the connection is closed, or `None` while it is open.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.peer.close_reason()
+    }
+
+    /// Resolves as soon as the connection is closed (the server died, or `close` was called).
+    pub async fn closed(&self) -> CloseReason {
+        self.peer.closed().await
+    }
+
+    /// Closes the connection and stops the server (stdio: stdin closed, grace period, SIGTERM,
+    /// SIGKILL to the whole process group). Pending requests fail at once.
+    pub async fn close(&self) -> Result<(), Error> {
+        self.peer.close().await.map_err(|source| Error::Stop {
+            server: self.server.to_string(),
+            source,
+        })
+    }
+
+    fn default_options(&self) -> RequestOptions {
+        RequestOptions {
+            timeout: self.request_timeout,
+            ..RequestOptions::default()
+        }
+    }
+
+    fn request_error(&self, operation: String, source: RpcError) -> Error {
+        Error::Request {
+            server: self.server.to_string(),
+            operation,
+            source,
+        }
+    }
+}

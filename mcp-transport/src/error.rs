@@ -1,0 +1,126 @@
+//! The crate's error type: every error names the server, what was being done, and the cause.
+
+use std::time::Duration;
+
+use crate::peer::RpcError;
+use crate::transport::TransportError;
+
+/// A failure talking to one MCP server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Starting the transport and the handshake together took longer than the connect timeout.
+    /// The server was stopped. Retrying helps only if the server was slow, not stuck.
+    #[error("Connection to MCP server \"{server}\" timed out after {}ms", .after.as_millis())]
+    ConnectTimeout {
+        /// The server's name.
+        server: String,
+        /// The connect timeout.
+        after: Duration,
+    },
+    /// The transport could not be created (for stdio: the command could not be started).
+    /// Check the command, its arguments and the working directory.
+    #[error("MCP server \"{server}\" could not be started: {source}")]
+    Start {
+        /// The server's name.
+        server: String,
+        /// Why.
+        #[source]
+        source: TransportError,
+    },
+    /// The server chose a protocol version this client does not speak. The server was stopped.
+    #[error(
+        "MCP server \"{server}\" answered initialize with protocol version \"{version}\", which \
+         this client does not support (supported: {supported}); use a server release that \
+         supports one of these"
+    )]
+    UnsupportedProtocolVersion {
+        /// The server's name.
+        server: String,
+        /// The version the server chose.
+        version: String,
+        /// The versions this client supports.
+        supported: String,
+    },
+    /// A request failed: the server answered with an error, did not answer in time, the call
+    /// was cancelled, or the connection died (then the source carries the exit status and the
+    /// server's last stderr lines).
+    #[error("MCP server \"{server}\": {operation} failed: {source}")]
+    Request {
+        /// The server's name.
+        server: String,
+        /// What was being done, e.g. `initialize` or `tools/call "echo"`.
+        operation: String,
+        /// Why.
+        #[source]
+        source: RpcError,
+    },
+    /// The server could not be stopped cleanly (it survived SIGKILL, or stopping it failed).
+    #[error("MCP server \"{server}\" could not be stopped: {source}")]
+    Stop {
+        /// The server's name.
+        server: String,
+        /// Why.
+        #[source]
+        source: TransportError,
+    },
+    /// `tools/list` handed out a cursor it had handed out before; following it would loop
+    /// forever. The server is broken; its tools are not available.
+    #[error(
+        "MCP server \"{server}\": tools/list returned the cursor {cursor:?} a second time; \
+         stopped instead of looping forever"
+    )]
+    RepeatedCursor {
+        /// The server's name.
+        server: String,
+        /// The repeated cursor.
+        cursor: String,
+    },
+    /// `tools/list` kept returning pages past a sane bound.
+    #[error("MCP server \"{server}\": tools/list returned more than {pages} pages; stopped")]
+    TooManyPages {
+        /// The server's name.
+        server: String,
+        /// The bound.
+        pages: usize,
+    },
+}
+
+impl Error {
+    /// The name of the server the error is about.
+    pub fn server(&self) -> &str {
+        match self {
+            Self::ConnectTimeout { server, .. }
+            | Self::Start { server, .. }
+            | Self::Stop { server, .. }
+            | Self::UnsupportedProtocolVersion { server, .. }
+            | Self::Request { server, .. }
+            | Self::RepeatedCursor { server, .. }
+            | Self::TooManyPages { server, .. } => server,
+        }
+    }
+
+    /// The JSON-RPC failure behind a request error.
+    pub fn rpc_error(&self) -> Option<&RpcError> {
+        match self {
+            Self::Request { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+
+    /// True when the caller cancelled the request: a cancellation, not a failure.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.rpc_error(), Some(RpcError::Cancelled))
+    }
+
+    /// True for a connect timeout or a request that was not answered in time.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Self::ConnectTimeout { .. })
+            || matches!(self.rpc_error(), Some(RpcError::Timeout(_)))
+    }
+
+    /// True when the connection is gone (the server exited or the client closed it).
+    pub fn is_connection_closed(&self) -> bool {
+        matches!(self.rpc_error(), Some(RpcError::ConnectionClosed(_)))
+    }
+}

@@ -1,0 +1,173 @@
+//! JSON-RPC 2.0 message shapes as MCP uses them.
+//!
+//! Outgoing messages are serialized straight from borrowed data; incoming ones are first read as
+//! an [`IncomingEnvelope`] that borrows from the received bytes and leaves `params`, `result` and
+//! `error` undecoded, so a response is decoded once, as the type its request expects.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// A request id: a string or an integer. This client only ever issues integers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(id) => write!(f, "{id}"),
+            Self::String(id) => write!(f, "{id:?}"),
+        }
+    }
+}
+
+/// The `error` member of a JSON-RPC error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ErrorObject {
+    /// The error code (see [`error_codes`]).
+    pub code: i64,
+    /// A short description.
+    #[serde(default)]
+    pub message: String,
+    /// Extra information from the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+impl ErrorObject {
+    /// An error object with a code and a message.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (JSON-RPC error {})", self.message, self.code)
+    }
+}
+
+/// Standard JSON-RPC error codes.
+pub mod error_codes {
+    /// The message was not valid JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The message was not a valid request.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist or is not offered.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// The parameters were invalid.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// An internal error of the answering side.
+    pub const INTERNAL_ERROR: i64 = -32603;
+}
+
+/// An outgoing request, serialized from borrowed parts.
+#[derive(Serialize)]
+pub(crate) struct OutgoingRequest<'a, P> {
+    pub(crate) jsonrpc: &'static str,
+    pub(crate) id: u64,
+    pub(crate) method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) params: Option<P>,
+}
+
+/// An outgoing notification.
+#[derive(Serialize)]
+pub(crate) struct OutgoingNotification<'a, P> {
+    pub(crate) jsonrpc: &'static str,
+    pub(crate) method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) params: Option<P>,
+}
+
+/// An outgoing response to a server's request; the id is echoed byte for byte.
+#[derive(Serialize)]
+pub(crate) struct OutgoingResponse<'a, R> {
+    pub(crate) jsonrpc: &'static str,
+    pub(crate) id: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) result: Option<R>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<ErrorObject>,
+}
+
+/// Any incoming message, with its members left undecoded.
+///
+/// A message with a `method` is a request (with an `id`) or a notification (without); a message
+/// with an `id` and no `method` is a response.
+#[derive(Deserialize)]
+pub(crate) struct IncomingEnvelope<'a> {
+    #[serde(borrow, default)]
+    pub(crate) id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(crate) method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) params: Option<&'a RawValue>,
+}
+
+/// A response decoded as the type its request expects; other members are ignored.
+#[derive(Deserialize)]
+pub(crate) struct TypedResponse<R> {
+    #[serde(default = "Option::default")]
+    pub(crate) result: Option<R>,
+    #[serde(default)]
+    pub(crate) error: Option<ErrorObject>,
+}
+
+/// A notification received from the server, for subscribers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ServerNotification {
+    /// The method, e.g. `notifications/tools/list_changed`.
+    pub method: String,
+    /// The parameters, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<serde_json::Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_tells_requests_notifications_and_responses_apart() {
+        let request: IncomingEnvelope<'_> =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).unwrap();
+        assert_eq!(request.id.map(RawValue::get), Some(r#""a""#));
+        assert_eq!(request.method.as_deref(), Some("ping"));
+
+        let response: IncomingEnvelope<'_> =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":7,"result":{"x":[1,2]}}"#).unwrap();
+        assert_eq!(response.id.map(RawValue::get), Some("7"));
+        assert!(response.method.is_none());
+
+        let escaped: IncomingEnvelope<'_> =
+            serde_json::from_str(r#"{"method":"notifications/x\u0041","params":{}}"#).unwrap();
+        assert_eq!(escaped.method.as_deref(), Some("notifications/xA"));
+    }
+
+    #[test]
+    fn typed_response_reads_result_or_error() {
+        let ok: TypedResponse<Vec<u8>> =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":1,"result":[1,2]}"#).unwrap();
+        assert_eq!(ok.result, Some(vec![1, 2]));
+        let err: TypedResponse<Vec<u8>> = serde_json::from_str(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"nope"}}"#,
+        )
+        .unwrap();
+        assert_eq!(err.error.map(|e| e.code), Some(-32601));
+    }
+}

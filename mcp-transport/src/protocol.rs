@@ -1,0 +1,668 @@
+//! MCP protocol types for the handshake-era versions (2024-11-05 … 2025-11-25).
+//!
+//! Only what a tool-using client needs is modelled field by field; everything else a server sends
+//! is kept, not dropped: unknown fields of a [`Tool`] land in [`Tool::extra`], tool schemas are
+//! kept verbatim (key order included), and a content block of a type this crate does not know is
+//! kept as [`ContentBlock::Unknown`] instead of failing the whole result.
+
+use std::fmt;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// A JSON object, as used for schemas, `_meta` and tool arguments.
+pub type JsonObject = Map<String, Value>;
+
+/// A protocol version that uses the `initialize` handshake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum ProtocolVersion {
+    /// `2024-11-05`, the first published version.
+    V2024_11_05,
+    /// `2025-03-26`: Streamable HTTP, JSON-RPC batches, audio content.
+    V2025_03_26,
+    /// `2025-06-18`: structured tool output, resource links, no more batches.
+    V2025_06_18,
+    /// `2025-11-25`: the latest handshake-era version, offered by this client.
+    V2025_11_25,
+}
+
+impl ProtocolVersion {
+    /// The version this client offers in `initialize`.
+    pub const LATEST: Self = Self::V2025_11_25;
+
+    /// Every version this client accepts, newest first.
+    pub const SUPPORTED: [Self; 4] = [
+        Self::V2025_11_25,
+        Self::V2025_06_18,
+        Self::V2025_03_26,
+        Self::V2024_11_05,
+    ];
+
+    /// The version's wire form, e.g. `"2025-11-25"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::V2024_11_05 => "2024-11-05",
+            Self::V2025_03_26 => "2025-03-26",
+            Self::V2025_06_18 => "2025-06-18",
+            Self::V2025_11_25 => "2025-11-25",
+        }
+    }
+
+    /// Parses a wire version; `None` for a version this client does not support.
+    pub fn parse(version: &str) -> Option<Self> {
+        Self::SUPPORTED.into_iter().find(|v| v.as_str() == version)
+    }
+
+    /// The supported versions as a comma-separated list, for error messages.
+    pub fn supported_list() -> String {
+        Self::SUPPORTED.map(Self::as_str).join(", ")
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Name and version of a client or server implementation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Implementation {
+    /// Programmatic name.
+    pub name: String,
+    /// Version string.
+    #[serde(default)]
+    pub version: String,
+    /// Human-readable name, when the peer gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Everything else the peer sent (`icons`, `websiteUrl`, …).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl Implementation {
+    /// An implementation description with just a name and a version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+/// What this client declares in `initialize`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// Present when the client answers `roots/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<RootsCapability>,
+    /// Capabilities this crate does not model, sent as given.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// The `roots` client capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct RootsCapability {
+    /// Whether the client sends `notifications/roots/list_changed`.
+    #[serde(default)]
+    pub list_changed: bool,
+}
+
+/// What a server declares in its `initialize` result. Unmodelled capabilities are kept.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ServerCapabilities {
+    /// Present when the server offers tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolsCapability>,
+    /// Present when the server sends log messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<JsonObject>,
+    /// Present when the server offers resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<JsonObject>,
+    /// Present when the server offers prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<JsonObject>,
+    /// Everything else (`completions`, `experimental`, `tasks`, …).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// The `tools` server capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolsCapability {
+    /// Whether the server sends `notifications/tools/list_changed`.
+    #[serde(default)]
+    pub list_changed: bool,
+}
+
+/// Parameters of the `initialize` request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct InitializeParams {
+    /// The version the client offers (its latest).
+    pub protocol_version: String,
+    /// The client's capabilities.
+    pub capabilities: ClientCapabilities,
+    /// The client's name and version.
+    pub client_info: Implementation,
+}
+
+/// The result of `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct InitializeResult {
+    /// The version the server chose; the client must support it.
+    pub protocol_version: String,
+    /// The server's capabilities.
+    #[serde(default)]
+    pub capabilities: ServerCapabilities,
+    /// The server's name and version.
+    pub server_info: Implementation,
+    /// Optional instructions on how to use the server, meant for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// A tool as listed by `tools/list`.
+///
+/// `input_schema` and `output_schema` are kept verbatim, key order included; fields this crate
+/// does not model (`icons`, `execution`, `_meta`, vendor extensions) are kept in `extra` and
+/// serialized back unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Tool {
+    /// The tool's programmatic name, unique within its server.
+    pub name: String,
+    /// Human-readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments.
+    #[serde(default = "empty_object_schema")]
+    pub input_schema: JsonObject,
+    /// JSON Schema of `structuredContent`, when the tool declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …), kept as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+    /// Every other field the server sent.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl Tool {
+    /// A tool with a name, a description and an input schema.
+    pub fn new(
+        name: impl Into<String>,
+        description: Option<String>,
+        input_schema: JsonObject,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+fn empty_object_schema() -> JsonObject {
+    let mut schema = JsonObject::new();
+    schema.insert("type".to_owned(), Value::String("object".to_owned()));
+    schema
+}
+
+/// Parameters of a paginated list request.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PaginatedParams {
+    /// The cursor from the previous page, absent for the first page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+/// One page of `tools/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ListToolsResult {
+    /// The tools on this page.
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+    /// The cursor of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// Parameters of `tools/call`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CallToolParams {
+    /// The tool to call.
+    pub name: String,
+    /// The arguments, an object matching the tool's input schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<JsonObject>,
+}
+
+/// The result of `tools/call`, kept whole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CallToolResult {
+    /// The unstructured result: text, images, audio, resource links and embedded resources.
+    #[serde(default)]
+    pub content: Vec<ContentBlock>,
+    /// The structured result, when the tool gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// True when the tool ran and failed; the content says why.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+    /// Protocol-level metadata attached by the server.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl CallToolResult {
+    /// A successful result holding one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![ContentBlock::Text(TextContent::new(text))],
+            ..Self::default()
+        }
+    }
+}
+
+/// One block of a tool result.
+///
+/// A block whose `type` this crate does not know is kept whole as [`ContentBlock::Unknown`], so a
+/// newer server never breaks an older client.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ContentBlock {
+    /// `type: "text"`.
+    Text(TextContent),
+    /// `type: "image"`: base64 data with a MIME type.
+    Image(BinaryContent),
+    /// `type: "audio"`: base64 data with a MIME type.
+    Audio(BinaryContent),
+    /// `type: "resource_link"`: a link to a resource the client may read.
+    ResourceLink(ResourceLink),
+    /// `type: "resource"`: a resource embedded in the result.
+    Resource(EmbeddedResource),
+    /// Any other block, kept as sent (including its `type`).
+    Unknown(Value),
+}
+
+impl ContentBlock {
+    /// The block's wire `type`.
+    pub fn kind(&self) -> &str {
+        match self {
+            Self::Text(_) => "text",
+            Self::Image(_) => "image",
+            Self::Audio(_) => "audio",
+            Self::ResourceLink(_) => "resource_link",
+            Self::Resource(_) => "resource",
+            Self::Unknown(value) => value.get("type").and_then(Value::as_str).unwrap_or(""),
+        }
+    }
+
+    /// The text of a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Self::Text(text) => Some(&text.text),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        let kind = match value.get("type") {
+            Some(Value::String(kind)) => kind.as_str(),
+            _ => return Ok(Self::Unknown(value)),
+        };
+        let block = match kind {
+            "text" => TextContent::deserialize(value).map(Self::Text),
+            "image" => BinaryContent::deserialize(value).map(Self::Image),
+            "audio" => BinaryContent::deserialize(value).map(Self::Audio),
+            "resource_link" => ResourceLink::deserialize(value).map(Self::ResourceLink),
+            "resource" => EmbeddedResource::deserialize(value).map(Self::Resource),
+            _ => return Ok(Self::Unknown(value)),
+        };
+        block.map_err(D::Error::custom)
+    }
+}
+
+impl Serialize for ContentBlock {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Tagged<'a, T> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            #[serde(flatten)]
+            block: &'a T,
+        }
+        match self {
+            Self::Text(block) => Tagged {
+                kind: "text",
+                block,
+            }
+            .serialize(serializer),
+            Self::Image(block) => Tagged {
+                kind: "image",
+                block,
+            }
+            .serialize(serializer),
+            Self::Audio(block) => Tagged {
+                kind: "audio",
+                block,
+            }
+            .serialize(serializer),
+            Self::ResourceLink(block) => Tagged {
+                kind: "resource_link",
+                block,
+            }
+            .serialize(serializer),
+            Self::Resource(block) => Tagged {
+                kind: "resource",
+                block,
+            }
+            .serialize(serializer),
+            Self::Unknown(value) => value.serialize(serializer),
+        }
+    }
+}
+
+/// A text block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TextContent {
+    /// The text.
+    pub text: String,
+    /// Audience and priority hints, and any other fields, kept as sent.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl TextContent {
+    /// A text block without annotations.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+/// An image or audio block: base64 `data` with its MIME type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct BinaryContent {
+    /// Base64-encoded bytes.
+    pub data: String,
+    /// E.g. `image/png`, `audio/wav`.
+    pub mime_type: String,
+    /// Annotations and any other fields, kept as sent.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A `resource_link` block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceLink {
+    /// The resource's URI.
+    pub uri: String,
+    /// The resource's name.
+    #[serde(default)]
+    pub name: String,
+    /// Human-readable description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// `title`, `size`, annotations and any other fields, kept as sent.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A `resource` block: a resource embedded in the result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct EmbeddedResource {
+    /// The resource's contents.
+    pub resource: ResourceContents,
+    /// Annotations and any other fields, kept as sent.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// The contents of a resource: text or base64 blob.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceContents {
+    /// The resource's URI.
+    pub uri: String,
+    /// MIME type, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Text contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Base64-encoded binary contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    /// Any other fields, kept as sent.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A progress token: a string or an integer chosen by the requester.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum ProgressToken {
+    /// An integer token (this client uses the request id).
+    Number(i64),
+    /// A string token.
+    String(String),
+}
+
+/// `notifications/progress` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ProgressNotificationParams {
+    /// The token of the request this progress belongs to.
+    pub progress_token: ProgressToken,
+    /// Progress so far; increases with every notification.
+    pub progress: f64,
+    /// The total, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    /// A human-readable status message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `notifications/cancelled` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CancelledNotificationParams {
+    /// The id of the request being cancelled.
+    pub request_id: crate::jsonrpc::RequestId,
+    /// Why, for logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A filesystem root the client exposes through `roots/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Root {
+    /// A `file://` URI.
+    pub uri: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// A root for a local directory; the path is percent-encoded into a `file://` URI.
+    pub fn from_path(path: &std::path::Path) -> Self {
+        let mut uri = String::from("file://");
+        for byte in path.to_string_lossy().bytes() {
+            if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+                uri.push(char::from(byte));
+            } else {
+                uri.push_str(&format!("%{byte:02X}"));
+            }
+        }
+        Self {
+            uri,
+            name: path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned()),
+        }
+    }
+}
+
+/// The result of `roots/list`, which a server may ask the client for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ListRootsResult {
+    /// The roots.
+    pub roots: Vec<Root>,
+}
+
+/// The empty result of `ping` and similar requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct EmptyResult {}
+
+/// Method names used by this crate.
+pub mod methods {
+    /// The handshake request.
+    pub const INITIALIZE: &str = "initialize";
+    /// Sent by the client once the handshake succeeded.
+    pub const INITIALIZED: &str = "notifications/initialized";
+    /// Liveness check, either direction.
+    pub const PING: &str = "ping";
+    /// Lists a server's tools, page by page.
+    pub const TOOLS_LIST: &str = "tools/list";
+    /// Calls a tool.
+    pub const TOOLS_CALL: &str = "tools/call";
+    /// Server → client: the tool list changed.
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    /// Server → client: asks for the client's roots.
+    pub const ROOTS_LIST: &str = "roots/list";
+    /// Either direction: progress of a request.
+    pub const PROGRESS: &str = "notifications/progress";
+    /// Either direction: a request was cancelled.
+    pub const CANCELLED: &str = "notifications/cancelled";
+    /// Server → client: a log message.
+    pub const MESSAGE: &str = "notifications/message";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_content_type_is_kept_not_an_error() {
+        let result: CallToolResult = serde_json::from_value(json!({
+            "content": [
+                {"type": "text", "text": "hi", "annotations": {"priority": 1}},
+                {"type": "x-custom", "payload": {"a": 1}},
+                {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                {"type": "audio", "data": "BBBB", "mimeType": "audio/wav"},
+                {"type": "resource_link", "uri": "file:///a", "name": "a", "size": 3},
+                {"type": "resource", "resource": {"uri": "file:///b", "text": "b"}}
+            ],
+            "structuredContent": {"ok": true},
+            "isError": true,
+            "_meta": {"k": 1}
+        }))
+        .unwrap();
+        let kinds: Vec<&str> = result.content.iter().map(ContentBlock::kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "text",
+                "x-custom",
+                "image",
+                "audio",
+                "resource_link",
+                "resource"
+            ]
+        );
+        assert!(result.is_error);
+        assert_eq!(result.structured_content, Some(json!({"ok": true})));
+        let back = serde_json::to_value(&result).unwrap();
+        assert_eq!(
+            back["content"][1],
+            json!({"type": "x-custom", "payload": {"a": 1}})
+        );
+        assert_eq!(back["content"][0]["annotations"], json!({"priority": 1}));
+        assert_eq!(back["content"][4]["size"], json!(3));
+    }
+
+    #[test]
+    fn tool_keeps_schema_order_and_unknown_fields() {
+        let raw = r#"{"name":"t","inputSchema":{"type":"object","zeta":1,"alpha":2,"$schema":"x"},"icons":[{"src":"a"}],"x-vendor":true}"#;
+        let tool: Tool = serde_json::from_str(raw).unwrap();
+        let keys: Vec<&String> = tool.input_schema.keys().collect();
+        assert_eq!(keys, ["type", "zeta", "alpha", "$schema"]);
+        assert_eq!(tool.extra["x-vendor"], json!(true));
+        assert_eq!(serde_json::to_string(&tool).unwrap(), raw);
+    }
+
+    #[test]
+    fn protocol_versions_parse_and_refuse_unknown() {
+        assert_eq!(
+            ProtocolVersion::parse("2025-06-18"),
+            Some(ProtocolVersion::V2025_06_18)
+        );
+        assert_eq!(ProtocolVersion::parse("1999-01-01"), None);
+        assert_eq!(ProtocolVersion::LATEST.as_str(), "2025-11-25");
+    }
+
+    #[test]
+    fn root_from_path_percent_encodes() {
+        let root = Root::from_path(std::path::Path::new("/tmp/a b"));
+        assert_eq!(root.uri, "file:///tmp/a%20b");
+        assert_eq!(root.name.as_deref(), Some("a b"));
+    }
+}

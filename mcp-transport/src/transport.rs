@@ -1,0 +1,163 @@
+//! The [`Transport`] trait: how JSON-RPC messages move between this client and one server.
+//!
+//! | Transport | Module | Framing |
+//! |---|---|---|
+//! | stdio | [`crate::stdio`] | one JSON text per line on the child's stdin/stdout |
+//! | your own | implement [`Transport`] | anything that moves whole messages |
+//!
+//! A transport only moves messages. Ids, correlation, timeouts, cancellation and the handshake
+//! live in the [`Peer`](crate::Peer) above it, so a plugin gets all of that for free.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+
+/// Moves whole JSON-RPC messages to and from one server.
+///
+/// The peer calls [`send`](Transport::send) from one task and [`receive`](Transport::receive)
+/// from another, concurrently, so an implementation must not make one wait for the other (a
+/// server blocked writing its output must never stop the client from reading it).
+#[async_trait]
+pub trait Transport: Send + Sync + 'static {
+    /// Sends messages in order. Each is one complete JSON-RPC message, serialized, without a
+    /// trailing newline. The peer hands over everything queued at once, so a transport can
+    /// write them together.
+    async fn send(&self, messages: &[String]) -> Result<(), TransportError>;
+
+    /// Receives the next message: the bytes of one JSON text (or a JSON array, for a batch).
+    ///
+    /// An error is final: the transport is dead and the error says why (for stdio, the exit
+    /// status and the tail of stderr). It must be cancel safe: a call dropped before it
+    /// completes must not lose a message.
+    async fn receive(&self) -> Result<Bytes, TransportError>;
+
+    /// Shuts the connection down and releases everything it holds (for stdio: stdin closed, a
+    /// grace period, then SIGTERM and SIGKILL to the process group). Calling it twice is fine.
+    async fn close(&self) -> Result<(), TransportError>;
+}
+
+/// Why a transport failed or stopped. Every error is final for the connection.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// The server process could not be started. Check the command and the PATH.
+    #[error("could not start `{command}`: {source}")]
+    Spawn {
+        /// The command that failed.
+        command: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server process exited (or closed its output); the status and the last lines it
+    /// wrote on stderr tell why.
+    #[error("{}", describe_exit(.status, .stderr_tail))]
+    ServerExited {
+        /// E.g. `status 1`, `signal 9`, or `unknown status` when it could not be read.
+        status: String,
+        /// The last lines the server wrote on stderr, oldest first.
+        stderr_tail: Vec<String>,
+    },
+    /// The server sent a message longer than the limit; the connection was dropped rather
+    /// than buffering without bound.
+    #[error(
+        "server sent a message longer than {limit} bytes, the limit for one message; \
+         raise the limit if this server really sends messages that large"
+    )]
+    MessageTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// Reading from or writing to the server failed.
+    #[error("{action} failed: {source}")]
+    Io {
+        /// What was being done, e.g. `writing to the server's stdin`.
+        action: &'static str,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The client closed the connection.
+    #[error("connection closed by the client")]
+    ClosedByClient,
+    /// A failure reported by a transport plugin.
+    #[error("{0}")]
+    Other(String),
+}
+
+fn describe_exit(status: &str, stderr_tail: &[String]) -> String {
+    let mut message = format!("server exited with {status}");
+    match stderr_tail {
+        [] => message.push_str(" (no stderr output)"),
+        lines => {
+            message.push_str(": ");
+            message.push_str(&lines.join(" | "));
+        }
+    }
+    message
+}
+
+/// A cheaply cloneable, shareable reason why a connection is closed.
+#[derive(Clone)]
+pub struct CloseReason(std::sync::Arc<TransportError>);
+
+impl CloseReason {
+    /// Wraps a transport error.
+    pub fn new(error: TransportError) -> Self {
+        Self(std::sync::Arc::new(error))
+    }
+
+    /// The underlying transport error.
+    pub fn error(&self) -> &TransportError {
+        &self.0
+    }
+
+    /// True when the client itself closed the connection.
+    pub fn is_closed_by_client(&self) -> bool {
+        matches!(*self.0, TransportError::ClosedByClient)
+    }
+}
+
+impl fmt::Debug for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::error::Error for CloseReason {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&*self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_error_carries_status_and_stderr_tail() {
+        let error = TransportError::ServerExited {
+            status: "status 3".into(),
+            stderr_tail: vec!["loading".into(), "fatal: no config".into()],
+        };
+        assert_eq!(
+            error.to_string(),
+            "server exited with status 3: loading | fatal: no config"
+        );
+        let silent = TransportError::ServerExited {
+            status: "signal 9".into(),
+            stderr_tail: vec![],
+        };
+        assert_eq!(
+            silent.to_string(),
+            "server exited with signal 9 (no stderr output)"
+        );
+    }
+}

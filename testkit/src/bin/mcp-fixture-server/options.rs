@@ -1,0 +1,193 @@
+//! Command-line flags of the fixture server: what to script and how to misbehave.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+
+/// What the command line asks for.
+pub(crate) enum Parsed {
+    /// Serve MCP with these options.
+    Run(Box<Options>),
+    /// Print the usage text and exit 0.
+    Help,
+}
+
+/// Every scriptable behaviour, parsed from the flags in `usage.txt`.
+#[derive(Debug)]
+pub(crate) struct Options {
+    pub(crate) name: String,
+    pub(crate) instructions: Option<String>,
+    pub(crate) protocol_version: Option<String>,
+    pub(crate) crash_at: HashSet<String>,
+    pub(crate) crash_stderr: Option<String>,
+    pub(crate) exit_code: i32,
+    pub(crate) hang_at: HashSet<String>,
+    pub(crate) delays: HashMap<String, u64>,
+    pub(crate) garbage: bool,
+    pub(crate) huge_line_at: HashMap<String, usize>,
+    pub(crate) stderr_flood: usize,
+    pub(crate) ignore_stdin_close: bool,
+    pub(crate) ignore_sigterm: bool,
+    pub(crate) page_size: Option<usize>,
+    pub(crate) tools: usize,
+    pub(crate) repeat_cursor: bool,
+    pub(crate) list_change_after: Option<u64>,
+    pub(crate) grandchild: bool,
+    pub(crate) sleep_forever: bool,
+    pub(crate) server_requests: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            name: "fixture".to_owned(),
+            instructions: None,
+            protocol_version: None,
+            crash_at: HashSet::new(),
+            crash_stderr: None,
+            exit_code: 3,
+            hang_at: HashSet::new(),
+            delays: HashMap::new(),
+            garbage: false,
+            huge_line_at: HashMap::new(),
+            stderr_flood: 0,
+            ignore_stdin_close: false,
+            ignore_sigterm: false,
+            page_size: None,
+            tools: 0,
+            repeat_cursor: false,
+            list_change_after: None,
+            grandchild: false,
+            sleep_forever: false,
+            server_requests: false,
+        }
+    }
+}
+
+impl Options {
+    /// Parses the arguments after the program name; `Err` holds a message for stderr.
+    pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String> {
+        let mut opts = Self::default();
+        let mut args = args.into_iter();
+        while let Some(raw) = args.next() {
+            let arg = raw
+                .into_string()
+                .map_err(|bad| format!("argument is not UTF-8: {bad:?}"))?;
+            // Both `--flag value` and `--flag=value` are accepted.
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) if flag.starts_with("--") => {
+                    (flag.to_owned(), Some(value.to_owned()))
+                }
+                _ => (arg, None),
+            };
+            let mut inline = inline;
+            let mut value = || -> Result<String, String> {
+                if let Some(value) = inline.take() {
+                    return Ok(value);
+                }
+                match args.next() {
+                    Some(value) => value
+                        .into_string()
+                        .map_err(|bad| format!("value of {flag} is not UTF-8: {bad:?}")),
+                    None => Err(format!("{flag} needs a value")),
+                }
+            };
+            match flag.as_str() {
+                "-h" | "--help" => return Ok(Parsed::Help),
+                "--name" => opts.name = value()?,
+                "--instructions" => opts.instructions = Some(value()?),
+                "--protocol-version" => opts.protocol_version = Some(value()?),
+                "--crash-at" => {
+                    opts.crash_at.insert(value()?);
+                }
+                "--crash-stderr" => opts.crash_stderr = Some(value()?),
+                "--exit-code" => opts.exit_code = number(&flag, &value()?)?,
+                "--hang-at" => {
+                    opts.hang_at.insert(value()?);
+                }
+                "--delay" => {
+                    let (phase, ms) = phase_and_number(&flag, &value()?)?;
+                    opts.delays.insert(phase, ms);
+                }
+                "--garbage" => opts.garbage = true,
+                "--huge-line-at" => {
+                    let (phase, bytes) = phase_and_number(&flag, &value()?)?;
+                    opts.huge_line_at.insert(phase, bytes);
+                }
+                "--stderr-flood" => opts.stderr_flood = number(&flag, &value()?)?,
+                "--ignore-stdin-close" => opts.ignore_stdin_close = true,
+                "--exit-on-stdin-close" => opts.ignore_stdin_close = false,
+                "--ignore-sigterm" => opts.ignore_sigterm = true,
+                "--page-size" => {
+                    let size: usize = number(&flag, &value()?)?;
+                    if size == 0 {
+                        return Err("--page-size must be at least 1".to_owned());
+                    }
+                    opts.page_size = Some(size);
+                }
+                "--tools" => opts.tools = number(&flag, &value()?)?,
+                "--repeat-cursor" => opts.repeat_cursor = true,
+                "--list-change-after" => opts.list_change_after = Some(number(&flag, &value()?)?),
+                "--grandchild" => opts.grandchild = true,
+                "--sleep-forever" => opts.sleep_forever = true,
+                "--server-requests" => opts.server_requests = true,
+                _ => return Err(format!("unknown flag {flag}")),
+            }
+            if inline.is_some() {
+                return Err(format!("{flag} takes no value"));
+            }
+        }
+        Ok(Parsed::Run(Box::new(opts)))
+    }
+}
+
+fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
+    text.parse()
+        .map_err(|_| format!("{flag} needs a number, got {text:?}"))
+}
+
+/// Splits `PHASE=N` as used by `--delay` and `--huge-line-at`.
+fn phase_and_number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<(String, T), String> {
+    let Some((phase, n)) = text.rsplit_once('=') else {
+        return Err(format!("{flag} needs PHASE=NUMBER, got {text:?}"));
+    };
+    if phase.is_empty() {
+        return Err(format!("{flag} needs a PHASE before '=', got {text:?}"));
+    }
+    Ok((phase.to_owned(), number(flag, n)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Parsed, String> {
+        Options::parse(args.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn reads_values_in_both_spellings() {
+        let Ok(Parsed::Run(opts)) = parse(&[
+            "--name",
+            "a",
+            "--delay=tools/list=1500",
+            "--delay",
+            "initialize=400",
+            "--page-size=3",
+        ]) else {
+            panic!("flags should parse");
+        };
+        assert_eq!(opts.name, "a");
+        assert_eq!(opts.delays.get("tools/list"), Some(&1500));
+        assert_eq!(opts.delays.get("initialize"), Some(&400));
+        assert_eq!(opts.page_size, Some(3));
+    }
+
+    #[test]
+    fn rejects_unknown_flags_missing_values_and_stray_values() {
+        assert!(parse(&["--nope"]).is_err());
+        assert!(parse(&["--name"]).is_err());
+        assert!(parse(&["--delay", "initialize"]).is_err());
+        assert!(parse(&["--garbage=yes"]).is_err());
+        assert!(parse(&["--page-size", "0"]).is_err());
+    }
+}

@@ -1,0 +1,329 @@
+//! The message loop: reads stdin lines, answers requests, records notifications and responses,
+//! and applies the scripted faults of [`Options`].
+
+use std::collections::HashSet;
+use std::io::{self, BufRead};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::options::Options;
+use crate::tools;
+use crate::wire::{self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Output, PARSE_ERROR};
+
+/// Protocol versions the fixture accepts when a client asks for them.
+const SUPPORTED_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+/// The answer to a client asking for a version the fixture does not know.
+const LATEST_VERSION: &str = "2025-11-25";
+
+/// State shared by the reading thread and the threads of slow tools.
+pub(crate) struct Server {
+    pub(crate) opts: Box<Options>,
+    pub(crate) out: Output,
+    /// Built-in and generated tool definitions, built once.
+    tools: Vec<Value>,
+    late_tool: Value,
+    late_tool_added: AtomicBool,
+    initialized_seen: AtomicBool,
+    /// Every notification and response received, as the `events` tool reports them.
+    events: Mutex<Vec<Value>>,
+    /// Serialized ids of cancelled requests; `cancel_signal` wakes the threads waiting on them.
+    cancelled: Mutex<HashSet<String>>,
+    cancel_signal: Condvar,
+    pub(crate) grandchild: Option<u32>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Server {
+    pub(crate) fn new(opts: Box<Options>, out: Output, grandchild: Option<u32>) -> Self {
+        let tools = tools::definitions(opts.tools);
+        Self {
+            opts,
+            out,
+            tools,
+            late_tool: tools::late_tool_definition(),
+            late_tool_added: AtomicBool::new(false),
+            initialized_seen: AtomicBool::new(false),
+            events: Mutex::new(Vec::new()),
+            cancelled: Mutex::new(HashSet::new()),
+            cancel_signal: Condvar::new(),
+            grandchild,
+        }
+    }
+
+    /// Serves stdin until it reaches end of file (or cannot be read).
+    pub(crate) fn serve(self: &Arc<Self>) {
+        let mut input = io::stdin().lock();
+        let mut line = Vec::with_capacity(8 * 1024);
+        loop {
+            line.clear();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) => return,
+                Ok(_) => self.handle_line(&line),
+                Err(err) => {
+                    eprintln!("fixture: cannot read stdin: {err}");
+                    return;
+                }
+            }
+        }
+    }
+
+    fn handle_line(self: &Arc<Self>, line: &[u8]) {
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            return;
+        }
+        let message: Value = match serde_json::from_slice(line) {
+            Ok(message) => message,
+            Err(err) => {
+                eprintln!("fixture: unparsable line: {err}");
+                self.out
+                    .send(&wire::error_line(&Value::Null, PARSE_ERROR, "Parse error"));
+                return;
+            }
+        };
+        let Value::Object(mut map) = message else {
+            self.out.send(&wire::error_line(
+                &Value::Null,
+                INVALID_REQUEST,
+                "Invalid Request: not a JSON object",
+            ));
+            return;
+        };
+        match map.remove("method") {
+            Some(Value::String(method)) => {
+                let params = map.remove("params");
+                match map.remove("id") {
+                    Some(id) => self.handle_request(id, method, params.unwrap_or(Value::Null)),
+                    None => self.handle_notification(method, params),
+                }
+            }
+            None if map.contains_key("id")
+                && (map.contains_key("result") || map.contains_key("error")) =>
+            {
+                self.record(json!({ "response": Value::Object(map) }));
+            }
+            _ => {
+                let id = map.remove("id").unwrap_or(Value::Null);
+                self.out.send(&wire::error_line(
+                    &id,
+                    INVALID_REQUEST,
+                    "Invalid Request: neither a request, a notification nor a response",
+                ));
+            }
+        }
+    }
+
+    fn handle_request(self: &Arc<Self>, id: Value, method: String, params: Value) {
+        if let Some(&ms) = self.opts.delays.get(&method) {
+            let server = Arc::clone(self);
+            thread::spawn(move || {
+                thread::sleep(Duration::from_millis(ms));
+                server.answer(id, &method, params);
+            });
+        } else {
+            self.answer(id, &method, params);
+        }
+    }
+
+    fn answer(self: &Arc<Self>, id: Value, method: &str, params: Value) {
+        self.crash_if_asked(method);
+        if self.opts.hang_at.contains(method) {
+            eprintln!("fixture: hanging at {method}");
+            return;
+        }
+        if let Some(&bytes) = self.opts.huge_line_at.get(method) {
+            self.out.send_huge_line(bytes);
+            return;
+        }
+        match method {
+            "initialize" => self.send_result(&id, &self.initialize_result(&params)),
+            "ping" => self.send_result(&id, &json!({})),
+            "tools/list" => match self.list_tools(&params) {
+                Ok(result) => self.send_result(&id, &result),
+                Err(message) => self.send_error(&id, INVALID_PARAMS, &message),
+            },
+            "tools/call" => tools::call(self, id, params),
+            _ => self.send_error(
+                &id,
+                METHOD_NOT_FOUND,
+                &format!("Method not found: {method}"),
+            ),
+        }
+    }
+
+    fn crash_if_asked(&self, method: &str) {
+        if self.opts.crash_at.contains(method) {
+            match &self.opts.crash_stderr {
+                Some(text) => eprintln!("{text}"),
+                None => eprintln!("fixture: crashing at {method}"),
+            }
+            std::process::exit(self.opts.exit_code);
+        }
+    }
+
+    fn handle_notification(self: &Arc<Self>, method: String, params: Option<Value>) {
+        self.crash_if_asked(&method);
+        match method.as_str() {
+            "notifications/initialized" if !self.initialized_seen.swap(true, Ordering::AcqRel) => {
+                self.after_initialized();
+            }
+            "notifications/cancelled" => {
+                if let Some(request_id) = params.as_ref().and_then(|p| p.get("requestId")) {
+                    lock(&self.cancelled).insert(request_id.to_string());
+                    self.cancel_signal.notify_all();
+                }
+            }
+            _ => {}
+        }
+        let mut event = Map::new();
+        event.insert("method".to_owned(), Value::String(method));
+        if let Some(params) = params {
+            event.insert("params".to_owned(), params);
+        }
+        self.record(Value::Object(event));
+    }
+
+    fn after_initialized(self: &Arc<Self>) {
+        if let Some(ms) = self.opts.list_change_after {
+            let server = Arc::clone(self);
+            thread::spawn(move || {
+                thread::sleep(Duration::from_millis(ms));
+                server.late_tool_added.store(true, Ordering::Release);
+                server.out.send(&wire::message_line(&json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/tools/list_changed",
+                })));
+            });
+        }
+        if self.opts.server_requests {
+            let requests = [
+                json!({"jsonrpc": "2.0", "id": "srv-ping", "method": "ping"}),
+                json!({"jsonrpc": "2.0", "id": "srv-roots", "method": "roots/list"}),
+                json!({
+                    "jsonrpc": "2.0",
+                    "id": "srv-unknown",
+                    "method": "sampling/createMessage",
+                    "params": {
+                        "messages": [
+                            {"role": "user", "content": {"type": "text", "text": "hello"}}
+                        ],
+                        "maxTokens": 16,
+                    },
+                }),
+            ];
+            for request in &requests {
+                self.out.send(&wire::message_line(request));
+            }
+        }
+    }
+
+    fn record(&self, event: Value) {
+        lock(&self.events).push(event);
+    }
+
+    /// Every notification and response received so far, in arrival order.
+    pub(crate) fn events(&self) -> Value {
+        Value::Array(lock(&self.events).clone())
+    }
+
+    pub(crate) fn send_result(&self, id: &Value, result: &Value) {
+        self.out.send(&wire::result_line(id, result));
+    }
+
+    pub(crate) fn send_error(&self, id: &Value, code: i64, message: &str) {
+        self.out.send(&wire::error_line(id, code, message));
+    }
+
+    /// Waits `duration` unless the request with this id is cancelled first; true if it was.
+    pub(crate) fn wait_unless_cancelled(&self, id: &Value, duration: Duration) -> bool {
+        let key = id.to_string();
+        let cancelled = lock(&self.cancelled);
+        let (cancelled, _timeout) = self
+            .cancel_signal
+            .wait_timeout_while(cancelled, duration, |set| !set.contains(&key))
+            .unwrap_or_else(PoisonError::into_inner);
+        cancelled.contains(&key)
+    }
+
+    /// Forgets a finished request's cancellation, so the set does not grow with ids in use.
+    pub(crate) fn forget_request(&self, id: &Value) {
+        lock(&self.cancelled).remove(&id.to_string());
+    }
+
+    /// True if `name` is `late_tool` and it has been added.
+    pub(crate) fn has_late_tool(&self, name: &str) -> bool {
+        name == tools::LATE_TOOL && self.late_tool_added.load(Ordering::Acquire)
+    }
+
+    fn initialize_result(&self, params: &Value) -> Value {
+        let version = match &self.opts.protocol_version {
+            Some(forced) => forced.as_str(),
+            None => params
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .filter(|asked| SUPPORTED_VERSIONS.contains(asked))
+                .unwrap_or(LATEST_VERSION),
+        };
+        let mut result = json!({
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "serverInfo": {"name": self.opts.name, "version": "1.0.0"},
+        });
+        if let (Some(instructions), Value::Object(map)) = (&self.opts.instructions, &mut result) {
+            map.insert(
+                "instructions".to_owned(),
+                Value::String(instructions.clone()),
+            );
+        }
+        result
+    }
+
+    /// One page of the tool list; cursors are `page-<n>`, counted from 1.
+    fn list_tools(&self, params: &Value) -> Result<Value, String> {
+        let page: usize = match params.get("cursor") {
+            None | Some(Value::Null) => 1,
+            Some(Value::String(cursor)) => cursor
+                .strip_prefix("page-")
+                .and_then(|n| n.parse().ok())
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| format!("Invalid cursor: {cursor}"))?,
+            Some(other) => return Err(format!("Invalid cursor: {other}")),
+        };
+        let late = self
+            .late_tool_added
+            .load(Ordering::Acquire)
+            .then_some(&self.late_tool);
+        let total = self.tools.len() + usize::from(late.is_some());
+        let (start, end) = match self.opts.page_size {
+            Some(size) => {
+                let start = (page - 1).saturating_mul(size).min(total);
+                (start, start.saturating_add(size).min(total))
+            }
+            None if page == 1 => (0, total),
+            None => (total, total),
+        };
+        let tools: Vec<Value> = self
+            .tools
+            .iter()
+            .chain(late)
+            .skip(start)
+            .take(end - start)
+            .cloned()
+            .collect();
+        let mut result = Map::new();
+        result.insert("tools".to_owned(), Value::Array(tools));
+        if self.opts.repeat_cursor {
+            result.insert("nextCursor".to_owned(), json!("page-2"));
+        } else if end < total {
+            result.insert("nextCursor".to_owned(), json!(format!("page-{}", page + 1)));
+        }
+        Ok(Value::Object(result))
+    }
+}

@@ -1,0 +1,206 @@
+//! [`FixtureServer`]: the fixture's command line, composed flag by flag.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::binary::fixture_server_path;
+
+/// The command line of one `mcp-fixture-server` run; each method adds one flag.
+///
+/// Nothing is started here: [`command`](Self::command) gives the program and arguments for the
+/// transport under test, and [`std_command`](Self::std_command) a [`Command`] for tests that
+/// drive the server themselves.
+///
+/// ```no_run
+/// let (program, args) = testkit::FixtureServer::new()
+///     .name("slow")
+///     .delay("tools/list", 1500)
+///     .crash_at("tools/call")
+///     .exit_code(7)
+///     .command();
+/// assert!(args.contains(&"--crash-at".to_owned()));
+/// # let _ = program;
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[must_use]
+pub struct FixtureServer {
+    args: Vec<String>,
+}
+
+impl FixtureServer {
+    /// A well-behaved server: no flags.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn flag(mut self, flag: &str) -> Self {
+        self.args.push(flag.to_owned());
+        self
+    }
+
+    fn flag_value(mut self, flag: &str, value: String) -> Self {
+        self.args.push(flag.to_owned());
+        self.args.push(value);
+        self
+    }
+
+    /// `--name NAME`: `serverInfo.name` (default `fixture`).
+    pub fn name(self, name: impl Into<String>) -> Self {
+        self.flag_value("--name", name.into())
+    }
+
+    /// `--instructions TEXT`: `instructions` in the initialize result.
+    pub fn instructions(self, text: impl Into<String>) -> Self {
+        self.flag_value("--instructions", text.into())
+    }
+
+    /// `--protocol-version V`: always answer initialize with `version`, supported or not.
+    pub fn protocol_version(self, version: impl Into<String>) -> Self {
+        self.flag_value("--protocol-version", version.into())
+    }
+
+    /// `--crash-at PHASE`: exit without answering the request with method `phase`.
+    pub fn crash_at(self, phase: impl Into<String>) -> Self {
+        self.flag_value("--crash-at", phase.into())
+    }
+
+    /// `--crash-stderr TEXT`: what `--crash-at` writes to stderr before exiting.
+    pub fn crash_stderr(self, text: impl Into<String>) -> Self {
+        self.flag_value("--crash-stderr", text.into())
+    }
+
+    /// `--exit-code N`: the exit code of `--crash-at` (default 3).
+    pub fn exit_code(self, code: i32) -> Self {
+        self.flag_value("--exit-code", code.to_string())
+    }
+
+    /// `--hang-at PHASE`: never answer requests with method `phase`.
+    pub fn hang_at(self, phase: impl Into<String>) -> Self {
+        self.flag_value("--hang-at", phase.into())
+    }
+
+    /// `--ignore-stdin-close`: keep running after stdin reaches end of file.
+    pub fn ignore_stdin_close(self) -> Self {
+        self.flag("--ignore-stdin-close")
+    }
+
+    /// `--ignore-sigterm`: ignore SIGTERM, so that only SIGKILL stops the server.
+    pub fn ignore_sigterm(self) -> Self {
+        self.flag("--ignore-sigterm")
+    }
+
+    /// `--delay PHASE=MS`: wait `ms` milliseconds before answering method `phase`.
+    pub fn delay(self, phase: &str, ms: u64) -> Self {
+        self.flag_value("--delay", format!("{phase}={ms}"))
+    }
+
+    /// `--garbage`: non-JSON lines on stdout at startup and before every message.
+    pub fn garbage(self) -> Self {
+        self.flag("--garbage")
+    }
+
+    /// `--huge-line-at PHASE=BYTES`: answer method `phase` with one non-JSON line of `bytes`
+    /// bytes instead of a response.
+    pub fn huge_line_at(self, phase: &str, bytes: usize) -> Self {
+        self.flag_value("--huge-line-at", format!("{phase}={bytes}"))
+    }
+
+    /// `--stderr-flood BYTES`: write `bytes` bytes to stderr before reading any request.
+    pub fn stderr_flood(self, bytes: usize) -> Self {
+        self.flag_value("--stderr-flood", bytes.to_string())
+    }
+
+    /// `--page-size M`: paginate `tools/list`, `size` tools a page.
+    pub fn page_size(self, size: usize) -> Self {
+        self.flag_value("--page-size", size.to_string())
+    }
+
+    /// `--tools N`: add `count` generated tools `tool_0` .. `tool_{count-1}`.
+    pub fn tools(self, count: usize) -> Self {
+        self.flag_value("--tools", count.to_string())
+    }
+
+    /// `--repeat-cursor`: every `tools/list` page answers the same `nextCursor`.
+    pub fn repeat_cursor(self) -> Self {
+        self.flag("--repeat-cursor")
+    }
+
+    /// `--list-change-after MS`: `ms` after `notifications/initialized`, add `late_tool` and
+    /// send `notifications/tools/list_changed`.
+    pub fn list_change_after(self, ms: u64) -> Self {
+        self.flag_value("--list-change-after", ms.to_string())
+    }
+
+    /// `--grandchild`: spawn a grandchild process that holds none of the server's pipes.
+    pub fn grandchild(self) -> Self {
+        self.flag("--grandchild")
+    }
+
+    /// `--server-requests`: after `notifications/initialized`, send the client `ping`,
+    /// `roots/list` and `sampling/createMessage` requests.
+    pub fn server_requests(self) -> Self {
+        self.flag("--server-requests")
+    }
+
+    /// Any other argument, verbatim.
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// The arguments so far.
+    pub fn args(&self) -> &[String] {
+        &self.args
+    }
+
+    /// The program ([`fixture_server_path`], built if needed) and its arguments.
+    ///
+    /// # Panics
+    ///
+    /// If the fixture executable can be neither found nor built.
+    pub fn command(&self) -> (PathBuf, Vec<String>) {
+        (fixture_server_path(), self.args.clone())
+    }
+
+    /// A [`Command`] for the program and arguments; stdio is left for the caller to set.
+    ///
+    /// # Panics
+    ///
+    /// If the fixture executable can be neither found nor built.
+    pub fn std_command(&self) -> Command {
+        let mut command = Command::new(fixture_server_path());
+        command.args(&self.args);
+        command
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_come_out_in_the_order_given() {
+        let server = FixtureServer::new()
+            .name("n")
+            .delay("tools/list", 1500)
+            .huge_line_at("initialize", 10)
+            .garbage()
+            .exit_code(-1)
+            .arg("--sleep-forever");
+        assert_eq!(
+            server.args(),
+            [
+                "--name",
+                "n",
+                "--delay",
+                "tools/list=1500",
+                "--huge-line-at",
+                "initialize=10",
+                "--garbage",
+                "--exit-code",
+                "-1",
+                "--sleep-forever",
+            ]
+        );
+    }
+}

@@ -1,0 +1,44 @@
+//! Test support shared by the workspace: a scriptable fixture MCP server and helpers to run it
+//! and to check on processes.
+//!
+//! The `mcp-fixture-server` binary of this crate speaks MCP over stdio (newline-delimited
+//! JSON-RPC 2.0) and misbehaves exactly as told: it crashes, hangs or stalls at a chosen
+//! phase, writes garbage or huge lines, floods stderr, paginates badly, changes its tool list,
+//! leaves a grandchild process, or sends requests of its own. Tests get its path from
+//! [`fixture_server_path`], which builds it when the running tests belong to another package,
+//! and compose its flags with [`FixtureServer`]. [`process_is_alive`],
+//! [`process_group_members`] and [`wait_until`] let a test check that processes went away.
+//!
+//! ```no_run
+//! use std::process::Stdio;
+//! use std::time::Duration;
+//!
+//! let mut child = testkit::FixtureServer::new()
+//!     .crash_at("initialize")
+//!     .exit_code(7)
+//!     .std_command()
+//!     .stdin(Stdio::piped())
+//!     .stdout(Stdio::piped())
+//!     .stderr(Stdio::piped())
+//!     .spawn()?;
+//! let pid = i32::try_from(child.id())?;
+//! // ... run the client under test against `child`, then:
+//! child.kill()?;
+//! child.wait()?;
+//! assert!(testkit::wait_until(Duration::from_secs(5), || !testkit::process_is_alive(pid)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # The fixture's flags and tools
+//!
+//! As printed by `mcp-fixture-server --help`:
+//!
+#![doc = concat!("```text\n", include_str!("bin/mcp-fixture-server/usage.txt"), "```")]
+
+mod binary;
+mod fixture;
+mod procfs;
+
+pub use binary::{build_fixture_server, fixture_server_path};
+pub use fixture::FixtureServer;
+pub use procfs::{kill_process, process_group_members, process_is_alive, wait_until};

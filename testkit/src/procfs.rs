@@ -1,0 +1,97 @@
+//! Process checks for tests, read from `/proc` (Linux): is a pid alive, who is in a group.
+
+use std::time::{Duration, Instant};
+
+/// State and process group of a pid, from `/proc/<pid>/stat`.
+fn stat(pid: &str) -> Option<(char, i32)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name in field 2 is in parentheses and may itself hold spaces or ')'.
+    let rest = &text[text.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, pgrp))
+}
+
+fn is_dead(state: char) -> bool {
+    // Z: zombie (exited, not yet reaped); X: dead.
+    matches!(state, 'Z' | 'X')
+}
+
+/// True if process `pid` exists and has not exited (a zombie counts as exited).
+pub fn process_is_alive(pid: i32) -> bool {
+    pid > 0 && stat(&pid.to_string()).is_some_and(|(state, _)| !is_dead(state))
+}
+
+/// The live (non-zombie) processes whose process group is `pgid`, in ascending pid order.
+pub fn process_group_members(pgid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut members: Vec<i32> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let name = name.to_str()?;
+            let pid: i32 = name.parse().ok()?;
+            let (state, group) = stat(name)?;
+            (group == pgid && !is_dead(state)).then_some(pid)
+        })
+        .collect();
+    members.sort_unstable();
+    members
+}
+
+/// Calls `cond` every 10 ms until it returns true or `timeout` has passed; returns its last
+/// answer. `cond` is always called at least once.
+pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Sends SIGKILL to `pid`, to clean up after a test; errors (no such process) are ignored.
+#[allow(unsafe_code)]
+pub fn kill_process(pid: i32) {
+    if pid <= 0 {
+        // kill(0 or negative) would signal whole process groups.
+        return;
+    }
+    // SAFETY: kill has no memory effects on this process; a positive pid names one process.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_is_alive_and_in_its_own_group() {
+        let pid = i32::try_from(std::process::id()).unwrap();
+        assert!(process_is_alive(pid));
+        let (_, pgid) = stat("self").unwrap();
+        assert!(process_group_members(pgid).contains(&pid));
+        assert!(!process_is_alive(0));
+        assert!(!process_is_alive(-1));
+    }
+
+    #[test]
+    fn wait_until_reports_the_last_answer() {
+        let mut calls = 0;
+        assert!(wait_until(Duration::from_secs(1), || {
+            calls += 1;
+            calls == 3
+        }));
+        assert!(!wait_until(Duration::ZERO, || false));
+    }
+}

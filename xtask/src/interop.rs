@@ -1,0 +1,273 @@
+//! `cargo xtask interop`: installs the pinned real MCP peers the interop tests talk to.
+//!
+//! | peer | pins | installed into | stamp |
+//! |---|---|---|---|
+//! | `server-everything` (TypeScript) | `interop/node/package.json` + `package-lock.json` | `interop/node/node_modules` | `interop/.installed-node` |
+//! | Python SDK v2 | `interop/python/requirements-v2.txt` | `interop/.venv-mcp-v2` | `interop/.installed-py-v2` |
+//! | Python SDK v1 | `interop/python/requirements-v1.txt` | `interop/.venv-mcp-v1` | `interop/.installed-py-v1` |
+//!
+//! A stamp records a fingerprint of the pin files (and, for Python, of the base interpreter) as
+//! of the last successful install. A peer is reinstalled from scratch when its stamp is missing
+//! or differs, or when what it installed is gone; otherwise it is left alone, so a second run
+//! does nothing and takes well under a second. The stamp is removed before an install starts and
+//! written only after it succeeded, so an interrupted install is retried next time.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use crate::command::{self, human};
+use crate::error::Error;
+
+/// Where the Node peer's pins live and `npm ci` runs, relative to the workspace root.
+const NODE_DIR: &str = "interop/node";
+/// The script that starts `server-everything`: `node <it> stdio`.
+const SERVER_EVERYTHING_ENTRY: &str =
+    "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+const NODE_STAMP: &str = "interop/.installed-node";
+
+/// Overrides the interpreter the Python virtualenvs are made from (default `python3`).
+const PYTHON_ENV: &str = "XTASK_PYTHON";
+
+/// One virtualenv holding one pinned release of the Python `mcp` SDK.
+struct PythonPeer {
+    label: &'static str,
+    requirements: &'static str,
+    venv: &'static str,
+    stamp: &'static str,
+}
+
+const PYTHON_PEERS: [PythonPeer; 2] = [
+    PythonPeer {
+        label: "python mcp v2",
+        requirements: "interop/python/requirements-v2.txt",
+        venv: "interop/.venv-mcp-v2",
+        stamp: "interop/.installed-py-v2",
+    },
+    PythonPeer {
+        label: "python mcp v1",
+        requirements: "interop/python/requirements-v1.txt",
+        venv: "interop/.venv-mcp-v1",
+        stamp: "interop/.installed-py-v1",
+    },
+];
+
+/// Installs every peer that is missing or out of date, printing what it did for each.
+pub(crate) fn install(root: &Path) -> Result<(), Error> {
+    let started = Instant::now();
+    install_node(root)?;
+    let python = std::env::var_os(PYTHON_ENV).unwrap_or_else(|| "python3".into());
+    let mut version_probe = Command::new(&python);
+    version_probe.current_dir(root).arg("--version");
+    let python_version = command::probe(&mut version_probe).ok_or_else(|| {
+        Error::Setup(format!(
+            "`{} --version` failed: the Python peers need Python 3.10 or newer \
+             (set {PYTHON_ENV} to choose the interpreter)",
+            python.to_string_lossy()
+        ))
+    })?;
+    for peer in &PYTHON_PEERS {
+        install_python(root, peer, &python, &python_version)?;
+    }
+    println!("interop: all peers ready ({})", human(started.elapsed()));
+    Ok(())
+}
+
+fn install_node(root: &Path) -> Result<(), Error> {
+    let label = "node server-everything";
+    let fingerprint = fingerprint(
+        root,
+        &[
+            "interop/node/package.json",
+            "interop/node/package-lock.json",
+        ],
+        &[],
+    )?;
+    let present = root.join(SERVER_EVERYTHING_ENTRY).is_file();
+    let Some(reason) = reinstall_reason(root, NODE_STAMP, &fingerprint, present)? else {
+        println!("interop: {label}: up to date ({NODE_STAMP} matches the pins)");
+        return Ok(());
+    };
+    println!("interop: {label}: installing ({reason})");
+    let started = Instant::now();
+    remove_stamp(root, NODE_STAMP)?;
+    // `npm ci` installs exactly the lock, and fails rather than rewrite it when it disagrees
+    // with package.json; it empties node_modules first, so no stale package survives.
+    command::run(Command::new("npm").current_dir(root.join(NODE_DIR)).args([
+        "ci",
+        "--no-audit",
+        "--no-fund",
+    ]))?;
+    if !root.join(SERVER_EVERYTHING_ENTRY).is_file() {
+        return Err(Error::Setup(format!(
+            "`npm ci` succeeded but {SERVER_EVERYTHING_ENTRY} is missing: \
+             does interop/node/package.json still pin @modelcontextprotocol/server-everything?"
+        )));
+    }
+    write_stamp(root, NODE_STAMP, &fingerprint)?;
+    println!(
+        "interop: {label}: installed in {} (start: node {SERVER_EVERYTHING_ENTRY} stdio)",
+        human(started.elapsed())
+    );
+    Ok(())
+}
+
+fn install_python(
+    root: &Path,
+    peer: &PythonPeer,
+    python: &std::ffi::OsStr,
+    python_version: &str,
+) -> Result<(), Error> {
+    let label = peer.label;
+    let fingerprint = fingerprint(root, &[peer.requirements], &[("python", python_version)])?;
+    let venv = root.join(peer.venv);
+    let venv_python = venv.join("bin").join("python");
+    // `is_file` follows the symlink, so a venv whose base interpreter vanished counts as missing.
+    let present = venv_python.is_file();
+    let Some(reason) = reinstall_reason(root, peer.stamp, &fingerprint, present)? else {
+        println!(
+            "interop: {label}: up to date ({} matches the pins)",
+            peer.stamp
+        );
+        return Ok(());
+    };
+    println!("interop: {label}: installing ({reason})");
+    let started = Instant::now();
+    remove_stamp(root, peer.stamp)?;
+    match fs::remove_dir_all(&venv) {
+        Ok(()) => {}
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(error) => {
+            return Err(Error::io(
+                format!("removing the old virtualenv {}", peer.venv),
+                error,
+            ));
+        }
+    }
+    command::run(
+        Command::new(python)
+            .current_dir(root)
+            .args(["-m", "venv", peer.venv]),
+    )?;
+    command::run(Command::new(&venv_python).current_dir(root).args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-input",
+        "--disable-pip-version-check",
+        "-r",
+        peer.requirements,
+    ]))?;
+    // Importing the SDK proves the install is usable, not merely present.
+    let mut check = Command::new(&venv_python);
+    check.current_dir(root).args([
+        "-c",
+        "import importlib.metadata, mcp; print(importlib.metadata.version('mcp'))",
+    ]);
+    let Some(sdk_version) = command::probe(&mut check) else {
+        return Err(Error::Setup(format!(
+            "{label}: pip succeeded but `import mcp` fails in {}",
+            peer.venv
+        )));
+    };
+    write_stamp(root, peer.stamp, &fingerprint)?;
+    println!(
+        "interop: {label}: installed mcp {sdk_version} in {} \
+         (start: {}/bin/python interop/python/echo_server.py)",
+        human(started.elapsed()),
+        peer.venv
+    );
+    Ok(())
+}
+
+/// Why a peer must be (re)installed, or `None` when its install is current.
+fn reinstall_reason(
+    root: &Path,
+    stamp: &str,
+    fingerprint: &str,
+    present: bool,
+) -> Result<Option<&'static str>, Error> {
+    let recorded = match fs::read_to_string(root.join(stamp)) {
+        Ok(recorded) => recorded,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            return Ok(Some("not installed yet"));
+        }
+        Err(error) => return Err(Error::io(format!("reading {stamp}"), error)),
+    };
+    Ok(if recorded != fingerprint {
+        Some("pins changed since the last install")
+    } else if !present {
+        Some("the installed files are missing")
+    } else {
+        None
+    })
+}
+
+fn remove_stamp(root: &Path, stamp: &str) -> Result<(), Error> {
+    match fs::remove_file(root.join(stamp)) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(Error::io(format!("removing {stamp}"), error)),
+    }
+}
+
+fn write_stamp(root: &Path, stamp: &str, fingerprint: &str) -> Result<(), Error> {
+    fs::write(root.join(stamp), fingerprint)
+        .map_err(|error| Error::io(format!("writing {stamp}"), error))
+}
+
+/// The stamp text for a set of pin files plus named facts about the environment.
+///
+/// Readable on purpose: `cat interop/.installed-*` shows what an install was made from.
+fn fingerprint(root: &Path, pins: &[&str], facts: &[(&str, &str)]) -> Result<String, Error> {
+    let mut text = String::from(
+        "# Written by `cargo xtask interop` after a successful install; delete to force a reinstall.\n",
+    );
+    for pin in pins {
+        let bytes =
+            fs::read(root.join(pin)).map_err(|error| Error::io(format!("reading {pin}"), error))?;
+        text.push_str(&format!("{pin} fnv1a64:{:016x}\n", fnv1a64(&bytes)));
+    }
+    for (name, value) in facts {
+        text.push_str(&format!("{name}: {value}\n"));
+    }
+    Ok(text)
+}
+
+/// 64-bit FNV-1a: enough to notice an edited pin file, and it needs no dependency.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes.iter().fold(OFFSET_BASIS, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a64_matches_the_reference_vectors() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn an_edited_pin_file_changes_the_fingerprint() {
+        let dir = std::env::temp_dir().join(format!("xtask-fingerprint-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("requirements.txt"), "mcp==2.3.0\n").unwrap();
+        let before =
+            fingerprint(&dir, &["requirements.txt"], &[("python", "Python 3.11.7")]).unwrap();
+        fs::write(dir.join("requirements.txt"), "mcp==2.3.1\n").unwrap();
+        let after =
+            fingerprint(&dir, &["requirements.txt"], &[("python", "Python 3.11.7")]).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+        assert_ne!(before, after);
+    }
+}

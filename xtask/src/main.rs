@@ -1,0 +1,99 @@
+//! Developer automation for this workspace, run as `cargo xtask <command>`.
+//!
+//! - `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format check,
+//!   clippy with warnings denied, the interop install, the fixture server build, every test
+//!   (the `#[ignore]`d real-peer tests included), and rustdoc with warnings denied.
+//! - `cargo xtask interop`: installs the pinned real MCP peers under `interop/`; a peer whose pins
+//!   have not changed since its last install is left alone.
+//! - `cargo xtask bench [--quick]`: runs the `roundtrip` benchmark of `mcp-transport` twice, with
+//!   client and server pinned to one core and unpinned.
+//!
+//! The crate uses the standard library only, so that it builds quickly on a fresh clone. It
+//! invokes the cargo that runs it (the `CARGO` environment variable) and runs every command from
+//! the workspace root.
+
+mod bench;
+mod ci;
+mod command;
+mod error;
+mod interop;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::error::Error;
+
+const USAGE: &str = "\
+Usage: cargo xtask <command>
+
+Commands:
+  ci               every check CI runs, stopping at the first failure: format, clippy
+                   (-D warnings), interop install, fixture build, all tests (ignored ones
+                   too), rustdoc (-D warnings)
+  interop          install the pinned real MCP peers under interop/ (skipped when up to date)
+  bench [--quick]  run the roundtrip benchmark twice: client and server pinned to one core,
+                   then unpinned
+  help             show this text
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Error::Usage(message)) => {
+            eprintln!("xtask: {message}\n");
+            eprint!("{USAGE}");
+            ExitCode::from(2)
+        }
+        Err(error) => {
+            eprintln!("xtask: error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), Error> {
+    let Some((command, rest)) = args.split_first() else {
+        print!("{USAGE}");
+        return Ok(());
+    };
+    match command.as_str() {
+        "help" | "-h" | "--help" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        "ci" => {
+            no_more_args("ci", rest)?;
+            ci::run(&workspace_root()?)
+        }
+        "interop" => {
+            no_more_args("interop", rest)?;
+            interop::install(&workspace_root()?)
+        }
+        "bench" => bench::run(&workspace_root()?, rest),
+        other => Err(Error::Usage(format!("unknown command `{other}`"))),
+    }
+}
+
+fn no_more_args(command: &str, rest: &[String]) -> Result<(), Error> {
+    match rest.first() {
+        None => Ok(()),
+        Some(extra) => Err(Error::Usage(format!(
+            "`{command}` takes no arguments, got `{extra}`"
+        ))),
+    }
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+fn workspace_root() -> Result<PathBuf, Error> {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| Error::Setup(format!("{} has no parent", manifest_dir.display())))
+}
+
+/// The cargo binary to invoke: the one that runs us when started through cargo.
+fn cargo() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
