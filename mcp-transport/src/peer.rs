@@ -85,10 +85,39 @@ pub struct RequestOptions {
 impl RequestOptions {
     /// Options with a timeout.
     pub fn with_timeout(timeout: Duration) -> Self {
-        Self {
-            timeout: Some(timeout),
-            ..Self::default()
-        }
+        Self::default().timeout(timeout)
+    }
+
+    /// Sets the timeout.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Cancels the request when `token` is triggered.
+    #[must_use]
+    pub fn cancel_with(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Asks for progress and hands each notification to `callback`, in order.
+    #[must_use]
+    pub fn on_progress(
+        mut self,
+        callback: impl Fn(ProgressNotificationParams) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Lets each progress notification restart the timeout, never beyond `max_total`.
+    #[must_use]
+    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+        self.reset_timeout_on_progress = true;
+        self.max_total_timeout = Some(max_total);
+        self
     }
 }
 

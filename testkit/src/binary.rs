@@ -77,6 +77,8 @@ fn build_fixture_server_with(profile: &str) -> Result<PathBuf, String> {
     let mut command = Command::new(&cargo);
     command
         .args(["build", "--package", "testkit", "--bin", BIN])
+        .arg("--manifest-path")
+        .arg(Path::new(MANIFEST_DIR).join("Cargo.toml"))
         .arg("--message-format=json-render-diagnostics")
         .current_dir(MANIFEST_DIR)
         .stdin(Stdio::null());

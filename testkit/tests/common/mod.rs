@@ -1,7 +1,16 @@
 //! A raw line-level driver of the fixture for testkit's own tests: no MCP client, just JSON
 //! lines written to stdin and read from stdout.
 
-#![allow(dead_code, reason = "each test file uses a different part of the driver")]
+#![allow(
+    dead_code,
+    reason = "each test file uses a different part of the driver"
+)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::needless_pass_by_value,
+    reason = "test code: failures panic with a message; `json!` arguments read best by value"
+)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ExitStatus, Stdio};
@@ -127,7 +136,11 @@ impl Fixture {
 
     /// Calls a tool and returns the `result`, failing on a JSON-RPC error.
     pub(crate) fn call(&mut self, id: i64, tool: &str, arguments: Value) -> Value {
-        let response = self.request(id, "tools/call", json!({"name": tool, "arguments": arguments}));
+        let response = self.request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        );
         assert!(response.get("error").is_none(), "{tool} failed: {response}");
         response["result"].clone()
     }
@@ -163,9 +176,7 @@ impl Fixture {
     /// Waits for the exit (a deadlock guard kills it after [`PATIENCE`]) and returns the
     /// status and all of stderr.
     pub(crate) fn wait(mut self) -> (ExitStatus, String) {
-        let exited = testkit::wait_until(PATIENCE, || {
-            matches!(self.child.try_wait(), Ok(Some(_)))
-        });
+        let exited = testkit::wait_until(PATIENCE, || matches!(self.child.try_wait(), Ok(Some(_))));
         if !exited {
             let _ = self.child.kill();
         }
@@ -188,4 +199,14 @@ impl Drop for Fixture {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The tool names in a `tools/list` response.
+pub(crate) fn tool_names(response: &Value) -> Vec<String> {
+    response["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tool list in {response}"))
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
 }

@@ -1,0 +1,151 @@
+//! Shared helpers for the mcp-transport integration tests: start the fixture server, call its
+//! introspection tools, and find processes.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::future::Future;
+use std::time::Duration;
+
+use mcp_transport::{CallToolResult, ClientOptions, JsonObject, McpClient, StdioServerParams};
+use serde_json::Value;
+use testkit::FixtureServer;
+
+/// A bound on anything a test waits for, so a bug shows up as a failure, never as a hang.
+pub const HANG_GUARD: Duration = Duration::from_secs(20);
+
+/// Stdio parameters that start the fixture server with its script.
+pub fn params(fixture: &FixtureServer) -> StdioServerParams {
+    let (program, args) = fixture.command();
+    StdioServerParams::new(program.to_string_lossy(), args)
+}
+
+/// Connects to the fixture with default options.
+pub async fn connect(fixture: &FixtureServer) -> McpClient {
+    connect_with(fixture, ClientOptions::default()).await
+}
+
+/// Connects to the fixture with the given options.
+pub async fn connect_with(fixture: &FixtureServer, options: ClientOptions) -> McpClient {
+    guard(McpClient::connect_stdio(
+        "fixture",
+        params(fixture),
+        options,
+    ))
+    .await
+    .expect("the fixture server should connect")
+}
+
+/// Connects with ready-made stdio parameters.
+pub async fn connect_with_params(server: StdioServerParams) -> McpClient {
+    guard(McpClient::connect_stdio(
+        "fixture",
+        server,
+        ClientOptions::default(),
+    ))
+    .await
+    .expect("the fixture server should connect")
+}
+
+/// Awaits `future`, failing the test if it takes longer than [`HANG_GUARD`].
+pub async fn guard<F: Future>(future: F) -> F::Output {
+    tokio::time::timeout(HANG_GUARD, future)
+        .await
+        .expect("the operation hung")
+}
+
+/// A JSON object from a `json!` literal.
+pub fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+/// The text of the first content block.
+pub fn text(result: &CallToolResult) -> &str {
+    result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .expect("a text block")
+}
+
+/// Calls a fixture tool that answers with JSON in its text and parses it.
+pub async fn call_json(client: &McpClient, tool: &str) -> Value {
+    let result = guard(client.call_tool(tool, None)).await.expect(tool);
+    serde_json::from_str(text(&result)).expect("the tool answers JSON text")
+}
+
+/// Everything the fixture received from the client that was a notification or a response.
+pub async fn events(client: &McpClient) -> Vec<Value> {
+    match call_json(client, "events").await {
+        Value::Array(events) => events,
+        other => panic!("events is not an array: {other}"),
+    }
+}
+
+/// The fixture's own pid, process group and grandchild pid.
+pub struct Pids {
+    pub pid: i32,
+    pub pgid: i32,
+    pub grandchild: Option<i32>,
+}
+
+pub async fn pids(client: &McpClient) -> Pids {
+    let value = call_json(client, "pids").await;
+    let number = |key: &str| value[key].as_i64().and_then(|n| i32::try_from(n).ok());
+    Pids {
+        pid: number("pid").expect("pid"),
+        pgid: number("pgid").expect("pgid"),
+        grandchild: number("grandchild"),
+    }
+}
+
+/// Live processes whose command line contains `marker` as one argument.
+pub fn processes_with_arg(marker: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let has_marker = cmdline
+                .split(|byte| *byte == 0)
+                .any(|arg| arg == marker.as_bytes());
+            (has_marker && testkit::process_is_alive(pid)).then_some(pid)
+        })
+        .collect()
+}
+
+/// A marker unique to this test process and call site, to find the servers a test started.
+pub fn unique_marker(label: &str) -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{label}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Waits (off the async workers) until no process of the group is alive.
+pub async fn group_is_gone(pgid: i32) -> bool {
+    tokio::task::spawn_blocking(move || {
+        testkit::wait_until(Duration::from_secs(10), || {
+            testkit::process_group_members(pgid).is_empty()
+        })
+    })
+    .await
+    .expect("the waiting thread")
+}
+
+/// Waits (off the async workers) until `pid` is gone.
+pub async fn process_is_gone(pid: i32) -> bool {
+    tokio::task::spawn_blocking(move || {
+        testkit::wait_until(Duration::from_secs(10), || !testkit::process_is_alive(pid))
+    })
+    .await
+    .expect("the waiting thread")
+}

@@ -1,0 +1,32 @@
+//! Many requests in flight on one connection.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{connect, guard, object, text};
+use serde_json::json;
+use testkit::FixtureServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_concurrent_calls_each_get_their_own_answer() {
+    let client = Arc::new(connect(&FixtureServer::new()).await);
+    let calls: Vec<_> = (0..1000)
+        .map(|index| {
+            let client = Arc::clone(&client);
+            tokio::spawn(async move {
+                let message = format!("call {index}");
+                let result = client
+                    .call_tool("echo", Some(object(json!({"message": message}))))
+                    .await
+                    .expect("echo");
+                (message, text(&result).to_owned())
+            })
+        })
+        .collect();
+    for call in calls {
+        let (sent, answered) = guard(call).await.expect("task");
+        assert_eq!(sent, answered);
+    }
+    guard(client.close()).await.expect("close");
+}

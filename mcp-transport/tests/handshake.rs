@@ -1,0 +1,160 @@
+//! The handshake: version negotiation, server info, and what a failed connect leaves behind.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{connect, connect_with, guard, params, processes_with_arg, unique_marker};
+use mcp_transport::{ClientOptions, Error, McpClient, ProtocolVersion, StdioServerParams};
+use testkit::FixtureServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_exposes_server_info_capabilities_and_instructions() {
+    let fixture = FixtureServer::new()
+        .name("scripted")
+        .instructions("Use echo to repeat things.");
+    let client = connect(&fixture).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    assert_eq!(client.server_info().name, "scripted");
+    assert_eq!(client.instructions(), Some("Use echo to repeat things."));
+    let tools = client
+        .capabilities()
+        .tools
+        .as_ref()
+        .expect("tools capability");
+    assert!(tools.list_changed);
+    guard(client.ping()).await.expect("ping");
+    guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn older_supported_version_is_accepted() {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18"] {
+        let client = connect(&FixtureServer::new().protocol_version(version)).await;
+        assert_eq!(client.protocol_version().as_str(), version);
+        guard(client.close()).await.expect("close");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsupported_version_is_refused_and_the_server_stopped() {
+    let marker = unique_marker("unsupported");
+    let fixture = FixtureServer::new()
+        .protocol_version("1999-01-01")
+        .name(marker.clone());
+    let error = guard(McpClient::connect_stdio(
+        "old-server",
+        params(&fixture),
+        ClientOptions::default(),
+    ))
+    .await
+    .expect_err("an unsupported version must be refused");
+    assert!(matches!(error, Error::UnsupportedProtocolVersion { .. }));
+    let message = error.to_string();
+    assert!(message.contains("\"old-server\""), "{message}");
+    assert!(message.contains("1999-01-01"), "{message}");
+    assert!(message.contains("2025-11-25"), "{message}");
+    assert!(processes_with_arg(&marker).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_during_initialize_reports_exit_status_and_stderr_tail() {
+    let fixture = FixtureServer::new()
+        .crash_at("initialize")
+        .exit_code(7)
+        .crash_stderr("fatal: GITHUB_TOKEN is not set");
+    let options = ClientOptions::default().connect_timeout(Duration::from_secs(15));
+    let error = guard(McpClient::connect_stdio(
+        "github",
+        params(&fixture),
+        options,
+    ))
+    .await
+    .expect_err("a crashing server cannot connect");
+    assert!(
+        !error.is_timeout(),
+        "the crash must be noticed, not timed out: {error}"
+    );
+    assert!(error.is_connection_closed(), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.starts_with("MCP server \"github\": initialize failed"),
+        "{message}"
+    );
+    assert!(message.contains("status 7"), "{message}");
+    assert!(
+        message.contains("fatal: GITHUB_TOKEN is not set"),
+        "{message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hang_at_initialize_times_out_and_the_child_is_gone() {
+    let marker = unique_marker("hang");
+    // Deaf to stdin close and to SIGTERM: only the escalation to SIGKILL stops it.
+    let fixture = FixtureServer::new()
+        .hang_at("initialize")
+        .ignore_stdin_close()
+        .ignore_sigterm()
+        .name(marker.clone());
+    let server = params(&fixture).shutdown_grace(Duration::from_millis(200));
+    let options = ClientOptions::default().connect_timeout(Duration::from_millis(300));
+    let error = guard(McpClient::connect_stdio("stuck", server, options))
+        .await
+        .expect_err("a hanging server cannot connect");
+    assert_eq!(
+        error.to_string(),
+        "Connection to MCP server \"stuck\" timed out after 300ms"
+    );
+    assert!(error.is_timeout());
+    assert!(
+        processes_with_arg(&marker).is_empty(),
+        "the hanging server must be stopped when connect returns"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_command_names_the_server_and_the_command() {
+    let server = StdioServerParams::new("/nonexistent/mcp-server", ["--flag"]);
+    let error = guard(McpClient::connect_stdio(
+        "ghost",
+        server,
+        ClientOptions::default(),
+    ))
+    .await
+    .expect_err("nothing to start");
+    let message = error.to_string();
+    assert!(message.contains("\"ghost\""), "{message}");
+    assert!(
+        message.contains("/nonexistent/mcp-server --flag"),
+        "{message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_working_directory_is_reported_as_such() {
+    let fixture = FixtureServer::new();
+    let server = params(&fixture).cwd("/nonexistent/project");
+    let error = guard(McpClient::connect_stdio(
+        "ws",
+        server,
+        ClientOptions::default(),
+    ))
+    .await
+    .expect_err("the cwd does not exist");
+    assert!(
+        error
+            .to_string()
+            .contains("working directory /nonexistent/project does not exist"),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_with_a_custom_client_name_still_initializes() {
+    let options = ClientOptions::default()
+        .client_info(mcp_transport::Implementation::new("my-agent", "9.9.9"));
+    let client = connect_with(&FixtureServer::new(), options).await;
+    assert_eq!(client.server_info().name, "fixture");
+    guard(client.close()).await.expect("close");
+}

@@ -1,0 +1,19 @@
+//! Server notifications reach subscribers.
+
+mod common;
+
+use common::{connect, guard};
+use testkit::FixtureServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_changed_reaches_subscribers_and_the_new_tool_is_listed() {
+    let client = connect(&FixtureServer::new().list_change_after(200)).await;
+    let mut notifications = client.subscribe();
+    let before = guard(client.list_tools()).await.expect("list");
+    assert!(before.iter().all(|tool| tool.name != "late_tool"));
+    let notification = guard(notifications.recv()).await.expect("a notification");
+    assert_eq!(notification.method, "notifications/tools/list_changed");
+    let after = guard(client.list_tools()).await.expect("list again");
+    assert!(after.iter().any(|tool| tool.name == "late_tool"));
+    guard(client.close()).await.expect("close");
+}
