@@ -59,6 +59,8 @@ pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
 }
 
 /// Sends SIGKILL to `pid`, to clean up after a test; errors (no such process) are ignored.
+///
+/// Only for a pid the test knows to be alive: once a process is reaped its pid may be reused.
 #[allow(unsafe_code)]
 pub fn kill_process(pid: i32) {
     if pid <= 0 {

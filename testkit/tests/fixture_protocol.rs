@@ -188,8 +188,13 @@ fn a_cancelled_sleep_never_answers() {
     }));
     fixture.notify("notifications/cancelled", json!({"requestId": 1}));
     // A longer sleep started afterwards answers; the cancelled one must not come first.
-    let next = fixture.call_text(2, "sleep", json!({"ms": 300}));
-    assert_eq!(next, "slept 300ms");
+    let (next, before) = fixture.request_collecting(
+        2,
+        "tools/call",
+        json!({"name": "sleep", "arguments": {"ms": 300}}),
+    );
+    assert_eq!(before, Vec::<Value>::new());
+    assert_eq!(next["result"]["content"][0]["text"], "slept 300ms");
 }
 
 #[test]
