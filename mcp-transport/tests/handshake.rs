@@ -4,7 +4,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::{connect, connect_with, guard, params, processes_with_arg, unique_marker};
+use common::{
+    connect, connect_with, connect_with_params, guard, params, processes_with_arg, unique_marker,
+};
 use mcp_transport::{ClientOptions, Error, McpClient, ProtocolVersion, StdioServerParams};
 use testkit::FixtureServer;
 
@@ -157,4 +159,30 @@ async fn connect_with_a_custom_client_name_still_initializes() {
     let client = connect_with(&FixtureServer::new(), options).await;
     assert_eq!(client.server_info().name, "fixture");
     guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configured_env_and_cwd_reach_the_server_and_the_environment_is_inherited() {
+    let dir = std::env::temp_dir().canonicalize().expect("temp dir");
+    let server = params(&FixtureServer::new())
+        .env("FIXTURE_TEST_VALUE", "from-the-client")
+        .cwd(&dir);
+    let client = connect_with_params(server).await;
+    let configured = environment(&client, "FIXTURE_TEST_VALUE").await;
+    assert_eq!(configured["value"], serde_json::json!("from-the-client"));
+    assert_eq!(configured["cwd"], serde_json::json!(dir.to_string_lossy()));
+    let inherited = environment(&client, "PATH").await;
+    assert_eq!(
+        inherited["value"].as_str(),
+        std::env::var("PATH").ok().as_deref()
+    );
+    guard(client.close()).await.expect("close");
+}
+
+async fn environment(client: &McpClient, name: &str) -> serde_json::Value {
+    let args = common::object(serde_json::json!({"name": name}));
+    let result = guard(client.call_tool("environment", Some(args)))
+        .await
+        .expect("environment");
+    serde_json::from_str(common::text(&result)).expect("JSON")
 }

@@ -7,7 +7,7 @@ use mcp_transport::{ContentBlock, Error};
 use serde_json::json;
 use testkit::FixtureServer;
 
-const BUILT_IN_TOOLS: usize = 12;
+const BUILT_IN_TOOLS: usize = 13;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_tools_follows_every_page_to_the_end() {

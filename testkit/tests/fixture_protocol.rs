@@ -86,7 +86,7 @@ fn tools_list_pages_through_builtin_and_generated_tools() {
         }
         assert!(cursor.is_string());
     }
-    assert_eq!(names.len(), 12 + 7);
+    assert_eq!(names.len(), 13 + 7);
     assert_eq!(pages, 4);
     assert_eq!(names[0], "echo");
     assert_eq!(names.last().unwrap(), "tool_6");

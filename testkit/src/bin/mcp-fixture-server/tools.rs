@@ -111,6 +111,11 @@ pub(crate) fn definitions(generated: usize) -> Vec<Value> {
             "inputSchema": no_arguments,
         }),
         json!({
+            "name": "environment",
+            "description": "Reports the working directory and one environment variable.",
+            "inputSchema": object_schema(&json!({"name": {"type": "string"}}), &["name"]),
+        }),
+        json!({
             "name": "stderr",
             "description": "Writes a line to stderr.",
             "inputSchema": object_schema(&json!({"text": {"type": "string"}}), &["text"]),
@@ -270,6 +275,18 @@ fn run(
             });
             text(&id, &pids.to_string())
         }
+        "environment" => match args.get("name").and_then(Value::as_str) {
+            Some(variable) => {
+                let report = json!({
+                    "cwd": std::env::current_dir()
+                        .map(|dir| dir.to_string_lossy().into_owned())
+                        .ok(),
+                    "value": std::env::var(variable).ok(),
+                });
+                text(&id, &report.to_string())
+            }
+            None => bad(id, "`name` must be a string"),
+        },
         "stderr" => match args.get("text").and_then(Value::as_str) {
             Some(line) => {
                 eprintln!("{line}");
