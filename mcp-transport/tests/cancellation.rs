@@ -1,5 +1,8 @@
 //! Timeouts, caller cancellation and progress: what the caller sees and what the server is told.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::sync::{Arc, Mutex};

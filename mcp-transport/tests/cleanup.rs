@@ -1,5 +1,8 @@
 //! Nothing of a stdio server outlives its connection: not the server, not its grandchildren.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::time::Duration;

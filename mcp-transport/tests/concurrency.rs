@@ -1,5 +1,8 @@
 //! Many requests in flight on one connection.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::sync::Arc;

@@ -1,22 +1,16 @@
 //! A server that dies while requests are in flight.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::sync::Arc;
 
-use common::{connect, guard, object};
+use common::{connect, guard, join_all, object};
 use mcp_transport::TransportError;
 use serde_json::json;
 use testkit::FixtureServer;
-
-/// Awaits every task and returns their outputs in order.
-async fn join_all<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
-    let mut outputs = Vec::with_capacity(tasks.len());
-    for task in tasks {
-        outputs.push(task.await.expect("task"));
-    }
-    outputs
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_mid_call_fails_that_call_and_every_pending_one_at_once() {

@@ -1,5 +1,8 @@
 //! Line framing on stdio: garbage, over-long lines and stderr floods.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use common::{connect, connect_with_params, guard, object, params, text};

@@ -1,5 +1,8 @@
 //! The handshake: version negotiation, server info, and what a failed connect leaves behind.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::time::Duration;

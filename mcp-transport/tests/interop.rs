@@ -4,6 +4,9 @@
 //! These tests are ignored under a plain `cargo test`; `cargo xtask ci` installs the peers and
 //! runs them. A missing peer is a failure that says what to run, never a silent pass.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -23,7 +26,7 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-fn require(path: PathBuf) -> String {
+fn require(path: &Path) -> String {
     assert!(
         path.exists(),
         "{} is missing: run `cargo xtask interop` to install the interop peers",
@@ -48,7 +51,7 @@ impl RealPeer {
         Self {
             name: "everything",
             command: "node".to_owned(),
-            args: vec![require(script), "stdio".to_owned()],
+            args: vec![require(&script), "stdio".to_owned()],
             echo_of_hi: "Echo: hi",
         }
     }
@@ -58,8 +61,8 @@ impl RealPeer {
         let python = root.join(format!("interop/.venv-mcp-v{major}/bin/python"));
         Self {
             name: if major == 1 { "python-v1" } else { "python-v2" },
-            command: require(python),
-            args: vec![require(root.join("interop/python/echo_server.py"))],
+            command: require(&python),
+            args: vec![require(&root.join("interop/python/echo_server.py"))],
             echo_of_hi: "hi",
         }
     }

@@ -1,5 +1,8 @@
 //! Server notifications reach subscribers.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use common::{connect, guard};

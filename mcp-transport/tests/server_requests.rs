@@ -1,5 +1,8 @@
 //! Requests the server sends to the client: ping, roots/list, and everything else.
 
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Shared helpers for the mcp-transport integration tests: start the fixture server, call its
 //! introspection tools, and find processes.
 
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, clippy::expect_used, clippy::unwrap_used)]
 
 use std::future::Future;
 use std::time::Duration;
@@ -148,4 +148,13 @@ pub async fn process_is_gone(pid: i32) -> bool {
     })
     .await
     .expect("the waiting thread")
+}
+
+/// Awaits every task and returns their outputs in order.
+pub async fn join_all<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut outputs = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        outputs.push(task.await.expect("task"));
+    }
+    outputs
 }
