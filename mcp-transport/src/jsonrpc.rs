@@ -1,7 +1,7 @@
 //! JSON-RPC 2.0 message shapes as MCP uses them.
 //!
 //! Outgoing messages are serialized straight from borrowed data; incoming ones are first read as
-//! an [`IncomingEnvelope`] that borrows from the received bytes and leaves `params`, `result` and
+//! an envelope that borrows from the received bytes and leaves `params`, `result` and
 //! `error` undecoded, so a response is decoded once, as the type its request expects.
 
 use std::fmt;
