@@ -1,0 +1,155 @@
+//! The peer over a transport written outside this crate, as a plugin author would: an in-memory
+//! pair of channels with a scripted server on the other end.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use common::guard;
+use mcp_transport::{
+    ClientOptions, Error, McpClient, Peer, PeerOptions, RequestOptions, RpcError, Transport,
+    TransportError,
+};
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, mpsc};
+
+/// The client's end: what it sends goes to `sent`, what it receives comes from `incoming`.
+struct ChannelTransport {
+    sent: mpsc::UnboundedSender<String>,
+    incoming: Mutex<mpsc::UnboundedReceiver<Result<Bytes, TransportError>>>,
+}
+
+/// The test's end.
+struct ScriptedServer {
+    received: mpsc::UnboundedReceiver<String>,
+    replies: mpsc::UnboundedSender<Result<Bytes, TransportError>>,
+}
+
+impl ScriptedServer {
+    async fn next(&mut self) -> Value {
+        let line = guard(self.received.recv()).await.expect("a message");
+        serde_json::from_str(&line).expect("JSON")
+    }
+
+    fn reply(&self, message: &Value) {
+        self.replies
+            .send(Ok(Bytes::from(message.to_string())))
+            .expect("client alive");
+    }
+}
+
+fn pair() -> (Box<dyn Transport>, ScriptedServer) {
+    let (sent, received) = mpsc::unbounded_channel();
+    let (replies, incoming) = mpsc::unbounded_channel();
+    let transport = ChannelTransport {
+        sent,
+        incoming: Mutex::new(incoming),
+    };
+    (Box::new(transport), ScriptedServer { received, replies })
+}
+
+#[async_trait]
+impl Transport for ChannelTransport {
+    async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
+        for message in messages {
+            self.sent
+                .send(message.clone())
+                .map_err(|_| TransportError::Other("the server end is gone".into()))?;
+        }
+        Ok(())
+    }
+
+    async fn receive(&self) -> Result<Bytes, TransportError> {
+        match self.incoming.lock().await.recv().await {
+            Some(message) => message,
+            None => Err(TransportError::Other("the server end hung up".into())),
+        }
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_initialize_that_times_out_is_never_cancelled() {
+    let (transport, mut server) = pair();
+    let options = ClientOptions::default().connect_timeout(Duration::from_millis(100));
+    let error = guard(McpClient::connect("silent", transport, options))
+        .await
+        .expect_err("no answer");
+    assert!(matches!(error, Error::ConnectTimeout { .. }), "{error:?}");
+    assert_eq!(server.next().await["method"], json!("initialize"));
+    // Nothing else was sent: in particular no notifications/cancelled for initialize.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(server.received.try_recv().is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_responses_is_dispatched_to_each_request() {
+    let (transport, mut server) = pair();
+    let peer = Peer::start("batch", transport, PeerOptions::default());
+    let options = RequestOptions::with_timeout(Duration::from_secs(10));
+    let first = peer.request::<Value, Value>("a/first", None, &options);
+    let second = peer.request::<Value, Value>("a/second", None, &options);
+    let answer = async {
+        let one = server.next().await;
+        let two = server.next().await;
+        server.reply(&json!([
+            {"jsonrpc": "2.0", "id": two["id"], "result": {"name": "second"}},
+            {"jsonrpc": "2.0", "id": one["id"], "result": {"name": "first"}},
+        ]));
+    };
+    let (first, second, ()) = guard(async { tokio::join!(first, second, answer) }).await;
+    assert_eq!(first.expect("first")["name"], json!("first"));
+    assert_eq!(second.expect("second")["name"], json!("second"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transport_failure_fails_pending_requests_with_its_reason() {
+    let (transport, mut server) = pair();
+    let peer = Peer::start("flaky", transport, PeerOptions::default());
+    let options = RequestOptions::default();
+    let pending = peer.request::<Value, Value>("slow/thing", None, &options);
+    let fail = async {
+        server.next().await;
+        server
+            .replies
+            .send(Err(TransportError::Other("the tunnel collapsed".into())))
+            .expect("client alive");
+    };
+    let (outcome, ()) = guard(async { tokio::join!(pending, fail) }).await;
+    let Err(RpcError::ConnectionClosed(reason)) = outcome else {
+        panic!("expected a closed connection, got {outcome:?}");
+    };
+    assert_eq!(reason.to_string(), "the tunnel collapsed");
+    assert_eq!(
+        guard(peer.closed()).await.to_string(),
+        "the tunnel collapsed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_to_unknown_ids_and_non_json_are_skipped() {
+    let (transport, mut server) = pair();
+    let peer = Peer::start("noisy", transport, PeerOptions::default());
+    let options = RequestOptions::default();
+    let request = peer.request::<Value, Value>("x/y", None, &options);
+    let answer = async {
+        let message = server.next().await;
+        server
+            .replies
+            .send(Ok(Bytes::from_static(b"Starting server on stdio...")))
+            .expect("alive");
+        server.reply(&json!({"jsonrpc": "2.0", "id": "not-ours", "result": {}}));
+        server.reply(&json!({"jsonrpc": "2.0", "id": 999_999, "result": {}}));
+        server.reply(&json!({"jsonrpc": "2.0", "id": message["id"], "result": {"ok": true}}));
+    };
+    let (outcome, ()) = guard(async { tokio::join!(request, answer) }).await;
+    assert_eq!(outcome.expect("answered")["ok"], json!(true));
+}
