@@ -15,6 +15,18 @@ pub(crate) struct Sizes {
     pub(crate) in_flight: usize,
 }
 
+impl Sizes {
+    /// Sequential calls before measuring; none when that phase is skipped.
+    pub(crate) fn sequential_warmup(&self) -> usize {
+        if self.sequential == 0 { 0 } else { self.warmup }
+    }
+
+    /// Pipelined calls before measuring; none when that phase is skipped.
+    pub(crate) fn pipelined_warmup(&self) -> usize {
+        if self.pipelined == 0 { 0 } else { self.warmup }
+    }
+}
+
 /// One request at a time.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Sequential {

@@ -62,9 +62,7 @@ pub(crate) fn current_affinity() -> io::Result<Vec<usize>> {
     let mut set = MaybeUninit::<libc::cpu_set_t>::zeroed();
     // SAFETY: sched_getaffinity(2) writes at most `size_of::<cpu_set_t>()` bytes into the
     // valid, writable `set`; pid 0 means the calling thread.
-    let rc = unsafe {
-        libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), set.as_mut_ptr())
-    };
+    let rc = unsafe { libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), set.as_mut_ptr()) };
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }
