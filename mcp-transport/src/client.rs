@@ -90,7 +90,6 @@ pub struct McpClient {
     peer: Peer,
     initialize: InitializeResult,
     protocol_version: ProtocolVersion,
-    request_timeout: Option<Duration>,
 }
 
 impl McpClient {
@@ -131,6 +130,7 @@ impl McpClient {
             transport,
             PeerOptions {
                 roots: options.roots.clone(),
+                default_timeout: options.request_timeout,
             },
         );
         let params = InitializeParams {
@@ -146,12 +146,12 @@ impl McpClient {
             peer.request::<_, InitializeResult>(
                 methods::INITIALIZE,
                 Some(&params),
-                &RequestOptions::default(),
+                &RequestOptions::with_timeout(options.connect_timeout),
             ),
         )
         .await;
         let failure = match initialize {
-            Err(_elapsed) => Error::ConnectTimeout {
+            Err(_) | Ok(Err(RpcError::Timeout(_))) => Error::ConnectTimeout {
                 server: server.to_owned(),
                 after: options.connect_timeout,
             },
@@ -181,7 +181,6 @@ impl McpClient {
                             peer,
                             initialize,
                             protocol_version,
-                            request_timeout: options.request_timeout,
                         });
                     }
                 }
@@ -235,7 +234,7 @@ impl McpClient {
 
     /// Lists every tool, following `nextCursor` to the last page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        let options = self.default_options();
+        let options = RequestOptions::default();
         let mut tools = Vec::new();
         let mut seen_cursors = HashSet::new();
         let mut cursor: Option<String> = None;
@@ -278,8 +277,8 @@ impl McpClient {
             .await
     }
 
-    /// Calls a tool with per-call options: timeout, progress, cancellation. A request without
-    /// a timeout of its own uses the client's default.
+    /// Calls a tool with per-call options: timeout, progress, cancellation. A call without a
+    /// timeout of its own uses the client's default ([`ClientOptions::request_timeout`]).
     pub async fn call_tool_with(
         &self,
         name: &str,
@@ -292,16 +291,6 @@ impl McpClient {
             #[serde(skip_serializing_if = "Option::is_none")]
             arguments: Option<JsonObject>,
         }
-        let defaulted;
-        let options = if options.timeout.is_none() && options.max_total_timeout.is_none() {
-            defaulted = RequestOptions {
-                timeout: self.request_timeout,
-                ..options.clone()
-            };
-            &defaulted
-        } else {
-            options
-        };
         self.peer
             .request(
                 methods::TOOLS_CALL,
@@ -320,7 +309,7 @@ impl McpClient {
     /// Checks that the server answers.
     pub async fn ping(&self) -> Result<(), Error> {
         self.peer
-            .request::<_, EmptyResult>(methods::PING, None::<()>, &self.default_options())
+            .request::<_, EmptyResult>(methods::PING, None::<()>, &RequestOptions::default())
             .await
             .map(|_| ())
             .map_err(|source| self.request_error(methods::PING.to_owned(), source))
@@ -348,13 +337,6 @@ impl McpClient {
             server: self.server.to_string(),
             source,
         })
-    }
-
-    fn default_options(&self) -> RequestOptions {
-        RequestOptions {
-            timeout: self.request_timeout,
-            ..RequestOptions::default()
-        }
     }
 
     fn request_error(&self, operation: String, source: RpcError) -> Error {

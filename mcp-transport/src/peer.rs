@@ -16,7 +16,7 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
-use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::sync::{Notify, broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -70,7 +70,8 @@ pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct RequestOptions {
-    /// Give up (and tell the server) after this long without an answer. `None` waits forever.
+    /// Give up (and tell the server) after this long without an answer. `None` uses the
+    /// peer's default ([`PeerOptions::default_timeout`]).
     pub timeout: Option<Duration>,
     /// With progress, each notification restarts the timeout, but never beyond this total.
     pub max_total_timeout: Option<Duration>,
@@ -139,6 +140,8 @@ impl std::fmt::Debug for RequestOptions {
 pub struct PeerOptions {
     /// Roots answered to `roots/list`; `None` answers it with -32601 (method not found).
     pub roots: Option<Vec<Root>>,
+    /// The timeout of requests whose options set none. `None`: such requests wait forever.
+    pub default_timeout: Option<Duration>,
 }
 
 /// The JSON-RPC side of one connection. Dropping it stops its tasks and drops the transport
@@ -148,6 +151,7 @@ pub struct Peer {
     transport: Arc<dyn Transport>,
     writer: JoinHandle<()>,
     reader: JoinHandle<()>,
+    sweeper: JoinHandle<()>,
 }
 
 struct Shared {
@@ -158,17 +162,32 @@ struct Shared {
     closed: watch::Sender<Option<CloseReason>>,
     notifications: broadcast::Sender<ServerNotification>,
     roots: Option<Vec<Root>>,
+    default_timeout: Option<Duration>,
+    /// Wakes the timeout sweeper when a request's deadline is earlier than the one it sleeps to.
+    sweeper_wake: Notify,
 }
 
 #[derive(Default)]
 struct State {
     pending: HashMap<u64, Pending>,
     closed: Option<CloseReason>,
+    /// The deadline the timeout sweeper sleeps until; read and written under this lock so a new
+    /// request never slips between the sweeper's scan and its sleep.
+    sweeper_target: Option<Instant>,
 }
 
 struct Pending {
-    response: oneshot::Sender<Result<Bytes, CloseReason>>,
+    response: oneshot::Sender<Result<Bytes, Unanswered>>,
     progress: Option<mpsc::UnboundedSender<ProgressNotificationParams>>,
+    deadline: Option<Instant>,
+    /// False for `initialize`, which is never cancelled.
+    cancellable: bool,
+}
+
+/// Why a request ended without an answer.
+enum Unanswered {
+    Closed(CloseReason),
+    TimedOut,
 }
 
 impl Peer {
@@ -186,19 +205,24 @@ impl Peer {
             closed: watch::Sender::new(None),
             notifications: broadcast::Sender::new(NOTIFICATION_BUFFER),
             roots: options.roots,
+            default_timeout: options.default_timeout,
+            sweeper_wake: Notify::new(),
         });
         let span = tracing::info_span!("mcp_server", server = %server);
         let writer = tokio::spawn(
             write_loop(Arc::clone(&shared), Arc::clone(&transport), outbound_rx)
                 .instrument(span.clone()),
         );
-        let reader =
-            tokio::spawn(read_loop(Arc::clone(&shared), Arc::clone(&transport)).instrument(span));
+        let reader = tokio::spawn(
+            read_loop(Arc::clone(&shared), Arc::clone(&transport)).instrument(span.clone()),
+        );
+        let sweeper = tokio::spawn(sweep_timeouts(Arc::clone(&shared)).instrument(span));
         Self {
             shared,
             transport,
             writer,
             reader,
+            sweeper,
         }
     }
 
@@ -223,7 +247,7 @@ impl Peer {
     {
         let shared = &*self.shared;
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let (response_tx, response_rx) = oneshot::channel();
+        let (response_tx, mut response_rx) = oneshot::channel();
         let (progress_tx, mut progress_rx) = match options.on_progress {
             Some(_) => {
                 let (tx, rx) = mpsc::unbounded_channel();
@@ -242,7 +266,19 @@ impl Peer {
             serialize_request(id, method, params)
         }?;
 
-        {
+        // Timeouts are enforced by the peer's sweeper task against the deadline stored with the
+        // request: no timer per request.
+        let timeout = options.timeout.or(shared.default_timeout);
+        let deadlines = (timeout.is_some() || options.max_total_timeout.is_some()).then(|| {
+            let started = Instant::now();
+            Deadlines {
+                timeout,
+                hard: options.max_total_timeout.map(|max| started + max),
+            }
+        });
+        let mut deadline = deadlines.as_ref().and_then(|d| d.next(Instant::now()));
+        let cancellable = method != methods::INITIALIZE;
+        let wake_sweeper = {
             let mut state = shared.lock_state();
             if let Some(reason) = &state.closed {
                 return Err(RpcError::ConnectionClosed(reason.clone()));
@@ -252,33 +288,26 @@ impl Peer {
                 Pending {
                     response: response_tx,
                     progress: progress_tx,
+                    deadline,
+                    cancellable,
                 },
             );
+            deadline
+                .is_some_and(|deadline| state.sweeper_target.is_none_or(|target| deadline < target))
+        };
+        if wake_sweeper {
+            shared.sweeper_wake.notify_one();
         }
         let mut in_flight = InFlight {
             shared,
             id,
-            cancel_on_drop: method != methods::INITIALIZE,
-            cancel_reason: "cancelled by the client",
+            cancellable,
             finished: false,
         };
         shared.enqueue(message);
 
-        let started = Instant::now();
-        let hard_deadline = options.max_total_timeout.map(|max| started + max);
-        let deadline_after = |now: Instant| {
-            let soft = options.timeout.map(|timeout| now + timeout);
-            match (soft, hard_deadline) {
-                (Some(soft), Some(hard)) => Some(soft.min(hard)),
-                (soft, hard) => soft.or(hard),
-            }
-        };
-        let mut deadline = deadline_after(started);
-        let sleep = tokio::time::sleep_until(deadline.unwrap_or_else(far_future));
-        tokio::pin!(sleep);
-        let cancel = options.cancel.clone().unwrap_or_default();
-        let mut response_rx = response_rx;
-
+        let cancelled = cancelled(options.cancel.as_ref());
+        tokio::pin!(cancelled);
         let outcome = loop {
             tokio::select! {
                 biased;
@@ -290,21 +319,14 @@ impl Peer {
                     if let Some(callback) = &options.on_progress {
                         callback(progress);
                     }
-                    if options.reset_timeout_on_progress {
-                        deadline = deadline_after(Instant::now());
-                        sleep.as_mut().reset(deadline.unwrap_or_else(far_future));
+                    if let Some(deadlines) = deadlines.as_ref().filter(|_| options.reset_timeout_on_progress) {
+                        deadline = deadlines.next(Instant::now());
+                        if let Some(pending) = shared.lock_state().pending.get_mut(&id) {
+                            pending.deadline = deadline;
+                        }
                     }
                 }
-                () = &mut sleep, if deadline.is_some() => {
-                    in_flight.cancel_reason = "timed out";
-                    let limit = if deadline == hard_deadline {
-                        options.max_total_timeout
-                    } else {
-                        options.timeout
-                    };
-                    return Err(RpcError::Timeout(limit.unwrap_or_else(|| started.elapsed())));
-                }
-                () = cancel.cancelled() => {
+                () = &mut cancelled => {
                     return Err(RpcError::Cancelled);
                 }
             }
@@ -319,7 +341,18 @@ impl Peer {
 
         let bytes = match outcome {
             Ok(Ok(bytes)) => bytes,
-            Ok(Err(reason)) => return Err(RpcError::ConnectionClosed(reason)),
+            Ok(Err(Unanswered::Closed(reason))) => return Err(RpcError::ConnectionClosed(reason)),
+            Ok(Err(Unanswered::TimedOut)) => {
+                let hit_hard_limit = deadlines
+                    .as_ref()
+                    .is_some_and(|d| d.hard.is_some() && deadline == d.hard);
+                let limit = if hit_hard_limit {
+                    options.max_total_timeout
+                } else {
+                    timeout
+                };
+                return Err(RpcError::Timeout(limit.unwrap_or_default()));
+            }
             // The reader dropped the sender without answering: the connection went away.
             Err(_) => return Err(self.closed_error()),
         };
@@ -371,6 +404,7 @@ impl Peer {
         self.shared
             .mark_closed(CloseReason::new(TransportError::ClosedByClient));
         self.writer.abort();
+        self.sweeper.abort();
         let result = self.transport.close().await;
         self.reader.abort();
         result
@@ -388,6 +422,7 @@ impl Drop for Peer {
     fn drop(&mut self) {
         self.writer.abort();
         self.reader.abort();
+        self.sweeper.abort();
     }
 }
 
@@ -400,8 +435,27 @@ impl std::fmt::Debug for Peer {
     }
 }
 
-fn far_future() -> Instant {
-    Instant::now() + Duration::from_secs(86_400 * 365)
+/// The limits of one request: a timeout (restarted by progress when asked) under a hard limit.
+struct Deadlines {
+    timeout: Option<Duration>,
+    hard: Option<Instant>,
+}
+
+impl Deadlines {
+    /// The deadline when the timeout (re)starts at `now`.
+    fn next(&self, now: Instant) -> Option<Instant> {
+        match (self.timeout.map(|timeout| now + timeout), self.hard) {
+            (Some(soft), Some(hard)) => Some(soft.min(hard)),
+            (soft, hard) => soft.or(hard),
+        }
+    }
+}
+
+async fn cancelled(token: Option<&CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn recv_progress(
@@ -468,8 +522,7 @@ impl<P> WithProgressToken<P> {
 struct InFlight<'a> {
     shared: &'a Shared,
     id: u64,
-    cancel_on_drop: bool,
-    cancel_reason: &'static str,
+    cancellable: bool,
     finished: bool,
 }
 
@@ -482,25 +535,9 @@ impl Drop for InFlight<'_> {
             let mut state = self.shared.lock_state();
             state.pending.remove(&self.id).is_some() && state.closed.is_none()
         };
-        if was_pending && self.cancel_on_drop {
-            tracing::debug!(
-                id = self.id,
-                reason = self.cancel_reason,
-                "cancelling request"
-            );
-            let params = CancelledNotificationParams {
-                request_id: crate::jsonrpc::RequestId::Number(
-                    i64::try_from(self.id).unwrap_or(i64::MAX),
-                ),
-                reason: Some(self.cancel_reason.to_owned()),
-            };
-            if let Ok(message) = serde_json::to_string(&OutgoingNotification {
-                jsonrpc: "2.0",
-                method: methods::CANCELLED,
-                params: Some(params),
-            }) {
-                self.shared.enqueue(message);
-            }
+        if was_pending && self.cancellable {
+            self.shared
+                .send_cancelled(self.id, "cancelled by the client");
         }
     }
 }
@@ -518,6 +555,55 @@ impl Shared {
         let _ = self.outbound.send(message);
     }
 
+    /// Tells the server to stop working on one of our requests.
+    fn send_cancelled(&self, id: u64, reason: &str) {
+        tracing::debug!(id, reason, "cancelling request");
+        let params = CancelledNotificationParams {
+            request_id: crate::jsonrpc::RequestId::Number(i64::try_from(id).unwrap_or(i64::MAX)),
+            reason: Some(reason.to_owned()),
+        };
+        match serde_json::to_string(&OutgoingNotification {
+            jsonrpc: "2.0",
+            method: methods::CANCELLED,
+            params: Some(params),
+        }) {
+            Ok(message) => self.enqueue(message),
+            Err(error) => tracing::warn!(%error, "could not serialize a cancellation"),
+        }
+    }
+
+    /// Fails every request past its deadline (telling the server) and returns the earliest
+    /// deadline still ahead, which becomes the sweeper's target.
+    fn expire_overdue(&self, now: Instant) -> Option<Instant> {
+        let (expired, next) = {
+            let mut state = self.lock_state();
+            let mut next: Option<Instant> = None;
+            let mut overdue = Vec::new();
+            for (id, pending) in &state.pending {
+                match pending.deadline {
+                    Some(deadline) if deadline <= now => overdue.push(*id),
+                    Some(deadline) => {
+                        next = Some(next.map_or(deadline, |next| next.min(deadline)));
+                    }
+                    None => {}
+                }
+            }
+            let expired: Vec<(u64, Pending)> = overdue
+                .into_iter()
+                .filter_map(|id| state.pending.remove(&id).map(|pending| (id, pending)))
+                .collect();
+            state.sweeper_target = next;
+            (expired, next)
+        };
+        for (id, pending) in expired {
+            if pending.cancellable {
+                self.send_cancelled(id, "timed out");
+            }
+            let _ = pending.response.send(Err(Unanswered::TimedOut));
+        }
+        next
+    }
+
     /// Records why the connection closed (first reason wins) and fails every pending request.
     fn mark_closed(&self, reason: CloseReason) {
         let pending = {
@@ -532,7 +618,9 @@ impl Shared {
             tracing::warn!(reason = %reason, "connection to MCP server closed");
         }
         for (_, request) in pending {
-            let _ = request.response.send(Err(reason.clone()));
+            let _ = request
+                .response
+                .send(Err(Unanswered::Closed(reason.clone())));
         }
         self.closed.send_replace(Some(reason));
     }
@@ -699,6 +787,22 @@ async fn write_loop(
             return;
         }
         batch.clear();
+    }
+}
+
+/// Enforces request deadlines: sleeps until the earliest one, or until a request with an
+/// earlier deadline arrives.
+async fn sweep_timeouts(shared: Arc<Shared>) {
+    loop {
+        match shared.expire_overdue(Instant::now()) {
+            Some(deadline) => {
+                tokio::select! {
+                    () = tokio::time::sleep_until(deadline) => {}
+                    () = shared.sweeper_wake.notified() => {}
+                }
+            }
+            None => shared.sweeper_wake.notified().await,
+        }
     }
 }
 

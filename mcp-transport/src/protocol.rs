@@ -7,7 +7,6 @@
 
 use std::fmt;
 
-use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -342,20 +341,157 @@ impl ContentBlock {
 
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        let kind = match value.get("type") {
-            Some(Value::String(kind)) => kind.as_str(),
-            _ => return Ok(Self::Unknown(value)),
+        deserializer.deserialize_map(ContentBlockVisitor)
+    }
+}
+
+/// Reads a content block in one pass, without first building a `Value` of it (tool results are
+/// the hot path): the fields the known block types use are read typed, the rest collected, and
+/// the block is assembled once its `type` is known, wherever that key appears.
+struct ContentBlockVisitor;
+
+#[derive(Default)]
+struct ContentFields {
+    kind: Option<String>,
+    text: Option<String>,
+    data: Option<String>,
+    mime_type: Option<String>,
+    uri: Option<String>,
+    name: Option<String>,
+    description: Option<String>,
+    resource: Option<Value>,
+    rest: JsonObject,
+}
+
+impl ContentFields {
+    /// Puts fields the chosen block type does not use back among the others.
+    fn keep_unused(&mut self, keys: &[&str]) {
+        let mut restore = |key: &str, value: Option<String>| {
+            if let Some(value) = value {
+                self.rest.insert(key.to_owned(), Value::String(value));
+            }
         };
-        let block = match kind {
-            "text" => TextContent::deserialize(value).map(Self::Text),
-            "image" => BinaryContent::deserialize(value).map(Self::Image),
-            "audio" => BinaryContent::deserialize(value).map(Self::Audio),
-            "resource_link" => ResourceLink::deserialize(value).map(Self::ResourceLink),
-            "resource" => EmbeddedResource::deserialize(value).map(Self::Resource),
-            _ => return Ok(Self::Unknown(value)),
+        if !keys.contains(&"text") {
+            restore("text", self.text.take());
+        }
+        if !keys.contains(&"data") {
+            restore("data", self.data.take());
+        }
+        if !keys.contains(&"mimeType") {
+            restore("mimeType", self.mime_type.take());
+        }
+        if !keys.contains(&"uri") {
+            restore("uri", self.uri.take());
+        }
+        if !keys.contains(&"name") {
+            restore("name", self.name.take());
+        }
+        if !keys.contains(&"description") {
+            restore("description", self.description.take());
+        }
+        if !keys.contains(&"resource") {
+            if let Some(resource) = self.resource.take() {
+                self.rest.insert("resource".to_owned(), resource);
+            }
+        }
+    }
+
+    fn into_block<E: serde::de::Error>(mut self) -> Result<ContentBlock, E> {
+        let missing = |field: &'static str| E::missing_field(field);
+        let kind = self.kind.take().ok_or_else(|| missing("type"))?;
+        let block = match kind.as_str() {
+            "text" => {
+                self.keep_unused(&["text"]);
+                ContentBlock::Text(TextContent {
+                    text: self.text.ok_or_else(|| missing("text"))?,
+                    extra: self.rest,
+                })
+            }
+            "image" | "audio" => {
+                self.keep_unused(&["data", "mimeType"]);
+                let content = BinaryContent {
+                    data: self.data.ok_or_else(|| missing("data"))?,
+                    mime_type: self.mime_type.ok_or_else(|| missing("mimeType"))?,
+                    extra: self.rest,
+                };
+                if kind == "image" {
+                    ContentBlock::Image(content)
+                } else {
+                    ContentBlock::Audio(content)
+                }
+            }
+            "resource_link" => {
+                self.keep_unused(&["uri", "name", "description", "mimeType"]);
+                ContentBlock::ResourceLink(ResourceLink {
+                    uri: self.uri.ok_or_else(|| missing("uri"))?,
+                    name: self.name.unwrap_or_default(),
+                    description: self.description,
+                    mime_type: self.mime_type,
+                    extra: self.rest,
+                })
+            }
+            "resource" => {
+                self.keep_unused(&["resource"]);
+                let resource = self.resource.ok_or_else(|| missing("resource"))?;
+                ContentBlock::Resource(EmbeddedResource {
+                    resource: ResourceContents::deserialize(resource).map_err(E::custom)?,
+                    extra: self.rest,
+                })
+            }
+            _ => {
+                self.keep_unused(&[]);
+                let mut object = JsonObject::new();
+                object.insert("type".to_owned(), Value::String(kind));
+                object.append(&mut self.rest);
+                ContentBlock::Unknown(Value::Object(object))
+            }
         };
-        block.map_err(D::Error::custom)
+        Ok(block)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ContentBlockVisitor {
+    type Value = ContentBlock;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a content block object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ContentBlock, A::Error> {
+        let mut fields = ContentFields::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            // A string field of an unexpected JSON type is kept as it is, among the others.
+            let slot = match &*key {
+                "type" => &mut fields.kind,
+                "text" => &mut fields.text,
+                "data" => &mut fields.data,
+                "mimeType" => &mut fields.mime_type,
+                "uri" => &mut fields.uri,
+                "name" => &mut fields.name,
+                "description" => &mut fields.description,
+                "resource" => {
+                    fields.resource = Some(map.next_value()?);
+                    continue;
+                }
+                _ => {
+                    let value = map.next_value()?;
+                    fields.rest.insert(key.into_owned(), value);
+                    continue;
+                }
+            };
+            match map.next_value::<Value>()? {
+                Value::String(text) => *slot = Some(text),
+                other => {
+                    fields.rest.insert(key.into_owned(), other);
+                }
+            }
+        }
+        if fields.kind.is_none() {
+            // Without a string `type` the block cannot be interpreted: keep it as it came.
+            fields.keep_unused(&[]);
+            return Ok(ContentBlock::Unknown(Value::Object(fields.rest)));
+        }
+        fields.into_block()
     }
 }
 
@@ -637,6 +773,49 @@ mod tests {
         );
         assert_eq!(back["content"][0]["annotations"], json!({"priority": 1}));
         assert_eq!(back["content"][4]["size"], json!(3));
+    }
+
+    #[test]
+    fn content_blocks_decode_in_any_key_order_and_keep_what_they_do_not_use() {
+        let blocks: Vec<ContentBlock> = serde_json::from_str(
+            r#"[
+                {"text": "type comes last", "annotations": {"priority": 1}, "type": "text"},
+                {"mimeType": "image/png", "type": "image", "data": "AA=="},
+                {"no": "type"},
+                {"type": 42, "x": 1},
+                {"type": "text", "text": "t", "uri": "file:///kept"}
+            ]"#,
+        )
+        .unwrap();
+        let ContentBlock::Text(first) = &blocks[0] else {
+            panic!("{:?}", blocks[0]);
+        };
+        assert_eq!(first.text, "type comes last");
+        assert_eq!(first.extra["annotations"], json!({"priority": 1}));
+        assert!(matches!(&blocks[1], ContentBlock::Image(image) if image.data == "AA=="));
+        assert_eq!(blocks[2], ContentBlock::Unknown(json!({"no": "type"})));
+        assert_eq!(
+            blocks[3],
+            ContentBlock::Unknown(json!({"type": 42, "x": 1}))
+        );
+        let ContentBlock::Text(last) = &blocks[4] else {
+            panic!("{:?}", blocks[4]);
+        };
+        assert_eq!(last.extra["uri"], json!("file:///kept"));
+        let round_trip = serde_json::to_value(&blocks[4]).unwrap();
+        assert_eq!(
+            round_trip,
+            json!({"type": "text", "text": "t", "uri": "file:///kept"})
+        );
+    }
+
+    #[test]
+    fn a_known_block_missing_its_field_is_an_error() {
+        let error = serde_json::from_str::<ContentBlock>(r#"{"type": "text"}"#).unwrap_err();
+        assert!(
+            error.to_string().contains("missing field `text`"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -139,3 +139,26 @@ async fn progress_resets_the_timeout_but_never_past_the_maximum() {
     );
     guard(client.close()).await.expect("close");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_timeout_behind_a_long_one_still_fires_on_time() {
+    let client = std::sync::Arc::new(connect(&FixtureServer::new()).await);
+    let long = {
+        let client = std::sync::Arc::clone(&client);
+        tokio::spawn(async move {
+            let options = RequestOptions::with_timeout(Duration::from_secs(600));
+            client
+                .call_tool_with("sleep", Some(object(json!({"ms": 60_000}))), &options)
+                .await
+        })
+    };
+    guard(client.ping()).await.expect("ping");
+    // The guard fails the test long before the 600 s deadline of the first call.
+    let short = RequestOptions::with_timeout(Duration::from_millis(150));
+    let error = guard(client.call_tool_with("sleep", Some(object(json!({"ms": 60_000}))), &short))
+        .await
+        .expect_err("the short timeout fires");
+    assert!(error.is_timeout(), "{error:?}");
+    long.abort();
+    guard(client.close()).await.expect("close");
+}

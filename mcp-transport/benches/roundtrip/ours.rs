@@ -131,11 +131,24 @@ pub(crate) fn run(
 ) -> Result<ClientFigures, BoxError> {
     let runtime = flavor.build()?;
     let workers = runtime.metrics().num_workers();
-    let measured = runtime.block_on(measure(program, args, sizes));
+    // An agent runs its tool calls in runtime tasks, so the multi-thread client is measured
+    // from a spawned task; calling from `block_on` on a thread outside the runtime adds a
+    // cross-thread wake per call (see `--diagnose`).
+    let measured = match flavor {
+        Flavor::MultiThread => {
+            let (program, args, sizes) = (program.to_owned(), args.to_vec(), *sizes);
+            runtime.block_on(async move {
+                tokio::spawn(async move { measure(&program, &args, &sizes).await })
+                    .await
+                    .map_err(|error| -> BoxError { Box::new(error) })?
+            })
+        }
+        Flavor::CurrentThread => runtime.block_on(measure(program, args, sizes)),
+    };
     runtime.shutdown_timeout(Duration::from_secs(5));
     let (sequential, pipelined) = measured?;
     let label = match flavor {
-        Flavor::MultiThread => format!("McpClient, multi-thread ({workers} workers)"),
+        Flavor::MultiThread => format!("McpClient, multi-thread ({workers} workers), in a task"),
         Flavor::CurrentThread => "McpClient, current-thread".to_owned(),
     };
     Ok(ClientFigures {
