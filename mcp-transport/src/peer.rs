@@ -8,7 +8,7 @@
 //! transport dies the reader records why and fails every pending request at once with that reason.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -159,6 +159,9 @@ struct Shared {
     next_id: AtomicU64,
     state: Mutex<State>,
     outbound: mpsc::UnboundedSender<String>,
+    /// Messages handed to the writer task and not yet written. A caller may write directly
+    /// only while this is zero, so no message overtakes one queued before it.
+    queued: AtomicUsize,
     closed: watch::Sender<Option<CloseReason>>,
     notifications: broadcast::Sender<ServerNotification>,
     roots: Option<Vec<Root>>,
@@ -202,6 +205,7 @@ impl Peer {
             next_id: AtomicU64::new(1),
             state: Mutex::new(State::default()),
             outbound,
+            queued: AtomicUsize::new(0),
             closed: watch::Sender::new(None),
             notifications: broadcast::Sender::new(NOTIFICATION_BUFFER),
             roots: options.roots,
@@ -304,7 +308,7 @@ impl Peer {
             cancellable,
             finished: false,
         };
-        shared.enqueue(message);
+        self.send(message);
 
         let cancelled = cancelled(options.cancel.as_ref());
         tokio::pin!(cancelled);
@@ -370,7 +374,7 @@ impl Peer {
         if let Some(reason) = self.close_reason() {
             return Err(RpcError::ConnectionClosed(reason));
         }
-        self.shared.enqueue(message);
+        self.send(message);
         Ok(())
     }
 
@@ -408,6 +412,20 @@ impl Peer {
         let result = self.transport.close().await;
         self.reader.abort();
         result
+    }
+
+    /// Writes a message straight from the caller's task when the transport can take it at once
+    /// and nothing is queued ahead of it; otherwise queues it for the writer task.
+    fn send(&self, message: String) {
+        if self.shared.queued.load(Ordering::Acquire) == 0 {
+            match self.transport.try_send_now(&message) {
+                Ok(true) => return,
+                Ok(false) => {}
+                // The writer task meets the same failure and reports it properly.
+                Err(error) => tracing::debug!(%error, "direct write failed; queueing"),
+            }
+        }
+        self.shared.enqueue(message);
     }
 
     fn closed_error(&self) -> RpcError {
@@ -550,9 +568,12 @@ impl Shared {
     }
 
     fn enqueue(&self, message: String) {
+        self.queued.fetch_add(1, Ordering::AcqRel);
         // Fails only once the writer is gone, which happens after the connection closed; the
         // request then fails with the close reason.
-        let _ = self.outbound.send(message);
+        if self.outbound.send(message).is_err() {
+            self.queued.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Tells the server to stop working on one of our requests.
@@ -786,6 +807,7 @@ async fn write_loop(
             }
             return;
         }
+        shared.queued.fetch_sub(batch.len(), Ordering::AcqRel);
         batch.clear();
     }
 }

@@ -104,6 +104,8 @@ impl StdioServerParams {
     }
 }
 
+/// Writes up to this size to a pipe are atomic (POSIX `PIPE_BUF` on Linux).
+const PIPE_ATOMIC_WRITE: usize = 4096;
 /// Bytes read from the child's stdout per read call.
 const READ_CHUNK: usize = 64 * 1024;
 /// Lines kept in the stderr ring buffer.
@@ -301,6 +303,38 @@ impl Transport for StdioTransport {
         })
     }
 
+    fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
+        // A write of at most PIPE_BUF bytes to a pipe is atomic: it goes whole or not at all.
+        if message.len() >= PIPE_ATOMIC_WRITE {
+            return Ok(false);
+        }
+        let Ok(mut guard) = self.stdin.try_lock() else {
+            return Ok(false);
+        };
+        let StdinState { stdin, buffer } = &mut *guard;
+        let Some(stdin) = stdin else {
+            return Ok(false);
+        };
+        buffer.clear();
+        buffer.extend_from_slice(message.as_bytes());
+        buffer.push(b'\n');
+        match write_without_waiting(stdin, buffer) {
+            Ok(written) if written == buffer.len() => Ok(true),
+            Ok(written) => Err(TransportError::Io {
+                action: "writing to the server's stdin",
+                source: std::io::Error::other(format!(
+                    "the pipe took {written} of {} bytes of an atomic write",
+                    buffer.len()
+                )),
+            }),
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => Ok(false),
+            Err(source) => Err(TransportError::Io {
+                action: "writing to the server's stdin",
+                source,
+            }),
+        }
+    }
+
     async fn receive(&self) -> Result<Bytes, TransportError> {
         let limit = self.params.max_message_bytes;
         let mut guard = self.stdout.lock().await;
@@ -430,6 +464,16 @@ fn describe_status(status: ExitStatus) -> String {
         (None, Some(signal)) => format!("signal {signal}"),
         (None, None) => status.to_string(),
     }
+}
+
+/// One `write(2)` on the (non-blocking) stdin pipe, from the caller's thread.
+#[allow(unsafe_code)]
+fn write_without_waiting(stdin: &ChildStdin, bytes: &[u8]) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor belongs to `stdin`, which the caller borrows (under the stdin
+    // lock) for the whole call, so it stays open; the pointer and length describe `bytes`.
+    let written = unsafe { libc::write(stdin.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    usize::try_from(written).map_err(|_| std::io::Error::last_os_error())
 }
 
 /// Sends `signal` to every process in the group led by `pgid`.

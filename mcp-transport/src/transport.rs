@@ -25,6 +25,17 @@ pub trait Transport: Send + Sync + 'static {
     /// write them together.
     async fn send(&self, messages: &[String]) -> Result<(), TransportError>;
 
+    /// Sends one message right now from the caller's task if that needs no waiting at all, and
+    /// says whether it did. The peer tries this for a request when nothing else is queued, which
+    /// saves a hand-over to its writer task; on `Ok(false)` (the default) or an error the message
+    /// goes through [`send`](Transport::send) as usual, so an error here is not final.
+    ///
+    /// It must never block, and never send part of a message and then return `Ok(false)`.
+    fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
+        let _ = message;
+        Ok(false)
+    }
+
     /// Receives the next message: the bytes of one JSON text (or a JSON array, for a batch).
     ///
     /// An error is final: the transport is dead and the error says why (for stdio, the exit
