@@ -389,10 +389,10 @@ impl ContentFields {
         if !keys.contains(&"description") {
             restore("description", self.description.take());
         }
-        if !keys.contains(&"resource") {
-            if let Some(resource) = self.resource.take() {
-                self.rest.insert("resource".to_owned(), resource);
-            }
+        if !keys.contains(&"resource")
+            && let Some(resource) = self.resource.take()
+        {
+            self.rest.insert("resource".to_owned(), resource);
         }
     }
 
