@@ -278,9 +278,10 @@ impl Peer {
             Deadlines {
                 timeout,
                 hard: options.max_total_timeout.map(|max| started + max),
+                started,
             }
         });
-        let mut deadline = deadlines.as_ref().and_then(|d| d.next(Instant::now()));
+        let mut deadline = deadlines.as_ref().and_then(|d| d.next(d.started));
         let cancellable = method != methods::INITIALIZE;
         let wake_sweeper = {
             let mut state = shared.lock_state();
@@ -323,7 +324,8 @@ impl Peer {
                     if let Some(callback) = &options.on_progress {
                         callback(progress);
                     }
-                    if let Some(deadlines) = deadlines.as_ref().filter(|_| options.reset_timeout_on_progress) {
+                    let reset = deadlines.as_ref().filter(|_| options.reset_timeout_on_progress);
+                    if let Some(deadlines) = reset {
                         deadline = deadlines.next(Instant::now());
                         if let Some(pending) = shared.lock_state().pending.get_mut(&id) {
                             pending.deadline = deadline;
@@ -457,6 +459,7 @@ impl std::fmt::Debug for Peer {
 struct Deadlines {
     timeout: Option<Duration>,
     hard: Option<Instant>,
+    started: Instant,
 }
 
 impl Deadlines {
