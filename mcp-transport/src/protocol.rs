@@ -366,28 +366,30 @@ struct ContentFields {
 impl ContentFields {
     /// Puts fields the chosen block type does not use back among the others.
     fn keep_unused(&mut self, keys: &[&str]) {
-        let mut restore = |key: &str, value: Option<String>| {
-            if let Some(value) = value {
-                self.rest.insert(key.to_owned(), Value::String(value));
+        let Self {
+            text,
+            data,
+            mime_type,
+            uri,
+            name,
+            description,
+            rest,
+            ..
+        } = self;
+        let string_fields = [
+            ("text", text),
+            ("data", data),
+            ("mimeType", mime_type),
+            ("uri", uri),
+            ("name", name),
+            ("description", description),
+        ];
+        for (key, field) in string_fields {
+            if !keys.contains(&key)
+                && let Some(value) = field.take()
+            {
+                rest.insert(key.to_owned(), Value::String(value));
             }
-        };
-        if !keys.contains(&"text") {
-            restore("text", self.text.take());
-        }
-        if !keys.contains(&"data") {
-            restore("data", self.data.take());
-        }
-        if !keys.contains(&"mimeType") {
-            restore("mimeType", self.mime_type.take());
-        }
-        if !keys.contains(&"uri") {
-            restore("uri", self.uri.take());
-        }
-        if !keys.contains(&"name") {
-            restore("name", self.name.take());
-        }
-        if !keys.contains(&"description") {
-            restore("description", self.description.take());
         }
         if !keys.contains(&"resource")
             && let Some(resource) = self.resource.take()

@@ -207,10 +207,10 @@ async fn python_sdk_v2_answers_out_of_order_and_every_call_gets_its_own_answer()
     guard(client.close()).await.expect("close");
 }
 
-/// Runs the `probe` example the way a user would and returns its JSON report.
-fn run_probe(peer: &RealPeer) -> Value {
+/// `cargo run` of the `probe` example, the way a user runs it; `probe_args` go before `--`.
+fn probe(probe_args: &[&str], command: &str, args: &[String]) -> std::process::Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = std::process::Command::new(cargo)
+    std::process::Command::new(cargo)
         .current_dir(workspace_root())
         .args([
             "run",
@@ -221,12 +221,22 @@ fn run_probe(peer: &RealPeer) -> Value {
             "probe",
             "--",
         ])
-        .args(["--call", "echo", "--args", r#"{"message":"hi"}"#, "--"])
-        .arg(&peer.command)
-        .args(&peer.args)
+        .args(probe_args)
+        .arg("--")
+        .arg(command)
+        .args(args)
         .stdin(std::process::Stdio::null())
         .output()
-        .expect("cargo runs");
+        .expect("cargo runs")
+}
+
+/// Runs the probe with `--call echo` and returns its JSON report.
+fn run_probe(peer: &RealPeer) -> Value {
+    let output = probe(
+        &["--call", "echo", "--args", r#"{"message":"hi"}"#],
+        &peer.command,
+        &peer.args,
+    );
     assert!(
         output.status.success(),
         "probe failed on {}: {}",
@@ -293,24 +303,7 @@ fn probe_exits_non_zero_with_one_line_on_stderr_when_the_server_fails() {
         .crash_at("initialize")
         .exit_code(5)
         .command();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = std::process::Command::new(cargo)
-        .current_dir(workspace_root())
-        .args([
-            "run",
-            "--quiet",
-            "-p",
-            "mcp-transport",
-            "--example",
-            "probe",
-            "--",
-            "--",
-        ])
-        .arg(program)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("cargo runs");
+    let output = probe(&[], &program.to_string_lossy(), &args);
     assert!(!output.status.success());
     assert!(output.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&output.stderr);
