@@ -67,7 +67,7 @@ impl fmt::Display for ProtocolVersion {
 }
 
 /// Name and version of a client or server implementation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
@@ -126,13 +126,13 @@ pub struct ServerCapabilities {
     pub tools: Option<ToolsCapability>,
     /// Present when the server sends log messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub logging: Option<JsonObject>,
+    pub logging: Option<Value>,
     /// Present when the server offers resources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<JsonObject>,
+    pub resources: Option<Value>,
     /// Present when the server offers prompts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompts: Option<JsonObject>,
+    pub prompts: Option<Value>,
     /// Everything else (`completions`, `experimental`, `tasks`, …).
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -171,7 +171,8 @@ pub struct InitializeResult {
     /// The server's capabilities.
     #[serde(default)]
     pub capabilities: ServerCapabilities,
-    /// The server's name and version.
+    /// The server's name and version (empty when a non-conforming server leaves it out).
+    #[serde(default)]
     pub server_info: Implementation,
     /// Optional instructions on how to use the server, meant for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]

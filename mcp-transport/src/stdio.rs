@@ -149,6 +149,9 @@ struct StdoutState {
 
 impl StdioTransport {
     /// Starts the server process. `server` names it in logs.
+    ///
+    /// Must be called inside a tokio runtime, which runs the tasks that drain stderr and wait
+    /// for the process to exit.
     pub fn spawn(server: &str, params: StdioServerParams) -> Result<Self, TransportError> {
         let spawn_error = |source| TransportError::Spawn {
             command: params.command_line(),
