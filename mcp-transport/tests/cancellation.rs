@@ -15,7 +15,7 @@ use testkit::FixtureServer;
 
 /// The `notifications/cancelled` the fixture received, waiting until `count` have arrived.
 async fn cancellations(client: &McpClient, count: usize) -> Vec<Value> {
-    for _ in 0..200 {
+    for _ in 0..500 {
         let received: Vec<Value> = events(client)
             .await
             .into_iter()
@@ -117,12 +117,12 @@ async fn progress_notifications_reach_the_caller_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_resets_the_timeout_but_never_past_the_maximum() {
     let client = connect(&FixtureServer::new()).await;
-    let args = || Some(object(json!({"steps": 8, "interval_ms": 100})));
+    let args = || Some(object(json!({"steps": 10, "interval_ms": 150})));
 
-    // 800 ms of work with a 300 ms timeout succeeds because each step resets it.
+    // 1.5 s of work with a 600 ms timeout succeeds because each step resets it.
     let (options, _) = recording_progress();
     let mut options = options
-        .timeout(Duration::from_millis(300))
+        .timeout(Duration::from_millis(600))
         .reset_timeout_on_progress(Duration::from_secs(10));
     guard(client.call_tool_with("progress", args(), &options))
         .await

@@ -10,7 +10,7 @@ use testkit::FixtureServer;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_list_changed_reaches_subscribers_and_the_new_tool_is_listed() {
-    let client = connect(&FixtureServer::new().list_change_after(200)).await;
+    let client = connect(&FixtureServer::new().list_change_after(1000)).await;
     let mut notifications = client.subscribe();
     let before = guard(client.list_tools()).await.expect("list");
     assert!(before.iter().all(|tool| tool.name != "late_tool"));

@@ -14,7 +14,7 @@ use testkit::FixtureServer;
 
 /// The response the fixture recorded for its request `id`, waiting until it has arrived.
 async fn response_to(client: &mcp_transport::McpClient, id: &str) -> Value {
-    for _ in 0..200 {
+    for _ in 0..500 {
         let found = events(client)
             .await
             .into_iter()
