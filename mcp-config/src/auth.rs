@@ -1,0 +1,1 @@
+//! Connect-time resolution of `!command` values and OAuth tokens.

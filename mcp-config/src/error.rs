@@ -1,0 +1,71 @@
+//! The crate's error type. Messages name the file (or server) and say what to fix.
+
+use std::path::PathBuf;
+
+/// A problem with one configuration file, or with writing one.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file exists but could not be read (permissions, I/O error).
+    #[error("could not read {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A directory sits where a config file is expected.
+    #[error("{} is a directory, not a config file", .path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file is not valid JSON / JSONC / TOML; the message gives line and column.
+    #[error("{} is not valid {format}: {message}", .path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// `JSON`, `JSON with comments` or `TOML`.
+        format: &'static str,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// The file parsed but a part of it has the wrong shape (e.g. `mcpServers` is a list).
+    #[error("{}: {message}", .path.display())]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+    /// A root the discovery needs is unknown (e.g. `HOME` is not set).
+    #[error("{0}")]
+    Environment(String),
+    /// Writing a config file failed; the file was left as it was.
+    #[error("could not write {}: {source}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A config change that cannot be made (unknown server, server already there, …).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl ConfigError {
+    /// The file the error is about, if any.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Self::Read { path, .. }
+            | Self::NotAFile { path }
+            | Self::Parse { path, .. }
+            | Self::Shape { path, .. }
+            | Self::Write { path, .. } => Some(path),
+            Self::Environment(_) | Self::Invalid(_) => None,
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! `${VAR}` and `${VAR:-default}` expansion at discovery.
+//!
+//! Expanded fields: `command`, `args`, `env` values, `cwd`, `url` and `headers` values. A
+//! reference to an unset variable without a default is an error for that server naming the
+//! variable and the field, never a literal `${VAR}` sent to a server. `${VAR:-default}` uses the
+//! default when the variable is unset or empty (as the shell does). Bare `$VAR` is left alone,
+//! and so is anything in `${…}` that is not a variable name (`${input:token}`, `${env:X}`).
+
+use std::collections::BTreeMap;
+
+use crate::server_config::ServerConfig;
+
+/// Expands the references in one value. `Err` carries the name of the first unset variable.
+pub fn expand_value(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
+    if !text.contains("${") {
+        return Ok(text.to_owned());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        if is_variable_name(name) {
+            match (env.get(name), default) {
+                (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
+                (Some(value), _) => out.push_str(value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => return Err(name.to_owned()),
+            }
+        } else {
+            out.push_str(&rest[start..start + 2 + end + 1]);
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Expands every expandable field of a server's configuration. On failure, one message per
+/// unset variable: `Server "x": environment variable "TOKEN" is not set (used in
+/// headers.Authorization); set it or give a default with ${TOKEN:-default}`.
+pub fn expand_server_config(
+    name: &str,
+    config: &ServerConfig,
+    env: &BTreeMap<String, String>,
+) -> Result<ServerConfig, Vec<String>> {
+    let mut problems = Vec::new();
+    let mut expand = |field: String, value: &str| match expand_value(value, env) {
+        Ok(expanded) => expanded,
+        Err(variable) => {
+            problems.push(format!(
+                "Server \"{name}\": environment variable \"{variable}\" is not set (used in \
+                 {field}); set it or give a default with ${{{variable}:-default}}"
+            ));
+            value.to_owned()
+        }
+    };
+    let mut expanded = config.clone();
+    expanded.command = config
+        .command
+        .as_deref()
+        .map(|command| expand("command".to_owned(), command));
+    expanded.args = config
+        .args
+        .iter()
+        .enumerate()
+        .map(|(index, arg)| expand(format!("args[{index}]"), arg))
+        .collect();
+    expanded.env = config
+        .env
+        .iter()
+        .map(|(key, value)| (key.clone(), expand(format!("env.{key}"), value)))
+        .collect();
+    expanded.cwd = config
+        .cwd
+        .as_deref()
+        .map(|cwd| expand("cwd".to_owned(), cwd));
+    expanded.url = config
+        .url
+        .as_deref()
+        .map(|url| expand("url".to_owned(), url));
+    expanded.headers = config
+        .headers
+        .iter()
+        .map(|(key, value)| (key.clone(), expand(format!("headers.{key}"), value)))
+        .collect();
+    if problems.is_empty() {
+        Ok(expanded)
+    } else {
+        Err(problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn set_empty_and_default_cases() {
+        let vars = env(&[("SET", "value"), ("EMPTY", "")]);
+        assert_eq!(expand_value("a-${SET}-b", &vars).unwrap(), "a-value-b");
+        assert_eq!(expand_value("${EMPTY}", &vars).unwrap(), "");
+        assert_eq!(
+            expand_value("${EMPTY:-fallback}", &vars).unwrap(),
+            "fallback"
+        );
+        assert_eq!(
+            expand_value("${UNSET:-fallback}", &vars).unwrap(),
+            "fallback"
+        );
+        assert_eq!(expand_value("${UNSET:-}", &vars).unwrap(), "");
+        assert_eq!(expand_value("${SET:-fallback}", &vars).unwrap(), "value");
+        assert_eq!(expand_value("${UNSET}", &vars).unwrap_err(), "UNSET");
+        assert_eq!(expand_value("${SET}${SET}", &vars).unwrap(), "valuevalue");
+    }
+
+    #[test]
+    fn bare_dollars_and_foreign_placeholders_are_left_alone() {
+        let vars = env(&[("HOME", "/h")]);
+        assert_eq!(expand_value("$HOME/x", &vars).unwrap(), "$HOME/x");
+        assert_eq!(
+            expand_value("${input:token}", &vars).unwrap(),
+            "${input:token}"
+        );
+        assert_eq!(expand_value("${env:HOME}", &vars).unwrap(), "${env:HOME}");
+        assert_eq!(expand_value("cost: ${", &vars).unwrap(), "cost: ${");
+        assert_eq!(expand_value("ünï ${HOME} ✓", &vars).unwrap(), "ünï /h ✓");
+    }
+
+    #[test]
+    fn every_field_is_expanded_and_each_unset_variable_is_named_with_its_field() {
+        let mut config =
+            ServerConfig::stdio("${BIN}", ["--token", "${TOKEN}", "--dir=${DIR:-/tmp}"]);
+        config.env.insert("API_KEY".into(), "${KEY}".into());
+        config.cwd = Some("${DIR:-/work}".into());
+        let vars = env(&[("BIN", "/usr/bin/srv"), ("TOKEN", "t0k")]);
+        let problems = expand_server_config("s", &config, &vars).unwrap_err();
+        assert_eq!(
+            problems,
+            [
+                "Server \"s\": environment variable \"KEY\" is not set (used in env.API_KEY); set it or give a default with ${KEY:-default}"
+            ]
+        );
+
+        let vars = env(&[("BIN", "/usr/bin/srv"), ("TOKEN", "t0k"), ("KEY", "k")]);
+        let expanded = expand_server_config("s", &config, &vars).unwrap();
+        assert_eq!(expanded.command.as_deref(), Some("/usr/bin/srv"));
+        assert_eq!(expanded.args, ["--token", "t0k", "--dir=/tmp"]);
+        assert_eq!(expanded.env["API_KEY"], "k");
+        assert_eq!(expanded.cwd.as_deref(), Some("/work"));
+
+        let mut remote = ServerConfig::remote(crate::TransportKind::Http, "https://${HOST}/mcp");
+        remote
+            .headers
+            .insert("Authorization".into(), "Bearer ${API_TOKEN}".into());
+        let problems = expand_server_config("r", &remote, &BTreeMap::new()).unwrap_err();
+        assert_eq!(problems.len(), 2);
+        assert!(problems[0].contains("\"HOST\" is not set (used in url)"));
+        assert!(problems[1].contains("\"API_TOKEN\" is not set (used in headers.Authorization)"));
+    }
+}

@@ -1,0 +1,58 @@
+//! # mcp-config
+//!
+//! Finds the MCP servers a user already configured — in this agent's own files and in the files
+//! of Claude Code, Codex, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code and Claude Desktop —
+//! and turns them into one list of [`ServerConfig`]s, telling where each came from and why.
+//!
+//! ```no_run
+//! use mcp_config::{DiscoveryContext, DiscoveryOptions, load_all_configs};
+//!
+//! # fn run() -> Result<(), mcp_config::ConfigError> {
+//! let ctx = DiscoveryContext::from_process("my-agent", std::env::current_dir().unwrap_or_default())?;
+//! let found = load_all_configs(&ctx, &DiscoveryOptions::default());
+//! for (name, config) in &found.configs {
+//!     let source = &found.sources[name];
+//!     println!("{name} ({}) from {}", config.transport_kind(), source.meta.path.display());
+//! }
+//! for error in &found.errors {
+//!     eprintln!("{}: {}", error.path, error.error);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! - One broken file or one bad entry never costs the others: a file that cannot be read or
+//!   parsed is an error naming it; an invalid server is skipped with a message naming it.
+//! - Every root (cwd, home, config dir, environment) comes from a [`DiscoveryContext`] the caller
+//!   builds, so tests never read the real home.
+//! - `${VAR}` and `${VAR:-default}` are expanded at discovery; `!command` values and OAuth
+//!   tokens are resolved at connect time by [`auth`], and never shown.
+//! - [`writer`] adds, removes, enables and disables servers for the `/mcp` commands.
+
+mod context;
+mod discovery;
+mod error;
+mod expand;
+mod server_config;
+mod source;
+
+pub mod auth;
+pub mod providers;
+pub mod writer;
+
+// auth re-exports (added with the auth module)
+pub use context::DiscoveryContext;
+pub use discovery::{
+    DiscoveryError, DiscoveryOptions, DiscoveryResult, ServerSource, load_all_configs,
+};
+pub use error::ConfigError;
+pub use expand::{expand_server_config, expand_value};
+pub use providers::default_sources;
+// writer re-exports (added with the writer module)
+pub use server_config::{
+    AuthConfig, DEFAULT_TIMEOUT_MS, Level, REDACTED, ServerConfig, SourceMeta, TransportKind,
+    validate_server_config,
+};
+pub use source::{
+    ConfigSource, FileServers, SourceFile, parse_json, parse_jsonc, read_config_file,
+    servers_under_key, standard_entry,
+};

@@ -1,0 +1,270 @@
+//! The [`ConfigSource`] trait (one per tool whose files we read) and the helpers providers share
+//! for reading files: a missing file is not an error, a directory or an unreadable file is, and a
+//! broken file is an error naming it, never a panic.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::context::DiscoveryContext;
+use crate::error::ConfigError;
+use crate::server_config::{Level, ServerConfig};
+
+/// Reads one tool's MCP configuration files.
+///
+/// Providers are trait objects so an agent can add its own. Their order in the list given to
+/// [`load_all_configs`](crate::load_all_configs) is their priority, highest first.
+pub trait ConfigSource: Send + Sync {
+    /// A stable id, e.g. `claude-code`; used to disable a provider and in source metadata.
+    fn id(&self) -> &str;
+
+    /// A display name, e.g. `Claude Code`.
+    fn name(&self) -> &str;
+
+    /// Reads the provider's files that exist, project files before user files (inside one
+    /// provider, the project definition of a server beats the user's). Files that do not
+    /// exist are left out; every other problem is that file's error.
+    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile>;
+}
+
+/// One file a provider read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SourceFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Project or user level.
+    pub level: Level,
+    /// What it holds, or why it could not be read.
+    pub contents: Result<FileServers, ConfigError>,
+}
+
+impl SourceFile {
+    /// A file that was read.
+    pub fn new(
+        path: impl Into<PathBuf>,
+        level: Level,
+        contents: Result<FileServers, ConfigError>,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            level,
+            contents,
+        }
+    }
+}
+
+/// The servers of one file.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct FileServers {
+    /// The server definitions in file order, in the runtime's shape (values not yet expanded).
+    pub servers: Vec<(String, ServerConfig)>,
+    /// Entries that could not be turned into a definition: (server name, message naming it).
+    pub invalid: Vec<(String, String)>,
+    /// Names listed in the file's `disabledServers` (native user file only).
+    pub disabled_servers: Vec<String>,
+}
+
+/// Reads a config file as UTF-8. `Ok(None)` when it does not exist.
+pub fn read_config_file(path: &Path) -> Result<Option<String>, ConfigError> {
+    match std::fs::metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+        Ok(metadata) if metadata.is_dir() => {
+            return Err(ConfigError::NotAFile {
+                path: path.to_owned(),
+            });
+        }
+        Ok(_) => {}
+    }
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Parses strict JSON; an empty (or all-whitespace) file counts as `{}`.
+pub fn parse_json(path: &Path, text: &str) -> Result<Value, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_str(text).map_err(|error| ConfigError::Parse {
+        path: path.to_owned(),
+        format: "JSON",
+        message: error.to_string(),
+    })
+}
+
+/// Parses JSON with comments (`//`, `/* */`) and trailing commas, as VS Code and OpenCode
+/// write it. Line and column numbers in errors refer to the original text.
+pub fn parse_jsonc(path: &Path, text: &str) -> Result<Value, ConfigError> {
+    let plain = strip_jsonc(text);
+    if plain.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_str(&plain).map_err(|error| ConfigError::Parse {
+        path: path.to_owned(),
+        format: "JSON with comments",
+        message: error.to_string(),
+    })
+}
+
+/// Replaces comments and trailing commas with spaces (newlines kept), so positions stay put.
+fn strip_jsonc(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut index = 0;
+    let mut in_string = false;
+    // The position of a comma that may turn out to be trailing.
+    let mut pending_comma: Option<usize> = None;
+    while index < bytes.len() {
+        let byte = bytes[index];
+        if in_string {
+            match byte {
+                b'\\' => index += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            index += 1;
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = true;
+                pending_comma = None;
+            }
+            b'/' if bytes.get(index + 1) == Some(&b'/') => {
+                while index < bytes.len() && bytes[index] != b'\n' {
+                    out[index] = b' ';
+                    index += 1;
+                }
+                continue;
+            }
+            b'/' if bytes.get(index + 1) == Some(&b'*') => {
+                let start = index;
+                index += 2;
+                while index < bytes.len()
+                    && !(bytes[index] == b'*' && bytes.get(index + 1) == Some(&b'/'))
+                {
+                    index += 1;
+                }
+                let end = (index + 2).min(bytes.len());
+                for slot in &mut out[start..end] {
+                    if *slot != b'\n' {
+                        *slot = b' ';
+                    }
+                }
+                index = end;
+                continue;
+            }
+            b',' => pending_comma = Some(index),
+            b'}' | b']' => {
+                if let Some(comma) = pending_comma.take() {
+                    out[comma] = b' ';
+                }
+            }
+            byte if byte.is_ascii_whitespace() => {}
+            _ => pending_comma = None,
+        }
+        index += 1;
+    }
+    // Only ASCII bytes outside strings were replaced by ASCII spaces: still valid UTF-8.
+    String::from_utf8(out)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// Reads the usual `{"<key>": {"name": {...}}}` layout: each entry of the object at `key` goes
+/// through `convert`; an entry `convert` refuses becomes that server's problem. A missing key is
+/// an empty file; a key that is not an object is the file's error.
+pub fn servers_under_key(
+    path: &Path,
+    root: &Value,
+    key: &str,
+    mut convert: impl FnMut(&str, &Value) -> Result<ServerConfig, String>,
+) -> Result<FileServers, ConfigError> {
+    let mut file = FileServers::default();
+    let Some(root) = root.as_object() else {
+        return Err(ConfigError::Shape {
+            path: path.to_owned(),
+            message: "the file must hold a JSON object".to_owned(),
+        });
+    };
+    match root.get(key) {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(entries)) => {
+            for (name, entry) in entries {
+                match convert(name, entry) {
+                    Ok(config) => file.servers.push((name.clone(), config)),
+                    Err(message) => file
+                        .invalid
+                        .push((name.clone(), format!("Server \"{name}\": {message}"))),
+                }
+            }
+        }
+        Some(_) => {
+            return Err(ConfigError::Shape {
+                path: path.to_owned(),
+                message: format!(
+                    "\"{key}\" must be an object mapping server names to their settings"
+                ),
+            });
+        }
+    }
+    Ok(file)
+}
+
+/// Converts an entry already in the runtime's own shape (`command`, `args`, `env`, `url`,
+/// `headers`, `type`, …), which most tools share.
+pub fn standard_entry(entry: &Value) -> Result<ServerConfig, String> {
+    if !entry.is_object() {
+        return Err("the entry must be an object".to_owned());
+    }
+    serde_json::from_value(entry.clone()).map_err(|error| format!("invalid settings: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonc_comments_and_trailing_commas_are_accepted() {
+        let text =
+            "{\n  // a comment\n  \"a\": \"// not a comment\", /* block\n */ \"b\": [1, 2,],\n}\n";
+        let value = parse_jsonc(Path::new("x.json"), text).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"a": "// not a comment", "b": [1, 2]})
+        );
+    }
+
+    #[test]
+    fn jsonc_errors_keep_the_original_line() {
+        let text = "{\n // c\n \"a\": 1\n \"b\": 2\n}";
+        let error = parse_jsonc(Path::new("x.json"), text).unwrap_err();
+        assert!(error.to_string().contains("line 4"), "{error}");
+    }
+
+    #[test]
+    fn a_directory_is_an_error_and_a_missing_file_is_not() {
+        let dir = std::env::temp_dir();
+        assert!(matches!(
+            read_config_file(&dir),
+            Err(ConfigError::NotAFile { .. })
+        ));
+        assert!(
+            read_config_file(&dir.join("surely-missing-mcp.json"))
+                .unwrap()
+                .is_none()
+        );
+    }
+}

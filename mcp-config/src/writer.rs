@@ -1,0 +1,1 @@
+//! Config writing for the `/mcp` commands.
