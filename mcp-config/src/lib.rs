@@ -39,7 +39,10 @@ pub mod auth;
 pub mod providers;
 pub mod writer;
 
-// auth re-exports (added with the auth module)
+pub use auth::{
+    AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure, DEFAULT_COMMAND_TIMEOUT,
+    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, resolve_auth_config, resolve_auth_config_with,
+};
 pub use context::DiscoveryContext;
 pub use discovery::{
     DiscoveryError, DiscoveryOptions, DiscoveryResult, ServerSource, load_all_configs,
@@ -47,7 +50,6 @@ pub use discovery::{
 pub use error::ConfigError;
 pub use expand::{expand_server_config, expand_value};
 pub use providers::default_sources;
-// writer re-exports (added with the writer module)
 pub use server_config::{
     AuthConfig, DEFAULT_TIMEOUT_MS, Level, REDACTED, ServerConfig, SourceMeta, TransportKind,
     validate_server_config,
@@ -55,4 +57,8 @@ pub use server_config::{
 pub use source::{
     ConfigSource, FileServers, SourceFile, parse_json, parse_jsonc, read_config_file,
     servers_under_key, standard_entry,
+};
+pub use writer::{
+    ChangeAction, ConfigChange, add_server, native_config_path, remove_server, set_server_enabled,
+    validate_server_name,
 };

@@ -299,21 +299,15 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
     if has_command && has_url {
         problem("both \"command\" and \"url\" are set; keep one".to_owned());
     }
-    let kind = match config.transport.as_deref() {
-        None => None,
-        Some(kind @ ("stdio" | "http" | "sse" | "streamable-http" | "streamableHttp")) => {
-            Some(kind)
-        }
-        Some(other) => {
-            problem(format!(
-                "unknown transport type \"{other}\" (expected \"stdio\", \"http\" or \"sse\")"
-            ));
-            None
-        }
-    };
+    match config.transport.as_deref() {
+        None | Some("stdio" | "http" | "sse" | "streamable-http" | "streamableHttp") => {}
+        Some(other) => problem(format!(
+            "unknown transport type \"{other}\" (expected \"stdio\", \"http\" or \"sse\")"
+        )),
+    }
     match config.transport_kind() {
         TransportKind::Stdio => {
-            if !has_command && !(has_url && kind.is_none()) {
+            if !has_command {
                 problem("stdio server requires \"command\" field".to_owned());
             }
             if config.command.is_some() && !has_command {

@@ -1,1 +1,608 @@
-//! Config writing for the `/mcp` commands.
+//! Config writing for the `/mcp` commands: add, remove, enable and disable servers.
+//!
+//! Only this agent's **native** files are ever written: the project file
+//! (`<cwd>/.<app>/mcp.json`, [`DiscoveryContext::native_project_file`]) and the user file
+//! (`<config dir>/<app>/mcp.json`, [`DiscoveryContext::native_user_file`]). Their format is
+//!
+//! ```json
+//! {
+//!   "mcpServers": { "name": { "command": "npx", "args": ["-y", "server"] } },
+//!   "disabledServers": ["some-server-from-another-tool"]
+//! }
+//! ```
+//!
+//! plus anything else a user or another program put there. Servers that come from another
+//! tool's file (Claude Code, Cursor, …) are never edited in place: disabling one adds its name
+//! to the user file's `disabledServers`, enabling it removes the name again.
+//!
+//! Every change follows the same rules:
+//!
+//! - The file is read first. A missing file counts as `{}`; a file that does not parse is an
+//!   error and is never overwritten.
+//! - Only what the change needs is touched: unknown top-level fields, unknown per-server fields
+//!   and the other servers stay as they are, in their order.
+//! - The new contents are written atomically: a uniquely named temporary file in the same
+//!   directory, created with mode `0600`, written, synced and renamed over the target. A
+//!   missing directory is created with mode `0700`; existing directories are left alone.
+//! - When the target is a symlink, the file it points to is replaced and the link stays.
+//! - A change that is already in place writes nothing.
+//!
+//! ```no_run
+//! use mcp_config::{DiscoveryContext, Level, ServerConfig};
+//! use mcp_config::writer::{add_server, set_server_enabled};
+//!
+//! # fn run() -> Result<(), mcp_config::ConfigError> {
+//! let ctx = DiscoveryContext::from_process("my-agent", std::env::current_dir().unwrap_or_default())?;
+//! let path = add_server(&ctx, Level::User, "files", &ServerConfig::stdio("npx", ["-y", "files"]))?;
+//! println!("added \"files\" to {}", path.display());
+//! for change in set_server_enabled(&ctx, "files", false, None)? {
+//!     println!("{change}");
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::fmt;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Write as _};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+
+use crate::context::DiscoveryContext;
+use crate::error::ConfigError;
+use crate::server_config::{Level, ServerConfig, SourceMeta};
+use crate::source::{parse_json, read_config_file};
+
+/// The provider id of this agent's own files in [`SourceMeta::provider`].
+const NATIVE_PROVIDER: &str = "native";
+/// The key holding the server definitions.
+const SERVERS_KEY: &str = "mcpServers";
+/// The key holding the names of servers switched off (honoured in the user file).
+const DISABLED_KEY: &str = "disabledServers";
+/// Mode of a written config file.
+const FILE_MODE: u32 = 0o600;
+/// Mode of a directory created for a config file.
+const DIR_MODE: u32 = 0o700;
+/// How many symlinks are followed before giving up (a loop).
+const MAX_SYMLINKS: usize = 40;
+
+/// What one write did to one file, for a CLI to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConfigChange {
+    /// The native file that was changed (as the context names it, even when it is a symlink).
+    pub path: PathBuf,
+    /// The server the change is about.
+    pub server: String,
+    /// What was done.
+    pub action: ChangeAction,
+}
+
+/// The kinds of change the writer makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChangeAction {
+    /// The server was added under `mcpServers`.
+    Added,
+    /// The server was removed from `mcpServers`.
+    Removed,
+    /// `"enabled": false` was set on the server's entry.
+    SetEnabledFalse,
+    /// The `enabled` field was removed from the server's entry (it is on by default).
+    RemovedEnabledFlag,
+    /// The name was added to `disabledServers`.
+    AddedToDisabledServers,
+    /// The name was removed from `disabledServers`.
+    RemovedFromDisabledServers,
+}
+
+impl fmt::Display for ConfigChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let server = &self.server;
+        let path = self.path.display();
+        match self.action {
+            ChangeAction::Added => write!(f, "added \"{server}\" to {path}"),
+            ChangeAction::Removed => write!(f, "removed \"{server}\" from {path}"),
+            ChangeAction::SetEnabledFalse => {
+                write!(f, "set \"enabled\": false on \"{server}\" in {path}")
+            }
+            ChangeAction::RemovedEnabledFlag => {
+                write!(f, "removed \"enabled\" from \"{server}\" in {path}")
+            }
+            ChangeAction::AddedToDisabledServers => {
+                write!(f, "added \"{server}\" to \"{DISABLED_KEY}\" in {path}")
+            }
+            ChangeAction::RemovedFromDisabledServers => {
+                write!(f, "removed \"{server}\" from \"{DISABLED_KEY}\" in {path}")
+            }
+        }
+    }
+}
+
+/// The native file of a level: [`DiscoveryContext::native_project_file`] or
+/// [`DiscoveryContext::native_user_file`].
+pub fn native_config_path(ctx: &DiscoveryContext, level: Level) -> PathBuf {
+    match level {
+        Level::Project => ctx.native_project_file(),
+        Level::User => ctx.native_user_file(),
+    }
+}
+
+/// Checks a name for a new server: not empty, and only ASCII letters, digits, `-`, `_` and `.`.
+pub fn validate_server_name(name: &str) -> Result<(), ConfigError> {
+    const ALLOWED: &str = "use only ASCII letters, digits, \"-\", \"_\" and \".\"";
+    if name.is_empty() {
+        return Err(ConfigError::Invalid(format!(
+            "the server name is empty; {ALLOWED}"
+        )));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return Err(ConfigError::Invalid(format!(
+            "invalid server name \"{name}\": {bad:?} is not allowed; {ALLOWED}"
+        )));
+    }
+    Ok(())
+}
+
+/// Adds a server to the native file of `level` and returns that file's path.
+///
+/// The name must pass [`validate_server_name`] and must not be in that file already (remove it
+/// first to replace it). The config is written as given (unexpanded `${VAR}` references stay
+/// references); it is not validated here.
+pub fn add_server(
+    ctx: &DiscoveryContext,
+    level: Level,
+    name: &str,
+    config: &ServerConfig,
+) -> Result<PathBuf, ConfigError> {
+    validate_server_name(name)?;
+    let path = native_config_path(ctx, level);
+    let mut doc = Document::load(&path)?;
+    if doc.server(name)?.is_some() {
+        return Err(ConfigError::Invalid(format!(
+            "a server named \"{name}\" is already in {}; remove it first (/mcp remove {name}) or \
+             choose another name",
+            path.display()
+        )));
+    }
+    let entry = serde_json::to_value(config).map_err(|error| {
+        ConfigError::Invalid(format!(
+            "server \"{name}\" could not be turned into JSON: {error}"
+        ))
+    })?;
+    doc.servers_mut()?.insert(name.to_owned(), entry);
+    doc.save()?;
+    Ok(path)
+}
+
+/// Removes a server from the native file of `level` and returns that file's path.
+///
+/// A server that is not in that file is an error naming the file; nothing is written then.
+pub fn remove_server(
+    ctx: &DiscoveryContext,
+    level: Level,
+    name: &str,
+) -> Result<PathBuf, ConfigError> {
+    let path = native_config_path(ctx, level);
+    let mut doc = Document::load(&path)?;
+    if doc.server(name)?.is_none() {
+        let missing = if doc.existed {
+            ""
+        } else {
+            " (the file does not exist)"
+        };
+        return Err(ConfigError::Invalid(format!(
+            "there is no server named \"{name}\" in the {level} config {}{missing}",
+            path.display()
+        )));
+    }
+    doc.servers_mut()?.shift_remove(name);
+    doc.save()?;
+    Ok(path)
+}
+
+/// Turns a server on (`enabled: true`) or off, and returns the changes made (empty when the
+/// server was already in that state as far as the native files go).
+///
+/// `source` is where discovery found the server, if known.
+///
+/// - A server defined in a native file (the file `source` names first when it is native, else
+///   the project file, then the user file) is switched in its entry: disabling sets
+///   `"enabled": false`, enabling removes the `enabled` field and also removes the name from
+///   `disabledServers` (in that file and in the user file).
+/// - A server from another tool's file (a `source` whose provider is not `native`), or one that
+///   is in no native file, is switched through the user file's `disabledServers`: disabling adds
+///   the name (once), enabling removes it. The other tool's file is never written.
+pub fn set_server_enabled(
+    ctx: &DiscoveryContext,
+    name: &str,
+    enabled: bool,
+    source: Option<&SourceMeta>,
+) -> Result<Vec<ConfigChange>, ConfigError> {
+    if name.is_empty() {
+        return Err(ConfigError::Invalid("the server name is empty".to_owned()));
+    }
+    let user_path = ctx.native_user_file();
+    let mut changes = Vec::new();
+    let foreign = source.is_some_and(|meta| meta.provider != NATIVE_PROVIDER);
+    if !foreign {
+        let levels = match source {
+            Some(meta) if meta.level == Level::User || meta.path == user_path => {
+                [Level::User, Level::Project]
+            }
+            _ => [Level::Project, Level::User],
+        };
+        for level in levels {
+            let path = native_config_path(ctx, level);
+            let mut doc = Document::load(&path)?;
+            if doc.server(name)?.is_none() {
+                continue;
+            }
+            let action = doc.set_entry_enabled(name, enabled)?;
+            let mut unlisted = false;
+            if enabled {
+                unlisted = doc.unlist_disabled(name)?;
+            }
+            if action.is_some() || unlisted {
+                doc.save()?;
+            }
+            changes.extend(action.map(|action| change(&path, name, action)));
+            if unlisted {
+                changes.push(change(
+                    &path,
+                    name,
+                    ChangeAction::RemovedFromDisabledServers,
+                ));
+            }
+            if enabled && path != user_path {
+                changes.extend(set_listed_disabled(&user_path, name, false)?);
+            }
+            return Ok(changes);
+        }
+    }
+    changes.extend(set_listed_disabled(&user_path, name, !enabled)?);
+    Ok(changes)
+}
+
+/// Adds `name` to (or removes it from) `disabledServers` in the file at `path`.
+fn set_listed_disabled(
+    path: &Path,
+    name: &str,
+    disabled: bool,
+) -> Result<Option<ConfigChange>, ConfigError> {
+    let mut doc = Document::load(path)?;
+    let action = if disabled {
+        doc.list_disabled(name)?
+            .then_some(ChangeAction::AddedToDisabledServers)
+    } else {
+        doc.unlist_disabled(name)?
+            .then_some(ChangeAction::RemovedFromDisabledServers)
+    };
+    if action.is_some() {
+        doc.save()?;
+    }
+    Ok(action.map(|action| change(path, name, action)))
+}
+
+fn change(path: &Path, server: &str, action: ChangeAction) -> ConfigChange {
+    ConfigChange {
+        path: path.to_owned(),
+        server: server.to_owned(),
+        action,
+    }
+}
+
+/// One native file, read and parsed, being changed.
+struct Document {
+    /// The file the change is written to (symlinks resolved).
+    target: PathBuf,
+    /// Whether the file existed when it was read.
+    existed: bool,
+    /// Its top-level object.
+    root: Map<String, Value>,
+}
+
+impl Document {
+    /// Reads `path` (through symlinks); a missing file is `{}`, a broken one an error.
+    fn load(path: &Path) -> Result<Self, ConfigError> {
+        let target = resolve_symlinks(path)?;
+        let text = read_config_file(&target)?;
+        let existed = text.is_some();
+        let root = match text {
+            None => Map::new(),
+            Some(text) => match parse_json(&target, &text)? {
+                Value::Object(root) => root,
+                _ => {
+                    return Err(ConfigError::Shape {
+                        path: target,
+                        message: "the file must hold a JSON object; it was left unchanged"
+                            .to_owned(),
+                    });
+                }
+            },
+        };
+        Ok(Self {
+            target,
+            existed,
+            root,
+        })
+    }
+
+    fn shape_error(&self, message: String) -> ConfigError {
+        ConfigError::Shape {
+            path: self.target.clone(),
+            message,
+        }
+    }
+
+    /// The entry of server `name`, if the file has one.
+    fn server(&self, name: &str) -> Result<Option<&Value>, ConfigError> {
+        match self.root.get(SERVERS_KEY) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(servers)) => Ok(servers.get(name)),
+            Some(_) => Err(self.servers_shape_error()),
+        }
+    }
+
+    /// The `mcpServers` object, created (at the end) when missing.
+    fn servers_mut(&mut self) -> Result<&mut Map<String, Value>, ConfigError> {
+        let error = self.servers_shape_error();
+        let slot = self
+            .root
+            .entry(SERVERS_KEY)
+            .or_insert_with(|| Value::Object(Map::new()));
+        if slot.is_null() {
+            *slot = Value::Object(Map::new());
+        }
+        slot.as_object_mut().ok_or(error)
+    }
+
+    fn servers_shape_error(&self) -> ConfigError {
+        self.shape_error(format!(
+            "\"{SERVERS_KEY}\" must be an object mapping server names to their settings; the \
+             file was left unchanged"
+        ))
+    }
+
+    /// Sets or clears `enabled` on an existing entry; `None` when it already was so.
+    fn set_entry_enabled(
+        &mut self,
+        name: &str,
+        enabled: bool,
+    ) -> Result<Option<ChangeAction>, ConfigError> {
+        let error = self.shape_error(format!(
+            "the entry of server \"{name}\" in \"{SERVERS_KEY}\" must be an object; the file was \
+             left unchanged"
+        ));
+        let Some(entry) = self
+            .servers_mut()?
+            .get_mut(name)
+            .and_then(Value::as_object_mut)
+        else {
+            return Err(error);
+        };
+        if enabled {
+            match entry.get("enabled") {
+                None | Some(Value::Bool(true)) => Ok(None),
+                Some(_) => {
+                    entry.shift_remove("enabled");
+                    Ok(Some(ChangeAction::RemovedEnabledFlag))
+                }
+            }
+        } else if entry.get("enabled") == Some(&Value::Bool(false)) {
+            Ok(None)
+        } else {
+            entry.insert("enabled".to_owned(), Value::Bool(false));
+            Ok(Some(ChangeAction::SetEnabledFalse))
+        }
+    }
+
+    /// The `disabledServers` list, if there is one.
+    fn disabled_list(&mut self, create: bool) -> Result<Option<&mut Vec<Value>>, ConfigError> {
+        let error = self.shape_error(format!(
+            "\"{DISABLED_KEY}\" must be a list of server names; the file was left unchanged"
+        ));
+        if !create && self.root.get(DISABLED_KEY).is_none_or(Value::is_null) {
+            return Ok(None);
+        }
+        let slot = self
+            .root
+            .entry(DISABLED_KEY)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if slot.is_null() {
+            *slot = Value::Array(Vec::new());
+        }
+        slot.as_array_mut().map(Some).ok_or(error)
+    }
+
+    /// Adds `name` to `disabledServers`; false when it was there already.
+    fn list_disabled(&mut self, name: &str) -> Result<bool, ConfigError> {
+        let Some(list) = self.disabled_list(true)? else {
+            return Ok(false);
+        };
+        if list.iter().any(|item| item.as_str() == Some(name)) {
+            return Ok(false);
+        }
+        list.push(Value::String(name.to_owned()));
+        Ok(true)
+    }
+
+    /// Removes every `name` from `disabledServers`; false when it was not there.
+    fn unlist_disabled(&mut self, name: &str) -> Result<bool, ConfigError> {
+        let Some(list) = self.disabled_list(false)? else {
+            return Ok(false);
+        };
+        let before = list.len();
+        list.retain(|item| item.as_str() != Some(name));
+        Ok(list.len() != before)
+    }
+
+    /// Writes the document back: pretty JSON with a trailing newline, atomically.
+    fn save(&self) -> Result<(), ConfigError> {
+        let mut text =
+            serde_json::to_string_pretty(&self.root).map_err(|error| ConfigError::Write {
+                path: self.target.clone(),
+                source: io::Error::other(error),
+            })?;
+        text.push('\n');
+        write_atomically(&self.target, text.as_bytes())?;
+        tracing::debug!(path = %self.target.display(), "wrote MCP config file");
+        Ok(())
+    }
+}
+
+/// Follows symlinks from `path` to the file they point at (which may not exist yet).
+fn resolve_symlinks(path: &Path) -> Result<PathBuf, ConfigError> {
+    let mut current = path.to_owned();
+    for _ in 0..MAX_SYMLINKS {
+        match fs::symlink_metadata(&current) {
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(current),
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: current,
+                    source,
+                });
+            }
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                let link = fs::read_link(&current).map_err(|source| ConfigError::Read {
+                    path: current.clone(),
+                    source,
+                })?;
+                current = match current.parent() {
+                    Some(parent) if link.is_relative() => parent.join(link),
+                    _ => link,
+                };
+            }
+            Ok(_) => return Ok(current),
+        }
+    }
+    Err(ConfigError::Read {
+        path: path.to_owned(),
+        source: io::Error::other(format!("more than {MAX_SYMLINKS} symbolic links (a loop?)")),
+    })
+}
+
+/// Replaces `target` with `bytes`: temp file (0600) in the same directory, write, fsync,
+/// rename. On failure the temp file is removed and `target` is as it was.
+fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), ConfigError> {
+    let write_error = |source| ConfigError::Write {
+        path: target.to_owned(),
+        source,
+    };
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let Some(file_name) = target.file_name() else {
+        return Err(write_error(io::Error::other("the path has no file name")));
+    };
+    create_private_dirs(&dir).map_err(|source| ConfigError::Write {
+        path: dir.clone(),
+        source,
+    })?;
+    let (temp_path, mut file) =
+        create_temp_file(&dir, &file_name.to_string_lossy()).map_err(write_error)?;
+    let written = file
+        .set_permissions(fs::Permissions::from_mode(FILE_MODE))
+        .and_then(|()| file.write_all(bytes))
+        .and_then(|()| file.sync_all());
+    drop(file);
+    let renamed = written.and_then(|()| fs::rename(&temp_path, target));
+    if let Err(source) = renamed {
+        if let Err(error) = fs::remove_file(&temp_path) {
+            tracing::warn!(path = %temp_path.display(), %error, "could not remove temporary file");
+        }
+        return Err(write_error(source));
+    }
+    // Make the rename itself durable; the data is already safe, so this is best effort.
+    if let Err(error) = File::open(&dir).and_then(|dir| dir.sync_all()) {
+        tracing::debug!(path = %dir.display(), %error, "could not sync directory");
+    }
+    Ok(())
+}
+
+/// Creates `dir` and its missing ancestors with mode 0700; existing ones are not touched.
+fn create_private_dirs(dir: &Path) -> io::Result<()> {
+    let mut missing = Vec::new();
+    let mut current = Some(dir);
+    while let Some(path) = current {
+        if path.as_os_str().is_empty() || fs::metadata(path).is_ok() {
+            break;
+        }
+        missing.push(path);
+        current = path.parent();
+    }
+    for path in missing.into_iter().rev() {
+        match DirBuilder::new().mode(DIR_MODE).create(path) {
+            Ok(()) => fs::set_permissions(path, fs::Permissions::from_mode(DIR_MODE))?,
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
+/// Creates a new, uniquely named file next to the target, mode 0600 from the start.
+fn create_temp_file(dir: &Path, file_name: &str) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.subsec_nanos())
+        .unwrap_or_default();
+    let mut last_error = None;
+    for _ in 0..64 {
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(
+            ".{file_name}.{}.{count}.{nanos}.tmp",
+            std::process::id()
+        ));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(FILE_MODE)
+            .open(&path)
+        {
+            Ok(file) => return Ok((path, file)),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => last_error = Some(error),
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| io::Error::other("could not find a free temporary file name")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_names_are_checked() {
+        assert!(validate_server_name("my-server_1.0").is_ok());
+        let empty = validate_server_name("").unwrap_err().to_string();
+        assert!(empty.contains("empty"), "{empty}");
+        let spaced = validate_server_name("my server").unwrap_err().to_string();
+        assert!(spaced.contains("\"my server\""), "{spaced}");
+        assert!(spaced.contains("letters, digits"), "{spaced}");
+        assert!(validate_server_name("a/b").is_err());
+        assert!(validate_server_name("é").is_err());
+    }
+
+    #[test]
+    fn changes_print_the_file_and_what_was_done() {
+        let shown = change(
+            Path::new("/h/.config/a/mcp.json"),
+            "x",
+            ChangeAction::AddedToDisabledServers,
+        )
+        .to_string();
+        assert_eq!(
+            shown,
+            "added \"x\" to \"disabledServers\" in /h/.config/a/mcp.json"
+        );
+    }
+}

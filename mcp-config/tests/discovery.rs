@@ -66,7 +66,7 @@ impl Drop for World {
     }
 }
 
-fn servers(entries: serde_json::Value) -> serde_json::Value {
+fn servers(entries: &serde_json::Value) -> serde_json::Value {
     json!({ "mcpServers": entries })
 }
 
@@ -87,15 +87,15 @@ fn the_highest_priority_provider_wins_whole_and_the_others_are_listed_as_shadowe
     let world = World::new();
     world.write_json(
         "home/.config/testapp/mcp.json",
-        &servers(json!({"github": {"command": "native-gh"}})),
+        &servers(&json!({"github": {"command": "native-gh"}})),
     );
     world.write_json(
         "project/.mcp.json",
-        &servers(json!({"github": {"command": "claude-gh", "args": ["--x"]}})),
+        &servers(&json!({"github": {"command": "claude-gh", "args": ["--x"]}})),
     );
     world.write_json(
         "home/.cursor/mcp.json",
-        &servers(json!({"github": {"command": "cursor-gh"}, "only-cursor": {"command": "c"}})),
+        &servers(&json!({"github": {"command": "cursor-gh"}, "only-cursor": {"command": "c"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
     assert!(found.errors.is_empty(), "{:?}", found.errors);
@@ -120,11 +120,11 @@ fn inside_one_provider_the_project_definition_beats_the_user_one() {
     let world = World::new();
     let project = world.write_json(
         "project/.cursor/mcp.json",
-        &servers(json!({"fs": {"command": "project-fs"}})),
+        &servers(&json!({"fs": {"command": "project-fs"}})),
     );
     let user = world.write_json(
         "home/.cursor/mcp.json",
-        &servers(json!({"fs": {"command": "user-fs"}})),
+        &servers(&json!({"fs": {"command": "user-fs"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
     assert_eq!(found.configs["fs"].command.as_deref(), Some("project-fs"));
@@ -141,11 +141,11 @@ fn with_project_config_off_a_project_entry_no_longer_hides_the_users() {
     let world = World::new();
     world.write_json(
         "project/.mcp.json",
-        &servers(json!({"db": {"command": "project-db"}, "project-only": {"command": "p"}})),
+        &servers(&json!({"db": {"command": "project-db"}, "project-only": {"command": "p"}})),
     );
     let user = world.write_json(
         "home/.cursor/mcp.json",
-        &servers(json!({"db": {"command": "user-db"}})),
+        &servers(&json!({"db": {"command": "user-db"}})),
     );
     let found = world.load(&DiscoveryOptions::default().project_config(false));
     assert_eq!(found.configs["db"].command.as_deref(), Some("user-db"));
@@ -159,11 +159,11 @@ fn a_disabled_entry_is_skipped_before_the_merge() {
     let world = World::new();
     world.write_json(
         "project/.testapp/mcp.json",
-        &servers(json!({"x": {"command": "native-x", "enabled": false}, "off": {"command": "o", "enabled": false}})),
+        &servers(&json!({"x": {"command": "native-x", "enabled": false}, "off": {"command": "o", "enabled": false}})),
     );
     world.write_json(
         "home/.claude.json",
-        &servers(json!({"x": {"command": "claude-x"}})),
+        &servers(&json!({"x": {"command": "claude-x"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
     assert_eq!(found.configs["x"].command.as_deref(), Some("claude-x"));
@@ -184,11 +184,11 @@ fn names_in_the_user_files_disabled_servers_are_skipped_everywhere() {
     );
     world.write_json(
         "project/.mcp.json",
-        &servers(json!({"noisy": {"command": "n"}, "quiet": {"command": "q"}})),
+        &servers(&json!({"noisy": {"command": "n"}, "quiet": {"command": "q"}})),
     );
     world.write_json(
         "home/.cursor/mcp.json",
-        &servers(json!({"noisy": {"command": "n2"}})),
+        &servers(&json!({"noisy": {"command": "n2"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
     assert!(!found.configs.contains_key("noisy"));
@@ -201,7 +201,7 @@ fn exa_servers_are_removed_and_their_keys_returned() {
     let world = World::new();
     world.write_json(
         "project/.mcp.json",
-        &servers(json!({
+        &servers(&json!({
             "exa": {"type": "http", "url": "https://mcp.exa.ai/mcp?exaApiKey=key-from-url"},
             "search": {"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.exa.ai/mcp?exaApiKey=key-from-args"]},
             "web": {"command": "npx", "args": ["-y", "exa-mcp-server", "--host", "mcp.exa.ai"], "env": {"EXA_API_KEY": "${EXA_KEY}"}},
@@ -226,7 +226,7 @@ fn variables_are_expanded_and_an_unset_one_is_that_servers_error() {
     let world = World::new();
     let file = world.write_json(
         "project/.mcp.json",
-        &servers(json!({
+        &servers(&json!({
             "api": {
                 "type": "http",
                 "url": "https://${API_HOST}/mcp",
@@ -273,7 +273,7 @@ fn an_invalid_server_is_skipped_with_its_message_and_the_others_load() {
     let world = World::new();
     world.write_json(
         "project/.mcp.json",
-        &servers(json!({
+        &servers(&json!({
             "both": {"command": "x", "url": "https://h/mcp"},
             "nothing": {},
             "weird": {"type": "websocket", "url": "wss://h"},
@@ -301,7 +301,7 @@ fn a_broken_file_is_an_error_naming_it_and_the_other_files_still_load() {
     );
     world.write_json(
         "home/.cursor/mcp.json",
-        &servers(json!({"from-cursor": {"command": "c"}})),
+        &servers(&json!({"from-cursor": {"command": "c"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
     assert!(found.configs.contains_key("from-cursor"));
@@ -325,7 +325,7 @@ fn a_directory_where_a_file_should_be_is_an_error_not_a_panic() {
     std::fs::create_dir_all(world.cwd().join(".mcp.json")).unwrap();
     world.write_json(
         "home/.cursor/mcp.json",
-        &servers(json!({"still-here": {"command": "c"}})),
+        &servers(&json!({"still-here": {"command": "c"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
     assert!(found.configs.contains_key("still-here"));
@@ -383,7 +383,7 @@ fn callers_can_add_providers_and_disable_built_in_ones() {
     let world = World::new();
     world.write_json(
         "project/.mcp.json",
-        &servers(json!({"github": {"command": "claude-gh"}})),
+        &servers(&json!({"github": {"command": "claude-gh"}})),
     );
     let first = world.load(&DiscoveryOptions::default().with_source_first(Arc::new(Team)));
     assert_eq!(first.configs["github"].command.as_deref(), Some("team-gh"));

@@ -1,0 +1,435 @@
+//! Connect-time resolution: `!command` values, their cache, OAuth tokens, and secrets kept out
+//! of `Debug` output and error messages.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use mcp_config::{
+    AuthConfig, AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure,
+    OAUTH_ACCESS_TOKEN_ENV, ServerConfig, TransportKind, resolve_auth_config,
+    resolve_auth_config_with,
+};
+
+/// A scratch directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "mcp-config-auth-{test}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Tokens by server name.
+struct MapStorage(HashMap<String, String>);
+
+impl MapStorage {
+    fn with(server: &str, token: &str) -> Self {
+        Self(HashMap::from([(server.to_owned(), token.to_owned())]))
+    }
+}
+
+#[async_trait]
+impl AuthStorage for MapStorage {
+    async fn access_token(&self, server: &str) -> Option<String> {
+        self.0.get(server).cloned()
+    }
+}
+
+fn stdio_with_env(key: &str, value: &str) -> ServerConfig {
+    let mut config = ServerConfig::stdio("my-server", ["--flag"]);
+    config.env.insert(key.to_owned(), value.to_owned());
+    config
+}
+
+fn http_with_header(key: &str, value: &str) -> ServerConfig {
+    let mut config = ServerConfig::remote(TransportKind::Http, "https://example.com/mcp");
+    config.headers.insert(key.to_owned(), value.to_owned());
+    config
+}
+
+fn quick() -> AuthOptions {
+    AuthOptions::default().with_command_timeout(Duration::from_secs(10))
+}
+
+fn command_failure(error: &AuthError) -> &CommandFailure {
+    match error {
+        AuthError::Command { failure, .. } => failure,
+        other => panic!("expected a command error, got {other:?}"),
+    }
+}
+
+fn field(error: &AuthError) -> &str {
+    match error {
+        AuthError::Command { field, .. } => field,
+        other => panic!("expected a command error, got {other:?}"),
+    }
+}
+
+/// True once the process is gone (or a zombie nobody reaped yet).
+fn is_dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|text| text.lines().count())
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn command_output_replaces_the_value_trimmed() {
+    let config = stdio_with_env("GITHUB_TOKEN", "!printf '  ghp-success-1 \\n\\n'");
+    let resolved = resolve_auth_config("github", &config, None).await.unwrap();
+    assert_eq!(resolved.env()["GITHUB_TOKEN"], "ghp-success-1");
+    assert_eq!(resolved.name(), "github");
+    assert_eq!(resolved.transport(), TransportKind::Stdio);
+    assert_eq!(resolved.command(), Some("my-server"));
+    assert_eq!(resolved.args(), ["--flag"]);
+    assert_eq!(resolved.timeout_ms(), 30_000);
+    assert!(resolved.headers().is_empty());
+
+    let config = http_with_header("X-Api-Key", "!echo header-success-2");
+    let resolved = AuthResolver::new()
+        .resolve("api", &config, None, &quick())
+        .await
+        .unwrap();
+    assert_eq!(resolved.headers()["X-Api-Key"], "header-success-2");
+    assert_eq!(resolved.url(), Some("https://example.com/mcp"));
+    assert!(resolved.env().is_empty());
+    assert_eq!(resolved.command(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_values_and_the_other_transports_map_are_left_alone() {
+    // A literal value is kept; a `!command` in `env` of an http server is not run at all.
+    let mut config = http_with_header("X-Plain", "plain-value");
+    config.env.insert("UNUSED".into(), "!exit 1".into());
+    let resolved = AuthResolver::new()
+        .resolve("api", &config, None, &quick())
+        .await
+        .unwrap();
+    assert_eq!(resolved.headers()["X-Plain"], "plain-value");
+    assert!(resolved.env().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_zero_exit_names_the_field_and_the_status_but_not_the_value() {
+    let config = http_with_header(
+        "Authorization",
+        "!echo Bearer leaked-stdout-secret; echo 'vault is locked' >&2; exit 3",
+    );
+    let error = AuthResolver::new()
+        .resolve("remote", &config, None, &quick())
+        .await
+        .unwrap_err();
+    assert_eq!(error.server(), "remote");
+    assert_eq!(field(&error), "headers.Authorization");
+    assert!(matches!(
+        command_failure(&error),
+        CommandFailure::Exit { .. }
+    ));
+    let message = error.to_string();
+    assert!(message.contains("Server \"remote\""), "{message}");
+    assert!(message.contains("headers.Authorization"), "{message}");
+    assert!(message.contains("exit status: 3"), "{message}");
+    assert!(message.contains("vault is locked"), "{message}");
+    assert!(!message.contains("leaked-stdout-secret"), "{message}");
+    assert!(!format!("{error:?}").contains("leaked-stdout-secret"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_output_is_an_error() {
+    let config = stdio_with_env("TOKEN", "!printf '  \\n'");
+    let error = AuthResolver::new()
+        .resolve("s", &config, None, &quick())
+        .await
+        .unwrap_err();
+    assert_eq!(field(&error), "env.TOKEN");
+    assert!(matches!(
+        command_failure(&error),
+        CommandFailure::EmptyOutput { .. }
+    ));
+    assert!(error.to_string().contains("printed nothing"), "{error}");
+
+    let error = AuthResolver::new()
+        .resolve("s", &stdio_with_env("TOKEN", "!  "), None, &quick())
+        .await
+        .unwrap_err();
+    assert_eq!(command_failure(&error), &CommandFailure::EmptyCommand);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_runs_too_long_is_killed_with_its_children() {
+    let dir = TempDir::new("timeout");
+    let pid_file = dir.file("pid");
+    let command = format!("!sleep 30 & echo $! > '{}'; wait", pid_file.display());
+    let options = AuthOptions::default().with_command_timeout(Duration::from_millis(300));
+    let error =
+        resolve_auth_config_with("slow", &stdio_with_env("TOKEN", &command), None, &options)
+            .await
+            .unwrap_err();
+    assert_eq!(
+        command_failure(&error),
+        &CommandFailure::TimedOut(Duration::from_millis(300))
+    );
+    assert!(error.to_string().contains("env.TOKEN"), "{error}");
+    assert!(
+        error.to_string().contains("timed out after 300ms"),
+        "{error}"
+    );
+
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The kill was sent before the error came back; give the kernel a moment to finish it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !is_dead(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(is_dead(pid), "the sleep started by the command still runs");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identical_concurrent_commands_run_once() {
+    let dir = TempDir::new("shared");
+    let log = dir.file("runs");
+    let command = format!(
+        "!echo run >> '{}'; sleep 0.2; echo shared-output",
+        log.display()
+    );
+    let resolver = Arc::new(AuthResolver::new());
+    let spawn = |name: &'static str, config: ServerConfig| {
+        let resolver = Arc::clone(&resolver);
+        tokio::spawn(async move { resolver.resolve(name, &config, None, &quick()).await })
+    };
+    let first = spawn("one", stdio_with_env("A", &command));
+    let second = spawn("two", http_with_header("X-Key", &command));
+    let (first, second) = (first.await.unwrap(), second.await.unwrap());
+    assert_eq!(first.unwrap().env()["A"], "shared-output");
+    assert_eq!(second.unwrap().headers()["X-Key"], "shared-output");
+    assert_eq!(lines(&log), 1);
+
+    // Later resolutions use the cached output …
+    let again = resolver
+        .resolve("three", &stdio_with_env("B", &command), None, &quick())
+        .await
+        .unwrap();
+    assert_eq!(again.env()["B"], "shared-output");
+    assert_eq!(lines(&log), 1);
+
+    // … until the cache is cleared.
+    resolver.clear_cache();
+    resolver
+        .resolve("four", &stdio_with_env("B", &command), None, &quick())
+        .await
+        .unwrap();
+    assert_eq!(lines(&log), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_are_not_cached() {
+    let dir = TempDir::new("retry");
+    let marker = dir.file("marker");
+    let command = format!(
+        "!if [ -e '{0}' ]; then echo second-try-value; else touch '{0}'; exit 1; fi",
+        marker.display()
+    );
+    let config = stdio_with_env("TOKEN", &command);
+    let resolver = AuthResolver::new();
+    let error = resolver
+        .resolve("flaky", &config, None, &quick())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("exit status: 1"), "{error}");
+    let resolved = resolver
+        .resolve("flaky", &config, None, &quick())
+        .await
+        .unwrap();
+    assert_eq!(resolved.env()["TOKEN"], "second-try-value");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth_token_becomes_a_bearer_header_for_http_and_sse() {
+    let storage = MapStorage::with("remote", "oauth-token-http");
+    for kind in [TransportKind::Http, TransportKind::Sse] {
+        let mut config = ServerConfig::remote(kind, "https://example.com/mcp");
+        config.auth = Some(AuthConfig::oauth());
+        let resolved = resolve_auth_config("remote", &config, Some(&storage))
+            .await
+            .unwrap();
+        assert_eq!(resolved.transport(), kind);
+        assert_eq!(
+            resolved.headers()["Authorization"],
+            "Bearer oauth-token-http"
+        );
+        assert!(!format!("{resolved:?}").contains("oauth-token-http"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth_token_becomes_an_env_variable_for_stdio() {
+    let storage = MapStorage::with("local", "oauth-token-stdio");
+    let mut config = ServerConfig::stdio("server", Vec::<String>::new());
+    config.auth = Some(AuthConfig::oauth());
+    let resolved = resolve_auth_config("local", &config, Some(&storage))
+        .await
+        .unwrap();
+    assert_eq!(resolved.env()[OAUTH_ACCESS_TOKEN_ENV], "oauth-token-stdio");
+    assert!(resolved.headers().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_token_is_used_when_auth_is_not_set() {
+    let storage = MapStorage::with("remote", "opportunistic-token");
+    let config = ServerConfig::remote(TransportKind::Http, "https://example.com/mcp");
+    let resolved = resolve_auth_config("remote", &config, Some(&storage))
+        .await
+        .unwrap();
+    assert_eq!(
+        resolved.headers()["Authorization"],
+        "Bearer opportunistic-token"
+    );
+
+    // No token, no storage, or another kind of auth: no header, no error.
+    let resolved = resolve_auth_config("other", &config, Some(&storage))
+        .await
+        .unwrap();
+    assert!(resolved.headers().is_empty());
+    let resolved = resolve_auth_config("remote", &config, None).await.unwrap();
+    assert!(resolved.headers().is_empty());
+    let mut custom = config.clone();
+    custom.auth = Some(serde_json::from_str(r#"{"type": "custom"}"#).unwrap());
+    let resolved = resolve_auth_config("remote", &custom, Some(&storage))
+        .await
+        .unwrap();
+    assert!(resolved.headers().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_explicit_authorization_header_wins() {
+    let storage = MapStorage::with("remote", "stored-token");
+    let mut config = http_with_header("authorization", "!echo Bearer from-command");
+    config.auth = Some(AuthConfig::oauth());
+    let resolved = AuthResolver::new()
+        .resolve("remote", &config, Some(&storage), &quick())
+        .await
+        .unwrap();
+    assert_eq!(resolved.headers().len(), 1);
+    assert_eq!(resolved.headers()["authorization"], "Bearer from-command");
+
+    // The explicit header makes the login unnecessary.
+    let resolved = AuthResolver::new()
+        .resolve("remote", &config, None, &quick())
+        .await
+        .unwrap();
+    assert_eq!(resolved.headers()["authorization"], "Bearer from-command");
+
+    let mut stdio = stdio_with_env(OAUTH_ACCESS_TOKEN_ENV, "explicit-env-token");
+    stdio.auth = Some(AuthConfig::oauth());
+    let resolved = resolve_auth_config("remote", &stdio, Some(&storage))
+        .await
+        .unwrap();
+    assert_eq!(resolved.env()[OAUTH_ACCESS_TOKEN_ENV], "explicit-env-token");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth_without_a_token_asks_the_user_to_log_in() {
+    let mut config = ServerConfig::remote(TransportKind::Http, "https://example.com/mcp");
+    config.auth = Some(AuthConfig::oauth());
+    let empty = MapStorage(HashMap::new());
+    let blank = MapStorage::with("remote", "  ");
+    for storage in [None, Some(&empty as &dyn AuthStorage), Some(&blank)] {
+        let error = resolve_auth_config("remote", &config, storage)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error,
+            AuthError::LoginRequired {
+                server: "remote".into()
+            }
+        );
+        let message = error.to_string();
+        assert!(message.contains("\"remote\""), "{message}");
+        assert!(message.contains("log in"), "{message}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_never_show_in_debug_output_or_errors() {
+    let storage = MapStorage::with("remote", "debug-oauth-secret");
+    let mut config = http_with_header("X-Api-Key", "!echo debug-header-secret");
+    config.url = Some("https://example.com/mcp?apiKey=debug-url-secret".into());
+    let resolver = AuthResolver::new();
+    let resolved = resolver
+        .resolve("remote", &config, Some(&storage), &quick())
+        .await
+        .unwrap();
+    assert_eq!(resolved.headers()["X-Api-Key"], "debug-header-secret");
+    let shown = format!("{resolved:?} {resolved:#?} {resolver:?}");
+    for secret in [
+        "debug-oauth-secret",
+        "debug-header-secret",
+        "debug-url-secret",
+    ] {
+        assert!(!shown.contains(secret), "{shown}");
+    }
+    assert!(shown.contains("X-Api-Key") && shown.contains("Authorization"));
+
+    let stdio = stdio_with_env("TOKEN", "!echo debug-env-secret");
+    let resolved = resolver
+        .resolve("local", &stdio, None, &quick())
+        .await
+        .unwrap();
+    assert_eq!(resolved.env()["TOKEN"], "debug-env-secret");
+    let shown = format!("{resolved:?}");
+    assert!(!shown.contains("debug-env-secret"), "{shown}");
+    assert!(shown.contains("TOKEN"), "{shown}");
+
+    // A failing command that printed its secret before failing.
+    let failing = stdio_with_env("TOKEN", "!echo error-secret; exit 1");
+    let error = resolver
+        .resolve("local", &failing, None, &quick())
+        .await
+        .unwrap_err();
+    for text in [error.to_string(), format!("{error:?}")] {
+        assert!(!text.contains("error-secret"), "{text}");
+    }
+}
+
+#[test]
+fn resolution_futures_can_be_spawned_and_storage_is_object_safe() {
+    fn assert_send<T: Send>(_: &T) {}
+    let config = ServerConfig::stdio("x", Vec::<String>::new());
+    let storage: Box<dyn AuthStorage> = Box::new(MapStorage(HashMap::new()));
+    assert_send(&resolve_auth_config("x", &config, Some(storage.as_ref())));
+}
