@@ -131,13 +131,20 @@ impl ServerConfig {
         self.timeout.unwrap_or(DEFAULT_TIMEOUT_MS)
     }
 
-    /// A copy whose `env` and `header` values are replaced by `<redacted>`, for display.
+    /// A copy for display: `env` and `headers` values, URL query values and userinfo, and
+    /// `auth` settings are replaced by `<redacted>`.
     pub fn redacted(&self) -> Self {
         let mut copy = self.clone();
         for value in copy.env.values_mut().chain(copy.headers.values_mut()) {
             *value = REDACTED.to_owned();
         }
         copy.url = copy.url.as_deref().map(redact_url_secrets);
+        if let Some(auth) = &mut copy.auth {
+            // Client ids and secrets, scopes: none of it is for display.
+            for value in auth.extra.values_mut() {
+                *value = Value::String(REDACTED.to_owned());
+            }
+        }
         copy
     }
 }
@@ -405,8 +412,12 @@ mod tests {
             .headers
             .insert("Authorization".into(), "Bearer sk-456".into());
         config.env.insert("TOKEN".into(), "sk-789".into());
+        let mut auth = AuthConfig::oauth();
+        auth.extra
+            .insert("CLIENT_SECRET".into(), Value::String("sk-000".into()));
+        config.auth = Some(auth);
         let shown = format!("{config:?}");
-        for secret in ["sk-123", "sk-456", "sk-789"] {
+        for secret in ["sk-123", "sk-456", "sk-789", "sk-000"] {
             assert!(!shown.contains(secret), "{shown}");
         }
         assert!(shown.contains("Authorization"));

@@ -62,7 +62,9 @@ pub struct FileServers {
     pub servers: Vec<(String, ServerConfig)>,
     /// Entries that could not be turned into a definition: (server name, message naming it).
     pub invalid: Vec<(String, String)>,
-    /// Names listed in the file's `disabledServers` (native user file only).
+    /// Names listed in the file's `disabledServers`: every definition of these names, from
+    /// any provider, is skipped. Only the native user file fills it; other tools' switch-offs
+    /// become `enabled: false` on their own entries.
     pub disabled_servers: Vec<String>,
 }
 

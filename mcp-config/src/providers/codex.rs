@@ -1,0 +1,231 @@
+//! Codex: `[mcp_servers.<name>]` tables in `config.toml`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::{dedup_paths, round_to_u64, var_ref};
+use crate::context::DiscoveryContext;
+use crate::error::ConfigError;
+use crate::server_config::{Level, ServerConfig};
+use crate::source::{ConfigSource, FileServers, SourceFile, read_config_file};
+
+/// Codex (CLI, IDE extension and app share one configuration): the project's
+/// `.codex/config.toml`, then `$CODEX_HOME/config.toml` (`~/.codex/config.toml` by default).
+///
+/// Each `[mcp_servers.<name>]` table converts as follows:
+///
+/// | Codex key | here |
+/// |---|---|
+/// | `command`, `args`, `env` (table), `cwd` | the same fields |
+/// | `url` | `url`, `type = "http"` (Codex speaks Streamable HTTP) |
+/// | `http_headers` (table) | `headers` |
+/// | `env_http_headers` (header → variable name) | `headers`, value `${VAR}` |
+/// | `bearer_token_env_var` | `Authorization: Bearer ${VAR}` |
+/// | `startup_timeout_sec` (may be fractional; wins) / `startup_timeout_ms` | `timeout` in ms |
+/// | `enabled` | `enabled` |
+/// | `env_vars`, `tool_timeout_sec`, `enabled_tools`, `disabled_tools`, … | `extra`, as written |
+///
+/// An inline `bearer_token` makes the entry invalid, as it does in Codex. A TOML syntax error is
+/// the file's [`ConfigError::Parse`] with format `TOML`.
+#[derive(Debug, Default, Clone, Copy)]
+#[non_exhaustive]
+pub struct CodexSource;
+
+impl CodexSource {
+    /// The provider.
+    pub const fn new() -> Self {
+        Self
+    }
+}
+
+impl ConfigSource for CodexSource {
+    fn id(&self) -> &str {
+        "codex"
+    }
+
+    fn name(&self) -> &str {
+        "Codex"
+    }
+
+    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
+        let codex_home = ctx
+            .var("CODEX_HOME")
+            .filter(|dir| !dir.is_empty())
+            .map_or_else(|| ctx.home.join(".codex"), PathBuf::from);
+        let mut paths = vec![
+            (ctx.cwd.join(".codex").join("config.toml"), Level::Project),
+            (codex_home.join("config.toml"), Level::User),
+        ];
+        dedup_paths(&mut paths);
+        paths
+            .into_iter()
+            .filter_map(|(path, level)| {
+                let contents = match read_config_file(&path) {
+                    Ok(None) => return None,
+                    Ok(Some(text)) => parse_file(&path, &text),
+                    Err(error) => Err(error),
+                };
+                Some(SourceFile::new(path, level, contents))
+            })
+            .collect()
+    }
+}
+
+/// Parses one `config.toml` and converts its `mcp_servers`.
+fn parse_file(path: &Path, text: &str) -> Result<FileServers, ConfigError> {
+    let root: toml::Table = toml::from_str(text).map_err(|error| ConfigError::Parse {
+        path: path.to_owned(),
+        format: "TOML",
+        message: error.to_string().trim_end().to_owned(),
+    })?;
+    let mut file = FileServers::default();
+    match root.get("mcp_servers") {
+        None => {}
+        Some(toml::Value::Table(servers)) => {
+            for (name, entry) in servers {
+                match convert(entry) {
+                    Ok(config) => file.servers.push((name.clone(), config)),
+                    Err(message) => file
+                        .invalid
+                        .push((name.clone(), format!("Server \"{name}\": {message}"))),
+                }
+            }
+        }
+        Some(_) => {
+            return Err(ConfigError::Shape {
+                path: path.to_owned(),
+                message: "\"mcp_servers\" must be a table of server tables \
+                          ([mcp_servers.<name>])"
+                    .to_owned(),
+            });
+        }
+    }
+    Ok(file)
+}
+
+/// Converts one `[mcp_servers.<name>]` table.
+fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
+    let toml::Value::Table(table) = entry else {
+        return Err("the entry must be a table ([mcp_servers.<name>])".to_owned());
+    };
+    let mut config = ServerConfig::default();
+    let mut startup_sec = None;
+    let mut startup_ms = None;
+    let mut bearer_var = None;
+    let mut env_headers = BTreeMap::new();
+    for (key, value) in table {
+        match key.as_str() {
+            "command" => config.command = Some(string(key, value)?),
+            "args" => config.args = string_list(key, value)?,
+            "env" => config.env = string_table(key, value)?,
+            "cwd" => config.cwd = Some(string(key, value)?),
+            "url" => config.url = Some(string(key, value)?),
+            "http_headers" => config.headers.extend(string_table(key, value)?),
+            "env_http_headers" => env_headers = string_table(key, value)?,
+            "bearer_token_env_var" => bearer_var = Some(string(key, value)?),
+            "bearer_token" => {
+                return Err(
+                    "Codex does not accept an inline \"bearer_token\"; put the token \
+                            in an environment variable and name it in \"bearer_token_env_var\""
+                        .to_owned(),
+                );
+            }
+            "startup_timeout_sec" => startup_sec = Some(seconds(key, value)?),
+            "startup_timeout_ms" => startup_ms = Some(whole(key, value)?),
+            "enabled" => {
+                config.enabled = Some(
+                    value
+                        .as_bool()
+                        .ok_or_else(|| "\"enabled\" must be true or false".to_owned())?,
+                );
+            }
+            _ => {
+                config.extra.insert(key.clone(), to_json(value));
+            }
+        }
+    }
+    for (header, variable) in env_headers {
+        config.headers.insert(header, var_ref(&variable));
+    }
+    if let Some(variable) = bearer_var {
+        config.headers.insert(
+            "Authorization".to_owned(),
+            format!("Bearer {}", var_ref(&variable)),
+        );
+    }
+    config.timeout = startup_sec.or(startup_ms);
+    if config.url.is_some() && config.command.is_none() {
+        config.transport = Some("http".to_owned());
+    }
+    Ok(config)
+}
+
+fn string(key: &str, value: &toml::Value) -> Result<String, String> {
+    value
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("\"{key}\" must be a string"))
+}
+
+fn string_list(key: &str, value: &toml::Value) -> Result<Vec<String>, String> {
+    let error = || format!("\"{key}\" must be a list of strings");
+    value
+        .as_array()
+        .ok_or_else(error)?
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned).ok_or_else(error))
+        .collect()
+}
+
+fn string_table(key: &str, value: &toml::Value) -> Result<BTreeMap<String, String>, String> {
+    let error = || format!("\"{key}\" must be a table of strings");
+    value
+        .as_table()
+        .ok_or_else(error)?
+        .iter()
+        .map(|(name, item)| Ok((name.clone(), item.as_str().ok_or_else(error)?.to_owned())))
+        .collect()
+}
+
+/// Seconds (whole or fractional) as milliseconds.
+fn seconds(key: &str, value: &toml::Value) -> Result<u64, String> {
+    let error = || format!("\"{key}\" must be a non-negative number of seconds");
+    let millis = match value {
+        toml::Value::Integer(seconds) => u64::try_from(*seconds)
+            .map_err(|_| error())?
+            .saturating_mul(1000),
+        toml::Value::Float(seconds) if seconds.is_finite() && *seconds >= 0.0 => {
+            round_to_u64(seconds * 1000.0)
+        }
+        _ => return Err(error()),
+    };
+    Ok(millis)
+}
+
+fn whole(key: &str, value: &toml::Value) -> Result<u64, String> {
+    value
+        .as_integer()
+        .and_then(|ms| u64::try_from(ms).ok())
+        .ok_or_else(|| format!("\"{key}\" must be a non-negative whole number of milliseconds"))
+}
+
+/// A TOML value as JSON, for `extra`; dates become their TOML text.
+fn to_json(value: &toml::Value) -> Value {
+    match value {
+        toml::Value::String(text) => Value::String(text.clone()),
+        toml::Value::Integer(number) => Value::from(*number),
+        toml::Value::Float(number) => serde_json::Number::from_f64(*number)
+            .map_or_else(|| Value::String(number.to_string()), Value::Number),
+        toml::Value::Boolean(flag) => Value::Bool(*flag),
+        toml::Value::Datetime(date) => Value::String(date.to_string()),
+        toml::Value::Array(items) => Value::Array(items.iter().map(to_json).collect()),
+        toml::Value::Table(table) => Value::Object(
+            table
+                .iter()
+                .map(|(key, item)| (key.clone(), to_json(item)))
+                .collect::<Map<String, Value>>(),
+        ),
+    }
+}

@@ -1,0 +1,174 @@
+//! Gemini CLI: `mcpServers` in `.gemini/settings.json`.
+
+use serde_json::Value;
+
+use super::{
+    dedup_paths, is_variable_name, json_millis, read_parsed, rewrite_fields,
+    standard_with_disabled, var_ref,
+};
+use crate::context::DiscoveryContext;
+use crate::error::ConfigError;
+use crate::server_config::{Level, ServerConfig};
+use crate::source::{ConfigSource, SourceFile, parse_jsonc, servers_under_key};
+
+/// Gemini CLI: the project's `.gemini/settings.json`, then `~/.gemini/settings.json` (JSON with
+/// comments, as Gemini CLI strips them).
+///
+/// `mcpServers` entries: `command`, `args`, `env`, `cwd`; `httpUrl` (Streamable HTTP, the older
+/// key), or `url` with an optional `type` (`http` / `sse`; without it Gemini CLI tries
+/// Streamable HTTP and falls back to SSE, which is what `type = "http"` does here); `headers`;
+/// `timeout` in ms; `trust`, `includeTools`, `excludeTools`, `oauth`, … kept in `extra`.
+/// Gemini CLI expands `$VAR` as well as `${VAR}`: bare `$VAR` becomes `${VAR}`.
+///
+/// Servers named in `mcp.excluded`, or missing from `mcp.allowed` when a file sets it, are
+/// switched off (`enabled: false`), as Gemini CLI does not start them.
+#[derive(Debug, Default, Clone, Copy)]
+#[non_exhaustive]
+pub struct GeminiSource;
+
+impl GeminiSource {
+    /// The provider.
+    pub const fn new() -> Self {
+        Self
+    }
+}
+
+impl ConfigSource for GeminiSource {
+    fn id(&self) -> &str {
+        "gemini"
+    }
+
+    fn name(&self) -> &str {
+        "Gemini CLI"
+    }
+
+    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
+        let mut paths = vec![
+            (
+                ctx.cwd.join(".gemini").join("settings.json"),
+                Level::Project,
+            ),
+            (ctx.home.join(".gemini").join("settings.json"), Level::User),
+        ];
+        dedup_paths(&mut paths);
+        let mut allowed: Option<Vec<String>> = None;
+        let mut excluded: Vec<String> = Vec::new();
+        let mut files: Vec<SourceFile> = Vec::new();
+        for (path, level) in paths {
+            let Some(root) = read_parsed(&path, parse_jsonc) else {
+                continue;
+            };
+            let contents = root.and_then(|root| {
+                let file =
+                    servers_under_key(&path, &root, "mcpServers", |_, entry| convert(entry))?;
+                let mcp = root.get("mcp");
+                if let Some(names) = mcp.and_then(|mcp| mcp.get("allowed")) {
+                    allowed.get_or_insert_with(Vec::new).extend(names_in(
+                        &path,
+                        "mcp.allowed",
+                        names,
+                    )?);
+                }
+                if let Some(names) = mcp.and_then(|mcp| mcp.get("excluded")) {
+                    excluded.extend(names_in(&path, "mcp.excluded", names)?);
+                }
+                Ok(file)
+            });
+            files.push(SourceFile::new(path, level, contents));
+        }
+        for file in &mut files {
+            let Ok(contents) = file.contents.as_mut() else {
+                continue;
+            };
+            for (name, config) in &mut contents.servers {
+                let not_allowed = allowed.as_ref().is_some_and(|list| !list.contains(name));
+                if not_allowed || excluded.contains(name) {
+                    config.enabled = Some(false);
+                }
+            }
+        }
+        files
+    }
+}
+
+fn names_in(path: &std::path::Path, key: &str, names: &Value) -> Result<Vec<String>, ConfigError> {
+    let shape_error = || ConfigError::Shape {
+        path: path.to_owned(),
+        message: format!("\"{key}\" must be a list of server names"),
+    };
+    names
+        .as_array()
+        .ok_or_else(shape_error)?
+        .iter()
+        .map(|name| name.as_str().map(str::to_owned).ok_or_else(shape_error))
+        .collect()
+}
+
+/// Converts one `mcpServers` entry.
+fn convert(entry: &Value) -> Result<ServerConfig, String> {
+    let Some(object) = entry.as_object() else {
+        return Err("the entry must be an object".to_owned());
+    };
+    let mut object = object.clone();
+    let timeout = object
+        .remove("timeout")
+        .map(|value| json_millis(&value, "timeout"))
+        .transpose()?;
+    if let Some(http_url) = object.remove("httpUrl") {
+        object.insert("url".to_owned(), http_url);
+        object.insert("type".to_owned(), Value::from("http"));
+    } else if object.contains_key("url") && !object.contains_key("type") {
+        object.insert("type".to_owned(), Value::from("http"));
+    }
+    if object.contains_key("tcp") && !object.contains_key("command") && !object.contains_key("url")
+    {
+        return Err(
+            "WebSocket servers (\"tcp\") are not supported; use a stdio or HTTP server".to_owned(),
+        );
+    }
+    let mut config = standard_with_disabled(&Value::Object(object))?;
+    config.timeout = timeout;
+    rewrite_fields(&mut config, &mut |text| Ok(dollar_vars(text)))?;
+    Ok(config)
+}
+
+/// `$VAR` → `${VAR}`; `${…}` and a `$` not followed by a name are left alone.
+fn dollar_vars(text: &str) -> String {
+    if !text.contains('$') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(start) = rest.find('$') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        let name_len = after
+            .char_indices()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+            .map_or(after.len(), |(index, _)| index);
+        let name = &after[..name_len];
+        if is_variable_name(name) {
+            out.push_str(&var_ref(name));
+            rest = &after[name_len..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_dollar_variables_become_braced() {
+        assert_eq!(dollar_vars("$TOKEN"), "${TOKEN}");
+        assert_eq!(dollar_vars("a-$A_1/b"), "a-${A_1}/b");
+        assert_eq!(dollar_vars("${KEEP} $"), "${KEEP} $");
+        assert_eq!(dollar_vars("$1 $$X"), "$1 $${X}");
+        assert_eq!(dollar_vars("ünï $HOME ✓"), "ünï ${HOME} ✓");
+    }
+}

@@ -1,0 +1,234 @@
+//! OpenCode: the `mcp` key of `opencode.json` / `opencode.jsonc`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{
+    apply_disabled_flag, dedup_paths, is_variable_name, json_millis, load_file, rewrite_fields,
+    var_ref,
+};
+use crate::context::DiscoveryContext;
+use crate::error::ConfigError;
+use crate::server_config::{AuthConfig, Level, ServerConfig};
+use crate::source::{ConfigSource, FileServers, SourceFile, parse_jsonc, servers_under_key};
+
+/// OpenCode, highest first: the project's `.opencode/opencode.jsonc` and `.opencode/opencode.json`,
+/// `opencode.json` and `opencode.jsonc`; then the file named by `$OPENCODE_CONFIG`; then
+/// `<config dir>/opencode/opencode.jsonc`, `opencode.json` and the legacy `config.json` (OpenCode
+/// merges them in the reverse order, the last one winning). All are JSON with comments.
+///
+/// Entries under `mcp` (or `mcp.servers` in the newer layout):
+///
+/// - `{"type": "local", "command": ["bin", "arg", …], "environment": {…}}`: the first element of
+///   `command` is the program, the rest its arguments; `environment` becomes `env`;
+/// - `{"type": "remote", "url": …, "headers": {…}}`: Streamable HTTP with SSE fallback
+///   (`type = "http"`); an `oauth` object becomes OAuth settings, `oauth: false` stays in
+///   `extra`;
+/// - `enabled` (or the newer `disabled`), `timeout` in ms, `cwd`; anything else is kept in
+///   `extra`.
+///
+/// OpenCode's `{env:VAR}` becomes `${VAR}`; a `{file:path}` value makes the server invalid (the
+/// runtime does not read values from files).
+#[derive(Debug, Default, Clone, Copy)]
+#[non_exhaustive]
+pub struct OpenCodeSource;
+
+impl OpenCodeSource {
+    /// The provider.
+    pub const fn new() -> Self {
+        Self
+    }
+}
+
+impl ConfigSource for OpenCodeSource {
+    fn id(&self) -> &str {
+        "opencode"
+    }
+
+    fn name(&self) -> &str {
+        "OpenCode"
+    }
+
+    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
+        let dot_dir = ctx.cwd.join(".opencode");
+        let mut paths = vec![
+            (dot_dir.join("opencode.jsonc"), Level::Project),
+            (dot_dir.join("opencode.json"), Level::Project),
+            (ctx.cwd.join("opencode.json"), Level::Project),
+            (ctx.cwd.join("opencode.jsonc"), Level::Project),
+        ];
+        if let Some(custom) = ctx.var("OPENCODE_CONFIG").filter(|path| !path.is_empty()) {
+            paths.push((PathBuf::from(custom), Level::User));
+        }
+        let global = ctx.config_dir.join("opencode");
+        for name in ["opencode.jsonc", "opencode.json", "config.json"] {
+            paths.push((global.join(name), Level::User));
+        }
+        dedup_paths(&mut paths);
+        paths
+            .into_iter()
+            .filter_map(|(path, level)| load_file(&path, level, parse_jsonc, convert_file))
+            .collect()
+    }
+}
+
+fn convert_file(path: &Path, root: &Value) -> Result<FileServers, ConfigError> {
+    let servers_layout = root
+        .get("mcp")
+        .and_then(|mcp| mcp.get("servers"))
+        .is_some_and(|servers| servers.is_object() && !looks_like_server(servers));
+    if servers_layout {
+        let mcp = root.get("mcp").unwrap_or(&Value::Null);
+        servers_under_key(path, mcp, "servers", |_, entry| convert(entry))
+    } else {
+        servers_under_key(path, root, "mcp", |_, entry| convert(entry))
+    }
+}
+
+/// An object that is a server definition (so `mcp.servers` is a server named "servers").
+fn looks_like_server(value: &Value) -> bool {
+    matches!(
+        value.get("type").and_then(Value::as_str),
+        Some("local" | "remote")
+    )
+}
+
+/// Converts one OpenCode server.
+fn convert(entry: &Value) -> Result<ServerConfig, String> {
+    let Some(object) = entry.as_object() else {
+        return Err("the entry must be an object".to_owned());
+    };
+    let mut config = ServerConfig::default();
+    match object.get("type").and_then(Value::as_str) {
+        Some("local") => {
+            let command = string_list(object.get("command"), "command")?;
+            let Some((program, args)) = command.split_first() else {
+                return Err(
+                    "\"command\" must list the program and its arguments, e.g. [\"npx\", \"-y\", \"pkg\"]"
+                        .to_owned(),
+                );
+            };
+            config.command = Some(program.clone());
+            config.args = args.to_vec();
+            config.transport = Some("stdio".to_owned());
+        }
+        Some("remote") => {
+            let url = object.get("url").and_then(Value::as_str);
+            config.url = Some(
+                url.ok_or_else(|| "a remote server needs a \"url\" string".to_owned())?
+                    .to_owned(),
+            );
+            config.transport = Some("http".to_owned());
+        }
+        _ => return Err("\"type\" must be \"local\" or \"remote\"".to_owned()),
+    }
+    for (key, value) in object {
+        match key.as_str() {
+            "type" | "command" | "url" => {}
+            "environment" | "env" => config.env.extend(string_map(value, key)?),
+            "headers" => config.headers = string_map(value, key)?,
+            "cwd" => {
+                config.cwd = Some(
+                    value
+                        .as_str()
+                        .ok_or_else(|| "\"cwd\" must be a string".to_owned())?
+                        .to_owned(),
+                );
+            }
+            "enabled" => {
+                config.enabled = Some(
+                    value
+                        .as_bool()
+                        .ok_or_else(|| "\"enabled\" must be true or false".to_owned())?,
+                );
+            }
+            "timeout" => config.timeout = Some(json_millis(value, "timeout")?),
+            "oauth" if value.is_object() => {
+                let mut auth = AuthConfig::oauth();
+                auth.extra = value.as_object().cloned().unwrap_or_default();
+                config.auth = Some(auth);
+            }
+            _ => {
+                config.extra.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    apply_disabled_flag(&mut config);
+    rewrite_fields(&mut config, &mut opencode_vars)?;
+    Ok(config)
+}
+
+fn string_list(value: Option<&Value>, key: &str) -> Result<Vec<String>, String> {
+    let error = || format!("\"{key}\" must be a list of strings");
+    value
+        .and_then(Value::as_array)
+        .ok_or_else(error)?
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned).ok_or_else(error))
+        .collect()
+}
+
+fn string_map(value: &Value, key: &str) -> Result<BTreeMap<String, String>, String> {
+    let error = || format!("\"{key}\" must be an object of strings");
+    value
+        .as_object()
+        .ok_or_else(error)?
+        .iter()
+        .map(|(name, item)| Ok((name.clone(), item.as_str().ok_or_else(error)?.to_owned())))
+        .collect()
+}
+
+/// `{env:VAR}` → `${VAR}`; `{file:…}` cannot be carried over.
+fn opencode_vars(text: &str) -> Result<String, String> {
+    if !text.contains("{env:") && !text.contains("{file:") {
+        return Ok(text.to_owned());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start..];
+        let end = after.find('}');
+        match end {
+            Some(end) if after.starts_with("{env:") && is_variable_name(&after[5..end]) => {
+                out.push_str(&var_ref(&after[5..end]));
+                rest = &after[end + 1..];
+            }
+            Some(end) if after.starts_with("{file:") => {
+                return Err(format!(
+                    "uses {}: OpenCode reads that value from a file, which this runtime does not \
+                     do; put the value in an environment variable and write ${{VAR}} instead",
+                    &after[..=end]
+                ));
+            }
+            _ => {
+                out.push('{');
+                rest = &after[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_placeholders_are_translated_and_file_ones_refused() {
+        assert_eq!(
+            opencode_vars("Bearer {env:TOKEN}").unwrap(),
+            "Bearer ${TOKEN}"
+        );
+        assert_eq!(
+            opencode_vars("{a} {env:} {env:X").unwrap(),
+            "{a} {env:} {env:X"
+        );
+        assert_eq!(opencode_vars("${KEEP}").unwrap(), "${KEEP}");
+        let error = opencode_vars("{file:~/.secrets/key}").unwrap_err();
+        assert!(error.starts_with("uses {file:~/.secrets/key}:"), "{error}");
+    }
+}

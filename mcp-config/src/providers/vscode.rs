@@ -1,0 +1,148 @@
+//! VS Code: `.vscode/mcp.json` (top-level `servers` and `inputs`) and the user's `mcp.json` /
+//! `settings.json`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{
+    Placeholder, dedup_paths, editor_variable, load_file, rewrite_braced, rewrite_fields,
+    standard_with_disabled,
+};
+use crate::context::DiscoveryContext;
+use crate::error::ConfigError;
+use crate::server_config::{Level, ServerConfig};
+use crate::source::{ConfigSource, FileServers, SourceFile, parse_jsonc, servers_under_key};
+
+/// VS Code: the workspace's `.vscode/mcp.json`, then the user profile's `mcp.json` and
+/// `settings.json` in `<config dir>/Code/User/` (and, when they exist,
+/// `~/Library/Application Support/Code/User/` and `%APPDATA%/Code/User/`). All are JSON with
+/// comments and trailing commas.
+///
+/// `mcp.json` holds a top-level `servers` object (`type` `stdio` / `http` / `sse`, `command`,
+/// `args`, `env`, `envFile`, `cwd`, `url`, `headers`) and an `inputs` list; the older shape
+/// nests both under `mcp`, which is also how `settings.json` holds them. `envFile`, `dev` and
+/// other keys are kept in `extra`.
+///
+/// Variables: `${env:VAR}` → `${VAR}`; `${workspaceFolder}` → the absolute project root;
+/// `${userHome}`, `${workspaceFolderBasename}`, `${pathSeparator}` likewise. A value using
+/// `${input:…}` (an interactive VS Code prompt) or `${command:…}` / `${config:…}` makes that
+/// server invalid, with a message saying to set the value in the config or the environment.
+#[derive(Debug, Default, Clone, Copy)]
+#[non_exhaustive]
+pub struct VsCodeSource;
+
+impl VsCodeSource {
+    /// The provider.
+    pub const fn new() -> Self {
+        Self
+    }
+}
+
+impl ConfigSource for VsCodeSource {
+    fn id(&self) -> &str {
+        "vscode"
+    }
+
+    fn name(&self) -> &str {
+        "VS Code"
+    }
+
+    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
+        let mut user_dirs = vec![
+            ctx.config_dir.join("Code").join("User"),
+            ctx.home
+                .join("Library")
+                .join("Application Support")
+                .join("Code")
+                .join("User"),
+        ];
+        if let Some(app_data) = ctx.var("APPDATA").filter(|dir| !dir.is_empty()) {
+            user_dirs.push(PathBuf::from(app_data).join("Code").join("User"));
+        }
+        let mut paths = vec![(ctx.cwd.join(".vscode").join("mcp.json"), Level::Project)];
+        for dir in user_dirs {
+            paths.push((dir.join("mcp.json"), Level::User));
+            paths.push((dir.join("settings.json"), Level::User));
+        }
+        dedup_paths(&mut paths);
+        paths
+            .into_iter()
+            .filter_map(|(path, level)| {
+                let is_settings = path.file_name().is_some_and(|name| name == "settings.json");
+                load_file(&path, level, parse_jsonc, |path, root| {
+                    convert_file(path, root, is_settings, ctx)
+                })
+            })
+            .collect()
+    }
+}
+
+fn convert_file(
+    path: &Path,
+    root: &Value,
+    is_settings: bool,
+    ctx: &DiscoveryContext,
+) -> Result<FileServers, ConfigError> {
+    if !root.is_object() {
+        return Err(ConfigError::Shape {
+            path: path.to_owned(),
+            message: "the file must hold a JSON object".to_owned(),
+        });
+    }
+    // `{"servers": …, "inputs": …}`, or the older `{"mcp": {"servers": …, "inputs": …}}`.
+    let holder = if !is_settings && root.get("servers").is_some() {
+        root
+    } else {
+        match root.get("mcp") {
+            Some(mcp) if mcp.is_object() => mcp,
+            Some(Value::Null) | None => return Ok(FileServers::default()),
+            Some(_) => {
+                return Err(ConfigError::Shape {
+                    path: path.to_owned(),
+                    message: "\"mcp\" must be an object holding \"servers\"".to_owned(),
+                });
+            }
+        }
+    };
+    let inputs = holder.get("inputs").and_then(Value::as_array);
+    servers_under_key(path, holder, "servers", |_, entry| {
+        convert(entry, inputs.map_or(&[][..], Vec::as_slice), ctx)
+    })
+}
+
+fn convert(
+    entry: &Value,
+    inputs: &[Value],
+    ctx: &DiscoveryContext,
+) -> Result<ServerConfig, String> {
+    let mut config = standard_with_disabled(entry)?;
+    rewrite_fields(&mut config, &mut |text| {
+        rewrite_braced(text, &mut |inner| variable(inner, inputs, ctx))
+    })?;
+    Ok(config)
+}
+
+fn variable(inner: &str, inputs: &[Value], ctx: &DiscoveryContext) -> Placeholder {
+    if let Some(id) = inner.strip_prefix("input:") {
+        let description = inputs
+            .iter()
+            .find(|input| input.get("id").and_then(Value::as_str) == Some(id))
+            .and_then(|input| input.get("description").and_then(Value::as_str))
+            .map(|text| format!(" (\"{text}\")"))
+            .unwrap_or_default();
+        return Placeholder::Reject(format!(
+            "the value comes from a VS Code input prompt{description}, which this runtime \
+             cannot show; set the value in the config, or put it in an environment variable \
+             and write ${{VAR}}, instead"
+        ));
+    }
+    if inner.starts_with("command:") || inner.starts_with("config:") {
+        return Placeholder::Reject(
+            "only VS Code can resolve that variable; set the value in the config, or put it in \
+             an environment variable and write ${VAR}, instead"
+                .to_owned(),
+        );
+    }
+    editor_variable(inner, &ctx.cwd, &ctx.home)
+}

@@ -1,0 +1,78 @@
+//! Windsurf: `mcpServers` in `~/.codeium/windsurf/mcp_config.json`.
+
+use serde_json::Value;
+
+use super::{
+    Placeholder, editor_variable, load_file, rewrite_braced, rewrite_fields, standard_with_disabled,
+};
+use crate::context::DiscoveryContext;
+use crate::server_config::{Level, ServerConfig};
+use crate::source::{ConfigSource, SourceFile, parse_jsonc, servers_under_key};
+
+/// Windsurf (Cascade): `~/.codeium/windsurf/mcp_config.json`, user level only.
+///
+/// `mcpServers` entries: `command`, `args`, `env` for stdio; `serverUrl` (or `url`) and
+/// `headers` for remote servers (`type = "http"`, with SSE fallback); `disabled: true` becomes
+/// `enabled: false`; `disabledTools` and the rest are kept in `extra`. `${env:VAR}` becomes
+/// `${VAR}`; a `${file:…}` value makes the server invalid.
+#[derive(Debug, Default, Clone, Copy)]
+#[non_exhaustive]
+pub struct WindsurfSource;
+
+impl WindsurfSource {
+    /// The provider.
+    pub const fn new() -> Self {
+        Self
+    }
+}
+
+impl ConfigSource for WindsurfSource {
+    fn id(&self) -> &str {
+        "windsurf"
+    }
+
+    fn name(&self) -> &str {
+        "Windsurf"
+    }
+
+    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
+        let path = ctx
+            .home
+            .join(".codeium")
+            .join("windsurf")
+            .join("mcp_config.json");
+        load_file(&path, Level::User, parse_jsonc, |path, root| {
+            servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
+        })
+        .into_iter()
+        .collect()
+    }
+}
+
+fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, String> {
+    let Some(object) = entry.as_object() else {
+        return Err("the entry must be an object".to_owned());
+    };
+    let mut object = object.clone();
+    if let Some(server_url) = object.remove("serverUrl") {
+        object.insert("url".to_owned(), server_url);
+    }
+    if object.contains_key("url") && !object.contains_key("type") {
+        object.insert("type".to_owned(), Value::from("http"));
+    }
+    let mut config = standard_with_disabled(&Value::Object(object))?;
+    rewrite_fields(&mut config, &mut |text| {
+        rewrite_braced(text, &mut |inner| {
+            if inner.starts_with("file:") {
+                Placeholder::Reject(
+                    "Windsurf reads that value from a file, which this runtime does not do; put \
+                     the value in an environment variable and write ${VAR} instead"
+                        .to_owned(),
+                )
+            } else {
+                editor_variable(inner, &ctx.cwd, &ctx.home)
+            }
+        })
+    })?;
+    Ok(config)
+}

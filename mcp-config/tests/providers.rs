@@ -1,0 +1,1332 @@
+//! The built-in providers, each fed a file in the exact shape its tool writes.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_config::providers::{
+    ClaudeCodeSource, ClaudeDesktopSource, CodexSource, CursorSource, GeminiSource, NativeSource,
+    OpenCodeSource, VsCodeSource, WindsurfSource, default_sources,
+};
+use mcp_config::{ConfigError, ConfigSource, DiscoveryContext, Level, ServerConfig, SourceFile};
+use serde_json::{Value, json};
+
+// ------------------------------------------------------------------------------------------
+// Helpers
+// ------------------------------------------------------------------------------------------
+
+/// A scratch folder with a `project` and a `home` inside, removed on drop.
+struct Sandbox {
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn new(name: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "mcp-config-providers-{name}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("project")).unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        Self { root }
+    }
+
+    fn project(&self) -> PathBuf {
+        self.root.join("project")
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    /// A context for app `myagent` with cwd `project`, home `home`, config dir `home/.config`.
+    fn ctx(&self) -> DiscoveryContext {
+        DiscoveryContext::new("myagent", self.project(), self.home())
+    }
+
+    /// Writes `text` at `path` (relative to the sandbox root), creating folders.
+    fn write(&self, path: &str, text: &str) -> PathBuf {
+        let path = self.root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// The paths and levels of the files a provider returned.
+fn listing(files: &[SourceFile]) -> Vec<(PathBuf, Level)> {
+    files.iter().map(|f| (f.path.clone(), f.level)).collect()
+}
+
+/// The servers of a file that loaded.
+fn servers(file: &SourceFile) -> &[(String, ServerConfig)] {
+    match &file.contents {
+        Ok(contents) => &contents.servers,
+        Err(error) => panic!("{} did not load: {error}", file.path.display()),
+    }
+}
+
+fn names(file: &SourceFile) -> Vec<&str> {
+    servers(file)
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect()
+}
+
+/// The invalid entries of a file that loaded.
+fn invalid(file: &SourceFile) -> &[(String, String)] {
+    &file.contents.as_ref().unwrap().invalid
+}
+
+/// One server of a file, as JSON (every field at once, `extra` flattened).
+fn server(file: &SourceFile, name: &str) -> Value {
+    let (_, config) = servers(file)
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no server {name} in {}", file.path.display()));
+    serde_json::to_value(config).unwrap()
+}
+
+fn the_error(file: &SourceFile) -> &ConfigError {
+    match &file.contents {
+        Ok(_) => panic!("{} loaded", file.path.display()),
+        Err(error) => error,
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// The registry
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn default_sources_are_in_priority_order_with_their_names() {
+    let sources = default_sources();
+    let ids: Vec<(&str, &str)> = sources.iter().map(|s| (s.id(), s.name())).collect();
+    assert_eq!(
+        ids,
+        [
+            ("native", "native config"),
+            ("claude-code", "Claude Code"),
+            ("codex", "Codex"),
+            ("gemini", "Gemini CLI"),
+            ("opencode", "OpenCode"),
+            ("cursor", "Cursor"),
+            ("windsurf", "Windsurf"),
+            ("vscode", "VS Code"),
+            ("claude-desktop", "Claude Desktop"),
+        ]
+    );
+}
+
+#[test]
+fn no_files_means_no_source_files() {
+    let sandbox = Sandbox::new("empty");
+    let ctx = sandbox.ctx();
+    for source in default_sources() {
+        assert!(source.load(&ctx).is_empty(), "{}", source.id());
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// One test per provider, with the file its tool writes
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn native_files_project_first_and_disabled_servers_from_the_user_file() {
+    let sandbox = Sandbox::new("native");
+    let project = sandbox.write(
+        "project/.myagent/mcp.json",
+        r#"{
+  "mcpServers": {
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/",
+      "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"},
+      "timeout": 5000,
+      "auth": {"type": "oauth", "scopes": ["repo"]}
+    },
+    "old": {"command": "old-server", "disabled": true}
+  },
+  "disabledServers": ["ignored-in-project-files"]
+}"#,
+    );
+    let user = sandbox.write(
+        "home/.config/myagent/mcp.json",
+        r#"{
+  "mcpServers": {
+    "fs": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}"],
+      "env": {"LOG": "debug"},
+      "cwd": "/tmp",
+      "enabled": true,
+      "alwaysAllow": ["read_file"]
+    }
+  },
+  "disabledServers": ["github", "playwright"]
+}"#,
+    );
+    let files = NativeSource::new().load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [(project, Level::Project), (user, Level::User)]
+    );
+    assert_eq!(
+        server(&files[0], "github"),
+        json!({
+            "type": "http",
+            "url": "https://api.githubcopilot.com/mcp/",
+            "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"},
+            "timeout": 5000,
+            "auth": {"type": "oauth", "scopes": ["repo"]}
+        })
+    );
+    assert_eq!(
+        server(&files[0], "old"),
+        json!({"command": "old-server", "enabled": false})
+    );
+    assert!(
+        files[0]
+            .contents
+            .as_ref()
+            .unwrap()
+            .disabled_servers
+            .is_empty()
+    );
+    assert_eq!(
+        server(&files[1], "fs"),
+        json!({
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}"],
+            "env": {"LOG": "debug"},
+            "cwd": "/tmp",
+            "enabled": true,
+            "alwaysAllow": ["read_file"]
+        })
+    );
+    assert_eq!(
+        files[1].contents.as_ref().unwrap().disabled_servers,
+        ["github", "playwright"]
+    );
+}
+
+#[test]
+fn native_files_follow_the_app_name_and_config_dir() {
+    let sandbox = Sandbox::new("native-app");
+    let user = sandbox.write(
+        "xdg/other-agent/mcp.json",
+        r#"{"mcpServers": {"a": {"command": "a"}}}"#,
+    );
+    sandbox.write(
+        "home/.config/myagent/mcp.json",
+        r#"{"mcpServers": {"b": {"command": "b"}}}"#,
+    );
+    let ctx = DiscoveryContext::new("other-agent", sandbox.project(), sandbox.home())
+        .with_config_dir(sandbox.root.join("xdg"));
+    let files = NativeSource::new().load(&ctx);
+    assert_eq!(listing(&files), [(user, Level::User)]);
+    assert_eq!(names(&files[0]), ["a"]);
+}
+
+#[test]
+fn native_disabled_servers_of_the_wrong_shape_are_the_files_error() {
+    let sandbox = Sandbox::new("native-shape");
+    let user = sandbox.write(
+        "home/.config/myagent/mcp.json",
+        r#"{"mcpServers": {}, "disabledServers": "github"}"#,
+    );
+    let files = NativeSource::new().load(&sandbox.ctx());
+    let error = the_error(&files[0]);
+    assert!(matches!(error, ConfigError::Shape { .. }), "{error}");
+    assert!(error.to_string().contains(&user.display().to_string()));
+    assert!(error.to_string().contains("disabledServers"));
+}
+
+#[test]
+fn claude_code_reads_local_project_and_user_scopes() {
+    let sandbox = Sandbox::new("claude-code");
+    let cwd = sandbox.project();
+    let mcp_json = sandbox.write(
+        "project/.mcp.json",
+        r#"{
+  "mcpServers": {
+    "api-server": {
+      "type": "http",
+      "url": "${API_BASE_URL:-https://api.example.com}/mcp",
+      "headers": {"Authorization": "Bearer ${API_KEY}"}
+    },
+    "legacy-events": {
+      "type": "sse",
+      "url": "https://events.example.com/sse"
+    },
+    "rejected": {"type": "stdio", "command": "rejected-server", "args": [], "env": {}}
+  }
+}"#,
+    );
+    let claude_json = sandbox.write(
+        "home/.claude.json",
+        &serde_json::to_string_pretty(&json!({
+            "numStartups": 42,
+            "mcpServers": {
+                "playwright": {
+                    "type": "stdio",
+                    "command": "npx",
+                    "args": ["@playwright/mcp@latest"],
+                    "env": {}
+                },
+                "sentry": {"type": "http", "url": "https://mcp.sentry.dev/mcp"}
+            },
+            "projects": {
+                cwd.display().to_string(): {
+                    "allowedTools": [],
+                    "mcpServers": {
+                        "airtable": {
+                            "type": "stdio",
+                            "command": "npx",
+                            "args": ["-y", "airtable-mcp-server"],
+                            "env": {"AIRTABLE_API_KEY": "${AIRTABLE_API_KEY}"}
+                        }
+                    },
+                    "disabledMcpServers": ["sentry"],
+                    "enabledMcpjsonServers": [],
+                    "disabledMcpjsonServers": []
+                },
+                "/somewhere/else": {
+                    "mcpServers": {"elsewhere": {"type": "stdio", "command": "x"}}
+                }
+            }
+        }))
+        .unwrap(),
+    );
+    sandbox.write(
+        "project/.claude/settings.local.json",
+        r#"{"permissions": {"allow": []}, "disabledMcpjsonServers": ["rejected"]}"#,
+    );
+    let files = ClaudeCodeSource::new().load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [
+            (claude_json.clone(), Level::Project),
+            (mcp_json, Level::Project),
+            (claude_json, Level::User),
+        ]
+    );
+    assert_eq!(names(&files[0]), ["airtable"]);
+    assert_eq!(
+        server(&files[0], "airtable"),
+        json!({
+            "type": "stdio",
+            "command": "npx",
+            "args": ["-y", "airtable-mcp-server"],
+            "env": {"AIRTABLE_API_KEY": "${AIRTABLE_API_KEY}"}
+        })
+    );
+    assert_eq!(
+        server(&files[1], "api-server"),
+        json!({
+            "type": "http",
+            "url": "${API_BASE_URL:-https://api.example.com}/mcp",
+            "headers": {"Authorization": "Bearer ${API_KEY}"}
+        })
+    );
+    assert_eq!(
+        server(&files[1], "legacy-events"),
+        json!({"type": "sse", "url": "https://events.example.com/sse"})
+    );
+    assert_eq!(
+        server(&files[1], "rejected"),
+        json!({"type": "stdio", "command": "rejected-server", "enabled": false})
+    );
+    assert_eq!(names(&files[2]), ["playwright", "sentry"]);
+    assert_eq!(
+        server(&files[2], "playwright"),
+        json!({"type": "stdio", "command": "npx", "args": ["@playwright/mcp@latest"]})
+    );
+    assert_eq!(
+        server(&files[2], "sentry"),
+        json!({"type": "http", "url": "https://mcp.sentry.dev/mcp", "enabled": false})
+    );
+}
+
+#[test]
+fn claude_code_follows_claude_config_dir_and_ignores_mcp_servers_in_settings() {
+    let sandbox = Sandbox::new("claude-config-dir");
+    let moved = sandbox.write(
+        "claude-dir/.claude.json",
+        r#"{"mcpServers": {"moved": {"command": "moved"}}}"#,
+    );
+    sandbox.write(
+        "home/.claude.json",
+        r#"{"mcpServers": {"unused": {"command": "unused"}}}"#,
+    );
+    // Claude Code does not read server definitions from .claude/settings.json.
+    sandbox.write(
+        "project/.claude/settings.json",
+        r#"{"mcpServers": {"not-read": {"command": "x"}}}"#,
+    );
+    let ctx = sandbox.ctx().with_env([(
+        "CLAUDE_CONFIG_DIR",
+        sandbox.root.join("claude-dir").display().to_string(),
+    )]);
+    let files = ClaudeCodeSource::new().load(&ctx);
+    assert_eq!(listing(&files), [(moved, Level::User)]);
+    assert_eq!(names(&files[0]), ["moved"]);
+}
+
+#[test]
+fn codex_toml_with_every_field() {
+    let sandbox = Sandbox::new("codex");
+    let project = sandbox.write(
+        "project/.codex/config.toml",
+        r#"
+model = "gpt-5"
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "@upstash/context7-mcp"]
+env_vars = ["HTTPS_PROXY", "NO_PROXY"]
+cwd = "/srv/docs"
+startup_timeout_sec = 12.5
+startup_timeout_ms = 999
+tool_timeout_sec = 45
+enabled = false
+enabled_tools = ["resolve-library-id", "get-library-docs"]
+disabled_tools = ["get-library-docs"]
+
+[mcp_servers.docs.env]
+CONTEXT7_API_KEY = "${CONTEXT7_API_KEY}"
+LOG_LEVEL = "warn"
+
+[mcp_servers.docs.tools.resolve-library-id]
+approval_mode = "approve"
+
+[mcp_servers.figma]
+url = "https://mcp.figma.com/mcp"
+bearer_token_env_var = "FIGMA_OAUTH_TOKEN"
+http_headers = { "X-Figma-Region" = "us-east-1" }
+env_http_headers = { "X-Tenant" = "FIGMA_TENANT" }
+startup_timeout_ms = 20000
+scopes = ["files:read"]
+oauth_resource = "https://mcp.figma.com"
+
+[mcp_servers.inline]
+url = "https://example.com/mcp"
+bearer_token = "sk-inline"
+
+[mcp_servers.wrong]
+command = ["not", "a", "string"]
+"#,
+    );
+    let codex_home = sandbox.root.join("codex-home");
+    let user = sandbox.write(
+        "codex-home/config.toml",
+        "[mcp_servers.user-server]\ncommand = \"user-mcp\"\nstartup_timeout_sec = 20\n",
+    );
+    // Without CODEX_HOME, ~/.codex would be read instead.
+    sandbox.write(
+        "home/.codex/config.toml",
+        "[mcp_servers.unused]\ncommand = \"x\"\n",
+    );
+    let ctx = sandbox
+        .ctx()
+        .with_env([("CODEX_HOME", codex_home.display().to_string())]);
+    let files = CodexSource::new().load(&ctx);
+    assert_eq!(
+        listing(&files),
+        [(project, Level::Project), (user, Level::User)]
+    );
+    assert_eq!(names(&files[0]), ["docs", "figma"]);
+    assert_eq!(
+        server(&files[0], "docs"),
+        json!({
+            "command": "npx",
+            "args": ["-y", "@upstash/context7-mcp"],
+            "env": {"CONTEXT7_API_KEY": "${CONTEXT7_API_KEY}", "LOG_LEVEL": "warn"},
+            "cwd": "/srv/docs",
+            "enabled": false,
+            "timeout": 12500,
+            "env_vars": ["HTTPS_PROXY", "NO_PROXY"],
+            "tool_timeout_sec": 45,
+            "enabled_tools": ["resolve-library-id", "get-library-docs"],
+            "disabled_tools": ["get-library-docs"],
+            "tools": {"resolve-library-id": {"approval_mode": "approve"}}
+        })
+    );
+    assert_eq!(
+        server(&files[0], "figma"),
+        json!({
+            "type": "http",
+            "url": "https://mcp.figma.com/mcp",
+            "headers": {
+                "Authorization": "Bearer ${FIGMA_OAUTH_TOKEN}",
+                "X-Figma-Region": "us-east-1",
+                "X-Tenant": "${FIGMA_TENANT}"
+            },
+            "timeout": 20000,
+            "scopes": ["files:read"],
+            "oauth_resource": "https://mcp.figma.com"
+        })
+    );
+    let problems = invalid(&files[0]);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(problems[0].0, "inline");
+    assert!(
+        problems[0].1.starts_with("Server \"inline\": ")
+            && problems[0].1.contains("bearer_token_env_var"),
+        "{}",
+        problems[0].1
+    );
+    assert_eq!(
+        problems[1],
+        (
+            "wrong".to_owned(),
+            "Server \"wrong\": \"command\" must be a string".to_owned()
+        )
+    );
+    assert_eq!(
+        server(&files[1], "user-server"),
+        json!({"command": "user-mcp", "timeout": 20000})
+    );
+}
+
+#[test]
+fn codex_home_defaults_to_dot_codex() {
+    let sandbox = Sandbox::new("codex-default");
+    let user = sandbox.write(
+        "home/.codex/config.toml",
+        "[mcp_servers.ctx7]\ncommand = \"npx\"\nargs = [\"-y\", \"@upstash/context7-mcp\"]\n",
+    );
+    let files = CodexSource::new().load(&sandbox.ctx());
+    assert_eq!(listing(&files), [(user, Level::User)]);
+    assert_eq!(
+        server(&files[0], "ctx7"),
+        json!({"command": "npx", "args": ["-y", "@upstash/context7-mcp"]})
+    );
+}
+
+#[test]
+fn gemini_settings_with_every_transport() {
+    let sandbox = Sandbox::new("gemini");
+    let project = sandbox.write(
+        "project/.gemini/settings.json",
+        r#"{
+  // Gemini CLI strips comments from settings.json.
+  "theme": "GitHub",
+  "mcpServers": {
+    "pythonTools": {
+      "command": "python",
+      "args": ["-m", "my_mcp_server", "--port", "8080"],
+      "cwd": "./mcp-servers/python",
+      "env": {
+        "DATABASE_URL": "$DB_CONNECTION_STRING",
+        "API_KEY": "${EXTERNAL_API_KEY}"
+      },
+      "timeout": 15000,
+      "trust": true,
+      "includeTools": ["safe_tool", "file_reader"],
+      "excludeTools": ["dangerous_tool"]
+    },
+    "httpServerWithAuth": {
+      "httpUrl": "http://localhost:3000/mcp",
+      "headers": {"Authorization": "Bearer $API_TOKEN"},
+      "timeout": 5000
+    },
+    "sseServer": {"url": "https://api.example.com/sse", "type": "sse"},
+    "autoServer": {"url": "https://api.example.com/mcp", "description": "no type"},
+    "socket": {"tcp": "ws://localhost:9000"}
+  },
+  "mcp": {"excluded": ["sseServer"]}
+}"#,
+    );
+    let user = sandbox.write(
+        "home/.gemini/settings.json",
+        r#"{"mcpServers": {"userTools": {"command": "user-tools"}}}"#,
+    );
+    let files = GeminiSource::new().load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [(project, Level::Project), (user, Level::User)]
+    );
+    assert_eq!(
+        names(&files[0]),
+        [
+            "pythonTools",
+            "httpServerWithAuth",
+            "sseServer",
+            "autoServer"
+        ]
+    );
+    assert_eq!(
+        server(&files[0], "pythonTools"),
+        json!({
+            "command": "python",
+            "args": ["-m", "my_mcp_server", "--port", "8080"],
+            "cwd": "./mcp-servers/python",
+            "env": {
+                "DATABASE_URL": "${DB_CONNECTION_STRING}",
+                "API_KEY": "${EXTERNAL_API_KEY}"
+            },
+            "timeout": 15000,
+            "trust": true,
+            "includeTools": ["safe_tool", "file_reader"],
+            "excludeTools": ["dangerous_tool"]
+        })
+    );
+    assert_eq!(
+        server(&files[0], "httpServerWithAuth"),
+        json!({
+            "type": "http",
+            "url": "http://localhost:3000/mcp",
+            "headers": {"Authorization": "Bearer ${API_TOKEN}"},
+            "timeout": 5000
+        })
+    );
+    assert_eq!(
+        server(&files[0], "sseServer"),
+        json!({"type": "sse", "url": "https://api.example.com/sse", "enabled": false})
+    );
+    assert_eq!(
+        server(&files[0], "autoServer"),
+        json!({"type": "http", "url": "https://api.example.com/mcp", "description": "no type"})
+    );
+    assert_eq!(invalid(&files[0]).len(), 1);
+    assert!(invalid(&files[0])[0].1.contains("WebSocket"));
+    assert_eq!(
+        server(&files[1], "userTools"),
+        json!({"command": "user-tools"})
+    );
+}
+
+#[test]
+fn gemini_allowed_list_switches_off_the_others() {
+    let sandbox = Sandbox::new("gemini-allowed");
+    sandbox.write(
+        "home/.gemini/settings.json",
+        r#"{"mcp": {"allowed": ["a"]}, "mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}"#,
+    );
+    let files = GeminiSource::new().load(&sandbox.ctx());
+    assert_eq!(server(&files[0], "a"), json!({"command": "a"}));
+    assert_eq!(
+        server(&files[0], "b"),
+        json!({"command": "b", "enabled": false})
+    );
+}
+
+#[test]
+fn opencode_local_and_remote_servers() {
+    let sandbox = Sandbox::new("opencode");
+    let project = sandbox.write(
+        "project/opencode.jsonc",
+        r#"{
+  "$schema": "https://opencode.ai/config.json",
+  // MCP servers, JSONC with trailing commas as OpenCode writes them.
+  "mcp": {
+    "my-local-mcp-server": {
+      "type": "local",
+      // Or ["bun", "x", "my-mcp-command"]
+      "command": ["npx", "-y", "my-mcp-command", "--token={env:MY_TOKEN}"],
+      "enabled": false,
+      "environment": {
+        "MY_ENV_VAR": "my_env_var_value",
+        "API_KEY": "{env:MY_API_KEY}",
+      },
+      "timeout": 10000,
+    },
+    "sentry": {
+      "type": "remote",
+      "url": "https://mcp.sentry.dev/mcp",
+      "headers": {"Authorization": "Bearer {env:SENTRY_TOKEN}"},
+      "oauth": {"clientId": "{env:CLIENT_ID}", "scope": "tools:read"},
+      "enabled": true,
+    },
+    "keyed": {
+      "type": "remote",
+      "url": "https://mcp.example.com/mcp",
+      "oauth": false,
+      "headers": {"X-Key": "{file:~/.secrets/key}"},
+    },
+    "bad": {"type": "process", "command": ["x"]},
+    "empty": {"type": "local", "command": []},
+  },
+}"#,
+    );
+    let user = sandbox.write(
+        "home/.config/opencode/opencode.json",
+        r#"{"mcp": {"gh_grep": {"type": "remote", "url": "https://mcp.grep.app"}}}"#,
+    );
+    let files = OpenCodeSource::new().load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [(project, Level::Project), (user, Level::User)]
+    );
+    assert_eq!(names(&files[0]), ["my-local-mcp-server", "sentry"]);
+    assert_eq!(
+        server(&files[0], "my-local-mcp-server"),
+        json!({
+            "type": "stdio",
+            "command": "npx",
+            "args": ["-y", "my-mcp-command", "--token=${MY_TOKEN}"],
+            "env": {"MY_ENV_VAR": "my_env_var_value", "API_KEY": "${MY_API_KEY}"},
+            "enabled": false,
+            "timeout": 10000
+        })
+    );
+    assert_eq!(
+        server(&files[0], "sentry"),
+        json!({
+            "type": "http",
+            "url": "https://mcp.sentry.dev/mcp",
+            "headers": {"Authorization": "Bearer ${SENTRY_TOKEN}"},
+            "enabled": true,
+            "auth": {"type": "oauth", "clientId": "{env:CLIENT_ID}", "scope": "tools:read"}
+        })
+    );
+    let problems = invalid(&files[0]);
+    let problem = |name: &str| {
+        problems
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, message)| message.as_str())
+            .unwrap()
+    };
+    assert!(
+        problem("keyed").starts_with("Server \"keyed\": headers.X-Key uses {file:~/.secrets/key}"),
+        "{}",
+        problem("keyed")
+    );
+    assert_eq!(
+        problem("bad"),
+        "Server \"bad\": \"type\" must be \"local\" or \"remote\""
+    );
+    assert!(problem("empty").contains("\"command\" must list the program"));
+    assert_eq!(
+        server(&files[1], "gh_grep"),
+        json!({"type": "http", "url": "https://mcp.grep.app"})
+    );
+}
+
+#[test]
+fn opencode_servers_layout_and_file_order() {
+    let sandbox = Sandbox::new("opencode-v2");
+    let dot = sandbox.write(
+        "project/.opencode/opencode.json",
+        r#"{"mcp": {"servers": {"everything": {"type": "local", "command": ["npx", "-y", "@modelcontextprotocol/server-everything"], "cwd": "/work", "disabled": true}}}}"#,
+    );
+    let json_file = sandbox.write(
+        "project/opencode.json",
+        r#"{"mcp": {"servers": {"type": "local", "command": ["named-servers"]}}}"#,
+    );
+    let custom = sandbox.write("custom/opencode.json", r#"{"mcp": {}}"#);
+    let legacy = sandbox.write("home/.config/opencode/config.json", r#"{"theme": "x"}"#);
+    let ctx = sandbox
+        .ctx()
+        .with_env([("OPENCODE_CONFIG", custom.display().to_string())]);
+    let files = OpenCodeSource::new().load(&ctx);
+    assert_eq!(
+        listing(&files),
+        [
+            (dot, Level::Project),
+            (json_file, Level::Project),
+            (custom, Level::User),
+            (legacy, Level::User),
+        ]
+    );
+    assert_eq!(
+        server(&files[0], "everything"),
+        json!({
+            "type": "stdio",
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-everything"],
+            "cwd": "/work",
+            "enabled": false
+        })
+    );
+    // An older-layout server that happens to be called "servers".
+    assert_eq!(
+        server(&files[1], "servers"),
+        json!({"type": "stdio", "command": "named-servers"})
+    );
+    assert!(servers(&files[2]).is_empty() && servers(&files[3]).is_empty());
+}
+
+#[test]
+fn cursor_project_and_global_files_with_interpolation() {
+    let sandbox = Sandbox::new("cursor");
+    let project = sandbox.write(
+        "project/.cursor/mcp.json",
+        r#"{
+  "mcpServers": {
+    "local-tools": {
+      "type": "stdio",
+      "command": "${workspaceFolder}/bin/tools",
+      "args": ["--home", "${userHome}/data", "--name", "${workspaceFolderBasename}"],
+      "env": {"API_KEY": "${env:TOOLS_API_KEY}"},
+      "envFile": "${workspaceFolder}/.env"
+    },
+    "linear": {
+      "url": "https://mcp.linear.app/sse",
+      "type": "sse",
+      "headers": {"Authorization": "Bearer ${env:LINEAR_TOKEN}"},
+      "auth": {"CLIENT_ID": "abc", "scopes": ["read"]}
+    }
+  }
+}"#,
+    );
+    let user = sandbox.write(
+        "home/.cursor/mcp.json",
+        r#"{"mcpServers": {"playwright": {"command": "npx", "args": ["@playwright/mcp@latest"], "disabled": true}}}"#,
+    );
+    let files = CursorSource::new().load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [(project, Level::Project), (user, Level::User)]
+    );
+    let root = sandbox.project().display().to_string();
+    let home = sandbox.home().display().to_string();
+    assert_eq!(
+        server(&files[0], "local-tools"),
+        json!({
+            "type": "stdio",
+            "command": format!("{root}/bin/tools"),
+            "args": ["--home", format!("{home}/data"), "--name", "project"],
+            "env": {"API_KEY": "${TOOLS_API_KEY}"},
+            "envFile": "${workspaceFolder}/.env"
+        })
+    );
+    assert_eq!(
+        server(&files[0], "linear"),
+        json!({
+            "type": "sse",
+            "url": "https://mcp.linear.app/sse",
+            "headers": {"Authorization": "Bearer ${LINEAR_TOKEN}"},
+            "auth": {"type": "oauth", "CLIENT_ID": "abc", "scopes": ["read"]}
+        })
+    );
+    assert_eq!(
+        server(&files[1], "playwright"),
+        json!({"command": "npx", "args": ["@playwright/mcp@latest"], "enabled": false})
+    );
+}
+
+#[test]
+fn windsurf_server_url_and_disabled_entries() {
+    let sandbox = Sandbox::new("windsurf");
+    let path = sandbox.write(
+        "home/.codeium/windsurf/mcp_config.json",
+        r#"{
+  "mcpServers": {
+    "userjot": {
+      "serverUrl": "https://api.userjot.com/v1/mcp",
+      "headers": {"Authorization": "Bearer ${env:USERJOT_API_TOKEN}"}
+    },
+    "cursor-style": {"url": "https://mcp.example.com/mcp"},
+    "git": {
+      "command": "py",
+      "args": ["-m", "mcp_server_git"],
+      "disabled": true,
+      "disabledTools": ["git_push"],
+      "env": {}
+    },
+    "ollama": {"command": "py", "args": ["-m", "mcp_ollama_python"], "disabled": false},
+    "secret": {"serverUrl": "https://x.example.com/mcp", "headers": {"X-Key": "${file:/run/key}"}}
+  }
+}"#,
+    );
+    let files = WindsurfSource::new().load(&sandbox.ctx());
+    assert_eq!(listing(&files), [(path, Level::User)]);
+    assert_eq!(
+        server(&files[0], "userjot"),
+        json!({
+            "type": "http",
+            "url": "https://api.userjot.com/v1/mcp",
+            "headers": {"Authorization": "Bearer ${USERJOT_API_TOKEN}"}
+        })
+    );
+    assert_eq!(
+        server(&files[0], "cursor-style"),
+        json!({"type": "http", "url": "https://mcp.example.com/mcp"})
+    );
+    assert_eq!(
+        server(&files[0], "git"),
+        json!({
+            "command": "py",
+            "args": ["-m", "mcp_server_git"],
+            "enabled": false,
+            "disabledTools": ["git_push"]
+        })
+    );
+    assert_eq!(
+        server(&files[0], "ollama"),
+        json!({"command": "py", "args": ["-m", "mcp_ollama_python"]})
+    );
+    let problems = invalid(&files[0]);
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0]
+            .1
+            .starts_with("Server \"secret\": headers.X-Key uses ${file:/run/key}: "),
+        "{}",
+        problems[0].1
+    );
+}
+
+#[test]
+fn vscode_commented_workspace_file_with_inputs() {
+    let sandbox = Sandbox::new("vscode");
+    let project = sandbox.write(
+        "project/.vscode/mcp.json",
+        r#"{
+  // 💡 Inputs are prompted on first server start, then stored securely by VS Code.
+  "inputs": [
+    {
+      "type": "promptString",
+      "id": "perplexity-key",
+      "description": "Perplexity API Key",
+      "password": true,
+    },
+  ],
+  "servers": {
+    /* A local server started from the workspace. */
+    "memory": {
+      "type": "stdio",
+      "command": "node",
+      "args": ["${workspaceFolder}/server/index.js", "--store=${userHome}/.memory"],
+      "env": {"LOG_LEVEL": "debug", "TOKEN": "${env:MEMORY_TOKEN}"},
+      "envFile": "${workspaceFolder}/.env",
+      "cwd": "${workspaceFolder}",
+      "dev": {"watch": "server/**/*.js"},
+    },
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/",
+      "headers": {"Authorization": "Bearer ${env:GITHUB_TOKEN}"},
+    },
+    "events": {"type": "sse", "url": "http://localhost:3001/sse"},
+    "perplexity": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "server-perplexity-ask"],
+      "env": {"PERPLEXITY_API_KEY": "${input:perplexity-key}"},
+    },
+    "setting": {"type": "stdio", "command": "${config:python.defaultInterpreterPath}"},
+  },
+}"#,
+    );
+    let user_mcp = sandbox.write(
+        "home/.config/Code/User/mcp.json",
+        r#"{"mcp": {"servers": {"older-shape": {"type": "stdio", "command": "older"}}}}"#,
+    );
+    let user_settings = sandbox.write(
+        "home/.config/Code/User/settings.json",
+        r#"{
+  "editor.fontSize": 14,
+  // MCP servers used to live in settings.json.
+  "mcp": {
+    "inputs": [],
+    "servers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}},
+  },
+}"#,
+    );
+    let files = VsCodeSource::new().load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [
+            (project, Level::Project),
+            (user_mcp, Level::User),
+            (user_settings, Level::User),
+        ]
+    );
+    let root = sandbox.project().display().to_string();
+    let home = sandbox.home().display().to_string();
+    assert_eq!(names(&files[0]), ["memory", "github", "events"]);
+    assert_eq!(
+        server(&files[0], "memory"),
+        json!({
+            "type": "stdio",
+            "command": "node",
+            "args": [format!("{root}/server/index.js"), format!("--store={home}/.memory")],
+            "env": {"LOG_LEVEL": "debug", "TOKEN": "${MEMORY_TOKEN}"},
+            "cwd": root,
+            "envFile": "${workspaceFolder}/.env",
+            "dev": {"watch": "server/**/*.js"}
+        })
+    );
+    assert_eq!(
+        server(&files[0], "github"),
+        json!({
+            "type": "http",
+            "url": "https://api.githubcopilot.com/mcp/",
+            "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}
+        })
+    );
+    assert_eq!(
+        server(&files[0], "events"),
+        json!({"type": "sse", "url": "http://localhost:3001/sse"})
+    );
+    let problems = invalid(&files[0]);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(problems[0].0, "perplexity");
+    assert_eq!(
+        problems[0].1,
+        "Server \"perplexity\": env.PERPLEXITY_API_KEY uses ${input:perplexity-key}: the value \
+         comes from a VS Code input prompt (\"Perplexity API Key\"), which this runtime cannot \
+         show; set the value in the config, or put it in an environment variable and write \
+         ${VAR}, instead"
+    );
+    assert_eq!(problems[1].0, "setting");
+    assert!(problems[1].1.contains("only VS Code can resolve"));
+    assert_eq!(
+        server(&files[1], "older-shape"),
+        json!({"type": "stdio", "command": "older"})
+    );
+    assert_eq!(
+        server(&files[2], "fetch"),
+        json!({"command": "uvx", "args": ["mcp-server-fetch"]})
+    );
+}
+
+#[test]
+fn vscode_settings_without_mcp_hold_no_servers() {
+    let sandbox = Sandbox::new("vscode-settings");
+    sandbox.write(
+        "home/.config/Code/User/settings.json",
+        "{\n  // just editor settings\n  \"editor.tabSize\": 2,\n}\n",
+    );
+    let files = VsCodeSource::new().load(&sandbox.ctx());
+    assert_eq!(files.len(), 1);
+    assert!(servers(&files[0]).is_empty());
+}
+
+#[test]
+fn claude_desktop_linux_macos_and_windows_locations() {
+    let sandbox = Sandbox::new("claude-desktop");
+    let linux = sandbox.write(
+        "home/.config/Claude/claude_desktop_config.json",
+        r#"{
+  "mcpServers": {
+    "filesystem": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"],
+      "env": {"DEBUG": "1"}
+    }
+  },
+  "globalShortcut": ""
+}"#,
+    );
+    let mac = sandbox.write(
+        "home/Library/Application Support/Claude/claude_desktop_config.json",
+        r#"{"mcpServers": {"weather": {"command": "uv", "args": ["run", "weather.py"]}}}"#,
+    );
+    let windows = sandbox.write(
+        "appdata/Claude/claude_desktop_config.json",
+        r#"{"mcpServers": {}}"#,
+    );
+    let ctx = sandbox.ctx().with_env([(
+        "APPDATA",
+        sandbox.root.join("appdata").display().to_string(),
+    )]);
+    let files = ClaudeDesktopSource::new().load(&ctx);
+    assert_eq!(
+        listing(&files),
+        [
+            (linux, Level::User),
+            (mac, Level::User),
+            (windows, Level::User)
+        ]
+    );
+    assert_eq!(
+        server(&files[0], "filesystem"),
+        json!({
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"],
+            "env": {"DEBUG": "1"}
+        })
+    );
+    assert_eq!(
+        server(&files[1], "weather"),
+        json!({"command": "uv", "args": ["run", "weather.py"]})
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Broken, misplaced and unreadable files
+// ------------------------------------------------------------------------------------------
+
+/// One file per provider (relative to the sandbox root), its format and the provider reading it.
+fn one_file_per_provider() -> Vec<(&'static str, &'static str, Box<dyn ConfigSource>)> {
+    const JSON: &str = "JSON";
+    const JSONC: &str = "JSON with comments";
+    vec![
+        (
+            "project/.myagent/mcp.json",
+            JSON,
+            Box::new(NativeSource::new()),
+        ),
+        ("project/.mcp.json", JSON, Box::new(ClaudeCodeSource::new())),
+        ("home/.claude.json", JSON, Box::new(ClaudeCodeSource::new())),
+        (
+            "project/.codex/config.toml",
+            "TOML",
+            Box::new(CodexSource::new()),
+        ),
+        (
+            "project/.gemini/settings.json",
+            JSONC,
+            Box::new(GeminiSource::new()),
+        ),
+        (
+            "project/opencode.jsonc",
+            JSONC,
+            Box::new(OpenCodeSource::new()),
+        ),
+        (
+            "project/.cursor/mcp.json",
+            JSONC,
+            Box::new(CursorSource::new()),
+        ),
+        (
+            "home/.codeium/windsurf/mcp_config.json",
+            JSONC,
+            Box::new(WindsurfSource::new()),
+        ),
+        (
+            "project/.vscode/mcp.json",
+            JSONC,
+            Box::new(VsCodeSource::new()),
+        ),
+        (
+            "home/.config/Claude/claude_desktop_config.json",
+            JSON,
+            Box::new(ClaudeDesktopSource::new()),
+        ),
+    ]
+}
+
+/// The one file a provider returned for `path`.
+fn file_for<'a>(files: &'a [SourceFile], path: &Path) -> &'a SourceFile {
+    let matching: Vec<&SourceFile> = files.iter().filter(|f| f.path == path).collect();
+    assert_eq!(matching.len(), 1, "{:?}", listing(files));
+    matching[0]
+}
+
+#[test]
+fn a_broken_file_of_each_format_is_an_error_naming_it() {
+    for (relative, expected_format, source) in one_file_per_provider() {
+        let sandbox = Sandbox::new("broken");
+        let text = if expected_format == "TOML" {
+            "[mcp_servers.x]\ncommand = \"unterminated\n"
+        } else {
+            "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"a\",, }\n"
+        };
+        let path = sandbox.write(relative, text);
+        let files = source.load(&sandbox.ctx());
+        let error = the_error(file_for(&files, &path));
+        match error {
+            ConfigError::Parse {
+                format, path: at, ..
+            } => {
+                assert_eq!(*format, expected_format, "{relative}");
+                assert_eq!(at, &path);
+            }
+            other => panic!("{relative}: {other}"),
+        }
+        let shown = error.to_string();
+        assert!(shown.contains(&path.display().to_string()), "{shown}");
+        assert!(shown.contains("line "), "{shown}");
+    }
+}
+
+#[test]
+fn a_file_with_the_wrong_shape_is_an_error_naming_it() {
+    let sandbox = Sandbox::new("shape");
+    let path = sandbox.write("project/.cursor/mcp.json", r#"{"mcpServers": ["a", "b"]}"#);
+    let toml = sandbox.write("project/.codex/config.toml", "mcp_servers = [1, 2]\n");
+    let files = CursorSource::new().load(&sandbox.ctx());
+    let error = the_error(file_for(&files, &path));
+    assert!(matches!(error, ConfigError::Shape { .. }), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("\"mcpServers\" must be an object")
+    );
+    let files = CodexSource::new().load(&sandbox.ctx());
+    let error = the_error(file_for(&files, &toml));
+    assert!(error.to_string().contains("mcp_servers"), "{error}");
+}
+
+#[test]
+fn a_broken_file_does_not_cost_the_other_files() {
+    let sandbox = Sandbox::new("broken-one");
+    let broken = sandbox.write("project/.cursor/mcp.json", "{ not json");
+    let good = sandbox.write(
+        "home/.cursor/mcp.json",
+        r#"{"mcpServers": {"ok": {"command": "ok"}}}"#,
+    );
+    let files = CursorSource::new().load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [(broken, Level::Project), (good, Level::User)]
+    );
+    assert!(files[0].contents.is_err());
+    assert_eq!(names(&files[1]), ["ok"]);
+}
+
+#[test]
+fn a_bad_entry_does_not_cost_the_other_entries() {
+    let sandbox = Sandbox::new("bad-entry");
+    sandbox.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"bad": {"command": "x", "args": "not-a-list"}, "list": [1], "good": {"command": "y"}}}"#,
+    );
+    let files = ClaudeCodeSource::new().load(&sandbox.ctx());
+    assert_eq!(names(&files[0]), ["good"]);
+    let problems = invalid(&files[0]);
+    assert_eq!(problems.len(), 2);
+    assert_eq!(problems[0].0, "bad");
+    assert!(
+        problems[0]
+            .1
+            .starts_with("Server \"bad\": invalid settings")
+    );
+    assert_eq!(
+        problems[1],
+        (
+            "list".to_owned(),
+            "Server \"list\": the entry must be an object".to_owned()
+        )
+    );
+}
+
+#[test]
+fn a_directory_where_the_file_should_be_is_an_error() {
+    for (relative, _, source) in one_file_per_provider() {
+        let sandbox = Sandbox::new("dir");
+        let path = sandbox.root.join(relative);
+        std::fs::create_dir_all(&path).unwrap();
+        let files = source.load(&sandbox.ctx());
+        let error = the_error(file_for(&files, &path));
+        assert!(
+            matches!(error, ConfigError::NotAFile { .. }),
+            "{relative}: {error}"
+        );
+        assert!(error.to_string().contains(&path.display().to_string()));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_file_is_an_error() {
+    // A symlink loop cannot be read even by root.
+    for (relative, _, source) in one_file_per_provider() {
+        let sandbox = Sandbox::new("loop");
+        let path = sandbox.root.join(relative);
+        let other = path.with_extension("loop");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&other, &path).unwrap();
+        std::os::unix::fs::symlink(&path, &other).unwrap();
+        let files = source.load(&sandbox.ctx());
+        let error = the_error(file_for(&files, &path));
+        assert!(
+            matches!(error, ConfigError::Read { .. }),
+            "{relative}: {error}"
+        );
+        assert!(error.to_string().contains(&path.display().to_string()));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_without_read_permission_is_an_error_unless_running_as_root() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let sandbox = Sandbox::new("chmod");
+    let path = sandbox.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"x": {"command": "x"}}}"#,
+    );
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // Root (and CAP_DAC_OVERRIDE) reads it anyway: assert what actually applies here.
+    let readable = std::fs::read(&path).is_ok();
+    let files = ClaudeCodeSource::new().load(&sandbox.ctx());
+    let file = file_for(&files, &path);
+    if readable {
+        assert_eq!(names(file), ["x"]);
+    } else {
+        let error = the_error(file);
+        assert!(matches!(error, ConfigError::Read { .. }), "{error}");
+        assert!(error.to_string().contains(&path.display().to_string()));
+    }
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+#[test]
+fn a_non_utf8_file_is_an_error() {
+    let sandbox = Sandbox::new("utf8");
+    let path = sandbox.root.join("project/.vscode/mcp.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, b"{\"servers\": {\"\xff\": {}}}").unwrap();
+    let files = VsCodeSource::new().load(&sandbox.ctx());
+    let error = the_error(file_for(&files, &path));
+    assert!(matches!(error, ConfigError::Read { .. }), "{error}");
+}
+
+#[test]
+fn the_project_file_is_read_once_when_the_project_is_home() {
+    let sandbox = Sandbox::new("home-project");
+    let path = sandbox.write(
+        "home/.gemini/settings.json",
+        r#"{"mcpServers": {"a": {"command": "a"}}}"#,
+    );
+    let ctx = DiscoveryContext::new("myagent", sandbox.home(), sandbox.home());
+    let files = GeminiSource::new().load(&ctx);
+    assert_eq!(listing(&files), [(path, Level::User)]);
+}
+
+#[test]
+fn discovery_over_the_default_sources_keeps_priority_and_names_broken_files() {
+    use mcp_config::{DiscoveryOptions, load_all_configs};
+
+    let sandbox = Sandbox::new("discovery");
+    sandbox.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"github": {"type": "http", "url": "https://claude.example.com/mcp"}}}"#,
+    );
+    let codex = sandbox.write(
+        "home/.codex/config.toml",
+        "[mcp_servers.github]\nurl = \"https://codex.example.com/mcp\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n",
+    );
+    let vscode = sandbox.write(
+        "project/.vscode/mcp.json",
+        "{\n  // shadowed by Claude Code and Codex\n  \"servers\": {\"github\": {\"type\": \"http\", \"url\": \"https://vscode.example.com/mcp\"},},\n}",
+    );
+    let broken = sandbox.write("home/.cursor/mcp.json", "{ broken");
+    let found = load_all_configs(&sandbox.ctx(), &DiscoveryOptions::default());
+    assert_eq!(
+        found.configs["github"].url.as_deref(),
+        Some("https://claude.example.com/mcp")
+    );
+    let source = &found.sources["github"];
+    assert_eq!(source.meta.provider, "claude-code");
+    let shadowed: Vec<(&str, &Path)> = source
+        .shadowed
+        .iter()
+        .map(|meta| (meta.provider.as_str(), meta.path.as_path()))
+        .collect();
+    assert_eq!(
+        shadowed,
+        [("codex", codex.as_path()), ("vscode", vscode.as_path())]
+    );
+    assert_eq!(found.sources["docs"].meta.provider_name, "Codex");
+    assert_eq!(found.errors.len(), 1, "{:?}", found.errors);
+    assert_eq!(found.errors[0].path, broken.display().to_string());
+}
