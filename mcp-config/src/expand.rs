@@ -12,6 +12,46 @@ use crate::server_config::ServerConfig;
 
 /// Expands the references in one value. `Err` carries the name of the first unset variable.
 pub fn expand_value(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut unset = None;
+    rewrite_braced(text, &mut |inner| {
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        if !is_variable_name(name) {
+            return Placeholder::Keep;
+        }
+        match (env.get(name), default) {
+            (Some(value), Some(default)) if value.is_empty() => {
+                Placeholder::Replace(default.to_owned())
+            }
+            (Some(value), _) => Placeholder::Replace(value.clone()),
+            (None, Some(default)) => Placeholder::Replace(default.to_owned()),
+            (None, None) => {
+                unset = Some(name.to_owned());
+                Placeholder::Reject(String::new())
+            }
+        }
+    })
+    .map_err(|_| unset.unwrap_or_default())
+}
+
+/// What to do with one `${…}` placeholder.
+pub(crate) enum Placeholder {
+    /// Leave it as written.
+    Keep,
+    /// Replace the whole `${…}` with this text.
+    Replace(String),
+    /// The value cannot be used: this message says why (it follows "uses `${…}`:").
+    Reject(String),
+}
+
+/// Rewrites every `${…}` of `text` through `map`, which sees what is between the braces. An
+/// unclosed `${` is kept as text.
+pub(crate) fn rewrite_braced(
+    text: &str,
+    map: &mut dyn FnMut(&str) -> Placeholder,
+) -> Result<String, String> {
     if !text.contains("${") {
         return Ok(text.to_owned());
     }
@@ -25,19 +65,10 @@ pub fn expand_value(text: &str, env: &BTreeMap<String, String>) -> Result<String
             return Ok(out);
         };
         let inner = &after[..end];
-        let (name, default) = match inner.split_once(":-") {
-            Some((name, default)) => (name, Some(default)),
-            None => (inner, None),
-        };
-        if is_variable_name(name) {
-            match (env.get(name), default) {
-                (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
-                (Some(value), _) => out.push_str(value),
-                (None, Some(default)) => out.push_str(default),
-                (None, None) => return Err(name.to_owned()),
-            }
-        } else {
-            out.push_str(&rest[start..start + 2 + end + 1]);
+        match map(inner) {
+            Placeholder::Keep => out.push_str(&rest[start..start + 2 + end + 1]),
+            Placeholder::Replace(text) => out.push_str(&text),
+            Placeholder::Reject(why) => return Err(format!("uses ${{{inner}}}: {why}")),
         }
         rest = &after[end + 1..];
     }
@@ -45,7 +76,8 @@ pub fn expand_value(text: &str, env: &BTreeMap<String, String>) -> Result<String
     Ok(out)
 }
 
-fn is_variable_name(name: &str) -> bool {
+/// True for a name `${VAR}` expansion accepts: a letter or `_`, then letters, digits or `_`.
+pub(crate) fn is_variable_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::ConfigError;
+use crate::expand::{Placeholder, is_variable_name, rewrite_braced};
 use crate::server_config::{Level, ServerConfig};
 use crate::source::{ConfigSource, FileServers, SourceFile, read_config_file};
 
@@ -124,51 +125,6 @@ fn standard_with_disabled(entry: &Value) -> Result<ServerConfig, String> {
     let mut config = crate::source::standard_entry(entry)?;
     apply_disabled_flag(&mut config);
     Ok(config)
-}
-
-/// What to do with one `${…}` placeholder.
-enum Placeholder {
-    /// Leave it as written (our own `${VAR}`, or something discovery reports later).
-    Keep,
-    /// Replace the whole `${…}` with this text.
-    Replace(String),
-    /// The server cannot be used: this message says why (it follows "`<field>` uses `${…}`").
-    Reject(String),
-}
-
-/// Rewrites every `${…}` of `text` through `map`, which sees what is between the braces.
-fn rewrite_braced(text: &str, map: &mut dyn FnMut(&str) -> Placeholder) -> Result<String, String> {
-    if !text.contains("${") {
-        return Ok(text.to_owned());
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return Ok(out);
-        };
-        let inner = &after[..end];
-        match map(inner) {
-            Placeholder::Keep => out.push_str(&rest[start..start + 2 + end + 1]),
-            Placeholder::Replace(text) => out.push_str(&text),
-            Placeholder::Reject(why) => return Err(format!("uses ${{{inner}}}: {why}")),
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-/// True for a name our `${VAR}` expansion accepts.
-fn is_variable_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Our reference to an environment variable.
