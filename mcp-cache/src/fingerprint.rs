@@ -1,0 +1,142 @@
+//! [`Fingerprint`]: a stable hash of a server's unresolved configuration.
+//!
+//! The configuration is written as canonical JSON (object keys sorted at every level, no
+//! whitespace) and hashed, so reordering keys in a config file does not invalidate the cache
+//! while any change of value does. The unresolved configuration is used (with `${VAR}` and
+//! `!command` references, never their secret results), so no secret reaches the cache.
+
+use std::fmt::{self, Write as _};
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// A stable hash of a server's unresolved configuration, as lowercase hex.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Fingerprint(String);
+
+impl Fingerprint {
+    /// The fingerprint of any serializable configuration. A value that cannot be serialized
+    /// gets a fingerprint of its own that matches nothing stored.
+    pub fn of<T: Serialize + ?Sized>(config: &T) -> Self {
+        match serde_json::to_value(config) {
+            Ok(value) => Self::of_json(&value),
+            Err(_) => Self("unserializable".to_owned()),
+        }
+    }
+
+    /// The fingerprint of a JSON value.
+    pub fn of_json(value: &Value) -> Self {
+        let mut canonical = String::new();
+        write_canonical(value, &mut canonical);
+        let bytes = canonical.as_bytes();
+        // Two 64-bit FNV-1a passes with different offsets: 128 bits, no dependency, and stable
+        // across builds and platforms (unlike std's hasher).
+        let first = fnv1a64(bytes, 0xcbf2_9ce4_8422_2325);
+        let second = fnv1a64(bytes, 0x6c62_272e_07bb_0142);
+        Self(format!("{first:016x}{second:016x}"))
+    }
+
+    /// A fingerprint from its hex form (as stored).
+    pub fn from_hex(hex: impl Into<String>) -> Self {
+        Self(hex.into())
+    }
+
+    /// The hex form.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn fnv1a64(bytes: &[u8], offset: u64) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes.iter().fold(offset, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(PRIME)
+    })
+}
+
+/// Canonical JSON: keys sorted, no whitespace, strings and numbers as serde_json writes them.
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (index, key) in keys.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_string(key, out);
+                out.push(':');
+                write_canonical(&map[key.as_str()], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::String(text) => write_string(text, out),
+        scalar => {
+            let _ = write!(out, "{scalar}");
+        }
+    }
+}
+
+fn write_string(text: &str, out: &mut String) {
+    out.push_str(&Value::String(text.to_owned()).to_string());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn key_order_does_not_change_the_fingerprint() {
+        let a: Value = serde_json::from_str(
+            r#"{"command":"npx","args":["-y","x"],"env":{"B":"2","A":"1"},"nested":{"z":[{"q":1,"p":2}],"a":null}}"#,
+        )
+        .unwrap();
+        let b: Value = serde_json::from_str(
+            r#"{"nested":{"a":null,"z":[{"p":2,"q":1}]},"env":{"A":"1","B":"2"},"args":["-y","x"],"command":"npx"}"#,
+        )
+        .unwrap();
+        assert_eq!(Fingerprint::of_json(&a), Fingerprint::of_json(&b));
+    }
+
+    #[test]
+    fn any_change_of_value_changes_it() {
+        let base = json!({"command": "npx", "args": ["-y", "x"]});
+        let fp = Fingerprint::of_json(&base);
+        for changed in [
+            json!({"command": "npx", "args": ["x", "-y"]}),
+            json!({"command": "npx", "args": ["-y", "x"], "env": {}}),
+            json!({"command": "uvx", "args": ["-y", "x"]}),
+            json!({"command": "npx", "args": ["-y", "x "]}),
+        ] {
+            assert_ne!(Fingerprint::of_json(&changed), fp, "{changed}");
+        }
+    }
+
+    #[test]
+    fn the_fingerprint_is_stable_across_builds() {
+        // Pinned (computed independently): a change here would invalidate every cache on
+        // every machine, so it must be deliberate.
+        assert_eq!(
+            Fingerprint::of_json(&json!({"command": "npx"})).as_str(),
+            "2d943aa89c3172d0635a3586df85eecd"
+        );
+    }
+}

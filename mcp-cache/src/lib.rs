@@ -1,0 +1,95 @@
+//! # mcp-cache
+//!
+//! The tool cache: the last tool list each MCP server returned, so that a session can offer a
+//! slow server's tools at once (as deferred tools) while the server is still connecting.
+//!
+//! ```no_run
+//! use mcp_cache::{CacheOptions, Fingerprint, SledToolCache, ToolCache};
+//!
+//! # async fn run(tools: Vec<mcp_transport::Tool>) {
+//! let cache = SledToolCache::in_user_cache_dir("my-agent", CacheOptions::default());
+//! let fingerprint = Fingerprint::of(&serde_json::json!({"command": "npx", "args": ["-y", "srv"]}));
+//! cache.set("github", &fingerprint, &tools).await;
+//! if let Some(tools) = cache.get("github", &fingerprint).await {
+//!     println!("{} cached tools", tools.len());
+//! }
+//! # }
+//! ```
+//!
+//! - An entry is keyed by server name and holds a format version, the [`Fingerprint`] of the
+//!   server's unresolved configuration, the tools and the write time. A lookup misses when the
+//!   entry is absent, older than the time to live (30 days by default), of another format or of
+//!   another configuration.
+//! - The cache is best effort: a store that cannot be opened, is locked by another process, is
+//!   corrupt, or a full disk is a miss (or a skipped write), logged once, never an error or a
+//!   panic. A corrupt store is moved aside and rebuilt.
+//! - Three stores: [`SledToolCache`] (the default, on disk, shared by the agent processes of a
+//!   machine), [`MemoryToolCache`] and [`NoopToolCache`].
+
+mod entry;
+mod fingerprint;
+mod memory;
+mod sled_store;
+
+use std::time::{Duration, SystemTime};
+
+use async_trait::async_trait;
+use mcp_transport::Tool;
+
+pub use entry::{FORMAT_VERSION, Lookup, MissReason, decode_entry, encode_entry};
+pub use fingerprint::Fingerprint;
+pub use memory::{MemoryToolCache, NoopToolCache};
+pub use sled_store::{HOLD_IDLE, HOLD_MAX, OPEN_BUDGET, SledToolCache};
+
+/// A store of tool lists by server name. Every method is best effort and never fails.
+#[async_trait]
+pub trait ToolCache: Send + Sync {
+    /// The tools cached for `server` under this configuration, or why there are none.
+    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup;
+
+    /// The tools cached for `server` under this configuration.
+    async fn get(&self, server: &str, fingerprint: &Fingerprint) -> Option<Vec<Tool>> {
+        self.lookup(server, fingerprint).await.into_tools()
+    }
+
+    /// Stores (or replaces) the tools of `server`.
+    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]);
+
+    /// Forgets `server`.
+    async fn remove(&self, server: &str);
+}
+
+/// Settings shared by the stores.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct CacheOptions {
+    /// Entries older than this miss. Default: 30 days.
+    pub ttl: Duration,
+    /// The clock used for write times and ages (tests move it).
+    pub clock: fn() -> SystemTime,
+}
+
+impl Default for CacheOptions {
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(30 * 24 * 60 * 60),
+            clock: SystemTime::now,
+        }
+    }
+}
+
+impl CacheOptions {
+    /// Sets the time to live.
+    #[must_use]
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Sets the clock.
+    #[must_use]
+    pub fn clock(mut self, clock: fn() -> SystemTime) -> Self {
+        self.clock = clock;
+        self
+    }
+}

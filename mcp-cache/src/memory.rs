@@ -1,0 +1,85 @@
+//! The in-memory and no-op stores.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use async_trait::async_trait;
+use mcp_transport::Tool;
+
+use crate::entry::{Lookup, MissReason, decode_entry, encode_entry};
+use crate::fingerprint::Fingerprint;
+use crate::{CacheOptions, ToolCache};
+
+/// A cache that lives as long as the process: for tests, and for agents that want no disk.
+/// Entries are kept encoded, so they behave exactly like the on-disk store's.
+#[derive(Debug, Default)]
+pub struct MemoryToolCache {
+    entries: Mutex<HashMap<String, Vec<u8>>>,
+    options: CacheOptions,
+}
+
+impl MemoryToolCache {
+    /// An empty cache.
+    pub fn new(options: CacheOptions) -> Self {
+        Self {
+            entries: Mutex::default(),
+            options,
+        }
+    }
+
+    /// Stores raw bytes for a server, as a damaged store would hold them (for tests).
+    pub fn insert_raw(&self, server: &str, bytes: Vec<u8>) {
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(server.to_owned(), bytes);
+    }
+}
+
+#[async_trait]
+impl ToolCache for MemoryToolCache {
+    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        match entries.get(server) {
+            None => Lookup::Miss(MissReason::Absent),
+            Some(bytes) => {
+                decode_entry(bytes, fingerprint, self.options.ttl, (self.options.clock)())
+            }
+        }
+    }
+
+    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
+        let bytes = encode_entry(fingerprint, tools, (self.options.clock)());
+        self.insert_raw(server, bytes);
+    }
+
+    async fn remove(&self, server: &str) {
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(server);
+    }
+}
+
+/// A cache that never holds anything: every lookup misses, every write is dropped.
+#[derive(Debug, Default, Clone, Copy)]
+#[non_exhaustive]
+pub struct NoopToolCache;
+
+impl NoopToolCache {
+    /// The no-op cache.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl ToolCache for NoopToolCache {
+    async fn lookup(&self, _server: &str, _fingerprint: &Fingerprint) -> Lookup {
+        Lookup::Miss(MissReason::Absent)
+    }
+
+    async fn set(&self, _server: &str, _fingerprint: &Fingerprint, _tools: &[Tool]) {}
+
+    async fn remove(&self, _server: &str) {}
+}

@@ -1,0 +1,368 @@
+//! [`SledToolCache`]: the on-disk store, shared by every agent process of a machine.
+//!
+//! sled lets one opener hold a database at a time (even within a process; a second open fails
+//! at once with "could not acquire lock"). So the store is opened on demand and held only
+//! briefly: it is closed after [`HOLD_IDLE`] without use, and after [`HOLD_MAX`] of continuous
+//! use, which lets the other processes in. An open that finds the database locked retries with
+//! a growing, jittered delay for up to [`OPEN_BUDGET`], then gives up: a miss, never a wait
+//! that could hold up a session.
+//!
+//! Everything sled does runs on tokio's blocking threads, never on the async workers. Every
+//! failure is a miss or a skipped write, logged once per kind. A database sled reports as
+//! corrupt is moved aside (`<dir>.corrupt-<time>-<pid>`) and a fresh one is created.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use mcp_transport::Tool;
+
+use crate::entry::{Lookup, MissReason, decode_entry, encode_entry};
+use crate::fingerprint::Fingerprint;
+use crate::{CacheOptions, ToolCache};
+
+/// How long the database stays open after its last use.
+pub const HOLD_IDLE: Duration = Duration::from_millis(100);
+/// The longest the database stays open while in continuous use, so other processes get in.
+pub const HOLD_MAX: Duration = Duration::from_millis(250);
+/// How long an open keeps retrying a database locked by another process.
+pub const OPEN_BUDGET: Duration = Duration::from_secs(1);
+/// sled's page cache; its default (1 GiB) is far more than a tool cache needs.
+const PAGE_CACHE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The default store: a sled database in the user's cache directory.
+#[derive(Clone)]
+pub struct SledToolCache {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    path: PathBuf,
+    options: CacheOptions,
+    db: Mutex<Option<Held>>,
+    closer_scheduled: AtomicBool,
+    warned: Mutex<HashSet<&'static str>>,
+}
+
+struct Held {
+    db: sled::Db,
+    opened_at: Instant,
+    last_used: Instant,
+}
+
+impl SledToolCache {
+    /// A store in `dir` (created when first used).
+    pub fn open_at(dir: impl Into<PathBuf>, options: CacheOptions) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                path: dir.into(),
+                options,
+                db: Mutex::new(None),
+                closer_scheduled: AtomicBool::new(false),
+                warned: Mutex::new(HashSet::new()),
+            }),
+        }
+    }
+
+    /// A store in the user's cache directory under the agent's name:
+    /// `$XDG_CACHE_HOME/<app>/tool-cache`, else `~/.cache/<app>/tool-cache`. Without a home it
+    /// works from a folder in the system's temporary directory.
+    pub fn in_user_cache_dir(app_name: &str, options: CacheOptions) -> Self {
+        Self::open_at(Self::default_dir(app_name), options)
+    }
+
+    /// The directory [`in_user_cache_dir`](Self::in_user_cache_dir) uses.
+    pub fn default_dir(app_name: &str) -> PathBuf {
+        let absolute = |var: &str| {
+            std::env::var_os(var)
+                .map(PathBuf::from)
+                .filter(|path| path.is_absolute())
+        };
+        let base = absolute("XDG_CACHE_HOME")
+            .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
+            .unwrap_or_else(|| std::env::temp_dir().join("mcp-runtime-cache"));
+        base.join(app_name).join("tool-cache")
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// Flushes and releases the database now (other processes can open it at once).
+    pub async fn close(&self) {
+        let shared = Arc::clone(&self.shared);
+        let _ = tokio::task::spawn_blocking(move || shared.close_now()).await;
+    }
+
+    async fn run<T, F>(&self, op: F) -> Option<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&sled::Db) -> sled::Result<T> + Send + 'static,
+    {
+        let shared = Arc::clone(&self.shared);
+        let outcome = tokio::task::spawn_blocking(move || shared.with_db(op))
+            .await
+            .ok()
+            .flatten();
+        self.schedule_close();
+        outcome
+    }
+
+    /// Makes sure a task will close the database once it has been idle for a while.
+    fn schedule_close(&self) {
+        if self.shared.closer_scheduled.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.shared.closer_scheduled.store(false, Ordering::Release);
+            return;
+        };
+        let shared = Arc::clone(&self.shared);
+        runtime.spawn(async move {
+            loop {
+                tokio::time::sleep(HOLD_IDLE).await;
+                let shared = Arc::clone(&shared);
+                let closed = tokio::task::spawn_blocking(move || shared.close_if_idle())
+                    .await
+                    .unwrap_or(true);
+                if closed {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+impl std::fmt::Debug for SledToolCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SledToolCache")
+            .field("path", &self.shared.path)
+            .field("ttl", &self.shared.options.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl ToolCache for SledToolCache {
+    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
+        let key = server.to_owned();
+        let Some(stored) = self.run(move |db| db.get(key.as_bytes())).await else {
+            return Lookup::Miss(MissReason::Unavailable);
+        };
+        let Some(bytes) = stored else {
+            return Lookup::Miss(MissReason::Absent);
+        };
+        let options = self.shared.options;
+        let lookup = decode_entry(&bytes, fingerprint, options.ttl, (options.clock)());
+        if lookup.miss_reason() == Some(MissReason::Undecodable) {
+            self.shared.warn_once(
+                "undecodable",
+                &format!("a cached tool list for {server:?} does not decode; it will be rewritten"),
+            );
+        }
+        lookup
+    }
+
+    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
+        let bytes = encode_entry(fingerprint, tools, (self.shared.options.clock)());
+        let key = server.to_owned();
+        let _ = self.run(move |db| db.insert(key.as_bytes(), bytes)).await;
+    }
+
+    async fn remove(&self, server: &str) {
+        let key = server.to_owned();
+        let _ = self.run(move |db| db.remove(key.as_bytes())).await;
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Option<Held>> {
+        self.db.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs one operation on the open database, opening it first if needed.
+    fn with_db<T>(&self, op: impl FnOnce(&sled::Db) -> sled::Result<T>) -> Option<T> {
+        let mut held = self.lock();
+        if held.is_none() {
+            *held = Some(self.open()?);
+        }
+        let current = held.as_mut()?;
+        let result = op(&current.db);
+        let now = Instant::now();
+        current.last_used = now;
+        match result {
+            Ok(value) => {
+                if now.duration_since(current.opened_at) >= HOLD_MAX {
+                    // Busy for a while: step aside so other processes get their turn.
+                    Self::release(&mut held);
+                }
+                Some(value)
+            }
+            Err(error) => {
+                let corrupt = is_corruption(&error);
+                self.warn_once(
+                    if corrupt { "corrupt" } else { "operation" },
+                    &format!("tool cache operation failed: {error}"),
+                );
+                *held = None;
+                if corrupt {
+                    self.move_aside();
+                }
+                None
+            }
+        }
+    }
+
+    /// Opens the database, waiting out another process's lock within [`OPEN_BUDGET`], and
+    /// replacing a corrupt database with a fresh one.
+    fn open(&self) -> Option<Held> {
+        let started = Instant::now();
+        let mut delay = Duration::from_millis(2);
+        let mut rebuilt = false;
+        loop {
+            let opened = sled::Config::new()
+                .path(&self.path)
+                .cache_capacity(PAGE_CACHE_BYTES)
+                .flush_every_ms(None)
+                .open();
+            match opened {
+                Ok(db) => {
+                    let now = Instant::now();
+                    return Some(Held {
+                        db,
+                        opened_at: now,
+                        last_used: now,
+                    });
+                }
+                Err(error) if is_locked(&error) => {
+                    if started.elapsed() >= OPEN_BUDGET {
+                        self.warn_once(
+                            "locked",
+                            "the tool cache stayed locked by another process; continuing without it",
+                        );
+                        return None;
+                    }
+                    std::thread::sleep(delay + jitter(delay));
+                    delay = (delay * 2).min(Duration::from_millis(40));
+                }
+                Err(error) if is_corruption(&error) && !rebuilt => {
+                    self.warn_once(
+                        "corrupt",
+                        &format!("the tool cache is corrupt ({error}); rebuilding it"),
+                    );
+                    self.move_aside();
+                    rebuilt = true;
+                }
+                Err(error) => {
+                    self.warn_once(
+                        "open",
+                        &format!(
+                            "could not open the tool cache at {}: {error}; continuing without it",
+                            self.path.display()
+                        ),
+                    );
+                    return None;
+                }
+            }
+        }
+    }
+
+    fn release(held: &mut Option<Held>) {
+        if let Some(current) = held.take() {
+            // Writes reach disk here (no background flusher): before another process opens.
+            let _ = current.db.flush();
+        }
+    }
+
+    fn close_now(&self) {
+        Self::release(&mut self.lock());
+    }
+
+    /// Closes the database if it has not been used for [`HOLD_IDLE`]; true once it is closed.
+    fn close_if_idle(&self) -> bool {
+        let mut held = self.lock();
+        let idle = held
+            .as_ref()
+            .is_none_or(|current| current.last_used.elapsed() >= HOLD_IDLE);
+        if idle {
+            Self::release(&mut held);
+            // Cleared under the lock: an operation that runs after this sees no closer and
+            // schedules one.
+            self.closer_scheduled.store(false, Ordering::Release);
+        }
+        idle
+    }
+
+    /// Moves a corrupt database out of the way so that the next open starts fresh.
+    fn move_aside(&self) {
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|since| since.as_millis())
+            .unwrap_or_default();
+        let mut aside = self.path.clone().into_os_string();
+        aside.push(format!(".corrupt-{stamp}-{}", std::process::id()));
+        if std::fs::rename(&self.path, &aside).is_err() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+
+    /// Logs a problem the first time it happens, then only at debug level.
+    fn warn_once(&self, kind: &'static str, message: &str) {
+        let first = self
+            .warned
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(kind);
+        if first {
+            tracing::warn!(path = %self.path.display(), "{message}");
+        } else {
+            tracing::debug!(path = %self.path.display(), "{message}");
+        }
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        Self::release(&mut self.lock());
+    }
+}
+
+/// sled's "another opener holds the database" error.
+fn is_locked(error: &sled::Error) -> bool {
+    match error {
+        sled::Error::Io(io) => {
+            io.kind() == std::io::ErrorKind::WouldBlock
+                || io.to_string().contains("could not acquire lock")
+        }
+        _ => false,
+    }
+}
+
+/// Errors after which the database cannot be trusted.
+fn is_corruption(error: &sled::Error) -> bool {
+    match error {
+        sled::Error::Corruption { .. } | sled::Error::ReportableBug(_) => true,
+        sled::Error::Io(io) => matches!(
+            io.kind(),
+            std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof
+        ),
+        _ => false,
+    }
+}
+
+/// Up to half of `delay`, from the clock's low bits: enough to stop two processes retrying
+/// in lockstep.
+fn jitter(delay: Duration) -> Duration {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|since| since.subsec_nanos())
+        .unwrap_or_default();
+    let half = u32::try_from(delay.as_micros() / 2)
+        .unwrap_or(u32::MAX)
+        .max(1);
+    Duration::from_micros(u64::from(nanos % half))
+}
