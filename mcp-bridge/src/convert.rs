@@ -1,0 +1,113 @@
+//! From an MCP `tools/call` result (or failure) to a [`ToolOutput`].
+//!
+//! Text stays text; images and audio stay images and audio (agents that take text only use
+//! [`ToolOutput::to_text`], which shows placeholders); resource links and embedded resources are
+//! rendered as text with their URI; a block of an unknown type is rendered as its JSON.
+//! `structuredContent` is kept in the details, and rendered as JSON text when the result has no
+//! text of its own. `isError` makes an error output. A transport or protocol failure becomes
+//! `MCP error: <message>` with the error flag; a cancellation stays a cancellation.
+
+use mcp_transport::{CallToolResult, ContentBlock};
+use serde_json::{Value, json};
+
+use crate::tool::{OutputBlock, ToolCancelled, ToolOutput};
+
+/// Converts a successful `tools/call` result.
+pub fn convert_result(result: &CallToolResult, server: &str, tool: &str) -> ToolOutput {
+    let mut content: Vec<OutputBlock> = result.content.iter().map(convert_block).collect();
+    let has_text = content
+        .iter()
+        .any(|block| matches!(block, OutputBlock::Text { .. }));
+    if let Some(structured) = result.structured_content.as_ref().filter(|_| !has_text) {
+        content.push(OutputBlock::Text {
+            text: structured.to_string(),
+        });
+    }
+    ToolOutput {
+        content,
+        is_error: result.is_error,
+        details: json!({
+            "server": server,
+            "tool": tool,
+            "content": result.content,
+            "structuredContent": result.structured_content,
+            "isError": result.is_error,
+            "_meta": result.meta,
+        }),
+    }
+}
+
+/// The output for a call that could not be made or answered.
+pub fn error_output(message: &str, server: &str, tool: &str) -> ToolOutput {
+    ToolOutput {
+        content: vec![OutputBlock::Text {
+            text: format!("MCP error: {message}"),
+        }],
+        is_error: true,
+        details: json!({"server": server, "tool": tool, "error": message}),
+    }
+}
+
+/// Converts the outcome of `McpClient::call_tool*`: a cancellation stays a cancellation,
+/// every other failure becomes an error output.
+pub fn convert_call(
+    outcome: Result<CallToolResult, mcp_transport::Error>,
+    server: &str,
+    tool: &str,
+) -> Result<ToolOutput, ToolCancelled> {
+    match outcome {
+        Ok(result) => Ok(convert_result(&result, server, tool)),
+        Err(error) if error.is_cancelled() => Err(ToolCancelled::new()),
+        Err(error) => Ok(error_output(&error.to_string(), server, tool)),
+    }
+}
+
+fn convert_block(block: &ContentBlock) -> OutputBlock {
+    let text = |text: String| OutputBlock::Text { text };
+    match block {
+        ContentBlock::Text(content) => text(content.text.clone()),
+        ContentBlock::Image(image) => OutputBlock::Image {
+            data: image.data.clone(),
+            mime_type: image.mime_type.clone(),
+        },
+        ContentBlock::Audio(audio) => OutputBlock::Audio {
+            data: audio.data.clone(),
+            mime_type: audio.mime_type.clone(),
+        },
+        ContentBlock::ResourceLink(link) => {
+            let mut rendered = format!("[Resource link: {}] {}", link.name, link.uri);
+            if let Some(mime) = &link.mime_type {
+                rendered.push_str(&format!(" ({mime})"));
+            }
+            if let Some(description) = &link.description {
+                rendered.push_str(&format!("\n{description}"));
+            }
+            text(rendered)
+        }
+        ContentBlock::Resource(embedded) => {
+            let resource = &embedded.resource;
+            let mime = resource
+                .mime_type
+                .as_deref()
+                .map(|mime| format!(" ({mime})"))
+                .unwrap_or_default();
+            match (&resource.text, &resource.blob) {
+                (Some(body), _) => text(format!("[Resource: {}{mime}]\n{body}", resource.uri)),
+                (None, Some(blob)) => text(format!(
+                    "[Resource: {}{mime}, {} bytes of binary data]",
+                    resource.uri,
+                    blob.trim_end_matches('=').len() * 3 / 4
+                )),
+                (None, None) => text(format!("[Resource: {}{mime}]", resource.uri)),
+            }
+        }
+        ContentBlock::Unknown(value) => {
+            let kind = value
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
+            text(format!("[{kind} content] {value}"))
+        }
+        other => text(format!("[{} content]", other.kind())),
+    }
+}

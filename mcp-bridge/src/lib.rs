@@ -1,0 +1,26 @@
+//! # mcp-bridge
+//!
+//! MCP tools as agent tools. The [`AgentTool`] trait is what an agent's registry holds; this
+//! crate implements it for MCP tools on a live connection ([`McpTool`]) and for tools known from
+//! the cache while their server is still connecting ([`DeferredMcpTool`], which waits through a
+//! [`ConnectionProvider`] — the manager — before calling).
+//!
+//! ```
+//! use mcp_bridge::naming::assign_names;
+//!
+//! let names = assign_names(&[("GitHub", "create_issue"), ("my-db.v2", "query")]);
+//! assert_eq!(names, ["mcp_github_create_issue", "mcp_my_db_v2_query"]);
+//! ```
+//!
+//! - [`naming`]: `mcp_<server>_<tool>`, within 64 characters, collisions told apart
+//!   deterministically; the original names stay on the tool's [`McpToolDefinition`].
+//! - [`convert`]: MCP results to [`ToolOutput`]: every content type, structured content,
+//!   `isError`; failures as `MCP error: <message>`; a cancellation stays [`ToolCancelled`].
+
+pub mod convert;
+mod mcp_tool;
+pub mod naming;
+mod tool;
+
+pub use mcp_tool::{ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition};
+pub use tool::{AgentTool, OutputBlock, ToolCancelled, ToolOutput};

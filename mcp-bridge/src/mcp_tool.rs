@@ -1,0 +1,208 @@
+//! [`McpTool`] (a live connection) and [`DeferredMcpTool`] (a cached definition whose server is
+//! still connecting), and the [`ConnectionProvider`] the deferred one waits through.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use mcp_transport::{McpClient, RequestOptions, Tool};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::convert::{convert_call, error_output};
+use crate::tool::{AgentTool, ToolCancelled, ToolOutput};
+
+/// Gives a server's live connection, waiting for one that is still being made. The manager
+/// implements it; the bridge does not know the manager.
+#[async_trait]
+pub trait ConnectionProvider: Send + Sync {
+    /// The server's connection once it is ready, or why there is none (the message is shown to
+    /// the model after `MCP error: `).
+    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, String>;
+}
+
+/// What the model sees of an MCP tool, and the original names behind it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct McpToolDefinition {
+    /// The name the model calls (see [`crate::naming`]).
+    pub name: String,
+    /// `server/tool`.
+    pub label: String,
+    /// The tool's description, or `MCP tool from <server>`.
+    pub description: String,
+    /// The input schema without `$schema`.
+    pub parameters: Value,
+    /// The server's configured name.
+    pub server: String,
+    /// The tool as the server listed it.
+    pub tool: Tool,
+}
+
+impl McpToolDefinition {
+    /// The definition of `tool` of `server`, under the model-facing `name`.
+    pub fn new(name: impl Into<String>, server: &str, tool: Tool) -> Self {
+        let description = tool
+            .description
+            .clone()
+            .filter(|text| !text.trim().is_empty())
+            .or_else(|| tool.title.clone())
+            .unwrap_or_else(|| format!("MCP tool from {server}"));
+        let mut schema = tool.input_schema.clone();
+        schema.shift_remove("$schema");
+        Self {
+            name: name.into(),
+            label: format!("{server}/{}", tool.name),
+            description,
+            parameters: Value::Object(schema),
+            server: server.to_owned(),
+            tool,
+        }
+    }
+}
+
+/// Model arguments as MCP tool arguments: an object, or nothing.
+fn arguments(args: Value) -> Result<Option<Map<String, Value>>, String> {
+    match args {
+        Value::Object(object) => Ok(Some(object)),
+        Value::Null => Ok(None),
+        other => Err(format!(
+            "the arguments must be a JSON object, not {}",
+            match other {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                _ => "a boolean",
+            }
+        )),
+    }
+}
+
+async fn call(
+    client: &McpClient,
+    definition: &McpToolDefinition,
+    args: Value,
+    cancel: CancellationToken,
+) -> Result<ToolOutput, ToolCancelled> {
+    let (server, tool) = (&definition.server, &definition.tool.name);
+    let arguments = match arguments(args) {
+        Ok(arguments) => arguments,
+        Err(message) => return Ok(error_output(&message, server, tool)),
+    };
+    let options = RequestOptions::default().cancel_with(cancel);
+    convert_call(
+        client.call_tool_with(tool, arguments, &options).await,
+        server,
+        tool,
+    )
+}
+
+/// An MCP tool on a live connection.
+#[derive(Debug)]
+pub struct McpTool {
+    definition: McpToolDefinition,
+    client: Arc<McpClient>,
+}
+
+impl McpTool {
+    /// A tool calling through `client`.
+    pub fn new(definition: McpToolDefinition, client: Arc<McpClient>) -> Self {
+        Self { definition, client }
+    }
+
+    /// The definition, with the original server and tool names.
+    pub fn definition(&self) -> &McpToolDefinition {
+        &self.definition
+    }
+}
+
+#[async_trait]
+impl AgentTool for McpTool {
+    fn name(&self) -> &str {
+        &self.definition.name
+    }
+
+    fn label(&self) -> &str {
+        &self.definition.label
+    }
+
+    fn description(&self) -> &str {
+        &self.definition.description
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.definition.parameters
+    }
+
+    async fn execute(
+        &self,
+        args: Value,
+        cancel: CancellationToken,
+    ) -> Result<ToolOutput, ToolCancelled> {
+        call(&self.client, &self.definition, args, cancel).await
+    }
+}
+
+/// An MCP tool from the cache whose server is still connecting: a call waits for the
+/// connection (or the caller's cancellation), then calls.
+pub struct DeferredMcpTool {
+    definition: McpToolDefinition,
+    provider: Arc<dyn ConnectionProvider>,
+}
+
+impl DeferredMcpTool {
+    /// A tool that reaches its server through `provider`.
+    pub fn new(definition: McpToolDefinition, provider: Arc<dyn ConnectionProvider>) -> Self {
+        Self {
+            definition,
+            provider,
+        }
+    }
+
+    /// The definition, with the original server and tool names.
+    pub fn definition(&self) -> &McpToolDefinition {
+        &self.definition
+    }
+}
+
+impl std::fmt::Debug for DeferredMcpTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeferredMcpTool")
+            .field("definition", &self.definition)
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl AgentTool for DeferredMcpTool {
+    fn name(&self) -> &str {
+        &self.definition.name
+    }
+
+    fn label(&self) -> &str {
+        &self.definition.label
+    }
+
+    fn description(&self) -> &str {
+        &self.definition.description
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.definition.parameters
+    }
+
+    async fn execute(
+        &self,
+        args: Value,
+        cancel: CancellationToken,
+    ) -> Result<ToolOutput, ToolCancelled> {
+        let server = &self.definition.server;
+        let connection = tokio::select! {
+            connection = self.provider.wait_for_connection(server) => connection,
+            () = cancel.cancelled() => return Err(ToolCancelled::new()),
+        };
+        match connection {
+            Ok(client) => call(&client, &self.definition, args, cancel).await,
+            Err(message) => Ok(error_output(&message, server, &self.definition.tool.name)),
+        }
+    }
+}

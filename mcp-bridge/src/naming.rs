@@ -1,0 +1,130 @@
+//! Tool names as the model sees them: `mcp_<server>_<tool>`.
+//!
+//! Each part is lower-cased; every run of characters outside `[a-z0-9_]` becomes `_`; runs of
+//! `_` collapse; `_` at the edges goes; an empty part becomes `server` or `tool`. A tool whose
+//! name already starts with `<server>_` is not prefixed twice. The result fits model APIs
+//! (`^[a-zA-Z0-9_-]{1,64}$`): a longer name is cut and ends with `_` and a short hash of the
+//! original server and tool names. Two tools that would get one name are told apart the same
+//! way, deterministically: the one whose original (server, tool) sorts first keeps the plain
+//! name, whatever order the servers connected in.
+
+use std::collections::BTreeMap;
+
+/// The longest name model APIs accept.
+pub const MAX_TOOL_NAME_LEN: usize = 64;
+
+/// One part of a name: lower-cased, `[a-z0-9_]` only, single underscores, trimmed.
+pub fn sanitize_part(part: &str, fallback: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    for c in part.chars().flat_map(char::to_lowercase) {
+        let c = if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            c
+        } else {
+            '_'
+        };
+        if c == '_' && (out.is_empty() || out.ends_with('_')) {
+            continue;
+        }
+        out.push(c);
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    if out.is_empty() {
+        fallback.to_owned()
+    } else {
+        out
+    }
+}
+
+/// The name of one tool, before collisions are considered.
+pub fn tool_name(server: &str, tool: &str) -> String {
+    let server_part = sanitize_part(server, "server");
+    let tool_part = sanitize_part(tool, "tool");
+    let tool_part = match tool_part.strip_prefix(&server_part) {
+        Some(rest) if rest.len() > 1 && rest.starts_with('_') => rest[1..].to_owned(),
+        _ => tool_part,
+    };
+    fit(format!("mcp_{server_part}_{tool_part}"), server, tool)
+}
+
+/// Names for a whole set of tools, collisions told apart; `names[i]` is the name of
+/// `tools[i]`. The same set gives the same names in any order.
+pub fn assign_names(tools: &[(&str, &str)]) -> Vec<String> {
+    let mut names: Vec<String> = tools
+        .iter()
+        .map(|(server, tool)| tool_name(server, tool))
+        .collect();
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (index, name) in names.iter().enumerate() {
+        groups.entry(name.as_str()).or_default().push(index);
+    }
+    let mut renames = Vec::new();
+    for indexes in groups.values().filter(|indexes| indexes.len() > 1) {
+        let mut ordered = indexes.clone();
+        ordered.sort_by(|a, b| tools[*a].cmp(&tools[*b]).then(a.cmp(b)));
+        // The first keeps its name; the others get their own hash.
+        for index in ordered.into_iter().skip(1) {
+            let (server, tool) = tools[index];
+            renames.push((index, with_hash(&names[index], server, tool)));
+        }
+    }
+    for (index, name) in renames {
+        names[index] = name;
+    }
+    names
+}
+
+/// Cuts a name to [`MAX_TOOL_NAME_LEN`], ending it with the hash of the original names.
+fn fit(name: String, server: &str, tool: &str) -> String {
+    if name.len() <= MAX_TOOL_NAME_LEN {
+        name
+    } else {
+        with_hash(&name, server, tool)
+    }
+}
+
+/// `name` cut so that `_` and 8 hex digits of the hash of (server, tool) fit after it.
+fn with_hash(name: &str, server: &str, tool: &str) -> String {
+    let suffix = format!("_{:08x}", short_hash(server, tool));
+    let keep = name.len().min(MAX_TOOL_NAME_LEN - suffix.len());
+    // Names are ASCII here, so any cut is on a character boundary.
+    let cut = name[..keep].trim_end_matches('_');
+    format!("{cut}{suffix}")
+}
+
+/// 32 bits of FNV-1a over the original names: stable across builds and platforms.
+fn short_hash(server: &str, tool: &str) -> u32 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let bytes = server.bytes().chain([0]).chain(tool.bytes());
+    let hash = bytes.fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
+    });
+    // Fold the high half in so every input bit counts.
+    u32::try_from((hash ^ (hash >> 32)) & 0xffff_ffff).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_are_sanitized() {
+        assert_eq!(sanitize_part("GitHub", "server"), "github");
+        assert_eq!(sanitize_part("my-server.v2", "server"), "my_server_v2");
+        assert_eq!(sanitize_part("__a__b__", "server"), "a_b");
+        assert_eq!(sanitize_part("!!!", "tool"), "tool");
+        assert_eq!(sanitize_part("", "server"), "server");
+        assert_eq!(sanitize_part("Ünïcode ☃ 42", "x"), "n_code_42");
+    }
+
+    #[test]
+    fn names_fit_the_model_api_pattern() {
+        let long = "x".repeat(100);
+        let name = tool_name("server", &long);
+        assert_eq!(name.len(), MAX_TOOL_NAME_LEN);
+        assert!(name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        assert_eq!(name, tool_name("server", &long), "stable");
+        assert_ne!(name, tool_name("server", &"x".repeat(101)));
+    }
+}

@@ -1,0 +1,137 @@
+//! The agent-facing tool trait and what a tool returns.
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// A tool in an agent's registry: MCP tools, proxies and the agent's own tools alike.
+#[async_trait]
+pub trait AgentTool: Send + Sync {
+    /// The name the model calls it by (`^[a-zA-Z0-9_-]{1,64}$`).
+    fn name(&self) -> &str;
+
+    /// A short human-readable label, e.g. `github/create_issue`.
+    fn label(&self) -> &str;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+
+    /// The JSON Schema of the arguments.
+    fn parameters(&self) -> &Value;
+
+    /// Runs the tool. A failure of the tool is an output with `is_error` set (the model sees
+    /// it); only a cancellation through `cancel` is an `Err`.
+    async fn execute(
+        &self,
+        args: Value,
+        cancel: CancellationToken,
+    ) -> Result<ToolOutput, ToolCancelled>;
+}
+
+/// The call was cancelled by the caller; nothing is reported to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the tool call was cancelled")]
+#[non_exhaustive]
+pub struct ToolCancelled;
+
+impl ToolCancelled {
+    /// The cancellation.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+impl Default for ToolCancelled {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What a tool call gives back.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ToolOutput {
+    /// The blocks the model sees, in order.
+    pub content: Vec<OutputBlock>,
+    /// True when the call failed; the content says why.
+    pub is_error: bool,
+    /// Everything else a UI or log may want (server, tool, raw result, structured content).
+    pub details: Value,
+}
+
+impl ToolOutput {
+    /// A successful output of one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![OutputBlock::Text { text: text.into() }],
+            is_error: false,
+            details: Value::Null,
+        }
+    }
+
+    /// A failed output of one text block.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            is_error: true,
+            ..Self::text(text)
+        }
+    }
+
+    /// The text blocks joined with newlines; images and audio as placeholders, for agents
+    /// that take text only.
+    pub fn to_text(&self) -> String {
+        self.content
+            .iter()
+            .map(OutputBlock::to_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// One block of a tool's output.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OutputBlock {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64.
+    Image {
+        /// Base64 bytes.
+        data: String,
+        /// E.g. `image/png`.
+        mime_type: String,
+    },
+    /// Audio, base64.
+    Audio {
+        /// Base64 bytes.
+        data: String,
+        /// E.g. `audio/wav`.
+        mime_type: String,
+    },
+}
+
+impl OutputBlock {
+    /// The block as text: images and audio become a placeholder naming their type and size.
+    pub fn to_text(&self) -> String {
+        match self {
+            Self::Text { text } => text.clone(),
+            Self::Image { data, mime_type } => {
+                format!("[image: {mime_type}, {} bytes]", base64_len(data))
+            }
+            Self::Audio { data, mime_type } => {
+                format!("[audio: {mime_type}, {} bytes]", base64_len(data))
+            }
+        }
+    }
+}
+
+/// The decoded size of base64 text, without decoding it.
+fn base64_len(data: &str) -> usize {
+    let trimmed = data.trim_end_matches('=');
+    trimmed.len() * 3 / 4
+}
