@@ -1,0 +1,41 @@
+//! # mcp-manager
+//!
+//! Connects every configured MCP server in parallel, answers within a startup gate (250 ms by
+//! default) with the tools that are ready, an error per failed server and cached (deferred)
+//! tools for servers still connecting, finishes the rest in the background, follows tool-list
+//! changes, and shuts everything down.
+//!
+//! ```no_run
+//! use mcp_manager::{LoadOptions, discover_and_load_mcp_tools};
+//!
+//! # async fn run() {
+//! let cwd = std::env::current_dir().unwrap_or_default();
+//! let loaded = discover_and_load_mcp_tools(&cwd, &LoadOptions::new("my-agent")).await;
+//! for tool in &loaded.tools {
+//!     println!("{} ({}){}", tool.tool.name(), tool.path, if tool.deferred { " deferred" } else { "" });
+//! }
+//! for error in &loaded.errors {
+//!     eprintln!("{}: {}", error.path, error.error);
+//! }
+//! loaded.manager.disconnect_all().await;
+//! # }
+//! ```
+//!
+//! The per-server pipeline: record the source, skip a server already connected or connecting,
+//! validate, resolve `!command` values and OAuth tokens, connect, list tools, write the cache.
+//! A server that finishes after the gate replaces only its own tools and emits
+//! [`ManagerEvent::ToolsChanged`]; one that fails after the gate emits
+//! [`ManagerEvent::LateError`] (and is logged), and its deferred tools then answer
+//! `MCP error: …`.
+
+mod loader;
+mod manager;
+
+pub use loader::{
+    LoadError, LoadOptions, LoadResult, LoadedTool, discover_and_load_mcp_tools,
+    discover_mcp_servers,
+};
+pub use manager::{
+    ConnectOutcome, ConnectionStatus, ManagedTool, ManagerEvent, ManagerOptions, McpManager,
+    ServerError,
+};
