@@ -15,9 +15,12 @@ use crate::tool::{OutputBlock, ToolCancelled, ToolOutput};
 /// Converts a successful `tools/call` result.
 pub fn convert_result(result: &CallToolResult, server: &str, tool: &str) -> ToolOutput {
     let mut content: Vec<OutputBlock> = result.content.iter().map(convert_block).collect();
-    let has_text = content
+    // Text of the result's own: what resource links and unknown blocks are rendered as does not
+    // say what the structured content says.
+    let has_text = result
+        .content
         .iter()
-        .any(|block| matches!(block, OutputBlock::Text { .. }));
+        .any(|block| matches!(block, ContentBlock::Text(_)));
     if let Some(structured) = result.structured_content.as_ref().filter(|_| !has_text) {
         content.push(OutputBlock::Text {
             text: structured.to_string(),

@@ -83,6 +83,11 @@ async fn call(
     args: Value,
     cancel: CancellationToken,
 ) -> Result<ToolOutput, ToolCancelled> {
+    // Cancelled before it started: the server must not see the call at all (the peer would send
+    // the request and cancel it right after, too late for a tool that acts at once).
+    if cancel.is_cancelled() {
+        return Err(ToolCancelled::new());
+    }
     let (server, tool) = (&definition.server, &definition.tool.name);
     let arguments = match arguments(args) {
         Ok(arguments) => arguments,
@@ -197,8 +202,10 @@ impl AgentTool for DeferredMcpTool {
     ) -> Result<ToolOutput, ToolCancelled> {
         let server = &self.definition.server;
         let connection = tokio::select! {
-            connection = self.provider.wait_for_connection(server) => connection,
+            // A cancellation wins over a connection that became ready at the same time.
+            biased;
             () = cancel.cancelled() => return Err(ToolCancelled::new()),
+            connection = self.provider.wait_for_connection(server) => connection,
         };
         match connection {
             Ok(client) => call(&client, &self.definition, args, cancel).await,

@@ -6,12 +6,17 @@
 //! (`^[a-zA-Z0-9_-]{1,64}$`): a longer name is cut and ends with `_` and a short hash of the
 //! original server and tool names. Two tools that would get one name are told apart the same
 //! way, deterministically: the one whose original (server, tool) sorts first keeps the plain
-//! name, whatever order the servers connected in.
+//! name, whatever order the servers connected in. Should a name with a hash meet the name of yet
+//! another tool, the tool that already had to give way takes a hash salted with the round, until
+//! every name is unique.
 
 use std::collections::BTreeMap;
 
 /// The longest name model APIs accept.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
+
+/// Bound on collision rounds; past the first, another round needs a 32-bit hash collision.
+const MAX_COLLISION_ROUNDS: u32 = 16;
 
 /// One part of a name: lower-cased, `[a-z0-9_]` only, single underscores, trimmed.
 pub fn sanitize_part(part: &str, fallback: &str) -> String {
@@ -51,26 +56,40 @@ pub fn tool_name(server: &str, tool: &str) -> String {
 /// Names for a whole set of tools, collisions told apart; `names[i]` is the name of
 /// `tools[i]`. The same set gives the same names in any order.
 pub fn assign_names(tools: &[(&str, &str)]) -> Vec<String> {
-    let mut names: Vec<String> = tools
+    let plain: Vec<String> = tools
         .iter()
         .map(|(server, tool)| tool_name(server, tool))
         .collect();
-    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (index, name) in names.iter().enumerate() {
-        groups.entry(name.as_str()).or_default().push(index);
-    }
-    let mut renames = Vec::new();
-    for indexes in groups.values().filter(|indexes| indexes.len() > 1) {
-        let mut ordered = indexes.clone();
-        ordered.sort_by(|a, b| tools[*a].cmp(&tools[*b]).then(a.cmp(b)));
-        // The first keeps its name; the others get their own hash.
-        for index in ordered.into_iter().skip(1) {
-            let (server, tool) = tools[index];
-            renames.push((index, with_hash(&names[index], server, tool)));
+    let mut names = plain.clone();
+    // Whether a tool already gave way in a collision: such a tool gives way again before one
+    // that still has its plain name.
+    let mut renamed = vec![false; tools.len()];
+    for round in 0..MAX_COLLISION_ROUNDS {
+        let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (index, name) in names.iter().enumerate() {
+            groups.entry(name.as_str()).or_default().push(index);
         }
-    }
-    for (index, name) in renames {
-        names[index] = name;
+        let mut renames = Vec::new();
+        for mut indexes in groups.into_values().filter(|indexes| indexes.len() > 1) {
+            indexes.sort_by(|a, b| {
+                renamed[*a]
+                    .cmp(&renamed[*b])
+                    .then(tools[*a].cmp(&tools[*b]))
+                    .then(a.cmp(b))
+            });
+            // The first keeps its name; the others get their own hash.
+            for index in indexes.into_iter().skip(1) {
+                let (server, tool) = tools[index];
+                renames.push((index, with_hash(&plain[index], server, tool, round)));
+            }
+        }
+        if renames.is_empty() {
+            break;
+        }
+        for (index, name) in renames {
+            names[index] = name;
+            renamed[index] = true;
+        }
     }
     names
 }
@@ -80,23 +99,34 @@ fn fit(name: String, server: &str, tool: &str) -> String {
     if name.len() <= MAX_TOOL_NAME_LEN {
         name
     } else {
-        with_hash(&name, server, tool)
+        with_hash(&name, server, tool, 0)
     }
 }
 
-/// `name` cut so that `_` and 8 hex digits of the hash of (server, tool) fit after it.
-fn with_hash(name: &str, server: &str, tool: &str) -> String {
-    let suffix = format!("_{:08x}", short_hash(server, tool));
+/// `name` cut so that `_` and 8 hex digits of the hash of (server, tool) fit after it; a
+/// `round` past 0 salts the hash.
+fn with_hash(name: &str, server: &str, tool: &str, round: u32) -> String {
+    let suffix = format!("_{:08x}", short_hash(server, tool, round));
     let keep = name.len().min(MAX_TOOL_NAME_LEN - suffix.len());
     // Names are ASCII here, so any cut is on a character boundary.
     let cut = name[..keep].trim_end_matches('_');
     format!("{cut}{suffix}")
 }
 
-/// 32 bits of FNV-1a over the original names: stable across builds and platforms.
-fn short_hash(server: &str, tool: &str) -> u32 {
+/// 32 bits of FNV-1a over the original names (and the round, past 0): stable across builds and
+/// platforms.
+fn short_hash(server: &str, tool: &str, round: u32) -> u32 {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let bytes = server.bytes().chain([0]).chain(tool.bytes());
+    let salt = if round == 0 {
+        String::new()
+    } else {
+        format!("\0{round}")
+    };
+    let bytes = server
+        .bytes()
+        .chain([0])
+        .chain(tool.bytes())
+        .chain(salt.bytes());
     let hash = bytes.fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(PRIME)
     });
