@@ -3,13 +3,15 @@
 //! sled lets one opener hold a database at a time (even within a process; a second open fails
 //! at once with "could not acquire lock"). So the store is opened on demand and held only
 //! briefly: it is closed after [`HOLD_IDLE`] without use, and after [`HOLD_MAX`] of continuous
-//! use, which lets the other processes in. An open that finds the database locked retries with
-//! a growing, jittered delay for up to [`OPEN_BUDGET`], then gives up: a miss, never a wait
-//! that could hold up a session.
+//! use, after which this process stays away for [`STEP_ASIDE`] so that the others get in. An
+//! open that finds the database locked retries with a growing, jittered delay for up to
+//! [`OPEN_BUDGET`], then gives up: a miss, never a wait that could hold up a session; for the
+//! next [`OPEN_BUDGET`] operations try once and miss at once instead of each waiting again.
 //!
 //! Everything sled does runs on tokio's blocking threads, never on the async workers. Every
 //! failure is a miss or a skipped write, logged once per kind. A database sled reports as
-//! corrupt is moved aside (`<dir>.corrupt-<time>-<pid>`) and a fresh one is created.
+//! corrupt, or cannot read at all (another format), is moved aside
+//! (`<dir>.corrupt-<time>-<pid>`) and a fresh one is created.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -27,9 +29,14 @@ use crate::{CacheOptions, ToolCache};
 /// How long the database stays open after its last use.
 pub const HOLD_IDLE: Duration = Duration::from_millis(100);
 /// The longest the database stays open while in continuous use, so other processes get in.
-pub const HOLD_MAX: Duration = Duration::from_millis(250);
+pub const HOLD_MAX: Duration = Duration::from_millis(150);
+/// After stepping aside, how long this process leaves the database to the others before it
+/// opens it again; longer than the longest retry delay of a waiting opener.
+pub const STEP_ASIDE: Duration = Duration::from_millis(80);
 /// How long an open keeps retrying a database locked by another process.
 pub const OPEN_BUDGET: Duration = Duration::from_secs(1);
+/// How long [`SledToolCache::close`] waits for sled to let go of its file lock.
+const RELEASE_WAIT: Duration = Duration::from_millis(200);
 /// sled's page cache; its default (1 GiB) is far more than a tool cache needs.
 const PAGE_CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
@@ -42,9 +49,20 @@ pub struct SledToolCache {
 struct Shared {
     path: PathBuf,
     options: CacheOptions,
-    db: Mutex<Option<Held>>,
+    db: Mutex<Slot>,
     closer_scheduled: AtomicBool,
     warned: Mutex<HashSet<&'static str>>,
+}
+
+/// The database handle and what the last attempts taught.
+#[derive(Default)]
+struct Slot {
+    held: Option<Held>,
+    /// When this process last stepped aside after [`HOLD_MAX`] of use.
+    stepped_aside_at: Option<Instant>,
+    /// After an open gave up on a locked database, operations fail fast until then instead of
+    /// each waiting out the whole budget again.
+    unavailable_until: Option<Instant>,
 }
 
 struct Held {
@@ -60,7 +78,7 @@ impl SledToolCache {
             shared: Arc::new(Shared {
                 path: dir.into(),
                 options,
-                db: Mutex::new(None),
+                db: Mutex::new(Slot::default()),
                 closer_scheduled: AtomicBool::new(false),
                 warned: Mutex::new(HashSet::new()),
             }),
@@ -112,28 +130,30 @@ impl SledToolCache {
         outcome
     }
 
-    /// Makes sure a task will close the database once it has been idle for a while.
+    /// Makes sure the database gets closed once it has been idle for [`HOLD_IDLE`]. A plain
+    /// thread does it, so any runtime (with or without timers) works; it holds the store
+    /// weakly, so dropping the store releases the database at once.
     fn schedule_close(&self) {
         if self.shared.closer_scheduled.swap(true, Ordering::AcqRel) {
             return;
         }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            self.shared.closer_scheduled.store(false, Ordering::Release);
-            return;
-        };
-        let shared = Arc::clone(&self.shared);
-        runtime.spawn(async move {
-            loop {
-                tokio::time::sleep(HOLD_IDLE).await;
-                let shared = Arc::clone(&shared);
-                let closed = tokio::task::spawn_blocking(move || shared.close_if_idle())
-                    .await
-                    .unwrap_or(true);
-                if closed {
-                    return;
+        let shared = Arc::downgrade(&self.shared);
+        let spawned = std::thread::Builder::new()
+            .name("mcp-cache-closer".to_owned())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(HOLD_IDLE);
+                    let Some(shared) = shared.upgrade() else {
+                        return;
+                    };
+                    if shared.close_if_idle() {
+                        return;
+                    }
                 }
-            }
-        });
+            });
+        if spawned.is_err() {
+            self.shared.closer_scheduled.store(false, Ordering::Release);
+        }
     }
 }
 
@@ -180,17 +200,39 @@ impl ToolCache for SledToolCache {
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Option<Held>> {
+    fn lock(&self) -> MutexGuard<'_, Slot> {
         self.db.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Runs one operation on the open database, opening it first if needed.
     fn with_db<T>(&self, op: impl FnOnce(&sled::Db) -> sled::Result<T>) -> Option<T> {
-        let mut held = self.lock();
-        if held.is_none() {
-            *held = Some(self.open()?);
+        let mut slot = self.lock();
+        if slot.held.is_none() {
+            let now = Instant::now();
+            // Right after an open gave up, one quick attempt instead of another full wait.
+            let patient = slot.unavailable_until.is_none_or(|until| now >= until);
+            if let Some(remaining) = slot
+                .stepped_aside_at
+                .and_then(|at| STEP_ASIDE.checked_sub(now.duration_since(at)))
+            {
+                // Give the processes waiting for the lock their turn.
+                std::thread::sleep(remaining);
+            }
+            match self.open(patient) {
+                Some(opened) => {
+                    slot.held = Some(opened);
+                    slot.unavailable_until = None;
+                }
+                None => {
+                    if patient {
+                        slot.unavailable_until = Some(Instant::now() + OPEN_BUDGET);
+                    }
+                    return None;
+                }
+            }
         }
-        let current = held.as_mut()?;
+        let slot = &mut *slot;
+        let current = slot.held.as_mut()?;
         let result = op(&current.db);
         let now = Instant::now();
         current.last_used = now;
@@ -198,7 +240,8 @@ impl Shared {
             Ok(value) => {
                 if now.duration_since(current.opened_at) >= HOLD_MAX {
                     // Busy for a while: step aside so other processes get their turn.
-                    Self::release(&mut held);
+                    Self::release(&mut slot.held);
+                    slot.stepped_aside_at = Some(now);
                 }
                 Some(value)
             }
@@ -208,7 +251,7 @@ impl Shared {
                     if corrupt { "corrupt" } else { "operation" },
                     &format!("tool cache operation failed: {error}"),
                 );
-                *held = None;
+                slot.held = None;
                 if corrupt {
                     self.move_aside();
                 }
@@ -219,8 +262,9 @@ impl Shared {
 
     /// Opens the database, waiting out another process's lock within [`OPEN_BUDGET`], and
     /// replacing a corrupt database with a fresh one.
-    fn open(&self) -> Option<Held> {
+    fn open(&self, patient: bool) -> Option<Held> {
         let started = Instant::now();
+        let budget = if patient { OPEN_BUDGET } else { Duration::ZERO };
         let mut delay = Duration::from_millis(2);
         let mut rebuilt = false;
         loop {
@@ -239,7 +283,7 @@ impl Shared {
                     });
                 }
                 Err(error) if is_locked(&error) => {
-                    if started.elapsed() >= OPEN_BUDGET {
+                    if started.elapsed() >= budget {
                         self.warn_once(
                             "locked",
                             "the tool cache stayed locked by another process; continuing without it",
@@ -249,7 +293,7 @@ impl Shared {
                     std::thread::sleep(delay + jitter(delay));
                     delay = (delay * 2).min(Duration::from_millis(40));
                 }
-                Err(error) if is_corruption(&error) && !rebuilt => {
+                Err(error) if is_unusable_on_disk(&error) && !rebuilt => {
                     self.warn_once(
                         "corrupt",
                         &format!("the tool cache is corrupt ({error}); rebuilding it"),
@@ -279,17 +323,45 @@ impl Shared {
     }
 
     fn close_now(&self) {
-        Self::release(&mut self.lock());
+        let mut slot = self.lock();
+        if slot.held.is_some() {
+            Self::release(&mut slot.held);
+            self.wait_for_lock_release();
+        }
+    }
+
+    /// sled lets go of its file lock a moment after the database is dropped (its I/O threads
+    /// drop their last references on their own time), so an opener right after a release can
+    /// still find it locked. Waits, within [`RELEASE_WAIT`], until the lock can be taken, so that
+    /// [`SledToolCache::close`] keeps its promise that others can open the database at once.
+    fn wait_for_lock_release(&self) {
+        let Ok(file) = std::fs::File::open(self.path.join("db")) else {
+            return;
+        };
+        let started = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => {
+                    let _ = file.unlock();
+                    return;
+                }
+                Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < RELEASE_WAIT => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(_) => return,
+            }
+        }
     }
 
     /// Closes the database if it has not been used for [`HOLD_IDLE`]; true once it is closed.
     fn close_if_idle(&self) -> bool {
-        let mut held = self.lock();
-        let idle = held
+        let mut slot = self.lock();
+        let idle = slot
+            .held
             .as_ref()
             .is_none_or(|current| current.last_used.elapsed() >= HOLD_IDLE);
         if idle {
-            Self::release(&mut held);
+            Self::release(&mut slot.held);
             // Cleared under the lock: an operation that runs after this sees no closer and
             // schedules one.
             self.closer_scheduled.store(false, Ordering::Release);
@@ -327,8 +399,16 @@ impl Shared {
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        Self::release(&mut self.lock());
+        Self::release(&mut self.lock().held);
     }
+}
+
+/// Errors from opening a database whose files sled cannot use: corrupt, or not its own format
+/// (sled reports a `conf` file that is not UTF-8, or that names another sled version, as
+/// `Unsupported`, not as corruption). The store is disposable, so either way it is rebuilt;
+/// otherwise every later open would fail the same way and the cache would stay off for good.
+fn is_unusable_on_disk(error: &sled::Error) -> bool {
+    is_corruption(error) || matches!(error, sled::Error::Unsupported(_))
 }
 
 /// sled's "another opener holds the database" error.

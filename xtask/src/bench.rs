@@ -1,8 +1,11 @@
-//! `cargo xtask bench [--quick]`: the `roundtrip` benchmark of `mcp-transport`, run twice.
+//! `cargo xtask bench [--quick]`: the `roundtrip` benchmark of `mcp-transport`, run twice, then
+//! the `cache` benchmark of `mcp-cache`.
 //!
-//! First with client and server pinned to core 0 (`--pin-core 0`), which measures pure software
-//! cost and is stable from run to run; then unpinned, which is what a user's machine does. The
-//! benchmark prints its own report; `--quick` is passed through to it.
+//! The round trip runs first with client and server pinned to core 0 (`--pin-core 0`), which
+//! measures pure software cost and is stable from run to run; then unpinned, which is what a
+//! user's machine does. The cache benchmark measures a warm start's reads: a cold open + get of
+//! 50 servers × 200 tools, and a get from an open store. Each benchmark prints its own report;
+//! `--quick` is passed through to each.
 
 use std::path::Path;
 use std::process::Command;
@@ -11,24 +14,43 @@ use std::time::Instant;
 use crate::command::{self, human};
 use crate::error::Error;
 
-/// One run of the benchmark: a title for the log and the arguments after `--`.
+/// One run of a benchmark: a title for the log, the package and bench target, and the
+/// arguments after `--`.
 struct Run {
     title: &'static str,
+    package: &'static str,
+    bench: &'static str,
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 2] = [
+const RUNS: [Run; 4] = [
     Run {
-        title: "same core (client and server pinned to core 0)",
+        title: "roundtrip, same core (client and server pinned to core 0)",
+        package: "mcp-transport",
+        bench: "roundtrip",
         args: &["--pin-core", "0"],
     },
     Run {
-        title: "unpinned",
+        title: "roundtrip, unpinned",
+        package: "mcp-transport",
+        bench: "roundtrip",
+        args: &[],
+    },
+    Run {
+        title: "tool cache (cold open + get of 50 servers × 200 tools, get from an open store)",
+        package: "mcp-cache",
+        bench: "cache",
+        args: &[],
+    },
+    Run {
+        title: "startup: time to ready for 50 fixture servers, cold and warm",
+        package: "mcp-manager",
+        bench: "startup",
         args: &[],
     },
 ];
 
-/// Runs both benchmark passes from the workspace root, stopping if one fails.
+/// Runs every benchmark pass from the workspace root, stopping if one fails.
 pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), Error> {
     let mut quick = false;
     for arg in args {
@@ -47,7 +69,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), Error> {
         let mut bench = Command::new(crate::cargo());
         bench
             .current_dir(root)
-            .args(["bench", "-p", "mcp-transport", "--bench", "roundtrip", "--"])
+            .args(["bench", "-p", run.package, "--bench", run.bench, "--"])
             .args(run.args);
         if quick {
             bench.arg("--quick");

@@ -5,8 +5,9 @@
 //!   (the `#[ignore]`d real-peer tests included), and rustdoc with warnings denied.
 //! - `cargo xtask interop`: installs the pinned real MCP peers under `interop/`; a peer whose pins
 //!   have not changed since its last install is left alone.
-//! - `cargo xtask bench [--quick]`: runs the `roundtrip` benchmark of `mcp-transport` twice, with
-//!   client and server pinned to one core and unpinned.
+//! - `cargo xtask bench [--quick]`: the benchmarks, in one run: the `tools/call` round trip of
+//!   `mcp-transport` against a raw floor (client and server pinned to one core, then unpinned),
+//!   the tool cache of `mcp-cache`, and the startup time of `mcp-manager` for 50 servers.
 //!
 //! The crate uses the standard library only, so that it builds quickly on a fresh clone. It
 //! invokes the cargo that runs it (the `CARGO` environment variable) and runs every command from
@@ -31,8 +32,8 @@ Commands:
                    (-D warnings), interop install, fixture build, all tests (ignored ones
                    too), rustdoc (-D warnings)
   interop          install the pinned real MCP peers under interop/ (skipped when up to date)
-  bench [--quick]  run the roundtrip benchmark twice: client and server pinned to one core,
-                   then unpinned
+  bench [--quick]  run the benchmarks: the round trip (pinned to one core, then unpinned),
+                   the tool cache, and the startup of 50 servers (cold and warm)
   help             show this text
 ";
 

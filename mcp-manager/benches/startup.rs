@@ -1,0 +1,520 @@
+//! Startup benchmark: time-to-ready of [`McpManager::connect_servers`] for 50 fixture servers
+//! connected in parallel.
+//!
+//! Time-to-ready is measured from the call of `connect_servers` until it returns (the startup
+//! gate's answer). Four cases, each run several times with a new manager per run and
+//! `disconnect_all` after every run:
+//!
+//! - `cold-memory`, `cold-sled`: no cache entry (a fresh `MemoryToolCache`, or a fresh
+//!   `SledToolCache` in a new temporary directory), fast servers (`--tools 20`). The gate waits
+//!   for every server; the time the last server reached `Connected` is reported as well.
+//! - `warm-memory`, `warm-sled`: the cache was filled by a first run (which waits for every
+//!   server), and the servers are slower than the gate (`--delay tools/list=1000`, the same
+//!   configuration as the filling run, so the fingerprints match). The call answers at the gate
+//!   with deferred tools; the number of deferred tools and the time until every server finished
+//!   in the background are reported. The sled variant opens a new handle on the store for every
+//!   run, so the cold open of the database is part of the figure.
+//!
+//! Usage: `cargo bench -p mcp-manager --bench startup -- [--quick]`. `--quick` runs each case
+//! twice instead of five times; `--list` prints nothing; without `--bench` among the arguments
+//! (as under `cargo test --benches`) a small smoke run with 3 servers is done. Every fixture
+//! process gets a unique `--name` marker; at the end the bench checks that none is left and
+//! fails otherwise. A readable table goes to stdout, followed by one JSON line with every
+//! figure.
+
+use std::collections::{BTreeMap, HashMap};
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use mcp_cache::{CacheOptions, MemoryToolCache, SledToolCache, ToolCache};
+use mcp_config::{ServerConfig, SourceMeta};
+use mcp_manager::{ConnectionStatus, ManagerEvent, ManagerOptions, McpManager};
+use serde_json::{Value, json};
+use testkit::FixtureServer;
+use tokio::sync::broadcast;
+
+type BoxError = Box<dyn Error + Send + Sync>;
+type Result<T, E = BoxError> = std::result::Result<T, E>;
+
+/// Generated tools per fixture server (`--tools`).
+const TOOLS_PER_SERVER: usize = 20;
+/// Upper bound for one `connect_servers` call or one wait for the background.
+const STEP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What one invocation runs.
+struct Plan {
+    servers: usize,
+    runs: usize,
+    /// `--delay tools/list=MS` of the warm cases (must exceed the gate).
+    slow_ms: u64,
+    mode: &'static str,
+}
+
+/// The figures of one measured run.
+struct Run {
+    /// `connect_servers` call to its return.
+    ready: Duration,
+    /// `connect_servers` call to the last server's `Connected` event.
+    all_connected: Duration,
+    /// Tools in the gate's answer.
+    tools: usize,
+    /// Deferred (cached) tools in the gate's answer.
+    deferred: usize,
+    /// Fixture processes still alive right after `disconnect_all` returned.
+    left_after_disconnect: usize,
+}
+
+/// One case's runs.
+struct Case {
+    name: &'static str,
+    cache: &'static str,
+    slow: bool,
+    /// The run that filled the cache (warm cases only).
+    fill: Option<Duration>,
+    runs: Vec<Run>,
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--list") {
+        return Ok(());
+    }
+    let quick = args.iter().any(|arg| arg == "--quick");
+    let plan = if !args.iter().any(|arg| arg == "--bench") {
+        Plan {
+            servers: 3,
+            runs: 1,
+            slow_ms: 600,
+            mode: "smoke",
+        }
+    } else if quick {
+        Plan {
+            servers: 50,
+            runs: 2,
+            slow_ms: 1000,
+            mode: "quick",
+        }
+    } else {
+        Plan {
+            servers: 50,
+            runs: 5,
+            slow_ms: 1000,
+            mode: "full",
+        }
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let marker = format!(
+        "mcp-startup-bench-{}-{}",
+        std::process::id(),
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|elapsed| elapsed.as_nanos())
+            .unwrap_or_default()
+    );
+    let scratch = Scratch::create(&marker)?;
+    let outcome = runtime.block_on(run_cases(&plan, &marker, &scratch.path));
+    drop(runtime);
+
+    // Whatever happened, no fixture process may outlive the bench.
+    let left = if testkit::wait_until(Duration::from_secs(5), || count_fixtures(&marker) == 0) {
+        0
+    } else {
+        count_fixtures(&marker)
+    };
+    let cases = outcome?;
+    report(&plan, &cases, left);
+    if left > 0 {
+        return Err(format!("{left} fixture process(es) with marker {marker} left behind").into());
+    }
+    if let Some(case) = cases
+        .iter()
+        .find(|case| case.runs.iter().any(|run| run.left_after_disconnect > 0))
+    {
+        return Err(format!(
+            "{}: fixture processes alive right after disconnect_all returned",
+            case.name
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// A temporary directory for the sled stores, removed when dropped.
+struct Scratch {
+    path: PathBuf,
+}
+
+impl Scratch {
+    fn create(marker: &str) -> Result<Self> {
+        let path = std::env::temp_dir().join(marker);
+        std::fs::create_dir_all(&path)?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+async fn run_cases(plan: &Plan, marker: &str, scratch: &Path) -> Result<Vec<Case>> {
+    let fast = server_configs(marker, plan.servers, None);
+    let slow = server_configs(marker, plan.servers, Some(plan.slow_ms));
+    let mut cases = Vec::new();
+
+    // Cold, in-memory store: a fresh cache per run.
+    let mut runs = Vec::new();
+    for _ in 0..plan.runs {
+        let cache = Arc::new(MemoryToolCache::new(CacheOptions::default()));
+        let manager = McpManager::new(ManagerOptions::default(), cache, None);
+        runs.push(measure(&manager, &fast, marker, Expect::AllLive).await?);
+    }
+    cases.push(Case {
+        name: "cold-memory",
+        cache: "memory",
+        slow: false,
+        fill: None,
+        runs,
+    });
+
+    // Cold, sled store: a new database directory per run (created by the first use).
+    let mut runs = Vec::new();
+    for index in 0..plan.runs {
+        let cache = SledToolCache::open_at(
+            scratch.join(format!("cold-{index}")),
+            CacheOptions::default(),
+        );
+        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()), None);
+        runs.push(measure(&manager, &fast, marker, Expect::AllLive).await?);
+        drop(manager);
+        cache.close().await;
+    }
+    cases.push(Case {
+        name: "cold-sled",
+        cache: "sled",
+        slow: false,
+        fill: None,
+        runs,
+    });
+
+    // Warm, in-memory store: filled once by a run that waits for every (slow) server.
+    let cache = Arc::new(MemoryToolCache::new(CacheOptions::default()));
+    let fill = fill_cache(Arc::clone(&cache) as Arc<dyn ToolCache>, &slow, marker).await?;
+    let mut runs = Vec::new();
+    for _ in 0..plan.runs {
+        let manager = McpManager::new(
+            ManagerOptions::default(),
+            Arc::clone(&cache) as Arc<dyn ToolCache>,
+            None,
+        );
+        runs.push(measure(&manager, &slow, marker, Expect::AllDeferred).await?);
+    }
+    cases.push(Case {
+        name: "warm-memory",
+        cache: "memory",
+        slow: true,
+        fill: Some(fill),
+        runs,
+    });
+
+    // Warm, sled store: filled once, then a new handle (a cold open of the database) per run.
+    let dir = scratch.join("warm");
+    let filler = SledToolCache::open_at(&dir, CacheOptions::default());
+    let fill = fill_cache(Arc::new(filler.clone()), &slow, marker).await?;
+    filler.close().await;
+    drop(filler);
+    let mut runs = Vec::new();
+    for _ in 0..plan.runs {
+        let cache = SledToolCache::open_at(&dir, CacheOptions::default());
+        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()), None);
+        runs.push(measure(&manager, &slow, marker, Expect::AllDeferred).await?);
+        drop(manager);
+        cache.close().await;
+    }
+    cases.push(Case {
+        name: "warm-sled",
+        cache: "sled",
+        slow: true,
+        fill: Some(fill),
+        runs,
+    });
+
+    Ok(cases)
+}
+
+/// `count` fixture servers `srv-00` …, each `--name <marker> --tools 20`, plus
+/// `--delay tools/list=<ms>` when slow.
+fn server_configs(
+    marker: &str,
+    count: usize,
+    slow_ms: Option<u64>,
+) -> BTreeMap<String, ServerConfig> {
+    (0..count)
+        .map(|index| {
+            let mut fixture = FixtureServer::new().name(marker).tools(TOOLS_PER_SERVER);
+            if let Some(ms) = slow_ms {
+                fixture = fixture.delay("tools/list", ms);
+            }
+            let (program, args) = fixture.command();
+            let config = ServerConfig::stdio(program.to_string_lossy(), args);
+            (format!("srv-{index:02}"), config)
+        })
+        .collect()
+}
+
+/// Connects every server with no cache entry (so the gate waits for all of them), which writes
+/// the cache, then disconnects. Returns how long the connect took.
+async fn fill_cache(
+    cache: Arc<dyn ToolCache>,
+    configs: &BTreeMap<String, ServerConfig>,
+    marker: &str,
+) -> Result<Duration> {
+    let manager = McpManager::new(ManagerOptions::default(), cache, None);
+    let run = measure(&manager, configs, marker, Expect::AllLive).await?;
+    Ok(run.ready)
+}
+
+/// What the gate's answer must hold.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// Every server finished before the answer: live tools only.
+    AllLive,
+    /// Every server is still connecting at the gate: cached tools only.
+    AllDeferred,
+}
+
+/// One run: `connect_servers`, then the wait until every server is connected, then
+/// `disconnect_all` (also when the run failed) and a count of the fixture processes left.
+async fn measure(
+    manager: &McpManager,
+    configs: &BTreeMap<String, ServerConfig>,
+    marker: &str,
+    expect: Expect,
+) -> Result<Run> {
+    let measured = connect_and_wait(manager, configs, expect).await;
+    manager.disconnect_all().await;
+    let left_after_disconnect = count_fixtures(marker);
+    let (ready, all_connected, tools, deferred) = measured?;
+    Ok(Run {
+        ready,
+        all_connected,
+        tools,
+        deferred,
+        left_after_disconnect,
+    })
+}
+
+/// Times `connect_servers` and the last `Connected` event, and checks the gate's answer:
+/// `(ready, all connected, tools, deferred tools)`.
+async fn connect_and_wait(
+    manager: &McpManager,
+    configs: &BTreeMap<String, ServerConfig>,
+    expect: Expect,
+) -> Result<(Duration, Duration, usize, usize)> {
+    let sources: BTreeMap<String, SourceMeta> = BTreeMap::new();
+    let events = manager.subscribe();
+    let watcher = tokio::spawn(connected_times(events, configs.len()));
+
+    let started = Instant::now();
+    let outcome = tokio::time::timeout(STEP_TIMEOUT, manager.connect_servers(configs, &sources))
+        .await
+        .map_err(|_| "connect_servers did not return within 60 s")?;
+    let ready = started.elapsed();
+
+    let connected = tokio::time::timeout(STEP_TIMEOUT, watcher)
+        .await
+        .map_err(|_| "the servers did not all connect within 60 s")???;
+    let all_connected = connected
+        .iter()
+        .map(|at| at.saturating_duration_since(started))
+        .max()
+        .unwrap_or_default();
+
+    if let Some(error) = outcome.errors.first() {
+        return Err(format!(
+            "{} server(s) failed, first {}: {}",
+            outcome.errors.len(),
+            error.server,
+            error.error
+        )
+        .into());
+    }
+    let tools = outcome.tools.len();
+    let deferred = outcome.tools.iter().filter(|tool| tool.deferred).count();
+    // The fixture has its own tools besides the generated ones.
+    let expected = configs.len() * (TOOLS_PER_SERVER + 1);
+    if tools < expected {
+        return Err(
+            format!("the gate answered {tools} tools, expected at least {expected}").into(),
+        );
+    }
+    match expect {
+        Expect::AllLive if deferred != 0 => {
+            return Err(format!("{deferred} deferred tools where all should be live").into());
+        }
+        Expect::AllDeferred if deferred != tools => {
+            return Err(format!(
+                "{deferred} of {tools} tools deferred: the cache missed (or a server beat the gate)"
+            )
+            .into());
+        }
+        _ => {}
+    }
+    let live_now = manager.tools();
+    if live_now.len() != tools || live_now.iter().any(|tool| tool.deferred) {
+        return Err("after every server connected, not every tool was live".into());
+    }
+    Ok((ready, all_connected, tools, deferred))
+}
+
+/// When each of `count` servers reported `Connected` (the first failure is an error).
+async fn connected_times(
+    mut events: broadcast::Receiver<ManagerEvent>,
+    count: usize,
+) -> Result<Vec<Instant>> {
+    let mut connected: HashMap<String, Instant> = HashMap::new();
+    while connected.len() < count {
+        match events.recv().await {
+            Ok(ManagerEvent::StatusChanged { server, status }) => match status {
+                ConnectionStatus::Connected => {
+                    connected.entry(server).or_insert_with(Instant::now);
+                }
+                ConnectionStatus::Failed(reason) => {
+                    return Err(format!("server {server} failed: {reason}").into());
+                }
+                _ => {}
+            },
+            Ok(_) => {}
+            Err(error) => return Err(format!("manager events: {error}").into()),
+        }
+    }
+    Ok(connected.into_values().collect())
+}
+
+/// Live (non-zombie) processes whose command line holds `marker` as an argument.
+fn count_fixtures(marker: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+                cmdline
+                    .split(|&byte| byte == 0)
+                    .any(|arg| arg == marker.as_bytes())
+            }) && testkit::process_is_alive(pid)
+        })
+        .count()
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// Median and max of the figures (milliseconds).
+fn stats(values: &[f64]) -> (f64, f64) {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = match sorted.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => sorted[len / 2],
+        len => (sorted[len / 2 - 1] + sorted[len / 2]) / 2.0,
+    };
+    (median, sorted.last().copied().unwrap_or(0.0))
+}
+
+fn figure(values: &[f64]) -> Value {
+    let (median, max) = stats(values);
+    let round = |value: f64| (value * 10.0).round() / 10.0;
+    json!({
+        "median": round(median),
+        "max": round(max),
+        "runs": values.iter().map(|&value| round(value)).collect::<Vec<_>>(),
+    })
+}
+
+fn report(plan: &Plan, cases: &[Case], left: usize) {
+    // Every manager here runs with the default options, so with the default gate.
+    let gate = ManagerOptions::default().startup_timeout;
+    println!(
+        "startup: {} fixture servers in parallel (--tools {TOOLS_PER_SERVER}), gate {} ms, \
+         warm servers --delay tools/list={}, {} run(s) per case ({})",
+        plan.servers,
+        gate.as_millis(),
+        plan.slow_ms,
+        plan.runs,
+        plan.mode
+    );
+    println!(
+        "{:<12} {:>16} {:>16} {:>20} {:>20} {:>7} {:>9}",
+        "case",
+        "ready median",
+        "ready max",
+        "all connected med",
+        "all connected max",
+        "tools",
+        "deferred"
+    );
+    let mut json_cases = serde_json::Map::new();
+    for case in cases {
+        let ready: Vec<f64> = case.runs.iter().map(|run| ms(run.ready)).collect();
+        let connected: Vec<f64> = case.runs.iter().map(|run| ms(run.all_connected)).collect();
+        let (ready_median, ready_max) = stats(&ready);
+        let (connected_median, connected_max) = stats(&connected);
+        let tools = case.runs.iter().map(|run| run.tools).max().unwrap_or(0);
+        let deferred = case.runs.iter().map(|run| run.deferred).min().unwrap_or(0);
+        println!(
+            "{:<12} {:>13.1} ms {:>13.1} ms {:>17.1} ms {:>17.1} ms {:>7} {:>9}",
+            case.name, ready_median, ready_max, connected_median, connected_max, tools, deferred
+        );
+        let left_after_disconnect = case
+            .runs
+            .iter()
+            .map(|run| run.left_after_disconnect)
+            .max()
+            .unwrap_or(0);
+        json_cases.insert(
+            case.name.to_owned(),
+            json!({
+                "cache": case.cache,
+                "slow_servers": case.slow,
+                "fill_ms": case.fill.map(|fill| (ms(fill) * 10.0).round() / 10.0),
+                "ready_ms": figure(&ready),
+                "all_connected_ms": figure(&connected),
+                "tools": tools,
+                "deferred_tools": deferred,
+                "processes_left_after_disconnect": left_after_disconnect,
+            }),
+        );
+    }
+    for case in cases {
+        if let Some(fill) = case.fill {
+            println!(
+                "{}: the cache was filled by one run that waited for every server: {:.1} ms",
+                case.name,
+                ms(fill)
+            );
+        }
+    }
+    println!("fixture processes left at the end: {left}");
+    let line = json!({
+        "bench": "startup",
+        "mode": plan.mode,
+        "servers": plan.servers,
+        "tools_per_server": TOOLS_PER_SERVER,
+        "gate_ms": gate.as_millis(),
+        "slow_delay_ms": plan.slow_ms,
+        "runs_per_case": plan.runs,
+        "cases": json_cases,
+        "processes_left": left,
+    });
+    println!("{line}");
+}
