@@ -14,7 +14,9 @@ use mcp_config::{
     validate_server_config,
 };
 use mcp_transport::protocol::methods;
-use mcp_transport::{ClientOptions, Implementation, McpClient, Root, StdioServerParams, Tool};
+use mcp_transport::{
+    ClientOptions, Implementation, McpClient, Root, ServerNotification, StdioServerParams, Tool,
+};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -204,6 +206,32 @@ struct Pending {
     task: Option<JoinHandle<()>>,
 }
 
+/// A server connected and its tools listed; `notifications` was subscribed before listing.
+struct Loaded {
+    client: Arc<McpClient>,
+    tools: Vec<Tool>,
+    notifications: broadcast::Receiver<ServerNotification>,
+}
+
+/// What `finish` recorded.
+enum Published {
+    Connected,
+    Failed {
+        error: String,
+        had_tools: bool,
+    },
+    /// Disconnected meanwhile: the connection, if one was made, is to be closed.
+    Unwanted(Option<Arc<McpClient>>),
+}
+
+/// A pipeline `connect_servers` started, and the cache lookup for its gate.
+struct Started {
+    name: String,
+    id: u64,
+    outcome: watch::Receiver<Outcome>,
+    lookup: JoinHandle<Option<Vec<Tool>>>,
+}
+
 /// What a batch's pipelines need to know about its gate.
 #[derive(Default)]
 struct Gate {
@@ -258,40 +286,59 @@ impl McpManager {
             if let Some(source) = sources.get(name) {
                 inner.lock().sources.insert(name.clone(), source.clone());
             }
-            if let Some(outcome) = inner.start(name, config, &gate) {
+            if let Some((id, outcome)) = inner.start(name, config, &gate) {
                 let cache = Arc::clone(&inner.cache);
                 let fingerprint = Fingerprint::of(config);
                 let key = name.clone();
                 let lookup = tokio::spawn(async move { cache.get(&key, &fingerprint).await });
-                started.push((name.clone(), outcome, lookup));
+                started.push(Started {
+                    name: name.clone(),
+                    id,
+                    outcome,
+                    lookup,
+                });
             }
         }
 
-        for (_, outcome, _) in &mut started {
-            let _ = tokio::time::timeout_at(deadline, outcome.wait_for(Option::is_some)).await;
+        for server in &mut started {
+            let _ =
+                tokio::time::timeout_at(deadline, server.outcome.wait_for(Option::is_some)).await;
         }
         // The cache had the whole gate to answer; a store that is still busy counts as a miss.
         let mut cached = HashMap::new();
-        for (name, _, lookup) in &mut started {
+        for server in &mut started {
             let grace = deadline.max(Instant::now()) + Duration::from_millis(50);
-            if let Ok(Ok(Some(tools))) = tokio::time::timeout_at(grace, lookup).await {
-                cached.insert(name.clone(), tools);
+            match tokio::time::timeout_at(grace, &mut server.lookup).await {
+                Ok(Ok(Some(tools))) => {
+                    cached.insert(server.name.clone(), tools);
+                }
+                Ok(_) => {}
+                // Not left running past the gate.
+                Err(_) => server.lookup.abort(),
             }
         }
         {
             let mut gate = lock(&gate);
             let mut state = inner.lock();
-            for (name, outcome, _) in &started {
-                if outcome.borrow().is_some() {
+            for server in &started {
+                if server.outcome.borrow().is_some() {
                     continue;
                 }
-                match cached.remove(name) {
+                // Disconnected meanwhile (or replaced by a newer attempt): nothing to offer.
+                let still_pending = state
+                    .pending
+                    .get(&server.name)
+                    .is_some_and(|pending| pending.id == server.id);
+                if !still_pending {
+                    continue;
+                }
+                match cached.remove(&server.name) {
                     Some(tools) => {
                         // Deferred tools: the server finishes in the background.
-                        state.tools.entry(name.clone()).or_insert(tools);
+                        state.tools.entry(server.name.clone()).or_insert(tools);
                     }
                     None => {
-                        gate.awaited.insert(name.clone());
+                        gate.awaited.insert(server.name.clone());
                     }
                 }
             }
@@ -299,7 +346,10 @@ impl McpManager {
         }
 
         let mut errors = Vec::new();
-        for (name, mut outcome, _) in started {
+        for Started {
+            name, mut outcome, ..
+        } in started
+        {
             let awaited = lock(&gate).awaited.contains(&name);
             if awaited {
                 let _ = outcome.wait_for(Option::is_some).await;
@@ -408,18 +458,19 @@ impl McpManager {
     /// Disconnects one server: its pending connection is cancelled, its connection closed, its
     /// tools and source forgotten. Other servers are untouched.
     pub async fn disconnect_server(&self, server: &str) {
-        let (pending, connection, had_tools) = {
+        let (pending, connection, had_tools, had_failed) = {
             let mut state = self.inner.lock();
             state.tool_loads.remove(server);
             state.sources.remove(server);
-            state.failures.remove(server);
             (
                 state.pending.remove(server),
                 state.connections.remove(server),
                 state.tools.remove(server).is_some(),
+                // A failed server's last status event said "failed": it is told "disconnected".
+                state.failures.remove(server).is_some(),
             )
         };
-        let known = pending.is_some() || connection.is_some() || had_tools;
+        let known = pending.is_some() || connection.is_some() || had_tools || had_failed;
         stop_pending(pending).await;
         close_connection(connection).await;
         if known {
@@ -444,6 +495,7 @@ impl McpManager {
                 .keys()
                 .chain(state.pending.keys())
                 .chain(state.tools.keys())
+                .chain(state.failures.keys())
                 .cloned()
                 .collect();
             servers.sort();
@@ -540,7 +592,7 @@ impl Inner {
         name: &str,
         config: &ServerConfig,
         gate: &Arc<Mutex<Gate>>,
-    ) -> Option<watch::Receiver<Outcome>> {
+    ) -> Option<(u64, watch::Receiver<Outcome>)> {
         let (outcome_tx, outcome_rx) = watch::channel(None);
         let cancel = CancellationToken::new();
         let id = {
@@ -584,7 +636,7 @@ impl Inner {
         if let Some(pending) = self.lock().pending.get_mut(name).filter(|p| p.id == id) {
             pending.task = Some(task);
         }
-        Some(outcome_rx)
+        Some((id, outcome_rx))
     }
 
     /// Validate, resolve, connect, list tools.
@@ -592,7 +644,7 @@ impl Inner {
         self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,
-    ) -> Result<(Arc<McpClient>, Vec<Tool>), String> {
+    ) -> Result<Loaded, String> {
         let problems = validate_server_config(name, config);
         if !problems.is_empty() {
             return Err(problems.join("; "));
@@ -600,6 +652,10 @@ impl Inner {
         let resolved = resolve_auth_config(name, config, self.auth.as_deref())
             .await
             .map_err(|error| error.to_string())?;
+        // The server's timeout bounds the whole connection, tool listing included: a server
+        // the gate awaits (no cache entry) holds the session up no longer than that.
+        let connect_timeout = resolved.timeout();
+        let deadline = Instant::now() + connect_timeout;
         let client = match resolved.transport() {
             TransportKind::Stdio => {
                 let mut params = StdioServerParams::new(
@@ -633,12 +689,33 @@ impl Inner {
             }
         };
         let client = Arc::new(client);
-        self.lock().tool_loads.insert(name.to_owned());
-        match client.list_tools().await {
-            Ok(tools) => Ok((client, tools)),
+        // Subscribed before listing: a list change from now on is not missed, even one that
+        // comes while the list is being cached and the connection registered.
+        let notifications = client.subscribe();
+        {
+            let mut state = self.lock();
+            // Not for a server disconnected meanwhile: its status would stay "connecting".
+            if state.pending.contains_key(name) {
+                state.tool_loads.insert(name.to_owned());
+            }
+        }
+        let listed = match tokio::time::timeout_at(deadline, client.list_tools()).await {
+            Ok(listed) => listed.map_err(|error| error.to_string()),
+            Err(_) => Err(mcp_transport::Error::ConnectTimeout {
+                server: name.to_owned(),
+                after: connect_timeout,
+            }
+            .to_string()),
+        };
+        match listed {
+            Ok(tools) => Ok(Loaded {
+                client,
+                tools,
+                notifications,
+            }),
             Err(error) => {
                 let _ = client.close().await;
-                Err(error.to_string())
+                Err(error)
             }
         }
     }
@@ -650,80 +727,86 @@ impl Inner {
         name: &str,
         config: &ServerConfig,
         id: u64,
-        result: Result<(Arc<McpClient>, Vec<Tool>), String>,
+        result: Result<Loaded, String>,
         gate: &Mutex<Gate>,
         outcome: &watch::Sender<Outcome>,
     ) {
-        if let Ok((_, tools)) = &result {
-            self.cache.set(name, &Fingerprint::of(config), tools).await;
+        if let Ok(loaded) = &result {
+            self.cache
+                .set(name, &Fingerprint::of(config), &loaded.tools)
+                .await;
         }
-        let late = {
+        // The gate's lock is held until the result is recorded and published, so the gate
+        // sees either a pending server or its outcome: a result the gate did not see is late.
+        let (late, published) = {
             let gate = lock(gate);
-            gate.passed && !gate.awaited.contains(name)
-        };
-        let published = {
+            let late = gate.passed && !gate.awaited.contains(name);
             let mut state = self.lock();
-            if state
+            let published = if state
                 .pending
                 .get(name)
                 .is_none_or(|pending| pending.id != id)
             {
                 // Disconnected meanwhile: the result is not wanted.
-                None
+                Published::Unwanted(result.ok().map(|loaded| loaded.client))
             } else {
                 state.pending.remove(name);
                 state.tool_loads.remove(name);
-                match &result {
-                    Ok((client, tools)) => {
+                match result {
+                    Ok(loaded) => {
                         state.failures.remove(name);
-                        state.tools.insert(name.to_owned(), tools.clone());
+                        state.tools.insert(name.to_owned(), loaded.tools);
                         let watcher = tokio::spawn(watch_connection(
                             Arc::downgrade(self),
                             name.to_owned(),
                             config.clone(),
-                            Arc::clone(client),
+                            Arc::clone(&loaded.client),
+                            loaded.notifications,
                         ));
                         state.connections.insert(
                             name.to_owned(),
                             Connection {
-                                client: Arc::clone(client),
+                                client: Arc::clone(&loaded.client),
                                 watcher,
                             },
                         );
-                        Some(Ok(Arc::clone(client)))
+                        // The status event comes before the outcome: a caller of the gate has
+                        // it by the time `connect_servers` returns.
+                        self.emit(ManagerEvent::StatusChanged {
+                            server: name.to_owned(),
+                            status: ConnectionStatus::Connected,
+                        });
+                        outcome.send_replace(Some(Ok(loaded.client)));
+                        Published::Connected
                     }
                     Err(error) => {
                         state.failures.insert(name.to_owned(), error.clone());
                         let had_tools = state.tools.remove(name).is_some();
-                        Some(Err((error.clone(), had_tools)))
+                        self.emit(ManagerEvent::StatusChanged {
+                            server: name.to_owned(),
+                            status: ConnectionStatus::Failed(error.clone()),
+                        });
+                        outcome.send_replace(Some(Err(error.clone())));
+                        Published::Failed { error, had_tools }
                     }
                 }
-            }
+            };
+            (late, published)
         };
         match published {
-            None => {
-                if let Ok((client, _)) = result {
+            Published::Unwanted(unwanted) => {
+                if let Some(client) = unwanted {
                     let _ = client.close().await;
                 }
             }
-            Some(Ok(client)) => {
-                outcome.send_replace(Some(Ok(client)));
-                self.emit(ManagerEvent::StatusChanged {
-                    server: name.to_owned(),
-                    status: ConnectionStatus::Connected,
-                });
+            Published::Connected => {
                 if late {
                     self.emit(ManagerEvent::ToolsChanged {
                         server: name.to_owned(),
                     });
                 }
             }
-            Some(Err((error, had_tools))) => {
-                outcome.send_replace(Some(Err(error.clone())));
-                self.emit(ManagerEvent::StatusChanged {
-                    server: name.to_owned(),
-                    status: ConnectionStatus::Failed(error.clone()),
-                });
+            Published::Failed { error, had_tools } => {
                 if late {
                     tracing::warn!(server = name, %error, "MCP server failed after startup");
                     if had_tools {
@@ -821,8 +904,8 @@ async fn watch_connection(
     name: String,
     config: ServerConfig,
     client: Arc<McpClient>,
+    mut notifications: broadcast::Receiver<ServerNotification>,
 ) {
-    let mut notifications = client.subscribe();
     loop {
         tokio::select! {
             notification = notifications.recv() => {
