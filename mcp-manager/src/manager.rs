@@ -540,8 +540,16 @@ impl Drop for McpManager {
                 task.abort();
             }
         }
+        // Tools handed out (`McpTool`) hold their client: without a close, their servers would
+        // live as long as those tools. Closing needs the runtime; without one, the last
+        // handle's drop still kills the server.
+        let runtime = tokio::runtime::Handle::try_current().ok();
         for (_, connection) in state.connections.drain() {
-            connection.watcher.abort();
+            if let Some(runtime) = &runtime {
+                runtime.spawn(close_connection(Some(connection)));
+            } else {
+                connection.watcher.abort();
+            }
         }
     }
 }

@@ -1,0 +1,240 @@
+//! The startup gate: what `connect_servers` answers with fast, slow (cached or not), failing and
+//! hanging servers connected together.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use mcp_manager::ConnectionStatus;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fast_servers_give_live_tools() {
+    let (a, b, c) = (plain("alpha"), plain("Beta-2"), plain("gamma.3"));
+    let manager = manager(memory_cache());
+    let configs = configs(&[("alpha", &a), ("Beta-2", &b), ("gamma.3", &c)]);
+
+    let outcome = connect(&manager, &configs).await;
+
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    for server in ["alpha", "Beta-2", "gamma.3"] {
+        let tools = tools_of(&outcome.tools, server);
+        assert!(
+            tools.iter().any(|tool| tool.original_name == "echo"),
+            "{server}: {tools:?}"
+        );
+        assert!(
+            tools.iter().all(|tool| !tool.deferred),
+            "{server}: {tools:?}"
+        );
+        assert_eq!(
+            manager.get_connection_status(server),
+            ConnectionStatus::Connected
+        );
+    }
+    let echo_b = find_tool(&outcome.tools, "Beta-2", "echo");
+    assert_eq!(echo_b.tool.name(), "mcp_beta_2_echo");
+    let output = echo(echo_b.tool.as_ref(), "hello").await;
+    assert!(!output.is_error, "{output:?}");
+    assert_eq!(output.to_text(), "hello");
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_servers_with_a_cache_entry_are_deferred_at_the_gate() {
+    let fast = plain("fast");
+    let slow_list = fixture("slow-list", |s| s.delay("tools/list", 1500));
+    let slow_init = fixture("slow-init", |s| s.delay("initialize", 1500));
+    let cache = memory_cache();
+    prefill(&cache, "slow-list", &slow_list.config, &[echo_tool()]).await;
+    prefill(&cache, "slow-init", &slow_init.config, &[echo_tool()]).await;
+    let manager = manager(cache);
+    let configs = configs(&[
+        ("fast", &fast),
+        ("slow-list", &slow_list),
+        ("slow-init", &slow_init),
+    ]);
+
+    let outcome = connect(&manager, &configs).await;
+
+    // Returned at the gate: the slow servers are still connecting, their tools come from the
+    // cache.
+    assert_eq!(
+        manager.get_connection_status("slow-list"),
+        ConnectionStatus::Connecting
+    );
+    assert_eq!(
+        manager.get_connection_status("slow-init"),
+        ConnectionStatus::Connecting
+    );
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    for server in ["slow-list", "slow-init"] {
+        let tools = tools_of(&outcome.tools, server);
+        assert_eq!(tools.len(), 1, "{server}: {tools:?}");
+        assert_eq!(tools[0].original_name, "echo");
+        assert!(tools[0].deferred, "{server}: {tools:?}");
+    }
+    let fast_tools = tools_of(&outcome.tools, "fast");
+    assert!(fast_tools.len() > 1, "{fast_tools:?}");
+    assert!(fast_tools.iter().all(|tool| !tool.deferred));
+
+    // Calling a deferred tool waits for its server, then calls it.
+    let deferred_list = find_tool(&outcome.tools, "slow-list", "echo");
+    let deferred_init = find_tool(&outcome.tools, "slow-init", "echo");
+    assert_eq!(deferred_list.tool.name(), "mcp_slow_list_echo");
+    let (first, second) = within("two deferred calls", async {
+        tokio::join!(
+            echo(deferred_list.tool.as_ref(), "via the cache"),
+            echo(deferred_init.tool.as_ref(), "also via the cache"),
+        )
+    })
+    .await;
+    assert!(!first.is_error, "{first:?}");
+    assert_eq!(first.to_text(), "via the cache");
+    assert!(!second.is_error, "{second:?}");
+    assert_eq!(second.to_text(), "also via the cache");
+    assert_eq!(
+        manager.get_connection_status("slow-list"),
+        ConnectionStatus::Connected
+    );
+    assert_eq!(
+        manager.get_connection_status("slow-init"),
+        ConnectionStatus::Connected
+    );
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_server_without_a_cache_entry_is_awaited() {
+    let fast = plain("fast");
+    let slow = fixture("slow", |s| s.delay("tools/list", 1500));
+    let slow_init = fixture("slow-init", |s| s.delay("initialize", 1500));
+    let manager = manager(memory_cache());
+    let configs = configs(&[("fast", &fast), ("slow", &slow), ("slow.init", &slow_init)]);
+
+    let outcome = connect(&manager, &configs).await;
+
+    // Only returned once the slow servers finished: live tools, connected.
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    for server in ["fast", "slow", "slow.init"] {
+        assert_eq!(
+            manager.get_connection_status(server),
+            ConnectionStatus::Connected
+        );
+        let tools = tools_of(&outcome.tools, server);
+        assert!(tools.len() > 1, "{server}: {tools:?}");
+        assert!(
+            tools.iter().all(|tool| !tool.deferred),
+            "{server}: {tools:?}"
+        );
+    }
+    let output = echo(
+        find_tool(&outcome.tools, "slow", "echo").tool.as_ref(),
+        "now",
+    )
+    .await;
+    assert_eq!(output.to_text(), "now");
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_server_gives_its_error_while_the_others_work() {
+    let good = plain("good");
+    let other = plain("other");
+    let crashy = fixture("crashy", |s| s.crash_at("initialize"));
+    let manager = manager(memory_cache());
+    let configs = configs(&[("good", &good), ("Crashy-1", &crashy), ("other", &other)]);
+
+    let outcome = connect(&manager, &configs).await;
+
+    assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
+    assert_eq!(outcome.errors[0].server, "Crashy-1");
+    assert!(
+        outcome.errors[0].error.contains("\"Crashy-1\""),
+        "the error names the server: {}",
+        outcome.errors[0].error
+    );
+    assert!(tools_of(&outcome.tools, "Crashy-1").is_empty());
+    assert!(matches!(
+        manager.get_connection_status("Crashy-1"),
+        ConnectionStatus::Failed(_)
+    ));
+    for server in ["good", "other"] {
+        assert_eq!(
+            manager.get_connection_status(server),
+            ConnectionStatus::Connected
+        );
+        let output = echo(
+            find_tool(&outcome.tools, server, "echo").tool.as_ref(),
+            server,
+        )
+        .await;
+        assert!(!output.is_error, "{output:?}");
+        assert_eq!(output.to_text(), server);
+    }
+    assert_no_process(&crashy.marker).await;
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_server_gives_its_timeout_error() {
+    let good = plain("good");
+    let mut hang = fixture("hang", |s| s.hang_at("initialize"));
+    hang.config.timeout = Some(500);
+    let manager = manager(memory_cache());
+    let configs = configs(&[("good", &good), ("hang", &hang)]);
+
+    let outcome = connect(&manager, &configs).await;
+
+    assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
+    assert_eq!(outcome.errors[0].server, "hang");
+    assert_eq!(
+        outcome.errors[0].error,
+        "Connection to MCP server \"hang\" timed out after 500ms"
+    );
+    assert!(tools_of(&outcome.tools, "hang").is_empty());
+    assert_eq!(
+        manager.get_connection_status("good"),
+        ConnectionStatus::Connected
+    );
+    assert!(!tools_of(&outcome.tools, "good").is_empty());
+    // The timed-out server's process is stopped.
+    assert_no_process(&hang.marker).await;
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_hanging_at_tools_list_without_a_cache_entry_is_bounded_by_its_timeout() {
+    let good = plain("good");
+    let mut hang = fixture("hang-list", |s| s.hang_at("tools/list"));
+    hang.config.timeout = Some(500);
+    let manager = manager(memory_cache());
+    let configs = configs(&[("good", &good), ("Hang.List-2", &hang)]);
+
+    // Awaited at the gate (no cache entry), but only as long as its own timeout, not the
+    // (60 s) request timeout: `connect` fails the test after 20 s.
+    let outcome = connect(&manager, &configs).await;
+
+    assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
+    assert_eq!(outcome.errors[0].server, "Hang.List-2");
+    assert_eq!(
+        outcome.errors[0].error,
+        "Connection to MCP server \"Hang.List-2\" timed out after 500ms"
+    );
+    assert!(tools_of(&outcome.tools, "Hang.List-2").is_empty());
+    assert!(matches!(
+        manager.get_connection_status("Hang.List-2"),
+        ConnectionStatus::Failed(_)
+    ));
+    assert_eq!(
+        manager.get_connection_status("good"),
+        ConnectionStatus::Connected
+    );
+    assert_no_process(&hang.marker).await;
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}

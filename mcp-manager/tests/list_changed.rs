@@ -1,0 +1,118 @@
+//! `notifications/tools/list_changed`: the manager re-lists that server on its own, replaces its
+//! tools, writes the cache and emits an event.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use common::*;
+use mcp_cache::{Fingerprint, Lookup, MemoryToolCache, ToolCache};
+use mcp_manager::{ConnectionStatus, ManagerEvent};
+use mcp_transport::Tool;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_shows_up_without_any_call() {
+    const SERVER: &str = "Changing.Server-1";
+    let changing = fixture(SERVER, |s| s.list_change_after(300));
+    let steady = plain("steady");
+    let cache = memory_cache();
+    let manager = manager(cache.clone());
+    let mut events = manager.subscribe();
+
+    let outcome = connect(
+        &manager,
+        &configs(&[(SERVER, &changing), ("steady", &steady)]),
+    )
+    .await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    let steady_before = shape_of(&outcome.tools, "steady");
+    let changing_before = shape_of(&outcome.tools, SERVER);
+    assert!(
+        changing_before
+            .iter()
+            .all(|(_, original, _)| original != "late_tool"),
+        "{changing_before:?}"
+    );
+
+    let _ = wait_for_event(
+        &mut events,
+        "the list change",
+        |event| matches!(event, ManagerEvent::ToolsChanged { server } if server == SERVER),
+    )
+    .await;
+
+    let after = manager.tools();
+    let late = find_tool(&after, SERVER, "late_tool");
+    assert_eq!(late.tool.name(), "mcp_changing_server_1_late_tool");
+    assert!(!late.deferred);
+    assert_eq!(tools_of(&after, SERVER).len(), changing_before.len() + 1);
+    assert_eq!(shape_of(&after, "steady"), steady_before);
+    assert_eq!(
+        manager.get_connection_status(SERVER),
+        ConnectionStatus::Connected
+    );
+    let output = echo(late.tool.as_ref(), "new").await;
+    assert_eq!(output.to_text(), "new");
+    // The cache follows.
+    let cached = cache
+        .lookup(SERVER, &Fingerprint::of(&changing.config))
+        .await
+        .into_tools()
+        .expect("a cache hit");
+    assert!(cached.iter().any(|tool| tool.name == "late_tool"));
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+/// A cache whose writes take a while, like a busy disk.
+struct SlowWrites {
+    inner: MemoryToolCache,
+    delay: Duration,
+}
+
+#[async_trait]
+impl ToolCache for SlowWrites {
+    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
+        self.inner.lookup(server, fingerprint).await
+    }
+
+    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
+        tokio::time::sleep(self.delay).await;
+        self.inner.set(server, fingerprint, tools).await;
+    }
+
+    async fn remove(&self, server: &str) {
+        self.inner.remove(server).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_while_the_first_list_is_being_cached_is_not_lost() {
+    const SERVER: &str = "quick-change";
+    // The change comes while the first list is still being written to the cache, before the
+    // connection is registered.
+    let changing = fixture(SERVER, |s| s.list_change_after(100));
+    let cache = Arc::new(SlowWrites {
+        inner: MemoryToolCache::default(),
+        delay: Duration::from_millis(1000),
+    });
+    let manager = manager(cache);
+    let mut events = manager.subscribe();
+
+    let outcome = connect(&manager, &configs(&[(SERVER, &changing)])).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+
+    let _ = wait_for_event(&mut events, "the list change", |event| {
+        matches!(event, ManagerEvent::ToolsChanged { server } if server == SERVER)
+            && manager
+                .tools()
+                .iter()
+                .any(|tool| tool.original_name == "late_tool")
+    })
+    .await;
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}

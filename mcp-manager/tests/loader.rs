@@ -1,0 +1,204 @@
+//! The loader facade: discovery over a temporary project, tools decorated with where they come
+//! from, per-server errors, and a fatal discovery failure.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::*;
+use mcp_config::{ConfigSource, DiscoveryContext, DiscoveryOptions, SourceFile};
+use mcp_manager::{
+    ConnectionStatus, LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers,
+};
+use serde_json::json;
+
+/// A project whose `.mcp.json` holds a working fixture, one that crashes at initialize and an
+/// entry that is not a valid server; and an empty home.
+struct Project {
+    dir: TempDir,
+    home: TempDir,
+    good: Fixture,
+    crashy: Fixture,
+}
+
+impl Project {
+    fn new() -> Self {
+        let dir = TempDir::new("project");
+        let home = TempDir::new("home");
+        let good = plain("loader-good");
+        let crashy = fixture("loader-crashy", |s| s.crash_at("initialize"));
+        let entry = |fixture: &Fixture| {
+            json!({
+                "command": fixture.config.command,
+                "args": fixture.config.args,
+            })
+        };
+        let config = json!({
+            "mcpServers": {
+                "Good-Server.1": entry(&good),
+                "crashy": entry(&crashy),
+                "broken": {"type": "carrier-pigeon", "command": "nothing"},
+            }
+        });
+        std::fs::write(
+            dir.path().join(".mcp.json"),
+            serde_json::to_string_pretty(&config).unwrap(),
+        )
+        .unwrap();
+        Self {
+            dir,
+            home,
+            good,
+            crashy,
+        }
+    }
+
+    fn cwd(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn options(&self) -> LoadOptions {
+        LoadOptions::new("testapp")
+            .context(DiscoveryContext::new(
+                "testapp",
+                self.dir.path(),
+                self.home.path(),
+            ))
+            .cache(memory_cache())
+    }
+}
+
+/// A provider that panics, standing for any fatal failure inside discovery.
+struct Panicking;
+
+impl ConfigSource for Panicking {
+    fn id(&self) -> &str {
+        "panicking"
+    }
+
+    fn name(&self) -> &str {
+        "Panicking"
+    }
+
+    fn load(&self, _ctx: &DiscoveryContext) -> Vec<SourceFile> {
+        panic!("the provider broke")
+    }
+}
+
+fn panicking(mut options: LoadOptions) -> LoadOptions {
+    options.discovery = DiscoveryOptions::default().with_source_first(Arc::new(Panicking));
+    options
+}
+
+fn error_paths(result: &LoadResult) -> Vec<String> {
+    let mut paths: Vec<String> = result.errors.iter().map(|e| e.path.clone()).collect();
+    paths.sort();
+    paths
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_are_decorated_with_their_source_and_errors_name_their_server() {
+    let project = Project::new();
+
+    let result = within(
+        "discover_and_load_mcp_tools",
+        discover_and_load_mcp_tools(project.cwd(), &project.options()),
+    )
+    .await;
+
+    assert!(!result.tools.is_empty());
+    for tool in &result.tools {
+        assert_eq!(tool.server, "Good-Server.1", "{tool:?}");
+        assert_eq!(tool.path, "mcp:Good-Server.1 via Claude Code");
+        assert!(!tool.deferred, "{tool:?}");
+    }
+    let echo_tool = result
+        .tools
+        .iter()
+        .find(|tool| tool.tool.name() == "mcp_good_server_1_echo")
+        .expect("the echo tool");
+    let output = echo(echo_tool.tool.as_ref(), "loaded").await;
+    assert_eq!(output.to_text(), "loaded");
+
+    assert_eq!(error_paths(&result), ["mcp:broken", "mcp:crashy"]);
+    for error in &result.errors {
+        let server = error.path.trim_start_matches("mcp:");
+        assert!(
+            error.error.contains(server),
+            "the error names its server: {error:?}"
+        );
+    }
+    assert!(result.exa_api_keys.is_empty());
+    assert!(result.discovery.configs.contains_key("Good-Server.1"));
+    assert_eq!(
+        result.manager.get_connection_status("Good-Server.1"),
+        ConnectionStatus::Connected
+    );
+    assert_eq!(
+        result
+            .manager
+            .server_source("Good-Server.1")
+            .map(|source| source.provider_name),
+        Some("Claude Code".to_owned())
+    );
+
+    within("disconnect_all", result.manager.disconnect_all()).await;
+    assert_no_process(&project.good.marker).await;
+    assert_no_process(&project.crashy.marker).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fatal_discovery_failure_gives_no_tools_and_one_error() {
+    let project = Project::new();
+
+    let result = within(
+        "discover_and_load_mcp_tools",
+        discover_and_load_mcp_tools(project.cwd(), &panicking(project.options())),
+    )
+    .await;
+
+    assert!(result.tools.is_empty(), "{:?}", result.tools);
+    assert_eq!(result.errors.len(), 1, "{:?}", result.errors);
+    assert_eq!(result.errors[0].path, ".mcp.json");
+    assert!(
+        result.errors[0].error.contains("the provider broke"),
+        "{:?}",
+        result.errors[0]
+    );
+    assert!(result.manager.tools().is_empty());
+    // Nothing was started.
+    assert!(pids_with_marker(&project.good.marker).is_empty());
+    within("disconnect_all", result.manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discover_mcp_servers_gives_the_same_shape_without_connecting() {
+    let project = Project::new();
+
+    let result = discover_mcp_servers(project.cwd(), &project.options());
+
+    assert!(result.tools.is_empty());
+    // Only discovery's own errors: the crashing server is not connected, so it has none.
+    assert_eq!(error_paths(&result), ["mcp:broken"]);
+    let mut servers: Vec<&String> = result.discovery.configs.keys().collect();
+    servers.sort();
+    assert_eq!(servers, ["Good-Server.1", "crashy"]);
+    assert_eq!(
+        result.discovery.sources["Good-Server.1"].meta.provider_name,
+        "Claude Code"
+    );
+    assert!(result.manager.tools().is_empty());
+    assert_eq!(
+        result.manager.get_connection_status("Good-Server.1"),
+        ConnectionStatus::Disconnected
+    );
+    assert!(pids_with_marker(&project.good.marker).is_empty());
+    within("disconnect_all", result.manager.disconnect_all()).await;
+
+    let fatal = discover_mcp_servers(project.cwd(), &panicking(project.options()));
+    assert!(fatal.tools.is_empty());
+    assert_eq!(error_paths(&fatal), [".mcp.json"]);
+    within("disconnect_all", fatal.manager.disconnect_all()).await;
+}
