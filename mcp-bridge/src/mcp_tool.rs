@@ -101,6 +101,27 @@ async fn call(
     )
 }
 
+/// The four [`AgentTool`] accessors, answered from `self.definition`.
+macro_rules! definition_accessors {
+    () => {
+        fn name(&self) -> &str {
+            &self.definition.name
+        }
+
+        fn label(&self) -> &str {
+            &self.definition.label
+        }
+
+        fn description(&self) -> &str {
+            &self.definition.description
+        }
+
+        fn parameters(&self) -> &Value {
+            &self.definition.parameters
+        }
+    };
+}
+
 /// An MCP tool on a live connection.
 #[derive(Debug)]
 pub struct McpTool {
@@ -122,21 +143,7 @@ impl McpTool {
 
 #[async_trait]
 impl AgentTool for McpTool {
-    fn name(&self) -> &str {
-        &self.definition.name
-    }
-
-    fn label(&self) -> &str {
-        &self.definition.label
-    }
-
-    fn description(&self) -> &str {
-        &self.definition.description
-    }
-
-    fn parameters(&self) -> &Value {
-        &self.definition.parameters
-    }
+    definition_accessors!();
 
     async fn execute(
         &self,
@@ -179,21 +186,7 @@ impl std::fmt::Debug for DeferredMcpTool {
 
 #[async_trait]
 impl AgentTool for DeferredMcpTool {
-    fn name(&self) -> &str {
-        &self.definition.name
-    }
-
-    fn label(&self) -> &str {
-        &self.definition.label
-    }
-
-    fn description(&self) -> &str {
-        &self.definition.description
-    }
-
-    fn parameters(&self) -> &Value {
-        &self.definition.parameters
-    }
+    definition_accessors!();
 
     async fn execute(
         &self,
