@@ -124,6 +124,16 @@ pub struct LoadError {
     pub error: String,
 }
 
+impl LoadError {
+    /// A problem at `path` (a file, or `mcp:<server>`).
+    pub fn new(path: impl Into<String>, error: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            error: error.into(),
+        }
+    }
+}
+
 /// What the loader found.
 #[derive(Debug)]
 #[non_exhaustive]

@@ -1,0 +1,28 @@
+//! # agent-session
+//!
+//! An agent session whose tool registry stays in step with the user's MCP servers, the `/mcp`
+//! commands, tools for subagents that call through the parent's connections, and the
+//! `agent-session` CLI that people use to see, test and call their servers.
+//!
+//! ```no_run
+//! use agent_session::{SessionOptions, create_agent_session};
+//!
+//! # async fn run() {
+//! let cwd = std::env::current_dir().unwrap_or_default();
+//! let started = create_agent_session(SessionOptions::new("my-agent", cwd)).await;
+//! for tool in started.session.tools() {
+//!     println!("{}: {}", tool.name(), tool.description());
+//! }
+//! started.session.shutdown().await;
+//! # }
+//! ```
+
+pub mod commands;
+mod registry;
+mod session;
+
+pub use commands::{CommandOutput, run_mcp_command};
+pub use registry::{MCP_TOOL_PREFIX, ToolRegistry};
+pub use session::{
+    AgentSession, DiscoverySnapshot, SessionOptions, SessionStart, create_agent_session,
+};

@@ -1,0 +1,5 @@
+//! The `agent-session` CLI.
+
+fn main() {
+    println!("agent-session: see `agent-session help`");
+}
