@@ -1,0 +1,246 @@
+//! The session's registry follows the manager: refreshes, late connections, list changes.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use agent_session::{AgentSession, SessionOptions, create_agent_session};
+use async_trait::async_trait;
+use mcp_bridge::{AgentTool, ToolCancelled, ToolOutput};
+use mcp_cache::{CacheOptions, Fingerprint, MemoryToolCache, ToolCache};
+use mcp_config::{DiscoveryContext, ServerConfig};
+use serde_json::{Value, json};
+use testkit::FixtureServer;
+use tokio_util::sync::CancellationToken;
+
+const GUARD: Duration = Duration::from_secs(20);
+
+async fn guard<F: std::future::Future>(future: F) -> F::Output {
+    tokio::time::timeout(GUARD, future).await.expect("hung")
+}
+
+/// A temporary project and home, removed on drop.
+struct World {
+    root: PathBuf,
+}
+
+impl World {
+    fn new() -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "agent-session-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(root.join("project")).unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        Self { root }
+    }
+
+    /// Writes the project's `.mcp.json` with these fixture servers.
+    fn servers(&self, servers: &[(&str, FixtureServer)]) -> Vec<(String, ServerConfig)> {
+        let mut entries = serde_json::Map::new();
+        let mut configs = Vec::new();
+        for (name, fixture) in servers {
+            let (program, args) = fixture.command();
+            let program = program.to_string_lossy().into_owned();
+            entries.insert(
+                (*name).to_owned(),
+                json!({"command": program, "args": args}),
+            );
+            configs.push(((*name).to_owned(), ServerConfig::stdio(program, args)));
+        }
+        std::fs::write(
+            self.root.join("project/.mcp.json"),
+            json!({"mcpServers": entries}).to_string(),
+        )
+        .unwrap();
+        configs
+    }
+
+    fn options(&self, cache: Arc<dyn ToolCache>) -> SessionOptions {
+        let context =
+            DiscoveryContext::new("testapp", self.root.join("project"), self.root.join("home"));
+        SessionOptions::new("testapp", self.root.join("project"))
+            .context(context)
+            .cache(cache)
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn memory_cache() -> Arc<MemoryToolCache> {
+    Arc::new(MemoryToolCache::new(CacheOptions::default()))
+}
+
+fn names(session: &AgentSession) -> Vec<String> {
+    session
+        .tools()
+        .iter()
+        .map(|tool| tool.name().to_owned())
+        .collect()
+}
+
+/// Waits until the registry holds a tool named `name`.
+async fn wait_for_tool(session: &AgentSession, name: &str) {
+    let mut refreshes = session.refreshes();
+    guard(async {
+        while !names(session).iter().any(|tool| tool == name) {
+            refreshes.changed().await.expect("the session is alive");
+        }
+    })
+    .await;
+}
+
+/// One of the agent's own tools.
+struct Clock;
+
+#[async_trait]
+impl AgentTool for Clock {
+    fn name(&self) -> &str {
+        "clock"
+    }
+    fn label(&self) -> &str {
+        "clock"
+    }
+    fn description(&self) -> &str {
+        "The time."
+    }
+    fn parameters(&self) -> &Value {
+        static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+        SCHEMA.get_or_init(|| json!({"type": "object"}))
+    }
+    async fn execute(
+        &self,
+        _args: Value,
+        _cancel: CancellationToken,
+    ) -> Result<ToolOutput, ToolCancelled> {
+        Ok(ToolOutput::text("noon"))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refresh_replaces_only_mcp_tools_and_keeps_the_agents_own() {
+    let world = World::new();
+    world.servers(&[("fx", FixtureServer::new())]);
+    let options = world.options(memory_cache()).own_tool(Arc::new(Clock));
+    let started = guard(create_agent_session(options)).await;
+    let session = started.session;
+    let before = names(&session);
+    assert!(before.contains(&"clock".to_owned()));
+    assert!(before.contains(&"mcp_fx_echo".to_owned()), "{before:?}");
+
+    session.refresh_mcp_tools(Vec::new());
+    assert_eq!(names(&session), ["clock"]);
+
+    session.refresh_mcp_tools(session.manager().get_tools());
+    assert_eq!(names(&session), before);
+    assert!(session.registry().is_active("mcp_fx_echo"));
+    guard(session.shutdown()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_connection_refreshes_the_registry_on_its_own() {
+    let world = World::new();
+    let configs = world.servers(&[
+        ("fast", FixtureServer::new()),
+        ("slow", FixtureServer::new().delay("tools/list", 1000)),
+    ]);
+    // A stale cache entry: the slow server's real list differs, so the refresh is visible.
+    let cache = memory_cache();
+    let (name, slow) = &configs[1];
+    let stale: Vec<mcp_transport::Tool> =
+        serde_json::from_value(json!([{"name": "old_tool", "inputSchema": {"type": "object"}}]))
+            .unwrap();
+    cache.set(name, &Fingerprint::of(slow), &stale).await;
+
+    let started = guard(create_agent_session(world.options(cache))).await;
+    let session = started.session;
+    let at_the_gate = names(&session);
+    assert!(
+        at_the_gate.contains(&"mcp_slow_old_tool".to_owned()),
+        "{at_the_gate:?}"
+    );
+    assert!(at_the_gate.contains(&"mcp_fast_echo".to_owned()));
+
+    wait_for_tool(&session, "mcp_slow_echo").await;
+    let after = names(&session);
+    assert!(
+        !after.contains(&"mcp_slow_old_tool".to_owned()),
+        "{after:?}"
+    );
+    assert!(after.contains(&"mcp_fast_echo".to_owned()));
+    guard(session.shutdown()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_on_the_server_reaches_the_registry_without_any_call() {
+    let world = World::new();
+    world.servers(&[("fx", FixtureServer::new().list_change_after(300))]);
+    let started = guard(create_agent_session(world.options(memory_cache()))).await;
+    let session = started.session;
+    assert!(!names(&session).contains(&"mcp_fx_late_tool".to_owned()));
+    wait_for_tool(&session, "mcp_fx_late_tool").await;
+    guard(session.shutdown()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_mcp_off_nothing_is_discovered_or_started() {
+    let world = World::new();
+    world.servers(&[("fx", FixtureServer::new())]);
+    let options = world
+        .options(memory_cache())
+        .mcp(false)
+        .own_tool(Arc::new(Clock));
+    let started = guard(create_agent_session(options)).await;
+    assert_eq!(names(&started.session), ["clock"]);
+    assert!(started.session.discovery().configs.is_empty());
+    assert!(started.session.manager().server_names().is_empty());
+    guard(started.session.shutdown()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_rereads_the_files_and_shutdown_stops_every_server() {
+    let world = World::new();
+    world.servers(&[("one", FixtureServer::new())]);
+    let started = guard(create_agent_session(world.options(memory_cache()))).await;
+    let session = started.session;
+    assert!(names(&session).contains(&"mcp_one_echo".to_owned()));
+
+    world.servers(&[("two", FixtureServer::new())]);
+    let errors = guard(session.reload()).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    let reloaded = names(&session);
+    assert!(
+        reloaded.contains(&"mcp_two_echo".to_owned()),
+        "{reloaded:?}"
+    );
+    assert!(!reloaded.iter().any(|name| name.starts_with("mcp_one_")));
+
+    let pid: Value = {
+        let pids = session.tool("mcp_two_pids").expect("pids tool");
+        let output = guard(pids.execute(json!({}), CancellationToken::new()))
+            .await
+            .expect("not cancelled");
+        serde_json::from_str(&output.to_text()).unwrap()
+    };
+    let pgid = i32::try_from(pid["pgid"].as_i64().unwrap()).unwrap();
+    guard(session.shutdown()).await;
+    assert!(names(&session).is_empty());
+    let gone = tokio::task::spawn_blocking(move || {
+        testkit::wait_until(Duration::from_secs(10), || {
+            testkit::process_group_members(pgid).is_empty()
+        })
+    })
+    .await
+    .unwrap();
+    assert!(gone, "the server outlived shutdown");
+}
