@@ -26,3 +26,5 @@ pub use registry::{MCP_TOOL_PREFIX, ToolRegistry};
 pub use session::{
     AgentSession, DiscoverySnapshot, SessionOptions, SessionStart, create_agent_session,
 };
+mod proxy;
+pub use proxy::{DEFAULT_CALL_TIMEOUT, SubagentProxyTool, subagent_tools};
