@@ -1,5 +1,10 @@
-//! The `agent-session` CLI.
+//! The `agent-session` CLI: see, test and call the MCP servers your agents use.
+//!
+//! `agent-session list`, `tools`, `call TOOL [ARGS_JSON]`, `shell` and `demo`; `agent-session
+//! help` prints the usage. Every command disconnects all servers before it exits.
 
-fn main() {
-    println!("agent-session: see `agent-session help`");
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
 }

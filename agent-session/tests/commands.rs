@@ -221,7 +221,12 @@ async fn list_shows_status_transport_source_tools_and_errors() {
 
     // Removing a server of another tool's file points at that file, even while one of this
     // agent's own files is broken.
-    let error = fails(&session, "remove fast", "/mcp disable fast turns it off instead").await;
+    let error = fails(
+        &session,
+        "remove fast",
+        "/mcp disable fast turns it off instead",
+    )
+    .await;
     assert!(
         error.contains(&format!("Claude Code's project config {mcp_json}")),
         "{error}"

@@ -1,0 +1,731 @@
+//! The `agent-session` binary end to end: the demo, `list` / `tools` / `call` against a project
+//! with a fast, a slow and a broken server, `call`'s exit statuses, the shell fed through a pipe,
+//! and that no server process outlives any command.
+//!
+//! Every run gets a temporary project and home (`HOME` set, `XDG_CONFIG_HOME` unset), so the
+//! user's own config files are never read or written; every fixture server carries a unique
+//! `--name` marker that `/proc` is searched for after each command.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use testkit::FixtureServer;
+
+/// The binary under test.
+const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
+/// The longest any one command may take before the test calls it hung.
+const LIMIT: Duration = Duration::from_secs(90);
+/// How long a server process may take to go away after its command ended.
+const PROCESS_LIMIT: Duration = Duration::from_secs(5);
+
+/// A temporary project and home, removed at the end.
+struct Sandbox {
+    root: PathBuf,
+    project: PathBuf,
+    home: PathBuf,
+    /// Every fixture of this sandbox has a `--name` starting with this.
+    marker: String,
+}
+
+impl Sandbox {
+    fn new(test: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let unique = format!(
+            "{}-{}-{stamp}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let root = std::env::temp_dir().join(format!("agent-session-cli-{test}-{unique}"));
+        let project = root.join("project");
+        let home = root.join("home");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        Self {
+            root,
+            project,
+            home,
+            marker: format!("cli-{test}-{unique}-"),
+        }
+    }
+
+    /// A fixture server entry for `.mcp.json`, marked with this sandbox's marker.
+    fn fixture(
+        &self,
+        server: &str,
+        configure: impl FnOnce(FixtureServer) -> FixtureServer,
+    ) -> Value {
+        let (program, args) =
+            configure(FixtureServer::new().name(format!("{}{server}", self.marker))).command();
+        json!({"command": program.display().to_string(), "args": args})
+    }
+
+    /// Writes the project's `.mcp.json` (Claude Code's project file).
+    fn write_mcp_json(&self, servers: &Value) {
+        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
+        std::fs::write(self.mcp_json(), text).unwrap();
+    }
+
+    fn mcp_json(&self) -> PathBuf {
+        self.project.join(".mcp.json")
+    }
+
+    /// The user's native file, where `/mcp disable` lists servers of other tools.
+    fn user_file(&self) -> PathBuf {
+        self.home.join(".config/agent-session/mcp.json")
+    }
+
+    fn cache_dir(&self) -> String {
+        self.root.join("cache").display().to_string()
+    }
+
+    /// The binary in the project folder, with this sandbox's home and nothing of the user's.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .current_dir(&self.project)
+            .env("HOME", &self.home)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for var in [
+            "XDG_CONFIG_HOME",
+            "XDG_CACHE_HOME",
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "OPENCODE_CONFIG",
+        ] {
+            command.env_remove(var);
+        }
+        command
+    }
+
+    /// Runs a command to its end (within [`LIMIT`]) and checks that it left no server behind.
+    fn run(&self, args: &[&str]) -> Outcome {
+        let outcome = run_to_end(self.command(args), None);
+        self.assert_no_server_left(&format!("{args:?}"));
+        outcome
+    }
+
+    /// Runs a command with `input` on stdin.
+    fn run_with_input(&self, args: &[&str], input: &str) -> Outcome {
+        let mut command = self.command(args);
+        command.stdin(Stdio::piped());
+        let outcome = run_to_end(command, Some(input));
+        self.assert_no_server_left(&format!("{args:?}"));
+        outcome
+    }
+
+    /// Polls `/proc` until no process carries this sandbox's marker.
+    fn assert_no_server_left(&self, after: &str) {
+        let marker = self.marker.clone();
+        let gone = testkit::wait_until(PROCESS_LIMIT, || pids_with_prefix(&marker).is_empty());
+        assert!(
+            gone,
+            "server processes outlived {after}: {:?}",
+            pids_with_prefix(&self.marker)
+        );
+    }
+
+    fn servers_running(&self, server: &str) -> usize {
+        let marker = format!("{}{server}", self.marker);
+        pids_with_prefix(&marker)
+            .into_iter()
+            .filter(|pid| args_of(*pid).contains(&marker))
+            .count()
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// What a finished command gave.
+#[derive(Debug)]
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    pid: u32,
+}
+
+impl Outcome {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+            panic!(
+                "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "exit status; stdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+/// Kills the child if the test gives up on it, so a failing test leaves nothing running.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn reader(mut source: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = source.read_to_string(&mut text);
+        let _ = sender.send(text);
+    });
+    receiver
+}
+
+fn run_to_end(mut command: Command, input: Option<&str>) -> Outcome {
+    let mut child = KillOnDrop(command.spawn().unwrap());
+    let pid = child.0.id();
+    if let Some(input) = input {
+        let mut stdin = child.0.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        // Dropping stdin is the end of input.
+    }
+    let stdout = reader(child.0.stdout.take().unwrap());
+    let stderr = reader(child.0.stderr.take().unwrap());
+    let deadline = Instant::now() + LIMIT;
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{command:?} did not finish within {LIMIT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Outcome {
+        code: status.code(),
+        stdout: stdout.recv_timeout(LIMIT).unwrap(),
+        stderr: stderr.recv_timeout(LIMIT).unwrap(),
+        pid,
+    }
+}
+
+/// The arguments of a process, from `/proc/<pid>/cmdline`.
+fn args_of(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|bytes| {
+            bytes
+                .split(|byte| *byte == 0)
+                .map(|arg| String::from_utf8_lossy(arg).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Live processes with an argument that starts with `prefix`.
+fn pids_with_prefix(prefix: &str) -> Vec<i32> {
+    let own = i32::try_from(std::process::id()).unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| *pid != own)
+        .filter(|pid| args_of(*pid).iter().any(|arg| arg.starts_with(prefix)))
+        .filter(|pid| testkit::process_is_alive(*pid))
+        .collect()
+}
+
+fn server<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|server| server["name"] == name)
+        .unwrap_or_else(|| panic!("no server {name} in {list:#}"))
+}
+
+fn tools_of<'a>(tools: &'a Value, server: &str) -> Vec<&'a Value> {
+    tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|tool| tool["server"] == server)
+        .collect()
+}
+
+fn servers_of(tools: &Value) -> BTreeSet<String> {
+    tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["server"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn names_of(tools: &Value) -> BTreeSet<String> {
+    tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn demo_walks_through_every_step_and_leaves_nothing_running() {
+    let sandbox = Sandbox::new("demo");
+    let outcome = sandbox.run(&["demo"]);
+    outcome.assert_code(0);
+    for expected in [
+        "1. Discovery",
+        "found 2 servers",
+        "2. The startup gate, first run",
+        "3. The startup gate, second run",
+        "4. Tool calls",
+        "\"hello from the demo\"",
+        "\"5 words\"",
+        "5. /mcp reload",
+        "6. Shutdown",
+        "demo server processes left (looked for the marker in /proc): 0",
+    ] {
+        assert!(
+            outcome.stdout.contains(expected),
+            "the demo did not print {expected:?}:\n{}\nstderr:\n{}",
+            outcome.stdout,
+            outcome.stderr
+        );
+    }
+    let demo_marker = format!("agent-session-demo-{}-", outcome.pid);
+    assert!(
+        testkit::wait_until(PROCESS_LIMIT, || pids_with_prefix(&demo_marker).is_empty()),
+        "demo servers outlived the demo"
+    );
+}
+
+#[test]
+fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
+    let sandbox = Sandbox::new("servers");
+    sandbox.write_mcp_json(&json!({
+        "fast": sandbox.fixture("fast", |s| s),
+        "slow": sandbox.fixture("slow", |s| s.delay("tools/list", 1500)),
+        "broken": {"command": ""},
+    }));
+    let mcp_json = sandbox.mcp_json().display().to_string();
+    let source = json!({"provider": "claude-code", "path": mcp_json, "level": "project"});
+
+    // list: without a cache the slow server is awaited.
+    let list = sandbox.run(&["list", "--json", "--no-cache"]);
+    let list = list.assert_code(0).json();
+    let fast = server(&list, "fast");
+    assert_eq!(fast["status"], "connected", "{list:#}");
+    assert_eq!(fast["transport"], "stdio");
+    assert_eq!(fast["source"], source);
+    assert!(fast["tools"].as_u64().unwrap() > 0);
+    assert_eq!(fast["error"], Value::Null);
+    let slow = server(&list, "slow");
+    assert_eq!(slow["status"], "connected", "{list:#}");
+    assert_eq!(slow["source"], source);
+    assert_eq!(slow["tools"], fast["tools"]);
+    assert_eq!(slow["error"], Value::Null);
+    let broken = server(&list, "broken");
+    assert_eq!(broken["status"], "invalid", "{list:#}");
+    assert_eq!(broken["source"], source);
+    assert_eq!(broken["tools"], 0);
+    assert!(
+        broken["error"].as_str().unwrap().contains("\"command\""),
+        "{list:#}"
+    );
+    assert!(
+        list["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|error| error["path"] == "mcp:broken" && error["error"].is_string()),
+        "{list:#}"
+    );
+
+    // The same as a table.
+    let table = sandbox.run(&["list", "--no-cache"]);
+    let table = &table.assert_code(0).stdout;
+    assert!(table.starts_with("NAME"), "{table}");
+    assert!(
+        table
+            .lines()
+            .any(|line| line.starts_with("broken") && line.contains("invalid")),
+        "{table}"
+    );
+
+    // tools, twice against one cache: live after waiting, then deferred within the gate.
+    let cache = sandbox.cache_dir();
+    let first = sandbox.run(&["tools", "--json", "--cache-dir", &cache]);
+    let first = first.assert_code(0).json();
+    let slow_tools = tools_of(&first, "slow");
+    assert!(!slow_tools.is_empty(), "{first:#}");
+    assert!(
+        slow_tools.iter().all(|tool| tool["deferred"] == false),
+        "{first:#}"
+    );
+    let echo = slow_tools
+        .iter()
+        .find(|tool| tool["name"] == "mcp_slow_echo")
+        .unwrap();
+    assert_eq!(echo["server"], "slow");
+    assert_eq!(echo["tool"], "echo");
+    assert!(echo["description"].is_string());
+    assert_eq!(echo["input_schema"]["type"], "object");
+    assert!(servers_of(&first).contains("fast"));
+    assert!(!servers_of(&first).contains("broken"));
+
+    let second = sandbox.run(&["tools", "--json", "--cache-dir", &cache]);
+    let second = second.assert_code(0).json();
+    let slow_tools = tools_of(&second, "slow");
+    assert_eq!(
+        slow_tools.len(),
+        tools_of(&first, "slow").len(),
+        "{second:#}"
+    );
+    assert!(
+        slow_tools.iter().all(|tool| tool["deferred"] == true),
+        "{second:#}"
+    );
+    assert_eq!(names_of(&first), names_of(&second));
+
+    // tools --server.
+    let only_fast = sandbox.run(&["tools", "--json", "--cache-dir", &cache, "--server", "fast"]);
+    let only_fast = only_fast.assert_code(0).json();
+    assert_eq!(servers_of(&only_fast), BTreeSet::from(["fast".to_owned()]));
+    sandbox
+        .run(&["tools", "--no-cache", "--server", "nope"])
+        .assert_code(2);
+
+    // call on the (deferred) slow tool: it waits for its server.
+    let call = sandbox.run(&[
+        "call",
+        "mcp_slow_echo",
+        r#"{"message":"hi"}"#,
+        "--cache-dir",
+        &cache,
+        "--json",
+    ]);
+    let call = call.assert_code(0).json();
+    assert_eq!(call["is_error"], false, "{call:#}");
+    assert_eq!(call["content"], json!([{"type": "text", "text": "hi"}]));
+    assert_eq!(call["structured_content"], Value::Null);
+}
+
+#[test]
+fn call_exit_statuses() {
+    let sandbox = Sandbox::new("call");
+    sandbox.write_mcp_json(&json!({"fast": sandbox.fixture("fast", |s| s)}));
+
+    let echo = sandbox.run(&[
+        "call",
+        "mcp_fast_echo",
+        r#"{"message":"plain text"}"#,
+        "--no-cache",
+    ]);
+    assert_eq!(echo.assert_code(0).stdout, "plain text\n");
+
+    let by_label = sandbox.run(&["--no-cache", "call", "fast/echo", r#"{"message":"label"}"#]);
+    assert_eq!(by_label.assert_code(0).stdout, "label\n");
+
+    let add = sandbox.run(&[
+        "call",
+        "mcp_fast_add",
+        r#"{"a":1,"b":2}"#,
+        "--json",
+        "--no-cache",
+    ]);
+    let add = add.assert_code(0).json();
+    assert_eq!(
+        add,
+        json!({
+            "is_error": false,
+            "content": [{"type": "text", "text": "3"}],
+            "structured_content": {"sum": 3},
+        })
+    );
+
+    let error = sandbox.run(&["call", "mcp_fast_error", "--json", "--no-cache"]);
+    let error = error.assert_code(1).json();
+    assert_eq!(error["is_error"], true, "{error:#}");
+
+    let slow = sandbox.run(&[
+        "call",
+        "mcp_fast_sleep",
+        r#"{"ms":60000}"#,
+        "--timeout-ms",
+        "300",
+        "--no-cache",
+    ]);
+    assert!(slow.assert_code(1).stdout.contains("timed out"), "{slow:?}");
+
+    for (args, expected) in [
+        (
+            vec!["call", "mcp_fast_nope", "--no-cache"],
+            "agent-session tools",
+        ),
+        (
+            vec!["call", "mcp_fast_echo", "{not json", "--no-cache"],
+            "not valid JSON",
+        ),
+        (
+            vec!["call", "mcp_fast_echo", "[1]", "--no-cache"],
+            "JSON object",
+        ),
+        (vec!["call", "--no-cache"], "tool name"),
+        (
+            vec!["call", "mcp_fast_echo", "--timeout-ms", "soon"],
+            "milliseconds",
+        ),
+    ] {
+        let outcome = sandbox.run(&args);
+        outcome.assert_code(2);
+        let stderr: Vec<&str> = outcome
+            .stderr
+            .lines()
+            .filter(|line| line.starts_with("agent-session:"))
+            .collect();
+        assert_eq!(stderr.len(), 1, "{args:?}: {outcome:?}");
+        assert!(stderr[0].contains(expected), "{args:?}: {outcome:?}");
+        assert!(outcome.stdout.is_empty(), "{args:?}: {outcome:?}");
+    }
+}
+
+#[test]
+fn help_and_usage_errors() {
+    let sandbox = Sandbox::new("usage");
+    for args in [&["help"][..], &["--help"], &["list", "-h"]] {
+        let help = sandbox.run(args);
+        assert!(
+            help.assert_code(0).stdout.contains("Usage: agent-session"),
+            "{help:?}"
+        );
+    }
+    for args in [
+        &[][..],
+        &["frobnicate"],
+        &["list", "--bogus"],
+        &["list", "--cache-dir", "/tmp/x", "--no-cache"],
+        &["list", "extra"],
+        &["--cwd", "/surely/not/a/dir", "list"],
+    ] {
+        let outcome = sandbox.run(args);
+        outcome.assert_code(2);
+        assert_eq!(outcome.stderr.lines().count(), 1, "{args:?}: {outcome:?}");
+    }
+}
+
+/// The shell on a pipe the test writes to line by line, reading one JSON line per command.
+struct Shell {
+    child: KillOnDrop,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Shell {
+    fn start(sandbox: &Sandbox, args: &[&str]) -> Self {
+        let mut command = sandbox.command(args);
+        command.stdin(Stdio::piped());
+        let mut child = KillOnDrop(command.spawn().unwrap());
+        let stdin = child.0.stdin.take();
+        let stdout = BufReader::new(child.0.stdout.take().unwrap());
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // stderr is drained so that the child never blocks on it.
+        let _stderr = reader(child.0.stderr.take().unwrap());
+        Self {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a command and returns its JSON line, which must say `ok`.
+    fn ok(&mut self, line: &str) -> Value {
+        self.send(line);
+        let reply = self
+            .lines
+            .recv_timeout(LIMIT)
+            .unwrap_or_else(|_| panic!("no answer to {line:?} within {LIMIT:?}"));
+        let reply: Value = serde_json::from_str(&reply)
+            .unwrap_or_else(|error| panic!("{line:?}: not a JSON line ({error}): {reply}"));
+        assert_eq!(reply["command"], line, "{reply}");
+        assert_eq!(reply["ok"], true, "{line:?} failed: {reply}");
+        reply["output"].clone()
+    }
+
+    /// Waits for the shell to exit; its status.
+    fn wait(mut self) -> Option<i32> {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            if let Some(status) = self.child.0.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "the shell did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn disabled_servers(path: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    doc["disabledServers"]
+        .as_array()
+        .map(|names| {
+            names
+                .iter()
+                .map(|name| name.as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn shell_on_a_pipe_disables_and_enables_a_server() {
+    let sandbox = Sandbox::new("shell");
+    sandbox.write_mcp_json(&json!({
+        "alpha": sandbox.fixture("alpha", |s| s),
+        "beta": sandbox.fixture("beta", |s| s.tools(2)),
+    }));
+    let both = BTreeSet::from(["alpha".to_owned(), "beta".to_owned()]);
+    let mut shell = Shell::start(&sandbox, &["shell", "--json", "--no-cache"]);
+
+    let before = shell.ok("tools");
+    assert_eq!(servers_of(&before), both, "{before:#}");
+    let list = shell.ok("/mcp list");
+    assert!(list.to_string().contains("beta"), "{list:#}");
+
+    shell.ok("/mcp disable beta");
+    assert_eq!(disabled_servers(&sandbox.user_file()), ["beta"]);
+    assert!(
+        std::fs::read_to_string(sandbox.mcp_json())
+            .unwrap()
+            .contains("\"beta\""),
+        "the project's .mcp.json (another tool's file) must not be edited"
+    );
+    shell.ok("/mcp reload");
+    let shrunk = shell.ok("tools");
+    assert_eq!(
+        servers_of(&shrunk),
+        BTreeSet::from(["alpha".to_owned()]),
+        "{shrunk:#}"
+    );
+    assert!(names_of(&shrunk).is_subset(&names_of(&before)));
+    assert!(
+        testkit::wait_until(PROCESS_LIMIT, || sandbox.servers_running("beta") == 0),
+        "the disabled server still runs after the reload"
+    );
+
+    shell.ok("/mcp enable beta");
+    assert!(disabled_servers(&sandbox.user_file()).is_empty());
+    shell.ok("/mcp reload");
+    let grown = shell.ok("tools");
+    assert_eq!(names_of(&grown), names_of(&before), "{grown:#}");
+
+    shell.send("exit");
+    assert_eq!(shell.wait(), Some(0));
+    sandbox.assert_no_server_left("shell");
+}
+
+#[test]
+fn shell_reads_a_pipe_to_its_end_without_a_prompt() {
+    let sandbox = Sandbox::new("pipe");
+    sandbox.write_mcp_json(&json!({"alpha": sandbox.fixture("alpha", |s| s)}));
+    let input = "help\n\n# a comment\ntools\ncall mcp_alpha_echo {\"message\": \"through the pipe\"}\n\
+                 call mcp_alpha_nope\nfrobnicate\n/mcp help\n";
+
+    let plain = sandbox.run_with_input(&["shell", "--no-cache"], input);
+    let stdout = &plain.assert_code(0).stdout;
+    assert!(
+        !stdout.contains("mcp> ") && !plain.stderr.contains("mcp> "),
+        "{plain:?}"
+    );
+    assert!(stdout.contains("call TOOL [JSON]"), "{stdout}");
+    assert!(stdout.contains("mcp_alpha_echo"), "{stdout}");
+    assert!(stdout.contains("\nthrough the pipe\n"), "{stdout}");
+    assert!(
+        stdout.contains("error: unknown tool \"mcp_alpha_nope\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("error: unknown command \"frobnicate\""),
+        "{stdout}"
+    );
+
+    let json_lines = sandbox.run_with_input(&["shell", "--json", "--no-cache"], input);
+    let replies: Vec<Value> = json_lines
+        .assert_code(0)
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let commands: Vec<&str> = replies
+        .iter()
+        .map(|reply| reply["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "help",
+            "tools",
+            "call mcp_alpha_echo {\"message\": \"through the pipe\"}",
+            "call mcp_alpha_nope",
+            "frobnicate",
+            "/mcp help",
+        ]
+    );
+    let oks: Vec<bool> = replies
+        .iter()
+        .map(|reply| reply["ok"].as_bool().unwrap())
+        .collect();
+    assert_eq!(oks, [true, true, true, false, false, true]);
+    assert_eq!(
+        replies[2]["output"]["content"],
+        json!([{"type": "text", "text": "through the pipe"}])
+    );
+}
