@@ -400,7 +400,7 @@ impl Servers {
                     && server_errors.contains_key(name.as_str())
                 {
                     // An entry discovery rejected: it never gets to connect.
-                    "failed"
+                    "invalid"
                 } else {
                     status.as_str()
                 };

@@ -172,7 +172,7 @@ async fn list_shows_status_transport_source_tools_and_errors() {
     assert_eq!(off["error"], Value::Null);
 
     let broken = row("broken");
-    assert_eq!(broken["status"], "failed");
+    assert_eq!(broken["status"], "invalid");
     assert_eq!(broken["source"]["path"], mcp_json);
     assert!(
         broken["error"].as_str().unwrap().contains("command"),
@@ -197,7 +197,7 @@ async fn list_shows_status_transport_source_tools_and_errors() {
     let status_column = lines[0].find("STATUS").unwrap();
     let source_column = lines[0].find("SOURCE").unwrap();
     for (name, status) in [
-        ("broken", "failed"),
+        ("broken", "invalid"),
         ("failing", "failed"),
         ("fast", "connected"),
         ("off", "disabled"),

@@ -29,6 +29,8 @@ pub(crate) const EXIT_OK: u8 = 0;
 pub(crate) const EXIT_FAILED: u8 = 1;
 /// Exit status: a usage error.
 pub(crate) const EXIT_USAGE: u8 = 2;
+/// Exit status after Ctrl-C (128 + SIGINT, as shells report it).
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// Runs the command line of this process.
 pub(crate) fn main() -> ExitCode {
@@ -60,7 +62,17 @@ pub(crate) fn main() -> ExitCode {
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    let code = runtime.block_on(run(cli));
+    let code = runtime.block_on(async {
+        tokio::select! {
+            code = run(cli) => code,
+            // Ctrl-C: dropping the command drops its session, whose transports kill every
+            // server's process group on the spot.
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("agent-session: interrupted; servers stopped");
+                EXIT_INTERRUPTED
+            }
+        }
+    });
     // Servers are already disconnected; nothing that is still running deserves a wait.
     runtime.shutdown_timeout(Duration::from_secs(1));
     ExitCode::from(code)
