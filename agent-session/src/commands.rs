@@ -380,7 +380,13 @@ impl Servers {
         } else {
             session.context().map_or_else(
                 |_| BTreeMap::new(),
-                |ctx| find_in_files(&ctx, session.options().enable_project_config, &unconfigured),
+                |ctx| {
+                    find_in_files(
+                        &ctx,
+                        session.options().enable_project_config(),
+                        &unconfigured,
+                    )
+                },
             )
         };
 
@@ -790,7 +796,7 @@ async fn add(session: &AgentSession, rest: &[String]) -> CommandOutput {
     let reloaded = Reloaded::run(session).await;
     let (status, tools, error) = reloaded.server(&name);
     let mut text = format!("added \"{name}\" to {} ({level} config)\n", path.display());
-    if level == Level::Project && !session.options().enable_project_config {
+    if level == Level::Project && !session.options().enable_project_config() {
         text.push_str(
             "note: project config is off in this session, so this server is not loaded; \
              add it with --scope user instead\n",

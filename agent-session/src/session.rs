@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use mcp_bridge::AgentTool;
 use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
-use mcp_config::{AuthStorage, DiscoveryContext, ServerConfig, SourceMeta};
+use mcp_config::{DiscoveryContext, ServerConfig, SourceMeta};
 use mcp_manager::{
     LoadError, LoadOptions, ManagerEvent, ManagerOptions, McpManager, discover_and_load_mcp_tools,
     discover_mcp_servers,
@@ -16,28 +16,20 @@ use tokio::task::JoinHandle;
 
 use crate::registry::ToolRegistry;
 
-/// How a session starts.
+/// How a session starts: the project, whether MCP is on, the agent's own tools, and the
+/// loader's options (app name, project config, cache, credentials, discovery roots, manager),
+/// which reloads use again.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct SessionOptions {
     /// The project directory.
     pub cwd: PathBuf,
-    /// The agent's name: its native config files and cache directory.
-    pub app_name: String,
     /// `false` skips MCP entirely: no discovery, no servers.
     pub enable_mcp: bool,
-    /// Whether project-level config files count.
-    pub enable_project_config: bool,
-    /// The tool cache; `None`: the sled store in the user's cache directory.
-    pub cache: Option<Arc<dyn ToolCache>>,
-    /// The agent's credential store.
-    pub auth: Option<Arc<dyn AuthStorage>>,
-    /// Discovery roots; `None`: this process's (HOME, XDG, environment).
-    pub context: Option<DiscoveryContext>,
-    /// How servers are connected.
-    pub manager: ManagerOptions,
     /// The agent's own tools, registered and active next to the MCP tools.
     pub own_tools: Vec<Arc<dyn AgentTool>>,
+    /// How MCP servers are discovered and connected. The Exa filter is always on in a session.
+    pub load: LoadOptions,
 }
 
 impl SessionOptions {
@@ -45,35 +37,30 @@ impl SessionOptions {
     pub fn new(app_name: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
         Self {
             cwd: cwd.into(),
-            app_name: app_name.into(),
             enable_mcp: true,
-            enable_project_config: true,
-            cache: None,
-            auth: None,
-            context: None,
-            manager: ManagerOptions::default(),
             own_tools: Vec::new(),
+            load: LoadOptions::new(app_name),
         }
     }
 
     /// Uses these discovery roots.
     #[must_use]
     pub fn context(mut self, context: DiscoveryContext) -> Self {
-        self.context = Some(context);
+        self.load = self.load.context(context);
         self
     }
 
     /// Uses this cache.
     #[must_use]
     pub fn cache(mut self, cache: Arc<dyn ToolCache>) -> Self {
-        self.cache = Some(cache);
+        self.load = self.load.cache(cache);
         self
     }
 
     /// Turns project-level config on or off.
     #[must_use]
     pub fn project_config(mut self, enabled: bool) -> Self {
-        self.enable_project_config = enabled;
+        self.load = self.load.project_config(enabled);
         self
     }
 
@@ -87,7 +74,7 @@ impl SessionOptions {
     /// Sets the manager options.
     #[must_use]
     pub fn manager(mut self, options: ManagerOptions) -> Self {
-        self.manager = options;
+        self.load = self.load.manager(options);
         self
     }
 
@@ -97,15 +84,24 @@ impl SessionOptions {
         self.own_tools.push(tool);
         self
     }
+
+    /// The agent's name.
+    pub fn app_name(&self) -> &str {
+        &self.load.app_name
+    }
+
+    /// Whether project-level config files count.
+    pub fn enable_project_config(&self) -> bool {
+        self.load.enable_project_config
+    }
 }
 
 impl std::fmt::Debug for SessionOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionOptions")
             .field("cwd", &self.cwd)
-            .field("app_name", &self.app_name)
             .field("enable_mcp", &self.enable_mcp)
-            .field("enable_project_config", &self.enable_project_config)
+            .field("load", &self.load)
             .finish_non_exhaustive()
     }
 }
@@ -155,12 +151,16 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Starts a session: MCP discovery and connection (unless `enable_mcp` is off), with the Exa
 /// filter on; per-server problems are logged and returned; the manager stays on the session.
 pub async fn create_agent_session(options: SessionOptions) -> SessionStart {
-    let cache: Arc<dyn ToolCache> = options.cache.clone().unwrap_or_else(|| {
+    let mut options = options;
+    // One cache for the session's whole life, reloads included.
+    let cache: Arc<dyn ToolCache> = options.load.cache.clone().unwrap_or_else(|| {
         Arc::new(SledToolCache::in_user_cache_dir(
-            &options.app_name,
+            &options.load.app_name,
             CacheOptions::default(),
         ))
     });
+    options.load.cache = Some(Arc::clone(&cache));
+    options.load.filter_exa = true;
     let mut registry = ToolRegistry::new();
     for tool in &options.own_tools {
         registry.register(Arc::clone(tool));
@@ -169,8 +169,7 @@ pub async fn create_agent_session(options: SessionOptions) -> SessionStart {
     let mut snapshot = DiscoverySnapshot::default();
     let mut exa_api_keys = Vec::new();
     let manager = if options.enable_mcp {
-        let loaded =
-            discover_and_load_mcp_tools(&options.cwd, &load_options(&options, &cache)).await;
+        let loaded = discover_and_load_mcp_tools(&options.cwd, &options.load).await;
         for error in &loaded.errors {
             tracing::warn!(path = %error.path, error = %error.error, "MCP problem");
         }
@@ -180,9 +179,9 @@ pub async fn create_agent_session(options: SessionOptions) -> SessionStart {
         loaded.manager
     } else {
         Arc::new(McpManager::new(
-            options.manager.clone(),
+            options.load.manager.clone(),
             Arc::clone(&cache),
-            options.auth.clone(),
+            options.load.auth.clone(),
         ))
     };
     let errors = snapshot.errors.clone();
@@ -201,19 +200,6 @@ pub async fn create_agent_session(options: SessionOptions) -> SessionStart {
         errors,
         exa_api_keys,
     }
-}
-
-fn load_options(options: &SessionOptions, cache: &Arc<dyn ToolCache>) -> LoadOptions {
-    let mut load = LoadOptions::new(options.app_name.clone())
-        .project_config(options.enable_project_config)
-        .cache(Arc::clone(cache))
-        .manager(options.manager.clone());
-    load.filter_exa = true;
-    load.auth = options.auth.clone();
-    if let Some(context) = &options.context {
-        load = load.context(context.clone());
-    }
-    load
 }
 
 fn snapshot_of(
@@ -250,12 +236,10 @@ impl AgentSession {
 
     /// The discovery roots config writes go to: the configured ones, or this process's.
     pub fn context(&self) -> Result<DiscoveryContext, String> {
-        match &self.options.context {
+        match &self.options.load.context {
             Some(context) => Ok(context.clone()),
-            None => {
-                DiscoveryContext::from_process(self.options.app_name.clone(), &self.options.cwd)
-                    .map_err(|error| error.to_string())
-            }
+            None => DiscoveryContext::from_process(self.options.app_name(), &self.options.cwd)
+                .map_err(|error| error.to_string()),
         }
     }
 
@@ -294,8 +278,7 @@ impl AgentSession {
     /// options, connects again and refreshes the tools. Returns the problems found.
     pub async fn reload(&self) -> Vec<LoadError> {
         self.manager.disconnect_all().await;
-        let discovered =
-            discover_mcp_servers(&self.options.cwd, &load_options(&self.options, &self.cache));
+        let discovered = discover_mcp_servers(&self.options.cwd, &self.options.load);
         let mut errors = discovered.errors.clone();
         let sources: BTreeMap<String, SourceMeta> = discovered
             .discovery

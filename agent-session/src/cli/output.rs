@@ -93,7 +93,7 @@ pub(crate) fn server_rows(session: &AgentSession) -> (Vec<ServerRow>, Vec<LoadEr
     } else {
         scan_files(
             session.context().ok().as_ref(),
-            session.options().enable_project_config,
+            session.options().enable_project_config(),
         )
     };
     for (name, meta) in &snapshot.disabled {
