@@ -339,7 +339,12 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
         "broken": {"command": ""},
     }));
     let mcp_json = sandbox.mcp_json().display().to_string();
-    let source = json!({"provider": "claude-code", "path": mcp_json, "level": "project"});
+    let source = json!({
+        "provider": "claude-code",
+        "provider_name": "Claude Code",
+        "path": mcp_json,
+        "level": "project"
+    });
 
     // list: without a cache the slow server is awaited.
     let list = sandbox.run(&["list", "--json", "--no-cache"]);

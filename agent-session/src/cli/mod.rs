@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_session::{AgentSession, SessionOptions, create_agent_session};
+use agent_session::{AgentSession, SessionOptions, create_agent_session, run_mcp_command};
 use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_cache::{CacheOptions, NoopToolCache, SledToolCache, ToolCache};
 use mcp_config::{DiscoveryContext, DiscoveryOptions, load_all_configs};
@@ -105,13 +105,14 @@ async fn run(cli: Cli) -> u8 {
     };
     let code = match command {
         Command::List => {
-            let (rows, errors) = output::server_rows(&running.session);
+            // The same report as `/mcp list` in the shell.
+            let listed = run_mcp_command(&running.session, "list").await;
             if globals.json {
-                output::print_json(&output::list_json(&rows, &errors), false);
+                output::print_json(&listed.json, false);
             } else {
-                output::print(&output::list_text(&rows, &errors));
+                output::print(&listed.text);
             }
-            EXIT_OK
+            if listed.ok { EXIT_OK } else { EXIT_FAILED }
         }
         Command::Tools { server } => tools_command(&running, server.as_deref(), globals.json),
         Command::Call {

@@ -138,11 +138,8 @@ async fn execute(session: &Arc<AgentSession>, line: &str) -> Reply {
         "help" => Reply::ok(HELP.to_owned(), json!({"help": HELP})),
         "tools" => tools(session, rest),
         "list" if rest.is_empty() => {
-            let (rows, errors) = output::server_rows(session);
-            Reply::ok(
-                output::list_text(&rows, &errors),
-                output::list_json(&rows, &errors),
-            )
+            let listed = run_mcp_command(session, "list").await;
+            Reply::ok(listed.text, listed.json)
         }
         "call" => call(session, rest).await,
         other => Reply::error(format!(
