@@ -11,7 +11,8 @@
 //! Everything sled does runs on tokio's blocking threads, never on the async workers. Every
 //! failure is a miss or a skipped write, logged once per kind. A database sled reports as
 //! corrupt, or cannot read at all (another format), is moved aside
-//! (`<dir>.corrupt-<time>-<pid>`) and a fresh one is created.
+//! (`<dir>.corrupt-<time>-<pid>`, only the newest such copy is kept) and a fresh one is
+//! created.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -371,6 +372,7 @@ impl Shared {
 
     /// Moves a corrupt database out of the way so that the next open starts fresh.
     fn move_aside(&self) {
+        self.remove_older_copies();
         let stamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|since| since.as_millis())
@@ -379,6 +381,23 @@ impl Shared {
         aside.push(format!(".corrupt-{stamp}-{}", std::process::id()));
         if std::fs::rename(&self.path, &aside).is_err() {
             let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+
+    /// Keeps at most one corrupt copy (the newest, for a look): older ones are deleted, so a
+    /// store that keeps breaking cannot fill the disk.
+    fn remove_older_copies(&self) {
+        let (Some(parent), Some(name)) = (self.path.parent(), self.path.file_name()) else {
+            return;
+        };
+        let prefix = format!("{}.corrupt-", name.to_string_lossy());
+        let Ok(entries) = std::fs::read_dir(parent) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
         }
     }
 

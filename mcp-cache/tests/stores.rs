@@ -643,6 +643,26 @@ async fn sled_corrupt_store_directory_is_moved_aside_and_rebuilt() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_store_that_keeps_breaking_keeps_only_its_newest_corrupt_copy() {
+    count_panics();
+    let fp = fingerprint();
+    let temp = TempDir::new("corrupt-twice");
+    let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    for round in 1..=3 {
+        bounded(cache.set("acme", &fp, &tools())).await;
+        bounded(cache.close()).await;
+        damage(&temp.store(), Damage::EveryFile);
+        assert_miss(
+            &bounded(cache.lookup("acme", &fp)).await,
+            MissReason::Absent,
+        );
+        bounded(cache.close()).await;
+        assert_eq!(temp.moved_aside().len(), 1, "round {round}");
+    }
+    assert_no_panic();
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn sled_corrupt_store_found_by_a_write_is_rebuilt_too() {
     count_panics();
     let temp = TempDir::new("corrupt-write");
