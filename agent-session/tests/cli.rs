@@ -252,15 +252,7 @@ fn args_of(pid: i32) -> Vec<String> {
 
 /// Live processes with an argument that starts with `prefix`.
 fn pids_with_prefix(prefix: &str) -> Vec<i32> {
-    let own = i32::try_from(std::process::id()).unwrap();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| *pid != own)
-        .filter(|pid| args_of(*pid).iter().any(|arg| arg.starts_with(prefix)))
-        .filter(|pid| testkit::process_is_alive(*pid))
-        .collect()
+    testkit::processes_with_arg_where(|arg| arg.starts_with(prefix))
 }
 
 fn server<'a>(list: &'a Value, name: &str) -> &'a Value {

@@ -189,22 +189,7 @@ async fn server_pid(tool: &Arc<dyn AgentTool>) -> i64 {
 
 /// The live processes whose command line holds `marker` as an argument.
 fn processes_with(marker: &str) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut pids: Vec<i32> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let marked = cmdline
-                .split(|byte| *byte == 0)
-                .any(|arg| arg == marker.as_bytes());
-            (marked && testkit::process_is_alive(pid)).then_some(pid)
-        })
-        .collect();
-    pids.sort_unstable();
-    pids
+    testkit::processes_with_arg(marker)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -399,20 +399,7 @@ async fn connected_times(
 
 /// Live (non-zombie) processes whose command line holds `marker` as an argument.
 fn count_fixtures(marker: &str) -> usize {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
-                cmdline
-                    .split(|&byte| byte == 0)
-                    .any(|arg| arg == marker.as_bytes())
-            }) && testkit::process_is_alive(pid)
-        })
-        .count()
+    testkit::processes_with_arg(marker).len()
 }
 
 fn ms(duration: Duration) -> f64 {

@@ -41,4 +41,7 @@ mod procfs;
 
 pub use binary::{build_fixture_server, fixture_server_path};
 pub use fixture::FixtureServer;
-pub use procfs::{kill_process, process_group_members, process_is_alive, wait_until};
+pub use procfs::{
+    kill_process, process_group_members, process_is_alive, processes_with_arg,
+    processes_with_arg_where, wait_until,
+};

@@ -43,6 +43,36 @@ pub fn process_group_members(pgid: i32) -> Vec<i32> {
     members
 }
 
+/// The live (non-zombie) processes, other than this one, with an argument for which `matches`
+/// is true, in ascending pid order. Tests find the servers they started by a marker argument
+/// (e.g. the fixture's `--name`).
+pub fn processes_with_arg_where(mut matches: impl FnMut(&str) -> bool) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let own = std::process::id().to_string();
+    let mut pids: Vec<i32> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let name = name.to_str().filter(|name| *name != own)?;
+            let pid: i32 = name.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let found = cmdline
+                .split(|byte| *byte == 0)
+                .any(|arg| matches(&String::from_utf8_lossy(arg)));
+            (found && process_is_alive(pid)).then_some(pid)
+        })
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
+/// The live processes, other than this one, with `marker` as one of their arguments.
+pub fn processes_with_arg(marker: &str) -> Vec<i32> {
+    processes_with_arg_where(|arg| arg == marker)
+}
+
 /// Calls `cond` every 10 ms until it returns true or `timeout` has passed; returns its last
 /// answer. `cond` is always called at least once.
 pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {

@@ -69,22 +69,7 @@ pub fn plain(label: &str) -> Fixture {
 
 /// The pids of live processes whose command line holds `marker` as an argument.
 pub fn pids_with_marker(marker: &str) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut pids: Vec<i32> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let found = cmdline
-                .split(|byte| *byte == 0)
-                .any(|arg| arg == marker.as_bytes());
-            (found && testkit::process_is_alive(pid)).then_some(pid)
-        })
-        .collect();
-    pids.sort_unstable();
-    pids
+    testkit::processes_with_arg(marker)
 }
 
 /// Polls `cond` (blocking, off the runtime's workers) until it holds or `timeout` passes.

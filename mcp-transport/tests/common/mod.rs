@@ -103,20 +103,7 @@ pub async fn pids(client: &McpClient) -> Pids {
 
 /// Live processes whose command line contains `marker` as one argument.
 pub fn processes_with_arg(marker: &str) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let has_marker = cmdline
-                .split(|byte| *byte == 0)
-                .any(|arg| arg == marker.as_bytes());
-            (has_marker && testkit::process_is_alive(pid)).then_some(pid)
-        })
-        .collect()
+    testkit::processes_with_arg(marker)
 }
 
 /// A marker unique to this test process and call site, to find the servers a test started.
