@@ -305,8 +305,13 @@ impl McpManager {
                 tokio::time::timeout_at(deadline, server.outcome.wait_for(Option::is_some)).await;
         }
         // The cache had the whole gate to answer; a store that is still busy counts as a miss.
+        // Servers that already finished need no cached tools: their lookup is not waited for.
         let mut cached = HashMap::new();
         for server in &mut started {
+            if server.outcome.borrow().is_some() {
+                server.lookup.abort();
+                continue;
+            }
             let grace = deadline.max(Instant::now()) + Duration::from_millis(50);
             match tokio::time::timeout_at(grace, &mut server.lookup).await {
                 Ok(Ok(Some(tools))) => {
