@@ -3,90 +3,25 @@
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::path::PathBuf;
+mod common;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_session::{AgentSession, SessionOptions, create_agent_session};
+use agent_session::{AgentSession, create_agent_session};
 use async_trait::async_trait;
+use common::{World, guard, memory_cache, tool_names as names};
 use mcp_bridge::{AgentTool, ToolCancelled, ToolOutput};
-use mcp_cache::{CacheOptions, Fingerprint, MemoryToolCache, ToolCache};
-use mcp_config::{DiscoveryContext, ServerConfig};
+use mcp_cache::{Fingerprint, ToolCache};
+use mcp_config::ServerConfig;
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 use tokio_util::sync::CancellationToken;
 
-const GUARD: Duration = Duration::from_secs(20);
-
-async fn guard<F: std::future::Future>(future: F) -> F::Output {
-    tokio::time::timeout(GUARD, future).await.expect("hung")
-}
-
-/// A temporary project and home, removed on drop.
-struct World {
-    root: PathBuf,
-}
-
-impl World {
-    fn new() -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "agent-session-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(root.join("project")).unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        Self { root }
-    }
-
-    /// Writes the project's `.mcp.json` with these fixture servers.
-    fn servers(&self, servers: &[(&str, FixtureServer)]) -> Vec<(String, ServerConfig)> {
-        let mut entries = serde_json::Map::new();
-        let mut configs = Vec::new();
-        for (name, fixture) in servers {
-            let (program, args) = fixture.command();
-            let program = program.to_string_lossy().into_owned();
-            entries.insert(
-                (*name).to_owned(),
-                json!({"command": program, "args": args}),
-            );
-            configs.push(((*name).to_owned(), ServerConfig::stdio(program, args)));
-        }
-        std::fs::write(
-            self.root.join("project/.mcp.json"),
-            json!({"mcpServers": entries}).to_string(),
-        )
-        .unwrap();
-        configs
-    }
-
-    fn options(&self, cache: Arc<dyn ToolCache>) -> SessionOptions {
-        let context =
-            DiscoveryContext::new("testapp", self.root.join("project"), self.root.join("home"));
-        SessionOptions::new("testapp", self.root.join("project"))
-            .context(context)
-            .cache(cache)
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
-fn memory_cache() -> Arc<MemoryToolCache> {
-    Arc::new(MemoryToolCache::new(CacheOptions::default()))
-}
-
-fn names(session: &AgentSession) -> Vec<String> {
-    session
-        .tools()
-        .iter()
-        .map(|tool| tool.name().to_owned())
-        .collect()
+/// The configuration discovery reads back for a fixture written to `.mcp.json`.
+fn config_of(fixture: &FixtureServer) -> ServerConfig {
+    let (program, args) = fixture.command();
+    ServerConfig::stdio(program.to_string_lossy(), args)
 }
 
 /// Waits until the registry holds a tool named `name`.
@@ -130,8 +65,8 @@ impl AgentTool for Clock {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refresh_replaces_only_mcp_tools_and_keeps_the_agents_own() {
     let world = World::new();
-    world.servers(&[("fx", FixtureServer::new())]);
-    let options = world.options(memory_cache()).own_tool(Arc::new(Clock));
+    world.write_mcp_json(&[("fx", FixtureServer::new())]);
+    let options = world.options().own_tool(Arc::new(Clock));
     let started = guard(create_agent_session(options)).await;
     let session = started.session;
     let before = names(&session);
@@ -150,19 +85,18 @@ async fn refresh_replaces_only_mcp_tools_and_keeps_the_agents_own() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_connection_refreshes_the_registry_on_its_own() {
     let world = World::new();
-    let configs = world.servers(&[
-        ("fast", FixtureServer::new()),
-        ("slow", FixtureServer::new().delay("tools/list", 1000)),
-    ]);
+    let slow = FixtureServer::new().delay("tools/list", 1000);
+    world.write_mcp_json(&[("fast", FixtureServer::new()), ("slow", slow.clone())]);
     // A stale cache entry: the slow server's real list differs, so the refresh is visible.
     let cache = memory_cache();
-    let (name, slow) = &configs[1];
     let stale: Vec<mcp_transport::Tool> =
         serde_json::from_value(json!([{"name": "old_tool", "inputSchema": {"type": "object"}}]))
             .unwrap();
-    cache.set(name, &Fingerprint::of(slow), &stale).await;
+    cache
+        .set("slow", &Fingerprint::of(&config_of(&slow)), &stale)
+        .await;
 
-    let started = guard(create_agent_session(world.options(cache))).await;
+    let started = guard(create_agent_session(world.options_with_cache(cache))).await;
     let session = started.session;
     let at_the_gate = names(&session);
     assert!(
@@ -184,8 +118,8 @@ async fn a_late_connection_refreshes_the_registry_on_its_own() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_list_change_on_the_server_reaches_the_registry_without_any_call() {
     let world = World::new();
-    world.servers(&[("fx", FixtureServer::new().list_change_after(300))]);
-    let started = guard(create_agent_session(world.options(memory_cache()))).await;
+    world.write_mcp_json(&[("fx", FixtureServer::new().list_change_after(300))]);
+    let started = guard(create_agent_session(world.options())).await;
     let session = started.session;
     assert!(!names(&session).contains(&"mcp_fx_late_tool".to_owned()));
     wait_for_tool(&session, "mcp_fx_late_tool").await;
@@ -195,11 +129,8 @@ async fn a_list_change_on_the_server_reaches_the_registry_without_any_call() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_mcp_off_nothing_is_discovered_or_started() {
     let world = World::new();
-    world.servers(&[("fx", FixtureServer::new())]);
-    let options = world
-        .options(memory_cache())
-        .mcp(false)
-        .own_tool(Arc::new(Clock));
+    world.write_mcp_json(&[("fx", FixtureServer::new())]);
+    let options = world.options().mcp(false).own_tool(Arc::new(Clock));
     let started = guard(create_agent_session(options)).await;
     assert_eq!(names(&started.session), ["clock"]);
     assert!(started.session.discovery().configs.is_empty());
@@ -210,12 +141,12 @@ async fn with_mcp_off_nothing_is_discovered_or_started() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reload_rereads_the_files_and_shutdown_stops_every_server() {
     let world = World::new();
-    world.servers(&[("one", FixtureServer::new())]);
-    let started = guard(create_agent_session(world.options(memory_cache()))).await;
+    world.write_mcp_json(&[("one", FixtureServer::new())]);
+    let started = guard(create_agent_session(world.options())).await;
     let session = started.session;
     assert!(names(&session).contains(&"mcp_one_echo".to_owned()));
 
-    world.servers(&[("two", FixtureServer::new())]);
+    world.write_mcp_json(&[("two", FixtureServer::new())]);
     let errors = guard(session.reload()).await;
     assert!(errors.is_empty(), "{errors:?}");
     let reloaded = names(&session);
