@@ -94,6 +94,28 @@ async fn notifications_received(client: &McpClient) -> Vec<String> {
 }
 
 /// Asserts the fixture behind `client` is alive and answering (it did not run `crash`).
+/// Starts a ten-minute `sleep` through `tool`, cancels it once the request is out, and checks
+/// that the call ends as a cancellation and that the server received `notifications/cancelled`.
+async fn cancel_a_long_sleep(tool: Arc<dyn AgentTool>, client: &McpClient) {
+    let cancel = CancellationToken::new();
+    let call = tokio::spawn({
+        let cancel = cancel.clone();
+        async move { tool.execute(json!({"ms": 600_000}), cancel).await }
+    });
+    // Let the request go out; correctness does not depend on this pause.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    cancel.cancel();
+    assert_eq!(guard(call).await.unwrap(), Err(ToolCancelled::new()));
+    // The cancellation went out before the `events` request, on the same connection.
+    let received = notifications_received(client).await;
+    assert!(
+        received
+            .iter()
+            .any(|method| method == "notifications/cancelled"),
+        "{received:?}"
+    );
+}
+
 async fn assert_still_serving(client: &McpClient) {
     let result = guard(client.call_tool("echo", Some(object(json!({"message": "alive"})))))
         .await
@@ -258,24 +280,7 @@ async fn a_transport_failure_is_an_mcp_error_with_the_exit_status() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_call_is_a_cancellation_and_the_server_is_told() {
     let (sleep, client) = live_tool("sleep").await;
-    let sleep = Arc::new(sleep);
-    let cancel = CancellationToken::new();
-    let call = tokio::spawn({
-        let (sleep, cancel) = (Arc::clone(&sleep), cancel.clone());
-        async move { sleep.execute(json!({"ms": 600_000}), cancel).await }
-    });
-    // Let the request go out; correctness does not depend on this pause.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    cancel.cancel();
-    assert_eq!(guard(call).await.unwrap(), Err(ToolCancelled::new()));
-    // The cancellation went out before the `events` request, on the same connection.
-    let received = notifications_received(&client).await;
-    assert!(
-        received
-            .iter()
-            .any(|method| method == "notifications/cancelled"),
-        "{received:?}"
-    );
+    cancel_a_long_sleep(Arc::new(sleep), &client).await;
     assert_still_serving(&client).await;
     guard(client.close()).await.unwrap();
 }
@@ -508,21 +513,7 @@ async fn a_deferred_call_cancelled_during_the_call() {
             client: Arc::clone(&client),
         }),
     ));
-    let cancel = CancellationToken::new();
-    let call = tokio::spawn({
-        let (tool, cancel) = (Arc::clone(&tool), cancel.clone());
-        async move { tool.execute(json!({"ms": 600_000}), cancel).await }
-    });
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    cancel.cancel();
-    assert_eq!(guard(call).await.unwrap(), Err(ToolCancelled::new()));
-    let received = notifications_received(&client).await;
-    assert!(
-        received
-            .iter()
-            .any(|method| method == "notifications/cancelled"),
-        "{received:?}"
-    );
+    cancel_a_long_sleep(tool, &client).await;
     guard(client.close()).await.unwrap();
 }
 
