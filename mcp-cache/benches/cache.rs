@@ -407,16 +407,28 @@ async fn warm_sled_gets(
     if cache.get(name, fingerprint).await.as_ref() != Some(tools) {
         return Err(format!("the open store did not return the tools of {name}").into());
     }
+    let stats = timed_gets(&cache, name, fingerprint, repetitions, "the open store").await;
+    cache.close().await;
+    stats
+}
+
+/// Times `repetitions` gets of one entry; every one must hit.
+async fn timed_gets(
+    cache: &dyn ToolCache,
+    name: &str,
+    fingerprint: &Fingerprint,
+    repetitions: usize,
+    store: &str,
+) -> Result<Stats, BoxError> {
     let mut times = Vec::with_capacity(repetitions);
     for _ in 0..repetitions {
         let started = Instant::now();
         let got = cache.get(name, fingerprint).await;
         times.push(started.elapsed());
         if got.is_none() {
-            return Err(format!("a get of {name} from the open store missed").into());
+            return Err(format!("a get of {name} from {store} missed").into());
         }
     }
-    cache.close().await;
     Ok(Stats::of(times))
 }
 
@@ -426,16 +438,7 @@ async fn warm_memory_gets(
 ) -> Result<Stats, BoxError> {
     let cache = MemoryToolCache::new(CacheOptions::default());
     cache.set(name, fingerprint, tools).await;
-    let mut times = Vec::with_capacity(repetitions);
-    for _ in 0..repetitions {
-        let started = Instant::now();
-        let got = cache.get(name, fingerprint).await;
-        times.push(started.elapsed());
-        if got.is_none() {
-            return Err(format!("a get of {name} from the memory store missed").into());
-        }
-    }
-    Ok(Stats::of(times))
+    timed_gets(&cache, name, fingerprint, repetitions, "the memory store").await
 }
 
 fn decode_gets(
