@@ -684,7 +684,7 @@ impl Inner {
                     params = params.cwd(cwd);
                 }
                 let mut options = ClientOptions::default()
-                    .connect_timeout(resolved.timeout())
+                    .connect_timeout(connect_timeout)
                     .request_timeout(self.options.request_timeout)
                     .client_info(self.options.client_info.clone());
                 if let Some(roots) = &self.options.roots {
