@@ -156,13 +156,7 @@ async fn gates_calls_reload(options: &SessionOptions, marker: &str) -> Result<()
     step(2, "The startup gate, first run (empty tool cache)");
     say("   The gate answers after 250 ms with what is ready. \"slow\" is not ready and has no");
     say("   cache entry, so the session waits for it: correctness over speed.");
-    let (session, took, tools) = start(options).await;
-    say(&format!(
-        "   ready in {} ms with {} tools:",
-        took.as_millis(),
-        tools.len()
-    ));
-    show_tools(&tools);
+    let (session, tools) = start(options).await;
     let first = expect_tools(&tools, &["fast", "slow"]);
     session.shutdown().await;
     first?;
@@ -178,13 +172,7 @@ async fn gates_calls_reload(options: &SessionOptions, marker: &str) -> Result<()
     step(3, "The startup gate, second run (same tool cache)");
     say("   \"slow\" still needs 1.5 s, but its tools come from the cache as deferred tools:");
     say("   the session starts within the gate and the server finishes in the background.");
-    let (session, took, tools) = start(options).await;
-    say(&format!(
-        "   ready in {} ms with {} tools:",
-        took.as_millis(),
-        tools.len()
-    ));
-    show_tools(&tools);
+    let (session, tools) = start(options).await;
     let deferred = tools
         .iter()
         .any(|tool| tool.server == "slow" && tool.deferred);
@@ -301,7 +289,8 @@ async fn calls_and_reload(session: &Arc<AgentSession>) -> Result<(), String> {
 }
 
 /// Starts a session: how long the gate took and the tools it answered with.
-async fn start(options: &SessionOptions) -> (Arc<AgentSession>, Duration, Vec<ManagedTool>) {
+/// Starts a session, and shows how long the startup gate took and the tools it answered with.
+async fn start(options: &SessionOptions) -> (Arc<AgentSession>, Vec<ManagedTool>) {
     let began = Instant::now();
     let started = create_agent_session(options.clone()).await;
     let took = began.elapsed();
@@ -309,7 +298,13 @@ async fn start(options: &SessionOptions) -> (Arc<AgentSession>, Duration, Vec<Ma
         say(&format!("   problem: {}: {}", error.path, error.error));
     }
     let tools = started.session.manager().tools();
-    (started.session, took, tools)
+    say(&format!(
+        "   ready in {} ms with {} tools:",
+        took.as_millis(),
+        tools.len()
+    ));
+    show_tools(&tools);
+    (started.session, tools)
 }
 
 fn show_tools(tools: &[ManagedTool]) {
