@@ -15,6 +15,7 @@ use crate::protocol::{
     InitializeParams, InitializeResult, JsonObject, ListToolsResult, PaginatedParams,
     ProtocolVersion, Root, RootsCapability, ServerCapabilities, Tool, methods,
 };
+#[cfg(feature = "stdio")]
 use crate::stdio::{StdioServerParams, StdioTransport};
 use crate::transport::{CloseReason, Transport};
 
@@ -95,6 +96,7 @@ pub struct McpClient {
 impl McpClient {
     /// Starts a stdio server and performs the handshake, all within the connect timeout.
     /// On any failure the server process is stopped before this returns.
+    #[cfg(feature = "stdio")]
     pub async fn connect_stdio(
         server: &str,
         params: StdioServerParams,

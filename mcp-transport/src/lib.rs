@@ -2,9 +2,10 @@
 //!
 //! The bottom of the MCP runtime: protocol types, one JSON-RPC [`Peer`] over an object-safe
 //! [`Transport`] trait, the [`McpClient`] that performs the handshake and the tool operations,
-//! and the stdio transport.
+//! newline-delimited framing over any byte stream, and the stdio transport.
 //!
 //! ```no_run
+//! # #[cfg(feature = "stdio")]
 //! use mcp_transport::{ClientOptions, McpClient, StdioServerParams};
 //!
 //! # async fn run() -> Result<(), mcp_transport::Error> {
@@ -25,9 +26,11 @@
 //!
 //! What each layer does:
 //!
-//! - [`Transport`] moves whole messages and nothing else; [`StdioTransport`] runs the server
-//!   in its own process group, drains its stderr, bounds line length and kills the whole group
-//!   on close or drop. Write your own transport by implementing the trait.
+//! - [`Transport`] moves whole messages and nothing else. [`LineTransport`] frames messages as
+//!   lines over any `AsyncRead`/`AsyncWrite` pair (a Unix socket, a TCP stream, a pipe);
+//!   `StdioTransport` (feature `stdio`) runs the server in its own process group, drains its
+//!   stderr, uses the same framing and kills the whole group on close or drop. Write your own
+//!   transport by implementing the trait.
 //! - [`Peer`] allocates ids, correlates responses with many requests in flight, applies
 //!   per-request timeouts, sends `notifications/cancelled` on timeout or cancellation (never for
 //!   `initialize`), routes progress to its request, answers the server's `ping` and
@@ -39,24 +42,42 @@
 //! Every [`Error`] names the server, what was being done and why; a dead stdio server's error
 //! carries its exit status and its last stderr lines.
 //!
-//! Run `cargo run -p mcp-transport --example probe -- -- COMMAND ARGS…` to try any stdio server.
+//! ## Cargo features
+//!
+//! | Feature | Default | What it adds |
+//! |---|---|---|
+//! | `stdio` | yes | spawning servers as child processes: `StdioTransport`, `McpClient::connect_stdio` |
+//! | `http` | yes | the remote transports (Streamable HTTP, legacy SSE) as they arrive |
+//!
+//! With neither, the crate is the protocol, the peer, the client, [`McpClient::connect`] over
+//! any [`Transport`] and the line framing: a transport plugin compiles no process or HTTP code.
+//!
+//! Run `cargo run -p mcp-transport --example probe -- -- COMMAND ARGS…` to try any stdio server,
+//! and `cargo run -p mcp-transport --example unix_socket -- COMMAND ARGS…` to see a transport
+//! built from a socket.
 
 mod client;
 mod error;
+pub mod framing;
 pub mod jsonrpc;
 mod peer;
+#[cfg(feature = "stdio")]
+mod process;
 pub mod protocol;
+#[cfg(feature = "stdio")]
 pub mod stdio;
 pub mod transport;
 
 pub use client::{ClientOptions, McpClient};
 pub use error::Error;
+pub use framing::LineTransport;
 pub use jsonrpc::{ErrorObject, RequestId, ServerNotification};
 pub use peer::{Peer, PeerOptions, ProgressCallback, RequestOptions, RpcError};
 pub use protocol::{
     CallToolParams, CallToolResult, ContentBlock, Implementation, InitializeResult, JsonObject,
     ProgressNotificationParams, ProtocolVersion, Root, ServerCapabilities, Tool,
 };
+#[cfg(feature = "stdio")]
 pub use stdio::{StdioServerParams, StdioTransport};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::{CloseReason, Transport, TransportError};

@@ -11,21 +11,29 @@
 //!   to `tracing` (target `mcp_server_stderr`) and into a small ring buffer whose tail is
 //!   attached to the error when the server dies.
 //! - [`Transport::close`] closes stdin, waits a grace period, then sends SIGTERM to the group,
-//!   waits again, then SIGKILL. Dropping the transport sends SIGKILL to the group at once.
+//!   waits again, then SIGKILL. Dropping the transport kills the group at once.
+//!
+//! The framing is [`crate::framing`]'s, the same any socket gets; the process group is
+//! [`crate::process`]'s. This module adds what only a child process has: an exit status to
+//! report, a stderr to drain, and output that may stop coming without an end of file (a
+//! grandchild holding the pipe).
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
+use tokio::process::{ChildStderr, ChildStdout};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::framing::{DEFAULT_MAX_MESSAGE_BYTES, LineReader, LineWriter};
+use crate::process::ServerProcess;
 use crate::transport::{Transport, TransportError};
 
 /// How a stdio server is started and treated.
@@ -61,7 +69,7 @@ impl StdioServerParams {
             args: args.into_iter().map(Into::into).collect(),
             env: Vec::new(),
             cwd: None,
-            max_message_bytes: 32 * 1024 * 1024,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             shutdown_grace: Duration::from_secs(1),
             stderr_tail_lines: 10,
         }
@@ -106,14 +114,12 @@ impl StdioServerParams {
 
 /// Writes up to this size to a pipe are atomic (POSIX `PIPE_BUF` on Linux).
 const PIPE_ATOMIC_WRITE: usize = 4096;
-/// Bytes read from the child's stdout per read call.
-const READ_CHUNK: usize = 64 * 1024;
 /// Lines kept in the stderr ring buffer.
 const STDERR_RING_LINES: usize = 64;
 /// Longest stderr line kept (longer ones are cut).
 const STDERR_LINE_LIMIT: usize = 2048;
-/// After the child exited, how long to keep reading output still in the pipe. A grandchild can
-/// hold the pipe open forever, so the wait must be bounded.
+/// After the child exited, how long to keep reading output still in the pipe. A process that
+/// escaped the group can hold the pipe open forever, so the wait must be bounded.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
 /// After stdout closed, how long to wait for the exit status and the last stderr lines.
 const EXIT_REPORT_WAIT: Duration = Duration::from_secs(1);
@@ -121,28 +127,18 @@ const STDERR_REPORT_WAIT: Duration = Duration::from_millis(250);
 
 /// A running stdio MCP server.
 pub struct StdioTransport {
-    pgid: i32,
-    stdin: tokio::sync::Mutex<StdinState>,
+    process: ServerProcess,
+    stdin: tokio::sync::Mutex<Option<LineWriter<pipe::Sender>>>,
     stdout: tokio::sync::Mutex<StdoutState>,
-    exit: watch::Receiver<Option<String>>,
     stderr_done: watch::Receiver<bool>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     params: StdioServerParams,
-    reaper: JoinHandle<()>,
     stderr_task: JoinHandle<()>,
     shut_down: std::sync::atomic::AtomicBool,
 }
 
-struct StdinState {
-    stdin: Option<ChildStdin>,
-    buffer: Vec<u8>,
-}
-
 struct StdoutState {
-    stdout: ChildStdout,
-    buffer: BytesMut,
-    /// Bytes at the start of `buffer` already searched for a newline.
-    scanned: usize,
+    lines: LineReader<ChildStdout>,
     exit: watch::Receiver<Option<String>>,
     exited: bool,
 }
@@ -169,70 +165,51 @@ impl StdioTransport {
             .envs(params.env.iter().map(|(key, value)| (key, value)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         if let Some(cwd) = &params.cwd {
             command.current_dir(cwd);
         }
-        let mut child = command.spawn().map_err(spawn_error)?;
-        let pid = child.id().and_then(|pid| i32::try_from(pid).ok());
-        let (Some(pgid), Some(stdin), Some(stdout), Some(stderr)) = (
-            pid,
-            child.stdin.take(),
-            child.stdout.take(),
-            child.stderr.take(),
-        ) else {
-            return Err(spawn_error(std::io::Error::other(
-                "the child process has no pid or pipes",
-            )));
-        };
-        tracing::debug!(server, pid = pgid, command = %params.command_line(), "spawned stdio server");
-
-        let (exit_tx, exit_rx) = watch::channel(None);
-        let reaper = tokio::spawn(async move {
-            let status = match child.wait().await {
-                Ok(status) => describe_status(status),
-                Err(error) => format!("unknown status ({error})"),
-            };
-            exit_tx.send_replace(Some(status));
-        });
+        let spawned = ServerProcess::spawn(command).map_err(spawn_error)?;
+        // A pipe of tokio's own: it can be written without waiting (see `try_send_now`).
+        let stdin = spawned
+            .stdin
+            .into_owned_fd()
+            .and_then(pipe::Sender::from_owned_fd)
+            .map_err(spawn_error)?;
+        let process = spawned.process;
+        tracing::debug!(server, pid = process.pid(), command = %params.command_line(), "spawned stdio server");
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_RING_LINES)));
         let (stderr_done_tx, stderr_done_rx) = watch::channel(false);
         let stderr_task = tokio::spawn(drain_stderr(
             Arc::from(server),
-            stderr,
+            spawned.stderr,
             Arc::clone(&stderr_tail),
             stderr_done_tx,
         ));
 
         Ok(Self {
-            pgid,
-            stdin: tokio::sync::Mutex::new(StdinState {
-                stdin: Some(stdin),
-                buffer: Vec::new(),
-            }),
+            stdin: tokio::sync::Mutex::new(Some(LineWriter::with_atomic_writes(
+                stdin,
+                PIPE_ATOMIC_WRITE,
+            ))),
             stdout: tokio::sync::Mutex::new(StdoutState {
-                stdout,
-                buffer: BytesMut::with_capacity(READ_CHUNK),
-                scanned: 0,
-                exit: exit_rx.clone(),
+                lines: LineReader::new(spawned.stdout, params.max_message_bytes),
+                exit: process.exit_watch(),
                 exited: false,
             }),
-            exit: exit_rx,
+            process,
             stderr_done: stderr_done_rx,
             stderr_tail,
             params,
-            reaper,
             stderr_task,
             shut_down: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
     /// The server's process id, which is also its process group id.
-    pub fn pid(&self) -> i32 {
-        self.pgid
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
     }
 
     /// The last lines the server wrote on stderr, oldest first.
@@ -247,15 +224,10 @@ impl StdioTransport {
 
     /// The error for a server whose stdout ended: its exit status and stderr tail.
     async fn exit_error(&self) -> TransportError {
-        let mut exit = self.exit.clone();
-        let status = tokio::time::timeout(EXIT_REPORT_WAIT, exit.wait_for(Option::is_some))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .and_then(|status| status.clone());
+        self.process.wait_for_exit(EXIT_REPORT_WAIT).await;
         let mut stderr_done = self.stderr_done.clone();
         let _ = tokio::time::timeout(STDERR_REPORT_WAIT, stderr_done.wait_for(|done| *done)).await;
-        match status {
+        match self.process.exit_status() {
             Some(status) => TransportError::ServerExited {
                 status,
                 stderr_tail: self.stderr_tail(),
@@ -269,122 +241,57 @@ impl StdioTransport {
             },
         }
     }
-
-    fn has_exited(&self) -> bool {
-        self.exit.borrow().is_some()
-    }
-
-    async fn wait_for_exit(&self, limit: Duration) -> bool {
-        let mut exit = self.exit.clone();
-        tokio::time::timeout(limit, exit.wait_for(Option::is_some))
-            .await
-            .is_ok()
-    }
 }
 
 #[async_trait]
 impl Transport for StdioTransport {
     async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
-        let mut guard = self.stdin.lock().await;
-        let StdinState { stdin, buffer } = &mut *guard;
-        let Some(stdin) = stdin else {
+        let mut stdin = self.stdin.lock().await;
+        let Some(stdin) = stdin.as_mut() else {
             return Err(TransportError::ClosedByClient);
         };
-        buffer.clear();
-        for message in messages {
-            buffer.extend_from_slice(message.as_bytes());
-            buffer.push(b'\n');
-        }
-        let written = stdin.write_all(buffer).await;
-        if buffer.capacity() > READ_CHUNK * 4 {
-            // Do not keep a huge buffer alive after one big message.
-            *buffer = Vec::new();
-        }
-        written.map_err(|source| TransportError::Io {
-            action: "writing to the server's stdin",
-            source,
-        })
+        stdin
+            .write_messages(messages)
+            .await
+            .map_err(|source| TransportError::Io {
+                action: "writing to the server's stdin",
+                source,
+            })
     }
 
     fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
-        // A write of at most PIPE_BUF bytes to a pipe is atomic: it goes whole or not at all.
-        if message.len() >= PIPE_ATOMIC_WRITE {
-            return Ok(false);
-        }
-        let Ok(mut guard) = self.stdin.try_lock() else {
+        let Ok(mut stdin) = self.stdin.try_lock() else {
             return Ok(false);
         };
-        let StdinState { stdin, buffer } = &mut *guard;
-        let Some(stdin) = stdin else {
+        let Some(stdin) = stdin.as_mut() else {
             return Ok(false);
         };
-        buffer.clear();
-        buffer.extend_from_slice(message.as_bytes());
-        buffer.push(b'\n');
-        match write_without_waiting(stdin, buffer) {
-            Ok(written) if written == buffer.len() => Ok(true),
-            Ok(written) => Err(TransportError::Io {
-                action: "writing to the server's stdin",
-                source: std::io::Error::other(format!(
-                    "the pipe took {written} of {} bytes of an atomic write",
-                    buffer.len()
-                )),
-            }),
-            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => Ok(false),
-            Err(source) => Err(TransportError::Io {
+        stdin
+            .try_write_message(message)
+            .map_err(|source| TransportError::Io {
                 action: "writing to the server's stdin",
                 source,
-            }),
-        }
+            })
     }
 
     async fn receive(&self) -> Result<Bytes, TransportError> {
-        let limit = self.params.max_message_bytes;
         let mut guard = self.stdout.lock().await;
         let state = &mut *guard;
         loop {
-            if let Some(offset) = memchr::memchr(b'\n', &state.buffer[state.scanned..]) {
-                let end = state.scanned + offset;
-                let mut line = state.buffer.split_to(end + 1);
-                state.scanned = 0;
-                line.truncate(if end > 0 && line[end - 1] == b'\r' {
-                    end - 1
-                } else {
-                    end
-                });
-                if line.len() > limit {
-                    return Err(TransportError::MessageTooLarge { limit });
-                }
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                return Ok(line.freeze());
+            if let Some(message) = state.lines.next_buffered()? {
+                return Ok(message);
             }
-            state.scanned = state.buffer.len();
-            if state.buffer.len() > limit {
-                return Err(TransportError::MessageTooLarge { limit });
-            }
-            if state.buffer.capacity() - state.buffer.len() < READ_CHUNK / 4 {
-                state.buffer.reserve(READ_CHUNK);
-            }
-
             if !state.exited && state.exit.borrow_and_update().is_some() {
                 state.exited = true;
             }
             let read = if state.exited {
-                match tokio::time::timeout(
-                    DRAIN_AFTER_EXIT,
-                    state.stdout.read_buf(&mut state.buffer),
-                )
-                .await
-                {
-                    Ok(read) => read,
-                    // Exited, but something (a grandchild) keeps the pipe open: stop here.
-                    Err(_) => Ok(0),
-                }
+                // Exited, but something keeps the pipe open: stop after a short drain.
+                tokio::time::timeout(DRAIN_AFTER_EXIT, state.lines.fill())
+                    .await
+                    .unwrap_or(Ok(0))
             } else {
                 tokio::select! {
-                    read = state.stdout.read_buf(&mut state.buffer) => read,
+                    read = state.lines.fill() => read,
                     _ = state.exit.changed() => {
                         state.exited = true;
                         continue;
@@ -414,23 +321,12 @@ impl Transport for StdioTransport {
         }
         // Closing stdin is the polite way to ask a stdio server to exit.
         if let Ok(mut stdin) = tokio::time::timeout(grace, self.stdin.lock()).await {
-            stdin.stdin = None;
+            *stdin = None;
         }
-        if !self.wait_for_exit(grace).await {
-            tracing::debug!(
-                pid = self.pgid,
-                "server ignored stdin close; sending SIGTERM"
-            );
-            signal_group(self.pgid, libc::SIGTERM);
-            if !self.wait_for_exit(grace).await {
-                tracing::debug!(pid = self.pgid, "server ignored SIGTERM; sending SIGKILL");
-                signal_group(self.pgid, libc::SIGKILL);
-                self.wait_for_exit(grace).await;
-            }
+        if !self.process.wait_for_exit(grace).await {
+            tracing::debug!(pid = self.pid(), "server ignored stdin close");
         }
-        // The leader is gone; anything it left in its group (a grandchild) goes too.
-        signal_group(self.pgid, libc::SIGKILL);
-        if !self.has_exited() {
+        if !self.process.stop(grace).await {
             return Err(TransportError::Io {
                 action: "stopping the server",
                 source: std::io::Error::other("the process did not exit after SIGKILL"),
@@ -442,11 +338,7 @@ impl Transport for StdioTransport {
 
 impl Drop for StdioTransport {
     fn drop(&mut self) {
-        if !self.shut_down.load(std::sync::atomic::Ordering::SeqCst) {
-            signal_group(self.pgid, libc::SIGKILL);
-        }
-        // The reaper owns the child (with kill_on_drop); aborting it lets tokio reap it.
-        self.reaper.abort();
+        // `self.process` kills the group as it drops.
         self.stderr_task.abort();
     }
 }
@@ -454,40 +346,10 @@ impl Drop for StdioTransport {
 impl std::fmt::Debug for StdioTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StdioTransport")
-            .field("pid", &self.pgid)
+            .field("pid", &self.pid())
             .field("command", &self.params.command)
             .finish_non_exhaustive()
     }
-}
-
-fn describe_status(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("status {code}"),
-        (None, Some(signal)) => format!("signal {signal}"),
-        (None, None) => status.to_string(),
-    }
-}
-
-/// One `write(2)` on the (non-blocking) stdin pipe, from the caller's thread.
-#[allow(unsafe_code)]
-fn write_without_waiting(stdin: &ChildStdin, bytes: &[u8]) -> std::io::Result<usize> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: the descriptor belongs to `stdin`, which the caller borrows (under the stdin
-    // lock) for the whole call, so it stays open; the pointer and length describe `bytes`.
-    let written = unsafe { libc::write(stdin.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
-    usize::try_from(written).map_err(|_| std::io::Error::last_os_error())
-}
-
-/// Sends `signal` to every process in the group led by `pgid`.
-#[allow(unsafe_code)]
-fn signal_group(pgid: i32, signal: libc::c_int) {
-    if pgid <= 0 {
-        return;
-    }
-    // SAFETY: kill(2) takes plain integers and has no memory-safety preconditions; a negative
-    // pid addresses the process group, which this transport created for the child.
-    let _ = unsafe { libc::kill(-pgid, signal) };
 }
 
 async fn drain_stderr(

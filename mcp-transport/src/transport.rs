@@ -2,7 +2,8 @@
 //!
 //! | Transport | Module | Framing |
 //! |---|---|---|
-//! | stdio | [`crate::stdio`] | one JSON text per line on the child's stdin/stdout |
+//! | stdio (feature `stdio`) | [`crate::stdio`] | one JSON text per line on the child's stdin/stdout |
+//! | any byte stream | [`LineTransport`](crate::LineTransport) | one JSON text per line on a socket, a pipe, … |
 //! | your own | implement [`Transport`] | anything that moves whole messages |
 //!
 //! A transport only moves messages. Ids, correlation, timeouts, cancellation and the handshake
@@ -92,6 +93,9 @@ pub enum TransportError {
     /// The client closed the connection.
     #[error("connection closed by the client")]
     ClosedByClient,
+    /// The server ended the connection (the end of its output stream).
+    #[error("the server closed the connection")]
+    ClosedByServer,
     /// A failure reported by a transport plugin.
     #[error("{0}")]
     Other(String),
