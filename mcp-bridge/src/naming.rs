@@ -11,6 +11,7 @@
 //! every name is unique.
 
 use std::collections::BTreeMap;
+use std::hash::Hasher as _;
 
 /// The longest name model APIs accept.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
@@ -113,23 +114,17 @@ fn with_hash(name: &str, server: &str, tool: &str, round: u32) -> String {
     format!("{cut}{suffix}")
 }
 
-/// 32 bits of FNV-1a over the original names (and the round, past 0): stable across builds and
-/// platforms.
+/// 32 bits of FNV-1a (the hash of `mcp-cache`'s fingerprints) over the original names, and the
+/// round past 0: stable across builds and platforms.
 fn short_hash(server: &str, tool: &str, round: u32) -> u32 {
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let salt = if round == 0 {
-        String::new()
-    } else {
-        format!("\0{round}")
-    };
-    let bytes = server
-        .bytes()
-        .chain([0])
-        .chain(tool.bytes())
-        .chain(salt.bytes());
-    let hash = bytes.fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
-    });
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(server.as_bytes());
+    hasher.write(&[0]);
+    hasher.write(tool.as_bytes());
+    if round > 0 {
+        hasher.write(format!("\0{round}").as_bytes());
+    }
+    let hash = hasher.finish();
     // Fold the high half in so every input bit counts.
     u32::try_from((hash ^ (hash >> 32)) & 0xffff_ffff).unwrap_or_default()
 }

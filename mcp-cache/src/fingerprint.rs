@@ -6,6 +6,7 @@
 //! `!command` references, never their secret results), so no secret reaches the cache.
 
 use std::fmt::{self, Write as _};
+use std::hash::Hasher as _;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -29,8 +30,8 @@ impl Fingerprint {
         let mut canonical = String::new();
         write_canonical(value, &mut canonical);
         let bytes = canonical.as_bytes();
-        // Two 64-bit FNV-1a passes with different offsets: 128 bits, no dependency, and stable
-        // across builds and platforms (unlike std's hasher).
+        // Two 64-bit FNV-1a passes with different offsets: 128 bits, stable across builds and
+        // platforms (unlike std's hasher). The tool names of `mcp-bridge` use the same hash.
         let first = fnv1a64(bytes, 0xcbf2_9ce4_8422_2325);
         let second = fnv1a64(bytes, 0x6c62_272e_07bb_0142);
         Self(format!("{first:016x}{second:016x}"))
@@ -54,10 +55,9 @@ impl fmt::Display for Fingerprint {
 }
 
 fn fnv1a64(bytes: &[u8], offset: u64) -> u64 {
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes.iter().fold(offset, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(PRIME)
-    })
+    let mut hasher = fnv::FnvHasher::with_key(offset);
+    hasher.write(bytes);
+    hasher.finish()
 }
 
 /// Canonical JSON: keys sorted, no whitespace, strings and numbers as serde_json writes them.

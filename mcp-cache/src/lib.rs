@@ -39,7 +39,7 @@ use mcp_transport::Tool;
 pub use entry::{FORMAT_VERSION, Lookup, MissReason, decode_entry, encode_entry};
 pub use fingerprint::Fingerprint;
 pub use memory::{MemoryToolCache, NoopToolCache};
-pub use sled_store::{HOLD_IDLE, HOLD_MAX, OPEN_BUDGET, STEP_ASIDE, SledToolCache};
+pub use sled_store::SledToolCache;
 
 /// A store of tool lists by server name. Every method is best effort and never fails.
 #[async_trait]

@@ -28,14 +28,14 @@ use crate::fingerprint::Fingerprint;
 use crate::{CacheOptions, ToolCache};
 
 /// How long the database stays open after its last use.
-pub const HOLD_IDLE: Duration = Duration::from_millis(100);
+pub(crate) const HOLD_IDLE: Duration = Duration::from_millis(100);
 /// The longest the database stays open while in continuous use, so other processes get in.
-pub const HOLD_MAX: Duration = Duration::from_millis(150);
+pub(crate) const HOLD_MAX: Duration = Duration::from_millis(150);
 /// After stepping aside, how long this process leaves the database to the others before it
 /// opens it again; longer than the longest retry delay of a waiting opener.
-pub const STEP_ASIDE: Duration = Duration::from_millis(80);
+pub(crate) const STEP_ASIDE: Duration = Duration::from_millis(80);
 /// How long an open keeps retrying a database locked by another process.
-pub const OPEN_BUDGET: Duration = Duration::from_secs(1);
+pub(crate) const OPEN_BUDGET: Duration = Duration::from_secs(1);
 /// How long [`SledToolCache::close`] waits for sled to let go of its file lock.
 const RELEASE_WAIT: Duration = Duration::from_millis(200);
 /// sled's page cache; its default (1 GiB) is far more than a tool cache needs.

@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mcp_config::{DiscoveryContext, DiscoveryOptions, SourceMeta, load_all_configs};
+use mcp_config::{DiscoveryContext, DiscoveryOptions, SkipReason, SourceMeta, load_all_configs};
 use serde_json::{Value, json};
 
 const USAGE: &str = "usage: discover [--cwd DIR] [--no-project-config] [--app NAME]";
@@ -73,28 +73,40 @@ fn run(args: Args) -> Result<Value, String> {
         .filter_exa(true);
     let found = load_all_configs(&ctx, &options);
     let servers: Vec<Value> = found
-        .configs
+        .servers
         .iter()
-        .filter_map(|(name, config)| {
-            let source = found.sources.get(name)?;
-            Some(json!({
+        .map(|(name, server)| {
+            json!({
                 "name": name,
-                "transport": config.transport_kind(),
-                "config": config.redacted(),
-                "source": source_json(&source.meta),
-                "shadowed": source.shadowed.iter().map(source_json).collect::<Vec<_>>(),
-            }))
+                "transport": server.config.transport_kind(),
+                "config": server.config.redacted(),
+                "source": source_json(&server.source.meta),
+                "shadowed": server.source.shadowed.iter().map(source_json).collect::<Vec<_>>(),
+            })
         })
         .collect();
-    let disabled: Vec<Value> = found
-        .disabled
+    let mut disabled = Vec::new();
+    let mut errors: Vec<Value> = found
+        .file_errors
         .iter()
-        .map(|(name, meta)| json!({"name": name, "source": source_json(meta)}))
+        .map(|problem| json!({"path": problem.path, "server": null, "error": problem.error.to_string()}))
         .collect();
+    for skipped in &found.skipped {
+        let source = source_json(&skipped.source);
+        match &skipped.reason {
+            SkipReason::Invalid(invalid) => errors.extend(invalid.problems.iter().map(|problem| {
+                json!({"path": skipped.source.path, "server": skipped.name, "error": problem})
+            })),
+            SkipReason::Disabled if !found.servers.contains_key(&skipped.name) => {
+                disabled.push(json!({"name": skipped.name, "source": source}));
+            }
+            _ => {}
+        }
+    }
     Ok(json!({
         "servers": servers,
         "disabled": disabled,
-        "errors": found.errors,
+        "errors": errors,
         "exa_api_keys": found.exa_api_keys.iter().map(|key| mask(key)).collect::<Vec<_>>(),
     }))
 }

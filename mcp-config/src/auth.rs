@@ -59,8 +59,8 @@
 //! # async fn connect(config: &ServerConfig, storage: &dyn AuthStorage) {
 //! match resolve_auth_config("github", config, Some(storage)).await {
 //!     Ok(resolved) => {
-//!         // Build the transport from resolved.command() / resolved.env() or
-//!         // resolved.url() / resolved.headers(), then drop `resolved`.
+//!         // Build the transport from resolved.transport() (stdio: command, args, env, cwd;
+//!         // http and sse: url, headers), then drop `resolved`.
 //!         println!("connecting to {resolved:?}"); // values redacted
 //!     }
 //!     Err(error) => eprintln!("{error}"), // names the server and field, never the value
@@ -68,18 +68,17 @@
 //! # }
 //! ```
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
-use std::process::Stdio;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
 use tokio::sync::OnceCell;
 
-use crate::server_config::{REDACTED, ServerConfig, TransportKind, redact_url_secrets};
+use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
+pub use crate::shell_command::CommandFailure;
+use crate::shell_command::run_command;
 
 /// How long a `!command` may run before it is killed, unless [`AuthOptions`] say otherwise.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -89,16 +88,6 @@ pub const OAUTH_ACCESS_TOKEN_ENV: &str = "OAUTH_ACCESS_TOKEN";
 
 /// The header that carries an OAuth access token to an http or sse server.
 const AUTHORIZATION: &str = "Authorization";
-
-/// A `!command` printing more than this on stdout fails (a secret is never that long).
-const STDOUT_LIMIT: usize = 1024 * 1024;
-
-/// How much of the end of a failed command's stderr is kept.
-const STDERR_KEEP: usize = 8 * 1024;
-
-/// How many stderr lines an error message shows, and how long each may be.
-const STDERR_LINES: usize = 5;
-const STDERR_LINE_CHARS: usize = 200;
 
 /// The embedding agent's credential store.
 ///
@@ -134,54 +123,6 @@ impl AuthOptions {
     pub const fn with_command_timeout(mut self, timeout: Duration) -> Self {
         self.command_timeout = timeout;
         self
-    }
-}
-
-/// Why a `!command` gave no value. The message never contains the command's output.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CommandFailure {
-    /// Nothing follows the `!`.
-    #[error("is empty (nothing follows the \"!\")")]
-    EmptyCommand,
-    /// `sh` could not be started.
-    #[error("could not start: {0}")]
-    Spawn(String),
-    /// The command exited with a non-zero status or was killed by a signal.
-    #[error("failed ({status}){}", stderr_suffix(.stderr))]
-    Exit {
-        /// The status as the OS reports it, e.g. `exit status: 1` or `signal: 9 (SIGKILL)`.
-        status: String,
-        /// The last lines of its stderr (at most a few, each shortened), possibly empty.
-        stderr: String,
-    },
-    /// The command succeeded but printed nothing but whitespace.
-    #[error("printed nothing (exit status 0 but empty output){}", stderr_suffix(.stderr))]
-    EmptyOutput {
-        /// The last lines of its stderr, possibly empty.
-        stderr: String,
-    },
-    /// The command ran longer than the timeout; its process group was killed.
-    #[error("timed out after {}", format_duration(*.0))]
-    TimedOut(Duration),
-    /// The output could not be used (not UTF-8, too large) or not be read.
-    #[error("{0}")]
-    BadOutput(String),
-}
-
-fn stderr_suffix(stderr: &str) -> String {
-    if stderr.is_empty() {
-        String::new()
-    } else {
-        format!("; stderr: {stderr}")
-    }
-}
-
-fn format_duration(duration: Duration) -> String {
-    if duration.subsec_nanos() == 0 {
-        format!("{}s", duration.as_secs())
-    } else {
-        format!("{}ms", duration.as_millis())
     }
 }
 
@@ -223,20 +164,12 @@ impl AuthError {
 /// What a connection is made with: a server's configuration with every `!command` value
 /// replaced by its output and the OAuth token applied.
 ///
-/// **Holds secrets.** [`env`](Self::env) and [`headers`](Self::headers) return the real values,
-/// to build the transport with; do not log, display or store them. `Debug` shows their keys
-/// only. Only the fields of the server's transport are filled: command, args, env and cwd for
-/// stdio; url and headers for http and sse.
-#[derive(Clone, PartialEq, Eq)]
+/// **Holds secrets.** [`transport`](Self::transport) has the real env and header values, to
+/// build the transport with; do not log, display or store them. `Debug` shows their keys only.
+#[derive(Clone, PartialEq)]
 pub struct ResolvedServerConfig {
     name: String,
-    transport: TransportKind,
-    command: Option<String>,
-    args: Vec<String>,
-    env: BTreeMap<String, String>,
-    cwd: Option<String>,
-    url: Option<String>,
-    headers: BTreeMap<String, String>,
+    transport: TransportConfig,
     timeout_ms: u64,
 }
 
@@ -247,41 +180,15 @@ impl ResolvedServerConfig {
     }
 
     /// How to talk to the server.
-    pub fn transport(&self) -> TransportKind {
-        self.transport
+    pub fn kind(&self) -> TransportKind {
+        self.transport.kind()
     }
 
-    /// The program of a stdio server (`None` for http and sse).
-    pub fn command(&self) -> Option<&str> {
-        self.command.as_deref()
-    }
-
-    /// The arguments of a stdio server.
-    pub fn args(&self) -> &[String] {
-        &self.args
-    }
-
-    /// **Secret values.** The variables to add to a stdio server's inherited environment,
-    /// resolved, with `OAUTH_ACCESS_TOKEN` when OAuth applies. Empty for http and sse.
-    pub fn env(&self) -> &BTreeMap<String, String> {
-        &self.env
-    }
-
-    /// The working directory of a stdio server.
-    pub fn cwd(&self) -> Option<&str> {
-        self.cwd.as_deref()
-    }
-
-    /// The endpoint of an http or sse server (`None` for stdio). May hold an API key in its
-    /// query; `Debug` hides it.
-    pub fn url(&self) -> Option<&str> {
-        self.url.as_deref()
-    }
-
-    /// **Secret values.** The headers to send to an http or sse server, resolved, with
-    /// `Authorization: Bearer …` when OAuth applies. Empty for stdio.
-    pub fn headers(&self) -> &BTreeMap<String, String> {
-        &self.headers
+    /// **Secret values.** The transport with its values resolved: a stdio server's variables
+    /// (added to its inherited environment, `OAUTH_ACCESS_TOKEN` among them when OAuth
+    /// applies), or a remote server's headers (`Authorization: Bearer …` when OAuth applies).
+    pub fn transport(&self) -> &TransportConfig {
+        &self.transport
     }
 
     /// The connect timeout in milliseconds.
@@ -295,29 +202,12 @@ impl ResolvedServerConfig {
     }
 }
 
-/// Keys shown, values replaced by [`REDACTED`].
-struct RedactedMap<'a>(&'a BTreeMap<String, String>);
-
-impl fmt::Debug for RedactedMap<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map()
-            .entries(self.0.keys().map(|key| (key, REDACTED)))
-            .finish()
-    }
-}
-
 impl fmt::Debug for ResolvedServerConfig {
-    /// Env and header values are secrets: only their keys are shown.
+    /// Env and header values are secrets: only their keys are shown (see [`TransportConfig`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResolvedServerConfig")
             .field("name", &self.name)
             .field("transport", &self.transport)
-            .field("command", &self.command)
-            .field("args", &self.args)
-            .field("env", &RedactedMap(&self.env))
-            .field("cwd", &self.cwd)
-            .field("url", &self.url.as_deref().map(redact_url_secrets))
-            .field("headers", &RedactedMap(&self.headers))
             .field("timeout_ms", &self.timeout_ms)
             .finish()
     }
@@ -386,19 +276,20 @@ impl AuthResolver {
         storage: Option<&dyn AuthStorage>,
         options: &AuthOptions,
     ) -> Result<ResolvedServerConfig, AuthError> {
-        let transport = config.transport_kind();
-        let remote = matches!(transport, TransportKind::Http | TransportKind::Sse);
-        let (prefix, mut values) = if remote {
-            ("headers", config.headers.clone())
-        } else {
-            ("env", config.env.clone())
-        };
-        let explicit_credential = if remote {
-            values
-                .keys()
-                .any(|key| key.eq_ignore_ascii_case(AUTHORIZATION))
-        } else {
-            values.contains_key(OAUTH_ACCESS_TOKEN_ENV)
+        let mut transport = config.transport.clone();
+        // Only the fields the transport uses: a `!command` elsewhere is never run.
+        let (prefix, values, explicit_credential) = match &mut transport {
+            TransportConfig::Stdio(stdio) => {
+                let explicit = stdio.env.contains_key(OAUTH_ACCESS_TOKEN_ENV);
+                ("env", &mut stdio.env, explicit)
+            }
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+                let explicit = remote
+                    .headers
+                    .keys()
+                    .any(|key| key.eq_ignore_ascii_case(AUTHORIZATION));
+                ("headers", &mut remote.headers, explicit)
+            }
         };
 
         // Before any command runs, so a missing login is reported at once.
@@ -408,7 +299,7 @@ impl AuthResolver {
             oauth_token(name, config, storage).await?
         };
 
-        for (key, value) in &mut values {
+        for (key, value) in values.iter_mut() {
             let Some(command) = value.strip_prefix('!') else {
                 continue;
             };
@@ -428,41 +319,21 @@ impl AuthResolver {
                 server = name,
                 "using the OAuth access token from auth storage"
             );
-            if remote {
-                values.insert(AUTHORIZATION.to_owned(), format!("Bearer {token}"));
-            } else {
-                values.insert(OAUTH_ACCESS_TOKEN_ENV.to_owned(), token);
+            match &mut transport {
+                TransportConfig::Stdio(stdio) => {
+                    stdio.env.insert(OAUTH_ACCESS_TOKEN_ENV.to_owned(), token);
+                }
+                TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+                    remote
+                        .headers
+                        .insert(AUTHORIZATION.to_owned(), format!("Bearer {token}"));
+                }
             }
         }
 
-        let (env, headers, command, args, cwd, url) = if remote {
-            (
-                BTreeMap::new(),
-                values,
-                None,
-                Vec::new(),
-                None,
-                config.url.clone(),
-            )
-        } else {
-            (
-                values,
-                BTreeMap::new(),
-                config.command.clone(),
-                config.args.clone(),
-                config.cwd.clone(),
-                None,
-            )
-        };
         Ok(ResolvedServerConfig {
             name: name.to_owned(),
             transport,
-            command,
-            args,
-            env,
-            cwd,
-            url,
-            headers,
             timeout_ms: config.timeout_ms(),
         })
     }
@@ -536,169 +407,6 @@ async fn oauth_token(
     }
 }
 
-/// Kills a command's process group when dropped while armed: on timeout, and when the
-/// resolution is cancelled mid-run.
-struct ProcessGroup {
-    pgid: Option<u32>,
-}
-
-impl ProcessGroup {
-    /// Kills the group now.
-    fn kill(&mut self) {
-        if let Some(pgid) = self.pgid.take() {
-            kill_group(pgid);
-        }
-    }
-
-    /// The command finished normally: nothing to kill.
-    fn disarm(&mut self) {
-        self.pgid = None;
-    }
-}
-
-impl Drop for ProcessGroup {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.pgid.take() {
-            // Only reached when a resolution is cancelled mid-run.
-            kill_group(pgid);
-        }
-    }
-}
-
-/// Sends SIGKILL to every process of the group `pgid` (the command and anything it started).
-#[allow(unsafe_code)]
-fn kill_group(pgid: u32) {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return;
-    };
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: kill(2) takes plain integers and touches no memory of this process; a negative
-    // pid addresses the process group this module created for the command.
-    let _ = unsafe { libc::kill(-pgid, libc::SIGKILL) };
-}
-
-/// Runs `sh -c command` once, in its own process group, and checks its outcome.
-async fn run_command(command: &str, timeout: Duration) -> Result<String, CommandFailure> {
-    if command.trim().is_empty() {
-        return Err(CommandFailure::EmptyCommand);
-    }
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .process_group(0)
-        .spawn()
-        .map_err(|error| CommandFailure::Spawn(error.to_string()))?;
-    // Declared after `child`, so dropped first: the group dies while `sh` is not yet reaped and
-    // its process group id cannot belong to anyone else.
-    let mut group = ProcessGroup { pgid: child.id() };
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-
-    let finished = {
-        let run =
-            async { tokio::join!(read_stdout(stdout), read_stderr_tail(stderr), child.wait()) };
-        tokio::time::timeout(timeout, run).await
-    };
-    let Ok((stdout, stderr, status)) = finished else {
-        group.kill();
-        // Reaps `sh` (killed with its group already).
-        let _ = child.kill().await;
-        return Err(CommandFailure::TimedOut(timeout));
-    };
-    group.disarm();
-
-    let status = status
-        .map_err(|error| CommandFailure::BadOutput(format!("could not wait for it: {error}")))?;
-    let stderr = stderr_tail(&stderr);
-    if !status.success() {
-        return Err(CommandFailure::Exit {
-            status: status.to_string(),
-            stderr,
-        });
-    }
-    let stdout = stdout
-        .map_err(|error| CommandFailure::BadOutput(format!("could not read its output: {error}")))?
-        .ok_or_else(|| {
-            CommandFailure::BadOutput(format!("printed more than {} KiB", STDOUT_LIMIT / 1024))
-        })?;
-    let stdout = String::from_utf8(stdout)
-        .map_err(|_| CommandFailure::BadOutput("printed output that is not UTF-8".to_owned()))?;
-    let value = stdout.trim();
-    if value.is_empty() {
-        return Err(CommandFailure::EmptyOutput { stderr });
-    }
-    Ok(value.to_owned())
-}
-
-/// All of stdout, or `None` when it is longer than [`STDOUT_LIMIT`] (read to the end anyway, so
-/// the command is not blocked writing).
-async fn read_stdout(reader: Option<impl AsyncRead + Unpin>) -> std::io::Result<Option<Vec<u8>>> {
-    let mut out = Vec::new();
-    let Some(mut reader) = reader else {
-        return Ok(Some(out));
-    };
-    let mut too_long = false;
-    let mut buffer = [0_u8; 8192];
-    loop {
-        let read = reader.read(&mut buffer).await?;
-        if read == 0 {
-            break;
-        }
-        if too_long || out.len() + read > STDOUT_LIMIT {
-            too_long = true;
-            out.clear();
-        } else {
-            out.extend_from_slice(&buffer[..read]);
-        }
-    }
-    Ok((!too_long).then_some(out))
-}
-
-/// The last [`STDERR_KEEP`] bytes of stderr (read errors end the reading quietly: stderr is only
-/// a hint).
-async fn read_stderr_tail(reader: Option<impl AsyncRead + Unpin>) -> Vec<u8> {
-    let mut tail = Vec::new();
-    let Some(mut reader) = reader else {
-        return tail;
-    };
-    let mut buffer = [0_u8; 8192];
-    while let Ok(read @ 1..) = reader.read(&mut buffer).await {
-        tail.extend_from_slice(&buffer[..read]);
-        if tail.len() > 2 * STDERR_KEEP {
-            tail.drain(..tail.len() - STDERR_KEEP);
-        }
-    }
-    tail
-}
-
-/// The last few non-blank lines of stderr, each shortened, joined with ` | `.
-fn stderr_tail(stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim_end)
-        .filter(|line| !line.trim().is_empty())
-        .collect();
-    lines[lines.len().saturating_sub(STDERR_LINES)..]
-        .iter()
-        .map(|line| {
-            if line.chars().count() > STDERR_LINE_CHARS {
-                let short: String = line.chars().take(STDERR_LINE_CHARS).collect();
-                format!("{short}…")
-            } else {
-                (*line).to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" | ")
-}
-
 /// Resolves `!command` values and OAuth credentials for one server, with a 10 s command timeout
 /// and the process-wide cache: see the [module documentation](self).
 ///
@@ -723,46 +431,4 @@ pub async fn resolve_auth_config_with(
     AuthResolver::global()
         .resolve(name, config, storage, options)
         .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stderr_tail_keeps_the_last_lines_shortened() {
-        let text = format!("1\n2\n\n3\n4\n5\n6\n{}\n", "x".repeat(300));
-        let tail = stderr_tail(text.as_bytes());
-        assert!(tail.starts_with("3 | 4 | 5 | 6 | xxx"), "{tail}");
-        assert!(tail.ends_with("x…"), "{tail}");
-        assert_eq!(stderr_tail(b"  \n"), "");
-    }
-
-    #[test]
-    fn durations_are_shown_in_seconds_or_milliseconds() {
-        assert_eq!(format_duration(Duration::from_secs(10)), "10s");
-        assert_eq!(format_duration(Duration::from_millis(300)), "300ms");
-    }
-
-    #[test]
-    fn failure_messages() {
-        let exit = CommandFailure::Exit {
-            status: "exit status: 2".into(),
-            stderr: "no such item".into(),
-        };
-        assert_eq!(
-            exit.to_string(),
-            "failed (exit status: 2); stderr: no such item"
-        );
-        let error = AuthError::Command {
-            server: "gh".into(),
-            field: "env.TOKEN".into(),
-            failure: CommandFailure::TimedOut(Duration::from_secs(10)),
-        };
-        assert_eq!(
-            error.to_string(),
-            "Server \"gh\": env.TOKEN: !command timed out after 10s"
-        );
-        assert_eq!(error.server(), "gh");
-    }
 }

@@ -13,16 +13,25 @@
 //!    shadowed in its [`ServerSource`].
 //! 4. Expansion of `${VAR}` and validation of each winner; a server that fails either is skipped
 //!    with messages naming it.
+//!
+//! Nothing is dropped silently: every definition not used — switched off, invalid, in a project
+//! file while project config is off, removed by the Exa filter — is a [`SkippedServer`] with its
+//! source and [`SkipReason`], so a caller can show each server's state without reading a
+//! config file itself.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::context::DiscoveryContext;
+use crate::error::ConfigError;
 use crate::expand::expand_server_config;
 use crate::providers::default_sources;
-use crate::server_config::{Level, ServerConfig, SourceMeta, validate_server_config};
+use crate::server_config::{
+    Level, ServerConfig, SourceMeta, TransportConfig, validate_server_config,
+};
 use crate::source::ConfigSource;
 
 /// What discovery reads and how it filters.
@@ -116,34 +125,136 @@ pub struct ServerSource {
     pub shadowed: Vec<SourceMeta>,
 }
 
-/// A problem discovery met: a file that could not be read or parsed, or a server skipped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A server discovery found usable: its configuration (`${VAR}` expanded) and where it came
+/// from.
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub struct DiscoveryError {
-    /// The file concerned.
-    pub path: String,
-    /// The server concerned, when the problem is one server's.
-    pub server: Option<String>,
-    /// What is wrong, naming the file or the server.
-    pub error: String,
+pub struct DiscoveredServer {
+    /// The configuration, expanded (`!command` values and OAuth tokens are resolved later, at
+    /// connect time).
+    pub config: ServerConfig,
+    /// Where it came from.
+    pub source: ServerSource,
+}
+
+impl DiscoveredServer {
+    /// A server defined at `meta`, shadowing nothing.
+    pub fn new(config: ServerConfig, meta: SourceMeta) -> Self {
+        Self {
+            config,
+            source: ServerSource {
+                meta,
+                shadowed: Vec::new(),
+            },
+        }
+    }
+}
+
+/// Why discovery did not use a server definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Switched off: `enabled: false` (or the tool's own switch), or named in the user file's
+    /// `disabledServers`.
+    Disabled,
+    /// The definition cannot be used.
+    Invalid(InvalidServer),
+    /// It is in a project-level file and project config is off.
+    ProjectConfigOff,
+    /// The Exa filter removed it (its API keys are in [`DiscoveryResult::exa_api_keys`]).
+    ExaFiltered,
+}
+
+/// A server definition that cannot be used, with every problem found in it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .problems.join("; "))]
+#[non_exhaustive]
+pub struct InvalidServer {
+    /// The server.
+    pub server: String,
+    /// One message per problem, each naming the server, e.g. `Server "x": stdio server requires
+    /// "command" field` or `Server "x": environment variable "TOKEN" is not set (used in
+    /// env.TOKEN); …`.
+    pub problems: Vec<String>,
+}
+
+impl InvalidServer {
+    /// A server with these problems.
+    pub fn new(server: impl Into<String>, problems: Vec<String>) -> Self {
+        Self {
+            server: server.into(),
+            problems,
+        }
+    }
+}
+
+/// A server definition discovery did not use, where it is, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkippedServer {
+    /// The server's name.
+    pub name: String,
+    /// Where the definition is.
+    pub source: SourceMeta,
+    /// Why it is not used.
+    pub reason: SkipReason,
+}
+
+/// A config file that could not be read or parsed; the other files were still used.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct FileError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong with it (the message names the file).
+    pub error: Arc<ConfigError>,
 }
 
 /// Everything discovery found.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 #[non_exhaustive]
 pub struct DiscoveryResult {
-    /// The usable servers by name, `${VAR}` expanded (`!command` values and OAuth tokens are
-    /// resolved later, at connect time).
-    pub configs: BTreeMap<String, ServerConfig>,
-    /// Where each usable server came from.
-    pub sources: BTreeMap<String, ServerSource>,
-    /// Servers switched off (`enabled: false` or `disabledServers`) with no other definition
-    /// in use, and where they are defined.
-    pub disabled: BTreeMap<String, SourceMeta>,
-    /// Files and servers that could not be used.
-    pub errors: Vec<DiscoveryError>,
+    /// The usable servers by name, with their expanded configuration and source.
+    pub servers: BTreeMap<String, DiscoveredServer>,
+    /// Definitions not used (switched off, invalid, filtered), in priority order. A name may
+    /// appear here and in [`servers`](Self::servers) too, when another definition of it is used.
+    pub skipped: Vec<SkippedServer>,
+    /// Files that could not be read or parsed.
+    pub file_errors: Vec<FileError>,
     /// API keys of the Exa servers removed by `filter_exa`.
     pub exa_api_keys: Vec<String>,
+}
+
+impl DiscoveryResult {
+    /// Why `name` is not used, when no definition of it is: the highest-priority skipped
+    /// definition. `None` for a server in use, or one discovery never saw.
+    pub fn skip_of(&self, name: &str) -> Option<&SkippedServer> {
+        if self.servers.contains_key(name) {
+            return None;
+        }
+        self.skipped.iter().find(|skipped| skipped.name == name)
+    }
+
+    /// The servers whose definitions are invalid (and not defined usably elsewhere).
+    pub fn invalid(&self) -> impl Iterator<Item = &InvalidServer> {
+        self.skipped
+            .iter()
+            .filter_map(|skipped| match &skipped.reason {
+                SkipReason::Invalid(invalid) if !self.servers.contains_key(&skipped.name) => {
+                    Some(invalid)
+                }
+                _ => None,
+            })
+    }
+
+    /// Every name discovery saw, used or skipped, sorted.
+    pub fn names(&self) -> BTreeSet<&str> {
+        self.servers
+            .keys()
+            .map(String::as_str)
+            .chain(self.skipped.iter().map(|skipped| skipped.name.as_str()))
+            .collect()
+    }
 }
 
 struct Candidate {
@@ -153,7 +264,7 @@ struct Candidate {
 }
 
 /// Reads every provider's files and returns the merged, filtered, validated servers.
-/// Never fails as a whole: each problem is an entry in [`DiscoveryResult::errors`].
+/// Never fails as a whole: each problem is a [`FileError`] or a [`SkippedServer`].
 pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> DiscoveryResult {
     let mut result = DiscoveryResult::default();
     let mut candidates = Vec::new();
@@ -164,45 +275,50 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             continue;
         }
         for file in source.load(ctx) {
-            let path = file.path.display().to_string();
-            if file.level == Level::Project && !options.enable_project_config {
-                tracing::debug!(path, "project config is off; skipping");
-                continue;
-            }
+            let meta = SourceMeta::new(source.id(), source.name(), &file.path, file.level);
             let contents = match file.contents {
                 Ok(contents) => contents,
                 Err(error) => {
-                    tracing::warn!(path, %error, "skipping an MCP config file");
-                    result.errors.push(DiscoveryError {
-                        path,
-                        server: None,
-                        error: error.to_string(),
-                    });
+                    if file.level == Level::Project && !options.enable_project_config {
+                        tracing::debug!(path = %file.path.display(), "project config is off; skipping");
+                    } else {
+                        tracing::debug!(path = %file.path.display(), %error, "skipping an MCP config file");
+                        result.file_errors.push(FileError {
+                            path: file.path,
+                            error: Arc::new(error),
+                        });
+                    }
                     continue;
                 }
             };
-            for (name, error) in contents.invalid {
-                result.errors.push(DiscoveryError {
-                    path: path.clone(),
-                    server: Some(name),
-                    error,
-                });
+            if file.level == Level::Project && !options.enable_project_config {
+                tracing::debug!(path = %file.path.display(), "project config is off; skipping");
+                let names = contents.servers.into_iter().map(|(name, _)| name);
+                let names = names.chain(contents.invalid.into_iter().map(|(name, _)| name));
+                for name in names {
+                    result.skip(name, meta.clone(), SkipReason::ProjectConfigOff);
+                }
+                continue;
+            }
+            for (name, problem) in contents.invalid {
+                let invalid = InvalidServer::new(name.clone(), vec![problem]);
+                result.skip(name, meta.clone(), SkipReason::Invalid(invalid));
             }
             disabled_names.extend(contents.disabled_servers);
             for (name, config) in contents.servers {
-                let meta = SourceMeta::new(source.id(), source.name(), &file.path, file.level);
-                candidates.push(Candidate { name, config, meta });
+                candidates.push(Candidate {
+                    name,
+                    config,
+                    meta: meta.clone(),
+                });
             }
         }
     }
 
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
-    let mut disabled = BTreeMap::new();
     for candidate in candidates {
         if !candidate.config.is_enabled() || disabled_names.contains(&candidate.name) {
-            disabled
-                .entry(candidate.name.clone())
-                .or_insert_with(|| candidate.meta.clone());
+            result.skip(candidate.name, candidate.meta, SkipReason::Disabled);
             continue;
         }
         if options.filter_exa && is_exa(&candidate.name, &candidate.config) {
@@ -213,6 +329,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                     result.exa_api_keys.push(key);
                 }
             }
+            result.skip(candidate.name, candidate.meta, SkipReason::ExaFiltered);
             continue;
         }
         match winners.get_mut(&candidate.name) {
@@ -224,37 +341,42 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     }
 
     for (name, (winner, shadowed)) in winners {
-        let path = winner.meta.path.display().to_string();
         let problems = match expand_server_config(&name, &winner.config, &ctx.env) {
             Ok(expanded) => {
                 let problems = validate_server_config(&name, &expanded);
                 if problems.is_empty() {
-                    result.sources.insert(
-                        name.clone(),
-                        ServerSource {
-                            meta: winner.meta,
-                            shadowed,
-                        },
-                    );
-                    result.configs.insert(name, expanded);
+                    let source = ServerSource {
+                        meta: winner.meta,
+                        shadowed,
+                    };
+                    let server = DiscoveredServer {
+                        config: expanded,
+                        source,
+                    };
+                    result.servers.insert(name, server);
                     continue;
                 }
                 problems
             }
             Err(problems) => problems,
         };
-        for error in problems {
-            tracing::warn!(server = name, %error, "skipping an MCP server");
-            result.errors.push(DiscoveryError {
-                path: path.clone(),
-                server: Some(name.clone()),
-                error,
-            });
+        for problem in &problems {
+            tracing::debug!(server = name, %problem, "skipping an MCP server");
         }
+        let invalid = InvalidServer::new(name.clone(), problems);
+        result.skip(name, winner.meta, SkipReason::Invalid(invalid));
     }
-    disabled.retain(|name, _| !result.configs.contains_key(name));
-    result.disabled = disabled;
     result
+}
+
+impl DiscoveryResult {
+    fn skip(&mut self, name: String, source: SourceMeta, reason: SkipReason) {
+        self.skipped.push(SkippedServer {
+            name,
+            source,
+            reason,
+        });
+    }
 }
 
 const EXA_HOST: &str = "mcp.exa.ai";
@@ -262,18 +384,24 @@ const EXA_HOST: &str = "mcp.exa.ai";
 /// An Exa server: named `exa`, or pointing at (or launched with) `mcp.exa.ai`.
 fn is_exa(name: &str, config: &ServerConfig) -> bool {
     name.eq_ignore_ascii_case("exa")
-        || config
-            .url
-            .as_deref()
-            .is_some_and(|url| url.contains(EXA_HOST))
-        || config.args.iter().any(|arg| arg.contains(EXA_HOST))
+        || match &config.transport {
+            TransportConfig::Stdio(stdio) => stdio.args.iter().any(|arg| arg.contains(EXA_HOST)),
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+                remote.url.contains(EXA_HOST)
+            }
+        }
 }
 
 /// The Exa API keys of a server: `exaApiKey=` in its URL or arguments, `EXA_API_KEY` in its
 /// environment.
 fn exa_api_keys(config: &ServerConfig) -> Vec<String> {
     let mut keys = Vec::new();
-    let texts = config.url.iter().chain(config.args.iter());
+    let (texts, env) = match &config.transport {
+        TransportConfig::Stdio(stdio) => (stdio.args.as_slice(), Some(&stdio.env)),
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+            (std::slice::from_ref(&remote.url), None)
+        }
+    };
     for text in texts {
         let mut rest = text.as_str();
         while let Some(start) = rest.find("exaApiKey=") {
@@ -287,7 +415,8 @@ fn exa_api_keys(config: &ServerConfig) -> Vec<String> {
             rest = &value[end..];
         }
     }
-    if let Some(key) = config.env.get("EXA_API_KEY").filter(|key| !key.is_empty()) {
+    let env_key = env.and_then(|env| env.get("EXA_API_KEY"));
+    if let Some(key) = env_key.filter(|key| !key.is_empty()) {
         keys.push(key.clone());
     }
     keys
@@ -296,18 +425,16 @@ fn exa_api_keys(config: &ServerConfig) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server_config::TransportKind;
+    use crate::server_config::StdioConfig;
 
     #[test]
     fn exa_keys_come_from_url_args_and_env() {
-        let remote = ServerConfig::remote(
-            TransportKind::Http,
-            "https://mcp.exa.ai/mcp?exaApiKey=url-key&tools=web_search",
-        );
+        let remote =
+            ServerConfig::http("https://mcp.exa.ai/mcp?exaApiKey=url-key&tools=web_search");
         assert!(is_exa("search", &remote));
         assert_eq!(exa_api_keys(&remote), ["url-key"]);
 
-        let mut local = ServerConfig::stdio(
+        let mut stdio = StdioConfig::new(
             "npx",
             [
                 "-y",
@@ -315,7 +442,8 @@ mod tests {
                 "https://mcp.exa.ai/mcp?exaApiKey=arg-key",
             ],
         );
-        local.env.insert("EXA_API_KEY".into(), "env-key".into());
+        stdio.env.insert("EXA_API_KEY".into(), "env-key".into());
+        let local = ServerConfig::new(TransportConfig::Stdio(stdio));
         assert!(is_exa("web", &local));
         assert_eq!(exa_api_keys(&local), ["arg-key", "env-key"]);
 

@@ -94,45 +94,16 @@ pub fn expand_server_config(
     env: &BTreeMap<String, String>,
 ) -> Result<ServerConfig, Vec<String>> {
     let mut problems = Vec::new();
-    let mut expand = |field: String, value: &str| match expand_value(value, env) {
-        Ok(expanded) => expanded,
-        Err(variable) => {
-            problems.push(format!(
+    let mut expanded = config.clone();
+    for (field, value) in expanded.transport.expandable_values_mut() {
+        match expand_value(value, env) {
+            Ok(text) => *value = text,
+            Err(variable) => problems.push(format!(
                 "Server \"{name}\": environment variable \"{variable}\" is not set (used in \
                  {field}); set it or give a default with ${{{variable}:-default}}"
-            ));
-            value.to_owned()
+            )),
         }
-    };
-    let mut expanded = config.clone();
-    expanded.command = config
-        .command
-        .as_deref()
-        .map(|command| expand("command".to_owned(), command));
-    expanded.args = config
-        .args
-        .iter()
-        .enumerate()
-        .map(|(index, arg)| expand(format!("args[{index}]"), arg))
-        .collect();
-    expanded.env = config
-        .env
-        .iter()
-        .map(|(key, value)| (key.clone(), expand(format!("env.{key}"), value)))
-        .collect();
-    expanded.cwd = config
-        .cwd
-        .as_deref()
-        .map(|cwd| expand("cwd".to_owned(), cwd));
-    expanded.url = config
-        .url
-        .as_deref()
-        .map(|url| expand("url".to_owned(), url));
-    expanded.headers = config
-        .headers
-        .iter()
-        .map(|(key, value)| (key.clone(), expand(format!("headers.{key}"), value)))
-        .collect();
+    }
     if problems.is_empty() {
         Ok(expanded)
     } else {
@@ -143,6 +114,7 @@ pub fn expand_server_config(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server_config::{RemoteConfig, StdioConfig, TransportConfig};
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -185,10 +157,10 @@ mod tests {
 
     #[test]
     fn every_field_is_expanded_and_each_unset_variable_is_named_with_its_field() {
-        let mut config =
-            ServerConfig::stdio("${BIN}", ["--token", "${TOKEN}", "--dir=${DIR:-/tmp}"]);
-        config.env.insert("API_KEY".into(), "${KEY}".into());
-        config.cwd = Some("${DIR:-/work}".into());
+        let mut stdio = StdioConfig::new("${BIN}", ["--token", "${TOKEN}", "--dir=${DIR:-/tmp}"]);
+        stdio.env.insert("API_KEY".into(), "${KEY}".into());
+        stdio.cwd = Some("${DIR:-/work}".into());
+        let config = ServerConfig::new(TransportConfig::Stdio(stdio.clone()));
         let vars = env(&[("BIN", "/usr/bin/srv"), ("TOKEN", "t0k")]);
         let problems = expand_server_config("s", &config, &vars).unwrap_err();
         assert_eq!(
@@ -200,15 +172,17 @@ mod tests {
 
         let vars = env(&[("BIN", "/usr/bin/srv"), ("TOKEN", "t0k"), ("KEY", "k")]);
         let expanded = expand_server_config("s", &config, &vars).unwrap();
-        assert_eq!(expanded.command.as_deref(), Some("/usr/bin/srv"));
-        assert_eq!(expanded.args, ["--token", "t0k", "--dir=/tmp"]);
-        assert_eq!(expanded.env["API_KEY"], "k");
-        assert_eq!(expanded.cwd.as_deref(), Some("/work"));
+        stdio.command = "/usr/bin/srv".into();
+        stdio.args = vec!["--token".into(), "t0k".into(), "--dir=/tmp".into()];
+        stdio.env.insert("API_KEY".into(), "k".into());
+        stdio.cwd = Some("/work".into());
+        assert_eq!(expanded.transport, TransportConfig::Stdio(stdio));
 
-        let mut remote = ServerConfig::remote(crate::TransportKind::Http, "https://${HOST}/mcp");
+        let mut remote = RemoteConfig::new("https://${HOST}/mcp");
         remote
             .headers
             .insert("Authorization".into(), "Bearer ${API_TOKEN}".into());
+        let remote = ServerConfig::new(TransportConfig::Http(remote));
         let problems = expand_server_config("r", &remote, &BTreeMap::new()).unwrap_err();
         assert_eq!(problems.len(), 2);
         assert!(problems[0].contains("\"HOST\" is not set (used in url)"));

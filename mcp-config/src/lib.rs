@@ -10,12 +10,15 @@
 //! # fn run() -> Result<(), mcp_config::ConfigError> {
 //! let ctx = DiscoveryContext::from_process("my-agent", std::env::current_dir().unwrap_or_default())?;
 //! let found = load_all_configs(&ctx, &DiscoveryOptions::default());
-//! for (name, config) in &found.configs {
-//!     let source = &found.sources[name];
-//!     println!("{name} ({}) from {}", config.transport_kind(), source.meta.path.display());
+//! for (name, server) in &found.servers {
+//!     let kind = server.config.transport_kind();
+//!     println!("{name} ({kind}) from {}", server.source.meta.path.display());
 //! }
-//! for error in &found.errors {
-//!     eprintln!("{}: {}", error.path, error.error);
+//! for skipped in &found.skipped {
+//!     println!("{} skipped ({:?}), defined in {}", skipped.name, skipped.reason, skipped.source.path.display());
+//! }
+//! for problem in &found.file_errors {
+//!     eprintln!("{}", problem.error);
 //! }
 //! # Ok(()) }
 //! ```
@@ -33,6 +36,7 @@ mod discovery;
 mod error;
 mod expand;
 mod server_config;
+mod shell_command;
 mod source;
 
 pub mod auth;
@@ -45,14 +49,15 @@ pub use auth::{
 };
 pub use context::DiscoveryContext;
 pub use discovery::{
-    DiscoveryError, DiscoveryOptions, DiscoveryResult, ServerSource, load_all_configs,
+    DiscoveredServer, DiscoveryOptions, DiscoveryResult, FileError, InvalidServer, ServerSource,
+    SkipReason, SkippedServer, load_all_configs,
 };
 pub use error::ConfigError;
 pub use expand::{expand_server_config, expand_value};
 pub use providers::default_sources;
 pub use server_config::{
-    AuthConfig, DEFAULT_TIMEOUT_MS, Level, REDACTED, ServerConfig, SourceMeta, TransportKind,
-    validate_server_config,
+    AuthConfig, DEFAULT_TIMEOUT_MS, Level, REDACTED, RemoteConfig, ServerConfig, SourceMeta,
+    StdioConfig, TransportConfig, TransportKind, validate_server_config,
 };
 pub use source::{
     ConfigSource, FileServers, SourceFile, parse_json, parse_jsonc, read_config_file,

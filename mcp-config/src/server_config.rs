@@ -41,84 +41,173 @@ impl fmt::Display for TransportKind {
     }
 }
 
+/// How to reach a server: a stdio command, or a URL with headers.
+///
+/// Matched exhaustively on purpose (it is not `#[non_exhaustive]`): a new transport is a compile
+/// error wherever it is not handled, instead of a catch-all arm that fails at run time.
+#[derive(Clone, PartialEq)]
+#[allow(
+    clippy::exhaustive_enums,
+    reason = "matched exhaustively on purpose; see the type's doc"
+)]
+pub enum TransportConfig {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio(StdioConfig),
+    /// Streamable HTTP (falls back to legacy SSE at connect time when the server is old).
+    Http(RemoteConfig),
+    /// Legacy HTTP+SSE.
+    Sse(RemoteConfig),
+}
+
+/// A stdio server's command line, environment and working directory.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub struct StdioConfig {
+    /// The program (looked up in `PATH` when it has no slash).
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables added to the inherited environment.
+    pub env: BTreeMap<String, String>,
+    /// The working directory; the agent's own when `None`.
+    pub cwd: Option<String>,
+}
+
+/// A remote server's endpoint and the headers sent to it.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RemoteConfig {
+    /// The endpoint.
+    pub url: String,
+    /// Headers sent with every request.
+    pub headers: BTreeMap<String, String>,
+}
+
+impl StdioConfig {
+    /// `command args…` with no environment of its own and the agent's working directory.
+    pub fn new<I, S>(command: impl Into<String>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: BTreeMap::new(),
+            cwd: None,
+        }
+    }
+}
+
+impl RemoteConfig {
+    /// An endpoint with no headers.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            headers: BTreeMap::new(),
+        }
+    }
+}
+
+impl TransportConfig {
+    /// The transport's tag: `stdio`, `http` or `sse`.
+    pub const fn kind(&self) -> TransportKind {
+        match self {
+            Self::Stdio(_) => TransportKind::Stdio,
+            Self::Http(_) => TransportKind::Http,
+            Self::Sse(_) => TransportKind::Sse,
+        }
+    }
+
+    /// Every value `${VAR}` expansion (and a provider's placeholder translation) applies to,
+    /// named as in messages: `command`, `args[0]`, `env.KEY`, `cwd`; `url`, `headers.KEY`.
+    pub(crate) fn expandable_values_mut(&mut self) -> Vec<(String, &mut String)> {
+        let mut slots = Vec::new();
+        match self {
+            Self::Stdio(stdio) => {
+                slots.push(("command".to_owned(), &mut stdio.command));
+                for (index, arg) in stdio.args.iter_mut().enumerate() {
+                    slots.push((format!("args[{index}]"), arg));
+                }
+                for (key, value) in &mut stdio.env {
+                    slots.push((format!("env.{key}"), value));
+                }
+                if let Some(cwd) = stdio.cwd.as_mut() {
+                    slots.push(("cwd".to_owned(), cwd));
+                }
+            }
+            Self::Http(remote) | Self::Sse(remote) => {
+                slots.push(("url".to_owned(), &mut remote.url));
+                for (key, value) in &mut remote.headers {
+                    slots.push((format!("headers.{key}"), value));
+                }
+            }
+        }
+        slots
+    }
+}
+
 /// One configured MCP server, in the runtime's own shape (also the format of the native
 /// `mcp.json` files under `mcpServers`).
 ///
 /// Values may hold `${VAR}` / `${VAR:-default}` references (expanded at discovery) and, in `env`
 /// and `headers`, `!command` values (run at connect time by
 /// [`resolve_auth_config`](crate::resolve_auth_config)).
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// On disk the transport is flat: `command`, `args`, `env`, `cwd` for stdio; `url`, `headers`
+/// and `type` (`http`, the default for a URL, or `sse`) for a remote server. Reading an entry
+/// that names neither a command nor a URL, both, or an unknown `type` fails with a message
+/// saying so. Settings of the other transport (`headers` on a stdio server, say) are kept in
+/// [`extra`](Self::extra), unused.
+#[derive(Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ServerConfig {
-    /// `stdio`, `http` or `sse`; inferred from `command` / `url` when absent. Kept as written so
-    /// that an unknown value can be reported by validation.
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub transport: Option<String>,
-    /// The program of a stdio server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
-    /// Its arguments.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
-    /// Variables added to the inherited environment of a stdio server.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub env: BTreeMap<String, String>,
-    /// Working directory of a stdio server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
-    /// The endpoint of an HTTP or SSE server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// Headers sent to an HTTP or SSE server.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub headers: BTreeMap<String, String>,
+    /// How to reach the server.
+    pub transport: TransportConfig,
     /// `false` turns the server off without deleting it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// Connect timeout in milliseconds (default 30 000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
     /// How the server authenticates, e.g. `{"type": "oauth"}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<AuthConfig>,
     /// Every other field, kept as written.
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl ServerConfig {
+    /// A server reached through `transport`, with every other setting at its default.
+    pub fn new(transport: TransportConfig) -> Self {
+        Self {
+            transport,
+            enabled: None,
+            timeout: None,
+            auth: None,
+            extra: Map::new(),
+        }
+    }
+
     /// A stdio server.
     pub fn stdio<I, S>(command: impl Into<String>, args: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Self {
-            command: Some(command.into()),
-            args: args.into_iter().map(Into::into).collect(),
-            ..Self::default()
-        }
+        Self::new(TransportConfig::Stdio(StdioConfig::new(command, args)))
     }
 
-    /// A Streamable HTTP server (`kind` http) or a legacy SSE one (`kind` sse).
-    pub fn remote(kind: TransportKind, url: impl Into<String>) -> Self {
-        Self {
-            transport: Some(kind.as_str().to_owned()),
-            url: Some(url.into()),
-            ..Self::default()
-        }
+    /// A Streamable HTTP server.
+    pub fn http(url: impl Into<String>) -> Self {
+        Self::new(TransportConfig::Http(RemoteConfig::new(url)))
     }
 
-    /// The transport: the explicit `type` when it is a known one, else `http` when there is a
-    /// `url`, else `stdio`. Validation reports an unknown `type`.
-    pub fn transport_kind(&self) -> TransportKind {
-        match self.transport.as_deref() {
-            Some("stdio") => TransportKind::Stdio,
-            Some("http" | "streamable-http" | "streamableHttp") => TransportKind::Http,
-            Some("sse") => TransportKind::Sse,
-            _ if self.url.is_some() && self.command.is_none() => TransportKind::Http,
-            _ => TransportKind::Stdio,
-        }
+    /// A legacy HTTP+SSE server.
+    pub fn sse(url: impl Into<String>) -> Self {
+        Self::new(TransportConfig::Sse(RemoteConfig::new(url)))
+    }
+
+    /// The transport's tag.
+    pub const fn transport_kind(&self) -> TransportKind {
+        self.transport.kind()
     }
 
     /// False when the entry says `enabled: false`.
@@ -135,10 +224,13 @@ impl ServerConfig {
     /// `auth` settings are replaced by `<redacted>`.
     pub fn redacted(&self) -> Self {
         let mut copy = self.clone();
-        for value in copy.env.values_mut().chain(copy.headers.values_mut()) {
-            *value = REDACTED.to_owned();
+        match &mut copy.transport {
+            TransportConfig::Stdio(stdio) => redact_values(&mut stdio.env),
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+                redact_values(&mut remote.headers);
+                remote.url = redact_url_secrets(&remote.url);
+            }
         }
-        copy.url = copy.url.as_deref().map(redact_url_secrets);
         if let Some(auth) = &mut copy.auth {
             // Client ids and secrets, scopes: none of it is for display.
             for value in auth.extra.values_mut() {
@@ -146,6 +238,164 @@ impl ServerConfig {
             }
         }
         copy
+    }
+
+    /// The flat on-disk shape.
+    fn to_raw(&self) -> RawServerConfig {
+        let mut raw = RawServerConfig {
+            enabled: self.enabled,
+            timeout: self.timeout,
+            auth: self.auth.clone(),
+            extra: self.extra.clone(),
+            ..RawServerConfig::default()
+        };
+        match &self.transport {
+            TransportConfig::Stdio(stdio) => {
+                raw.command = Some(stdio.command.clone());
+                raw.args.clone_from(&stdio.args);
+                raw.env.clone_from(&stdio.env);
+                raw.cwd.clone_from(&stdio.cwd);
+            }
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+                raw.transport = Some(self.transport_kind().as_str().to_owned());
+                raw.url = Some(remote.url.clone());
+                raw.headers.clone_from(&remote.headers);
+            }
+        }
+        raw
+    }
+}
+
+fn redact_values(map: &mut BTreeMap<String, String>) {
+    for value in map.values_mut() {
+        *value = REDACTED.to_owned();
+    }
+}
+
+/// A server entry as files write it: the transport's fields side by side, each optional.
+/// Providers fill it; [`RawServerConfig::into_config`] checks that it names one transport.
+#[derive(Default, Serialize, Deserialize)]
+pub(crate) struct RawServerConfig {
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) transport: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) args: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) url: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) headers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) timeout: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) auth: Option<AuthConfig>,
+    #[serde(flatten)]
+    pub(crate) extra: Map<String, Value>,
+}
+
+impl RawServerConfig {
+    /// The entry as a [`ServerConfig`], or what keeps it from being one (messages that do not
+    /// name the server; the caller does).
+    pub(crate) fn into_config(self) -> Result<ServerConfig, String> {
+        let Self {
+            transport,
+            command,
+            args,
+            env,
+            cwd,
+            url,
+            headers,
+            enabled,
+            timeout,
+            auth,
+            mut extra,
+        } = self;
+        let kind = match transport.as_deref() {
+            None if url.is_some() && command.is_none() => TransportKind::Http,
+            None | Some("stdio") => TransportKind::Stdio,
+            Some("http" | "streamable-http" | "streamableHttp") => TransportKind::Http,
+            Some("sse") => TransportKind::Sse,
+            Some(other) => {
+                return Err(format!(
+                    "unknown transport type \"{other}\" (expected \"stdio\", \"http\" or \"sse\")"
+                ));
+            }
+        };
+        if command.is_some() && url.is_some() {
+            return Err("both \"command\" and \"url\" are set; keep one".to_owned());
+        }
+        // Settings of the other transport are kept as written, unused.
+        let mut keep = |key: &str, value: Value| {
+            extra.insert(key.to_owned(), value);
+        };
+        let transport = match kind {
+            TransportKind::Stdio => {
+                let Some(command) = command else {
+                    return Err("stdio server requires \"command\" field".to_owned());
+                };
+                if !headers.is_empty() {
+                    keep("headers", json_of(&headers));
+                }
+                TransportConfig::Stdio(StdioConfig {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                })
+            }
+            TransportKind::Http | TransportKind::Sse => {
+                let Some(url) = url else {
+                    return Err(format!("{kind} server requires \"url\" field"));
+                };
+                if !args.is_empty() {
+                    keep("args", json_of(&args));
+                }
+                if !env.is_empty() {
+                    keep("env", json_of(&env));
+                }
+                if let Some(cwd) = cwd {
+                    keep("cwd", Value::String(cwd));
+                }
+                let remote = RemoteConfig { url, headers };
+                if kind == TransportKind::Sse {
+                    TransportConfig::Sse(remote)
+                } else {
+                    TransportConfig::Http(remote)
+                }
+            }
+        };
+        Ok(ServerConfig {
+            transport,
+            enabled,
+            timeout,
+            auth,
+            extra,
+        })
+    }
+}
+
+fn json_of<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl Serialize for ServerConfig {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_raw().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ServerConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        RawServerConfig::deserialize(deserializer)?
+            .into_config()
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -185,22 +435,59 @@ pub(crate) fn redact_url_secrets(url: &str) -> String {
     }
 }
 
-impl fmt::Debug for ServerConfig {
-    /// Env and header values are secrets more often than not: Debug never shows them.
+/// Keys shown, values replaced by [`REDACTED`]: env and header values are secrets more often
+/// than not, so no `Debug` of this crate shows them.
+pub(crate) struct RedactedMap<'a>(pub(crate) &'a BTreeMap<String, String>);
+
+impl fmt::Debug for RedactedMap<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let redacted = self.redacted();
+        f.debug_map()
+            .entries(self.0.keys().map(|key| (key, REDACTED)))
+            .finish()
+    }
+}
+
+impl fmt::Debug for TransportConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio(stdio) => f.debug_tuple("Stdio").field(stdio).finish(),
+            Self::Http(remote) => f.debug_tuple("Http").field(remote).finish(),
+            Self::Sse(remote) => f.debug_tuple("Sse").field(remote).finish(),
+        }
+    }
+}
+
+impl fmt::Debug for StdioConfig {
+    /// Env values are hidden.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioConfig")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &RedactedMap(&self.env))
+            .field("cwd", &self.cwd)
+            .finish()
+    }
+}
+
+impl fmt::Debug for RemoteConfig {
+    /// Header values, URL query values and userinfo are hidden.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemoteConfig")
+            .field("url", &redact_url_secrets(&self.url))
+            .field("headers", &RedactedMap(&self.headers))
+            .finish()
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    /// Secrets (env and header values, URL keys, auth settings) are hidden.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServerConfig")
-            .field("transport", &redacted.transport)
-            .field("command", &redacted.command)
-            .field("args", &redacted.args)
-            .field("env", &redacted.env)
-            .field("cwd", &redacted.cwd)
-            .field("url", &redacted.url)
-            .field("headers", &redacted.headers)
-            .field("enabled", &redacted.enabled)
-            .field("timeout", &redacted.timeout)
-            .field("auth", &redacted.auth)
-            .field("extra", &redacted.extra.keys().collect::<Vec<_>>())
+            .field("transport", &self.transport)
+            .field("enabled", &self.enabled)
+            .field("timeout", &self.timeout)
+            .field("auth", &self.redacted().auth)
+            .field("extra", &self.extra.keys().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -290,64 +577,42 @@ impl SourceMeta {
     }
 }
 
-/// Checks a (expanded) server configuration; one message per problem, each naming the server.
-/// An empty list means the server is usable.
+/// Checks the values of a (expanded) server configuration; one message per problem, each naming
+/// the server. An empty list means the server is usable. (That the entry names one transport
+/// was checked when it was read.)
 pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> {
     let mut problems = Vec::new();
     let mut problem = |text: String| problems.push(format!("Server \"{name}\": {text}"));
     if name.trim().is_empty() {
         problem("the server name is empty".to_owned());
     }
-    let has_command = config
-        .command
-        .as_deref()
-        .is_some_and(|c| !c.trim().is_empty());
-    let has_url = config.url.as_deref().is_some_and(|u| !u.trim().is_empty());
-    if has_command && has_url {
-        problem("both \"command\" and \"url\" are set; keep one".to_owned());
-    }
-    match config.transport.as_deref() {
-        None | Some("stdio" | "http" | "sse" | "streamable-http" | "streamableHttp") => {}
-        Some(other) => problem(format!(
-            "unknown transport type \"{other}\" (expected \"stdio\", \"http\" or \"sse\")"
-        )),
-    }
-    match config.transport_kind() {
-        TransportKind::Stdio => {
-            if !has_command {
-                problem("stdio server requires \"command\" field".to_owned());
-            }
-            if config.command.is_some() && !has_command {
+    match &config.transport {
+        TransportConfig::Stdio(stdio) => {
+            if stdio.command.trim().is_empty() {
                 problem("\"command\" is empty".to_owned());
             }
+            for key in stdio.env.keys() {
+                if key.is_empty() || key.contains('=') || key.contains('\0') {
+                    problem(format!("invalid environment variable name \"{key}\""));
+                }
+            }
         }
-        TransportKind::Http | TransportKind::Sse => {
-            let kind = config.transport_kind();
-            match config.url.as_deref() {
-                None => problem(format!("{kind} server requires \"url\" field")),
-                Some(url) => {
-                    if let Err(why) = check_url(url) {
-                        problem(format!(
-                            "invalid URL \"{}\": {why}",
-                            redact_url_secrets(url)
-                        ));
-                    }
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+            if let Err(why) = check_url(&remote.url) {
+                problem(format!(
+                    "invalid URL \"{}\": {why}",
+                    redact_url_secrets(&remote.url)
+                ));
+            }
+            for key in remote.headers.keys() {
+                if key.is_empty() || !key.bytes().all(is_header_name_byte) {
+                    problem(format!("invalid header name \"{key}\""));
                 }
             }
         }
     }
     if config.timeout == Some(0) {
         problem("\"timeout\" must be more than 0 milliseconds".to_owned());
-    }
-    for key in config.env.keys() {
-        if key.is_empty() || key.contains('=') || key.contains('\0') {
-            problem(format!("invalid environment variable name \"{key}\""));
-        }
-    }
-    for key in config.headers.keys() {
-        if key.is_empty() || !key.bytes().all(is_header_name_byte) {
-            problem(format!("invalid header name \"{key}\""));
-        }
     }
     problems
 }
@@ -380,47 +645,105 @@ fn check_url(url: &str) -> Result<(), &'static str> {
 mod tests {
     use super::*;
 
+    fn read(raw: &str) -> Result<ServerConfig, String> {
+        serde_json::from_str::<RawServerConfig>(raw)
+            .map_err(|error| error.to_string())?
+            .into_config()
+    }
+
     #[test]
     fn transport_is_inferred_from_command_or_url() {
         assert_eq!(
-            ServerConfig::stdio("npx", ["x"]).transport_kind(),
+            read(r#"{"command":"npx"}"#).unwrap().transport_kind(),
             TransportKind::Stdio
         );
-        let remote = ServerConfig {
-            url: Some("https://example.com/mcp".into()),
-            ..ServerConfig::default()
-        };
-        assert_eq!(remote.transport_kind(), TransportKind::Http);
         assert_eq!(
-            ServerConfig::remote(TransportKind::Sse, "https://e.com/sse").transport_kind(),
+            read(r#"{"url":"https://example.com/mcp"}"#)
+                .unwrap()
+                .transport_kind(),
+            TransportKind::Http
+        );
+        assert_eq!(
+            read(r#"{"type":"sse","url":"https://e.com/sse"}"#)
+                .unwrap()
+                .transport_kind(),
             TransportKind::Sse
+        );
+        assert_eq!(
+            read(r#"{"type":"streamable-http","url":"https://e.com/mcp"}"#)
+                .unwrap()
+                .transport,
+            TransportConfig::Http(RemoteConfig::new("https://e.com/mcp"))
         );
     }
 
     #[test]
-    fn unknown_fields_are_kept() {
+    fn an_entry_must_name_exactly_one_known_transport() {
+        assert_eq!(
+            read("{}").unwrap_err(),
+            "stdio server requires \"command\" field"
+        );
+        assert_eq!(
+            read(r#"{"type":"sse"}"#).unwrap_err(),
+            "sse server requires \"url\" field"
+        );
+        assert_eq!(
+            read(r#"{"command":"npx","url":"https://h/mcp"}"#).unwrap_err(),
+            "both \"command\" and \"url\" are set; keep one"
+        );
+        assert_eq!(
+            read(r#"{"type":"websocket","command":"npx"}"#).unwrap_err(),
+            "unknown transport type \"websocket\" (expected \"stdio\", \"http\" or \"sse\")"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_and_the_other_transports_settings_are_kept() {
         let raw = r#"{"command":"x","alwaysAllow":["a"],"disabled":false}"#;
         let config: ServerConfig = serde_json::from_str(raw).unwrap();
         assert_eq!(config.extra["alwaysAllow"], serde_json::json!(["a"]));
         assert_eq!(serde_json::to_string(&config).unwrap(), raw);
+
+        let mixed = r#"{"command":"x","headers":{"A":"b"}}"#;
+        let config: ServerConfig = serde_json::from_str(mixed).unwrap();
+        assert_eq!(
+            config.transport,
+            TransportConfig::Stdio(StdioConfig::new("x", Vec::<String>::new()))
+        );
+        assert_eq!(serde_json::to_string(&config).unwrap(), mixed);
+    }
+
+    #[test]
+    fn remote_servers_are_written_with_their_type() {
+        let config = ServerConfig::http("https://h/mcp");
+        assert_eq!(
+            serde_json::to_string(&config).unwrap(),
+            r#"{"type":"http","url":"https://h/mcp"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&ServerConfig::stdio("npx", ["-y", "x"])).unwrap(),
+            r#"{"command":"npx","args":["-y","x"]}"#
+        );
     }
 
     #[test]
     fn debug_never_shows_env_or_header_values() {
-        let mut config = ServerConfig::remote(TransportKind::Http, "https://h/mcp?key=sk-123");
-        config
+        let mut remote = RemoteConfig::new("https://h/mcp?key=sk-123");
+        remote
             .headers
             .insert("Authorization".into(), "Bearer sk-456".into());
-        config.env.insert("TOKEN".into(), "sk-789".into());
+        let mut config = ServerConfig::new(TransportConfig::Http(remote));
         let mut auth = AuthConfig::oauth();
         auth.extra
             .insert("CLIENT_SECRET".into(), Value::String("sk-000".into()));
         config.auth = Some(auth);
-        let shown = format!("{config:?}");
+        let mut stdio = StdioConfig::new("srv", ["--flag"]);
+        stdio.env.insert("TOKEN".into(), "sk-789".into());
+        let shown = format!("{config:?} {stdio:?}");
         for secret in ["sk-123", "sk-456", "sk-789", "sk-000"] {
             assert!(!shown.contains(secret), "{shown}");
         }
-        assert!(shown.contains("Authorization"));
+        assert!(shown.contains("Authorization") && shown.contains("TOKEN"));
     }
 
     #[test]
@@ -436,59 +759,22 @@ mod tests {
     fn every_validation_message_names_the_server() {
         let check = |config: ServerConfig| validate_server_config("x", &config);
         assert_eq!(
-            check(ServerConfig::default()),
-            ["Server \"x\": stdio server requires \"command\" field"]
-        );
-        let both = ServerConfig {
-            url: Some("https://h/mcp".into()),
-            ..ServerConfig::stdio("npx", ["y"])
-        };
-        assert_eq!(
-            check(both),
-            ["Server \"x\": both \"command\" and \"url\" are set; keep one"]
-        );
-        let unknown = ServerConfig {
-            transport: Some("websocket".into()),
-            ..ServerConfig::stdio("npx", ["y"])
-        };
-        assert_eq!(
-            check(unknown),
-            [
-                "Server \"x\": unknown transport type \"websocket\" (expected \"stdio\", \"http\" or \"sse\")"
-            ]
-        );
-        let no_url = ServerConfig {
-            transport: Some("sse".into()),
-            ..ServerConfig::default()
-        };
-        assert_eq!(
-            check(no_url),
-            ["Server \"x\": sse server requires \"url\" field"]
-        );
-        assert_eq!(
-            check(ServerConfig::remote(TransportKind::Http, "ftp://h/mcp")),
+            check(ServerConfig::http("ftp://h/mcp")),
             ["Server \"x\": invalid URL \"ftp://h/mcp\": the scheme must be http or https"]
         );
         assert_eq!(
-            check(ServerConfig::remote(
-                TransportKind::Http,
-                "localhost:3000/mcp"
-            )),
+            check(ServerConfig::sse("localhost:3000/mcp")),
             [
                 "Server \"x\": invalid URL \"localhost:3000/mcp\": it has no scheme (expected http:// or https://)"
             ]
         );
         assert_eq!(
-            check(ServerConfig::remote(TransportKind::Http, "http:///mcp")),
+            check(ServerConfig::http("http:///mcp")),
             ["Server \"x\": invalid URL \"http:///mcp\": it has no host"]
         );
-        let empty_command = ServerConfig::stdio("  ", Vec::<String>::new());
         assert_eq!(
-            check(empty_command),
-            [
-                "Server \"x\": stdio server requires \"command\" field",
-                "Server \"x\": \"command\" is empty"
-            ]
+            check(ServerConfig::stdio("  ", Vec::<String>::new())),
+            ["Server \"x\": \"command\" is empty"]
         );
         let zero_timeout = ServerConfig {
             timeout: Some(0),
@@ -498,16 +784,16 @@ mod tests {
             check(zero_timeout),
             ["Server \"x\": \"timeout\" must be more than 0 milliseconds"]
         );
-        let mut bad_names = ServerConfig::remote(TransportKind::Http, "https://h/mcp");
+        let mut bad_names = RemoteConfig::new("https://h/mcp");
         bad_names.headers.insert("Bad Header".into(), "v".into());
         assert_eq!(
-            check(bad_names),
+            check(ServerConfig::new(TransportConfig::Http(bad_names))),
             ["Server \"x\": invalid header name \"Bad Header\""]
         );
-        let mut bad_env = ServerConfig::stdio("npx", ["y"]);
+        let mut bad_env = StdioConfig::new("npx", ["y"]);
         bad_env.env.insert("A=B".into(), "v".into());
         assert_eq!(
-            check(bad_env),
+            check(ServerConfig::new(TransportConfig::Stdio(bad_env))),
             ["Server \"x\": invalid environment variable name \"A=B\""]
         );
         assert!(check(ServerConfig::stdio("npx", ["y"])).is_empty());

@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{Level, ServerConfig};
+use crate::server_config::{Level, RawServerConfig, ServerConfig};
 
 /// Reads one tool's MCP configuration files.
 ///
@@ -226,12 +227,15 @@ pub fn servers_under_key(
 }
 
 /// Converts an entry already in the runtime's own shape (`command`, `args`, `env`, `url`,
-/// `headers`, `type`, …), which most tools share.
+/// `headers`, `type`, …), which most tools share. The message of a refused entry says what to
+/// fix (a field of the wrong type, no command and no URL, both, an unknown `type`).
 pub fn standard_entry(entry: &Value) -> Result<ServerConfig, String> {
     if !entry.is_object() {
         return Err("the entry must be an object".to_owned());
     }
-    serde_json::from_value(entry.clone()).map_err(|error| format!("invalid settings: {error}"))
+    RawServerConfig::deserialize(entry)
+        .map_err(|error| format!("invalid settings: {error}"))?
+        .into_config()
 }
 
 #[cfg(test)]

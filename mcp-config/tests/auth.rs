@@ -3,7 +3,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use mcp_config::{
     AuthConfig, AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure,
-    OAUTH_ACCESS_TOKEN_ENV, ServerConfig, TransportKind, resolve_auth_config,
-    resolve_auth_config_with,
+    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerConfig, TransportConfig, TransportKind,
+    resolve_auth_config, resolve_auth_config_with,
 };
 
 /// A scratch directory removed when dropped.
@@ -60,14 +60,51 @@ impl AuthStorage for MapStorage {
 
 fn stdio_with_env(key: &str, value: &str) -> ServerConfig {
     let mut config = ServerConfig::stdio("my-server", ["--flag"]);
-    config.env.insert(key.to_owned(), value.to_owned());
+    env_mut(&mut config).insert(key.to_owned(), value.to_owned());
     config
 }
 
 fn http_with_header(key: &str, value: &str) -> ServerConfig {
-    let mut config = ServerConfig::remote(TransportKind::Http, "https://example.com/mcp");
-    config.headers.insert(key.to_owned(), value.to_owned());
+    let mut config = ServerConfig::http("https://example.com/mcp");
+    headers_mut(&mut config).insert(key.to_owned(), value.to_owned());
     config
+}
+
+fn remote(kind: TransportKind) -> ServerConfig {
+    match kind {
+        TransportKind::Sse => ServerConfig::sse("https://example.com/mcp"),
+        _ => ServerConfig::http("https://example.com/mcp"),
+    }
+}
+
+fn env_mut(config: &mut ServerConfig) -> &mut BTreeMap<String, String> {
+    match &mut config.transport {
+        TransportConfig::Stdio(stdio) => &mut stdio.env,
+        other => panic!("not a stdio server: {other:?}"),
+    }
+}
+
+fn headers_mut(config: &mut ServerConfig) -> &mut BTreeMap<String, String> {
+    match &mut config.transport {
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => &mut remote.headers,
+        other => panic!("not a remote server: {other:?}"),
+    }
+}
+
+/// The resolved variables of a stdio server (none for a remote one).
+fn env(resolved: &ResolvedServerConfig) -> BTreeMap<String, String> {
+    match resolved.transport() {
+        TransportConfig::Stdio(stdio) => stdio.env.clone(),
+        TransportConfig::Http(_) | TransportConfig::Sse(_) => BTreeMap::new(),
+    }
+}
+
+/// The resolved headers of a remote server (none for a stdio one).
+fn headers(resolved: &ResolvedServerConfig) -> BTreeMap<String, String> {
+    match resolved.transport() {
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote.headers.clone(),
+        TransportConfig::Stdio(_) => BTreeMap::new(),
+    }
 }
 
 fn quick() -> AuthOptions {
@@ -108,36 +145,43 @@ fn lines(path: &Path) -> usize {
 async fn command_output_replaces_the_value_trimmed() {
     let config = stdio_with_env("GITHUB_TOKEN", "!printf '  ghp-success-1 \\n\\n'");
     let resolved = resolve_auth_config("github", &config, None).await.unwrap();
-    assert_eq!(resolved.env()["GITHUB_TOKEN"], "ghp-success-1");
+    assert_eq!(env(&resolved)["GITHUB_TOKEN"], "ghp-success-1");
     assert_eq!(resolved.name(), "github");
-    assert_eq!(resolved.transport(), TransportKind::Stdio);
-    assert_eq!(resolved.command(), Some("my-server"));
-    assert_eq!(resolved.args(), ["--flag"]);
+    assert_eq!(resolved.kind(), TransportKind::Stdio);
+    let TransportConfig::Stdio(stdio) = resolved.transport() else {
+        panic!("stdio")
+    };
+    assert_eq!(stdio.command, "my-server");
+    assert_eq!(stdio.args, ["--flag"]);
     assert_eq!(resolved.timeout_ms(), 30_000);
-    assert!(resolved.headers().is_empty());
 
     let config = http_with_header("X-Api-Key", "!echo header-success-2");
     let resolved = AuthResolver::new()
         .resolve("api", &config, None, &quick())
         .await
         .unwrap();
-    assert_eq!(resolved.headers()["X-Api-Key"], "header-success-2");
-    assert_eq!(resolved.url(), Some("https://example.com/mcp"));
-    assert!(resolved.env().is_empty());
-    assert_eq!(resolved.command(), None);
+    assert_eq!(headers(&resolved)["X-Api-Key"], "header-success-2");
+    let TransportConfig::Http(remote) = resolved.transport() else {
+        panic!("http")
+    };
+    assert_eq!(remote.url, "https://example.com/mcp");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_values_and_the_other_transports_map_are_left_alone() {
     // A literal value is kept; a `!command` in `env` of an http server is not run at all.
-    let mut config = http_with_header("X-Plain", "plain-value");
-    config.env.insert("UNUSED".into(), "!exit 1".into());
+    let config: ServerConfig = serde_json::from_value(serde_json::json!({
+        "url": "https://example.com/mcp",
+        "headers": {"X-Plain": "plain-value"},
+        "env": {"UNUSED": "!exit 1"}
+    }))
+    .unwrap();
     let resolved = AuthResolver::new()
         .resolve("api", &config, None, &quick())
         .await
         .unwrap();
-    assert_eq!(resolved.headers()["X-Plain"], "plain-value");
-    assert!(resolved.env().is_empty());
+    assert_eq!(headers(&resolved)["X-Plain"], "plain-value");
+    assert!(env(&resolved).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -235,8 +279,8 @@ async fn identical_concurrent_commands_run_once() {
     let first = spawn("one", stdio_with_env("A", &command));
     let second = spawn("two", http_with_header("X-Key", &command));
     let (first, second) = (first.await.unwrap(), second.await.unwrap());
-    assert_eq!(first.unwrap().env()["A"], "shared-output");
-    assert_eq!(second.unwrap().headers()["X-Key"], "shared-output");
+    assert_eq!(env(&first.unwrap())["A"], "shared-output");
+    assert_eq!(headers(&second.unwrap())["X-Key"], "shared-output");
     assert_eq!(lines(&log), 1);
 
     // Later resolutions use the cached output …
@@ -244,7 +288,7 @@ async fn identical_concurrent_commands_run_once() {
         .resolve("three", &stdio_with_env("B", &command), None, &quick())
         .await
         .unwrap();
-    assert_eq!(again.env()["B"], "shared-output");
+    assert_eq!(env(&again)["B"], "shared-output");
     assert_eq!(lines(&log), 1);
 
     // … until the cache is cleared.
@@ -275,21 +319,21 @@ async fn failures_are_not_cached() {
         .resolve("flaky", &config, None, &quick())
         .await
         .unwrap();
-    assert_eq!(resolved.env()["TOKEN"], "second-try-value");
+    assert_eq!(env(&resolved)["TOKEN"], "second-try-value");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oauth_token_becomes_a_bearer_header_for_http_and_sse() {
     let storage = MapStorage::with("remote", "oauth-token-http");
     for kind in [TransportKind::Http, TransportKind::Sse] {
-        let mut config = ServerConfig::remote(kind, "https://example.com/mcp");
+        let mut config = remote(kind);
         config.auth = Some(AuthConfig::oauth());
         let resolved = resolve_auth_config("remote", &config, Some(&storage))
             .await
             .unwrap();
-        assert_eq!(resolved.transport(), kind);
+        assert_eq!(resolved.kind(), kind);
         assert_eq!(
-            resolved.headers()["Authorization"],
+            headers(&resolved)["Authorization"],
             "Bearer oauth-token-http"
         );
         assert!(!format!("{resolved:?}").contains("oauth-token-http"));
@@ -304,19 +348,19 @@ async fn oauth_token_becomes_an_env_variable_for_stdio() {
     let resolved = resolve_auth_config("local", &config, Some(&storage))
         .await
         .unwrap();
-    assert_eq!(resolved.env()[OAUTH_ACCESS_TOKEN_ENV], "oauth-token-stdio");
-    assert!(resolved.headers().is_empty());
+    assert_eq!(env(&resolved)[OAUTH_ACCESS_TOKEN_ENV], "oauth-token-stdio");
+    assert!(headers(&resolved).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_token_is_used_when_auth_is_not_set() {
     let storage = MapStorage::with("remote", "opportunistic-token");
-    let config = ServerConfig::remote(TransportKind::Http, "https://example.com/mcp");
+    let config = ServerConfig::http("https://example.com/mcp");
     let resolved = resolve_auth_config("remote", &config, Some(&storage))
         .await
         .unwrap();
     assert_eq!(
-        resolved.headers()["Authorization"],
+        headers(&resolved)["Authorization"],
         "Bearer opportunistic-token"
     );
 
@@ -324,15 +368,15 @@ async fn a_stored_token_is_used_when_auth_is_not_set() {
     let resolved = resolve_auth_config("other", &config, Some(&storage))
         .await
         .unwrap();
-    assert!(resolved.headers().is_empty());
+    assert!(headers(&resolved).is_empty());
     let resolved = resolve_auth_config("remote", &config, None).await.unwrap();
-    assert!(resolved.headers().is_empty());
+    assert!(headers(&resolved).is_empty());
     let mut custom = config.clone();
     custom.auth = Some(serde_json::from_str(r#"{"type": "custom"}"#).unwrap());
     let resolved = resolve_auth_config("remote", &custom, Some(&storage))
         .await
         .unwrap();
-    assert!(resolved.headers().is_empty());
+    assert!(headers(&resolved).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -344,27 +388,27 @@ async fn an_explicit_authorization_header_wins() {
         .resolve("remote", &config, Some(&storage), &quick())
         .await
         .unwrap();
-    assert_eq!(resolved.headers().len(), 1);
-    assert_eq!(resolved.headers()["authorization"], "Bearer from-command");
+    assert_eq!(headers(&resolved).len(), 1);
+    assert_eq!(headers(&resolved)["authorization"], "Bearer from-command");
 
     // The explicit header makes the login unnecessary.
     let resolved = AuthResolver::new()
         .resolve("remote", &config, None, &quick())
         .await
         .unwrap();
-    assert_eq!(resolved.headers()["authorization"], "Bearer from-command");
+    assert_eq!(headers(&resolved)["authorization"], "Bearer from-command");
 
     let mut stdio = stdio_with_env(OAUTH_ACCESS_TOKEN_ENV, "explicit-env-token");
     stdio.auth = Some(AuthConfig::oauth());
     let resolved = resolve_auth_config("remote", &stdio, Some(&storage))
         .await
         .unwrap();
-    assert_eq!(resolved.env()[OAUTH_ACCESS_TOKEN_ENV], "explicit-env-token");
+    assert_eq!(env(&resolved)[OAUTH_ACCESS_TOKEN_ENV], "explicit-env-token");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oauth_without_a_token_asks_the_user_to_log_in() {
-    let mut config = ServerConfig::remote(TransportKind::Http, "https://example.com/mcp");
+    let mut config = ServerConfig::http("https://example.com/mcp");
     config.auth = Some(AuthConfig::oauth());
     let empty = MapStorage(HashMap::new());
     let blank = MapStorage::with("remote", "  ");
@@ -388,13 +432,15 @@ async fn oauth_without_a_token_asks_the_user_to_log_in() {
 async fn secrets_never_show_in_debug_output_or_errors() {
     let storage = MapStorage::with("remote", "debug-oauth-secret");
     let mut config = http_with_header("X-Api-Key", "!echo debug-header-secret");
-    config.url = Some("https://example.com/mcp?apiKey=debug-url-secret".into());
+    if let TransportConfig::Http(remote) = &mut config.transport {
+        remote.url = "https://example.com/mcp?apiKey=debug-url-secret".into();
+    }
     let resolver = AuthResolver::new();
     let resolved = resolver
         .resolve("remote", &config, Some(&storage), &quick())
         .await
         .unwrap();
-    assert_eq!(resolved.headers()["X-Api-Key"], "debug-header-secret");
+    assert_eq!(headers(&resolved)["X-Api-Key"], "debug-header-secret");
     let shown = format!("{resolved:?} {resolved:#?} {resolver:?}");
     for secret in [
         "debug-oauth-secret",
@@ -410,7 +456,7 @@ async fn secrets_never_show_in_debug_output_or_errors() {
         .resolve("local", &stdio, None, &quick())
         .await
         .unwrap();
-    assert_eq!(resolved.env()["TOKEN"], "debug-env-secret");
+    assert_eq!(env(&resolved)["TOKEN"], "debug-env-secret");
     let shown = format!("{resolved:?}");
     assert!(!shown.contains("debug-env-secret"), "{shown}");
     assert!(shown.contains("TOKEN"), "{shown}");

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_config::{
     ConfigSource, DiscoveryContext, DiscoveryOptions, DiscoveryResult, FileServers, Level,
-    ServerConfig, SourceFile, load_all_configs,
+    ServerConfig, SkipReason, SourceFile, StdioConfig, TransportConfig, load_all_configs,
 };
 use serde_json::json;
 
@@ -70,8 +70,34 @@ fn servers(entries: &serde_json::Value) -> serde_json::Value {
     json!({ "mcpServers": entries })
 }
 
+/// The stdio settings of a server discovery uses.
+fn stdio<'a>(found: &'a DiscoveryResult, name: &str) -> &'a StdioConfig {
+    match &found.servers[name].config.transport {
+        TransportConfig::Stdio(stdio) => stdio,
+        other => panic!("{name} is not a stdio server: {other:?}"),
+    }
+}
+
+/// The command of a stdio server discovery uses.
+fn command<'a>(found: &'a DiscoveryResult, name: &str) -> &'a str {
+    &stdio(found, name).command
+}
+
+/// Why discovery skipped every definition of `name`, and the provider of the one that counts.
+fn skip_of(found: &DiscoveryResult, name: &str) -> (SkipReason, String) {
+    let skipped = found.skip_of(name).expect("a skipped server");
+    (skipped.reason.clone(), skipped.source.provider.clone())
+}
+
+/// Every problem discovery met, files and servers, as text.
+fn problems(found: &DiscoveryResult) -> Vec<String> {
+    let files = found.file_errors.iter().map(|e| e.error.to_string());
+    let servers = found.invalid().flat_map(|invalid| invalid.problems.clone());
+    files.chain(servers).collect()
+}
+
 fn providers_of(found: &DiscoveryResult, name: &str) -> (String, Vec<String>) {
-    let source = &found.sources[name];
+    let source = &found.servers[name].source;
     (
         source.meta.provider.clone(),
         source
@@ -98,11 +124,11 @@ fn the_highest_priority_provider_wins_whole_and_the_others_are_listed_as_shadowe
         &servers(&json!({"github": {"command": "cursor-gh"}, "only-cursor": {"command": "c"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
-    assert!(found.errors.is_empty(), "{:?}", found.errors);
-    let github = &found.configs["github"];
-    assert_eq!(github.command.as_deref(), Some("native-gh"));
+    assert!(problems(&found).is_empty(), "{:?}", problems(&found));
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    assert_eq!(command(&found, "github"), "native-gh");
     assert!(
-        github.args.is_empty(),
+        stdio(&found, "github").args.is_empty(),
         "no field merge from shadowed definitions"
     );
     assert_eq!(
@@ -127,8 +153,8 @@ fn inside_one_provider_the_project_definition_beats_the_user_one() {
         &servers(&json!({"fs": {"command": "user-fs"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
-    assert_eq!(found.configs["fs"].command.as_deref(), Some("project-fs"));
-    let source = &found.sources["fs"];
+    assert_eq!(command(&found, "fs"), "project-fs");
+    let source = &found.servers["fs"].source;
     assert_eq!(source.meta.path, project);
     assert_eq!(source.meta.level, Level::Project);
     assert_eq!(source.shadowed.len(), 1);
@@ -148,10 +174,14 @@ fn with_project_config_off_a_project_entry_no_longer_hides_the_users() {
         &servers(&json!({"db": {"command": "user-db"}})),
     );
     let found = world.load(&DiscoveryOptions::default().project_config(false));
-    assert_eq!(found.configs["db"].command.as_deref(), Some("user-db"));
-    assert_eq!(found.sources["db"].meta.path, user);
-    assert!(found.sources["db"].shadowed.is_empty());
-    assert!(!found.configs.contains_key("project-only"));
+    assert_eq!(command(&found, "db"), "user-db");
+    assert_eq!(found.servers["db"].source.meta.path, user);
+    assert!(found.servers["db"].source.shadowed.is_empty());
+    assert!(!found.servers.contains_key("project-only"));
+    assert_eq!(
+        skip_of(&found, "project-only"),
+        (SkipReason::ProjectConfigOff, "claude-code".to_owned())
+    );
 }
 
 #[test]
@@ -166,13 +196,20 @@ fn a_disabled_entry_is_skipped_before_the_merge() {
         &servers(&json!({"x": {"command": "claude-x"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
-    assert_eq!(found.configs["x"].command.as_deref(), Some("claude-x"));
-    assert!(!found.configs.contains_key("off"));
-    assert_eq!(found.disabled["off"].provider, "native");
-    assert!(
-        !found.disabled.contains_key("x"),
-        "x is in use from Claude Code"
+    assert_eq!(command(&found, "x"), "claude-x");
+    assert!(!found.servers.contains_key("off"));
+    assert_eq!(
+        skip_of(&found, "off"),
+        (SkipReason::Disabled, "native".to_owned())
     );
+    assert!(found.skip_of("x").is_none(), "x is in use from Claude Code");
+    let x_skipped: Vec<_> = found.skipped.iter().filter(|s| s.name == "x").collect();
+    assert_eq!(
+        x_skipped.len(),
+        1,
+        "the native definition is listed as switched off"
+    );
+    assert_eq!(x_skipped[0].reason, SkipReason::Disabled);
 }
 
 #[test]
@@ -191,9 +228,12 @@ fn names_in_the_user_files_disabled_servers_are_skipped_everywhere() {
         &servers(&json!({"noisy": {"command": "n2"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
-    assert!(!found.configs.contains_key("noisy"));
-    assert!(found.configs.contains_key("quiet"));
-    assert_eq!(found.disabled["noisy"].provider, "claude-code");
+    assert!(!found.servers.contains_key("noisy"));
+    assert!(found.servers.contains_key("quiet"));
+    assert_eq!(
+        skip_of(&found, "noisy"),
+        (SkipReason::Disabled, "claude-code".to_owned())
+    );
 }
 
 #[test]
@@ -210,14 +250,20 @@ fn exa_servers_are_removed_and_their_keys_returned() {
     );
     let ctx = world.ctx().with_env([("EXA_KEY", "key-from-env")]);
     let filtered = load_all_configs(&ctx, &DiscoveryOptions::default().filter_exa(true));
-    assert_eq!(filtered.configs.keys().collect::<Vec<_>>(), ["github"]);
+    assert_eq!(filtered.servers.keys().collect::<Vec<_>>(), ["github"]);
     assert_eq!(
         filtered.exa_api_keys,
         ["key-from-url", "key-from-args", "key-from-env"]
     );
+    for name in ["exa", "search", "web"] {
+        assert_eq!(
+            skip_of(&filtered, name),
+            (SkipReason::ExaFiltered, "claude-code".to_owned())
+        );
+    }
 
     let unfiltered = load_all_configs(&ctx, &DiscoveryOptions::default());
-    assert_eq!(unfiltered.configs.len(), 4);
+    assert_eq!(unfiltered.servers.len(), 4);
     assert!(unfiltered.exa_api_keys.is_empty());
 }
 
@@ -244,27 +290,30 @@ fn variables_are_expanded_and_an_unset_one_is_that_servers_error() {
         ("USER_NAME", "ada"),
     ]);
     let found = load_all_configs(&ctx, &DiscoveryOptions::default());
-    let api = &found.configs["api"];
-    assert_eq!(api.url.as_deref(), Some("https://api.example.com/mcp"));
+    let TransportConfig::Http(api) = &found.servers["api"].config.transport else {
+        panic!("api is an http server");
+    };
+    assert_eq!(api.url, "https://api.example.com/mcp");
     assert_eq!(api.headers["Authorization"], "Bearer t0k3n");
     assert_eq!(api.headers["X-Empty"], "");
     assert_eq!(api.headers["X-Default"], "fallback");
     assert_eq!(
-        found.configs["local"].args,
+        stdio(&found, "local").args,
         ["--root", "/srv", "--user=ada"]
     );
-    assert!(found.configs.contains_key("fine"));
-    assert!(!found.configs.contains_key("broken"));
-    assert_eq!(found.errors.len(), 1, "{:?}", found.errors);
-    let error = &found.errors[0];
-    assert_eq!(error.path, file.display().to_string());
-    assert_eq!(error.server.as_deref(), Some("broken"));
+    assert!(found.servers.contains_key("fine"));
+    assert!(!found.servers.contains_key("broken"));
+    assert_eq!(problems(&found).len(), 1, "{:?}", problems(&found));
+    let skipped = found.skip_of("broken").expect("broken is skipped");
+    assert_eq!(skipped.source.path, file);
+    let SkipReason::Invalid(invalid) = &skipped.reason else {
+        panic!("broken is invalid: {skipped:?}");
+    };
+    assert_eq!(invalid.server, "broken");
     assert!(
-        error
-            .error
+        invalid.problems[0]
             .contains("environment variable \"NOT_SET\" is not set (used in args[1])"),
-        "{}",
-        error.error
+        "{invalid}"
     );
 }
 
@@ -281,8 +330,9 @@ fn an_invalid_server_is_skipped_with_its_message_and_the_others_load() {
         })),
     );
     let found = world.load(&DiscoveryOptions::default());
-    assert_eq!(found.configs.keys().collect::<Vec<_>>(), ["good"]);
-    let messages: Vec<&str> = found.errors.iter().map(|e| e.error.as_str()).collect();
+    assert_eq!(found.servers.keys().collect::<Vec<_>>(), ["good"]);
+    let messages = problems(&found);
+    let messages: Vec<&str> = messages.iter().map(String::as_str).collect();
     assert!(messages.contains(&"Server \"both\": both \"command\" and \"url\" are set; keep one"));
     assert!(messages.contains(&"Server \"nothing\": stdio server requires \"command\" field"));
     assert!(
@@ -304,19 +354,12 @@ fn a_broken_file_is_an_error_naming_it_and_the_other_files_still_load() {
         &servers(&json!({"from-cursor": {"command": "c"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
-    assert!(found.configs.contains_key("from-cursor"));
-    assert_eq!(found.errors.len(), 1, "{:?}", found.errors);
-    assert_eq!(found.errors[0].path, broken.display().to_string());
-    assert!(
-        found.errors[0]
-            .error
-            .contains(&broken.display().to_string())
-    );
-    assert!(
-        found.errors[0].error.contains("not valid JSON"),
-        "{}",
-        found.errors[0].error
-    );
+    assert!(found.servers.contains_key("from-cursor"));
+    assert_eq!(problems(&found).len(), 1, "{:?}", problems(&found));
+    assert_eq!(found.file_errors[0].path, broken);
+    let error = found.file_errors[0].error.to_string();
+    assert!(error.contains(&broken.display().to_string()), "{error}");
+    assert!(error.contains("not valid JSON"), "{error}");
 }
 
 #[test]
@@ -328,13 +371,10 @@ fn a_directory_where_a_file_should_be_is_an_error_not_a_panic() {
         &servers(&json!({"still-here": {"command": "c"}})),
     );
     let found = world.load(&DiscoveryOptions::default());
-    assert!(found.configs.contains_key("still-here"));
-    assert_eq!(found.errors.len(), 1, "{:?}", found.errors);
-    assert!(
-        found.errors[0].error.contains("is a directory"),
-        "{}",
-        found.errors[0].error
-    );
+    assert!(found.servers.contains_key("still-here"));
+    assert_eq!(problems(&found).len(), 1, "{:?}", problems(&found));
+    let error = found.file_errors[0].error.to_string();
+    assert!(error.contains("is a directory"), "{error}");
 }
 
 #[test]
@@ -344,12 +384,9 @@ fn an_unreadable_file_is_an_error_not_a_panic() {
     let path = world.cwd().join(".mcp.json");
     std::os::unix::fs::symlink(&path, &path).unwrap();
     let found = world.load(&DiscoveryOptions::default());
-    assert_eq!(found.errors.len(), 1, "{:?}", found.errors);
-    assert!(
-        found.errors[0].error.starts_with("could not read"),
-        "{}",
-        found.errors[0].error
-    );
+    assert_eq!(problems(&found).len(), 1, "{:?}", problems(&found));
+    let error = found.file_errors[0].error.to_string();
+    assert!(error.starts_with("could not read"), "{error}");
 }
 
 /// A provider an agent adds: one server from memory.
@@ -386,20 +423,20 @@ fn callers_can_add_providers_and_disable_built_in_ones() {
         &servers(&json!({"github": {"command": "claude-gh"}})),
     );
     let first = world.load(&DiscoveryOptions::default().with_source_first(Arc::new(Team)));
-    assert_eq!(first.configs["github"].command.as_deref(), Some("team-gh"));
-    assert_eq!(first.sources["github"].meta.provider_name, "Team registry");
+    assert_eq!(command(&first, "github"), "team-gh");
+    assert_eq!(
+        first.servers["github"].source.meta.provider_name,
+        "Team registry"
+    );
 
     let last = world.load(&DiscoveryOptions::default().with_source_last(Arc::new(Team)));
-    assert_eq!(last.configs["github"].command.as_deref(), Some("claude-gh"));
-    assert_eq!(last.sources["github"].shadowed[0].provider, "team");
+    assert_eq!(command(&last, "github"), "claude-gh");
+    assert_eq!(last.servers["github"].source.shadowed[0].provider, "team");
 
     let without_claude = world.load(
         &DiscoveryOptions::default()
             .with_source_last(Arc::new(Team))
             .disable_provider("claude-code"),
     );
-    assert_eq!(
-        without_claude.configs["github"].command.as_deref(),
-        Some("team-gh")
-    );
+    assert_eq!(command(&without_claude, "github"), "team-gh");
 }

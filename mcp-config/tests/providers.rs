@@ -325,7 +325,6 @@ fn claude_code_reads_local_project_and_user_scopes() {
     assert_eq!(
         server(&files[0], "airtable"),
         json!({
-            "type": "stdio",
             "command": "npx",
             "args": ["-y", "airtable-mcp-server"],
             "env": {"AIRTABLE_API_KEY": "${AIRTABLE_API_KEY}"}
@@ -345,12 +344,12 @@ fn claude_code_reads_local_project_and_user_scopes() {
     );
     assert_eq!(
         server(&files[1], "rejected"),
-        json!({"type": "stdio", "command": "rejected-server", "enabled": false})
+        json!({"command": "rejected-server", "enabled": false})
     );
     assert_eq!(names(&files[2]), ["playwright", "sentry"]);
     assert_eq!(
         server(&files[2], "playwright"),
-        json!({"type": "stdio", "command": "npx", "args": ["@playwright/mcp@latest"]})
+        json!({"command": "npx", "args": ["@playwright/mcp@latest"]})
     );
     assert_eq!(
         server(&files[2], "sentry"),
@@ -673,7 +672,6 @@ fn opencode_local_and_remote_servers() {
     assert_eq!(
         server(&files[0], "my-local-mcp-server"),
         json!({
-            "type": "stdio",
             "command": "npx",
             "args": ["-y", "my-mcp-command", "--token=${MY_TOKEN}"],
             "env": {"MY_ENV_VAR": "my_env_var_value", "API_KEY": "${MY_API_KEY}"},
@@ -744,7 +742,6 @@ fn opencode_servers_layout_and_file_order() {
     assert_eq!(
         server(&files[0], "everything"),
         json!({
-            "type": "stdio",
             "command": "npx",
             "args": ["-y", "@modelcontextprotocol/server-everything"],
             "cwd": "/work",
@@ -754,7 +751,7 @@ fn opencode_servers_layout_and_file_order() {
     // An older-layout server that happens to be called "servers".
     assert_eq!(
         server(&files[1], "servers"),
-        json!({"type": "stdio", "command": "named-servers"})
+        json!({"command": "named-servers"})
     );
     assert!(servers(&files[2]).is_empty() && servers(&files[3]).is_empty());
 }
@@ -796,7 +793,6 @@ fn cursor_project_and_global_files_with_interpolation() {
     assert_eq!(
         server(&files[0], "local-tools"),
         json!({
-            "type": "stdio",
             "command": format!("{root}/bin/tools"),
             "args": ["--home", format!("{home}/data"), "--name", "project"],
             "env": {"API_KEY": "${TOOLS_API_KEY}"},
@@ -952,7 +948,6 @@ fn vscode_commented_workspace_file_with_inputs() {
     assert_eq!(
         server(&files[0], "memory"),
         json!({
-            "type": "stdio",
             "command": "node",
             "args": [format!("{root}/server/index.js"), format!("--store={home}/.memory")],
             "env": {"LOG_LEVEL": "debug", "TOKEN": "${MEMORY_TOKEN}"},
@@ -987,7 +982,7 @@ fn vscode_commented_workspace_file_with_inputs() {
     assert!(problems[1].1.contains("only VS Code can resolve"));
     assert_eq!(
         server(&files[1], "older-shape"),
-        json!({"type": "stdio", "command": "older"})
+        json!({"command": "older"})
     );
     assert_eq!(
         server(&files[2], "fetch"),
@@ -1312,10 +1307,10 @@ fn discovery_over_the_default_sources_keeps_priority_and_names_broken_files() {
     let broken = sandbox.write("home/.cursor/mcp.json", "{ broken");
     let found = load_all_configs(&sandbox.ctx(), &DiscoveryOptions::default());
     assert_eq!(
-        found.configs["github"].url.as_deref(),
-        Some("https://claude.example.com/mcp")
+        found.servers["github"].config,
+        mcp_config::ServerConfig::http("https://claude.example.com/mcp")
     );
-    let source = &found.sources["github"];
+    let source = &found.servers["github"].source;
     assert_eq!(source.meta.provider, "claude-code");
     let shadowed: Vec<(&str, &Path)> = source
         .shadowed
@@ -1326,7 +1321,8 @@ fn discovery_over_the_default_sources_keeps_priority_and_names_broken_files() {
         shadowed,
         [("codex", codex.as_path()), ("vscode", vscode.as_path())]
     );
-    assert_eq!(found.sources["docs"].meta.provider_name, "Codex");
-    assert_eq!(found.errors.len(), 1, "{:?}", found.errors);
-    assert_eq!(found.errors[0].path, broken.display().to_string());
+    assert_eq!(found.servers["docs"].source.meta.provider_name, "Codex");
+    assert_eq!(found.file_errors.len(), 1, "{:?}", found.file_errors);
+    assert_eq!(found.file_errors[0].path, broken);
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
 }

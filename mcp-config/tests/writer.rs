@@ -11,7 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use mcp_config::writer::{
     ChangeAction, add_server, native_config_path, remove_server, set_server_enabled,
 };
-use mcp_config::{ConfigError, DiscoveryContext, Level, ServerConfig, SourceMeta, TransportKind};
+use mcp_config::{
+    ConfigError, DiscoveryContext, Level, RemoteConfig, ServerConfig, SourceMeta, StdioConfig,
+    TransportConfig,
+};
 use serde_json::{Value, json};
 
 /// A temporary folder holding a project (`project/`) and a home (`home/`), removed on drop.
@@ -96,8 +99,9 @@ fn claude_code_source(sandbox: &Sandbox) -> SourceMeta {
 #[test]
 fn add_creates_the_file_0600_in_a_new_0700_directory() {
     let sandbox = Sandbox::new();
-    let mut config = ServerConfig::stdio("npx", ["-y", "@scope/files"]);
-    config.env.insert("ROOT".into(), "${HOME}/work".into());
+    let mut stdio = StdioConfig::new("npx", ["-y", "@scope/files"]);
+    stdio.env.insert("ROOT".into(), "${HOME}/work".into());
+    let config = ServerConfig::new(TransportConfig::Stdio(stdio));
 
     let path = add_server(&sandbox.ctx, Level::User, "files", &config).unwrap();
 
@@ -122,10 +126,11 @@ fn add_creates_the_file_0600_in_a_new_0700_directory() {
 #[test]
 fn add_to_the_project_file_writes_remote_servers() {
     let sandbox = Sandbox::new();
-    let mut config = ServerConfig::remote(TransportKind::Http, "https://example.com/mcp");
-    config
+    let mut remote = RemoteConfig::new("https://example.com/mcp");
+    remote
         .headers
         .insert("Authorization".into(), "Bearer ${TOKEN}".into());
+    let config = ServerConfig::new(TransportConfig::Http(remote));
 
     let path = add_server(&sandbox.ctx, Level::Project, "remote", &config).unwrap();
 

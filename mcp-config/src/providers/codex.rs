@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::{dedup_paths, round_to_u64, var_ref};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{Level, ServerConfig};
+use crate::server_config::{Level, RawServerConfig, ServerConfig};
 use crate::source::{ConfigSource, FileServers, SourceFile, read_config_file};
 
 /// Codex (CLI, IDE extension and app share one configuration): the project's
@@ -110,7 +110,7 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
     let toml::Value::Table(table) = entry else {
         return Err("the entry must be a table ([mcp_servers.<name>])".to_owned());
     };
-    let mut config = ServerConfig::default();
+    let mut config = RawServerConfig::default();
     let mut startup_sec = None;
     let mut startup_ms = None;
     let mut bearer_var = None;
@@ -159,7 +159,7 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
     if config.url.is_some() && config.command.is_none() {
         config.transport = Some("http".to_owned());
     }
-    Ok(config)
+    config.into_config()
 }
 
 fn string(key: &str, value: &toml::Value) -> Result<String, String> {

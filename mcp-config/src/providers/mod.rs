@@ -138,26 +138,7 @@ fn rewrite_fields(
     config: &mut ServerConfig,
     rewrite: &mut dyn FnMut(&str) -> Result<String, String>,
 ) -> Result<(), String> {
-    let mut slots: Vec<(String, &mut String)> = Vec::new();
-    if let Some(command) = config.command.as_mut() {
-        slots.push(("command".to_owned(), command));
-    }
-    for (index, arg) in config.args.iter_mut().enumerate() {
-        slots.push((format!("args[{index}]"), arg));
-    }
-    for (key, value) in &mut config.env {
-        slots.push((format!("env.{key}"), value));
-    }
-    if let Some(cwd) = config.cwd.as_mut() {
-        slots.push(("cwd".to_owned(), cwd));
-    }
-    if let Some(url) = config.url.as_mut() {
-        slots.push(("url".to_owned(), url));
-    }
-    for (key, value) in &mut config.headers {
-        slots.push((format!("headers.{key}"), value));
-    }
-    for (field, value) in slots {
+    for (field, value) in config.transport.expandable_values_mut() {
         *value = rewrite(value).map_err(|why| format!("{field} {why}"))?;
     }
     Ok(())

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{AuthConfig, Level, ServerConfig};
+use crate::server_config::{AuthConfig, Level, RawServerConfig, ServerConfig};
 use crate::source::{ConfigSource, FileServers, SourceFile, parse_jsonc, servers_under_key};
 
 /// OpenCode, highest first: the project's `.opencode/opencode.jsonc` and `.opencode/opencode.json`,
@@ -100,7 +100,7 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
     let Some(object) = entry.as_object() else {
         return Err("the entry must be an object".to_owned());
     };
-    let mut config = ServerConfig::default();
+    let mut config = RawServerConfig::default();
     match object.get("type").and_then(Value::as_str) {
         Some("local") => {
             let command = string_list(object.get("command"), "command")?;
@@ -155,6 +155,7 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
             }
         }
     }
+    let mut config = config.into_config()?;
     apply_disabled_flag(&mut config);
     rewrite_fields(&mut config, &mut opencode_vars)?;
     Ok(config)

@@ -1,0 +1,253 @@
+//! The `!command` runner: `sh -c <command>` in a process group of its own, bounded in time and
+//! in output, with a failure that says why and never shows the output.
+//!
+//! The group comes from [`process_wrap`] (`ProcessGroup::leader()`, `KillOnDrop`): when the
+//! command times out, or the resolution waiting for it is cancelled, the whole group is killed,
+//! so `sleep`s and pipelines the command started do not linger. A command that finishes on its
+//! own is left alone, and so is anything it deliberately left running.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+/// A `!command` printing more than this on stdout fails (a secret is never that long).
+const STDOUT_LIMIT: usize = 1024 * 1024;
+
+/// How much of the end of a failed command's stderr is kept.
+const STDERR_KEEP: usize = 8 * 1024;
+
+/// How many stderr lines an error message shows, and how long each may be.
+const STDERR_LINES: usize = 5;
+const STDERR_LINE_CHARS: usize = 200;
+
+/// Why a `!command` gave no value. The message never contains the command's output.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommandFailure {
+    /// Nothing follows the `!`.
+    #[error("is empty (nothing follows the \"!\")")]
+    EmptyCommand,
+    /// `sh` could not be started.
+    #[error("could not start: {0}")]
+    Spawn(String),
+    /// The command exited with a non-zero status or was killed by a signal.
+    #[error("failed ({status}){}", stderr_suffix(.stderr))]
+    Exit {
+        /// The status as the OS reports it, e.g. `exit status: 1` or `signal: 9 (SIGKILL)`.
+        status: String,
+        /// The last lines of its stderr (at most a few, each shortened), possibly empty.
+        stderr: String,
+    },
+    /// The command succeeded but printed nothing but whitespace.
+    #[error("printed nothing (exit status 0 but empty output){}", stderr_suffix(.stderr))]
+    EmptyOutput {
+        /// The last lines of its stderr, possibly empty.
+        stderr: String,
+    },
+    /// The command ran longer than the timeout; its process group was killed.
+    #[error("timed out after {}", format_duration(*.0))]
+    TimedOut(Duration),
+    /// The output could not be used (not UTF-8, too large) or not be read.
+    #[error("{0}")]
+    BadOutput(String),
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr: {stderr}")
+    }
+}
+
+pub(crate) fn format_duration(duration: Duration) -> String {
+    if duration.subsec_nanos() == 0 {
+        format!("{}s", duration.as_secs())
+    } else {
+        format!("{}ms", duration.as_millis())
+    }
+}
+
+/// The running command, whose whole group is killed if this is dropped before the command
+/// finished: on timeout, and when the resolution is cancelled mid-run.
+struct Running {
+    child: Box<dyn ChildWrapper>,
+    finished: bool,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.finished {
+            // SIGKILL to the group: the command and anything it started.
+            let _ = self.child.start_kill();
+        }
+    }
+}
+
+/// Runs `sh -c command` once, in its own process group, and checks its outcome: exit status 0
+/// and something other than whitespace on stdout, within `timeout`.
+pub(crate) async fn run_command(
+    command: &str,
+    timeout: Duration,
+) -> Result<String, CommandFailure> {
+    if command.trim().is_empty() {
+        return Err(CommandFailure::EmptyCommand);
+    }
+    let mut shell = tokio::process::Command::new("sh");
+    shell
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut shell = CommandWrap::from(shell);
+    shell.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+    let child = shell
+        .spawn()
+        .map_err(|error| CommandFailure::Spawn(error.to_string()))?;
+    let mut running = Running {
+        child,
+        finished: false,
+    };
+    let stdout = running.child.stdout().take();
+    let stderr = running.child.stderr().take();
+
+    let finished = {
+        // The leader alone is waited for: the group could hold a background process forever.
+        let leader = running.child.inner_mut();
+        let run =
+            async { tokio::join!(read_stdout(stdout), read_stderr_tail(stderr), leader.wait()) };
+        tokio::time::timeout(timeout, run).await
+    };
+    let Ok((stdout, stderr, status)) = finished else {
+        let _ = running.child.start_kill();
+        // Reaps `sh`, killed with its group.
+        let _ = running.child.inner_mut().wait().await;
+        running.finished = true;
+        return Err(CommandFailure::TimedOut(timeout));
+    };
+    running.finished = true;
+
+    let status = status
+        .map_err(|error| CommandFailure::BadOutput(format!("could not wait for it: {error}")))?;
+    let stderr = stderr_tail(&stderr);
+    if !status.success() {
+        return Err(CommandFailure::Exit {
+            status: status.to_string(),
+            stderr,
+        });
+    }
+    let stdout = stdout
+        .map_err(|error| CommandFailure::BadOutput(format!("could not read its output: {error}")))?
+        .ok_or_else(|| {
+            CommandFailure::BadOutput(format!("printed more than {} KiB", STDOUT_LIMIT / 1024))
+        })?;
+    let stdout = String::from_utf8(stdout)
+        .map_err(|_| CommandFailure::BadOutput("printed output that is not UTF-8".to_owned()))?;
+    let value = stdout.trim();
+    if value.is_empty() {
+        return Err(CommandFailure::EmptyOutput { stderr });
+    }
+    Ok(value.to_owned())
+}
+
+/// All of stdout, or `None` when it is longer than [`STDOUT_LIMIT`] (read to the end anyway, so
+/// the command is not blocked writing).
+async fn read_stdout(reader: Option<impl AsyncRead + Unpin>) -> std::io::Result<Option<Vec<u8>>> {
+    let mut out = Vec::new();
+    let Some(mut reader) = reader else {
+        return Ok(Some(out));
+    };
+    let mut too_long = false;
+    let mut buffer = [0_u8; 8192];
+    loop {
+        let read = reader.read(&mut buffer).await?;
+        if read == 0 {
+            break;
+        }
+        if too_long || out.len() + read > STDOUT_LIMIT {
+            too_long = true;
+            out.clear();
+        } else {
+            out.extend_from_slice(&buffer[..read]);
+        }
+    }
+    Ok((!too_long).then_some(out))
+}
+
+/// The last [`STDERR_KEEP`] bytes of stderr (read errors end the reading quietly: stderr is only
+/// a hint).
+async fn read_stderr_tail(reader: Option<impl AsyncRead + Unpin>) -> Vec<u8> {
+    let mut tail = Vec::new();
+    let Some(mut reader) = reader else {
+        return tail;
+    };
+    let mut buffer = [0_u8; 8192];
+    while let Ok(read @ 1..) = reader.read(&mut buffer).await {
+        tail.extend_from_slice(&buffer[..read]);
+        if tail.len() > 2 * STDERR_KEEP {
+            tail.drain(..tail.len() - STDERR_KEEP);
+        }
+    }
+    tail
+}
+
+/// The last few non-blank lines of stderr, each shortened, joined with ` | `.
+fn stderr_tail(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(STDERR_LINES)..]
+        .iter()
+        .map(|line| {
+            if line.chars().count() > STDERR_LINE_CHARS {
+                let short: String = line.chars().take(STDERR_LINE_CHARS).collect();
+                format!("{short}…")
+            } else {
+                (*line).to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_keeps_the_last_lines_shortened() {
+        let text = format!("1\n2\n\n3\n4\n5\n6\n{}\n", "x".repeat(300));
+        let tail = stderr_tail(text.as_bytes());
+        assert!(tail.starts_with("3 | 4 | 5 | 6 | xxx"), "{tail}");
+        assert!(tail.ends_with("x…"), "{tail}");
+        assert_eq!(stderr_tail(b"  \n"), "");
+    }
+
+    #[test]
+    fn durations_are_shown_in_seconds_or_milliseconds() {
+        assert_eq!(format_duration(Duration::from_secs(10)), "10s");
+        assert_eq!(format_duration(Duration::from_millis(300)), "300ms");
+    }
+
+    #[test]
+    fn failure_messages() {
+        let exit = CommandFailure::Exit {
+            status: "exit status: 2".into(),
+            stderr: "no such item".into(),
+        };
+        assert_eq!(
+            exit.to_string(),
+            "failed (exit status: 2); stderr: no such item"
+        );
+        assert_eq!(
+            CommandFailure::TimedOut(Duration::from_secs(10)).to_string(),
+            "timed out after 10s"
+        );
+    }
+}
