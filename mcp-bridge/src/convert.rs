@@ -41,7 +41,8 @@ pub fn convert_result(result: &CallToolResult, server: &str, tool: &str) -> Tool
 }
 
 /// The output for a call that could not be made or answered.
-pub fn error_output(message: &str, server: &str, tool: &str) -> ToolOutput {
+pub fn error_output(message: &dyn std::fmt::Display, server: &str, tool: &str) -> ToolOutput {
+    let message = message.to_string();
     ToolOutput {
         content: vec![OutputBlock::Text {
             text: format!("MCP error: {message}"),
@@ -61,7 +62,7 @@ pub fn convert_call(
     match outcome {
         Ok(result) => Ok(convert_result(&result, server, tool)),
         Err(error) if error.is_cancelled() => Err(ToolCancelled::new()),
-        Err(error) => Ok(error_output(&error.to_string(), server, tool)),
+        Err(error) => Ok(error_output(&error, server, tool)),
     }
 }
 

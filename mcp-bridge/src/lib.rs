@@ -22,5 +22,7 @@ mod mcp_tool;
 pub mod naming;
 mod tool;
 
-pub use mcp_tool::{ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition};
+pub use mcp_tool::{
+    ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
+};
 pub use tool::{AgentTool, OutputBlock, ToolCancelled, ToolOutput};

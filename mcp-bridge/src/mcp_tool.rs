@@ -11,13 +11,17 @@ use tokio_util::sync::CancellationToken;
 use crate::convert::{convert_call, error_output};
 use crate::tool::{AgentTool, ToolCancelled, ToolOutput};
 
+/// Why a [`ConnectionProvider`] has no connection to give: the provider's own error (the
+/// manager's keeps the transport error, exit status and stderr tail), shared.
+pub type ConnectionError = Arc<dyn std::error::Error + Send + Sync>;
+
 /// Gives a server's live connection, waiting for one that is still being made. The manager
 /// implements it; the bridge does not know the manager.
 #[async_trait]
 pub trait ConnectionProvider: Send + Sync {
-    /// The server's connection once it is ready, or why there is none (the message is shown to
+    /// The server's connection once it is ready, or why there is none (its message is shown to
     /// the model after `MCP error: `).
-    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, String>;
+    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, ConnectionError>;
 }
 
 /// What the model sees of an MCP tool, and the original names behind it.
@@ -202,7 +206,7 @@ impl AgentTool for DeferredMcpTool {
         };
         match connection {
             Ok(client) => call(&client, &self.definition, args, cancel).await,
-            Err(message) => Ok(error_output(&message, server, &self.definition.tool.name)),
+            Err(error) => Ok(error_output(&error, server, &self.definition.tool.name)),
         }
     }
 }

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_cache::{CacheOptions, MemoryToolCache, SledToolCache, ToolCache};
-use mcp_config::{ServerConfig, SourceMeta};
+use mcp_config::{DiscoveredServer, Level, ServerConfig, SourceMeta};
 use mcp_manager::{ConnectionStatus, ManagerEvent, ManagerOptions, McpManager};
 use serde_json::{Value, json};
 use testkit::FixtureServer;
@@ -254,7 +254,7 @@ fn server_configs(
     marker: &str,
     count: usize,
     slow_ms: Option<u64>,
-) -> BTreeMap<String, ServerConfig> {
+) -> BTreeMap<String, DiscoveredServer> {
     (0..count)
         .map(|index| {
             let mut fixture = FixtureServer::new().name(marker).tools(TOOLS_PER_SERVER);
@@ -263,7 +263,11 @@ fn server_configs(
             }
             let (program, args) = fixture.command();
             let config = ServerConfig::stdio(program.to_string_lossy(), args);
-            (format!("srv-{index:02}"), config)
+            let source = SourceMeta::new("bench", "Bench", "bench.json", Level::User);
+            (
+                format!("srv-{index:02}"),
+                DiscoveredServer::new(config, source),
+            )
         })
         .collect()
 }
@@ -272,7 +276,7 @@ fn server_configs(
 /// the cache, then disconnects. Returns how long the connect took.
 async fn fill_cache(
     cache: Arc<dyn ToolCache>,
-    configs: &BTreeMap<String, ServerConfig>,
+    configs: &BTreeMap<String, DiscoveredServer>,
     marker: &str,
 ) -> Result<Duration> {
     let manager = McpManager::new(ManagerOptions::default(), cache, None);
@@ -293,7 +297,7 @@ enum Expect {
 /// `disconnect_all` (also when the run failed) and a count of the fixture processes left.
 async fn measure(
     manager: &McpManager,
-    configs: &BTreeMap<String, ServerConfig>,
+    configs: &BTreeMap<String, DiscoveredServer>,
     marker: &str,
     expect: Expect,
 ) -> Result<Run> {
@@ -314,15 +318,14 @@ async fn measure(
 /// `(ready, all connected, tools, deferred tools)`.
 async fn connect_and_wait(
     manager: &McpManager,
-    configs: &BTreeMap<String, ServerConfig>,
+    configs: &BTreeMap<String, DiscoveredServer>,
     expect: Expect,
 ) -> Result<(Duration, Duration, usize, usize)> {
-    let sources: BTreeMap<String, SourceMeta> = BTreeMap::new();
     let events = manager.subscribe();
     let watcher = tokio::spawn(connected_times(events, configs.len()));
 
     let started = Instant::now();
-    let outcome = tokio::time::timeout(STEP_TIMEOUT, manager.connect_servers(configs, &sources))
+    let outcome = tokio::time::timeout(STEP_TIMEOUT, manager.connect_servers(configs))
         .await
         .map_err(|_| "connect_servers did not return within 60 s")?;
     let ready = started.elapsed();
@@ -337,13 +340,7 @@ async fn connect_and_wait(
         .unwrap_or_default();
 
     if let Some(error) = outcome.errors.first() {
-        return Err(format!(
-            "{} server(s) failed, first {}: {}",
-            outcome.errors.len(),
-            error.server,
-            error.error
-        )
-        .into());
+        return Err(format!("{} server(s) failed, first: {error}", outcome.errors.len(),).into());
     }
     let tools = outcome.tools.len();
     let deferred = outcome.tools.iter().filter(|tool| tool.deferred).count();

@@ -12,10 +12,11 @@
 //! let cwd = std::env::current_dir().unwrap_or_default();
 //! let loaded = discover_and_load_mcp_tools(&cwd, &LoadOptions::new("my-agent")).await;
 //! for tool in &loaded.tools {
-//!     println!("{} ({}){}", tool.tool.name(), tool.path, if tool.deferred { " deferred" } else { "" });
+//!     let state = if tool.deferred { "deferred" } else { "live" };
+//!     println!("{} from {} ({state})", tool.tool.name(), tool.server);
 //! }
-//! for error in &loaded.errors {
-//!     eprintln!("{}: {}", error.path, error.error);
+//! for problem in &loaded.problems {
+//!     eprintln!("{problem}"); // names its file or server
 //! }
 //! loaded.manager.disconnect_all().await;
 //! # }
@@ -28,14 +29,19 @@
 //! [`ManagerEvent::LateError`] (and is logged), and its deferred tools then answer
 //! `MCP error: …`.
 
+mod connect;
+mod error;
+mod gate;
 mod loader;
 mod manager;
+mod status;
 
+pub use error::{DISCOVERY_PROBLEM_PATH, ManagerError, Problem, ServerError};
 pub use loader::{
-    LoadError, LoadOptions, LoadResult, LoadedTool, discover_and_load_mcp_tools,
-    discover_mcp_servers,
+    LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers, discovery_problems,
+    load_mcp_tools_into,
 };
 pub use manager::{
-    ConnectOutcome, ConnectionStatus, ManagedTool, ManagerEvent, ManagerOptions, McpManager,
-    ServerError,
+    ConnectOutcome, DEFAULT_STARTUP_TIMEOUT, ManagedTool, ManagerOptions, McpManager,
 };
+pub use status::{ConnectionStatus, ManagerEvent};

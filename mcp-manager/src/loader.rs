@@ -1,17 +1,16 @@
-//! The loader facade a session calls at startup: discovery, then the manager, then tools
-//! decorated with where they come from.
+//! The loader facade a session calls: discovery, then the manager, then the tools and every
+//! problem met on the way, each about a file, a server or discovery as a whole.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use mcp_bridge::AgentTool;
 use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
 use mcp_config::{
-    AuthStorage, DiscoveryContext, DiscoveryOptions, DiscoveryResult, load_all_configs,
+    AuthStorage, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason, load_all_configs,
 };
 
-use crate::manager::{ManagerOptions, McpManager};
+use crate::error::{ManagerError, Problem, ServerError};
+use crate::manager::{ManagedTool, ManagerOptions, McpManager};
 
 /// What the loader does.
 #[derive(Clone)]
@@ -19,13 +18,10 @@ use crate::manager::{ManagerOptions, McpManager};
 pub struct LoadOptions {
     /// The embedding agent's name: its native config files and its cache directory.
     pub app_name: String,
-    /// Whether project-level config files count. Default: on.
-    pub enable_project_config: bool,
-    /// Remove Exa servers and return their keys. Default: on.
-    pub filter_exa: bool,
     /// The discovery roots; `None` builds them from this process (HOME, XDG, environment).
     pub context: Option<DiscoveryContext>,
-    /// Discovery settings (providers); project config and Exa filter are taken from above.
+    /// What discovery reads and filters (providers, project config, the Exa filter, which is
+    /// on by default here).
     pub discovery: DiscoveryOptions,
     /// How the manager connects.
     pub manager: ManagerOptions,
@@ -36,14 +32,13 @@ pub struct LoadOptions {
 }
 
 impl LoadOptions {
-    /// Defaults for an agent named `app_name`.
+    /// Defaults for an agent named `app_name`: every built-in provider, project config on, the
+    /// Exa filter on.
     pub fn new(app_name: impl Into<String>) -> Self {
         Self {
             app_name: app_name.into(),
-            enable_project_config: true,
-            filter_exa: true,
             context: None,
-            discovery: DiscoveryOptions::default(),
+            discovery: DiscoveryOptions::default().filter_exa(true),
             manager: ManagerOptions::default(),
             cache: None,
             auth: None,
@@ -74,8 +69,22 @@ impl LoadOptions {
     /// Turns project-level config on or off.
     #[must_use]
     pub fn project_config(mut self, enabled: bool) -> Self {
-        self.enable_project_config = enabled;
+        self.discovery = self.discovery.project_config(enabled);
         self
+    }
+
+    /// Whether project-level config files count.
+    pub fn enable_project_config(&self) -> bool {
+        self.discovery.enable_project_config
+    }
+
+    /// The discovery roots: the configured ones, or this process's (for `cwd`).
+    pub fn discovery_context(&self, cwd: &Path) -> Result<DiscoveryContext, ServerError> {
+        match &self.context {
+            Some(context) => Ok(context.clone()),
+            None => DiscoveryContext::from_process(self.app_name.clone(), cwd)
+                .map_err(|error| ServerError::new(ManagerError::Discovery(Arc::new(error)))),
+        }
     }
 }
 
@@ -83,54 +92,10 @@ impl std::fmt::Debug for LoadOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LoadOptions")
             .field("app_name", &self.app_name)
-            .field("enable_project_config", &self.enable_project_config)
-            .field("filter_exa", &self.filter_exa)
             .field("context", &self.context)
+            .field("discovery", &self.discovery)
+            .field("manager", &self.manager)
             .finish_non_exhaustive()
-    }
-}
-
-/// A tool with where it comes from.
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct LoadedTool {
-    /// The tool.
-    pub tool: Arc<dyn AgentTool>,
-    /// The server's name.
-    pub server: String,
-    /// `mcp:<server> via <provider name>`.
-    pub path: String,
-    /// True while the tool comes from the cache.
-    pub deferred: bool,
-}
-
-impl std::fmt::Debug for LoadedTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadedTool")
-            .field("name", &self.tool.name())
-            .field("path", &self.path)
-            .field("deferred", &self.deferred)
-            .finish()
-    }
-}
-
-/// A problem for the user: a config file or a server.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[non_exhaustive]
-pub struct LoadError {
-    /// A config file's path, or `mcp:<server>`.
-    pub path: String,
-    /// What went wrong.
-    pub error: String,
-}
-
-impl LoadError {
-    /// A problem at `path` (a file, or `mcp:<server>`).
-    pub fn new(path: impl Into<String>, error: impl Into<String>) -> Self {
-        Self {
-            path: path.into(),
-            error: error.into(),
-        }
     }
 }
 
@@ -138,40 +103,31 @@ impl LoadError {
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct LoadResult {
-    /// The tools, live or deferred.
-    pub tools: Vec<LoadedTool>,
-    /// Problems, each with its file or server.
-    pub errors: Vec<LoadError>,
+    /// The tools, live or deferred, each with its server.
+    pub tools: Vec<ManagedTool>,
+    /// Problems: broken files, invalid or failed servers, or a failed discovery.
+    pub problems: Vec<Problem>,
     /// The manager holding the connections (keep it for reloads and shutdown).
     pub manager: Arc<McpManager>,
-    /// API keys of Exa servers removed by the filter.
-    pub exa_api_keys: Vec<String>,
-    /// Discovery's full result (sources, shadowed definitions, disabled servers).
-    pub discovery: DiscoveryResult,
+    /// Discovery's full result: the servers with their sources and shadowed definitions, the
+    /// skipped definitions and why, the Exa keys. Shared, so a session keeps it as it is.
+    pub discovery: Arc<DiscoveryResult>,
 }
 
-fn discover(cwd: &Path, options: &LoadOptions) -> Result<DiscoveryResult, String> {
-    let context = match &options.context {
-        Some(context) => context.clone(),
-        None => DiscoveryContext::from_process(options.app_name.clone(), cwd)
-            .map_err(|error| error.to_string())?,
-    };
-    let discovery = options
-        .discovery
-        .clone()
-        .project_config(options.enable_project_config)
-        .filter_exa(options.filter_exa);
-    // A provider is code of any origin: a panic in one must not take the session down.
+/// Runs discovery; a provider is code of any origin, so a panic in one is a problem, not a
+/// crash.
+fn discover(cwd: &Path, options: &LoadOptions) -> Result<DiscoveryResult, ServerError> {
+    let context = options.discovery_context(cwd)?;
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        load_all_configs(&context, &discovery)
+        load_all_configs(&context, &options.discovery)
     }))
     .map_err(|panic| {
-        let what = panic
+        let panic = panic
             .downcast_ref::<String>()
             .cloned()
             .or_else(|| panic.downcast_ref::<&str>().map(|text| (*text).to_owned()))
-            .unwrap_or_else(|| "a config provider panicked".to_owned());
-        format!("MCP discovery failed: {what}")
+            .unwrap_or_else(|| "no message".to_owned());
+        ServerError::new(ManagerError::ProviderPanicked { panic })
     })
 }
 
@@ -189,88 +145,78 @@ fn new_manager(options: &LoadOptions) -> Arc<McpManager> {
     ))
 }
 
-fn discovery_errors(discovery: &DiscoveryResult) -> Vec<LoadError> {
-    discovery
-        .errors
+/// The problems discovery met: broken files, and servers whose definitions cannot be used.
+pub fn discovery_problems(discovery: &DiscoveryResult) -> Vec<Problem> {
+    let files = discovery.file_errors.iter().cloned().map(Problem::File);
+    let invalid = discovery
+        .skipped
         .iter()
-        .map(|error| LoadError {
-            path: match &error.server {
-                Some(server) => format!("mcp:{server}"),
-                None => error.path.clone(),
-            },
-            error: error.error.clone(),
-        })
-        .collect()
+        .filter_map(|skipped| match &skipped.reason {
+            SkipReason::Invalid(invalid) if !discovery.servers.contains_key(&skipped.name) => {
+                Some(Problem::Server {
+                    name: skipped.name.clone(),
+                    source: Some(skipped.source.clone()),
+                    error: ServerError::new(invalid.clone()),
+                })
+            }
+            _ => None,
+        });
+    files.chain(invalid).collect()
 }
 
-fn fatal(error: String, options: &LoadOptions) -> LoadResult {
-    tracing::warn!(%error, "MCP discovery failed; starting without MCP tools");
+/// Discovery and its problems, for `manager`; nothing connected yet.
+fn discovered(manager: Arc<McpManager>, cwd: &Path, options: &LoadOptions) -> LoadResult {
+    let (discovery, problems) = match discover(cwd, options) {
+        Ok(discovery) => {
+            let problems = discovery_problems(&discovery);
+            (discovery, problems)
+        }
+        Err(error) => {
+            tracing::debug!(%error, "MCP discovery failed; no MCP servers");
+            (DiscoveryResult::default(), vec![Problem::Discovery(error)])
+        }
+    };
     LoadResult {
         tools: Vec::new(),
-        errors: vec![LoadError {
-            path: ".mcp.json".to_owned(),
-            error,
-        }],
-        manager: new_manager(options),
-        exa_api_keys: Vec::new(),
-        discovery: DiscoveryResult::default(),
+        problems,
+        manager,
+        discovery: Arc::new(discovery),
     }
 }
 
 /// Discovery only: the servers and problems, no connection made (`tools` is empty).
 pub fn discover_mcp_servers(cwd: &Path, options: &LoadOptions) -> LoadResult {
-    match discover(cwd, options) {
-        Err(error) => fatal(error, options),
-        Ok(discovery) => LoadResult {
-            tools: Vec::new(),
-            errors: discovery_errors(&discovery),
-            manager: new_manager(options),
-            exa_api_keys: discovery.exa_api_keys.clone(),
-            discovery,
-        },
-    }
+    discovered(new_manager(options), cwd, options)
 }
 
 /// Discovers the user's MCP servers, connects them behind the startup gate and returns their
-/// tools, each decorated with `mcp:<server> via <provider name>`. Never fails as a whole: a
-/// fatal discovery failure gives no tools and one error at `.mcp.json`.
+/// tools. Never fails as a whole: a fatal discovery failure gives no tools and one
+/// [`Problem::Discovery`].
 pub async fn discover_and_load_mcp_tools(cwd: &Path, options: &LoadOptions) -> LoadResult {
-    let discovery = match discover(cwd, options) {
-        Ok(discovery) => discovery,
-        Err(error) => return fatal(error, options),
-    };
-    let manager = new_manager(options);
-    let sources: BTreeMap<_, _> = discovery
-        .sources
-        .iter()
-        .map(|(name, source)| (name.clone(), source.meta.clone()))
-        .collect();
-    let outcome = manager.connect_servers(&discovery.configs, &sources).await;
-    let mut errors = discovery_errors(&discovery);
-    errors.extend(outcome.errors.into_iter().map(|error| LoadError {
-        path: format!("mcp:{}", error.server),
-        error: error.error,
-    }));
-    let tools = outcome
-        .tools
-        .into_iter()
-        .map(|managed| {
-            let provider = sources
-                .get(&managed.server)
-                .map_or("unknown source", |meta| meta.provider_name.as_str());
-            LoadedTool {
-                path: format!("mcp:{} via {provider}", managed.server),
-                server: managed.server,
-                deferred: managed.deferred,
-                tool: managed.tool,
-            }
-        })
-        .collect();
-    LoadResult {
-        tools,
-        errors,
-        manager,
-        exa_api_keys: discovery.exa_api_keys.clone(),
-        discovery,
+    load_mcp_tools_into(new_manager(options), cwd, options).await
+}
+
+/// [`discover_and_load_mcp_tools`] into a manager that already exists (a reload): the files are
+/// read again and every server not connected or connecting is connected behind the gate.
+pub async fn load_mcp_tools_into(
+    manager: Arc<McpManager>,
+    cwd: &Path,
+    options: &LoadOptions,
+) -> LoadResult {
+    let mut result = discovered(manager, cwd, options);
+    let outcome = result
+        .manager
+        .connect_servers(&result.discovery.servers)
+        .await;
+    for error in outcome.errors {
+        let name = error.server().unwrap_or_default().to_owned();
+        let source = (result.discovery.servers.get(&name)).map(|server| server.source.meta.clone());
+        result.problems.push(Problem::Server {
+            name,
+            source,
+            error,
+        });
     }
+    result.tools = outcome.tools;
+    result
 }

@@ -1,5 +1,6 @@
-//! [`McpManager`]: the registries of connections, pending connections, pending tool loads, tools
-//! and sources; the connect pipeline and the startup gate; disconnects; events.
+//! [`McpManager`]: the registries of connections, pending connections, pending tool loads, tools,
+//! sources and failures; the tools it offers; status; disconnects; following each connection
+//! (list changes, death). The connect pipeline and the startup gate are in [`crate::gate`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -7,47 +8,45 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcp_bridge::naming::assign_names;
-use mcp_bridge::{AgentTool, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition};
+use mcp_bridge::{
+    AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
+};
 use mcp_cache::{Fingerprint, NoopToolCache, ToolCache};
-use mcp_config::{
-    AuthStorage, ServerConfig, SourceMeta, TransportKind, resolve_auth_config,
-    validate_server_config,
-};
+use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
 use mcp_transport::protocol::methods;
-use mcp_transport::{
-    ClientOptions, Implementation, McpClient, Root, ServerNotification, StdioServerParams, Tool,
-};
+use mcp_transport::{ClientOptions, McpClient, ServerNotification, Tool};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
+
+use crate::error::{ManagerError, ServerError};
+use crate::gate::Outcome;
+use crate::status::{ConnectionStatus, ManagerEvent};
 
 /// How the manager connects.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ManagerOptions {
     /// How long `connect_servers` waits before answering with what is ready (and cached tools
-    /// for the rest). Default 250 ms.
+    /// for the rest). Default 250 ms ([`DEFAULT_STARTUP_TIMEOUT`]).
     pub startup_timeout: Duration,
-    /// Timeout of `tools/list` and of tool calls without their own. Default 60 s.
-    pub request_timeout: Option<Duration>,
-    /// The name and version sent to servers.
-    pub client_info: Implementation,
-    /// Roots answered to servers' `roots/list` (usually the project directory).
-    pub roots: Option<Vec<Root>>,
+    /// How every server is connected: the client name and version sent, the roots answered to
+    /// `roots/list`, the timeout of `tools/list` and of tool calls without their own (60 s by
+    /// default). The connect timeout is each server's own (its `timeout`, 30 s by default).
+    pub client: ClientOptions,
 }
 
 impl Default for ManagerOptions {
     fn default() -> Self {
         Self {
-            startup_timeout: Duration::from_millis(250),
-            request_timeout: Some(Duration::from_secs(60)),
-            client_info: Implementation::new("mcp-runtime", env!("CARGO_PKG_VERSION")),
-            roots: None,
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+            client: ClientOptions::default(),
         }
     }
 }
+
+/// How long the startup gate waits by default.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_millis(250);
 
 impl ManagerOptions {
     /// Sets the startup gate.
@@ -57,80 +56,12 @@ impl ManagerOptions {
         self
     }
 
-    /// Sets the request timeout.
+    /// Sets how servers are connected.
     #[must_use]
-    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.request_timeout = timeout;
+    pub fn client(mut self, options: ClientOptions) -> Self {
+        self.client = options;
         self
     }
-
-    /// Sets the roots.
-    #[must_use]
-    pub fn roots(mut self, roots: Vec<Root>) -> Self {
-        self.roots = Some(roots);
-        self
-    }
-}
-
-/// Where a server stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ConnectionStatus {
-    /// Connected, tools listed.
-    Connected,
-    /// Handshake or tool listing in progress.
-    Connecting,
-    /// Not connected (never was, or disconnected).
-    Disconnected,
-    /// The last attempt failed, or the connection died; the reason says why.
-    Failed(String),
-}
-
-impl ConnectionStatus {
-    /// `connected`, `connecting`, `disconnected` or `failed`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Connected => "connected",
-            Self::Connecting => "connecting",
-            Self::Disconnected => "disconnected",
-            Self::Failed(_) => "failed",
-        }
-    }
-}
-
-/// Something that happened to a server, for sessions that follow without polling.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ManagerEvent {
-    /// A server's status changed.
-    StatusChanged {
-        /// The server.
-        server: String,
-        /// Its new status.
-        status: ConnectionStatus,
-    },
-    /// A server's tools changed (late connection, list change, disconnect, failure).
-    ToolsChanged {
-        /// The server.
-        server: String,
-    },
-    /// A server failed after the startup gate had already answered.
-    LateError {
-        /// The server.
-        server: String,
-        /// Why.
-        error: String,
-    },
-}
-
-/// A server that could not be connected, and why.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[non_exhaustive]
-pub struct ServerError {
-    /// The server.
-    pub server: String,
-    /// The message, naming the server.
-    pub error: String,
 }
 
 /// A tool the manager offers, with where it comes from.
@@ -170,74 +101,45 @@ pub struct ConnectOutcome {
 
 /// Connects MCP servers and keeps their tools. Share it as `Arc<McpManager>`.
 pub struct McpManager {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
-    options: ManagerOptions,
-    cache: Arc<dyn ToolCache>,
-    auth: Option<Arc<dyn AuthStorage>>,
+pub(crate) struct Inner {
+    pub(crate) options: ManagerOptions,
+    pub(crate) cache: Arc<dyn ToolCache>,
+    pub(crate) auth: Option<Arc<dyn AuthStorage>>,
     state: Mutex<State>,
     events: broadcast::Sender<ManagerEvent>,
 }
 
-type Outcome = Option<Result<Arc<McpClient>, String>>;
-
+/// The registries, each keyed by server name.
 #[derive(Default)]
-struct State {
-    next_id: u64,
-    connections: HashMap<String, Connection>,
-    pending: HashMap<String, Pending>,
-    tool_loads: HashSet<String>,
-    tools: BTreeMap<String, Vec<Tool>>,
-    sources: HashMap<String, SourceMeta>,
-    failures: HashMap<String, String>,
+pub(crate) struct State {
+    pub(crate) next_id: u64,
+    /// Live connections.
+    pub(crate) connections: HashMap<String, Connection>,
+    /// Connections being made (handshake or tool listing in flight).
+    pub(crate) pending: HashMap<String, Pending>,
+    /// Connected servers whose tools are being listed.
+    pub(crate) tool_loads: HashSet<String>,
+    /// Each server's tools, live or from the cache.
+    pub(crate) tools: BTreeMap<String, Vec<Tool>>,
+    /// Where each server is defined, known before a connection exists.
+    pub(crate) sources: HashMap<String, SourceMeta>,
+    /// Why a server is not connected, after a failure.
+    pub(crate) failures: HashMap<String, ServerError>,
 }
 
-struct Connection {
-    client: Arc<McpClient>,
-    watcher: JoinHandle<()>,
+pub(crate) struct Connection {
+    pub(crate) client: Arc<McpClient>,
+    pub(crate) watcher: JoinHandle<()>,
 }
 
-struct Pending {
-    id: u64,
-    cancel: CancellationToken,
-    outcome: watch::Receiver<Outcome>,
-    task: Option<JoinHandle<()>>,
-}
-
-/// A server connected and its tools listed; `notifications` was subscribed before listing.
-struct Loaded {
-    client: Arc<McpClient>,
-    tools: Vec<Tool>,
-    notifications: broadcast::Receiver<ServerNotification>,
-}
-
-/// What `finish` recorded.
-enum Published {
-    Connected,
-    Failed {
-        error: String,
-        had_tools: bool,
-    },
-    /// Disconnected meanwhile: the connection, if one was made, is to be closed.
-    Unwanted(Option<Arc<McpClient>>),
-}
-
-/// A pipeline `connect_servers` started, and the cache lookup for its gate.
-struct Started {
-    name: String,
-    id: u64,
-    outcome: watch::Receiver<Outcome>,
-    lookup: JoinHandle<Option<Vec<Tool>>>,
-}
-
-/// What a batch's pipelines need to know about its gate.
-#[derive(Default)]
-struct Gate {
-    passed: bool,
-    /// Servers the gate waits for past its deadline (pending, no cache): not "late".
-    awaited: HashSet<String>,
+pub(crate) struct Pending {
+    pub(crate) id: u64,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) outcome: watch::Receiver<Outcome>,
+    pub(crate) task: Option<JoinHandle<()>>,
 }
 
 impl McpManager {
@@ -266,110 +168,6 @@ impl McpManager {
     /// Events from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<ManagerEvent> {
         self.inner.events.subscribe()
-    }
-
-    /// Connects every server in parallel and answers at the startup gate: live tools of the
-    /// servers that finished, an error per server that failed, deferred tools (from the cache)
-    /// for servers still connecting; a pending server without a cache entry is awaited (bounded
-    /// by its own timeouts). Servers already connected or connecting are left alone. The rest
-    /// finishes in the background, replacing only that server's tools.
-    pub async fn connect_servers(
-        &self,
-        configs: &BTreeMap<String, ServerConfig>,
-        sources: &BTreeMap<String, SourceMeta>,
-    ) -> ConnectOutcome {
-        let inner = &self.inner;
-        let gate = Arc::new(Mutex::new(Gate::default()));
-        let deadline = Instant::now() + inner.options.startup_timeout;
-        let mut started = Vec::new();
-        for (name, config) in configs {
-            if let Some(source) = sources.get(name) {
-                inner.lock().sources.insert(name.clone(), source.clone());
-            }
-            if let Some((id, outcome)) = inner.start(name, config, &gate) {
-                let cache = Arc::clone(&inner.cache);
-                let fingerprint = Fingerprint::of(config);
-                let key = name.clone();
-                let lookup = tokio::spawn(async move { cache.get(&key, &fingerprint).await });
-                started.push(Started {
-                    name: name.clone(),
-                    id,
-                    outcome,
-                    lookup,
-                });
-            }
-        }
-
-        for server in &mut started {
-            let _ =
-                tokio::time::timeout_at(deadline, server.outcome.wait_for(Option::is_some)).await;
-        }
-        // The cache had the whole gate to answer; a store that is still busy counts as a miss.
-        // Servers that already finished need no cached tools: their lookup is not waited for.
-        let mut cached = HashMap::new();
-        for server in &mut started {
-            if server.outcome.borrow().is_some() {
-                server.lookup.abort();
-                continue;
-            }
-            let grace = deadline.max(Instant::now()) + Duration::from_millis(50);
-            match tokio::time::timeout_at(grace, &mut server.lookup).await {
-                Ok(Ok(Some(tools))) => {
-                    cached.insert(server.name.clone(), tools);
-                }
-                Ok(_) => {}
-                // Not left running past the gate.
-                Err(_) => server.lookup.abort(),
-            }
-        }
-        {
-            let mut gate = lock(&gate);
-            let mut state = inner.lock();
-            for server in &started {
-                if server.outcome.borrow().is_some() {
-                    continue;
-                }
-                // Disconnected meanwhile (or replaced by a newer attempt): nothing to offer.
-                let still_pending = state
-                    .pending
-                    .get(&server.name)
-                    .is_some_and(|pending| pending.id == server.id);
-                if !still_pending {
-                    continue;
-                }
-                match cached.remove(&server.name) {
-                    Some(tools) => {
-                        // Deferred tools: the server finishes in the background.
-                        state.tools.entry(server.name.clone()).or_insert(tools);
-                    }
-                    None => {
-                        gate.awaited.insert(server.name.clone());
-                    }
-                }
-            }
-            gate.passed = true;
-        }
-
-        let mut errors = Vec::new();
-        for Started {
-            name, mut outcome, ..
-        } in started
-        {
-            let awaited = lock(&gate).awaited.contains(&name);
-            if awaited {
-                let _ = outcome.wait_for(Option::is_some).await;
-            }
-            if let Some(Err(error)) = outcome.borrow().clone() {
-                errors.push(ServerError {
-                    server: name,
-                    error,
-                });
-            }
-        }
-        ConnectOutcome {
-            tools: self.tools(),
-            errors,
-        }
     }
 
     /// Every tool the manager offers now, named across all servers.
@@ -456,7 +254,7 @@ impl McpManager {
 
     /// The live connection, the pending one once it is made, or
     /// `MCP server not connected: <name>`.
-    pub async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, String> {
+    pub async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, ServerError> {
         self.inner.wait(server).await
     }
 
@@ -585,258 +383,25 @@ async fn close_connection(connection: Option<Connection>) {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Inner {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         lock(&self.state)
     }
 
-    fn emit(&self, event: ManagerEvent) {
+    pub(crate) fn emit(&self, event: ManagerEvent) {
         let _ = self.events.send(event);
     }
 
-    /// Registers a pending connection and starts its pipeline; `None` when the server is
-    /// already connected or connecting.
-    fn start(
-        self: &Arc<Self>,
-        name: &str,
-        config: &ServerConfig,
-        gate: &Arc<Mutex<Gate>>,
-    ) -> Option<(u64, watch::Receiver<Outcome>)> {
-        let (outcome_tx, outcome_rx) = watch::channel(None);
-        let cancel = CancellationToken::new();
-        let id = {
-            let mut state = self.lock();
-            if state.connections.contains_key(name) || state.pending.contains_key(name) {
-                return None;
-            }
-            state.failures.remove(name);
-            state.next_id += 1;
-            let id = state.next_id;
-            state.pending.insert(
-                name.to_owned(),
-                Pending {
-                    id,
-                    cancel: cancel.clone(),
-                    outcome: outcome_rx.clone(),
-                    task: None,
-                },
-            );
-            id
+    async fn wait(&self, server: &str) -> Result<Arc<McpClient>, ServerError> {
+        let not_connected = || {
+            ServerError::new(ManagerError::NotConnected {
+                server: server.to_owned(),
+            })
         };
-        self.emit(ManagerEvent::StatusChanged {
-            server: name.to_owned(),
-            status: ConnectionStatus::Connecting,
-        });
-        let inner = Arc::clone(self);
-        let (server, config, gate) = (name.to_owned(), config.clone(), Arc::clone(gate));
-        let span = tracing::info_span!("mcp_server", server = %name);
-        let task = tokio::spawn(
-            async move {
-                let result = tokio::select! {
-                    result = inner.connect_and_load(&server, &config) => result,
-                    () = cancel.cancelled() => return,
-                };
-                inner
-                    .finish(&server, &config, id, result, &gate, &outcome_tx)
-                    .await;
-            }
-            .instrument(span),
-        );
-        if let Some(pending) = self.lock().pending.get_mut(name).filter(|p| p.id == id) {
-            pending.task = Some(task);
-        }
-        Some((id, outcome_rx))
-    }
-
-    /// Validate, resolve, connect, list tools.
-    async fn connect_and_load(
-        self: &Arc<Self>,
-        name: &str,
-        config: &ServerConfig,
-    ) -> Result<Loaded, String> {
-        let problems = validate_server_config(name, config);
-        if !problems.is_empty() {
-            return Err(problems.join("; "));
-        }
-        let resolved = resolve_auth_config(name, config, self.auth.as_deref())
-            .await
-            .map_err(|error| error.to_string())?;
-        // The server's timeout bounds the whole connection, tool listing included: a server
-        // the gate awaits (no cache entry) holds the session up no longer than that.
-        let connect_timeout = resolved.timeout();
-        let deadline = Instant::now() + connect_timeout;
-        let client = match resolved.transport() {
-            TransportKind::Stdio => {
-                let mut params = StdioServerParams::new(
-                    resolved.command().unwrap_or_default(),
-                    resolved.args().to_vec(),
-                );
-                params.env = resolved
-                    .env()
-                    .iter()
-                    .map(|(key, value)| (key.clone(), value.clone()))
-                    .collect();
-                if let Some(cwd) = resolved.cwd() {
-                    params = params.cwd(cwd);
-                }
-                let mut options = ClientOptions::default()
-                    .connect_timeout(connect_timeout)
-                    .request_timeout(self.options.request_timeout)
-                    .client_info(self.options.client_info.clone());
-                if let Some(roots) = &self.options.roots {
-                    options = options.roots(roots.clone());
-                }
-                McpClient::connect_stdio(name, params, options)
-                    .await
-                    .map_err(|error| error.to_string())?
-            }
-            other => {
-                return Err(format!(
-                    "MCP server \"{name}\": the {other} transport is not supported by this \
-                     runtime yet; configure the server as a stdio command"
-                ));
-            }
-        };
-        let client = Arc::new(client);
-        // Subscribed before listing: a list change from now on is not missed, even one that
-        // comes while the list is being cached and the connection registered.
-        let notifications = client.subscribe();
-        {
-            let mut state = self.lock();
-            // Not for a server disconnected meanwhile: its status would stay "connecting".
-            if state.pending.contains_key(name) {
-                state.tool_loads.insert(name.to_owned());
-            }
-        }
-        let listed = match tokio::time::timeout_at(deadline, client.list_tools()).await {
-            Ok(listed) => listed.map_err(|error| error.to_string()),
-            Err(_) => Err(mcp_transport::Error::ConnectTimeout {
-                server: name.to_owned(),
-                after: connect_timeout,
-            }
-            .to_string()),
-        };
-        match listed {
-            Ok(tools) => Ok(Loaded {
-                client,
-                tools,
-                notifications,
-            }),
-            Err(error) => {
-                let _ = client.close().await;
-                Err(error)
-            }
-        }
-    }
-
-    /// Records a pipeline's result: the connection and its tools (written to the cache), or
-    /// the failure; late ones (after the gate answered) are also events.
-    async fn finish(
-        self: &Arc<Self>,
-        name: &str,
-        config: &ServerConfig,
-        id: u64,
-        result: Result<Loaded, String>,
-        gate: &Mutex<Gate>,
-        outcome: &watch::Sender<Outcome>,
-    ) {
-        if let Ok(loaded) = &result {
-            self.cache
-                .set(name, &Fingerprint::of(config), &loaded.tools)
-                .await;
-        }
-        // The gate's lock is held until the result is recorded and published, so the gate
-        // sees either a pending server or its outcome: a result the gate did not see is late.
-        let (late, published) = {
-            let gate = lock(gate);
-            let late = gate.passed && !gate.awaited.contains(name);
-            let mut state = self.lock();
-            let published = if state
-                .pending
-                .get(name)
-                .is_none_or(|pending| pending.id != id)
-            {
-                // Disconnected meanwhile: the result is not wanted.
-                Published::Unwanted(result.ok().map(|loaded| loaded.client))
-            } else {
-                state.pending.remove(name);
-                state.tool_loads.remove(name);
-                match result {
-                    Ok(loaded) => {
-                        state.failures.remove(name);
-                        state.tools.insert(name.to_owned(), loaded.tools);
-                        let watcher = tokio::spawn(watch_connection(
-                            Arc::downgrade(self),
-                            name.to_owned(),
-                            config.clone(),
-                            Arc::clone(&loaded.client),
-                            loaded.notifications,
-                        ));
-                        state.connections.insert(
-                            name.to_owned(),
-                            Connection {
-                                client: Arc::clone(&loaded.client),
-                                watcher,
-                            },
-                        );
-                        // The status event comes before the outcome: a caller of the gate has
-                        // it by the time `connect_servers` returns.
-                        self.emit(ManagerEvent::StatusChanged {
-                            server: name.to_owned(),
-                            status: ConnectionStatus::Connected,
-                        });
-                        outcome.send_replace(Some(Ok(loaded.client)));
-                        Published::Connected
-                    }
-                    Err(error) => {
-                        state.failures.insert(name.to_owned(), error.clone());
-                        let had_tools = state.tools.remove(name).is_some();
-                        self.emit(ManagerEvent::StatusChanged {
-                            server: name.to_owned(),
-                            status: ConnectionStatus::Failed(error.clone()),
-                        });
-                        outcome.send_replace(Some(Err(error.clone())));
-                        Published::Failed { error, had_tools }
-                    }
-                }
-            };
-            (late, published)
-        };
-        match published {
-            Published::Unwanted(unwanted) => {
-                if let Some(client) = unwanted {
-                    let _ = client.close().await;
-                }
-            }
-            Published::Connected => {
-                if late {
-                    self.emit(ManagerEvent::ToolsChanged {
-                        server: name.to_owned(),
-                    });
-                }
-            }
-            Published::Failed { error, had_tools } => {
-                if late {
-                    tracing::warn!(server = name, %error, "MCP server failed after startup");
-                    if had_tools {
-                        self.emit(ManagerEvent::ToolsChanged {
-                            server: name.to_owned(),
-                        });
-                    }
-                    self.emit(ManagerEvent::LateError {
-                        server: name.to_owned(),
-                        error,
-                    });
-                }
-            }
-        }
-    }
-
-    async fn wait(&self, server: &str) -> Result<Arc<McpClient>, String> {
         let mut outcome = {
             let state = self.lock();
             if let Some(connection) = state.connections.get(server) {
@@ -849,15 +414,13 @@ impl Inner {
                         .failures
                         .get(server)
                         .cloned()
-                        .unwrap_or_else(|| format!("MCP server not connected: {server}")));
+                        .unwrap_or_else(not_connected));
                 }
             }
         };
         match outcome.wait_for(Option::is_some).await {
-            Ok(result) => result
-                .clone()
-                .unwrap_or_else(|| Err(format!("MCP server not connected: {server}"))),
-            Err(_) => Err(format!("MCP server not connected: {server}")),
+            Ok(result) => result.clone().unwrap_or_else(|| Err(not_connected())),
+            Err(_) => Err(not_connected()),
         }
     }
 
@@ -888,7 +451,7 @@ impl Inner {
     }
 
     /// The connection died on its own: the server's tools stay (deferred), its status says why.
-    fn connection_lost(&self, name: &str, reason: String) {
+    fn connection_lost(&self, name: &str, reason: ServerError) {
         let removed = {
             let mut state = self.lock();
             let removed = state.connections.remove(name).is_some();
@@ -912,7 +475,7 @@ impl Inner {
 
 /// Follows one connection: re-lists tools on `notifications/tools/list_changed`, and notices
 /// at once when the connection dies.
-async fn watch_connection(
+pub(crate) async fn watch_connection(
     inner: Weak<Inner>,
     name: String,
     config: ServerConfig,
@@ -937,7 +500,11 @@ async fn watch_connection(
                 if !reason.is_closed_by_client()
                     && let Some(inner) = inner.upgrade()
                 {
-                    inner.connection_lost(&name, format!("MCP server \"{name}\": {reason}"));
+                    let lost = ManagerError::ConnectionLost {
+                        server: name.clone(),
+                        reason,
+                    };
+                    inner.connection_lost(&name, ServerError::new(lost));
                 }
                 return;
             }
@@ -947,7 +514,9 @@ async fn watch_connection(
 
 #[async_trait]
 impl ConnectionProvider for Inner {
-    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, String> {
-        self.wait(server).await
+    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, ConnectionError> {
+        self.wait(server)
+            .await
+            .map_err(|error| Arc::new(error) as ConnectionError)
     }
 }

@@ -151,7 +151,10 @@ async fn a_late_failure_is_reported_after_the_gate_and_deferred_tools_answer_mcp
     let ManagerEvent::LateError { error, .. } = event else {
         unreachable!("matched above")
     };
-    assert!(error.contains(LATE), "the error names the server: {error}");
+    assert!(
+        error.to_string().contains(LATE),
+        "the error names the server: {error}"
+    );
     assert!(matches!(
         manager.get_connection_status(LATE),
         ConnectionStatus::Failed(_)

@@ -74,7 +74,7 @@ async fn disconnect_all_with_connections_in_flight_leaves_nothing_behind() {
     // The gate answers only once the uncached server is done: connect from a task.
     let connecting = {
         let manager = Arc::clone(&manager);
-        tokio::spawn(async move { manager.connect_servers(&configs, &no_sources()).await })
+        tokio::spawn(async move { manager.connect_servers(&configs).await })
     };
     let pids = started_groups(&[a.marker.clone(), b.marker.clone(), c.marker.clone()]).await;
     // The gate has passed once the cached servers' deferred tools are offered.
@@ -140,7 +140,7 @@ async fn disconnect_all_before_the_gate_offers_no_deferred_tools() {
 
     let connecting = {
         let manager = Arc::clone(&manager);
-        tokio::spawn(async move { manager.connect_servers(&configs, &no_sources()).await })
+        tokio::spawn(async move { manager.connect_servers(&configs).await })
     };
     let pids = started_groups(&[a.marker.clone(), b.marker.clone()]).await;
     assert!(manager.tools().is_empty());

@@ -150,11 +150,11 @@ async fn a_failing_server_gives_its_error_while_the_others_work() {
     let outcome = connect(&manager, &configs).await;
 
     assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
-    assert_eq!(outcome.errors[0].server, "Crashy-1");
+    assert_eq!(outcome.errors[0].server(), Some("Crashy-1"));
     assert!(
-        outcome.errors[0].error.contains("\"Crashy-1\""),
+        outcome.errors[0].to_string().contains("\"Crashy-1\""),
         "the error names the server: {}",
-        outcome.errors[0].error
+        outcome.errors[0]
     );
     assert!(tools_of(&outcome.tools, "Crashy-1").is_empty());
     assert!(matches!(
@@ -190,9 +190,10 @@ async fn a_hanging_server_gives_its_timeout_error() {
     let outcome = connect(&manager, &configs).await;
 
     assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
-    assert_eq!(outcome.errors[0].server, "hang");
+    assert_eq!(outcome.errors[0].server(), Some("hang"));
+    assert!(outcome.errors[0].is_timeout(), "{:?}", outcome.errors[0]);
     assert_eq!(
-        outcome.errors[0].error,
+        outcome.errors[0].to_string(),
         "Connection to MCP server \"hang\" timed out after 500ms"
     );
     assert!(tools_of(&outcome.tools, "hang").is_empty());
@@ -220,9 +221,10 @@ async fn a_server_hanging_at_tools_list_without_a_cache_entry_is_bounded_by_its_
     let outcome = connect(&manager, &configs).await;
 
     assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
-    assert_eq!(outcome.errors[0].server, "Hang.List-2");
+    assert_eq!(outcome.errors[0].server(), Some("Hang.List-2"));
+    assert!(outcome.errors[0].is_timeout(), "{:?}", outcome.errors[0]);
     assert_eq!(
-        outcome.errors[0].error,
+        outcome.errors[0].to_string(),
         "Connection to MCP server \"Hang.List-2\" timed out after 500ms"
     );
     assert!(tools_of(&outcome.tools, "Hang.List-2").is_empty());

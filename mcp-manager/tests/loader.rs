@@ -10,7 +10,8 @@ use std::sync::Arc;
 use common::*;
 use mcp_config::{ConfigSource, DiscoveryContext, DiscoveryOptions, SourceFile};
 use mcp_manager::{
-    ConnectionStatus, LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers,
+    ConnectionStatus, LoadOptions, LoadResult, ManagerError, Problem, discover_and_load_mcp_tools,
+    discover_mcp_servers,
 };
 use serde_json::json;
 
@@ -29,12 +30,7 @@ impl Project {
         let home = TempDir::new("home");
         let good = plain("loader-good");
         let crashy = fixture("loader-crashy", |s| s.crash_at("initialize"));
-        let entry = |fixture: &Fixture| {
-            json!({
-                "command": fixture.config.command,
-                "args": fixture.config.args,
-            })
-        };
+        let entry = |fixture: &Fixture| serde_json::to_value(&fixture.config).unwrap();
         let config = json!({
             "mcpServers": {
                 "Good-Server.1": entry(&good),
@@ -92,10 +88,27 @@ fn panicking(mut options: LoadOptions) -> LoadOptions {
     options
 }
 
-fn error_paths(result: &LoadResult) -> Vec<String> {
-    let mut paths: Vec<String> = result.errors.iter().map(|e| e.path.clone()).collect();
-    paths.sort();
-    paths
+/// The servers with a problem, sorted.
+fn problem_servers(result: &LoadResult) -> Vec<String> {
+    let mut servers: Vec<String> = result
+        .problems
+        .iter()
+        .map(|problem| match problem {
+            Problem::Server { name, .. } => name.clone(),
+            other => panic!("only server problems are expected: {other:?}"),
+        })
+        .collect();
+    servers.sort();
+    servers
+}
+
+/// The one problem of a failed discovery, checked to be one.
+fn discovery_problem(result: &LoadResult) -> &Problem {
+    assert_eq!(result.problems.len(), 1, "{:?}", result.problems);
+    let problem = &result.problems[0];
+    assert!(matches!(problem, Problem::Discovery(_)), "{problem:?}");
+    assert_eq!(problem.path(), Some(Path::new(".mcp.json")));
+    problem
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -111,7 +124,6 @@ async fn tools_are_decorated_with_their_source_and_errors_name_their_server() {
     assert!(!result.tools.is_empty());
     for tool in &result.tools {
         assert_eq!(tool.server, "Good-Server.1", "{tool:?}");
-        assert_eq!(tool.path, "mcp:Good-Server.1 via Claude Code");
         assert!(!tool.deferred, "{tool:?}");
     }
     let echo_tool = result
@@ -122,16 +134,30 @@ async fn tools_are_decorated_with_their_source_and_errors_name_their_server() {
     let output = echo(echo_tool.tool.as_ref(), "loaded").await;
     assert_eq!(output.to_text(), "loaded");
 
-    assert_eq!(error_paths(&result), ["mcp:broken", "mcp:crashy"]);
-    for error in &result.errors {
-        let server = error.path.trim_start_matches("mcp:");
+    assert_eq!(problem_servers(&result), ["broken", "crashy"]);
+    let project_file = project.cwd().join(".mcp.json");
+    for problem in &result.problems {
+        let Problem::Server {
+            name,
+            source,
+            error,
+        } = problem
+        else {
+            unreachable!("checked above");
+        };
         assert!(
-            error.error.contains(server),
-            "the error names its server: {error:?}"
+            error.to_string().contains(&format!("\"{name}\"")),
+            "the error names its server: {problem:?}"
         );
+        assert_eq!(source.as_ref().map(|meta| &meta.path), Some(&project_file));
+        let expected_kind = match name.as_str() {
+            "broken" => matches!(&**error, ManagerError::InvalidConfig(_)),
+            _ => matches!(&**error, ManagerError::Client(_)),
+        };
+        assert!(expected_kind, "{error:?}");
     }
-    assert!(result.exa_api_keys.is_empty());
-    assert!(result.discovery.configs.contains_key("Good-Server.1"));
+    assert!(result.discovery.exa_api_keys.is_empty());
+    assert!(result.discovery.servers.contains_key("Good-Server.1"));
     assert_eq!(
         result.manager.get_connection_status("Good-Server.1"),
         ConnectionStatus::Connected
@@ -160,12 +186,10 @@ async fn a_fatal_discovery_failure_gives_no_tools_and_one_error() {
     .await;
 
     assert!(result.tools.is_empty(), "{:?}", result.tools);
-    assert_eq!(result.errors.len(), 1, "{:?}", result.errors);
-    assert_eq!(result.errors[0].path, ".mcp.json");
+    let problem = discovery_problem(&result);
     assert!(
-        result.errors[0].error.contains("the provider broke"),
-        "{:?}",
-        result.errors[0]
+        problem.to_string().contains("the provider broke"),
+        "{problem:?}"
     );
     assert!(result.manager.tools().is_empty());
     // Nothing was started.
@@ -181,12 +205,14 @@ async fn discover_mcp_servers_gives_the_same_shape_without_connecting() {
 
     assert!(result.tools.is_empty());
     // Only discovery's own errors: the crashing server is not connected, so it has none.
-    assert_eq!(error_paths(&result), ["mcp:broken"]);
-    let mut servers: Vec<&String> = result.discovery.configs.keys().collect();
-    servers.sort();
+    assert_eq!(problem_servers(&result), ["broken"]);
+    let servers: Vec<&String> = result.discovery.servers.keys().collect();
     assert_eq!(servers, ["Good-Server.1", "crashy"]);
     assert_eq!(
-        result.discovery.sources["Good-Server.1"].meta.provider_name,
+        result.discovery.servers["Good-Server.1"]
+            .source
+            .meta
+            .provider_name,
         "Claude Code"
     );
     assert!(result.manager.tools().is_empty());
@@ -199,6 +225,6 @@ async fn discover_mcp_servers_gives_the_same_shape_without_connecting() {
 
     let fatal = discover_mcp_servers(project.cwd(), &panicking(project.options()));
     assert!(fatal.tools.is_empty());
-    assert_eq!(error_paths(&fatal), [".mcp.json"]);
+    discovery_problem(&fatal);
     within("disconnect_all", fatal.manager.disconnect_all()).await;
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use mcp_manager::{ConnectionStatus, ManagerEvent};
+use mcp_manager::{ConnectionStatus, ManagerError, ManagerEvent};
 
 /// The statuses of `server` among `events`, in order.
 fn statuses(events: &[ManagerEvent], server: &str) -> Vec<ConnectionStatus> {
@@ -101,7 +101,11 @@ async fn wait_for_connection_on_an_unknown_server_errors() {
     let error = within("wait_for_connection", manager.wait_for_connection("nobody"))
         .await
         .expect_err("no such server");
-    assert_eq!(error, "MCP server not connected: nobody");
+    assert!(
+        matches!(&*error, ManagerError::NotConnected { server } if server == "nobody"),
+        "{error:?}"
+    );
+    assert_eq!(error.to_string(), "MCP server not connected: nobody");
     within("disconnect_all", manager.disconnect_all()).await;
 }
 
@@ -133,7 +137,14 @@ async fn wait_for_connection_awaits_a_pending_server_and_errors_after_disconnect
     let error = within("wait_for_connection", manager.wait_for_connection(SERVER))
         .await
         .expect_err("disconnected");
-    assert_eq!(error, format!("MCP server not connected: {SERVER}"));
+    assert!(
+        matches!(&*error, ManagerError::NotConnected { .. }),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!("MCP server not connected: {SERVER}")
+    );
     within("disconnect_all", manager.disconnect_all()).await;
 }
 
@@ -153,7 +164,18 @@ async fn a_failed_server_reports_why() {
             manager.get_connection_status("crashy")
         );
     };
-    assert_eq!(reason, outcome.errors[0].error);
+    assert_eq!(
+        reason, outcome.errors[0],
+        "the status holds the gate's error itself"
+    );
+    // The transport's error survives, typed: the exit status and the stderr tail.
+    let client_error = reason.client_error().expect("a client error");
+    assert!(client_error.is_connection_closed(), "{client_error:?}");
+    let shown = reason.to_string();
+    assert!(
+        shown.contains("exited with status 3") && shown.contains("boom at init"),
+        "{shown}"
+    );
     let seen = drain_events(&mut events);
     assert_eq!(
         statuses(&seen, "crashy"),

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_cache::{Fingerprint, MemoryToolCache, ToolCache};
-use mcp_config::{ServerConfig, SourceMeta};
+use mcp_config::{DiscoveredServer, Level, ServerConfig, SourceMeta};
 use mcp_manager::{ConnectOutcome, ManagedTool, ManagerEvent, ManagerOptions, McpManager};
 use mcp_transport::Tool;
 use serde_json::{Value, json};
@@ -143,29 +143,24 @@ pub fn manager_with(options: ManagerOptions, cache: Arc<dyn ToolCache>) -> Arc<M
     Arc::new(McpManager::new(options, cache, None))
 }
 
-/// The configs by server name.
-pub fn configs(servers: &[(&str, &Fixture)]) -> BTreeMap<String, ServerConfig> {
+/// The servers by name, as discovery would hand them over (from a made-up project file).
+pub fn configs(servers: &[(&str, &Fixture)]) -> BTreeMap<String, DiscoveredServer> {
     servers
         .iter()
-        .map(|(name, fixture)| ((*name).to_owned(), fixture.config.clone()))
+        .map(|(name, fixture)| {
+            let source = SourceMeta::new("test", "Test", "/test/.mcp.json", Level::Project);
+            let server = DiscoveredServer::new(fixture.config.clone(), source);
+            ((*name).to_owned(), server)
+        })
         .collect()
 }
 
-/// No source metadata.
-pub fn no_sources() -> BTreeMap<String, SourceMeta> {
-    BTreeMap::new()
-}
-
-/// Connects `configs` (bounded by [`LIMIT`]).
+/// Connects `servers` (bounded by [`LIMIT`]).
 pub async fn connect(
     manager: &McpManager,
-    configs: &BTreeMap<String, ServerConfig>,
+    servers: &BTreeMap<String, DiscoveredServer>,
 ) -> ConnectOutcome {
-    within(
-        "connect_servers",
-        manager.connect_servers(configs, &no_sources()),
-    )
-    .await
+    within("connect_servers", manager.connect_servers(servers)).await
 }
 
 /// The tools of `server`, sorted by their original name.

@@ -1,0 +1,199 @@
+//! The crate's errors: why a server could not be used, connected or kept ([`ManagerError`],
+//! shared as a [`ServerError`]), and the problems a load reports ([`Problem`]).
+//!
+//! Errors stay typed from the bottom up: a failed connection keeps its
+//! [`mcp_transport::Error`] (timeout flag, exit status, stderr tail), a bad configuration its
+//! [`InvalidServer`], a credential failure its [`AuthError`]. Nothing is turned into text until
+//! someone prints it.
+
+use std::fmt;
+use std::ops::Deref;
+use std::path::Path;
+use std::sync::Arc;
+
+use mcp_config::{AuthError, ConfigError, FileError, InvalidServer, SourceMeta, TransportKind};
+use mcp_transport::CloseReason;
+
+/// Why a server could not be used, connected or kept connected. Every message names the
+/// server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManagerError {
+    /// The configuration cannot be used (returned before anything is started). Fix the config
+    /// file; retrying does not help.
+    #[error(transparent)]
+    InvalidConfig(#[from] InvalidServer),
+    /// A `!command` value or the OAuth token could not be resolved. Retrying helps once the
+    /// command works or the user logged in.
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+    /// Starting the server, the handshake or listing its tools failed, or timed out; the error
+    /// carries the exit status and stderr tail of a stdio server.
+    #[error(transparent)]
+    Client(#[from] mcp_transport::Error),
+    /// This build has no transport for the server's configuration.
+    #[error(
+        "MCP server \"{server}\": the {transport} transport is not supported by this runtime \
+         yet; configure the server as a stdio command"
+    )]
+    UnsupportedTransport {
+        /// The server.
+        server: String,
+        /// Its transport.
+        transport: TransportKind,
+    },
+    /// The connection died after it was made (the server exited, or its stream ended).
+    /// A reconnect may help.
+    #[error("MCP server \"{server}\": {reason}")]
+    ConnectionLost {
+        /// The server.
+        server: String,
+        /// Why (for stdio, the exit status and the last stderr lines).
+        reason: CloseReason,
+    },
+    /// The server is not connected and not connecting (never was, or was disconnected).
+    #[error("MCP server not connected: {server}")]
+    NotConnected {
+        /// The server.
+        server: String,
+    },
+    /// Discovery could not run at all (e.g. the home directory is unknown); no server was
+    /// loaded.
+    #[error("MCP discovery failed: {0}")]
+    Discovery(Arc<ConfigError>),
+    /// A configuration provider panicked while reading its files; no server was loaded.
+    #[error("MCP discovery failed: a config provider panicked: {panic}")]
+    ProviderPanicked {
+        /// What the panic said.
+        panic: String,
+    },
+}
+
+impl ManagerError {
+    /// The server the error is about (`None` for a failure of discovery as a whole).
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            Self::InvalidConfig(invalid) => Some(&invalid.server),
+            Self::Auth(error) => Some(error.server()),
+            Self::Client(error) => Some(error.server()),
+            Self::UnsupportedTransport { server, .. }
+            | Self::ConnectionLost { server, .. }
+            | Self::NotConnected { server } => Some(server),
+            Self::Discovery(_) | Self::ProviderPanicked { .. } => None,
+        }
+    }
+
+    /// The client error behind a failed connection, with its timeout flag, exit status and
+    /// stderr tail.
+    pub fn client_error(&self) -> Option<&mcp_transport::Error> {
+        match self {
+            Self::Client(error) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// True when connecting (or listing tools) took longer than the server's timeout.
+    pub fn is_timeout(&self) -> bool {
+        self.client_error()
+            .is_some_and(mcp_transport::Error::is_timeout)
+    }
+}
+
+/// A [`ManagerError`] shared by everyone who sees it (the status, events, the gate's answer,
+/// deferred tools): cheap to clone; two are equal when they are the same failure.
+#[derive(Debug, Clone)]
+pub struct ServerError(Arc<ManagerError>);
+
+impl ServerError {
+    /// Shares an error.
+    pub fn new(error: impl Into<ManagerError>) -> Self {
+        Self(Arc::new(error.into()))
+    }
+}
+
+impl Deref for ServerError {
+    type Target = ManagerError;
+
+    fn deref(&self) -> &ManagerError {
+        &self.0
+    }
+}
+
+impl PartialEq for ServerError {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ServerError {}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::error::Error for ServerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
+
+impl<E: Into<ManagerError>> From<E> for ServerError {
+    fn from(error: E) -> Self {
+        Self::new(error)
+    }
+}
+
+/// A problem a load (or reload) met, for the user: about a config file, about one server, or
+/// about discovery as a whole.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Problem {
+    /// A config file could not be read or parsed; the other files were used.
+    File(FileError),
+    /// A server could not be used or connected.
+    Server {
+        /// The server's name.
+        name: String,
+        /// Where it is defined, when that is known.
+        source: Option<SourceMeta>,
+        /// Why.
+        error: ServerError,
+    },
+    /// Discovery failed as a whole: no server was loaded.
+    Discovery(ServerError),
+}
+
+/// Where the synthetic problem of a failed discovery is reported, as the described system does.
+pub const DISCOVERY_PROBLEM_PATH: &str = ".mcp.json";
+
+impl Problem {
+    /// The server the problem is about, if it is about one.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            Self::Server { name, .. } => Some(name),
+            Self::File(_) | Self::Discovery(_) => None,
+        }
+    }
+
+    /// The file the problem points at: the broken file, the server's config file, or
+    /// `.mcp.json` for a failed discovery.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Self::File(file) => Some(&file.path),
+            Self::Server { source, .. } => source.as_ref().map(|meta| meta.path.as_path()),
+            Self::Discovery(_) => Some(Path::new(DISCOVERY_PROBLEM_PATH)),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    /// The message alone; each names its file or server already.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::File(file) => fmt::Display::fmt(&file.error, f),
+            Self::Server { error, .. } | Self::Discovery(error) => fmt::Display::fmt(error, f),
+        }
+    }
+}

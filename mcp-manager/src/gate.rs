@@ -1,0 +1,367 @@
+//! The connect pipeline and the startup gate: [`McpManager::connect_servers`].
+//!
+//! Each server gets its own task: record the source, skip a server already connected or
+//! connecting, then validate, resolve credentials, connect, list tools and write the cache
+//! ([`crate::connect`] does the first steps). The gate waits at most the startup timeout, then
+//! answers with live tools, one error per failed server, and cached (deferred) tools for the
+//! servers still connecting; a pending server with no cache entry is awaited, bounded by its own
+//! timeout. A pipeline that finishes after the gate replaces only its own server's tools and is
+//! reported as an event.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_cache::Fingerprint;
+use mcp_config::{DiscoveredServer, ServerConfig};
+use mcp_transport::{McpClient, ServerNotification, Tool};
+use tokio::sync::{broadcast, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::connect::connect_client;
+use crate::error::ServerError;
+use crate::manager::{ConnectOutcome, Connection, Inner, McpManager, Pending, lock};
+use crate::status::{ConnectionStatus, ManagerEvent};
+
+/// What a pipeline ended with: `None` while it runs.
+pub(crate) type Outcome = Option<Result<Arc<McpClient>, ServerError>>;
+
+/// A server connected and its tools listed; `notifications` was subscribed before listing.
+struct Loaded {
+    client: Arc<McpClient>,
+    tools: Vec<Tool>,
+    notifications: broadcast::Receiver<ServerNotification>,
+}
+
+/// What `finish` recorded.
+enum Published {
+    Connected,
+    Failed {
+        error: ServerError,
+        had_tools: bool,
+    },
+    /// Disconnected meanwhile: the connection, if one was made, is to be closed.
+    Unwanted(Option<Arc<McpClient>>),
+}
+
+/// A pipeline `connect_servers` started, and the cache lookup for its gate.
+struct Started {
+    name: String,
+    id: u64,
+    outcome: watch::Receiver<Outcome>,
+    lookup: JoinHandle<Option<Vec<Tool>>>,
+}
+
+/// What a batch's pipelines need to know about its gate.
+#[derive(Default)]
+struct Gate {
+    passed: bool,
+    /// Servers the gate waits for past its deadline (pending, no cache): not "late".
+    awaited: HashSet<String>,
+}
+
+impl McpManager {
+    /// Connects every server in parallel and answers at the startup gate: live tools of the
+    /// servers that finished, an error per server that failed, deferred tools (from the cache)
+    /// for servers still connecting; a pending server without a cache entry is awaited (bounded
+    /// by its own timeouts). Servers already connected or connecting are left alone. The rest
+    /// finishes in the background, replacing only that server's tools.
+    pub async fn connect_servers(
+        &self,
+        servers: &BTreeMap<String, DiscoveredServer>,
+    ) -> ConnectOutcome {
+        let inner = &self.inner;
+        let gate = Arc::new(Mutex::new(Gate::default()));
+        let deadline = Instant::now() + inner.options.startup_timeout;
+        let mut started = Vec::new();
+        for (name, server) in servers {
+            let config = &server.config;
+            (inner.lock().sources).insert(name.clone(), server.source.meta.clone());
+            if let Some((id, outcome)) = inner.start(name, config, &gate) {
+                let cache = Arc::clone(&inner.cache);
+                let fingerprint = Fingerprint::of(config);
+                let key = name.clone();
+                let lookup = tokio::spawn(async move { cache.get(&key, &fingerprint).await });
+                started.push(Started {
+                    name: name.clone(),
+                    id,
+                    outcome,
+                    lookup,
+                });
+            }
+        }
+
+        for server in &mut started {
+            let _ =
+                tokio::time::timeout_at(deadline, server.outcome.wait_for(Option::is_some)).await;
+        }
+        // The cache had the whole gate to answer; a store that is still busy counts as a miss.
+        // Servers that already finished need no cached tools: their lookup is not waited for.
+        let mut cached = HashMap::new();
+        for server in &mut started {
+            if server.outcome.borrow().is_some() {
+                server.lookup.abort();
+                continue;
+            }
+            let grace = deadline.max(Instant::now()) + Duration::from_millis(50);
+            match tokio::time::timeout_at(grace, &mut server.lookup).await {
+                Ok(Ok(Some(tools))) => {
+                    cached.insert(server.name.clone(), tools);
+                }
+                Ok(_) => {}
+                // Not left running past the gate.
+                Err(_) => server.lookup.abort(),
+            }
+        }
+        {
+            let mut gate = lock(&gate);
+            let mut state = inner.lock();
+            for server in &started {
+                if server.outcome.borrow().is_some() {
+                    continue;
+                }
+                // Disconnected meanwhile (or replaced by a newer attempt): nothing to offer.
+                let still_pending = state
+                    .pending
+                    .get(&server.name)
+                    .is_some_and(|pending| pending.id == server.id);
+                if !still_pending {
+                    continue;
+                }
+                match cached.remove(&server.name) {
+                    Some(tools) => {
+                        // Deferred tools: the server finishes in the background.
+                        state.tools.entry(server.name.clone()).or_insert(tools);
+                    }
+                    None => {
+                        gate.awaited.insert(server.name.clone());
+                    }
+                }
+            }
+            gate.passed = true;
+        }
+
+        let mut errors = Vec::new();
+        for Started {
+            name, mut outcome, ..
+        } in started
+        {
+            let awaited = lock(&gate).awaited.contains(&name);
+            if awaited {
+                let _ = outcome.wait_for(Option::is_some).await;
+            }
+            if let Some(Err(error)) = outcome.borrow().clone() {
+                errors.push(error);
+            }
+        }
+        ConnectOutcome {
+            tools: self.tools(),
+            errors,
+        }
+    }
+}
+
+impl Inner {
+    /// Registers a pending connection and starts its pipeline; `None` when the server is
+    /// already connected or connecting.
+    fn start(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+        gate: &Arc<Mutex<Gate>>,
+    ) -> Option<(u64, watch::Receiver<Outcome>)> {
+        let (outcome_tx, outcome_rx) = watch::channel(None);
+        let cancel = CancellationToken::new();
+        let id = {
+            let mut state = self.lock();
+            if state.connections.contains_key(name) || state.pending.contains_key(name) {
+                return None;
+            }
+            state.failures.remove(name);
+            state.next_id += 1;
+            let id = state.next_id;
+            state.pending.insert(
+                name.to_owned(),
+                Pending {
+                    id,
+                    cancel: cancel.clone(),
+                    outcome: outcome_rx.clone(),
+                    task: None,
+                },
+            );
+            id
+        };
+        self.emit(ManagerEvent::StatusChanged {
+            server: name.to_owned(),
+            status: ConnectionStatus::Connecting,
+        });
+        let inner = Arc::clone(self);
+        let (server, config, gate) = (name.to_owned(), config.clone(), Arc::clone(gate));
+        let span = tracing::info_span!("mcp_server", server = %name);
+        let task = tokio::spawn(
+            async move {
+                let result = tokio::select! {
+                    result = inner.connect_and_load(&server, &config) => result,
+                    () = cancel.cancelled() => return,
+                };
+                inner
+                    .finish(&server, &config, id, result, &gate, &outcome_tx)
+                    .await;
+            }
+            .instrument(span),
+        );
+        if let Some(pending) = self.lock().pending.get_mut(name).filter(|p| p.id == id) {
+            pending.task = Some(task);
+        }
+        Some((id, outcome_rx))
+    }
+
+    /// Validate, resolve, connect, list tools: all within the server's own timeout.
+    async fn connect_and_load(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+    ) -> Result<Loaded, ServerError> {
+        // The server's timeout bounds the whole connection, tool listing included: a server
+        // the gate awaits (no cache entry) holds the session up no longer than that.
+        let connect_timeout = Duration::from_millis(config.timeout_ms());
+        let deadline = Instant::now() + connect_timeout;
+        let options = self.options.client.clone().connect_timeout(connect_timeout);
+        let client = connect_client(name, config, self.auth.as_deref(), options).await?;
+        let client = Arc::new(client);
+        // Subscribed before listing: a list change from now on is not missed, even one that
+        // comes while the list is being cached and the connection registered.
+        let notifications = client.subscribe();
+        {
+            let mut state = self.lock();
+            // Not for a server disconnected meanwhile: its status would stay "connecting".
+            if state.pending.contains_key(name) {
+                state.tool_loads.insert(name.to_owned());
+            }
+        }
+        let listed = match tokio::time::timeout_at(deadline, client.list_tools()).await {
+            Ok(listed) => listed,
+            Err(_) => Err(mcp_transport::Error::ConnectTimeout {
+                server: name.to_owned(),
+                after: connect_timeout,
+            }),
+        };
+        match listed {
+            Ok(tools) => Ok(Loaded {
+                client,
+                tools,
+                notifications,
+            }),
+            Err(error) => {
+                let _ = client.close().await;
+                Err(error.into())
+            }
+        }
+    }
+
+    /// Records a pipeline's result: the connection and its tools (written to the cache), or
+    /// the failure; late ones (after the gate answered) are also events.
+    async fn finish(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+        id: u64,
+        result: Result<Loaded, ServerError>,
+        gate: &Mutex<Gate>,
+        outcome: &watch::Sender<Outcome>,
+    ) {
+        if let Ok(loaded) = &result {
+            self.cache
+                .set(name, &Fingerprint::of(config), &loaded.tools)
+                .await;
+        }
+        // The gate's lock is held until the result is recorded and published, so the gate
+        // sees either a pending server or its outcome: a result the gate did not see is late.
+        let (late, published) = {
+            let gate = lock(gate);
+            let late = gate.passed && !gate.awaited.contains(name);
+            let mut state = self.lock();
+            let published = if state
+                .pending
+                .get(name)
+                .is_none_or(|pending| pending.id != id)
+            {
+                // Disconnected meanwhile: the result is not wanted.
+                Published::Unwanted(result.ok().map(|loaded| loaded.client))
+            } else {
+                state.pending.remove(name);
+                state.tool_loads.remove(name);
+                match result {
+                    Ok(loaded) => {
+                        state.failures.remove(name);
+                        state.tools.insert(name.to_owned(), loaded.tools);
+                        let watcher = tokio::spawn(crate::manager::watch_connection(
+                            Arc::downgrade(self),
+                            name.to_owned(),
+                            config.clone(),
+                            Arc::clone(&loaded.client),
+                            loaded.notifications,
+                        ));
+                        state.connections.insert(
+                            name.to_owned(),
+                            Connection {
+                                client: Arc::clone(&loaded.client),
+                                watcher,
+                            },
+                        );
+                        // The status event comes before the outcome: a caller of the gate has
+                        // it by the time `connect_servers` returns.
+                        self.emit(ManagerEvent::StatusChanged {
+                            server: name.to_owned(),
+                            status: ConnectionStatus::Connected,
+                        });
+                        outcome.send_replace(Some(Ok(loaded.client)));
+                        Published::Connected
+                    }
+                    Err(error) => {
+                        state.failures.insert(name.to_owned(), error.clone());
+                        let had_tools = state.tools.remove(name).is_some();
+                        self.emit(ManagerEvent::StatusChanged {
+                            server: name.to_owned(),
+                            status: ConnectionStatus::Failed(error.clone()),
+                        });
+                        outcome.send_replace(Some(Err(error.clone())));
+                        Published::Failed { error, had_tools }
+                    }
+                }
+            };
+            (late, published)
+        };
+        match published {
+            Published::Unwanted(unwanted) => {
+                if let Some(client) = unwanted {
+                    let _ = client.close().await;
+                }
+            }
+            Published::Connected => {
+                if late {
+                    self.emit(ManagerEvent::ToolsChanged {
+                        server: name.to_owned(),
+                    });
+                }
+            }
+            Published::Failed { error, had_tools } => {
+                if late {
+                    tracing::warn!(server = name, %error, "MCP server failed after startup");
+                    if had_tools {
+                        self.emit(ManagerEvent::ToolsChanged {
+                            server: name.to_owned(),
+                        });
+                    }
+                    self.emit(ManagerEvent::LateError {
+                        server: name.to_owned(),
+                        error,
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! Where a server stands ([`ConnectionStatus`]) and what happened to it ([`ManagerEvent`]).
+
+use crate::error::ServerError;
+
+/// Where a server stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConnectionStatus {
+    /// Connected, tools listed.
+    Connected,
+    /// Handshake or tool listing in progress.
+    Connecting,
+    /// Not connected (never was, or disconnected).
+    Disconnected,
+    /// The last attempt failed, or the connection died; the error says why.
+    Failed(ServerError),
+}
+
+impl ConnectionStatus {
+    /// `connected`, `connecting`, `disconnected` or `failed`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            Self::Connected => "connected",
+            Self::Connecting => "connecting",
+            Self::Disconnected => "disconnected",
+            Self::Failed(_) => "failed",
+        }
+    }
+
+    /// The failure, for a failed server.
+    pub fn error(&self) -> Option<&ServerError> {
+        match self {
+            Self::Failed(error) => Some(error),
+            Self::Connected | Self::Connecting | Self::Disconnected => None,
+        }
+    }
+}
+
+/// Something that happened to a server, for sessions that follow without polling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ManagerEvent {
+    /// A server's status changed.
+    StatusChanged {
+        /// The server.
+        server: String,
+        /// Its new status.
+        status: ConnectionStatus,
+    },
+    /// A server's tools changed (late connection, list change, disconnect, failure).
+    ToolsChanged {
+        /// The server.
+        server: String,
+    },
+    /// A server failed after the startup gate had already answered.
+    LateError {
+        /// The server.
+        server: String,
+        /// Why.
+        error: ServerError,
+    },
+}
