@@ -18,13 +18,17 @@
 //! ```
 
 pub mod commands;
+mod error;
+mod proxy;
 mod registry;
+pub mod render;
 mod session;
 
-pub use commands::{CommandOutput, run_mcp_command};
-pub use registry::{MCP_TOOL_PREFIX, ToolRegistry};
-pub use session::{
-    AgentSession, DiscoverySnapshot, SessionOptions, SessionStart, create_agent_session,
-};
-mod proxy;
+pub use commands::{CommandOutput, ServerStatus, run_mcp_command};
+pub use error::SessionError;
 pub use proxy::{DEFAULT_CALL_TIMEOUT, SubagentProxyTool, subagent_tools};
+pub use registry::{ToolOrigin, ToolRegistry};
+pub use session::{
+    AgentSession, PreparedSession, SessionOptions, SessionStart, create_agent_session,
+    prepare_agent_session,
+};

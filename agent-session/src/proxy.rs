@@ -35,7 +35,7 @@ use mcp_bridge::{AgentTool, ToolCancelled, ToolOutput};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::registry::MCP_TOOL_PREFIX;
+use crate::registry::ToolOrigin;
 use crate::session::AgentSession;
 
 /// The call timeout of a proxy made without one: two minutes.
@@ -84,20 +84,20 @@ impl SubagentProxyTool {
         tool: Arc<dyn AgentTool>,
         call_timeout: Duration,
     ) -> Self {
-        let origins = origins_of(parent);
-        Self::with_origins(parent, tool, call_timeout, &origins)
+        let origin = parent.registry().origin(tool.name()).cloned();
+        Self::with_origin(parent, tool, call_timeout, origin)
     }
 
-    fn with_origins(
+    fn with_origin(
         parent: &Arc<AgentSession>,
         tool: Arc<dyn AgentTool>,
         call_timeout: Duration,
-        origins: &[(String, Origin)],
+        origin: Option<ToolOrigin>,
     ) -> Self {
-        let origin = origins
-            .iter()
-            .find(|(name, _)| name == tool.name())
-            .map(|(_, origin)| origin.clone());
+        let origin = match origin {
+            Some(ToolOrigin::Mcp { server, tool }) => Some(Origin { server, tool }),
+            Some(_) | None => None,
+        };
         Self {
             name: tool.name().to_owned(),
             label: tool.label().to_owned(),
@@ -215,7 +215,8 @@ impl std::fmt::Debug for SubagentProxyTool {
     }
 }
 
-/// Proxies for the parent's active MCP tools (names starting with `mcp_`), for a subagent.
+/// Proxies for the parent's active MCP tools (by their recorded origin, never by name), for a
+/// subagent.
 ///
 /// They call through the parent's manager: no server process is started for the subagent.
 /// Each call gives up after `call_timeout` (see [`DEFAULT_CALL_TIMEOUT`]).
@@ -223,30 +224,13 @@ pub fn subagent_tools(
     parent: &Arc<AgentSession>,
     call_timeout: Duration,
 ) -> Vec<Arc<dyn AgentTool>> {
-    let origins = origins_of(parent);
     parent
-        .tools()
+        .registry()
+        .active_mcp_tools()
         .into_iter()
-        .filter(|tool| tool.name().starts_with(MCP_TOOL_PREFIX))
-        .map(|tool| {
-            let proxy = SubagentProxyTool::with_origins(parent, tool, call_timeout, &origins);
+        .map(|(tool, origin)| {
+            let proxy = SubagentProxyTool::with_origin(parent, tool, call_timeout, Some(origin));
             Arc::new(proxy) as Arc<dyn AgentTool>
-        })
-        .collect()
-}
-
-/// The manager's tools by model-facing name, with their server and original name.
-fn origins_of(parent: &AgentSession) -> Vec<(String, Origin)> {
-    parent
-        .manager()
-        .tools()
-        .into_iter()
-        .map(|managed| {
-            let origin = Origin {
-                server: managed.server,
-                tool: managed.original_name,
-            };
-            (managed.tool.name().to_owned(), origin)
         })
         .collect()
 }

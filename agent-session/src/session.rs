@@ -1,4 +1,10 @@
 //! [`AgentSession`]: a tool registry kept in step with the MCP manager.
+//!
+//! A session starts in two steps, so that a caller can show what is coming before it waits:
+//! [`prepare_agent_session`] runs discovery (nothing is started), and
+//! [`PreparedSession::start`] connects behind the startup gate. [`create_agent_session`] does
+//! both. The session keeps the discovery result it started (or last reloaded) with, and the
+//! problems of that load, as they are.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -6,15 +12,16 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use mcp_bridge::AgentTool;
 use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
-use mcp_config::{DiscoveryContext, ServerConfig, SourceMeta};
+use mcp_config::{DiscoveredServer, DiscoveryContext, DiscoveryResult};
 use mcp_manager::{
-    LoadError, LoadOptions, ManagerEvent, ManagerOptions, McpManager, discover_and_load_mcp_tools,
-    discover_mcp_servers,
+    LoadOptions, LoadResult, ManagedTool, ManagerEvent, ManagerOptions, McpManager, Problem,
+    discover_mcp_servers, discover_mcp_servers_with,
 };
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
-use crate::registry::ToolRegistry;
+use crate::error::SessionError;
+use crate::registry::{ToolOrigin, ToolRegistry};
 
 /// How a session starts: the project, whether MCP is on, the agent's own tools, and the
 /// loader's options (app name, project config, cache, credentials, discovery roots, manager),
@@ -92,7 +99,7 @@ impl SessionOptions {
 
     /// Whether project-level config files count.
     pub fn enable_project_config(&self) -> bool {
-        self.load.enable_project_config
+        self.load.enable_project_config()
     }
 }
 
@@ -106,30 +113,21 @@ impl std::fmt::Debug for SessionOptions {
     }
 }
 
-/// What the last discovery found, for `/mcp list`.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct DiscoverySnapshot {
-    /// The usable servers' configurations.
-    pub configs: BTreeMap<String, ServerConfig>,
-    /// Where each came from.
-    pub sources: BTreeMap<String, SourceMeta>,
-    /// Servers switched off, and where.
-    pub disabled: BTreeMap<String, SourceMeta>,
-    /// Problems of the last load or reload.
-    pub errors: Vec<LoadError>,
-}
-
 /// A started session.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct SessionStart {
     /// The session.
     pub session: Arc<AgentSession>,
-    /// Problems found while loading MCP servers (already logged).
-    pub errors: Vec<LoadError>,
-    /// API keys of Exa servers the discovery removed.
-    pub exa_api_keys: Vec<String>,
+    /// Problems found while loading MCP servers (each logged once, as a warning).
+    pub problems: Vec<Problem>,
+}
+
+/// What a load (or reload) left: the discovery it used and the problems it met.
+#[derive(Debug, Default)]
+struct Loaded {
+    discovery: Arc<DiscoveryResult>,
+    problems: Vec<Problem>,
 }
 
 /// An agent session: the tool registry, the MCP manager, and the task that keeps the registry
@@ -139,7 +137,7 @@ pub struct AgentSession {
     cache: Arc<dyn ToolCache>,
     registry: Mutex<ToolRegistry>,
     manager: Arc<McpManager>,
-    snapshot: Mutex<DiscoverySnapshot>,
+    loaded: Mutex<Loaded>,
     refreshes: watch::Sender<u64>,
     follower: Mutex<Option<JoinHandle<()>>>,
 }
@@ -148,9 +146,18 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Starts a session: MCP discovery and connection (unless `enable_mcp` is off), with the Exa
-/// filter on; per-server problems are logged and returned; the manager stays on the session.
-pub async fn create_agent_session(options: SessionOptions) -> SessionStart {
+/// A session whose servers are discovered but not started: see what is coming, then
+/// [`start`](Self::start) it.
+pub struct PreparedSession {
+    options: SessionOptions,
+    cache: Arc<dyn ToolCache>,
+    /// `None` when MCP is off.
+    loaded: Option<LoadResult>,
+}
+
+/// Runs MCP discovery for a session (unless `enable_mcp` is off), with the Exa filter on;
+/// nothing is connected yet.
+pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
     let mut options = options;
     // One cache for the session's whole life, reloads included.
     let cache: Arc<dyn ToolCache> = options.load.cache.clone().unwrap_or_else(|| {
@@ -160,61 +167,91 @@ pub async fn create_agent_session(options: SessionOptions) -> SessionStart {
         ))
     });
     options.load.cache = Some(Arc::clone(&cache));
-    options.load.filter_exa = true;
-    let mut registry = ToolRegistry::new();
-    for tool in &options.own_tools {
-        registry.register(Arc::clone(tool));
-        registry.activate(tool.name());
-    }
-    let mut snapshot = DiscoverySnapshot::default();
-    let mut exa_api_keys = Vec::new();
-    let manager = if options.enable_mcp {
-        let loaded = discover_and_load_mcp_tools(&options.cwd, &options.load).await;
-        for error in &loaded.errors {
-            tracing::warn!(path = %error.path, error = %error.error, "MCP problem");
-        }
-        registry.replace_mcp_tools(loaded.tools.iter().map(|t| Arc::clone(&t.tool)).collect());
-        snapshot = snapshot_of(&loaded.discovery, loaded.errors.clone());
-        exa_api_keys = loaded.exa_api_keys.clone();
-        loaded.manager
-    } else {
-        Arc::new(McpManager::new(
-            options.load.manager.clone(),
-            Arc::clone(&cache),
-            options.load.auth.clone(),
-        ))
-    };
-    let errors = snapshot.errors.clone();
-    let session = Arc::new(AgentSession {
+    options.load.discovery = options.load.discovery.clone().filter_exa(true);
+    let loaded = options
+        .enable_mcp
+        .then(|| discover_mcp_servers(&options.cwd, &options.load));
+    PreparedSession {
         options,
         cache,
-        registry: Mutex::new(registry),
-        manager,
-        snapshot: Mutex::new(snapshot),
-        refreshes: watch::Sender::new(0),
-        follower: Mutex::new(None),
-    });
-    session.follow_manager();
-    SessionStart {
-        session,
-        errors,
-        exa_api_keys,
+        loaded,
     }
 }
 
-fn snapshot_of(
-    discovery: &mcp_config::DiscoveryResult,
-    errors: Vec<LoadError>,
-) -> DiscoverySnapshot {
-    DiscoverySnapshot {
-        configs: discovery.configs.clone(),
-        sources: discovery
-            .sources
-            .iter()
-            .map(|(name, source)| (name.clone(), source.meta.clone()))
-            .collect(),
-        disabled: discovery.disabled.clone(),
-        errors,
+impl PreparedSession {
+    /// The servers discovery found (and skipped); `None` when MCP is off.
+    pub fn discovery(&self) -> Option<&DiscoveryResult> {
+        self.loaded.as_ref().map(|loaded| &*loaded.discovery)
+    }
+
+    /// Connects the servers behind the startup gate and starts the session; per-server
+    /// problems are logged once and returned; the manager stays on the session.
+    pub async fn start(self) -> SessionStart {
+        let Self {
+            options,
+            cache,
+            loaded,
+        } = self;
+        let mut registry = ToolRegistry::new();
+        for tool in &options.own_tools {
+            registry.register(Arc::clone(tool), ToolOrigin::Agent);
+            registry.activate(tool.name());
+        }
+        let (manager, state) = match loaded {
+            Some(mut loaded) => {
+                loaded.connect().await;
+                report(&loaded.problems);
+                registry.replace_mcp_tools(loaded.tools);
+                let state = Loaded {
+                    discovery: loaded.discovery,
+                    problems: loaded.problems,
+                };
+                (loaded.manager, state)
+            }
+            None => {
+                let manager = McpManager::new(
+                    options.load.manager.clone(),
+                    Arc::clone(&cache),
+                    options.load.auth.clone(),
+                );
+                (Arc::new(manager), Loaded::default())
+            }
+        };
+        let problems = state.problems.clone();
+        let session = Arc::new(AgentSession {
+            options,
+            cache,
+            registry: Mutex::new(registry),
+            manager,
+            loaded: Mutex::new(state),
+            refreshes: watch::Sender::new(0),
+            follower: Mutex::new(None),
+        });
+        session.follow_manager();
+        SessionStart { session, problems }
+    }
+}
+
+impl std::fmt::Debug for PreparedSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedSession")
+            .field("options", &self.options)
+            .field("discovery", &self.discovery())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts a session: MCP discovery and connection (unless `enable_mcp` is off), with the Exa
+/// filter on; per-server problems are logged once and returned; the manager stays on the
+/// session.
+pub async fn create_agent_session(options: SessionOptions) -> SessionStart {
+    prepare_agent_session(options).start().await
+}
+
+/// Each problem once, as a warning: the session is where problems are reported.
+fn report(problems: &[Problem]) {
+    for problem in problems {
+        tracing::warn!("{problem}");
     }
 }
 
@@ -235,12 +272,8 @@ impl AgentSession {
     }
 
     /// The discovery roots config writes go to: the configured ones, or this process's.
-    pub fn context(&self) -> Result<DiscoveryContext, String> {
-        match &self.options.load.context {
-            Some(context) => Ok(context.clone()),
-            None => DiscoveryContext::from_process(self.options.app_name(), &self.options.cwd)
-                .map_err(|error| error.to_string()),
-        }
+    pub fn context(&self) -> Result<DiscoveryContext, SessionError> {
+        Ok(self.options.load.discovery_context(&self.options.cwd)?)
     }
 
     /// The active tools the model is offered.
@@ -258,13 +291,19 @@ impl AgentSession {
         lock(&self.registry).clone()
     }
 
-    /// What the last discovery found.
-    pub fn discovery(&self) -> DiscoverySnapshot {
-        lock(&self.snapshot).clone()
+    /// What the last discovery (at start or at the last reload) found.
+    pub fn discovery(&self) -> Arc<DiscoveryResult> {
+        Arc::clone(&lock(&self.loaded).discovery)
     }
 
-    /// Replaces every `mcp_` tool with `tools` (all active) without restarting the session.
-    pub fn refresh_mcp_tools(&self, tools: Vec<Arc<dyn AgentTool>>) {
+    /// The problems of the last load or reload.
+    pub fn problems(&self) -> Vec<Problem> {
+        lock(&self.loaded).problems.clone()
+    }
+
+    /// Replaces every MCP tool with `tools` (all active) without restarting the session; the
+    /// agent's own tools stay, whatever their names.
+    pub fn refresh_mcp_tools(&self, tools: Vec<ManagedTool>) {
         lock(&self.registry).replace_mcp_tools(tools);
         self.refreshes.send_modify(|count| *count += 1);
     }
@@ -275,55 +314,42 @@ impl AgentSession {
     }
 
     /// `/mcp reload`: disconnects every server, re-reads the config files with the startup
-    /// options, connects again and refreshes the tools. Returns the problems found.
-    pub async fn reload(&self) -> Vec<LoadError> {
+    /// options, connects again and refreshes the tools. Returns the problems found (each logged
+    /// once).
+    pub async fn reload(&self) -> Vec<Problem> {
         self.manager.disconnect_all().await;
-        let discovered = discover_mcp_servers(&self.options.cwd, &self.options.load);
-        let mut errors = discovered.errors.clone();
-        let sources: BTreeMap<String, SourceMeta> = discovered
-            .discovery
-            .sources
-            .iter()
-            .map(|(name, source)| (name.clone(), source.meta.clone()))
-            .collect();
+        let mut loaded = discover_mcp_servers_with(
+            Arc::clone(&self.manager),
+            &self.options.cwd,
+            &self.options.load,
+        );
         if self.options.enable_mcp {
-            let outcome = self
-                .manager
-                .connect_servers(&discovered.discovery.configs, &sources)
-                .await;
-            errors.extend(
-                outcome
-                    .errors
-                    .into_iter()
-                    .map(|error| LoadError::new(format!("mcp:{}", error.server), error.error)),
-            );
+            loaded.connect().await;
         }
-        for error in &errors {
-            tracing::warn!(path = %error.path, error = %error.error, "MCP problem");
-        }
-        *lock(&self.snapshot) = snapshot_of(&discovered.discovery, errors.clone());
-        self.refresh_mcp_tools(self.manager.get_tools());
-        errors
+        report(&loaded.problems);
+        let problems = loaded.problems.clone();
+        *lock(&self.loaded) = Loaded {
+            discovery: loaded.discovery,
+            problems: loaded.problems,
+        };
+        self.refresh_mcp_tools(self.manager.tools());
+        problems
     }
 
     /// Disconnects one server and connects it again with its current configuration.
-    pub async fn reconnect(&self, server: &str) -> Result<(), String> {
-        let snapshot = self.discovery();
-        let Some(config) = snapshot.configs.get(server).cloned() else {
-            return Err(format!("no MCP server named \"{server}\" is configured"));
+    pub async fn reconnect(&self, server: &str) -> Result<(), SessionError> {
+        let Some(found) = self.discovery().servers.get(server).cloned() else {
+            return Err(SessionError::UnknownServer {
+                name: server.to_owned(),
+            });
         };
         self.manager.disconnect_server(server).await;
-        let configs = BTreeMap::from([(server.to_owned(), config)]);
-        let sources: BTreeMap<String, SourceMeta> = snapshot
-            .sources
-            .get(server)
-            .map(|meta| (server.to_owned(), meta.clone()))
-            .into_iter()
-            .collect();
-        let outcome = self.manager.connect_servers(&configs, &sources).await;
-        self.refresh_mcp_tools(self.manager.get_tools());
+        let servers: BTreeMap<String, DiscoveredServer> =
+            BTreeMap::from([(server.to_owned(), found)]);
+        let outcome = self.manager.connect_servers(&servers).await;
+        self.refresh_mcp_tools(self.manager.tools());
         match outcome.errors.into_iter().next() {
-            Some(error) => Err(error.error),
+            Some(error) => Err(error.into()),
             None => Ok(()),
         }
     }
@@ -345,7 +371,7 @@ impl AgentSession {
         let follower = tokio::spawn(async move {
             // A server may have finished between the load and this subscription.
             if let Some(session) = session.upgrade() {
-                session.refresh_mcp_tools(session.manager.get_tools());
+                session.refresh_mcp_tools(session.manager.tools());
             }
             loop {
                 let refresh = match events.recv().await {
@@ -358,7 +384,7 @@ impl AgentSession {
                     let Some(session) = session.upgrade() else {
                         return;
                     };
-                    session.refresh_mcp_tools(session.manager.get_tools());
+                    session.refresh_mcp_tools(session.manager.tools());
                 }
             }
         });

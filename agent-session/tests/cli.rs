@@ -365,7 +365,9 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|error| error["path"] == "mcp:broken" && error["error"].is_string()),
+            .any(|error| error["server"] == "broken"
+                && error["path"] == broken["source"]["path"]
+                && error["error"].is_string()),
         "{list:#}"
     );
 

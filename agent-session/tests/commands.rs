@@ -96,12 +96,7 @@ async fn help_is_the_default_and_unknown_commands_are_one_line() {
     )
     .await;
     fails(&session, "help me", "unexpected argument \"me\"").await;
-    fails(
-        &session,
-        "add x --token \"open",
-        "unterminated double quote",
-    )
-    .await;
+    fails(&session, "add x --token \"open", "unterminated quote").await;
     guard(session.shutdown()).await;
 }
 
@@ -182,12 +177,19 @@ async fn list_shows_status_transport_source_tools_and_errors() {
     let errors = out.json["errors"].as_array().unwrap();
     let bad_path = bad_file.display().to_string();
     assert!(errors.iter().any(|e| e["path"] == bad_path), "{errors:?}");
+    // A server's problem names the server and points at the file that defines it.
+    for server in ["broken", "failing"] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e["server"] == server && e["path"] == mcp_json && e["error"].is_string()),
+            "{errors:?}"
+        );
+    }
     assert!(
-        errors.iter().any(|e| e["path"] == "mcp:broken"),
-        "{errors:?}"
-    );
-    assert!(
-        errors.iter().any(|e| e["path"] == "mcp:failing"),
+        errors
+            .iter()
+            .any(|e| e["path"] == bad_path && e["server"].is_null()),
         "{errors:?}"
     );
 

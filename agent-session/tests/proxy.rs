@@ -118,7 +118,7 @@ impl Parent {
             .cache(Arc::new(MemoryToolCache::new(CacheOptions::default())))
             .own_tool(Arc::new(LocalTool(json!({"type": "object"}))));
         let started = within("starting the parent session", create_agent_session(options)).await;
-        assert!(started.errors.is_empty(), "{:?}", started.errors);
+        assert!(started.problems.is_empty(), "{:?}", started.problems);
         let parent = Self {
             session: started.session,
             marker,

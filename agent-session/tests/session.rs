@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_session::{AgentSession, create_agent_session};
+use agent_session::{AgentSession, ToolOrigin, create_agent_session};
 use async_trait::async_trait;
 use common::{World, guard, memory_cache, tool_names as names};
 use mcp_bridge::{AgentTool, ToolCancelled, ToolOutput};
@@ -76,10 +76,89 @@ async fn refresh_replaces_only_mcp_tools_and_keeps_the_agents_own() {
     session.refresh_mcp_tools(Vec::new());
     assert_eq!(names(&session), ["clock"]);
 
-    session.refresh_mcp_tools(session.manager().get_tools());
+    session.refresh_mcp_tools(session.manager().tools());
     assert_eq!(names(&session), before);
     assert!(session.registry().is_active("mcp_fx_echo"));
     guard(session.shutdown()).await;
+}
+
+/// An agent tool with any name, answering with its own name.
+struct Named(&'static str);
+
+#[async_trait]
+impl AgentTool for Named {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn label(&self) -> &str {
+        self.0
+    }
+    fn description(&self) -> &str {
+        "One of the agent's own tools."
+    }
+    fn parameters(&self) -> &Value {
+        static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+        SCHEMA.get_or_init(|| json!({"type": "object"}))
+    }
+    async fn execute(
+        &self,
+        _args: Value,
+        _cancel: CancellationToken,
+    ) -> Result<ToolOutput, ToolCancelled> {
+        Ok(ToolOutput::text(format!("the agent's {}", self.0)))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_tool_named_mcp_notes_survives_every_refresh() {
+    let world = World::new();
+    world.write_mcp_json(&[("fx", FixtureServer::new())]);
+    // `mcp_fx_echo` is also the name the fixture's echo tool gets: the agent's tool wins.
+    let options = world
+        .options()
+        .own_tool(Arc::new(Named("mcp_notes")))
+        .own_tool(Arc::new(Named("mcp_fx_echo")));
+    let started = guard(create_agent_session(options)).await;
+    let session = started.session;
+    let is_agents = |session: &AgentSession, name: &str| {
+        session.registry().origin(name) == Some(&ToolOrigin::Agent)
+            && session.registry().is_active(name)
+    };
+    let check = |session: &AgentSession, when: &str| {
+        assert!(
+            is_agents(session, "mcp_notes"),
+            "{when}: {:?}",
+            session.registry()
+        );
+        assert!(
+            is_agents(session, "mcp_fx_echo"),
+            "{when}: {:?}",
+            session.registry()
+        );
+    };
+    check(&session, "at start");
+    assert!(
+        names(&session).contains(&"mcp_fx_add".to_owned()),
+        "the server's other tools are there: {:?}",
+        names(&session)
+    );
+    let echo = session.tool("mcp_fx_echo").expect("the agent's tool");
+    let output = guard(echo.execute(json!({"message": "x"}), CancellationToken::new()))
+        .await
+        .unwrap();
+    assert_eq!(output.to_text(), "the agent's mcp_fx_echo");
+
+    session.refresh_mcp_tools(Vec::new());
+    check(&session, "after an empty refresh");
+    assert!(!names(&session).contains(&"mcp_fx_add".to_owned()));
+    session.refresh_mcp_tools(session.manager().tools());
+    check(&session, "after a refresh from the manager");
+    guard(session.reload()).await;
+    check(&session, "after a reload");
+    assert!(names(&session).contains(&"mcp_fx_add".to_owned()));
+    guard(session.shutdown()).await;
+    check(&session, "after the shutdown");
+    assert_eq!(names(&session), ["mcp_fx_echo", "mcp_notes"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,7 +212,7 @@ async fn with_mcp_off_nothing_is_discovered_or_started() {
     let options = world.options().mcp(false).own_tool(Arc::new(Clock));
     let started = guard(create_agent_session(options)).await;
     assert_eq!(names(&started.session), ["clock"]);
-    assert!(started.session.discovery().configs.is_empty());
+    assert!(started.session.discovery().servers.is_empty());
     assert!(started.session.manager().server_names().is_empty());
     guard(started.session.shutdown()).await;
 }

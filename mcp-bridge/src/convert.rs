@@ -41,7 +41,7 @@ pub fn convert_result(result: &CallToolResult, server: &str, tool: &str) -> Tool
 }
 
 /// The output for a call that could not be made or answered.
-pub fn error_output(message: &dyn std::fmt::Display, server: &str, tool: &str) -> ToolOutput {
+pub fn error_output(message: impl std::fmt::Display, server: &str, tool: &str) -> ToolOutput {
     let message = message.to_string();
     ToolOutput {
         content: vec![OutputBlock::Text {

@@ -11,8 +11,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mcp_bridge::naming::tool_name;
 use mcp_bridge::{
-    AgentTool, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition, OutputBlock,
-    ToolCancelled, ToolOutput,
+    AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
+    OutputBlock, ToolCancelled, ToolOutput,
 };
 use mcp_transport::{ClientOptions, McpClient, StdioServerParams, Tool};
 use serde_json::{Map, Value, json};
@@ -31,13 +31,22 @@ async fn guard<F: Future>(future: F) -> F::Output {
 }
 
 /// A connected fixture server named `server`.
-async fn connect(server: &str, fixture: &FixtureServer) -> Result<Arc<McpClient>, String> {
+async fn connect(server: &str, fixture: &FixtureServer) -> Result<Arc<McpClient>, ConnectionError> {
     let (program, args) = fixture.command();
     let params = StdioServerParams::new(program.to_string_lossy(), args);
     McpClient::connect_stdio(server, params, ClientOptions::default())
         .await
         .map(Arc::new)
-        .map_err(|error| error.to_string())
+        .map_err(|error| Arc::new(error) as ConnectionError)
+}
+
+/// A provider's error of its own (the manager's is richer).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct ProviderError(String);
+
+fn provider_error(message: impl Into<String>) -> ConnectionError {
+    Arc::new(ProviderError(message.into()))
 }
 
 /// The definition of the fixture's tool `tool` as listed by `client`.
@@ -312,12 +321,12 @@ struct GatedProvider {
 
 #[async_trait]
 impl ConnectionProvider for GatedProvider {
-    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, String> {
+    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, ConnectionError> {
         self.asked.lock().unwrap().push(server.to_owned());
         let mut gate = self.gate.clone();
         gate.wait_for(|open| *open)
             .await
-            .map_err(|_| "the gate was dropped".to_owned())?;
+            .map_err(|_| provider_error("the gate was dropped"))?;
         connect(server, &FixtureServer::new()).await
     }
 }
@@ -329,7 +338,7 @@ struct SlowProvider {
 
 #[async_trait]
 impl ConnectionProvider for SlowProvider {
-    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, String> {
+    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, ConnectionError> {
         tokio::time::sleep(self.delay).await;
         connect(server, &FixtureServer::new()).await
     }
@@ -342,7 +351,7 @@ struct ReadyProvider {
 
 #[async_trait]
 impl ConnectionProvider for ReadyProvider {
-    async fn wait_for_connection(&self, _server: &str) -> Result<Arc<McpClient>, String> {
+    async fn wait_for_connection(&self, _server: &str) -> Result<Arc<McpClient>, ConnectionError> {
         Ok(Arc::clone(&self.client))
     }
 }
@@ -352,7 +361,7 @@ struct PendingProvider;
 
 #[async_trait]
 impl ConnectionProvider for PendingProvider {
-    async fn wait_for_connection(&self, _server: &str) -> Result<Arc<McpClient>, String> {
+    async fn wait_for_connection(&self, _server: &str) -> Result<Arc<McpClient>, ConnectionError> {
         std::future::pending().await
     }
 }
@@ -362,8 +371,10 @@ struct FailingProvider;
 
 #[async_trait]
 impl ConnectionProvider for FailingProvider {
-    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, String> {
-        Err(format!("MCP server not connected: {server}"))
+    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, ConnectionError> {
+        Err(provider_error(format!(
+            "MCP server not connected: {server}"
+        )))
     }
 }
 

@@ -30,7 +30,7 @@ use crate::error::ConfigError;
 use crate::expand::expand_server_config;
 use crate::providers::default_sources;
 use crate::server_config::{
-    Level, ServerConfig, SourceMeta, TransportConfig, validate_server_config,
+    Level, ServerConfig, SourceMeta, TransportConfig, TransportKind, validate_server_config,
 };
 use crate::source::ConfigSource;
 
@@ -196,6 +196,8 @@ pub struct SkippedServer {
     pub name: String,
     /// Where the definition is.
     pub source: SourceMeta,
+    /// The definition's transport, when it could be read.
+    pub transport: Option<TransportKind>,
     /// Why it is not used.
     pub reason: SkipReason,
 }
@@ -293,16 +295,17 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             };
             if file.level == Level::Project && !options.enable_project_config {
                 tracing::debug!(path = %file.path.display(), "project config is off; skipping");
-                let names = contents.servers.into_iter().map(|(name, _)| name);
-                let names = names.chain(contents.invalid.into_iter().map(|(name, _)| name));
-                for name in names {
-                    result.skip(name, meta.clone(), SkipReason::ProjectConfigOff);
+                let entries = contents.servers.into_iter();
+                let entries = entries.map(|(name, config)| (name, Some(config.transport_kind())));
+                let invalid = contents.invalid.into_iter().map(|(name, _)| (name, None));
+                for (name, transport) in entries.chain(invalid) {
+                    result.skip(name, &meta, transport, SkipReason::ProjectConfigOff);
                 }
                 continue;
             }
             for (name, problem) in contents.invalid {
                 let invalid = InvalidServer::new(name.clone(), vec![problem]);
-                result.skip(name, meta.clone(), SkipReason::Invalid(invalid));
+                result.skip(name, &meta, None, SkipReason::Invalid(invalid));
             }
             disabled_names.extend(contents.disabled_servers);
             for (name, config) in contents.servers {
@@ -317,8 +320,14 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
 
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
     for candidate in candidates {
+        let transport = Some(candidate.config.transport_kind());
         if !candidate.config.is_enabled() || disabled_names.contains(&candidate.name) {
-            result.skip(candidate.name, candidate.meta, SkipReason::Disabled);
+            result.skip(
+                candidate.name,
+                &candidate.meta,
+                transport,
+                SkipReason::Disabled,
+            );
             continue;
         }
         if options.filter_exa && is_exa(&candidate.name, &candidate.config) {
@@ -329,7 +338,12 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                     result.exa_api_keys.push(key);
                 }
             }
-            result.skip(candidate.name, candidate.meta, SkipReason::ExaFiltered);
+            result.skip(
+                candidate.name,
+                &candidate.meta,
+                transport,
+                SkipReason::ExaFiltered,
+            );
             continue;
         }
         match winners.get_mut(&candidate.name) {
@@ -364,16 +378,24 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             tracing::debug!(server = name, %problem, "skipping an MCP server");
         }
         let invalid = InvalidServer::new(name.clone(), problems);
-        result.skip(name, winner.meta, SkipReason::Invalid(invalid));
+        let transport = Some(winner.config.transport_kind());
+        result.skip(name, &winner.meta, transport, SkipReason::Invalid(invalid));
     }
     result
 }
 
 impl DiscoveryResult {
-    fn skip(&mut self, name: String, source: SourceMeta, reason: SkipReason) {
+    fn skip(
+        &mut self,
+        name: String,
+        source: &SourceMeta,
+        transport: Option<TransportKind>,
+        reason: SkipReason,
+    ) {
         self.skipped.push(SkippedServer {
             name,
-            source,
+            source: source.clone(),
+            transport,
             reason,
         });
     }

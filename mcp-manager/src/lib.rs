@@ -38,8 +38,8 @@ mod status;
 
 pub use error::{DISCOVERY_PROBLEM_PATH, ManagerError, Problem, ServerError};
 pub use loader::{
-    LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers, discovery_problems,
-    load_mcp_tools_into,
+    LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers,
+    discover_mcp_servers_with, discovery_problems,
 };
 pub use manager::{
     ConnectOutcome, DEFAULT_STARTUP_TIMEOUT, ManagedTool, ManagerOptions, McpManager,

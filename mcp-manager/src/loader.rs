@@ -164,8 +164,33 @@ pub fn discovery_problems(discovery: &DiscoveryResult) -> Vec<Problem> {
     files.chain(invalid).collect()
 }
 
-/// Discovery and its problems, for `manager`; nothing connected yet.
-fn discovered(manager: Arc<McpManager>, cwd: &Path, options: &LoadOptions) -> LoadResult {
+impl LoadResult {
+    /// Connects the servers discovery found into [`manager`](Self::manager), behind the startup
+    /// gate: fills [`tools`](Self::tools) and adds a problem per server that failed before the
+    /// gate answered.
+    pub async fn connect(&mut self) {
+        let outcome = self.manager.connect_servers(&self.discovery.servers).await;
+        for error in outcome.errors {
+            let name = error.server().unwrap_or_default().to_owned();
+            let source =
+                (self.discovery.servers.get(&name)).map(|server| server.source.meta.clone());
+            self.problems.push(Problem::Server {
+                name,
+                source,
+                error,
+            });
+        }
+        self.tools = outcome.tools;
+    }
+}
+
+/// Discovery only, for an existing manager (a reload): the servers and problems, nothing
+/// connected yet ([`LoadResult::connect`] does that).
+pub fn discover_mcp_servers_with(
+    manager: Arc<McpManager>,
+    cwd: &Path,
+    options: &LoadOptions,
+) -> LoadResult {
     let (discovery, problems) = match discover(cwd, options) {
         Ok(discovery) => {
             let problems = discovery_problems(&discovery);
@@ -184,39 +209,17 @@ fn discovered(manager: Arc<McpManager>, cwd: &Path, options: &LoadOptions) -> Lo
     }
 }
 
-/// Discovery only: the servers and problems, no connection made (`tools` is empty).
+/// Discovery only: the servers and problems, no connection made (`tools` is empty), with a new
+/// manager built from `options`.
 pub fn discover_mcp_servers(cwd: &Path, options: &LoadOptions) -> LoadResult {
-    discovered(new_manager(options), cwd, options)
+    discover_mcp_servers_with(new_manager(options), cwd, options)
 }
 
 /// Discovers the user's MCP servers, connects them behind the startup gate and returns their
 /// tools. Never fails as a whole: a fatal discovery failure gives no tools and one
 /// [`Problem::Discovery`].
 pub async fn discover_and_load_mcp_tools(cwd: &Path, options: &LoadOptions) -> LoadResult {
-    load_mcp_tools_into(new_manager(options), cwd, options).await
-}
-
-/// [`discover_and_load_mcp_tools`] into a manager that already exists (a reload): the files are
-/// read again and every server not connected or connecting is connected behind the gate.
-pub async fn load_mcp_tools_into(
-    manager: Arc<McpManager>,
-    cwd: &Path,
-    options: &LoadOptions,
-) -> LoadResult {
-    let mut result = discovered(manager, cwd, options);
-    let outcome = result
-        .manager
-        .connect_servers(&result.discovery.servers)
-        .await;
-    for error in outcome.errors {
-        let name = error.server().unwrap_or_default().to_owned();
-        let source = (result.discovery.servers.get(&name)).map(|server| server.source.meta.clone());
-        result.problems.push(Problem::Server {
-            name,
-            source,
-            error,
-        });
-    }
-    result.tools = outcome.tools;
-    result
+    let mut loaded = discover_mcp_servers(cwd, options);
+    loaded.connect().await;
+    loaded
 }

@@ -208,14 +208,6 @@ impl McpManager {
             .collect()
     }
 
-    /// Every tool as the agent's registry holds them.
-    pub fn get_tools(&self) -> Vec<Arc<dyn AgentTool>> {
-        self.tools()
-            .into_iter()
-            .map(|managed| managed.tool)
-            .collect()
-    }
-
     /// Where a server stands.
     pub fn get_connection_status(&self, server: &str) -> ConnectionStatus {
         let state = self.inner.lock();

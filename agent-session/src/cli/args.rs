@@ -1,49 +1,65 @@
-//! The command line: global options, the subcommand and its own arguments.
+//! The command line, declared with clap: global options (accepted anywhere on the line), the
+//! subcommands and their own arguments, `--version`, `help CMD` and `CMD --help`.
 //!
-//! Global options may stand anywhere on the line (before or after the subcommand); a `--`
-//! ends option parsing, so everything after it is positional. Every mistake is one line that
-//! says what is wrong and how to get help.
+//! A usage error is printed on one line (clap's message, its did-you-mean tip, and where to get
+//! help) and exits with status 2.
 
-use std::ffi::OsString;
 use std::path::PathBuf;
-use std::time::Duration;
 
+use clap::error::ErrorKind;
+use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
+
+/// Exit status and logs, under every help text.
+const AFTER_HELP: &str = "\
+Exit status: 0 success; 1 a tool or a command failed; 2 a usage error.
+Logs go to stderr, filtered by RUST_LOG (default warn). Colour goes only to a terminal, and
+never when NO_COLOR is set.";
+
+/// See, test and call the MCP servers your agents use.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent-session",
+    version,
+    about = "agent-session: see, test and call the MCP servers your agents use",
+    after_help = AFTER_HELP,
+    subcommand_required = true,
+    propagate_version = true
+)]
+pub(crate) struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub(crate) globals: Globals,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Options every command takes, before or after the command's name.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct Globals {
+    /// The project directory (default: the current directory)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Ignore project-level config files
+    #[arg(long = "no-project-config", global = true)]
+    no_project_config: bool,
+    /// Keep the tool cache in DIR (default: ~/.cache/<app>/tool-cache)
+    #[arg(long, global = true, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Use no tool cache
+    #[arg(long, global = true, conflicts_with = "cache_dir")]
+    no_cache: bool,
+    /// Machine-readable output (one JSON line per command in the shell)
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+    /// The agent's name: its native files are .NAME/mcp.json and ~/.config/NAME/mcp.json
+    #[arg(long, global = true, value_name = "NAME", default_value = DEFAULT_APP, value_parser = parse_app)]
+    pub(crate) app: String,
+}
 
 /// The default `--app`: picks the native config files `.agent-session/mcp.json`.
 pub(crate) const DEFAULT_APP: &str = "agent-session";
-
-/// The usage text of `agent-session help`.
-pub(crate) const USAGE: &str = "\
-agent-session: see, test and call the MCP servers your agents use
-
-Usage: agent-session [OPTIONS] <COMMAND> [ARGS]
-
-Commands:
-  list                               the configured servers: status, transport, source, tools
-  tools [--server NAME]              the tools the session holds right after the startup gate
-  call TOOL [ARGS_JSON] [--timeout-ms N]
-                                     call a tool (by name, e.g. mcp_github_create_issue, or
-                                     server/tool); ARGS_JSON is a JSON object, default {}
-  shell                              read commands from stdin: /mcp ..., tools, list,
-                                     call TOOL JSON, help, exit
-  demo                               a walk through discovery, the startup gate, tool calls,
-                                     a reload and the shutdown, with a built-in demo server
-  help                               this text
-
-Options (anywhere on the line):
-  --cwd DIR                          the project directory (default: the current directory)
-  --no-project-config                ignore project-level config files
-  --cache-dir DIR                    keep the tool cache in DIR
-  --no-cache                         use no tool cache
-  --json                             machine-readable output (one JSON line per command in
-                                     the shell)
-  --app NAME                         the agent's name: its native files are .NAME/mcp.json
-                                     and ~/.config/NAME/mcp.json (default agent-session)
-  -h, --help                         this text
-
-Exit status: 0 success; 1 a tool or a command failed; 2 a usage error.
-Logs go to stderr, filtered by RUST_LOG (default warn).";
 
 /// Where the tool cache lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,250 +72,124 @@ pub(crate) enum CacheChoice {
     Off,
 }
 
-/// Options every command takes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Globals {
-    /// `--cwd`, when given.
-    pub(crate) cwd: Option<PathBuf>,
-    /// False with `--no-project-config`.
-    pub(crate) project_config: bool,
-    /// `--cache-dir` / `--no-cache`.
-    pub(crate) cache: CacheChoice,
-    /// `--json`.
-    pub(crate) json: bool,
-    /// `--app`.
-    pub(crate) app: String,
-}
+impl Globals {
+    /// Whether project-level config files count.
+    pub(crate) fn project_config(&self) -> bool {
+        !self.no_project_config
+    }
 
-impl Default for Globals {
-    fn default() -> Self {
-        Self {
-            cwd: None,
-            project_config: true,
-            cache: CacheChoice::UserDir,
-            json: false,
-            app: DEFAULT_APP.to_owned(),
+    /// `--cache-dir` / `--no-cache`.
+    pub(crate) fn cache(&self) -> CacheChoice {
+        match (&self.cache_dir, self.no_cache) {
+            (Some(dir), _) => CacheChoice::Dir(dir.clone()),
+            (None, true) => CacheChoice::Off,
+            (None, false) => CacheChoice::UserDir,
         }
     }
 }
 
 /// What to do.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Subcommand)]
 pub(crate) enum Command {
-    /// Print the usage.
-    Help,
-    /// `list`.
+    /// The configured servers: status, transport, source file, tool count, error
     List,
-    /// `tools [--server NAME]`.
+    /// The tools the session holds right after the startup gate, live or deferred
     Tools {
-        /// Only this server's tools.
+        /// Only this server's tools
+        #[arg(long, value_name = "NAME")]
         server: Option<String>,
     },
-    /// `call TOOL [ARGS_JSON] [--timeout-ms N]`.
+    /// Call a tool by its name (mcp_github_create_issue) or as server/tool
     Call {
-        /// The tool's name or `server/tool`.
-        tool: String,
-        /// The arguments, a JSON object.
-        args: Value,
-        /// Give up after this long.
-        timeout: Option<Duration>,
+        /// The tool: its model-facing name, or server/tool
+        #[arg(value_name = "TOOL")]
+        tool: Option<String>,
+        /// The arguments, a JSON object (default {})
+        #[arg(value_name = "ARGS_JSON", value_parser = parse_tool_args)]
+        args: Option<Value>,
+        /// Give up (and cancel the call) after this many milliseconds
+        #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
+        timeout_ms: Option<u64>,
     },
-    /// `shell`.
+    /// Read commands from stdin: /mcp ..., tools, list, call TOOL JSON, help, exit
     Shell,
-    /// `demo`.
+    /// A walk through discovery, the startup gate, tool calls, a reload and the shutdown, with
+    /// a built-in demo server
     Demo,
-    /// The hidden `demo-server [--name NAME] [--slow-ms N] [--marker TEXT]`.
+    /// The demo's MCP server on stdio (used by `demo`)
+    #[command(hide = true)]
     DemoServer {
-        /// `serverInfo.name`.
+        /// serverInfo.name
+        #[arg(long, default_value = "demo")]
         name: String,
-        /// Delay of every `tools/list` answer.
+        /// Delay of every tools/list answer, in milliseconds
+        #[arg(long = "slow-ms", value_name = "MS", default_value_t = 0, value_parser = parse_ms)]
         slow_ms: u64,
+        /// A word on the command line that tests and the demo find the process by
+        #[arg(long)]
+        marker: Option<String>,
     },
 }
 
-/// A parsed command line.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Cli {
-    /// The global options.
-    pub(crate) globals: Globals,
-    /// The command.
-    pub(crate) command: Command,
+/// What parsing the command line gave: a command to run, text to print (help, version), or a
+/// usage error on one line.
+#[derive(Debug)]
+pub(crate) enum Parsed {
+    /// Run this.
+    Run(Box<Cli>),
+    /// Print this on stdout and exit 0.
+    Print(String),
+    /// Print this on stderr and exit 2.
+    Usage(String),
 }
 
-/// Options that belong to one subcommand, with the subcommands that take them.
-const COMMAND_OPTIONS: &[(&str, &[&str])] = &[
-    ("--server", &["tools"]),
-    ("--timeout-ms", &["call"]),
-    ("--name", &["demo-server"]),
-    ("--slow-ms", &["demo-server"]),
-    ("--marker", &["demo-server"]),
-];
+/// Parses the arguments of this process (the program name first).
+pub(crate) fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Parsed {
+    match Cli::try_parse_from(args) {
+        Ok(cli) => Parsed::Run(Box::new(cli)),
+        Err(error) => match error.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                Parsed::Print(error.render().to_string().trim_end().to_owned())
+            }
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Parsed::Usage(
+                "no command given; run `agent-session help` for the commands".to_owned(),
+            ),
+            _ => Parsed::Usage(one_line(&error.render().to_string())),
+        },
+    }
+}
 
-/// Parses the arguments after the program name. `Err` is a one-line usage error.
-pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, String> {
-    let mut args: std::collections::VecDeque<String> = args
-        .into_iter()
-        .map(|arg| {
-            arg.into_string()
-                .map_err(|arg| format!("argument {arg:?} is not valid UTF-8"))
-        })
-        .collect::<Result<_, _>>()?;
-    let mut globals = Globals::default();
-    let mut positional = Vec::new();
-    let mut command_options: Vec<(String, String)> = Vec::new();
-    let mut cache_dir = None;
-    let mut no_cache = false;
-    let mut help = false;
-    while let Some(arg) = args.pop_front() {
-        if arg == "--" {
-            positional.extend(args.drain(..));
-            break;
-        }
-        if !arg.starts_with('-') || arg == "-" {
-            positional.push(arg);
+/// clap's error on one line: the message, its tips, and where to get help.
+fn one_line(rendered: &str) -> String {
+    let mut message = String::new();
+    let mut tips = Vec::new();
+    for line in rendered.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with("Usage:") || line.starts_with("For more information")
+        {
             continue;
         }
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => {
-                (flag.to_owned(), Some(value.to_owned()))
-            }
-            _ => (arg.clone(), None),
-        };
-        let value = |args: &mut std::collections::VecDeque<String>| -> Result<String, String> {
-            match inline.clone().or_else(|| args.pop_front()) {
-                Some(value) => Ok(value),
-                None => Err(format!("{flag} needs a value")),
-            }
-        };
-        match flag.as_str() {
-            "-h" | "--help" => help = true,
-            "--cwd" => globals.cwd = Some(PathBuf::from(value(&mut args)?)),
-            "--no-project-config" => globals.project_config = false,
-            "--cache-dir" => cache_dir = Some(PathBuf::from(value(&mut args)?)),
-            "--no-cache" => no_cache = true,
-            "--json" => globals.json = true,
-            "--app" => {
-                let app = value(&mut args)?;
-                if app.is_empty() || app.contains(['/', '\\']) || app.starts_with('.') {
-                    return Err(format!(
-                        "--app {app:?}: use a plain name such as \"my-agent\""
-                    ));
-                }
-                globals.app = app;
-            }
-            other if COMMAND_OPTIONS.iter().any(|(name, _)| *name == other) => {
-                command_options.push((other.to_owned(), value(&mut args)?));
-            }
-            other => {
-                return Err(format!(
-                    "unknown option {other}; run `agent-session help` for the options"
-                ));
-            }
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip.to_owned());
+        } else if message.is_empty() {
+            message = line.strip_prefix("error: ").unwrap_or(line).to_owned();
+        } else {
+            message.push(' ');
+            message.push_str(line);
         }
     }
-    if no_cache && cache_dir.is_some() {
-        return Err("--cache-dir and --no-cache exclude each other; keep one".to_owned());
+    for tip in tips {
+        message.push_str(&format!(" ({tip})"));
     }
-    globals.cache = match (cache_dir, no_cache) {
-        (Some(dir), _) => CacheChoice::Dir(dir),
-        (None, true) => CacheChoice::Off,
-        (None, false) => CacheChoice::UserDir,
-    };
-    let mut positional = positional.into_iter();
-    let name = positional.next();
-    if help || matches!(name.as_deref(), Some("help")) {
-        return Ok(Cli {
-            globals,
-            command: Command::Help,
-        });
+    message.push_str("; run `agent-session help` for usage");
+    message
+}
+
+/// `--app`: a plain name, as it becomes a directory name.
+fn parse_app(app: &str) -> Result<String, String> {
+    if app.is_empty() || app.contains(['/', '\\']) || app.starts_with('.') {
+        return Err("use a plain name such as \"my-agent\"".to_owned());
     }
-    let Some(name) = name else {
-        return Err("no command given; run `agent-session help` for the commands".to_owned());
-    };
-    for (option, _) in &command_options {
-        let accepted = COMMAND_OPTIONS
-            .iter()
-            .any(|(flag, commands)| flag == option && commands.contains(&name.as_str()));
-        if !accepted {
-            return Err(format!(
-                "{option} is not an option of `{name}`; run `agent-session help` for the options"
-            ));
-        }
-    }
-    let option = |flag: &str| {
-        command_options
-            .iter()
-            .rev()
-            .find(|(name, _)| name == flag)
-            .map(|(_, value)| value.clone())
-    };
-    let rest: Vec<String> = positional.collect();
-    let no_more = |rest: &[String]| match rest.first() {
-        Some(extra) => Err(format!(
-            "unexpected argument {extra:?} for `{name}`; run `agent-session help` for usage"
-        )),
-        None => Ok(()),
-    };
-    let command = match name.as_str() {
-        "list" => {
-            no_more(&rest)?;
-            Command::List
-        }
-        "tools" => {
-            no_more(&rest)?;
-            Command::Tools {
-                server: option("--server"),
-            }
-        }
-        "call" => {
-            let mut rest = rest.into_iter();
-            let Some(tool) = rest.next() else {
-                return Err(
-                    "`call` needs a tool name: agent-session call TOOL [ARGS_JSON]; run \
-                     `agent-session tools` to see the tools"
-                        .to_owned(),
-                );
-            };
-            let args = match rest.next() {
-                Some(text) => parse_tool_args(&text)?,
-                None => Value::Object(serde_json::Map::new()),
-            };
-            no_more(&rest.collect::<Vec<_>>())?;
-            let timeout = option("--timeout-ms")
-                .map(|text| parse_ms("--timeout-ms", &text))
-                .transpose()?
-                .map(Duration::from_millis);
-            Command::Call {
-                tool,
-                args,
-                timeout,
-            }
-        }
-        "shell" => {
-            no_more(&rest)?;
-            Command::Shell
-        }
-        "demo" => {
-            no_more(&rest)?;
-            Command::Demo
-        }
-        "demo-server" => {
-            no_more(&rest)?;
-            Command::DemoServer {
-                name: option("--name").unwrap_or_else(|| "demo".to_owned()),
-                slow_ms: option("--slow-ms")
-                    .map(|text| parse_ms("--slow-ms", &text))
-                    .transpose()?
-                    .unwrap_or(0),
-            }
-        }
-        other => {
-            return Err(format!(
-                "unknown command \"{other}\"; run `agent-session help` for the commands"
-            ));
-        }
-    };
-    Ok(Cli { globals, command })
+    Ok(app.to_owned())
 }
 
 /// Parses a tool's arguments: a JSON object.
@@ -316,24 +206,42 @@ pub(crate) fn parse_tool_args(text: &str) -> Result<Value, String> {
     }
 }
 
-fn parse_ms(flag: &str, text: &str) -> Result<u64, String> {
+fn parse_ms(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
-        .map_err(|_| format!("{flag} takes a number of milliseconds, not {text:?}"))
+        .map_err(|_| format!("takes a number of milliseconds, not {text:?}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse_line(line: &str) -> Result<Cli, String> {
-        parse(line.split_whitespace().map(OsString::from))
+    fn parse_line(line: &str) -> Parsed {
+        parse(
+            std::iter::once("agent-session")
+                .chain(line.split_whitespace())
+                .map(Into::into),
+        )
+    }
+
+    fn cli(line: &str) -> Cli {
+        match parse_line(line) {
+            Parsed::Run(cli) => *cli,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    fn usage(line: &str) -> String {
+        match parse_line(line) {
+            Parsed::Usage(message) => message,
+            other => panic!("{line}: {other:?}"),
+        }
     }
 
     #[test]
     fn global_options_go_anywhere() {
-        let cli = parse_line("--json tools --server fast --no-cache --cwd /p").unwrap();
+        let cli = cli("--json tools --server fast --no-cache --cwd /p");
         assert!(cli.globals.json);
-        assert_eq!(cli.globals.cache, CacheChoice::Off);
+        assert_eq!(cli.globals.cache(), CacheChoice::Off);
         assert_eq!(cli.globals.cwd, Some(PathBuf::from("/p")));
         assert_eq!(
             cli.command,
@@ -341,43 +249,73 @@ mod tests {
                 server: Some("fast".to_owned())
             }
         );
+        assert!(cli.globals.project_config());
+        assert_eq!(cli.globals.app, DEFAULT_APP);
     }
 
     #[test]
     fn call_takes_a_json_object_and_a_timeout() {
         let cli = parse(
             [
+                "agent-session",
                 "call",
                 "mcp_a_echo",
                 r#"{"message": "hi"}"#,
                 "--timeout-ms=50",
             ]
-            .map(OsString::from),
-        )
-        .unwrap();
+            .map(std::ffi::OsString::from),
+        );
+        let Parsed::Run(cli) = cli else {
+            panic!("{cli:?}");
+        };
         assert_eq!(
             cli.command,
             Command::Call {
-                tool: "mcp_a_echo".to_owned(),
-                args: serde_json::json!({"message": "hi"}),
-                timeout: Some(Duration::from_millis(50)),
+                tool: Some("mcp_a_echo".to_owned()),
+                args: Some(serde_json::json!({"message": "hi"})),
+                timeout_ms: Some(50),
             }
         );
-        assert!(parse_line("call x {bad").is_err());
-        assert!(parse_line("call x [1]").is_err());
-        assert!(parse_line("call").is_err());
+        assert!(usage("call x {bad").contains("not valid JSON"));
+        assert!(usage("call x [1]").contains("JSON object"));
+        assert!(usage("call x --timeout-ms soon").contains("milliseconds"));
     }
 
     #[test]
-    fn mistakes_are_usage_errors() {
-        assert!(parse_line("").is_err());
-        assert!(parse_line("lst").is_err());
-        assert!(parse_line("list --bogus").is_err());
-        assert!(parse_line("list --server x").is_err());
-        assert!(parse_line("list --cache-dir /c --no-cache").is_err());
-        assert!(parse_line("list extra").is_err());
-        assert!(parse_line("tools --server").is_err());
-        assert_eq!(parse_line("list --help").unwrap().command, Command::Help);
-        assert_eq!(parse_line("help").unwrap().command, Command::Help);
+    fn mistakes_are_one_line_usage_errors_with_a_tip() {
+        for line in [
+            "",
+            "lst",
+            "list --bogus",
+            "list --server x",
+            "list --cache-dir /c --no-cache",
+            "list extra",
+            "tools --server",
+            "--app ../x list",
+        ] {
+            let message = usage(line);
+            assert!(!message.contains('\n'), "{line}: {message}");
+            assert!(message.contains("agent-session help"), "{line}: {message}");
+        }
+        assert!(usage("lst").contains("'list'"), "{}", usage("lst"));
+        assert!(
+            usage("list --jsn").contains("'--json'"),
+            "{}",
+            usage("list --jsn")
+        );
+    }
+
+    #[test]
+    fn help_and_version_are_printed() {
+        for line in ["help", "--help", "list -h", "help call", "--version"] {
+            let Parsed::Print(text) = parse_line(line) else {
+                panic!("{line}");
+            };
+            assert!(text.contains("agent-session"), "{line}: {text}");
+        }
+        let Parsed::Print(call) = parse_line("help call") else {
+            panic!("help call");
+        };
+        assert!(call.contains("--timeout-ms"), "{call}");
     }
 }

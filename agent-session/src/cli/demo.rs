@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use agent_session::{AgentSession, SessionOptions, create_agent_session, run_mcp_command};
+use agent_session::{
+    AgentSession, SessionOptions, create_agent_session, prepare_agent_session, run_mcp_command,
+};
 use mcp_cache::{CacheOptions, SledToolCache};
-use mcp_config::{DiscoveryContext, DiscoveryOptions, load_all_configs};
-use mcp_manager::{ConnectionStatus, ManagedTool};
+use mcp_config::DiscoveryContext;
+use mcp_manager::{ConnectionStatus, ManagedTool, discovery_problems};
 use serde_json::{Value, json};
 
 use super::args::Globals;
@@ -111,40 +113,36 @@ async fn demo(globals: &Globals, root: &Path, marker: &str) -> Result<(), String
     let context =
         DiscoveryContext::new(globals.app.clone(), &project, &home)
             .with_env(Vec::<(String, String)>::new());
-    let found = load_all_configs(&context, &DiscoveryOptions::default().filter_exa(true));
-    say(&format!(
-        "   discovery read every provider's files and found {} servers:",
-        found.configs.len()
-    ));
-    for (name, config) in &found.configs {
-        let source = found
-            .sources
-            .get(name)
-            .map(|source| {
-                format!(
-                    "{} ({} level) {}",
-                    source.meta.provider_name,
-                    source.meta.level,
-                    source.meta.path.display()
-                )
-            })
-            .unwrap_or_default();
-        say(&format!(
-            "     {name:<5} {:<5} from {source}",
-            config.transport_kind().as_str()
-        ));
-    }
-    for error in &found.errors {
-        say(&format!("     problem: {}: {}", error.path, error.error));
-    }
-    if found.configs.len() != 2 {
-        return Err("discovery should have found the two demo servers".to_owned());
-    }
-
     let cache = SledToolCache::open_at(root.join("cache"), CacheOptions::default());
     let options = SessionOptions::new(globals.app.clone(), &project)
         .context(context)
         .cache(Arc::new(cache.clone()));
+    // The session's own discovery, before anything is started.
+    let prepared = prepare_agent_session(options.clone());
+    let found = prepared.discovery().cloned().unwrap_or_default();
+    drop(prepared);
+    say(&format!(
+        "   discovery read every provider's files and found {} servers:",
+        found.servers.len()
+    ));
+    for (name, server) in &found.servers {
+        let source = &server.source.meta;
+        say(&format!(
+            "     {name:<5} {:<5} from {} ({} level) {}",
+            server.config.transport_kind().as_str(),
+            source.provider_name,
+            source.level,
+            source.path.display()
+        ));
+    }
+    for problem in discovery_problems(&found) {
+        say(&format!("     problem: {problem}"));
+    }
+    if found.servers.len() != 2 {
+        cache.close().await;
+        return Err("discovery should have found the two demo servers".to_owned());
+    }
+
     let result = gates_calls_reload(&options, marker).await;
     cache.close().await;
     result
@@ -294,8 +292,8 @@ async fn start(options: &SessionOptions) -> (Arc<AgentSession>, Vec<ManagedTool>
     let began = Instant::now();
     let started = create_agent_session(options.clone()).await;
     let took = began.elapsed();
-    for error in &started.errors {
-        say(&format!("   problem: {}: {}", error.path, error.error));
+    for problem in &started.problems {
+        say(&format!("   problem: {problem}"));
     }
     let tools = started.session.manager().tools();
     say(&format!(

@@ -5,23 +5,27 @@ mod args;
 mod demo;
 mod demo_server;
 mod output;
+mod progress;
 mod shell;
+mod style;
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_session::{AgentSession, SessionOptions, create_agent_session, run_mcp_command};
+use agent_session::{
+    AgentSession, PreparedSession, SessionOptions, prepare_agent_session, run_mcp_command,
+};
 use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_cache::{CacheOptions, NoopToolCache, SledToolCache, ToolCache};
-use mcp_config::{DiscoveryContext, DiscoveryOptions, load_all_configs};
 use mcp_manager::{ConnectionStatus, ManagedTool};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use args::{CacheChoice, Cli, Command, Globals, USAGE};
+use args::{CacheChoice, Cli, Command, Globals, Parsed};
+use progress::{LogOutput, ProgressLine};
 
 /// Exit status: success.
 pub(crate) const EXIT_OK: u8 = 0;
@@ -34,22 +38,22 @@ pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// Runs the command line of this process.
 pub(crate) fn main() -> ExitCode {
-    let cli = match args::parse(std::env::args_os().skip(1)) {
-        Ok(cli) => cli,
-        Err(message) => {
-            eprintln!("agent-session: {message}");
+    let cli = match args::parse(std::env::args_os()) {
+        Parsed::Run(cli) => cli,
+        Parsed::Print(text) => {
+            output::print(&text);
+            return ExitCode::SUCCESS;
+        }
+        Parsed::Usage(message) => {
+            complain(&message);
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match cli.command {
-        Command::Help => {
-            output::print(USAGE);
-            return ExitCode::SUCCESS;
-        }
-        Command::DemoServer { ref name, slow_ms } => {
-            return ExitCode::from(demo_server::run(name, slow_ms));
-        }
-        _ => {}
+    if let Command::DemoServer {
+        ref name, slow_ms, ..
+    } = cli.command
+    {
+        return ExitCode::from(demo_server::run(name, slow_ms));
     }
     init_tracing();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -58,17 +62,17 @@ pub(crate) fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("agent-session: cannot start the async runtime: {error}");
+            complain(&format!("cannot start the async runtime: {error}"));
             return ExitCode::from(EXIT_FAILED);
         }
     };
     let code = runtime.block_on(async {
         tokio::select! {
-            code = run(cli) => code,
+            code = run(*cli) => code,
             // Ctrl-C: dropping the command drops its session, whose transports kill every
             // server's process group on the spot.
             _ = tokio::signal::ctrl_c() => {
-                eprintln!("agent-session: interrupted; servers stopped");
+                complain("interrupted; servers stopped");
                 EXIT_INTERRUPTED
             }
         }
@@ -78,14 +82,21 @@ pub(crate) fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Logs to stderr (never stdout), filtered by `RUST_LOG`, `warn` by default.
+/// One line on stderr: `agent-session: <message>` (the label in red on a colour terminal).
+pub(crate) fn complain(message: &str) {
+    let label = style::error_label("agent-session:", style::stderr_colour());
+    eprintln!("{label} {message}");
+}
+
+/// Logs to stderr (never stdout), filtered by `RUST_LOG` (`warn` by default), in colour only on
+/// a terminal without `NO_COLOR`, and held back while a progress line is open.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(|| LogOutput)
+        .with_ansi(style::stderr_colour())
         .without_time()
         .with_target(false)
         .try_init();
@@ -96,10 +107,18 @@ async fn run(cli: Cli) -> u8 {
     if command == Command::Demo {
         return demo::run(&globals).await;
     }
+    if let Command::Call { tool: None, .. } = command {
+        // A usage error: reported before any server is started.
+        complain(
+            "`call` needs a tool name: agent-session call TOOL [ARGS_JSON]; run \
+             `agent-session tools` to see the tools",
+        );
+        return EXIT_USAGE;
+    }
     let running = match Running::start(&globals).await {
         Ok(running) => running,
         Err(message) => {
-            eprintln!("agent-session: {message}");
+            complain(&message);
             return EXIT_USAGE;
         }
     };
@@ -118,10 +137,15 @@ async fn run(cli: Cli) -> u8 {
         Command::Call {
             tool,
             args,
-            timeout,
-        } => call_command(&running.session, &tool, args, timeout, globals.json).await,
+            timeout_ms,
+        } => {
+            let tool = tool.unwrap_or_default();
+            let args = args.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            let timeout = timeout_ms.map(Duration::from_millis);
+            call_command(&running.session, &tool, args, timeout, globals.json).await
+        }
         Command::Shell => shell::run(&running.session, globals.json).await,
-        Command::Help | Command::Demo | Command::DemoServer { .. } => EXIT_OK,
+        Command::Demo | Command::DemoServer { .. } => EXIT_OK,
     };
     running.stop().await;
     code
@@ -142,18 +166,21 @@ impl Running {
     /// connect, when stderr is a terminal).
     pub(crate) async fn start(globals: &Globals) -> Result<Self, String> {
         let cwd = project_dir(globals.cwd.as_deref())?;
-        let (cache, sled) = open_cache(&globals.cache, &globals.app);
-        let options = SessionOptions::new(globals.app.clone(), cwd.clone())
-            .project_config(globals.project_config)
+        let (cache, sled) = open_cache(&globals.cache(), &globals.app);
+        let options = SessionOptions::new(globals.app.clone(), cwd)
+            .project_config(globals.project_config())
             .cache(cache);
-        let progress = std::io::stderr().is_terminal();
-        let announced = progress.then(|| announce(globals, &cwd)).flatten();
         let began = Instant::now();
-        let started = create_agent_session(options).await;
+        let prepared = prepare_agent_session(options);
+        let progress = std::io::stderr()
+            .is_terminal()
+            .then(|| announce(&prepared))
+            .flatten();
+        let started = prepared.start().await;
         let session = started.session;
         let startup_tools = session.manager().tools();
-        if let Some(announced) = announced {
-            finish_announcement(&session, &announced, &startup_tools, began.elapsed());
+        if let Some((line, names)) = progress {
+            line.finish(&summary(&session, &names, &startup_tools, began.elapsed()));
         }
         Ok(Self {
             session,
@@ -207,83 +234,49 @@ pub(crate) fn open_cache(
     (Arc::new(sled.clone()), Some(sled))
 }
 
-/// What the look-ahead of the stderr line found.
-struct Announced {
-    /// The servers being connected.
-    names: Vec<String>,
-    /// Entries skipped as invalid.
-    invalid: usize,
-}
-
-/// Writes `connecting N MCP servers (a, b, …)… ` on stderr; what it announced, if anything.
-fn announce(globals: &Globals, cwd: &Path) -> Option<Announced> {
-    let context = DiscoveryContext::from_process(globals.app.clone(), cwd).ok()?;
-    let options = DiscoveryOptions::default()
-        .project_config(globals.project_config)
-        .filter_exa(true);
-    // The session's own discovery reports the problems; this look-ahead stays quiet.
-    let found =
-        tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
-            load_all_configs(&context, &options)
-        });
-    let names: Vec<String> = found.configs.into_keys().collect();
-    let mut invalid: Vec<&str> = found
-        .errors
-        .iter()
-        .filter_map(|error| error.server.as_deref())
-        .collect();
-    invalid.sort_unstable();
-    invalid.dedup();
+/// Opens `connecting 3 MCP servers (a, b, c)… ` on stderr, from what the session's own
+/// discovery found; `None` when there is nothing to connect.
+fn announce(prepared: &PreparedSession) -> Option<(ProgressLine, Vec<String>)> {
+    let names: Vec<String> = prepared.discovery()?.servers.keys().cloned().collect();
     if names.is_empty() {
         return None;
     }
-    let plural = if names.len() == 1 { "" } else { "s" };
-    let mut stderr = std::io::stderr().lock();
-    let _ = write!(
-        stderr,
-        "connecting {} MCP server{plural} ({})… ",
+    let line = ProgressLine::start(&format!(
+        "connecting {} MCP server{} ({})… ",
         names.len(),
+        if names.len() == 1 { "" } else { "s" },
         names.join(", ")
-    );
-    let _ = stderr.flush();
-    Some(Announced {
-        names,
-        invalid: invalid.len(),
-    })
+    ));
+    Some((line, names))
 }
 
-/// Ends the stderr line: how long the gate took and how the servers stand.
-fn finish_announcement(
+/// `ready in 254 ms (2 live, 1 deferred, 0 failed)`, and how many entries were skipped as
+/// invalid.
+fn summary(
     session: &AgentSession,
-    announced: &Announced,
+    names: &[String],
     tools: &[ManagedTool],
     took: Duration,
-) {
+) -> String {
     let (mut live, mut deferred, mut failed) = (0, 0, 0);
-    for name in &announced.names {
+    for name in names {
         match session.manager().get_connection_status(name) {
             ConnectionStatus::Connected => live += 1,
-            ConnectionStatus::Connecting => {
-                if tools.iter().any(|tool| tool.server == *name) {
-                    deferred += 1;
-                } else {
-                    failed += 1;
-                }
+            ConnectionStatus::Connecting if tools.iter().any(|tool| tool.server == *name) => {
+                deferred += 1;
             }
             _ => failed += 1,
         }
     }
-    let mut stderr = std::io::stderr().lock();
-    let invalid = match announced.invalid {
+    let invalid = match session.discovery().invalid().count() {
         0 => String::new(),
         1 => "; 1 invalid entry skipped, see `agent-session list`".to_owned(),
         count => format!("; {count} invalid entries skipped, see `agent-session list`"),
     };
-    let _ = writeln!(
-        stderr,
+    format!(
         "ready in {} ms ({live} live, {deferred} deferred, {failed} failed){invalid}",
         took.as_millis()
-    );
+    )
 }
 
 fn tools_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
@@ -294,15 +287,13 @@ fn tools_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
         .cloned()
         .collect();
     if let Some(server) = server {
-        let snapshot = running.session.discovery();
-        let known = snapshot.configs.contains_key(server)
-            || snapshot.disabled.contains_key(server)
-            || tools.iter().any(|tool| tool.server == server);
+        let discovery = running.session.discovery();
+        let known =
+            discovery.names().contains(server) || tools.iter().any(|tool| tool.server == server);
         if !known {
-            eprintln!(
-                "agent-session: no MCP server named \"{server}\"; run `agent-session list` to \
-                 see the servers"
-            );
+            complain(&format!(
+                "no MCP server named \"{server}\"; run `agent-session list` to see the servers"
+            ));
             return EXIT_USAGE;
         }
     }
@@ -370,7 +361,7 @@ async fn call_command(
     json: bool,
 ) -> u8 {
     let Some(tool) = find_tool(session, name) else {
-        eprintln!("agent-session: {}", unknown_tool(name));
+        complain(&unknown_tool(name));
         return EXIT_USAGE;
     };
     let result = call_tool(&tool, args, timeout).await;

@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use agent_session::render::{Align, table};
 use mcp_bridge::ToolOutput;
 use mcp_manager::ManagedTool;
 use serde_json::{Value, json};
@@ -45,8 +46,14 @@ pub(crate) fn tools_text(tools: &[ManagedTool]) -> String {
             .to_owned();
     }
     table(
-        &["NAME", "SERVER", "TOOL", "STATE", "DESCRIPTION"],
-        tools
+        &[
+            ("NAME", Align::Left),
+            ("SERVER", Align::Left),
+            ("TOOL", Align::Left),
+            ("STATE", Align::Left),
+            ("DESCRIPTION", Align::Left),
+        ],
+        &tools
             .iter()
             .map(|managed| {
                 vec![
@@ -57,7 +64,7 @@ pub(crate) fn tools_text(tools: &[ManagedTool]) -> String {
                     first_line(managed.tool.description(), 70),
                 ]
             })
-            .collect(),
+            .collect::<Vec<_>>(),
     )
 }
 
@@ -85,56 +92,9 @@ fn first_line(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-/// Columns padded to their widest cell, two spaces apart; the last column is not padded.
-pub(crate) fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
-    let mut widths: Vec<usize> = headers
-        .iter()
-        .map(|header| header.chars().count())
-        .collect();
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let header_row: Vec<String> = headers.iter().map(|header| (*header).to_owned()).collect();
-    std::iter::once(header_row)
-        .chain(rows)
-        .map(|row| {
-            let last = row.len().saturating_sub(1);
-            row.iter()
-                .enumerate()
-                .map(|(index, cell)| {
-                    if index == last {
-                        cell.clone()
-                    } else {
-                        let pad = widths[index].saturating_sub(cell.chars().count());
-                        format!("{cell}{}", " ".repeat(pad))
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("  ")
-                .trim_end()
-                .to_owned()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tables_are_aligned() {
-        let text = table(
-            &["A", "BB", "C"],
-            vec![
-                vec!["long".to_owned(), "x".to_owned(), "end".to_owned()],
-                vec!["s".to_owned(), "yyy".to_owned(), String::new()],
-            ],
-        );
-        assert_eq!(text, "A     BB   C\nlong  x    end\ns     yyy");
-    }
 
     #[test]
     fn long_descriptions_are_cut() {

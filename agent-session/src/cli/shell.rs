@@ -149,11 +149,14 @@ async fn execute(session: &Arc<AgentSession>, line: &str) -> Reply {
 }
 
 fn tools(session: &AgentSession, rest: &str) -> Reply {
-    let words: Vec<&str> = rest.split_whitespace().collect();
+    const USAGE: &str = "usage: tools [--server NAME]";
+    let Ok(words) = shell_words::split(rest) else {
+        return Reply::error(format!("unterminated quote; {USAGE}"));
+    };
     let server = match words.as_slice() {
         [] => None,
-        ["--server", name] => Some(*name),
-        _ => return Reply::error("usage: tools [--server NAME]".to_owned()),
+        [flag, name] if flag == "--server" => Some(name.as_str()),
+        _ => return Reply::error(USAGE.to_owned()),
     };
     let tools: Vec<_> = session
         .manager()
@@ -164,17 +167,28 @@ fn tools(session: &AgentSession, rest: &str) -> Reply {
     Reply::ok(output::tools_text(&tools), output::tools_json(&tools))
 }
 
+/// `call TOOL [JSON]`: the JSON may be written as is (`{"a": 1}`) or quoted as one shell word
+/// (`'{"a": 1}'`).
 async fn call(session: &Arc<AgentSession>, rest: &str) -> Reply {
+    const USAGE: &str = "usage: call TOOL [JSON]; `tools` lists the tools";
     let (name, arguments) = rest
         .split_once(char::is_whitespace)
         .map_or((rest, ""), |(name, arguments)| (name, arguments.trim()));
     if name.is_empty() {
-        return Reply::error("usage: call TOOL [JSON]; `tools` lists the tools".to_owned());
+        return Reply::error(USAGE.to_owned());
     }
+    let arguments = if arguments.starts_with(['\'', '"']) {
+        match shell_words::split(arguments).as_deref() {
+            Ok([word]) => word.clone(),
+            _ => return Reply::error(format!("quote the JSON as one word; {USAGE}")),
+        }
+    } else {
+        arguments.to_owned()
+    };
     let args = if arguments.is_empty() {
         Value::Object(serde_json::Map::new())
     } else {
-        match args::parse_tool_args(arguments) {
+        match args::parse_tool_args(&arguments) {
             Ok(args) => args,
             Err(message) => return Reply::error(message),
         }

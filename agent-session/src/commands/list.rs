@@ -1,0 +1,71 @@
+//! `/mcp list`: every server with its status, transport, tool count and source, its error
+//! under it, and the problems about files at the end.
+
+use std::fmt::Write as _;
+
+use mcp_config::TransportKind;
+use mcp_manager::Problem;
+use serde_json::json;
+
+use super::CommandOutput;
+use super::status::{ServerRow, Servers};
+use crate::render::{Align, describe_source, one_line, table};
+use crate::session::AgentSession;
+
+pub(super) fn list(session: &AgentSession) -> CommandOutput {
+    let servers = Servers::collect(session);
+    let mut text = String::new();
+    if servers.rows.is_empty() {
+        text.push_str("no MCP servers are configured (/mcp add adds one)\n");
+    } else {
+        let columns = [
+            ("NAME", Align::Left),
+            ("STATUS", Align::Left),
+            ("TRANSPORT", Align::Left),
+            ("TOOLS", Align::Right),
+            ("SOURCE", Align::Left),
+        ];
+        let cells: Vec<Vec<String>> = servers
+            .rows
+            .iter()
+            .map(|row| {
+                vec![
+                    row.name.clone(),
+                    row.status.as_str().to_owned(),
+                    row.transport.map_or("-", TransportKind::as_str).to_owned(),
+                    row.tools.to_string(),
+                    row.source
+                        .as_ref()
+                        .map_or_else(|| "-".to_owned(), describe_source),
+                ]
+            })
+            .collect();
+        let rendered = table(&columns, &cells);
+        let mut lines = rendered.lines();
+        if let Some(header) = lines.next() {
+            let _ = writeln!(text, "{header}");
+        }
+        for (row, line) in servers.rows.iter().zip(lines) {
+            let _ = writeln!(text, "{line}");
+            if let Some(error) = &row.error {
+                let _ = writeln!(text, "  error: {}", one_line(&error.to_string()));
+            }
+        }
+    }
+    let file_problems: Vec<&Problem> = servers
+        .problems
+        .iter()
+        .filter(|problem| problem.server().is_none())
+        .collect();
+    if !file_problems.is_empty() {
+        text.push_str("problems:\n");
+        for problem in file_problems {
+            let _ = writeln!(text, "  {}", one_line(&problem.to_string()));
+        }
+    }
+    let json = json!({
+        "servers": servers.rows.iter().map(ServerRow::to_json).collect::<Vec<_>>(),
+        "errors": servers.problems_json(),
+    });
+    CommandOutput::ok(text.trim_end(), json)
+}

@@ -1,0 +1,149 @@
+//! The `/mcp` command controller: `help`, `list`, `reload`, `add`, `remove`, `enable`,
+//! `disable`, `test`, `reconnect`.
+//!
+//! [`run_mcp_command`] takes what follows `/mcp` on a line, splits it into words like a shell
+//! does, runs the command against a session and answers with a [`CommandOutput`]: text for
+//! people and a JSON value for programs. Every usage error is one line saying what is wrong and
+//! the right form.
+//!
+//! `add`, `remove`, `enable` and `disable` write only this agent's own config files (through
+//! [`mcp_config::writer`]) and then reload the session, so a change applies at once. What a
+//! command knows about the servers comes from the session (the discovery it keeps, its
+//! manager): no command reads a config file itself.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `parse` | splitting a line, flags, `--`, one-line usage errors |
+//! | `status` | the status view: one row per server, with its [`ServerStatus`] |
+//! | `list`, `reload`, `add`, `remove`, `enable`, `test`, `reconnect` | one handler each |
+
+mod add;
+mod enable;
+mod list;
+mod parse;
+mod reconnect;
+mod reload;
+mod remove;
+mod status;
+mod test;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::session::AgentSession;
+pub use status::ServerStatus;
+
+/// What a command printed, for people (`text`) and for programs (`json`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CommandOutput {
+    /// False for a usage error or a failed command.
+    pub ok: bool,
+    /// Human-readable text (may span lines).
+    pub text: String,
+    /// The same as a JSON value.
+    pub json: Value,
+}
+
+impl CommandOutput {
+    /// A successful output.
+    pub fn ok(text: impl Into<String>, json: Value) -> Self {
+        Self {
+            ok: true,
+            text: text.into(),
+            json,
+        }
+    }
+
+    /// A failed command's report: one line saying what is wrong and what to do.
+    pub fn failed(text: impl Into<String>) -> Self {
+        let text = text.into();
+        Self {
+            ok: false,
+            json: json!({"error": text}),
+            text,
+        }
+    }
+}
+
+/// The help text of `/mcp`.
+pub const HELP: &str = "\
+/mcp help                                   this text
+/mcp list                                   servers with status, transport, source, tool count, last error
+/mcp reload                                 re-read the config files and reconnect every server
+/mcp add NAME [--scope project|user] -- COMMAND [ARGS...]
+                                            add a stdio server (everything after -- is its command line)
+/mcp add NAME --url URL [--transport http|sse] [--scope project|user] [--token TOKEN]
+                                            add a remote server (default http; --token sends
+                                            \"Authorization: Bearer TOKEN\")
+/mcp remove NAME [--scope project|user]     delete a server from this agent's own config
+/mcp enable NAME                            turn a server back on
+/mcp disable NAME                           turn a server off (also one from another tool's file)
+/mcp test NAME                              ping a server: latency and tool count
+/mcp reconnect NAME                         disconnect and connect one server again
+
+add, remove, enable and disable write this agent's own config files (mode 0600) and then
+reload the session automatically, so the change applies at once. --scope project (the default)
+is <project>/.<agent>/mcp.json, --scope user is <config dir>/<agent>/mcp.json. Servers from
+other tools' files are never edited: disable lists them in the user file's \"disabledServers\".
+Quote words with spaces: --token \"a b\".";
+
+const HELP_USAGE: &str = "usage: /mcp help";
+const LIST_USAGE: &str = "usage: /mcp list";
+const RELOAD_USAGE: &str = "usage: /mcp reload";
+
+/// Runs one `/mcp` command; `args` is what follows `/mcp` on the line.
+pub async fn run_mcp_command(session: &Arc<AgentSession>, args: &str) -> CommandOutput {
+    let words = match parse::split_words(args) {
+        Ok(words) => words,
+        Err(error) => {
+            return CommandOutput::failed(format!("{error}; run /mcp help for the forms"));
+        }
+    };
+    let Some((command, rest)) = words.split_first() else {
+        return help();
+    };
+    let no_arguments = |usage| parse::no_arguments(rest, usage).map_err(CommandOutput::failed);
+    let outcome = match command.as_str() {
+        "help" => no_arguments(HELP_USAGE).map(|()| help()),
+        "list" => no_arguments(LIST_USAGE).map(|()| list::list(session)),
+        "reload" => match no_arguments(RELOAD_USAGE) {
+            Ok(()) => Ok(reload::reload(session).await),
+            Err(error) => Err(error),
+        },
+        "add" => Ok(add::add(session, rest).await),
+        "remove" => Ok(remove::remove(session, rest).await),
+        "enable" => Ok(enable::set_enabled(session, rest, true).await),
+        "disable" => Ok(enable::set_enabled(session, rest, false).await),
+        "test" => Ok(test::test(session, rest).await),
+        "reconnect" => Ok(reconnect::reconnect(session, rest).await),
+        other => Err(CommandOutput::failed(format!(
+            "unknown /mcp command \"{other}\"; the commands are help, list, reload, add, remove, \
+             enable, disable, test and reconnect (/mcp help)"
+        ))),
+    };
+    outcome.unwrap_or_else(|error| error)
+}
+
+fn help() -> CommandOutput {
+    CommandOutput::ok(HELP, json!({"help": HELP}))
+}
+
+/// The one-line message for a name no server has.
+fn unknown_server(name: &str, usage: &str) -> String {
+    format!("unknown server \"{name}\" (/mcp list shows the servers); {usage}")
+}
+
+/// How long to wait for a connecting server: its connect timeout, plus a margin.
+fn connect_wait(session: &AgentSession, name: &str) -> Duration {
+    let timeout_ms = session
+        .discovery()
+        .servers
+        .get(name)
+        .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
+            server.config.timeout_ms()
+        });
+    Duration::from_millis(timeout_ms) + Duration::from_secs(1)
+}

@@ -1,0 +1,19 @@
+//! The crate's error type: what a session could not do, keeping the manager's typed error.
+
+use mcp_manager::ServerError;
+
+/// A session operation that could not be done.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// No MCP server of that name is configured (`/mcp list` shows the servers).
+    #[error("no MCP server named \"{name}\" is configured")]
+    UnknownServer {
+        /// The name asked for.
+        name: String,
+    },
+    /// Connecting (or discovering) failed; the manager's error says why, with the server's
+    /// exit status and stderr tail when it died.
+    #[error(transparent)]
+    Server(#[from] ServerError),
+}
