@@ -32,3 +32,9 @@ pub use session::{
     AgentSession, PreparedSession, SessionOptions, SessionStart, create_agent_session,
     prepare_agent_session,
 };
+
+// The workspace README's Rust examples compile as doctests here, in the one crate that sees
+// every crate they use.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

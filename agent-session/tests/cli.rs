@@ -93,7 +93,12 @@ impl Sandbox {
 
     /// The binary in the project folder, with this sandbox's home and nothing of the user's.
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(BIN);
+        self.command_of(BIN, args)
+    }
+
+    /// `program` run as [`command`](Self::command) runs the binary.
+    fn command_of(&self, program: &str, args: &[&str]) -> Command {
+        let mut command = Command::new(program);
         command
             .args(args)
             .current_dir(&self.project)
@@ -108,6 +113,8 @@ impl Sandbox {
             "CLAUDE_CONFIG_DIR",
             "CODEX_HOME",
             "OPENCODE_CONFIG",
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
         ] {
             command.env_remove(var);
         }
@@ -541,6 +548,160 @@ fn help_and_usage_errors() {
         outcome.assert_code(2);
         assert_eq!(outcome.stderr.lines().count(), 1, "{args:?}: {outcome:?}");
     }
+}
+
+#[test]
+fn version_per_command_help_and_did_you_mean() {
+    let sandbox = Sandbox::new("help");
+    let version = sandbox.run(&["--version"]);
+    assert_eq!(
+        version.assert_code(0).stdout,
+        format!("agent-session {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    for args in [&["help", "call"][..], &["call", "--help"]] {
+        let help = sandbox.run(args);
+        let text = &help.assert_code(0).stdout;
+        assert!(
+            text.contains("Usage: agent-session call"),
+            "{args:?}: {text}"
+        );
+        assert!(text.contains("--timeout-ms <MS>"), "{args:?}: {text}");
+        assert!(
+            !text.contains("--server"),
+            "only call's own options: {text}"
+        );
+    }
+    let tools = sandbox.run(&["tools", "--help"]);
+    assert!(tools.assert_code(0).stdout.contains("--server <NAME>"));
+    for (args, tip) in [
+        (&["lst"][..], "a similar subcommand exists: 'list'"),
+        (&["list", "--jsn"], "a similar argument exists: '--json'"),
+        (
+            &["tols", "--no-cache"],
+            "a similar subcommand exists: 'tools'",
+        ),
+    ] {
+        let outcome = sandbox.run(args);
+        outcome.assert_code(2);
+        assert_eq!(outcome.stderr.lines().count(), 1, "{args:?}: {outcome:?}");
+        assert!(outcome.stderr.contains(tip), "{args:?}: {outcome:?}");
+        assert!(outcome.stdout.is_empty(), "{args:?}: {outcome:?}");
+    }
+}
+
+/// A project with a server that crashes at initialize, an entry that is no server, and a
+/// broken config file of another tool.
+fn troubled_project(sandbox: &Sandbox) -> PathBuf {
+    sandbox.write_mcp_json(&json!({
+        "crashy": sandbox.fixture("crashy", |s| s.crash_at("initialize").crash_stderr("boom at init")),
+        "fine": sandbox.fixture("fine", |s| s),
+        "broken": {"type": "stdio"},
+    }));
+    let cursor = sandbox.project.join(".cursor/mcp.json");
+    std::fs::create_dir_all(cursor.parent().unwrap()).unwrap();
+    std::fs::write(&cursor, "{ not json").unwrap();
+    cursor
+}
+
+#[test]
+fn each_problem_is_reported_once_on_stderr() {
+    let sandbox = Sandbox::new("once");
+    let cursor = troubled_project(&sandbox);
+    let list = sandbox.run(&["list", "--no-cache"]);
+    let stderr = &list.assert_code(0).stderr;
+    let lines_about = |needle: &str| stderr.lines().filter(|line| line.contains(needle)).count();
+    assert_eq!(lines_about("\"crashy\""), 1, "{stderr}");
+    assert_eq!(lines_about("boom at init"), 1, "{stderr}");
+    assert_eq!(lines_about("\"broken\""), 1, "{stderr}");
+    assert_eq!(lines_about(&cursor.display().to_string()), 1, "{stderr}");
+    assert_eq!(stderr.lines().count(), 3, "nothing else: {stderr}");
+    // The table (stdout) still has every one of them.
+    assert!(list.stdout.contains("boom at init"), "{}", list.stdout);
+    assert!(list.stdout.contains(&cursor.display().to_string()));
+}
+
+#[test]
+fn colour_goes_only_to_a_terminal_and_never_with_no_color() {
+    let sandbox = Sandbox::new("colour");
+    troubled_project(&sandbox);
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut command = sandbox.command(args);
+        command.envs(env.iter().copied());
+        let outcome = run_to_end(command, None);
+        sandbox.assert_no_server_left("colour");
+        outcome
+    };
+    let escapes =
+        |outcome: &Outcome| outcome.stderr.contains("\x1b[") || outcome.stdout.contains("\x1b[");
+    // A pipe gets no colour; CLICOLOR_FORCE asks for it; NO_COLOR wins over both.
+    let plain = run(&[], &["list", "--no-cache"]);
+    assert!(!escapes(&plain), "{plain:?}");
+    let forced = run(&[("CLICOLOR_FORCE", "1")], &["list", "--no-cache"]);
+    assert!(
+        forced.stderr.contains("\x1b["),
+        "the log lines are coloured: {forced:?}"
+    );
+    let denied = run(
+        &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")],
+        &["list", "--no-cache"],
+    );
+    assert!(!escapes(&denied), "{denied:?}");
+    assert_eq!(
+        denied.stderr.lines().count(),
+        forced.stderr.lines().count(),
+        "the same report, without colour"
+    );
+    // The CLI's own messages too.
+    let usage = run(&[("CLICOLOR_FORCE", "1")], &["lst"]);
+    assert!(usage.stderr.starts_with("\x1b["), "{usage:?}");
+    let usage = run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], &["lst"]);
+    assert!(usage.stderr.starts_with("agent-session: "), "{usage:?}");
+}
+
+/// Quotes a word for `sh -c`.
+fn sh_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+#[test]
+fn on_a_terminal_the_progress_line_stays_whole_and_logs_follow_it() {
+    let sandbox = Sandbox::new("terminal");
+    troubled_project(&sandbox);
+    // `script` (util-linux) runs the command on a pseudo-terminal: stdin, stdout and stderr are
+    // a terminal, as in a user's shell.
+    let line = [BIN, "list", "--no-cache"]
+        .iter()
+        .map(|word| sh_quote(word))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut script = sandbox.command_of(
+        "script",
+        &["--quiet", "--return", "--command", &line, "/dev/null"],
+    );
+    script.env("NO_COLOR", "1");
+    let outcome = run_to_end(script, None);
+    sandbox.assert_no_server_left("script");
+    let text = outcome.assert_code(0).stdout.replace('\r', "");
+    let lines: Vec<&str> = text.lines().collect();
+    let progress = lines
+        .iter()
+        .position(|line| line.starts_with("connecting 2 MCP servers (crashy, fine)… ready in "))
+        .unwrap_or_else(|| panic!("no whole progress line:\n{text}"));
+    assert!(
+        lines[progress].ends_with(
+            "(1 live, 0 deferred, 1 failed); 1 invalid entry skipped, see `agent-session list`"
+        ),
+        "{}",
+        lines[progress]
+    );
+    let warnings: Vec<usize> = (0..lines.len())
+        .filter(|index| lines[*index].contains("WARN"))
+        .collect();
+    assert_eq!(warnings.len(), 3, "{text}");
+    assert!(
+        warnings.iter().all(|index| *index > progress),
+        "logs come after the progress line:\n{text}"
+    );
 }
 
 /// The shell on a pipe the test writes to line by line, reading one JSON line per command.

@@ -50,7 +50,7 @@
 //! [`ResolvedServerConfig`]'s `Debug` shows env and header keys only, and hides URL query
 //! values and userinfo; log lines name the server and field, never a value; error messages
 //! never contain an output or a token. The resolved values are only reachable through
-//! [`ResolvedServerConfig::env`] and [`ResolvedServerConfig::headers`], meant for building the
+//! [`ResolvedServerConfig::transport`], meant for building the
 //! transport.
 //!
 //! ```no_run

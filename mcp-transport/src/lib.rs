@@ -81,8 +81,3 @@ pub use protocol::{
 pub use stdio::{StdioServerParams, StdioTransport};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::{CloseReason, Transport, TransportError};
-
-// The workspace README's examples compile as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;

@@ -639,7 +639,9 @@ impl Shared {
             std::mem::take(&mut state.pending)
         };
         if !reason.is_closed_by_client() {
-            tracing::warn!(reason = %reason, "connection to MCP server closed");
+            // Every caller hears why (pending requests fail with it, `closed()` resolves with
+            // it); whoever owns the connection reports it.
+            tracing::debug!(reason = %reason, "connection to MCP server closed");
         }
         for (_, request) in pending {
             let _ = request

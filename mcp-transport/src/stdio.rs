@@ -14,7 +14,7 @@
 //!   waits again, then SIGKILL. Dropping the transport kills the group at once.
 //!
 //! The framing is [`crate::framing`]'s, the same any socket gets; the process group is
-//! [`crate::process`]'s. This module adds what only a child process has: an exit status to
+//! the `process` module's. This module adds what only a child process has: an exit status to
 //! report, a stderr to drain, and output that may stop coming without an end of file (a
 //! grandchild holding the pipe).
 
