@@ -2,12 +2,19 @@
 //!
 //! 1. `cargo fmt --all --check`
 //! 2. `cargo clippy --workspace --all-targets -- -D warnings`
-//! 3. the interop install (`cargo xtask interop`), so the real-peer tests have their peers
-//! 4. `cargo build -p testkit --bins`: tests start the fixture server from `target/debug`
-//! 5. every test, the `#[ignore]`d real-peer ones included: with cargo-nextest when it is
+//! 3. `mcp-transport` without its default features (`stdio`, `http`), clippy-clean: the
+//!    protocol, the peer, the client, the framing and the `unix_socket` example build alone
+//! 4. feature boundaries: `cargo tree` of `mcp-transport` without default features, of
+//!    `mcp-cache` and of `mcp-bridge` shows no process spawning (`process-wrap`, tokio's
+//!    `process`) and no HTTP client (`reqwest`)
+//! 5. the interop install (`cargo xtask interop`), so the real-peer tests have their peers
+//! 6. `cargo build -p testkit --bins`: tests start the fixture server from `target/debug`
+//! 7. every test, the `#[ignore]`d real-peer ones included: with cargo-nextest when it is
 //!    installed (`--run-ignored all`), then the doctests, which nextest does not run; otherwise
 //!    `cargo test -- --include-ignored`
-//! 6. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`
+//! 8. the benchmarks' smoke runs (`cargo test --bench '*'`: each bench checks that every client
+//!    and store works, on a small scale; nextest does not run them)
+//! 9. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`
 //!
 //! Each step prints a banner with its duration; a failure names the step and exits non-zero.
 
@@ -19,14 +26,26 @@ use crate::command::{self, human};
 use crate::error::Error;
 use crate::interop;
 
-/// What a step does: run cargo with these arguments (and environment), or install the peers.
+/// What a step does: run cargo with these arguments (and environment), check the feature
+/// boundaries, or install the peers.
 enum Action {
     Cargo {
         args: &'static [&'static str],
         env: &'static [(&'static str, &'static str)],
     },
+    FeatureBoundaries,
     Interop,
 }
+
+/// Crates (with `cargo tree` arguments) that must compile no process or HTTP code.
+const LEAN_CRATES: &[(&str, &[&str])] = &[
+    ("mcp-transport", &["--no-default-features"]),
+    ("mcp-cache", &[]),
+    ("mcp-bridge", &[]),
+];
+
+/// What `cargo tree -e normal,features` of a lean crate must not show.
+const FORBIDDEN: &[&str] = &["process-wrap", "reqwest", "tokio feature \"process\""];
 
 struct Step {
     name: &'static str,
@@ -63,6 +82,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
                     .args(*args)
                     .envs(env.iter().copied()),
             ),
+            Action::FeatureBoundaries => check_feature_boundaries(root),
             Action::Interop => interop::install(root),
         };
         let elapsed = step_started.elapsed();
@@ -108,6 +128,24 @@ fn plan(root: &Path) -> Vec<Step> {
                 "warnings",
             ],
         ),
+        cargo_step(
+            "mcp-transport without default features",
+            &[
+                "clippy",
+                "-p",
+                "mcp-transport",
+                "--no-default-features",
+                "--lib",
+                "--examples",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        Step {
+            name: "feature boundaries",
+            action: Action::FeatureBoundaries,
+        },
         Step {
             name: "interop install",
             action: Action::Interop,
@@ -135,6 +173,10 @@ fn plan(root: &Path) -> Vec<Step> {
             &["test", "--workspace", "--", "--include-ignored"],
         ));
     }
+    steps.push(cargo_step(
+        "bench smoke runs",
+        &["test", "--workspace", "--bench", "*"],
+    ));
     steps.push(Step {
         name: "rustdoc",
         action: Action::Cargo {
@@ -143,6 +185,33 @@ fn plan(root: &Path) -> Vec<Step> {
         },
     });
     steps
+}
+
+/// Fails when a lean crate's dependency tree (normal edges, with features) shows anything of
+/// [`FORBIDDEN`].
+fn check_feature_boundaries(root: &Path) -> Result<(), Error> {
+    for (package, args) in LEAN_CRATES {
+        let mut tree = Command::new(crate::cargo());
+        tree.current_dir(root)
+            .args(["tree", "-p", package, "-e", "normal,features", "--prefix", "none"])
+            .args(*args);
+        let listing = command::output(&mut tree)?;
+        let found: Vec<&str> = FORBIDDEN
+            .iter()
+            .copied()
+            .filter(|forbidden| listing.contains(forbidden))
+            .collect();
+        let shown = [&[*package][..], args].concat().join(" ");
+        if !found.is_empty() {
+            return Err(Error::Check(format!(
+                "{shown} pulls in {}: it must compile no process or HTTP code (see \
+                 `cargo tree -p {shown} -e normal,features -i <crate>`)",
+                found.join(", ")
+            )));
+        }
+        println!("{shown}: none of {}", FORBIDDEN.join(", "));
+    }
+    Ok(())
 }
 
 fn nextest_available(root: &Path) -> bool {

@@ -31,6 +31,28 @@ pub(crate) fn run(command: &mut Command) -> Result<(), Error> {
     }
 }
 
+/// Prints `$ <command>`, runs it with its stderr shown, and returns its stdout; a bad exit is
+/// an error.
+pub(crate) fn output(command: &mut Command) -> Result<String, Error> {
+    let shown = display(command);
+    println!("$ {shown}");
+    let output = command
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|source| Error::Spawn {
+            command: shown.clone(),
+            source,
+        })?;
+    if !output.status.success() {
+        return Err(Error::Failed {
+            command: shown,
+            status: output.status,
+        });
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
 /// Runs a command silently and returns its trimmed stdout, or `None` if it could not start or
 /// failed. For probing tools (`--version`), where absence is an answer rather than an error.
 pub(crate) fn probe(command: &mut Command) -> Option<String> {

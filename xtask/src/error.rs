@@ -11,6 +11,8 @@ pub(crate) enum Error {
     Usage(String),
     /// Something xtask needs before it can start (a path, a tool) is not there.
     Setup(String),
+    /// A check of the workspace's structure found what it forbids.
+    Check(String),
     /// A program could not be started at all (not installed, not on `PATH`).
     Spawn { command: String, source: io::Error },
     /// A program ran and exited unsuccessfully; its own output is already on the terminal.
@@ -36,7 +38,9 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Usage(message) | Self::Setup(message) => f.write_str(message),
+            Self::Usage(message) | Self::Setup(message) | Self::Check(message) => {
+                f.write_str(message)
+            }
             Self::Spawn { command, source } => {
                 write!(f, "could not start `{command}`: {source}")?;
                 if source.kind() == io::ErrorKind::NotFound {
@@ -56,7 +60,7 @@ impl std::error::Error for Error {
         match self {
             Self::Spawn { source, .. } | Self::Io { source, .. } => Some(source),
             Self::Step { source, .. } => Some(source.as_ref()),
-            Self::Usage(_) | Self::Setup(_) | Self::Failed { .. } => None,
+            Self::Usage(_) | Self::Setup(_) | Self::Check(_) | Self::Failed { .. } => None,
         }
     }
 }

@@ -237,13 +237,13 @@ fn fingerprint(root: &Path, pins: &[&str], facts: &[(&str, &str)]) -> Result<Str
     Ok(text)
 }
 
-/// 64-bit FNV-1a: enough to notice an edited pin file, and it needs no dependency.
+/// 64-bit FNV-1a (the workspace's one hash, from the `fnv` crate): enough to notice an edited
+/// pin file.
 fn fnv1a64(bytes: &[u8]) -> u64 {
-    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes.iter().fold(OFFSET_BASIS, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
-    })
+    use std::hash::Hasher as _;
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(bytes);
+    hasher.finish()
 }
 
 #[cfg(test)]
