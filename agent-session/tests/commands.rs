@@ -149,7 +149,12 @@ async fn list_shows_status_transport_source_tools_and_errors() {
     assert_eq!(fast["status"], "connected");
     assert_eq!(fast["transport"], "stdio");
     assert_eq!(fast["source"], claude_source);
-    assert_eq!(fast["tools"], server_tool_count(&session, "fast"));
+    // The fixture's own tools and the two `--tools 2` adds.
+    assert_eq!(fast["tools"], testkit::BUILT_IN_TOOLS + 2);
+    assert_eq!(
+        server_tool_count(&session, "fast"),
+        testkit::BUILT_IN_TOOLS + 2
+    );
     assert!(fast["tools"].as_u64().unwrap() >= 2);
     assert_eq!(fast["error"], Value::Null);
 
@@ -273,7 +278,7 @@ async fn add_stdio_writes_a_private_file_and_connects_after_the_automatic_reload
     let world = World::new();
     world.write_mcp_json(&[("fast", FixtureServer::new())]);
     let session = world.start().await.session;
-    let base_tools = server_tool_count(&session, "fast");
+    let base_tools = testkit::BUILT_IN_TOOLS;
     let program = fixture_program();
 
     // Flags after `--` belong to the server's command line.
@@ -498,7 +503,7 @@ async fn test_pings_connected_servers_and_explains_the_others() {
     let out = ok(&session, "test fast").await;
     assert_eq!(out.json["server"], "fast");
     assert_eq!(out.json["status"], "connected");
-    assert_eq!(out.json["tools"], server_tool_count(&session, "fast"));
+    assert_eq!(out.json["tools"], testkit::BUILT_IN_TOOLS + 1);
     assert!(out.json["latency_ms"].as_f64().unwrap() >= 0.0);
     assert!(out.text.contains("ping"), "{}", out.text);
 

@@ -141,24 +141,29 @@ impl Parent {
             .unwrap_or_else(|| panic!("the parent has no tool {name}"))
     }
 
-    /// The `notifications/cancelled` the server received, asked through the parent's `events`
-    /// tool, polling until at least `count` arrived.
-    async fn cancellations(&self, count: usize) -> Vec<Value> {
+    /// The events the server recorded (its `events` tool, called through the parent) that
+    /// `wanted` accepts, polling until at least `count` are there.
+    async fn events_until(&self, count: usize, wanted: impl Fn(&Value) -> bool) -> Vec<Value> {
         let events = self.tool("mcp_fx_events");
         for _ in 0..200 {
             let output = call(&events, json!({})).await.expect("events");
             assert!(!output.is_error, "{output:?}");
             let all: Vec<Value> = serde_json::from_str(&output.to_text()).unwrap();
-            let cancelled: Vec<Value> = all
-                .into_iter()
-                .filter(|event| event["method"] == json!("notifications/cancelled"))
-                .collect();
-            if cancelled.len() >= count {
-                return cancelled;
+            let found: Vec<Value> = all.into_iter().filter(&wanted).collect();
+            if found.len() >= count {
+                return found;
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        panic!("the server never received {count} cancellation(s)");
+        panic!("the server never recorded {count} such event(s)");
+    }
+
+    /// The `notifications/cancelled` the server received, at least `count` of them.
+    async fn cancellations(&self, count: usize) -> Vec<Value> {
+        self.events_until(count, |event| {
+            event["method"] == json!("notifications/cancelled")
+        })
+        .await
     }
 }
 
@@ -258,15 +263,19 @@ async fn a_cancelled_proxy_call_is_cancelled_on_the_server() {
     let proxies = subagent_tools(&parent.session, DEFAULT_CALL_TIMEOUT);
     let sleep = proxy(&proxies, "mcp_fx_sleep");
     let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        trigger.cancel();
-    });
-    let outcome = within(
-        "the cancelled call",
-        sleep.execute(json!({"ms": 60_000}), cancel),
-    )
+    // Cancelled once the server has started the sleep, so the server must hear of it.
+    let cancel_once_started = async {
+        parent
+            .events_until(1, |event| event["started"] == json!("sleep"))
+            .await;
+        cancel.cancel();
+    };
+    let (outcome, ()) = within("the cancelled call", async {
+        tokio::join!(
+            sleep.execute(json!({"ms": 60_000}), cancel.clone()),
+            cancel_once_started
+        )
+    })
     .await;
     assert_eq!(outcome, Err(ToolCancelled::new()));
     let cancelled = parent.cancellations(1).await;

@@ -197,10 +197,16 @@ async fn a_late_connection_refreshes_the_registry_on_its_own() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_list_change_on_the_server_reaches_the_registry_without_any_call() {
     let world = World::new();
-    world.write_mcp_json(&[("fx", FixtureServer::new().list_change_after(300))]);
+    world.write_mcp_json(&[("fx", FixtureServer::new())]);
     let started = guard(create_agent_session(world.options())).await;
     let session = started.session;
     assert!(!names(&session).contains(&"mcp_fx_late_tool".to_owned()));
+    // The server changes its list (and says so) when its `change_tools` tool is called.
+    let change = session.tool("mcp_fx_change_tools").expect("change_tools");
+    let changed = guard(change.execute(json!({}), CancellationToken::new()))
+        .await
+        .unwrap();
+    assert_eq!(changed.to_text(), "changed");
     wait_for_tool(&session, "mcp_fx_late_tool").await;
     guard(session.shutdown()).await;
 }

@@ -89,17 +89,35 @@ fn only_text(output: &ToolOutput) -> &str {
     }
 }
 
+/// Everything the fixture behind `client` recorded so far (notifications, responses, sleeps
+/// started).
+async fn events(client: &McpClient) -> Vec<Value> {
+    let result = guard(client.call_tool("events", None)).await.unwrap();
+    serde_json::from_str(result.content[0].as_text().unwrap()).unwrap()
+}
+
 /// The methods of the notifications the fixture behind `client` received so far.
 async fn notifications_received(client: &McpClient) -> Vec<String> {
-    let result = guard(client.call_tool("events", None)).await.unwrap();
-    let events: Value = serde_json::from_str(result.content[0].as_text().unwrap()).unwrap();
-    events
-        .as_array()
-        .unwrap()
+    events(client)
+        .await
         .iter()
         .filter_map(|event| event.get("method").and_then(Value::as_str))
         .map(str::to_owned)
         .collect()
+}
+
+/// Waits until the fixture behind `client` has started a `sleep` call.
+async fn sleep_started(client: &McpClient) {
+    guard(async {
+        while !events(client)
+            .await
+            .iter()
+            .any(|event| event["started"] == json!("sleep"))
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
 }
 
 /// Asserts the fixture behind `client` is alive and answering (it did not run `crash`).
@@ -111,8 +129,8 @@ async fn cancel_a_long_sleep(tool: Arc<dyn AgentTool>, client: &McpClient) {
         let cancel = cancel.clone();
         async move { tool.execute(json!({"ms": 600_000}), cancel).await }
     });
-    // Let the request go out; correctness does not depend on this pause.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Cancelled once the server has the request, so the server must hear of it.
+    sleep_started(client).await;
     cancel.cancel();
     assert_eq!(guard(call).await.unwrap(), Err(ToolCancelled::new()));
     // The cancellation went out before the `events` request, on the same connection.
@@ -356,12 +374,16 @@ impl ConnectionProvider for ReadyProvider {
     }
 }
 
-/// Never gets a connection.
-struct PendingProvider;
+/// Never gets a connection; tells when it was asked for one.
+#[derive(Default)]
+struct PendingProvider {
+    asked: tokio::sync::Notify,
+}
 
 #[async_trait]
 impl ConnectionProvider for PendingProvider {
     async fn wait_for_connection(&self, _server: &str) -> Result<Arc<McpClient>, ConnectionError> {
+        self.asked.notify_one();
         std::future::pending().await
     }
 }
@@ -422,8 +444,13 @@ async fn a_deferred_call_waits_for_the_connection_then_succeeds() {
             .await
         }
     });
-    // Without a connection the call cannot have finished, however long this takes.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The call asked for the connection and waits for it: it cannot have finished.
+    guard(async {
+        while provider.asked.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
     assert!(
         !call.is_finished(),
         "the call did not wait for the connection"
@@ -467,16 +494,18 @@ async fn a_deferred_call_whose_connection_fails_is_an_mcp_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deferred_call_cancelled_while_waiting_for_the_connection() {
+    let provider = Arc::new(PendingProvider::default());
     let tool = Arc::new(DeferredMcpTool::new(
         cached_echo("never"),
-        Arc::new(PendingProvider),
+        Arc::clone(&provider) as Arc<dyn ConnectionProvider>,
     ));
     let cancel = CancellationToken::new();
     let call = tokio::spawn({
         let (tool, cancel) = (Arc::clone(&tool), cancel.clone());
         async move { tool.execute(json!({"message": "x"}), cancel).await }
     });
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Cancelled while it waits for the connection.
+    guard(provider.asked.notified()).await;
     cancel.cancel();
     assert_eq!(guard(call).await.unwrap(), Err(ToolCancelled::new()));
 

@@ -432,3 +432,31 @@ pub async fn resolve_auth_config_with(
         .resolve(name, config, storage, options)
         .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_gets_10_seconds_by_default() {
+        assert_eq!(DEFAULT_COMMAND_TIMEOUT, Duration::from_secs(10));
+        assert_eq!(
+            AuthOptions::default().command_timeout,
+            Duration::from_secs(10)
+        );
+    }
+
+    #[test]
+    fn errors_name_the_server_and_the_field() {
+        let error = AuthError::Command {
+            server: "gh".into(),
+            field: "env.TOKEN".into(),
+            failure: CommandFailure::TimedOut(Duration::from_secs(10)),
+        };
+        assert_eq!(
+            error.to_string(),
+            "Server \"gh\": env.TOKEN: !command timed out after 10s"
+        );
+        assert_eq!(error.server(), "gh");
+    }
+}

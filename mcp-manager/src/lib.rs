@@ -41,7 +41,5 @@ pub use loader::{
     LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers,
     discover_mcp_servers_with, discovery_problems,
 };
-pub use manager::{
-    ConnectOutcome, DEFAULT_STARTUP_TIMEOUT, ManagedTool, ManagerOptions, McpManager,
-};
+pub use manager::{ConnectOutcome, ManagedTool, ManagerOptions, McpManager};
 pub use status::{ConnectionStatus, ManagerEvent};

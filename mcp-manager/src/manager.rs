@@ -28,7 +28,7 @@ use crate::status::{ConnectionStatus, ManagerEvent};
 #[non_exhaustive]
 pub struct ManagerOptions {
     /// How long `connect_servers` waits before answering with what is ready (and cached tools
-    /// for the rest). Default 250 ms ([`DEFAULT_STARTUP_TIMEOUT`]).
+    /// for the rest). Default 250 ms.
     pub startup_timeout: Duration,
     /// How every server is connected: the client name and version sent, the roots answered to
     /// `roots/list`, the timeout of `tools/list` and of tool calls without their own (60 s by
@@ -46,7 +46,7 @@ impl Default for ManagerOptions {
 }
 
 /// How long the startup gate waits by default.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_millis(250);
+const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_millis(250);
 
 impl ManagerOptions {
     /// Sets the startup gate.
@@ -510,5 +510,21 @@ impl ConnectionProvider for Inner {
         self.wait(server)
             .await
             .map_err(|error| Arc::new(error) as ConnectionError)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_a_250_ms_gate_and_the_clients_own() {
+        let options = ManagerOptions::default();
+        assert_eq!(options.startup_timeout, Duration::from_millis(250));
+        assert_eq!(options.client.connect_timeout, Duration::from_secs(30));
+        assert_eq!(
+            options.client.request_timeout,
+            Some(Duration::from_secs(60))
+        );
     }
 }

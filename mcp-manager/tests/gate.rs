@@ -240,3 +240,51 @@ async fn a_server_hanging_at_tools_list_without_a_cache_entry_is_bounded_by_its_
 
     within("disconnect_all", manager.disconnect_all()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_server_is_started_at_once_not_one_after_another() {
+    // Five servers that never answer initialize: one after another, only the first would ever
+    // be started; in parallel, all five run at the same time while none is connected.
+    let hanging: Vec<Fixture> = (0..5)
+        .map(|index| fixture(&format!("hang-{index}"), |s| s.hang_at("initialize")))
+        .collect();
+    let names: Vec<String> = (0..5).map(|index| format!("hang-{index}")).collect();
+    let servers: Vec<(&str, &Fixture)> = names
+        .iter()
+        .map(String::as_str)
+        .zip(hanging.iter())
+        .collect();
+    let configs = configs(&servers);
+    let manager = manager(memory_cache());
+    let connecting = tokio::spawn({
+        let manager = std::sync::Arc::clone(&manager);
+        async move { manager.connect_servers(&configs).await }
+    });
+
+    let markers: Vec<String> = hanging
+        .iter()
+        .map(|fixture| fixture.marker.clone())
+        .collect();
+    let all_running = wait_until(LIMIT, move || {
+        markers
+            .iter()
+            .all(|marker| pids_with_marker(marker).len() == 1)
+    })
+    .await;
+    assert!(all_running, "the five servers never ran at the same time");
+    for name in &names {
+        assert_eq!(
+            manager.get_connection_status(name),
+            ConnectionStatus::Connecting,
+            "{name}"
+        );
+    }
+
+    // Cancelled in flight: every process goes, and the gate answers with no tools.
+    within("disconnect_all", manager.disconnect_all()).await;
+    let outcome = within("the gate's answer", connecting).await.unwrap();
+    assert!(outcome.tools.is_empty(), "{:?}", outcome.tools);
+    for fixture in &hanging {
+        assert_no_process(&fixture.marker).await;
+    }
+}

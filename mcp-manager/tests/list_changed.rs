@@ -16,7 +16,7 @@ use mcp_transport::Tool;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_list_change_shows_up_without_any_call() {
     const SERVER: &str = "Changing.Server-1";
-    let changing = fixture(SERVER, |s| s.list_change_after(300));
+    let changing = plain(SERVER);
     let steady = plain("steady");
     let cache = memory_cache();
     let manager = manager(cache.clone());
@@ -37,6 +37,9 @@ async fn a_list_change_shows_up_without_any_call() {
         "{changing_before:?}"
     );
 
+    // The server changes its list (and says so) when its `change_tools` tool is called.
+    let change = find_tool(&outcome.tools, SERVER, "change_tools");
+    assert_eq!(echo(change.tool.as_ref(), "").await.to_text(), "changed");
     let _ = wait_for_event(
         &mut events,
         "the list change",

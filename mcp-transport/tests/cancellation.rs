@@ -8,7 +8,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{connect, events, guard, object, text};
+use common::{connect, events, guard, object, sleep_started, text};
 use mcp_transport::{CancellationToken, McpClient, RequestOptions, RpcError};
 use serde_json::{Value, json};
 use testkit::FixtureServer;
@@ -34,15 +34,13 @@ async fn a_cancelled_call_returns_as_cancelled_and_the_server_is_told() {
     let client = connect(&FixtureServer::new()).await;
     let cancel = CancellationToken::new();
     let options = RequestOptions::default().cancel_with(cancel.clone());
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        trigger.cancel();
-    });
-    let error =
-        guard(client.call_tool_with("sleep", Some(object(json!({"ms": 60_000}))), &options))
-            .await
-            .expect_err("cancelled");
+    let call = client.call_tool_with("sleep", Some(object(json!({"ms": 60_000}))), &options);
+    let cancel_once_started = async {
+        sleep_started(&client).await;
+        cancel.cancel();
+    };
+    let (outcome, ()) = guard(async { tokio::join!(call, cancel_once_started) }).await;
+    let error = outcome.expect_err("cancelled");
     assert!(error.is_cancelled(), "{error:?}");
 
     let cancelled = cancellations(&client, 1).await;

@@ -10,7 +10,7 @@ use mcp_transport::{ContentBlock, Error};
 use serde_json::json;
 use testkit::FixtureServer;
 
-const BUILT_IN_TOOLS: usize = 13;
+use testkit::BUILT_IN_TOOLS;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_tools_follows_every_page_to_the_end() {

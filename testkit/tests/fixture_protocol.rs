@@ -86,8 +86,8 @@ fn tools_list_pages_through_builtin_and_generated_tools() {
         }
         assert!(cursor.is_string());
     }
-    assert_eq!(names.len(), 13 + 7);
-    assert_eq!(pages, 4);
+    assert_eq!(names.len(), testkit::BUILT_IN_TOOLS + 7);
+    assert_eq!(pages, 5, "21 tools, 5 a page");
     assert_eq!(names[0], "echo");
     assert_eq!(names.last().unwrap(), "tool_6");
     assert!(names.contains(&"tool_0".to_owned()));
@@ -230,5 +230,40 @@ fn list_change_after_adds_late_tool_and_notifies() {
     assert_eq!(
         fixture.call_text(2, "late_tool", json!({"message": "late"})),
         "late"
+    );
+}
+
+#[test]
+fn change_tools_adds_late_tool_and_notifies_before_it_answers() {
+    let mut fixture = Fixture::spawn(&FixtureServer::new());
+    fixture.handshake();
+    let before = fixture.request(1, "tools/list", json!({}));
+    assert!(!tool_names(&before).contains(&"late_tool".to_owned()));
+    let (answer, before_answer) =
+        fixture.request_collecting(2, "tools/call", json!({"name": "change_tools"}));
+    assert_eq!(answer["result"]["content"][0]["text"], "changed");
+    assert_eq!(
+        before_answer,
+        [json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})]
+    );
+    let after = fixture.request(3, "tools/list", json!({}));
+    assert!(tool_names(&after).contains(&"late_tool".to_owned()));
+}
+
+#[test]
+fn a_started_sleep_is_among_the_events() {
+    let mut fixture = Fixture::spawn(&FixtureServer::new());
+    fixture.handshake();
+    fixture.send(&json!({
+        "jsonrpc": "2.0", "id": "long", "method": "tools/call",
+        "params": {"name": "sleep", "arguments": {"ms": 60_000}},
+    }));
+    let events: Value = serde_json::from_str(&fixture.call_text(1, "events", json!({}))).unwrap();
+    assert!(
+        events
+            .as_array()
+            .unwrap()
+            .contains(&json!({"started": "sleep", "id": "long"})),
+        "{events}"
     );
 }

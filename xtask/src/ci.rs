@@ -193,7 +193,15 @@ fn check_feature_boundaries(root: &Path) -> Result<(), Error> {
     for (package, args) in LEAN_CRATES {
         let mut tree = Command::new(crate::cargo());
         tree.current_dir(root)
-            .args(["tree", "-p", package, "-e", "normal,features", "--prefix", "none"])
+            .args([
+                "tree",
+                "-p",
+                package,
+                "-e",
+                "normal,features",
+                "--prefix",
+                "none",
+            ])
             .args(*args);
         let listing = command::output(&mut tree)?;
         let found: Vec<&str> = FORBIDDEN

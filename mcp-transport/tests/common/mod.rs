@@ -7,7 +7,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use mcp_transport::{CallToolResult, ClientOptions, JsonObject, McpClient, StdioServerParams};
-use serde_json::Value;
+use serde_json::{Value, json};
 use testkit::FixtureServer;
 
 /// A bound on anything a test waits for, so a bug shows up as a failure, never as a hang.
@@ -82,6 +82,24 @@ pub async fn events(client: &McpClient) -> Vec<Value> {
         Value::Array(events) => events,
         other => panic!("events is not an array: {other}"),
     }
+}
+
+/// Waits until the fixture has started a `sleep` call: from then on the request is in the
+/// server's hands, and cancelling it must reach the server.
+pub async fn sleep_started(client: &McpClient) {
+    guard(async {
+        loop {
+            let events = events(client).await;
+            if events
+                .iter()
+                .any(|event| event["started"] == json!("sleep"))
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
 }
 
 /// The fixture's own pid, process group and grandchild pid.

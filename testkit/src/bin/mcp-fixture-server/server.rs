@@ -195,11 +195,7 @@ impl Server {
             let server = Arc::clone(self);
             thread::spawn(move || {
                 thread::sleep(Duration::from_millis(ms));
-                server.late_tool_added.store(true, Ordering::Release);
-                server.out.send(&wire::message_line(&json!({
-                    "jsonrpc": "2.0",
-                    "method": "notifications/tools/list_changed",
-                })));
+                server.add_late_tool();
             });
         }
         if self.opts.server_requests {
@@ -224,7 +220,7 @@ impl Server {
         }
     }
 
-    fn record(&self, event: Value) {
+    pub(crate) fn record(&self, event: Value) {
         lock(&self.events).push(event);
     }
 
@@ -255,6 +251,15 @@ impl Server {
     /// Forgets a finished request's cancellation, so the set does not grow with ids in use.
     pub(crate) fn forget_request(&self, id: &Value) {
         lock(&self.cancelled).remove(&id.to_string());
+    }
+
+    /// Adds `late_tool` to the list and sends `notifications/tools/list_changed`.
+    pub(crate) fn add_late_tool(&self) {
+        self.late_tool_added.store(true, Ordering::Release);
+        self.out.send(&wire::message_line(&json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/tools/list_changed",
+        })));
     }
 
     /// True if `name` is `late_tool` and it has been added.

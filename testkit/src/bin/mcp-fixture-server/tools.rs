@@ -102,12 +102,17 @@ pub(crate) fn definitions(generated: usize) -> Vec<Value> {
         }),
         json!({
             "name": "events",
-            "description": "Lists the notifications and responses the server received.",
+            "description": "Lists the notifications and responses the server received, and the sleep calls it started.",
             "inputSchema": no_arguments,
         }),
         json!({
             "name": "pids",
             "description": "Reports the server's pid, process group and grandchild pid.",
+            "inputSchema": no_arguments,
+        }),
+        json!({
+            "name": "change_tools",
+            "description": "Adds late_tool and sends notifications/tools/list_changed, then answers.",
             "inputSchema": no_arguments,
         }),
         json!({
@@ -129,7 +134,7 @@ pub(crate) fn definitions(generated: usize) -> Vec<Value> {
 pub(crate) fn late_tool_definition() -> Value {
     echo_like(
         LATE_TOOL,
-        "Added after initialization by --list-change-after.",
+        "Added after initialization by --list-change-after or the change_tools tool.",
     )
 }
 
@@ -193,6 +198,8 @@ fn run(
             let Some(ms) = args.get("ms").and_then(Value::as_u64) else {
                 return bad(id, "`ms` must be a non-negative integer");
             };
+            // A test waits for this before it cancels: the request is in the server's hands.
+            server.record(json!({"started": name, "id": &id}));
             let server = Arc::clone(server);
             thread::spawn(move || {
                 if !server.wait_unless_cancelled(&id, Duration::from_millis(ms)) {
@@ -267,6 +274,10 @@ fn run(
         }
         "all_content" => Ok(Answer::Line(wire::result_line(&id, &all_content()))),
         "events" => text(&id, &server.events().to_string()),
+        "change_tools" => {
+            server.add_late_tool();
+            text(&id, "changed")
+        }
         "pids" => {
             let pids = json!({
                 "pid": std::process::id(),

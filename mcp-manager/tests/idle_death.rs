@@ -1,0 +1,102 @@
+//! A connected server that dies while nothing is asked of it: noticed at once, end to end.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use mcp_manager::{ConnectionStatus, ManagerError, ManagerEvent};
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_while_idle_is_reported_its_tools_turn_deferred_and_calls_get_mcp_error() {
+    const SERVER: &str = "Mortal-1";
+    let mortal = plain(SERVER);
+    let other = plain("other");
+    let manager = manager(memory_cache());
+    let mut events = manager.subscribe();
+    let outcome = connect(&manager, &configs(&[(SERVER, &mortal), ("other", &other)])).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    let live_echo = find_tool(&outcome.tools, SERVER, "echo");
+    assert!(!live_echo.deferred);
+    let client = within("wait_for_connection", manager.wait_for_connection(SERVER))
+        .await
+        .unwrap();
+    let pids = call(
+        find_tool(&outcome.tools, SERVER, "pids").tool.as_ref(),
+        json!({}),
+    )
+    .await;
+    let pids: Value = serde_json::from_str(&pids.to_text()).unwrap();
+    let pid = i32::try_from(pids["pid"].as_i64().unwrap()).unwrap();
+    drain_events(&mut events);
+
+    // Nothing is in flight: the server dies on its own (here, killed from outside).
+    testkit::kill_process(pid);
+
+    // The connection knows why at once.
+    let reason = within("closed()", client.closed()).await;
+    assert!(!reason.is_closed_by_client());
+    assert!(
+        reason.to_string().contains("server exited with signal 9"),
+        "{reason}"
+    );
+    // The manager reports it: failed, with the cause, then its tools changed.
+    let (failed, _) = wait_for_event(&mut events, "the failure", |event| {
+        matches!(
+            event,
+            ManagerEvent::StatusChanged { server, status: ConnectionStatus::Failed(_) }
+                if server == SERVER
+        )
+    })
+    .await;
+    let ManagerEvent::StatusChanged {
+        status: ConnectionStatus::Failed(error),
+        ..
+    } = failed
+    else {
+        unreachable!("matched above");
+    };
+    assert!(
+        matches!(&*error, ManagerError::ConnectionLost { server, .. } if server == SERVER),
+        "{error:?}"
+    );
+    assert_eq!(
+        manager.get_connection_status(SERVER),
+        ConnectionStatus::Failed(error.clone())
+    );
+    wait_for_event(
+        &mut events,
+        "the tools change",
+        |event| matches!(event, ManagerEvent::ToolsChanged { server } if server == SERVER),
+    )
+    .await;
+
+    // Its tools stay, deferred; a call, through the old tool or the new one, is an MCP error
+    // that says the server died.
+    let after = manager.tools();
+    let deferred_echo = find_tool(&after, SERVER, "echo");
+    assert!(deferred_echo.deferred, "{deferred_echo:?}");
+    assert_eq!(deferred_echo.tool.name(), live_echo.tool.name());
+    for tool in [&live_echo, &deferred_echo] {
+        let output = echo(tool.tool.as_ref(), "anyone there?").await;
+        assert!(output.is_error, "{output:?}");
+        let text = output.to_text();
+        assert!(text.starts_with("MCP error: "), "{text}");
+        assert!(text.contains("server exited with signal 9"), "{text}");
+    }
+    // The other server is untouched.
+    assert_eq!(
+        manager.get_connection_status("other"),
+        ConnectionStatus::Connected
+    );
+    let output = echo(
+        find_tool(&after, "other", "echo").tool.as_ref(),
+        "still here",
+    )
+    .await;
+    assert_eq!(output.to_text(), "still here");
+
+    within("disconnect_all", manager.disconnect_all()).await;
+    assert_no_process(&mortal.marker).await;
+    assert_no_process(&other.marker).await;
+}
