@@ -29,10 +29,10 @@ use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::expand_server_config;
 use crate::providers::default_sources;
-use crate::server_config::{
-    Level, ServerConfig, SourceMeta, TransportConfig, TransportKind, validate_server_config,
-};
+use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
 use crate::source::ConfigSource;
+use crate::source::{Level, SourceMeta};
+use crate::validate::validate_server_config;
 
 /// What discovery reads and how it filters.
 #[derive(Clone)]

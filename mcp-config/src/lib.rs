@@ -35,9 +35,12 @@ mod context;
 mod discovery;
 mod error;
 mod expand;
+mod raw_entry;
+mod redact;
 mod server_config;
 mod shell_command;
 mod source;
+mod validate;
 
 pub mod auth;
 pub mod providers;
@@ -55,14 +58,16 @@ pub use discovery::{
 pub use error::ConfigError;
 pub use expand::{expand_server_config, expand_value};
 pub use providers::default_sources;
+pub use redact::REDACTED;
 pub use server_config::{
-    AuthConfig, DEFAULT_TIMEOUT_MS, Level, REDACTED, RemoteConfig, ServerConfig, SourceMeta,
-    StdioConfig, TransportConfig, TransportKind, validate_server_config,
+    AuthConfig, DEFAULT_TIMEOUT_MS, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
+    TransportKind,
 };
 pub use source::{
-    ConfigSource, FileServers, SourceFile, parse_json, parse_jsonc, read_config_file,
-    servers_under_key, standard_entry,
+    ConfigSource, FileServers, Level, SourceFile, SourceMeta, parse_json, parse_jsonc,
+    read_config_file, servers_under_key, standard_entry,
 };
+pub use validate::validate_server_config;
 pub use writer::{
     ChangeAction, ConfigChange, add_server, native_config_path, remove_server, set_server_enabled,
     validate_server_name,

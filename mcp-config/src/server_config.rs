@@ -1,4 +1,5 @@
-//! [`ServerConfig`]: one MCP server as configured, and where it came from ([`SourceMeta`]).
+//! [`ServerConfig`]: one MCP server as configured, its transport an exhaustive
+//! [`TransportConfig`].
 //!
 //! Every provider turns its tool's format into this one shape, so the rest of the runtime sees a
 //! single kind of configuration whatever file it came from. Fields this crate does not know are
@@ -6,10 +7,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::raw_entry::RawServerConfig;
+use crate::redact::{REDACTED, RedactedMap, redact_url_secrets};
 
 /// How the runtime talks to a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -241,7 +244,7 @@ impl ServerConfig {
     }
 
     /// The flat on-disk shape.
-    fn to_raw(&self) -> RawServerConfig {
+    pub(crate) fn to_raw(&self) -> RawServerConfig {
         let mut raw = RawServerConfig {
             enabled: self.enabled,
             timeout: self.timeout,
@@ -272,180 +275,8 @@ fn redact_values(map: &mut BTreeMap<String, String>) {
     }
 }
 
-/// A server entry as files write it: the transport's fields side by side, each optional.
-/// Providers fill it; [`RawServerConfig::into_config`] checks that it names one transport.
-#[derive(Default, Serialize, Deserialize)]
-pub(crate) struct RawServerConfig {
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub(crate) transport: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) command: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) args: Vec<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) env: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) cwd: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) url: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) headers: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) enabled: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) timeout: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) auth: Option<AuthConfig>,
-    #[serde(flatten)]
-    pub(crate) extra: Map<String, Value>,
-}
-
-impl RawServerConfig {
-    /// The entry as a [`ServerConfig`], or what keeps it from being one (messages that do not
-    /// name the server; the caller does).
-    pub(crate) fn into_config(self) -> Result<ServerConfig, String> {
-        let Self {
-            transport,
-            command,
-            args,
-            env,
-            cwd,
-            url,
-            headers,
-            enabled,
-            timeout,
-            auth,
-            mut extra,
-        } = self;
-        let kind = match transport.as_deref() {
-            None if url.is_some() && command.is_none() => TransportKind::Http,
-            None | Some("stdio") => TransportKind::Stdio,
-            Some("http" | "streamable-http" | "streamableHttp") => TransportKind::Http,
-            Some("sse") => TransportKind::Sse,
-            Some(other) => {
-                return Err(format!(
-                    "unknown transport type \"{other}\" (expected \"stdio\", \"http\" or \"sse\")"
-                ));
-            }
-        };
-        if command.is_some() && url.is_some() {
-            return Err("both \"command\" and \"url\" are set; keep one".to_owned());
-        }
-        // Settings of the other transport are kept as written, unused.
-        let mut keep = |key: &str, value: Value| {
-            extra.insert(key.to_owned(), value);
-        };
-        let transport = match kind {
-            TransportKind::Stdio => {
-                let Some(command) = command else {
-                    return Err("stdio server requires \"command\" field".to_owned());
-                };
-                if !headers.is_empty() {
-                    keep("headers", json_of(&headers));
-                }
-                TransportConfig::Stdio(StdioConfig {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                })
-            }
-            TransportKind::Http | TransportKind::Sse => {
-                let Some(url) = url else {
-                    return Err(format!("{kind} server requires \"url\" field"));
-                };
-                if !args.is_empty() {
-                    keep("args", json_of(&args));
-                }
-                if !env.is_empty() {
-                    keep("env", json_of(&env));
-                }
-                if let Some(cwd) = cwd {
-                    keep("cwd", Value::String(cwd));
-                }
-                let remote = RemoteConfig { url, headers };
-                if kind == TransportKind::Sse {
-                    TransportConfig::Sse(remote)
-                } else {
-                    TransportConfig::Http(remote)
-                }
-            }
-        };
-        Ok(ServerConfig {
-            transport,
-            enabled,
-            timeout,
-            auth,
-            extra,
-        })
-    }
-}
-
-fn json_of<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-impl Serialize for ServerConfig {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_raw().serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for ServerConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        RawServerConfig::deserialize(deserializer)?
-            .into_config()
-            .map_err(serde::de::Error::custom)
-    }
-}
-
 /// The connect timeout when a server sets none.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
-
-/// What replaces a secret in output meant for people.
-pub const REDACTED: &str = "<redacted>";
-
-/// Hides the values of query parameters and any userinfo of a URL (API keys often sit there).
-pub(crate) fn redact_url_secrets(url: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (url, None),
-    };
-    let base = match base.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@') {
-            Some((_, host)) if !host.contains('/') || rest.find('@') < rest.find('/') => {
-                format!("{scheme}://{REDACTED}@{host}")
-            }
-            _ => base.to_owned(),
-        },
-        None => base.to_owned(),
-    };
-    match query {
-        None => base,
-        Some(query) => {
-            let redacted: Vec<String> = query
-                .split('&')
-                .map(|pair| match pair.split_once('=') {
-                    Some((key, _)) => format!("{key}={REDACTED}"),
-                    None => pair.to_owned(),
-                })
-                .collect();
-            format!("{base}?{}", redacted.join("&"))
-        }
-    }
-}
-
-/// Keys shown, values replaced by [`REDACTED`]: env and header values are secrets more often
-/// than not, so no `Debug` of this crate shows them.
-pub(crate) struct RedactedMap<'a>(pub(crate) &'a BTreeMap<String, String>);
-
-impl fmt::Debug for RedactedMap<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map()
-            .entries(self.0.keys().map(|key| (key, REDACTED)))
-            .finish()
-    }
-}
 
 impl fmt::Debug for TransportConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -519,212 +350,9 @@ impl AuthConfig {
     }
 }
 
-/// Whether a definition came from a project's files or from the user's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum Level {
-    /// A file inside the project (the current directory).
-    Project,
-    /// A file in the user's home or config directory.
-    User,
-}
-
-impl Level {
-    /// `project` or `user`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Project => "project",
-            Self::User => "user",
-        }
-    }
-}
-
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Where a server definition came from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SourceMeta {
-    /// The provider's id, e.g. `claude-code`.
-    pub provider: String,
-    /// The provider's display name, e.g. `Claude Code`.
-    pub provider_name: String,
-    /// The file the definition is in.
-    pub path: PathBuf,
-    /// Project or user level.
-    pub level: Level,
-}
-
-impl SourceMeta {
-    /// Metadata for a definition in `path`.
-    pub fn new(
-        provider: impl Into<String>,
-        provider_name: impl Into<String>,
-        path: impl Into<PathBuf>,
-        level: Level,
-    ) -> Self {
-        Self {
-            provider: provider.into(),
-            provider_name: provider_name.into(),
-            path: path.into(),
-            level,
-        }
-    }
-}
-
-/// Checks the values of a (expanded) server configuration; one message per problem, each naming
-/// the server. An empty list means the server is usable. (That the entry names one transport
-/// was checked when it was read.)
-pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> {
-    let mut problems = Vec::new();
-    let mut problem = |text: String| problems.push(format!("Server \"{name}\": {text}"));
-    if name.trim().is_empty() {
-        problem("the server name is empty".to_owned());
-    }
-    match &config.transport {
-        TransportConfig::Stdio(stdio) => {
-            if stdio.command.trim().is_empty() {
-                problem("\"command\" is empty".to_owned());
-            }
-            for key in stdio.env.keys() {
-                if key.is_empty() || key.contains('=') || key.contains('\0') {
-                    problem(format!("invalid environment variable name \"{key}\""));
-                }
-            }
-        }
-        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
-            if let Err(why) = check_url(&remote.url) {
-                problem(format!(
-                    "invalid URL \"{}\": {why}",
-                    redact_url_secrets(&remote.url)
-                ));
-            }
-            for key in remote.headers.keys() {
-                if key.is_empty() || !key.bytes().all(is_header_name_byte) {
-                    problem(format!("invalid header name \"{key}\""));
-                }
-            }
-        }
-    }
-    if config.timeout == Some(0) {
-        problem("\"timeout\" must be more than 0 milliseconds".to_owned());
-    }
-    problems
-}
-
-fn is_header_name_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
-}
-
-/// A light URL check: an http(s) scheme and a host. Enough to catch typos and unexpanded
-/// placeholders before a connection attempt.
-fn check_url(url: &str) -> Result<(), &'static str> {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return Err("it has no scheme (expected http:// or https://)");
-    };
-    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
-        return Err("the scheme must be http or https");
-    }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = authority.rsplit('@').next().unwrap_or_default();
-    if host.is_empty() || host.starts_with(':') {
-        return Err("it has no host");
-    }
-    if url.chars().any(char::is_whitespace) {
-        return Err("it contains whitespace");
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn read(raw: &str) -> Result<ServerConfig, String> {
-        serde_json::from_str::<RawServerConfig>(raw)
-            .map_err(|error| error.to_string())?
-            .into_config()
-    }
-
-    #[test]
-    fn transport_is_inferred_from_command_or_url() {
-        assert_eq!(
-            read(r#"{"command":"npx"}"#).unwrap().transport_kind(),
-            TransportKind::Stdio
-        );
-        assert_eq!(
-            read(r#"{"url":"https://example.com/mcp"}"#)
-                .unwrap()
-                .transport_kind(),
-            TransportKind::Http
-        );
-        assert_eq!(
-            read(r#"{"type":"sse","url":"https://e.com/sse"}"#)
-                .unwrap()
-                .transport_kind(),
-            TransportKind::Sse
-        );
-        assert_eq!(
-            read(r#"{"type":"streamable-http","url":"https://e.com/mcp"}"#)
-                .unwrap()
-                .transport,
-            TransportConfig::Http(RemoteConfig::new("https://e.com/mcp"))
-        );
-    }
-
-    #[test]
-    fn an_entry_must_name_exactly_one_known_transport() {
-        assert_eq!(
-            read("{}").unwrap_err(),
-            "stdio server requires \"command\" field"
-        );
-        assert_eq!(
-            read(r#"{"type":"sse"}"#).unwrap_err(),
-            "sse server requires \"url\" field"
-        );
-        assert_eq!(
-            read(r#"{"command":"npx","url":"https://h/mcp"}"#).unwrap_err(),
-            "both \"command\" and \"url\" are set; keep one"
-        );
-        assert_eq!(
-            read(r#"{"type":"websocket","command":"npx"}"#).unwrap_err(),
-            "unknown transport type \"websocket\" (expected \"stdio\", \"http\" or \"sse\")"
-        );
-    }
-
-    #[test]
-    fn unknown_fields_and_the_other_transports_settings_are_kept() {
-        let raw = r#"{"command":"x","alwaysAllow":["a"],"disabled":false}"#;
-        let config: ServerConfig = serde_json::from_str(raw).unwrap();
-        assert_eq!(config.extra["alwaysAllow"], serde_json::json!(["a"]));
-        assert_eq!(serde_json::to_string(&config).unwrap(), raw);
-
-        let mixed = r#"{"command":"x","headers":{"A":"b"}}"#;
-        let config: ServerConfig = serde_json::from_str(mixed).unwrap();
-        assert_eq!(
-            config.transport,
-            TransportConfig::Stdio(StdioConfig::new("x", Vec::<String>::new()))
-        );
-        assert_eq!(serde_json::to_string(&config).unwrap(), mixed);
-    }
-
-    #[test]
-    fn remote_servers_are_written_with_their_type() {
-        let config = ServerConfig::http("https://h/mcp");
-        assert_eq!(
-            serde_json::to_string(&config).unwrap(),
-            r#"{"type":"http","url":"https://h/mcp"}"#
-        );
-        assert_eq!(
-            serde_json::to_string(&ServerConfig::stdio("npx", ["-y", "x"])).unwrap(),
-            r#"{"command":"npx","args":["-y","x"]}"#
-        );
-    }
 
     #[test]
     fn debug_never_shows_env_or_header_values() {
@@ -744,62 +372,5 @@ mod tests {
             assert!(!shown.contains(secret), "{shown}");
         }
         assert!(shown.contains("Authorization") && shown.contains("TOKEN"));
-    }
-
-    #[test]
-    fn url_secrets_are_redacted() {
-        assert_eq!(
-            redact_url_secrets("https://u:p@mcp.exa.ai/mcp?exaApiKey=abc&x"),
-            "https://<redacted>@mcp.exa.ai/mcp?exaApiKey=<redacted>&x"
-        );
-        assert_eq!(redact_url_secrets("https://h/p"), "https://h/p");
-    }
-
-    #[test]
-    fn every_validation_message_names_the_server() {
-        let check = |config: ServerConfig| validate_server_config("x", &config);
-        assert_eq!(
-            check(ServerConfig::http("ftp://h/mcp")),
-            ["Server \"x\": invalid URL \"ftp://h/mcp\": the scheme must be http or https"]
-        );
-        assert_eq!(
-            check(ServerConfig::sse("localhost:3000/mcp")),
-            [
-                "Server \"x\": invalid URL \"localhost:3000/mcp\": it has no scheme (expected http:// or https://)"
-            ]
-        );
-        assert_eq!(
-            check(ServerConfig::http("http:///mcp")),
-            ["Server \"x\": invalid URL \"http:///mcp\": it has no host"]
-        );
-        assert_eq!(
-            check(ServerConfig::stdio("  ", Vec::<String>::new())),
-            ["Server \"x\": \"command\" is empty"]
-        );
-        let zero_timeout = ServerConfig {
-            timeout: Some(0),
-            ..ServerConfig::stdio("npx", ["y"])
-        };
-        assert_eq!(
-            check(zero_timeout),
-            ["Server \"x\": \"timeout\" must be more than 0 milliseconds"]
-        );
-        let mut bad_names = RemoteConfig::new("https://h/mcp");
-        bad_names.headers.insert("Bad Header".into(), "v".into());
-        assert_eq!(
-            check(ServerConfig::new(TransportConfig::Http(bad_names))),
-            ["Server \"x\": invalid header name \"Bad Header\""]
-        );
-        let mut bad_env = StdioConfig::new("npx", ["y"]);
-        bad_env.env.insert("A=B".into(), "v".into());
-        assert_eq!(
-            check(ServerConfig::new(TransportConfig::Stdio(bad_env))),
-            ["Server \"x\": invalid environment variable name \"A=B\""]
-        );
-        assert!(check(ServerConfig::stdio("npx", ["y"])).is_empty());
-        assert_eq!(
-            validate_server_config(" ", &ServerConfig::stdio("npx", ["y"])),
-            ["Server \" \": the server name is empty"]
-        );
     }
 }

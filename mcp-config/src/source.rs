@@ -2,14 +2,74 @@
 //! for reading files: a missing file is not an error, a directory or an unreadable file is, and a
 //! broken file is an error naming it, never a panic.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{Level, RawServerConfig, ServerConfig};
+use crate::raw_entry::RawServerConfig;
+use crate::server_config::ServerConfig;
+
+/// Whether a definition came from a project's files or from the user's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Level {
+    /// A file inside the project (the current directory).
+    Project,
+    /// A file in the user's home or config directory.
+    User,
+}
+
+impl Level {
+    /// `project` or `user`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Project => "project",
+            Self::User => "user",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a server definition came from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SourceMeta {
+    /// The provider's id, e.g. `claude-code`.
+    pub provider: String,
+    /// The provider's display name, e.g. `Claude Code`.
+    pub provider_name: String,
+    /// The file the definition is in.
+    pub path: PathBuf,
+    /// Project or user level.
+    pub level: Level,
+}
+
+impl SourceMeta {
+    /// Metadata for a definition in `path`.
+    pub fn new(
+        provider: impl Into<String>,
+        provider_name: impl Into<String>,
+        path: impl Into<PathBuf>,
+        level: Level,
+    ) -> Self {
+        Self {
+            provider: provider.into(),
+            provider_name: provider_name.into(),
+            path: path.into(),
+            level,
+        }
+    }
+}
 
 /// Reads one tool's MCP configuration files.
 ///

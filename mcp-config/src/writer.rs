@@ -53,7 +53,8 @@ use serde_json::{Map, Value};
 
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{Level, ServerConfig, SourceMeta};
+use crate::server_config::ServerConfig;
+use crate::source::{Level, SourceMeta};
 use crate::source::{parse_json, read_config_file};
 
 /// The provider id of this agent's own files in [`SourceMeta::provider`].

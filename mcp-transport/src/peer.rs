@@ -6,31 +6,36 @@
 //! the waiting request as the type it expects), answers the server's own requests, routes
 //! progress to the request it belongs to and passes other notifications to subscribers. When the
 //! transport dies the reader records why and fails every pending request at once with that reason.
+//!
+//! This file holds the peer and a request's life in it; `request` holds a request's options,
+//! errors and deadlines, `tasks` the writer, the reader (and its dispatch of each incoming
+//! message) and the timeout sweeper.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 use tokio::sync::{Notify, broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::jsonrpc::{
-    ErrorObject, IncomingEnvelope, OutgoingNotification, OutgoingRequest, OutgoingResponse,
-    ServerNotification, TypedResponse, error_codes,
-};
-use crate::protocol::{
-    CancelledNotificationParams, EmptyResult, ListRootsResult, ProgressNotificationParams,
-    ProgressToken, Root, methods,
-};
+use crate::jsonrpc::{OutgoingNotification, ServerNotification};
+use crate::protocol::{ProgressNotificationParams, Root, methods};
 use crate::transport::{CloseReason, Transport, TransportError};
+
+mod request;
+mod tasks;
+
+use request::{
+    Deadlines, WithProgressToken, cancelled, decode_response, recv_progress, serialize_request,
+};
+pub use request::{ProgressCallback, RequestOptions, RpcError};
+use tasks::{read_loop, sweep_timeouts, write_loop};
 
 /// How many server notifications a slow subscriber may lag behind before it misses some.
 const NOTIFICATION_BUFFER: usize = 256;
@@ -38,101 +43,6 @@ const NOTIFICATION_BUFFER: usize = 256;
 const MAX_WRITE_BATCH: usize = 512;
 /// How long a failed write waits for the reader to report a better reason (the exit status).
 const WRITE_FAILURE_GRACE: Duration = Duration::from_millis(500);
-
-/// A request failed at the JSON-RPC level.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RpcError {
-    /// The server answered with a JSON-RPC error.
-    #[error("the server answered with an error: {0}")]
-    Server(ErrorObject),
-    /// No answer came in time; the server was sent `notifications/cancelled`.
-    #[error("no answer within {}ms, so the request was cancelled", .0.as_millis())]
-    Timeout(Duration),
-    /// The caller cancelled the request; the server was sent `notifications/cancelled`.
-    #[error("cancelled by the caller")]
-    Cancelled,
-    /// The connection is closed; the reason says why (exit status and stderr tail for stdio).
-    #[error("{0}")]
-    ConnectionClosed(CloseReason),
-    /// The server's answer did not have the expected shape.
-    #[error("the server's answer could not be read: {0}")]
-    InvalidResponse(String),
-    /// The request could not be serialized (arguments that are not valid JSON values).
-    #[error("the request could not be serialized: {0}")]
-    Encode(#[source] serde_json::Error),
-}
-
-/// Called with each `notifications/progress` of a request, in the order they arrive.
-pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
-
-/// Per-request options.
-#[derive(Clone, Default)]
-#[non_exhaustive]
-pub struct RequestOptions {
-    /// Give up (and tell the server) after this long without an answer. `None` uses the
-    /// peer's default ([`PeerOptions::default_timeout`]).
-    pub timeout: Option<Duration>,
-    /// With progress, each notification restarts the timeout, but never beyond this total.
-    pub max_total_timeout: Option<Duration>,
-    /// Whether progress restarts the timeout (see `max_total_timeout`).
-    pub reset_timeout_on_progress: bool,
-    /// Asks the server for progress (a `progressToken` is added) and receives it here.
-    pub on_progress: Option<ProgressCallback>,
-    /// Cancels the request when triggered; dropping the request future cancels it too.
-    pub cancel: Option<CancellationToken>,
-}
-
-impl RequestOptions {
-    /// Options with a timeout.
-    pub fn with_timeout(timeout: Duration) -> Self {
-        Self::default().timeout(timeout)
-    }
-
-    /// Sets the timeout.
-    #[must_use]
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// Cancels the request when `token` is triggered.
-    #[must_use]
-    pub fn cancel_with(mut self, token: CancellationToken) -> Self {
-        self.cancel = Some(token);
-        self
-    }
-
-    /// Asks for progress and hands each notification to `callback`, in order.
-    #[must_use]
-    pub fn on_progress(
-        mut self,
-        callback: impl Fn(ProgressNotificationParams) + Send + Sync + 'static,
-    ) -> Self {
-        self.on_progress = Some(Arc::new(callback));
-        self
-    }
-
-    /// Lets each progress notification restart the timeout, never beyond `max_total`.
-    #[must_use]
-    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
-        self.reset_timeout_on_progress = true;
-        self.max_total_timeout = Some(max_total);
-        self
-    }
-}
-
-impl std::fmt::Debug for RequestOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RequestOptions")
-            .field("timeout", &self.timeout)
-            .field("max_total_timeout", &self.max_total_timeout)
-            .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
-            .field("on_progress", &self.on_progress.is_some())
-            .field("cancel", &self.cancel)
-            .finish()
-    }
-}
 
 /// Settings of a peer.
 #[derive(Debug, Clone, Default)]
@@ -455,89 +365,6 @@ impl std::fmt::Debug for Peer {
     }
 }
 
-/// The limits of one request: a timeout (restarted by progress when asked) under a hard limit.
-struct Deadlines {
-    timeout: Option<Duration>,
-    hard: Option<Instant>,
-    started: Instant,
-}
-
-impl Deadlines {
-    /// The deadline when the timeout (re)starts at `now`.
-    fn next(&self, now: Instant) -> Option<Instant> {
-        match (self.timeout.map(|timeout| now + timeout), self.hard) {
-            (Some(soft), Some(hard)) => Some(soft.min(hard)),
-            (soft, hard) => soft.or(hard),
-        }
-    }
-}
-
-async fn cancelled(token: Option<&CancellationToken>) {
-    match token {
-        Some(token) => token.cancelled().await,
-        None => std::future::pending().await,
-    }
-}
-
-async fn recv_progress(
-    rx: &mut Option<mpsc::UnboundedReceiver<ProgressNotificationParams>>,
-) -> Option<ProgressNotificationParams> {
-    match rx {
-        Some(rx) => rx.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-fn serialize_request<P: Serialize>(
-    id: u64,
-    method: &str,
-    params: Option<P>,
-) -> Result<String, RpcError> {
-    serde_json::to_string(&OutgoingRequest {
-        jsonrpc: "2.0",
-        id,
-        method,
-        params,
-    })
-    .map_err(RpcError::Encode)
-}
-
-fn decode_response<R: DeserializeOwned>(bytes: &[u8]) -> Result<R, RpcError> {
-    let response: TypedResponse<R> = serde_json::from_slice(bytes)
-        .map_err(|error| RpcError::InvalidResponse(error.to_string()))?;
-    match (response.result, response.error) {
-        (_, Some(error)) => Err(RpcError::Server(error)),
-        (Some(result), None) => Ok(result),
-        (None, None) => Err(RpcError::InvalidResponse(
-            "the response has neither a result nor an error".to_owned(),
-        )),
-    }
-}
-
-/// Request params with `_meta.progressToken` added.
-#[derive(Serialize)]
-struct WithProgressToken<P> {
-    #[serde(flatten)]
-    params: P,
-    #[serde(rename = "_meta")]
-    meta: ProgressMeta,
-}
-
-#[derive(Serialize)]
-struct ProgressMeta {
-    #[serde(rename = "progressToken")]
-    progress_token: u64,
-}
-
-impl<P> WithProgressToken<P> {
-    fn new(params: P, id: u64) -> Self {
-        Self {
-            params,
-            meta: ProgressMeta { progress_token: id },
-        }
-    }
-}
-
 /// Removes a request from the pending table when its future ends without an answer (timeout,
 /// cancellation, or the future being dropped) and tells the server.
 struct InFlight<'a> {
@@ -559,288 +386,6 @@ impl Drop for InFlight<'_> {
         if was_pending && self.cancellable {
             self.shared
                 .send_cancelled(self.id, "cancelled by the client");
-        }
-    }
-}
-
-impl Shared {
-    fn lock_state(&self) -> MutexGuard<'_, State> {
-        // A panic while holding this lock cannot leave the table inconsistent (every update is
-        // a single insert or remove), so a poisoned lock is still usable.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn enqueue(&self, message: String) {
-        self.queued.fetch_add(1, Ordering::AcqRel);
-        // Fails only once the writer is gone, which happens after the connection closed; the
-        // request then fails with the close reason.
-        if self.outbound.send(message).is_err() {
-            self.queued.fetch_sub(1, Ordering::AcqRel);
-        }
-    }
-
-    /// Tells the server to stop working on one of our requests.
-    fn send_cancelled(&self, id: u64, reason: &str) {
-        tracing::debug!(id, reason, "cancelling request");
-        let params = CancelledNotificationParams {
-            request_id: crate::jsonrpc::RequestId::Number(i64::try_from(id).unwrap_or(i64::MAX)),
-            reason: Some(reason.to_owned()),
-        };
-        match serde_json::to_string(&OutgoingNotification {
-            jsonrpc: "2.0",
-            method: methods::CANCELLED,
-            params: Some(params),
-        }) {
-            Ok(message) => self.enqueue(message),
-            Err(error) => tracing::warn!(%error, "could not serialize a cancellation"),
-        }
-    }
-
-    /// Fails every request past its deadline (telling the server) and returns the earliest
-    /// deadline still ahead, which becomes the sweeper's target.
-    fn expire_overdue(&self, now: Instant) -> Option<Instant> {
-        let (expired, next) = {
-            let mut state = self.lock_state();
-            let mut next: Option<Instant> = None;
-            let mut overdue = Vec::new();
-            for (id, pending) in &state.pending {
-                match pending.deadline {
-                    Some(deadline) if deadline <= now => overdue.push(*id),
-                    Some(deadline) => {
-                        next = Some(next.map_or(deadline, |next| next.min(deadline)));
-                    }
-                    None => {}
-                }
-            }
-            let expired: Vec<(u64, Pending)> = overdue
-                .into_iter()
-                .filter_map(|id| state.pending.remove(&id).map(|pending| (id, pending)))
-                .collect();
-            state.sweeper_target = next;
-            (expired, next)
-        };
-        for (id, pending) in expired {
-            if pending.cancellable {
-                self.send_cancelled(id, "timed out");
-            }
-            let _ = pending.response.send(Err(Unanswered::TimedOut));
-        }
-        next
-    }
-
-    /// Records why the connection closed (first reason wins) and fails every pending request.
-    fn mark_closed(&self, reason: CloseReason) {
-        let pending = {
-            let mut state = self.lock_state();
-            if state.closed.is_some() {
-                return;
-            }
-            state.closed = Some(reason.clone());
-            std::mem::take(&mut state.pending)
-        };
-        if !reason.is_closed_by_client() {
-            // Every caller hears why (pending requests fail with it, `closed()` resolves with
-            // it); whoever owns the connection reports it.
-            tracing::debug!(reason = %reason, "connection to MCP server closed");
-        }
-        for (_, request) in pending {
-            let _ = request
-                .response
-                .send(Err(Unanswered::Closed(reason.clone())));
-        }
-        self.closed.send_replace(Some(reason));
-    }
-
-    fn dispatch(&self, message: &Bytes) {
-        let first = message.iter().find(|byte| !byte.is_ascii_whitespace());
-        if first == Some(&b'[') {
-            // A JSON-RPC batch (allowed by 2025-03-26): dispatch each member on its own.
-            match serde_json::from_slice::<Vec<&RawValue>>(message) {
-                Ok(members) => {
-                    for member in members {
-                        self.dispatch_one(&Bytes::copy_from_slice(member.get().as_bytes()));
-                    }
-                }
-                Err(error) => skip_garbage(message, &error),
-            }
-        } else {
-            self.dispatch_one(message);
-        }
-    }
-
-    fn dispatch_one(&self, message: &Bytes) {
-        let envelope: IncomingEnvelope<'_> = match serde_json::from_slice(message) {
-            Ok(envelope) => envelope,
-            Err(error) => return skip_garbage(message, &error),
-        };
-        match (envelope.method.as_deref(), envelope.id) {
-            (None, Some(id)) => self.deliver_response(id, message.clone()),
-            (Some(method), Some(id)) => self.answer_server_request(method, id),
-            (Some(method), None) => self.route_notification(method, envelope.params),
-            (None, None) => skip_garbage(message, &"neither a method nor an id"),
-        }
-    }
-
-    fn deliver_response(&self, id: &RawValue, message: Bytes) {
-        let Ok(id) = id.get().parse::<u64>() else {
-            tracing::warn!(
-                id = id.get(),
-                "ignoring a response to an id this client never used"
-            );
-            return;
-        };
-        let pending = self.lock_state().pending.remove(&id);
-        match pending {
-            Some(pending) => {
-                let _ = pending.response.send(Ok(message));
-            }
-            None => tracing::debug!(id, "ignoring a late response to a finished request"),
-        }
-    }
-
-    fn answer_server_request(&self, method: &str, id: &RawValue) {
-        tracing::debug!(method, id = id.get(), "server request");
-        let message = match method {
-            methods::PING => respond(id, Ok(EmptyResult {})),
-            methods::ROOTS_LIST => match &self.roots {
-                Some(roots) => respond(
-                    id,
-                    Ok(ListRootsResult {
-                        roots: roots.clone(),
-                    }),
-                ),
-                None => method_not_found(id, method),
-            },
-            _ => method_not_found(id, method),
-        };
-        match message {
-            Ok(message) => self.enqueue(message),
-            Err(error) => tracing::warn!(%error, method, "could not answer a server request"),
-        }
-    }
-
-    fn route_notification(&self, method: &str, params: Option<&RawValue>) {
-        match method {
-            methods::PROGRESS => {
-                let Some(progress) = params.and_then(|params| {
-                    serde_json::from_str::<ProgressNotificationParams>(params.get()).ok()
-                }) else {
-                    tracing::warn!("ignoring a malformed progress notification");
-                    return;
-                };
-                let ProgressToken::Number(token) = progress.progress_token else {
-                    return;
-                };
-                let Ok(id) = u64::try_from(token) else { return };
-                let state = self.lock_state();
-                if let Some(sender) = state.pending.get(&id).and_then(|p| p.progress.as_ref()) {
-                    let _ = sender.send(progress);
-                }
-            }
-            methods::CANCELLED => {
-                tracing::debug!("the server cancelled one of its own requests");
-            }
-            _ => {
-                tracing::debug!(method, "server notification");
-                if self.notifications.receiver_count() == 0 {
-                    return;
-                }
-                let params = params.and_then(|params| serde_json::from_str(params.get()).ok());
-                let _ = self.notifications.send(ServerNotification {
-                    method: method.to_owned(),
-                    params,
-                });
-            }
-        }
-    }
-}
-
-fn respond<R: Serialize>(
-    id: &RawValue,
-    result: Result<R, ErrorObject>,
-) -> serde_json::Result<String> {
-    let (result, error) = match result {
-        Ok(result) => (Some(result), None),
-        Err(error) => (None, Some(error)),
-    };
-    serde_json::to_string(&OutgoingResponse {
-        jsonrpc: "2.0",
-        id,
-        result,
-        error,
-    })
-}
-
-fn method_not_found(id: &RawValue, method: &str) -> serde_json::Result<String> {
-    respond::<EmptyResult>(
-        id,
-        Err(ErrorObject::new(
-            error_codes::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
-        )),
-    )
-}
-
-fn skip_garbage(message: &[u8], why: &dyn std::fmt::Display) {
-    const PREVIEW: usize = 120;
-    let preview = String::from_utf8_lossy(&message[..message.len().min(PREVIEW)]);
-    tracing::warn!(
-        line = %preview,
-        bytes = message.len(),
-        "skipping output that is not a JSON-RPC message: {why}"
-    );
-}
-
-async fn write_loop(
-    shared: Arc<Shared>,
-    transport: Arc<dyn Transport>,
-    mut outbound: mpsc::UnboundedReceiver<String>,
-) {
-    let mut batch = Vec::with_capacity(16);
-    loop {
-        if outbound.recv_many(&mut batch, MAX_WRITE_BATCH).await == 0 {
-            return;
-        }
-        if let Err(error) = transport.send(&batch).await {
-            // A dead server usually shows up here first as a broken pipe; the reader will see
-            // the exit soon after and report the status and stderr, which say much more.
-            let mut closed = shared.closed.subscribe();
-            let reader_reported =
-                tokio::time::timeout(WRITE_FAILURE_GRACE, closed.wait_for(Option::is_some)).await;
-            if !matches!(reader_reported, Ok(Ok(_))) {
-                shared.mark_closed(CloseReason::new(error));
-            }
-            return;
-        }
-        shared.queued.fetch_sub(batch.len(), Ordering::AcqRel);
-        batch.clear();
-    }
-}
-
-/// Enforces request deadlines: sleeps until the earliest one, or until a request with an
-/// earlier deadline arrives.
-async fn sweep_timeouts(shared: Arc<Shared>) {
-    loop {
-        match shared.expire_overdue(Instant::now()) {
-            Some(deadline) => {
-                tokio::select! {
-                    () = tokio::time::sleep_until(deadline) => {}
-                    () = shared.sweeper_wake.notified() => {}
-                }
-            }
-            None => shared.sweeper_wake.notified().await,
-        }
-    }
-}
-
-async fn read_loop(shared: Arc<Shared>, transport: Arc<dyn Transport>) {
-    loop {
-        match transport.receive().await {
-            Ok(message) => shared.dispatch(&message),
-            Err(error) => {
-                shared.mark_closed(CloseReason::new(error));
-                return;
-            }
         }
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{read_parsed, standard_with_disabled};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::Level;
+use crate::source::Level;
 use crate::source::{ConfigSource, SourceFile, parse_json, parse_jsonc, servers_under_key};
 
 /// Claude Code's three MCP scopes, highest first as Claude Code ranks them:

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::{dedup_paths, load_file, standard_with_disabled};
 use crate::context::DiscoveryContext;
-use crate::server_config::Level;
+use crate::source::Level;
 use crate::source::{ConfigSource, SourceFile, parse_json, servers_under_key};
 
 /// Claude Desktop, user level: `<config dir>/Claude/claude_desktop_config.json` (Linux), then

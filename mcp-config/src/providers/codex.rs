@@ -8,7 +8,9 @@ use serde_json::{Map, Value};
 use super::{dedup_paths, round_to_u64, var_ref};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{Level, RawServerConfig, ServerConfig};
+use crate::raw_entry::RawServerConfig;
+use crate::server_config::ServerConfig;
+use crate::source::Level;
 use crate::source::{ConfigSource, FileServers, SourceFile, read_config_file};
 
 /// Codex (CLI, IDE extension and app share one configuration): the project's

@@ -8,7 +8,8 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{Level, ServerConfig};
+use crate::server_config::ServerConfig;
+use crate::source::Level;
 use crate::source::{ConfigSource, SourceFile, parse_jsonc, servers_under_key};
 
 /// Gemini CLI: the project's `.gemini/settings.json`, then `~/.gemini/settings.json` (JSON with

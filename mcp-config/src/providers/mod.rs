@@ -29,7 +29,8 @@ use serde_json::Value;
 
 use crate::error::ConfigError;
 use crate::expand::{Placeholder, is_variable_name, rewrite_braced};
-use crate::server_config::{Level, ServerConfig};
+use crate::server_config::ServerConfig;
+use crate::source::Level;
 use crate::source::{ConfigSource, FileServers, SourceFile, read_config_file};
 
 mod claude_code;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{dedup_paths, load_file, standard_with_disabled};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::Level;
+use crate::source::Level;
 use crate::source::{ConfigSource, FileServers, SourceFile, parse_json, servers_under_key};
 
 /// The embedding agent's own files, derived from its app name: the project's

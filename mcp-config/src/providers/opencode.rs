@@ -11,7 +11,9 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{AuthConfig, Level, RawServerConfig, ServerConfig};
+use crate::raw_entry::RawServerConfig;
+use crate::server_config::{AuthConfig, ServerConfig};
+use crate::source::Level;
 use crate::source::{ConfigSource, FileServers, SourceFile, parse_jsonc, servers_under_key};
 
 /// OpenCode, highest first: the project's `.opencode/opencode.jsonc` and `.opencode/opencode.json`,

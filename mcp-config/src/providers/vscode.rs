@@ -11,7 +11,8 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::server_config::{Level, ServerConfig};
+use crate::server_config::ServerConfig;
+use crate::source::Level;
 use crate::source::{ConfigSource, FileServers, SourceFile, parse_jsonc, servers_under_key};
 
 /// VS Code: the workspace's `.vscode/mcp.json`, then the user profile's `mcp.json` and

@@ -6,7 +6,8 @@ use super::{
     Placeholder, editor_variable, load_file, rewrite_braced, rewrite_fields, standard_with_disabled,
 };
 use crate::context::DiscoveryContext;
-use crate::server_config::{Level, ServerConfig};
+use crate::server_config::ServerConfig;
+use crate::source::Level;
 use crate::source::{ConfigSource, SourceFile, parse_jsonc, servers_under_key};
 
 /// Windsurf (Cascade): `~/.codeium/windsurf/mcp_config.json`, user level only.

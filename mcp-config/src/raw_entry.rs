@@ -1,0 +1,225 @@
+//! The flat shape config files give a server — `type`, `command`, `args`, `env`, `cwd`, `url`,
+//! `headers` side by side — and the checks that turn it into a [`ServerConfig`] naming exactly
+//! one transport. Serde reads and writes [`ServerConfig`] through it, so files keep their shape.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::server_config::{
+    AuthConfig, RemoteConfig, ServerConfig, StdioConfig, TransportConfig, TransportKind,
+};
+
+/// A server entry as files write it: the transport's fields side by side, each optional.
+/// Providers fill it; [`RawServerConfig::into_config`] checks that it names one transport.
+#[derive(Default, Serialize, Deserialize)]
+pub(crate) struct RawServerConfig {
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) transport: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) args: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) url: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) headers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) timeout: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) auth: Option<AuthConfig>,
+    #[serde(flatten)]
+    pub(crate) extra: Map<String, Value>,
+}
+
+impl RawServerConfig {
+    /// The entry as a [`ServerConfig`], or what keeps it from being one (messages that do not
+    /// name the server; the caller does).
+    pub(crate) fn into_config(self) -> Result<ServerConfig, String> {
+        let Self {
+            transport,
+            command,
+            args,
+            env,
+            cwd,
+            url,
+            headers,
+            enabled,
+            timeout,
+            auth,
+            mut extra,
+        } = self;
+        let kind = match transport.as_deref() {
+            None if url.is_some() && command.is_none() => TransportKind::Http,
+            None | Some("stdio") => TransportKind::Stdio,
+            Some("http" | "streamable-http" | "streamableHttp") => TransportKind::Http,
+            Some("sse") => TransportKind::Sse,
+            Some(other) => {
+                return Err(format!(
+                    "unknown transport type \"{other}\" (expected \"stdio\", \"http\" or \"sse\")"
+                ));
+            }
+        };
+        if command.is_some() && url.is_some() {
+            return Err("both \"command\" and \"url\" are set; keep one".to_owned());
+        }
+        // Settings of the other transport are kept as written, unused.
+        let mut keep = |key: &str, value: Value| {
+            extra.insert(key.to_owned(), value);
+        };
+        let transport = match kind {
+            TransportKind::Stdio => {
+                let Some(command) = command else {
+                    return Err("stdio server requires \"command\" field".to_owned());
+                };
+                if !headers.is_empty() {
+                    keep("headers", json_of(&headers));
+                }
+                TransportConfig::Stdio(StdioConfig {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                })
+            }
+            TransportKind::Http | TransportKind::Sse => {
+                let Some(url) = url else {
+                    return Err(format!("{kind} server requires \"url\" field"));
+                };
+                if !args.is_empty() {
+                    keep("args", json_of(&args));
+                }
+                if !env.is_empty() {
+                    keep("env", json_of(&env));
+                }
+                if let Some(cwd) = cwd {
+                    keep("cwd", Value::String(cwd));
+                }
+                let remote = RemoteConfig { url, headers };
+                if kind == TransportKind::Sse {
+                    TransportConfig::Sse(remote)
+                } else {
+                    TransportConfig::Http(remote)
+                }
+            }
+        };
+        Ok(ServerConfig {
+            transport,
+            enabled,
+            timeout,
+            auth,
+            extra,
+        })
+    }
+}
+
+fn json_of<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl Serialize for ServerConfig {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_raw().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ServerConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        RawServerConfig::deserialize(deserializer)?
+            .into_config()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(raw: &str) -> Result<ServerConfig, String> {
+        serde_json::from_str::<RawServerConfig>(raw)
+            .map_err(|error| error.to_string())?
+            .into_config()
+    }
+
+    #[test]
+    fn transport_is_inferred_from_command_or_url() {
+        assert_eq!(
+            read(r#"{"command":"npx"}"#).unwrap().transport_kind(),
+            TransportKind::Stdio
+        );
+        assert_eq!(
+            read(r#"{"url":"https://example.com/mcp"}"#)
+                .unwrap()
+                .transport_kind(),
+            TransportKind::Http
+        );
+        assert_eq!(
+            read(r#"{"type":"sse","url":"https://e.com/sse"}"#)
+                .unwrap()
+                .transport_kind(),
+            TransportKind::Sse
+        );
+        assert_eq!(
+            read(r#"{"type":"streamable-http","url":"https://e.com/mcp"}"#)
+                .unwrap()
+                .transport,
+            TransportConfig::Http(RemoteConfig::new("https://e.com/mcp"))
+        );
+    }
+
+    #[test]
+    fn an_entry_must_name_exactly_one_known_transport() {
+        assert_eq!(
+            read("{}").unwrap_err(),
+            "stdio server requires \"command\" field"
+        );
+        assert_eq!(
+            read(r#"{"type":"sse"}"#).unwrap_err(),
+            "sse server requires \"url\" field"
+        );
+        assert_eq!(
+            read(r#"{"command":"npx","url":"https://h/mcp"}"#).unwrap_err(),
+            "both \"command\" and \"url\" are set; keep one"
+        );
+        assert_eq!(
+            read(r#"{"type":"websocket","command":"npx"}"#).unwrap_err(),
+            "unknown transport type \"websocket\" (expected \"stdio\", \"http\" or \"sse\")"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_and_the_other_transports_settings_are_kept() {
+        let raw = r#"{"command":"x","alwaysAllow":["a"],"disabled":false}"#;
+        let config: ServerConfig = serde_json::from_str(raw).unwrap();
+        assert_eq!(config.extra["alwaysAllow"], serde_json::json!(["a"]));
+        assert_eq!(serde_json::to_string(&config).unwrap(), raw);
+
+        let mixed = r#"{"command":"x","headers":{"A":"b"}}"#;
+        let config: ServerConfig = serde_json::from_str(mixed).unwrap();
+        assert_eq!(
+            config.transport,
+            TransportConfig::Stdio(StdioConfig::new("x", Vec::<String>::new()))
+        );
+        assert_eq!(serde_json::to_string(&config).unwrap(), mixed);
+    }
+
+    #[test]
+    fn remote_servers_are_written_with_their_type() {
+        let config = ServerConfig::http("https://h/mcp");
+        assert_eq!(
+            serde_json::to_string(&config).unwrap(),
+            r#"{"type":"http","url":"https://h/mcp"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&ServerConfig::stdio("npx", ["-y", "x"])).unwrap(),
+            r#"{"command":"npx","args":["-y","x"]}"#
+        );
+    }
+}

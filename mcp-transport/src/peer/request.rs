@@ -1,0 +1,194 @@
+//! One request's side of the peer: what can go wrong ([`RpcError`]), the caller's options
+//! ([`RequestOptions`]: timeout, progress, cancellation), its deadlines, and how a request is
+//! written and its answer read.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::jsonrpc::{ErrorObject, OutgoingRequest, TypedResponse};
+use crate::protocol::ProgressNotificationParams;
+use crate::transport::CloseReason;
+
+/// A request failed at the JSON-RPC level.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RpcError {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered with an error: {0}")]
+    Server(ErrorObject),
+    /// No answer came in time; the server was sent `notifications/cancelled`.
+    #[error("no answer within {}ms, so the request was cancelled", .0.as_millis())]
+    Timeout(Duration),
+    /// The caller cancelled the request; the server was sent `notifications/cancelled`.
+    #[error("cancelled by the caller")]
+    Cancelled,
+    /// The connection is closed; the reason says why (exit status and stderr tail for stdio).
+    #[error("{0}")]
+    ConnectionClosed(CloseReason),
+    /// The server's answer did not have the expected shape.
+    #[error("the server's answer could not be read: {0}")]
+    InvalidResponse(String),
+    /// The request could not be serialized (arguments that are not valid JSON values).
+    #[error("the request could not be serialized: {0}")]
+    Encode(#[source] serde_json::Error),
+}
+
+/// Called with each `notifications/progress` of a request, in the order they arrive.
+pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
+
+/// Per-request options.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct RequestOptions {
+    /// Give up (and tell the server) after this long without an answer. `None` uses the
+    /// peer's default ([`PeerOptions::default_timeout`]).
+    pub timeout: Option<Duration>,
+    /// With progress, each notification restarts the timeout, but never beyond this total.
+    pub max_total_timeout: Option<Duration>,
+    /// Whether progress restarts the timeout (see `max_total_timeout`).
+    pub reset_timeout_on_progress: bool,
+    /// Asks the server for progress (a `progressToken` is added) and receives it here.
+    pub on_progress: Option<ProgressCallback>,
+    /// Cancels the request when triggered; dropping the request future cancels it too.
+    pub cancel: Option<CancellationToken>,
+}
+
+impl RequestOptions {
+    /// Options with a timeout.
+    pub fn with_timeout(timeout: Duration) -> Self {
+        Self::default().timeout(timeout)
+    }
+
+    /// Sets the timeout.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Cancels the request when `token` is triggered.
+    #[must_use]
+    pub fn cancel_with(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Asks for progress and hands each notification to `callback`, in order.
+    #[must_use]
+    pub fn on_progress(
+        mut self,
+        callback: impl Fn(ProgressNotificationParams) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Lets each progress notification restart the timeout, never beyond `max_total`.
+    #[must_use]
+    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+        self.reset_timeout_on_progress = true;
+        self.max_total_timeout = Some(max_total);
+        self
+    }
+}
+
+impl std::fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("max_total_timeout", &self.max_total_timeout)
+            .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
+            .field("on_progress", &self.on_progress.is_some())
+            .field("cancel", &self.cancel)
+            .finish()
+    }
+}
+
+/// The limits of one request: a timeout (restarted by progress when asked) under a hard limit.
+pub(super) struct Deadlines {
+    pub(super) timeout: Option<Duration>,
+    pub(super) hard: Option<Instant>,
+    pub(super) started: Instant,
+}
+
+impl Deadlines {
+    /// The deadline when the timeout (re)starts at `now`.
+    pub(super) fn next(&self, now: Instant) -> Option<Instant> {
+        match (self.timeout.map(|timeout| now + timeout), self.hard) {
+            (Some(soft), Some(hard)) => Some(soft.min(hard)),
+            (soft, hard) => soft.or(hard),
+        }
+    }
+}
+
+pub(super) async fn cancelled(token: Option<&CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
+
+pub(super) async fn recv_progress(
+    rx: &mut Option<mpsc::UnboundedReceiver<ProgressNotificationParams>>,
+) -> Option<ProgressNotificationParams> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+pub(super) fn serialize_request<P: Serialize>(
+    id: u64,
+    method: &str,
+    params: Option<P>,
+) -> Result<String, RpcError> {
+    serde_json::to_string(&OutgoingRequest {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
+    .map_err(RpcError::Encode)
+}
+
+pub(super) fn decode_response<R: DeserializeOwned>(bytes: &[u8]) -> Result<R, RpcError> {
+    let response: TypedResponse<R> = serde_json::from_slice(bytes)
+        .map_err(|error| RpcError::InvalidResponse(error.to_string()))?;
+    match (response.result, response.error) {
+        (_, Some(error)) => Err(RpcError::Server(error)),
+        (Some(result), None) => Ok(result),
+        (None, None) => Err(RpcError::InvalidResponse(
+            "the response has neither a result nor an error".to_owned(),
+        )),
+    }
+}
+
+/// Request params with `_meta.progressToken` added.
+#[derive(Serialize)]
+pub(super) struct WithProgressToken<P> {
+    #[serde(flatten)]
+    params: P,
+    #[serde(rename = "_meta")]
+    meta: ProgressMeta,
+}
+
+#[derive(Serialize)]
+struct ProgressMeta {
+    #[serde(rename = "progressToken")]
+    progress_token: u64,
+}
+
+impl<P> WithProgressToken<P> {
+    pub(super) fn new(params: P, id: u64) -> Self {
+        Self {
+            params,
+            meta: ProgressMeta { progress_token: id },
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! The peer's owned tasks — the writer, the reader, the timeout sweeper — and what the reader
+//! does with each incoming message: a response to its request, an answer to the server's own
+//! request, progress to its request, anything else to the subscribers.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::{MutexGuard, PoisonError};
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::{MAX_WRITE_BATCH, Pending, Shared, State, Unanswered, WRITE_FAILURE_GRACE};
+use crate::jsonrpc::{
+    ErrorObject, IncomingEnvelope, OutgoingNotification, OutgoingResponse, ServerNotification,
+    error_codes,
+};
+use crate::protocol::{
+    CancelledNotificationParams, EmptyResult, ListRootsResult, ProgressNotificationParams,
+    ProgressToken, methods,
+};
+use crate::transport::{CloseReason, Transport};
+
+impl Shared {
+    pub(super) fn lock_state(&self) -> MutexGuard<'_, State> {
+        // A panic while holding this lock cannot leave the table inconsistent (every update is
+        // a single insert or remove), so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn enqueue(&self, message: String) {
+        self.queued.fetch_add(1, Ordering::AcqRel);
+        // Fails only once the writer is gone, which happens after the connection closed; the
+        // request then fails with the close reason.
+        if self.outbound.send(message).is_err() {
+            self.queued.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Tells the server to stop working on one of our requests.
+    pub(super) fn send_cancelled(&self, id: u64, reason: &str) {
+        tracing::debug!(id, reason, "cancelling request");
+        let params = CancelledNotificationParams {
+            request_id: crate::jsonrpc::RequestId::Number(i64::try_from(id).unwrap_or(i64::MAX)),
+            reason: Some(reason.to_owned()),
+        };
+        match serde_json::to_string(&OutgoingNotification {
+            jsonrpc: "2.0",
+            method: methods::CANCELLED,
+            params: Some(params),
+        }) {
+            Ok(message) => self.enqueue(message),
+            Err(error) => tracing::warn!(%error, "could not serialize a cancellation"),
+        }
+    }
+
+    /// Fails every request past its deadline (telling the server) and returns the earliest
+    /// deadline still ahead, which becomes the sweeper's target.
+    pub(super) fn expire_overdue(&self, now: Instant) -> Option<Instant> {
+        let (expired, next) = {
+            let mut state = self.lock_state();
+            let mut next: Option<Instant> = None;
+            let mut overdue = Vec::new();
+            for (id, pending) in &state.pending {
+                match pending.deadline {
+                    Some(deadline) if deadline <= now => overdue.push(*id),
+                    Some(deadline) => {
+                        next = Some(next.map_or(deadline, |next| next.min(deadline)));
+                    }
+                    None => {}
+                }
+            }
+            let expired: Vec<(u64, Pending)> = overdue
+                .into_iter()
+                .filter_map(|id| state.pending.remove(&id).map(|pending| (id, pending)))
+                .collect();
+            state.sweeper_target = next;
+            (expired, next)
+        };
+        for (id, pending) in expired {
+            if pending.cancellable {
+                self.send_cancelled(id, "timed out");
+            }
+            let _ = pending.response.send(Err(Unanswered::TimedOut));
+        }
+        next
+    }
+
+    /// Records why the connection closed (first reason wins) and fails every pending request.
+    pub(super) fn mark_closed(&self, reason: CloseReason) {
+        let pending = {
+            let mut state = self.lock_state();
+            if state.closed.is_some() {
+                return;
+            }
+            state.closed = Some(reason.clone());
+            std::mem::take(&mut state.pending)
+        };
+        if !reason.is_closed_by_client() {
+            // Every caller hears why (pending requests fail with it, `closed()` resolves with
+            // it); whoever owns the connection reports it.
+            tracing::debug!(reason = %reason, "connection to MCP server closed");
+        }
+        for (_, request) in pending {
+            let _ = request
+                .response
+                .send(Err(Unanswered::Closed(reason.clone())));
+        }
+        self.closed.send_replace(Some(reason));
+    }
+
+    pub(super) fn dispatch(&self, message: &Bytes) {
+        let first = message.iter().find(|byte| !byte.is_ascii_whitespace());
+        if first == Some(&b'[') {
+            // A JSON-RPC batch (allowed by 2025-03-26): dispatch each member on its own.
+            match serde_json::from_slice::<Vec<&RawValue>>(message) {
+                Ok(members) => {
+                    for member in members {
+                        self.dispatch_one(&Bytes::copy_from_slice(member.get().as_bytes()));
+                    }
+                }
+                Err(error) => skip_garbage(message, &error),
+            }
+        } else {
+            self.dispatch_one(message);
+        }
+    }
+
+    fn dispatch_one(&self, message: &Bytes) {
+        let envelope: IncomingEnvelope<'_> = match serde_json::from_slice(message) {
+            Ok(envelope) => envelope,
+            Err(error) => return skip_garbage(message, &error),
+        };
+        match (envelope.method.as_deref(), envelope.id) {
+            (None, Some(id)) => self.deliver_response(id, message.clone()),
+            (Some(method), Some(id)) => self.answer_server_request(method, id),
+            (Some(method), None) => self.route_notification(method, envelope.params),
+            (None, None) => skip_garbage(message, &"neither a method nor an id"),
+        }
+    }
+
+    fn deliver_response(&self, id: &RawValue, message: Bytes) {
+        let Ok(id) = id.get().parse::<u64>() else {
+            tracing::warn!(
+                id = id.get(),
+                "ignoring a response to an id this client never used"
+            );
+            return;
+        };
+        let pending = self.lock_state().pending.remove(&id);
+        match pending {
+            Some(pending) => {
+                let _ = pending.response.send(Ok(message));
+            }
+            None => tracing::debug!(id, "ignoring a late response to a finished request"),
+        }
+    }
+
+    fn answer_server_request(&self, method: &str, id: &RawValue) {
+        tracing::debug!(method, id = id.get(), "server request");
+        let message = match method {
+            methods::PING => respond(id, Ok(EmptyResult {})),
+            methods::ROOTS_LIST => match &self.roots {
+                Some(roots) => respond(
+                    id,
+                    Ok(ListRootsResult {
+                        roots: roots.clone(),
+                    }),
+                ),
+                None => method_not_found(id, method),
+            },
+            _ => method_not_found(id, method),
+        };
+        match message {
+            Ok(message) => self.enqueue(message),
+            Err(error) => tracing::warn!(%error, method, "could not answer a server request"),
+        }
+    }
+
+    fn route_notification(&self, method: &str, params: Option<&RawValue>) {
+        match method {
+            methods::PROGRESS => {
+                let Some(progress) = params.and_then(|params| {
+                    serde_json::from_str::<ProgressNotificationParams>(params.get()).ok()
+                }) else {
+                    tracing::warn!("ignoring a malformed progress notification");
+                    return;
+                };
+                let ProgressToken::Number(token) = progress.progress_token else {
+                    return;
+                };
+                let Ok(id) = u64::try_from(token) else { return };
+                let state = self.lock_state();
+                if let Some(sender) = state.pending.get(&id).and_then(|p| p.progress.as_ref()) {
+                    let _ = sender.send(progress);
+                }
+            }
+            methods::CANCELLED => {
+                tracing::debug!("the server cancelled one of its own requests");
+            }
+            _ => {
+                tracing::debug!(method, "server notification");
+                if self.notifications.receiver_count() == 0 {
+                    return;
+                }
+                let params = params.and_then(|params| serde_json::from_str(params.get()).ok());
+                let _ = self.notifications.send(ServerNotification {
+                    method: method.to_owned(),
+                    params,
+                });
+            }
+        }
+    }
+}
+
+fn respond<R: Serialize>(
+    id: &RawValue,
+    result: Result<R, ErrorObject>,
+) -> serde_json::Result<String> {
+    let (result, error) = match result {
+        Ok(result) => (Some(result), None),
+        Err(error) => (None, Some(error)),
+    };
+    serde_json::to_string(&OutgoingResponse {
+        jsonrpc: "2.0",
+        id,
+        result,
+        error,
+    })
+}
+
+fn method_not_found(id: &RawValue, method: &str) -> serde_json::Result<String> {
+    respond::<EmptyResult>(
+        id,
+        Err(ErrorObject::new(
+            error_codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )),
+    )
+}
+
+fn skip_garbage(message: &[u8], why: &dyn std::fmt::Display) {
+    const PREVIEW: usize = 120;
+    let preview = String::from_utf8_lossy(&message[..message.len().min(PREVIEW)]);
+    tracing::warn!(
+        line = %preview,
+        bytes = message.len(),
+        "skipping output that is not a JSON-RPC message: {why}"
+    );
+}
+
+pub(super) async fn write_loop(
+    shared: Arc<Shared>,
+    transport: Arc<dyn Transport>,
+    mut outbound: mpsc::UnboundedReceiver<String>,
+) {
+    let mut batch = Vec::with_capacity(16);
+    loop {
+        if outbound.recv_many(&mut batch, MAX_WRITE_BATCH).await == 0 {
+            return;
+        }
+        if let Err(error) = transport.send(&batch).await {
+            // A dead server usually shows up here first as a broken pipe; the reader will see
+            // the exit soon after and report the status and stderr, which say much more.
+            let mut closed = shared.closed.subscribe();
+            let reader_reported =
+                tokio::time::timeout(WRITE_FAILURE_GRACE, closed.wait_for(Option::is_some)).await;
+            if !matches!(reader_reported, Ok(Ok(_))) {
+                shared.mark_closed(CloseReason::new(error));
+            }
+            return;
+        }
+        shared.queued.fetch_sub(batch.len(), Ordering::AcqRel);
+        batch.clear();
+    }
+}
+
+/// Enforces request deadlines: sleeps until the earliest one, or until a request with an
+/// earlier deadline arrives.
+pub(super) async fn sweep_timeouts(shared: Arc<Shared>) {
+    loop {
+        match shared.expire_overdue(Instant::now()) {
+            Some(deadline) => {
+                tokio::select! {
+                    () = tokio::time::sleep_until(deadline) => {}
+                    () = shared.sweeper_wake.notified() => {}
+                }
+            }
+            None => shared.sweeper_wake.notified().await,
+        }
+    }
+}
+
+pub(super) async fn read_loop(shared: Arc<Shared>, transport: Arc<dyn Transport>) {
+    loop {
+        match transport.receive().await {
+            Ok(message) => shared.dispatch(&message),
+            Err(error) => {
+                shared.mark_closed(CloseReason::new(error));
+                return;
+            }
+        }
+    }
+}
