@@ -105,23 +105,37 @@ async fn call(
     )
 }
 
-/// The four [`AgentTool`] accessors, answered from `self.definition`.
-macro_rules! definition_accessors {
-    () => {
-        fn name(&self) -> &str {
-            &self.definition.name
-        }
+/// The [`AgentTool`] impl of an MCP tool type: the four accessors answer from
+/// `self.definition`, and `execute` runs the body with the tool, the arguments and the
+/// cancellation token bound to the names given.
+macro_rules! mcp_agent_tool {
+    ($type:ty, |$tool:ident, $args:ident, $cancel:ident| $body:block) => {
+        #[async_trait]
+        impl AgentTool for $type {
+            fn name(&self) -> &str {
+                &self.definition.name
+            }
 
-        fn label(&self) -> &str {
-            &self.definition.label
-        }
+            fn label(&self) -> &str {
+                &self.definition.label
+            }
 
-        fn description(&self) -> &str {
-            &self.definition.description
-        }
+            fn description(&self) -> &str {
+                &self.definition.description
+            }
 
-        fn parameters(&self) -> &Value {
-            &self.definition.parameters
+            fn parameters(&self) -> &Value {
+                &self.definition.parameters
+            }
+
+            async fn execute(
+                &self,
+                $args: Value,
+                $cancel: CancellationToken,
+            ) -> Result<ToolOutput, ToolCancelled> {
+                let $tool = self;
+                $body
+            }
         }
     };
 }
@@ -145,18 +159,9 @@ impl McpTool {
     }
 }
 
-#[async_trait]
-impl AgentTool for McpTool {
-    definition_accessors!();
-
-    async fn execute(
-        &self,
-        args: Value,
-        cancel: CancellationToken,
-    ) -> Result<ToolOutput, ToolCancelled> {
-        call(&self.client, &self.definition, args, cancel).await
-    }
-}
+mcp_agent_tool!(McpTool, |tool, args, cancel| {
+    call(&tool.client, &tool.definition, args, cancel).await
+});
 
 /// An MCP tool from the cache whose server is still connecting: a call waits for the
 /// connection (or the caller's cancellation), then calls.
@@ -188,25 +193,16 @@ impl std::fmt::Debug for DeferredMcpTool {
     }
 }
 
-#[async_trait]
-impl AgentTool for DeferredMcpTool {
-    definition_accessors!();
-
-    async fn execute(
-        &self,
-        args: Value,
-        cancel: CancellationToken,
-    ) -> Result<ToolOutput, ToolCancelled> {
-        let server = &self.definition.server;
-        let connection = tokio::select! {
-            // A cancellation wins over a connection that became ready at the same time.
-            biased;
-            () = cancel.cancelled() => return Err(ToolCancelled::new()),
-            connection = self.provider.wait_for_connection(server) => connection,
-        };
-        match connection {
-            Ok(client) => call(&client, &self.definition, args, cancel).await,
-            Err(error) => Ok(error_output(&error, server, &self.definition.tool.name)),
-        }
+mcp_agent_tool!(DeferredMcpTool, |tool, args, cancel| {
+    let server = &tool.definition.server;
+    let connection = tokio::select! {
+        // A cancellation wins over a connection that became ready at the same time.
+        biased;
+        () = cancel.cancelled() => return Err(ToolCancelled::new()),
+        connection = tool.provider.wait_for_connection(server) => connection,
+    };
+    match connection {
+        Ok(client) => call(&client, &tool.definition, args, cancel).await,
+        Err(error) => Ok(error_output(&error, server, &tool.definition.tool.name)),
     }
-}
+});

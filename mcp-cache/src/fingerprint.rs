@@ -66,32 +66,36 @@ fn write_canonical(value: &Value, out: &mut String) {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            out.push('{');
-            for (index, key) in keys.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
+            write_separated('{', '}', keys, out, |key, out| {
                 write_string(key, out);
                 out.push(':');
                 write_canonical(&map[key.as_str()], out);
-            }
-            out.push('}');
+            });
         }
-        Value::Array(items) => {
-            out.push('[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
+        Value::Array(items) => write_separated('[', ']', items, out, write_canonical),
         Value::String(text) => write_string(text, out),
         scalar => {
             let _ = write!(out, "{scalar}");
         }
     }
+}
+
+/// `open`, the items written by `write` with commas between them, `close`.
+fn write_separated<T>(
+    open: char,
+    close: char,
+    items: impl IntoIterator<Item = T>,
+    out: &mut String,
+    mut write: impl FnMut(T, &mut String),
+) {
+    out.push(open);
+    for (index, item) in items.into_iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        write(item, out);
+    }
+    out.push(close);
 }
 
 fn write_string(text: &str, out: &mut String) {

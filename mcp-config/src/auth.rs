@@ -165,8 +165,9 @@ impl AuthError {
 /// replaced by its output and the OAuth token applied.
 ///
 /// **Holds secrets.** [`transport`](Self::transport) has the real env and header values, to
-/// build the transport with; do not log, display or store them. `Debug` shows their keys only.
-#[derive(Clone, PartialEq)]
+/// build the transport with; do not log, display or store them. `Debug` shows their keys only
+/// (as [`TransportConfig`]'s does).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedServerConfig {
     name: String,
     transport: TransportConfig,
@@ -199,17 +200,6 @@ impl ResolvedServerConfig {
     /// The connect timeout.
     pub fn timeout(&self) -> Duration {
         Duration::from_millis(self.timeout_ms)
-    }
-}
-
-impl fmt::Debug for ResolvedServerConfig {
-    /// Env and header values are secrets: only their keys are shown (see [`TransportConfig`]).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResolvedServerConfig")
-            .field("name", &self.name)
-            .field("transport", &self.transport)
-            .field("timeout_ms", &self.timeout_ms)
-            .finish()
     }
 }
 

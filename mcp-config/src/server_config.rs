@@ -88,11 +88,7 @@ pub struct RemoteConfig {
 
 impl StdioConfig {
     /// `command args…` with no environment of its own and the agent's working directory.
-    pub fn new<I, S>(command: impl Into<String>, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
+    pub fn new(command: impl Into<String>, args: impl IntoIterator<Item: Into<String>>) -> Self {
         Self {
             command: command.into(),
             args: args.into_iter().map(Into::into).collect(),
@@ -190,11 +186,7 @@ impl ServerConfig {
     }
 
     /// A stdio server.
-    pub fn stdio<I, S>(command: impl Into<String>, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
+    pub fn stdio(command: impl Into<String>, args: impl IntoIterator<Item: Into<String>>) -> Self {
         Self::new(TransportConfig::Stdio(StdioConfig::new(command, args)))
     }
 

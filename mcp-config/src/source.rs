@@ -129,6 +129,19 @@ pub struct FileServers {
     pub disabled_servers: Vec<String>,
 }
 
+impl FileServers {
+    /// Adds an entry: the definition, or the reason it could not be converted (which then
+    /// becomes a message naming the server).
+    pub fn push(&mut self, name: &str, converted: Result<ServerConfig, String>) {
+        match converted {
+            Ok(config) => self.servers.push((name.to_owned(), config)),
+            Err(message) => self
+                .invalid
+                .push((name.to_owned(), format!("Server \"{name}\": {message}"))),
+        }
+    }
+}
+
 /// Reads a config file as UTF-8. `Ok(None)` when it does not exist.
 pub fn read_config_file(path: &Path) -> Result<Option<String>, ConfigError> {
     match std::fs::metadata(path) {
@@ -266,12 +279,7 @@ pub fn servers_under_key(
         None | Some(Value::Null) => {}
         Some(Value::Object(entries)) => {
             for (name, entry) in entries {
-                match convert(name, entry) {
-                    Ok(config) => file.servers.push((name.clone(), config)),
-                    Err(message) => file
-                        .invalid
-                        .push((name.clone(), format!("Server \"{name}\": {message}"))),
-                }
+                file.push(name, convert(name, entry));
             }
         }
         Some(_) => {

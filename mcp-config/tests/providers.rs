@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_config::providers::{
-    ClaudeCodeSource, ClaudeDesktopSource, CodexSource, CursorSource, GeminiSource, NativeSource,
-    OpenCodeSource, VsCodeSource, WindsurfSource, default_sources,
+    CLAUDE_CODE, CLAUDE_DESKTOP, CODEX, CURSOR, GEMINI, NATIVE, OPENCODE, VSCODE, WINDSURF,
+    default_sources,
 };
 use mcp_config::{ConfigError, ConfigSource, DiscoveryContext, Level, ServerConfig, SourceFile};
 use serde_json::{Value, json};
@@ -176,7 +176,7 @@ fn native_files_project_first_and_disabled_servers_from_the_user_file() {
   "disabledServers": ["github", "playwright"]
 }"#,
     );
-    let files = NativeSource::new().load(&sandbox.ctx());
+    let files = NATIVE.load(&sandbox.ctx());
     assert_eq!(
         listing(&files),
         [(project, Level::Project), (user, Level::User)]
@@ -233,7 +233,7 @@ fn native_files_follow_the_app_name_and_config_dir() {
     );
     let ctx = DiscoveryContext::new("other-agent", sandbox.project(), sandbox.home())
         .with_config_dir(sandbox.root.join("xdg"));
-    let files = NativeSource::new().load(&ctx);
+    let files = NATIVE.load(&ctx);
     assert_eq!(listing(&files), [(user, Level::User)]);
     assert_eq!(names(&files[0]), ["a"]);
 }
@@ -245,7 +245,7 @@ fn native_disabled_servers_of_the_wrong_shape_are_the_files_error() {
         "home/.config/myagent/mcp.json",
         r#"{"mcpServers": {}, "disabledServers": "github"}"#,
     );
-    let files = NativeSource::new().load(&sandbox.ctx());
+    let files = NATIVE.load(&sandbox.ctx());
     let error = the_error(&files[0]);
     assert!(matches!(error, ConfigError::Shape { .. }), "{error}");
     assert!(error.to_string().contains(&user.display().to_string()));
@@ -312,7 +312,7 @@ fn claude_code_reads_local_project_and_user_scopes() {
         "project/.claude/settings.local.json",
         r#"{"permissions": {"allow": []}, "disabledMcpjsonServers": ["rejected"]}"#,
     );
-    let files = ClaudeCodeSource::new().load(&sandbox.ctx());
+    let files = CLAUDE_CODE.load(&sandbox.ctx());
     assert_eq!(
         listing(&files),
         [
@@ -377,7 +377,7 @@ fn claude_code_follows_claude_config_dir_and_ignores_mcp_servers_in_settings() {
         "CLAUDE_CONFIG_DIR",
         sandbox.root.join("claude-dir").display().to_string(),
     )]);
-    let files = ClaudeCodeSource::new().load(&ctx);
+    let files = CLAUDE_CODE.load(&ctx);
     assert_eq!(listing(&files), [(moved, Level::User)]);
     assert_eq!(names(&files[0]), ["moved"]);
 }
@@ -439,7 +439,7 @@ command = ["not", "a", "string"]
     let ctx = sandbox
         .ctx()
         .with_env([("CODEX_HOME", codex_home.display().to_string())]);
-    let files = CodexSource::new().load(&ctx);
+    let files = CODEX.load(&ctx);
     assert_eq!(
         listing(&files),
         [(project, Level::Project), (user, Level::User)]
@@ -505,7 +505,7 @@ fn codex_home_defaults_to_dot_codex() {
         "home/.codex/config.toml",
         "[mcp_servers.ctx7]\ncommand = \"npx\"\nargs = [\"-y\", \"@upstash/context7-mcp\"]\n",
     );
-    let files = CodexSource::new().load(&sandbox.ctx());
+    let files = CODEX.load(&sandbox.ctx());
     assert_eq!(listing(&files), [(user, Level::User)]);
     assert_eq!(
         server(&files[0], "ctx7"),
@@ -551,7 +551,7 @@ fn gemini_settings_with_every_transport() {
         "home/.gemini/settings.json",
         r#"{"mcpServers": {"userTools": {"command": "user-tools"}}}"#,
     );
-    let files = GeminiSource::new().load(&sandbox.ctx());
+    let files = GEMINI.load(&sandbox.ctx());
     assert_eq!(
         listing(&files),
         [(project, Level::Project), (user, Level::User)]
@@ -613,7 +613,7 @@ fn gemini_allowed_list_switches_off_the_others() {
         "home/.gemini/settings.json",
         r#"{"mcp": {"allowed": ["a"]}, "mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}"#,
     );
-    let files = GeminiSource::new().load(&sandbox.ctx());
+    let files = GEMINI.load(&sandbox.ctx());
     assert_eq!(server(&files[0], "a"), json!({"command": "a"}));
     assert_eq!(
         server(&files[0], "b"),
@@ -663,7 +663,7 @@ fn opencode_local_and_remote_servers() {
         "home/.config/opencode/opencode.json",
         r#"{"mcp": {"gh_grep": {"type": "remote", "url": "https://mcp.grep.app"}}}"#,
     );
-    let files = OpenCodeSource::new().load(&sandbox.ctx());
+    let files = OPENCODE.load(&sandbox.ctx());
     assert_eq!(
         listing(&files),
         [(project, Level::Project), (user, Level::User)]
@@ -729,7 +729,7 @@ fn opencode_servers_layout_and_file_order() {
     let ctx = sandbox
         .ctx()
         .with_env([("OPENCODE_CONFIG", custom.display().to_string())]);
-    let files = OpenCodeSource::new().load(&ctx);
+    let files = OPENCODE.load(&ctx);
     assert_eq!(
         listing(&files),
         [
@@ -783,7 +783,7 @@ fn cursor_project_and_global_files_with_interpolation() {
         "home/.cursor/mcp.json",
         r#"{"mcpServers": {"playwright": {"command": "npx", "args": ["@playwright/mcp@latest"], "disabled": true}}}"#,
     );
-    let files = CursorSource::new().load(&sandbox.ctx());
+    let files = CURSOR.load(&sandbox.ctx());
     assert_eq!(
         listing(&files),
         [(project, Level::Project), (user, Level::User)]
@@ -838,7 +838,7 @@ fn windsurf_server_url_and_disabled_entries() {
   }
 }"#,
     );
-    let files = WindsurfSource::new().load(&sandbox.ctx());
+    let files = WINDSURF.load(&sandbox.ctx());
     assert_eq!(listing(&files), [(path, Level::User)]);
     assert_eq!(
         server(&files[0], "userjot"),
@@ -933,7 +933,7 @@ fn vscode_commented_workspace_file_with_inputs() {
   },
 }"#,
     );
-    let files = VsCodeSource::new().load(&sandbox.ctx());
+    let files = VSCODE.load(&sandbox.ctx());
     assert_eq!(
         listing(&files),
         [
@@ -997,7 +997,7 @@ fn vscode_settings_without_mcp_hold_no_servers() {
         "home/.config/Code/User/settings.json",
         "{\n  // just editor settings\n  \"editor.tabSize\": 2,\n}\n",
     );
-    let files = VsCodeSource::new().load(&sandbox.ctx());
+    let files = VSCODE.load(&sandbox.ctx());
     assert_eq!(files.len(), 1);
     assert!(servers(&files[0]).is_empty());
 }
@@ -1030,7 +1030,7 @@ fn claude_desktop_linux_macos_and_windows_locations() {
         "APPDATA",
         sandbox.root.join("appdata").display().to_string(),
     )]);
-    let files = ClaudeDesktopSource::new().load(&ctx);
+    let files = CLAUDE_DESKTOP.load(&ctx);
     assert_eq!(
         listing(&files),
         [
@@ -1062,47 +1062,23 @@ fn one_file_per_provider() -> Vec<(&'static str, &'static str, Box<dyn ConfigSou
     const JSON: &str = "JSON";
     const JSONC: &str = "JSON with comments";
     vec![
-        (
-            "project/.myagent/mcp.json",
-            JSON,
-            Box::new(NativeSource::new()),
-        ),
-        ("project/.mcp.json", JSON, Box::new(ClaudeCodeSource::new())),
-        ("home/.claude.json", JSON, Box::new(ClaudeCodeSource::new())),
-        (
-            "project/.codex/config.toml",
-            "TOML",
-            Box::new(CodexSource::new()),
-        ),
-        (
-            "project/.gemini/settings.json",
-            JSONC,
-            Box::new(GeminiSource::new()),
-        ),
-        (
-            "project/opencode.jsonc",
-            JSONC,
-            Box::new(OpenCodeSource::new()),
-        ),
-        (
-            "project/.cursor/mcp.json",
-            JSONC,
-            Box::new(CursorSource::new()),
-        ),
+        ("project/.myagent/mcp.json", JSON, Box::new(NATIVE)),
+        ("project/.mcp.json", JSON, Box::new(CLAUDE_CODE)),
+        ("home/.claude.json", JSON, Box::new(CLAUDE_CODE)),
+        ("project/.codex/config.toml", "TOML", Box::new(CODEX)),
+        ("project/.gemini/settings.json", JSONC, Box::new(GEMINI)),
+        ("project/opencode.jsonc", JSONC, Box::new(OPENCODE)),
+        ("project/.cursor/mcp.json", JSONC, Box::new(CURSOR)),
         (
             "home/.codeium/windsurf/mcp_config.json",
             JSONC,
-            Box::new(WindsurfSource::new()),
+            Box::new(WINDSURF),
         ),
-        (
-            "project/.vscode/mcp.json",
-            JSONC,
-            Box::new(VsCodeSource::new()),
-        ),
+        ("project/.vscode/mcp.json", JSONC, Box::new(VSCODE)),
         (
             "home/.config/Claude/claude_desktop_config.json",
             JSON,
-            Box::new(ClaudeDesktopSource::new()),
+            Box::new(CLAUDE_DESKTOP),
         ),
     ]
 }
@@ -1146,7 +1122,7 @@ fn a_file_with_the_wrong_shape_is_an_error_naming_it() {
     let sandbox = Sandbox::new("shape");
     let path = sandbox.write("project/.cursor/mcp.json", r#"{"mcpServers": ["a", "b"]}"#);
     let toml = sandbox.write("project/.codex/config.toml", "mcp_servers = [1, 2]\n");
-    let files = CursorSource::new().load(&sandbox.ctx());
+    let files = CURSOR.load(&sandbox.ctx());
     let error = the_error(file_for(&files, &path));
     assert!(matches!(error, ConfigError::Shape { .. }), "{error}");
     assert!(
@@ -1154,7 +1130,7 @@ fn a_file_with_the_wrong_shape_is_an_error_naming_it() {
             .to_string()
             .contains("\"mcpServers\" must be an object")
     );
-    let files = CodexSource::new().load(&sandbox.ctx());
+    let files = CODEX.load(&sandbox.ctx());
     let error = the_error(file_for(&files, &toml));
     assert!(error.to_string().contains("mcp_servers"), "{error}");
 }
@@ -1167,7 +1143,7 @@ fn a_broken_file_does_not_cost_the_other_files() {
         "home/.cursor/mcp.json",
         r#"{"mcpServers": {"ok": {"command": "ok"}}}"#,
     );
-    let files = CursorSource::new().load(&sandbox.ctx());
+    let files = CURSOR.load(&sandbox.ctx());
     assert_eq!(
         listing(&files),
         [(broken, Level::Project), (good, Level::User)]
@@ -1183,7 +1159,7 @@ fn a_bad_entry_does_not_cost_the_other_entries() {
         "project/.mcp.json",
         r#"{"mcpServers": {"bad": {"command": "x", "args": "not-a-list"}, "list": [1], "good": {"command": "y"}}}"#,
     );
-    let files = ClaudeCodeSource::new().load(&sandbox.ctx());
+    let files = CLAUDE_CODE.load(&sandbox.ctx());
     assert_eq!(names(&files[0]), ["good"]);
     let problems = invalid(&files[0]);
     assert_eq!(problems.len(), 2);
@@ -1252,7 +1228,7 @@ fn a_file_without_read_permission_is_an_error_unless_running_as_root() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
     // Root (and CAP_DAC_OVERRIDE) reads it anyway: assert what actually applies here.
     let readable = std::fs::read(&path).is_ok();
-    let files = ClaudeCodeSource::new().load(&sandbox.ctx());
+    let files = CLAUDE_CODE.load(&sandbox.ctx());
     let file = file_for(&files, &path);
     if readable {
         assert_eq!(names(file), ["x"]);
@@ -1270,7 +1246,7 @@ fn a_non_utf8_file_is_an_error() {
     let path = sandbox.root.join("project/.vscode/mcp.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, b"{\"servers\": {\"\xff\": {}}}").unwrap();
-    let files = VsCodeSource::new().load(&sandbox.ctx());
+    let files = VSCODE.load(&sandbox.ctx());
     let error = the_error(file_for(&files, &path));
     assert!(matches!(error, ConfigError::Read { .. }), "{error}");
 }
@@ -1283,7 +1259,7 @@ fn the_project_file_is_read_once_when_the_project_is_home() {
         r#"{"mcpServers": {"a": {"command": "a"}}}"#,
     );
     let ctx = DiscoveryContext::new("myagent", sandbox.home(), sandbox.home());
-    let files = GeminiSource::new().load(&ctx);
+    let files = GEMINI.load(&ctx);
     assert_eq!(listing(&files), [(path, Level::User)]);
 }
 

@@ -130,6 +130,22 @@ pub(crate) struct State {
     pub(crate) failures: HashMap<String, ServerError>,
 }
 
+impl State {
+    /// Every server some registry holds, sorted.
+    fn known_servers(&self) -> Vec<String> {
+        let mut names: Vec<String> = (self.connections.keys())
+            .chain(self.pending.keys())
+            .chain(self.failures.keys())
+            .chain(self.tools.keys())
+            .chain(self.sources.keys())
+            .cloned()
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
 pub(crate) struct Connection {
     pub(crate) client: Arc<McpClient>,
     pub(crate) watcher: JoinHandle<()>,
@@ -224,19 +240,7 @@ impl McpManager {
 
     /// The servers the manager knows of (connected, connecting, failed or with tools), sorted.
     pub fn server_names(&self) -> Vec<String> {
-        let state = self.inner.lock();
-        let mut names: Vec<String> = state
-            .connections
-            .keys()
-            .chain(state.pending.keys())
-            .chain(state.failures.keys())
-            .chain(state.tools.keys())
-            .chain(state.sources.keys())
-            .cloned()
-            .collect();
-        names.sort();
-        names.dedup();
-        names
+        self.inner.lock().known_servers()
     }
 
     /// Where a server's configuration came from.
@@ -285,16 +289,7 @@ impl McpManager {
     pub async fn disconnect_all(&self) {
         let (pending, connections, servers) = {
             let mut state = self.inner.lock();
-            let mut servers: Vec<String> = state
-                .connections
-                .keys()
-                .chain(state.pending.keys())
-                .chain(state.tools.keys())
-                .chain(state.failures.keys())
-                .cloned()
-                .collect();
-            servers.sort();
-            servers.dedup();
+            let servers = state.known_servers();
             state.tool_loads.clear();
             state.tools.clear();
             state.sources.clear();

@@ -211,6 +211,23 @@ impl<W: AsyncWrite + Unpin> LineWriter<W> {
     }
 }
 
+/// Writes `messages` through the writer of a transport (`None` once the transport is closed);
+/// a failure is an I/O error saying what was being written to.
+pub(crate) async fn send_through<W: AsyncWrite + Unpin>(
+    writer: &Mutex<Option<LineWriter<W>>>,
+    messages: &[String],
+    action: &'static str,
+) -> Result<(), TransportError> {
+    let mut writer = writer.lock().await;
+    let Some(writer) = writer.as_mut() else {
+        return Err(TransportError::ClosedByClient);
+    };
+    writer
+        .write_messages(messages)
+        .await
+        .map_err(|source| TransportError::Io { action, source })
+}
+
 /// A [`Transport`] over any byte stream pair speaking newline-delimited JSON: see the [module
 /// documentation](self).
 #[derive(Debug)]
@@ -248,17 +265,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
-        let mut writer = self.writer.lock().await;
-        let Some(writer) = writer.as_mut() else {
-            return Err(TransportError::ClosedByClient);
-        };
-        writer
-            .write_messages(messages)
-            .await
-            .map_err(|source| TransportError::Io {
-                action: "writing to the server",
-                source,
-            })
+        send_through(&self.writer, messages, "writing to the server").await
     }
 
     async fn receive(&self) -> Result<Bytes, TransportError> {

@@ -32,7 +32,7 @@ use tokio::process::{ChildStderr, ChildStdout};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::framing::{DEFAULT_MAX_MESSAGE_BYTES, LineReader, LineWriter};
+use crate::framing::{DEFAULT_MAX_MESSAGE_BYTES, LineReader, LineWriter, send_through};
 use crate::process::ServerProcess;
 use crate::transport::{Transport, TransportError};
 
@@ -246,17 +246,7 @@ impl StdioTransport {
 #[async_trait]
 impl Transport for StdioTransport {
     async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
-        let mut stdin = self.stdin.lock().await;
-        let Some(stdin) = stdin.as_mut() else {
-            return Err(TransportError::ClosedByClient);
-        };
-        stdin
-            .write_messages(messages)
-            .await
-            .map_err(|source| TransportError::Io {
-                action: "writing to the server's stdin",
-                source,
-            })
+        send_through(&self.stdin, messages, "writing to the server's stdin").await
     }
 
     fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {

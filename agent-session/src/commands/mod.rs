@@ -30,6 +30,8 @@ mod test;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_manager::ServerError;
+use mcp_transport::McpClient;
 use serde_json::{Value, json};
 
 use crate::session::AgentSession;
@@ -136,8 +138,26 @@ fn unknown_server(name: &str, usage: &str) -> String {
     format!("unknown server \"{name}\" (/mcp list shows the servers); {usage}")
 }
 
-/// How long to wait for a connecting server: its connect timeout, plus a margin.
-fn connect_wait(session: &AgentSession, name: &str) -> Duration {
+/// The NAME of a command about one server that must be usable now (configured, not disabled
+/// or invalid), or the one-line failure saying why it is not.
+fn usable_server(
+    session: &AgentSession,
+    rest: &[String],
+    usage: &str,
+) -> Result<String, CommandOutput> {
+    let name = parse::one_name(rest, usage).map_err(CommandOutput::failed)?;
+    match status::Servers::collect(session).not_usable(&name, usage) {
+        Some(error) => Err(CommandOutput::failed(error)),
+        None => Ok(name),
+    }
+}
+
+/// Waits for a server's connection as long as its connect timeout (and a margin) allows: the
+/// connection or why there is none, or `None` when it is still connecting after that.
+async fn wait_connected(
+    session: &AgentSession,
+    name: &str,
+) -> Option<Result<Arc<McpClient>, ServerError>> {
     let timeout_ms = session
         .discovery()
         .servers
@@ -145,5 +165,8 @@ fn connect_wait(session: &AgentSession, name: &str) -> Duration {
         .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
             server.config.timeout_ms()
         });
-    Duration::from_millis(timeout_ms) + Duration::from_secs(1)
+    let limit = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
+    tokio::time::timeout(limit, session.manager().wait_for_connection(name))
+        .await
+        .ok()
 }

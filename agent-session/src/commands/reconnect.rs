@@ -3,23 +3,18 @@
 use mcp_manager::ConnectionStatus;
 use serde_json::{Value, json};
 
-use super::parse::one_name;
 use super::status::Servers;
-use super::{CommandOutput, connect_wait};
+use super::{CommandOutput, usable_server, wait_connected};
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
 const RECONNECT_USAGE: &str = "usage: /mcp reconnect NAME";
 
 pub(super) async fn reconnect(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let name = match one_name(rest, RECONNECT_USAGE) {
+    let name = match usable_server(session, rest, RECONNECT_USAGE) {
         Ok(name) => name,
-        Err(error) => return CommandOutput::failed(error),
+        Err(failed) => return failed,
     };
-    let servers = Servers::collect(session);
-    if let Some(error) = servers.not_usable(&name, RECONNECT_USAGE) {
-        return CommandOutput::failed(error);
-    }
     if let Err(error) = session.reconnect(&name).await {
         return CommandOutput::failed(format!(
             "could not reconnect \"{name}\": {}",
@@ -28,19 +23,13 @@ pub(super) async fn reconnect(session: &AgentSession, rest: &[String]) -> Comman
     }
     // A server with cached tools may still be connecting after the gate: wait for it, so the
     // answer says how it went.
-    let manager = session.manager();
-    if manager.get_connection_status(&name) == ConnectionStatus::Connecting {
-        let waited = tokio::time::timeout(
-            connect_wait(session, &name),
-            manager.wait_for_connection(&name),
-        )
-        .await;
-        if let Ok(Err(error)) = waited {
-            return CommandOutput::failed(format!(
-                "could not reconnect \"{name}\": {}",
-                one_line(&error.to_string())
-            ));
-        }
+    if session.manager().get_connection_status(&name) == ConnectionStatus::Connecting
+        && let Some(Err(error)) = wait_connected(session, &name).await
+    {
+        return CommandOutput::failed(format!(
+            "could not reconnect \"{name}\": {}",
+            one_line(&error.to_string())
+        ));
     }
     let servers = Servers::collect(session);
     let Some(row) = servers.row(&name) else {

@@ -5,9 +5,7 @@ use std::time::{Duration, Instant};
 use mcp_manager::ConnectionStatus;
 use serde_json::json;
 
-use super::parse::one_name;
-use super::status::Servers;
-use super::{CommandOutput, connect_wait};
+use super::{CommandOutput, usable_server, wait_connected};
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
@@ -17,16 +15,11 @@ const TEST_USAGE: &str = "usage: /mcp test NAME";
 const TEST_REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 
 pub(super) async fn test(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let name = match one_name(rest, TEST_USAGE) {
+    let name = match usable_server(session, rest, TEST_USAGE) {
         Ok(name) => name,
-        Err(error) => return CommandOutput::failed(error),
+        Err(failed) => return failed,
     };
-    let servers = Servers::collect(session);
-    if let Some(error) = servers.not_usable(&name, TEST_USAGE) {
-        return CommandOutput::failed(error);
-    }
-    let manager = session.manager();
-    match manager.get_connection_status(&name) {
+    match session.manager().get_connection_status(&name) {
         ConnectionStatus::Connected | ConnectionStatus::Connecting => {}
         ConnectionStatus::Failed(error) => {
             return CommandOutput::failed(format!(
@@ -40,51 +33,27 @@ pub(super) async fn test(session: &AgentSession, rest: &[String]) -> CommandOutp
             ));
         }
     }
-    let waited = tokio::time::timeout(
-        connect_wait(session, &name),
-        manager.wait_for_connection(&name),
-    )
-    .await;
-    let client = match waited {
-        Ok(Ok(client)) => client,
-        Ok(Err(error)) => {
+    let client = match wait_connected(session, &name).await {
+        Some(Ok(client)) => client,
+        Some(Err(error)) => {
             return CommandOutput::failed(format!("\"{name}\": {}", one_line(&error.to_string())));
         }
-        Err(_) => {
+        None => {
             return CommandOutput::failed(format!(
                 "\"{name}\" is still connecting; try /mcp test {name} again later"
             ));
         }
     };
     let started = Instant::now();
-    match tokio::time::timeout(TEST_REQUEST_TIMEOUT, client.ping()).await {
-        Ok(Ok(())) => {}
-        Ok(Err(error)) => {
-            return CommandOutput::failed(format!(
-                "\"{name}\" did not answer ping: {}",
-                one_line(&error.to_string())
-            ));
-        }
-        Err(_) => {
-            return CommandOutput::failed(format!(
-                "\"{name}\" did not answer ping within {} s",
-                TEST_REQUEST_TIMEOUT.as_secs()
-            ));
-        }
+    if let Err(why) = within_limit(client.ping()).await {
+        return CommandOutput::failed(format!("\"{name}\" did not answer ping{why}"));
     }
     let latency = started.elapsed();
-    let tools = match tokio::time::timeout(TEST_REQUEST_TIMEOUT, client.list_tools()).await {
-        Ok(Ok(tools)) => tools.len(),
-        Ok(Err(error)) => {
+    let tools = match within_limit(client.list_tools()).await {
+        Ok(tools) => tools.len(),
+        Err(why) => {
             return CommandOutput::failed(format!(
-                "\"{name}\" answered ping but not tools/list: {}",
-                one_line(&error.to_string())
-            ));
-        }
-        Err(_) => {
-            return CommandOutput::failed(format!(
-                "\"{name}\" answered ping but not tools/list within {} s",
-                TEST_REQUEST_TIMEOUT.as_secs()
+                "\"{name}\" answered ping but not tools/list{why}"
             ));
         }
     };
@@ -102,4 +71,16 @@ pub(super) async fn test(session: &AgentSession, rest: &[String]) -> CommandOutp
             "tools": tools,
         }),
     )
+}
+
+/// Waits up to [`TEST_REQUEST_TIMEOUT`] for `request`; a failure is said as the end of a
+/// sentence: `: <why>` or ` within 15 s`.
+async fn within_limit<T>(
+    request: impl Future<Output = Result<T, mcp_transport::Error>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(TEST_REQUEST_TIMEOUT, request).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(format!(": {}", one_line(&error.to_string()))),
+        Err(_) => Err(format!(" within {} s", TEST_REQUEST_TIMEOUT.as_secs())),
+    }
 }

@@ -5,125 +5,87 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{read_parsed, standard_with_disabled};
+use super::{name_list, read_parsed, standard_with_disabled};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::source::Level;
-use crate::source::{ConfigSource, SourceFile, parse_json, parse_jsonc, servers_under_key};
+use crate::source::{SourceFile, parse_json, parse_jsonc, servers_under_key};
 
-/// Claude Code's three MCP scopes, highest first as Claude Code ranks them:
-///
-/// 1. "local": `projects[<cwd>].mcpServers` in `~/.claude.json` (level project, path of
-///    `~/.claude.json`);
-/// 2. "project": `<cwd>/.mcp.json`;
-/// 3. "user": the top-level `mcpServers` of `~/.claude.json`.
-///
-/// `~/.claude.json` moves to `$CLAUDE_CONFIG_DIR/.claude.json` when that variable is set.
-/// Entries use the runtime's shape (`type` `stdio` / `http` / `sse`, `command`, `args`, `env`,
-/// `url`, `headers`) and the same `${VAR}` / `${VAR:-default}` syntax, kept as written.
-///
-/// Claude Code reads no server definitions from `.claude/` (an `mcpServers` key in
-/// `.claude/settings.json` is ignored by it), but it does honour switch-off lists, and so does
-/// this provider: names in `projects[<cwd>].disabledMcpServers` are disabled, and names in
-/// `disabledMcpjsonServers` (in that project entry, in `.claude/settings.json`,
-/// `.claude/settings.local.json` or the user's `settings.json`) disable `.mcp.json` servers.
-#[derive(Debug, Default, Clone, Copy)]
-#[non_exhaustive]
-pub struct ClaudeCodeSource;
+/// Reads the files: see [`super::CLAUDE_CODE`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let config_dir = ctx
+        .var("CLAUDE_CONFIG_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from);
+    let global_path = config_dir
+        .as_ref()
+        .unwrap_or(&ctx.home)
+        .join(".claude.json");
+    let user_settings = config_dir
+        .unwrap_or_else(|| ctx.home.join(".claude"))
+        .join("settings.json");
+    let project_path = ctx.cwd.join(".mcp.json");
 
-impl ClaudeCodeSource {
-    /// The provider.
-    pub const fn new() -> Self {
-        Self
-    }
-}
-
-impl ConfigSource for ClaudeCodeSource {
-    fn id(&self) -> &str {
-        "claude-code"
-    }
-
-    fn name(&self) -> &str {
-        "Claude Code"
-    }
-
-    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
-        let config_dir = ctx
-            .var("CLAUDE_CONFIG_DIR")
-            .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from);
-        let global_path = config_dir
-            .as_ref()
-            .unwrap_or(&ctx.home)
-            .join(".claude.json");
-        let user_settings = config_dir
-            .unwrap_or_else(|| ctx.home.join(".claude"))
-            .join("settings.json");
-        let project_path = ctx.cwd.join(".mcp.json");
-
-        let mut switched_off = SwitchedOff::default();
-        let mut settings_errors = Vec::new();
-        for (path, level) in [
-            (
-                ctx.cwd.join(".claude").join("settings.local.json"),
-                Level::Project,
-            ),
-            (
-                ctx.cwd.join(".claude").join("settings.json"),
-                Level::Project,
-            ),
-            (user_settings, Level::User),
-        ] {
-            let listed = read_parsed(&path, parse_jsonc)
-                .map(|root| root.and_then(|root| name_list(&path, &root, MCPJSON_KEY)));
-            match listed {
-                None => {}
-                Some(Ok(names)) => switched_off.mcpjson.extend(names),
-                Some(Err(error)) => settings_errors.push(SourceFile::new(path, level, Err(error))),
-            }
-        }
-
-        let mut local = None;
-        let mut user = None;
-        match read_parsed(&global_path, parse_json) {
+    let mut switched_off = SwitchedOff::default();
+    let mut settings_errors = Vec::new();
+    for (path, level) in [
+        (
+            ctx.cwd.join(".claude").join("settings.local.json"),
+            Level::Project,
+        ),
+        (
+            ctx.cwd.join(".claude").join("settings.json"),
+            Level::Project,
+        ),
+        (user_settings, Level::User),
+    ] {
+        let listed = read_parsed(&path, parse_jsonc)
+            .map(|root| root.and_then(|root| name_list(&path, root.get(MCPJSON_KEY), MCPJSON_KEY)));
+        match listed {
             None => {}
-            Some(Err(error)) => user = Some(SourceFile::new(&global_path, Level::User, Err(error))),
-            Some(Ok(root)) => {
-                if let Some(project) = project_entry(&root, &ctx.cwd) {
-                    let contents = switched_off
-                        .read_project_entry(&global_path, project)
-                        .and_then(|()| {
-                            servers_under_key(&global_path, project, "mcpServers", convert)
-                        });
-                    local = Some(SourceFile::new(&global_path, Level::Project, contents));
-                }
-                let contents = servers_under_key(&global_path, &root, "mcpServers", convert);
-                user = Some(SourceFile::new(&global_path, Level::User, contents));
-            }
+            Some(Ok(names)) => switched_off.mcpjson.extend(names),
+            Some(Err(error)) => settings_errors.push(SourceFile::new(path, level, Err(error))),
         }
-
-        let project = read_parsed(&project_path, parse_json).map(|root| {
-            let contents = root
-                .and_then(|root| servers_under_key(&project_path, &root, "mcpServers", convert));
-            SourceFile::new(&project_path, Level::Project, contents)
-        });
-
-        let mut files: Vec<SourceFile> = Vec::new();
-        if let Some(mut file) = local {
-            switched_off.apply(&mut file, false);
-            files.push(file);
-        }
-        if let Some(mut file) = project {
-            switched_off.apply(&mut file, true);
-            files.push(file);
-        }
-        files.extend(settings_errors);
-        if let Some(mut file) = user {
-            switched_off.apply(&mut file, false);
-            files.push(file);
-        }
-        files
     }
+
+    let mut local = None;
+    let mut user = None;
+    match read_parsed(&global_path, parse_json) {
+        None => {}
+        Some(Err(error)) => user = Some(SourceFile::new(&global_path, Level::User, Err(error))),
+        Some(Ok(root)) => {
+            if let Some(project) = project_entry(&root, &ctx.cwd) {
+                let contents = switched_off
+                    .read_project_entry(&global_path, project)
+                    .and_then(|()| servers_under_key(&global_path, project, "mcpServers", convert));
+                local = Some(SourceFile::new(&global_path, Level::Project, contents));
+            }
+            let contents = servers_under_key(&global_path, &root, "mcpServers", convert);
+            user = Some(SourceFile::new(&global_path, Level::User, contents));
+        }
+    }
+
+    let project = read_parsed(&project_path, parse_json).map(|root| {
+        let contents =
+            root.and_then(|root| servers_under_key(&project_path, &root, "mcpServers", convert));
+        SourceFile::new(&project_path, Level::Project, contents)
+    });
+
+    let mut files: Vec<SourceFile> = Vec::new();
+    if let Some(mut file) = local {
+        switched_off.apply(&mut file, false);
+        files.push(file);
+    }
+    if let Some(mut file) = project {
+        switched_off.apply(&mut file, true);
+        files.push(file);
+    }
+    files.extend(settings_errors);
+    if let Some(mut file) = user {
+        switched_off.apply(&mut file, false);
+        files.push(file);
+    }
+    files
 }
 
 /// The key of Claude Code's list of rejected `.mcp.json` servers.
@@ -144,9 +106,13 @@ struct SwitchedOff {
 
 impl SwitchedOff {
     fn read_project_entry(&mut self, path: &Path, project: &Value) -> Result<(), ConfigError> {
-        self.any
-            .extend(name_list(path, project, "disabledMcpServers")?);
-        self.mcpjson.extend(name_list(path, project, MCPJSON_KEY)?);
+        self.any.extend(name_list(
+            path,
+            project.get("disabledMcpServers"),
+            "disabledMcpServers",
+        )?);
+        self.mcpjson
+            .extend(name_list(path, project.get(MCPJSON_KEY), MCPJSON_KEY)?);
         Ok(())
     }
 
@@ -159,22 +125,6 @@ impl SwitchedOff {
                 config.enabled = Some(false);
             }
         }
-    }
-}
-
-/// A list of server names under `key` (missing: empty).
-fn name_list(path: &Path, root: &Value, key: &str) -> Result<Vec<String>, ConfigError> {
-    let shape_error = || ConfigError::Shape {
-        path: path.to_owned(),
-        message: format!("\"{key}\" must be a list of server names"),
-    };
-    match root.get(key) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(names)) => names
-            .iter()
-            .map(|name| name.as_str().map(str::to_owned).ok_or_else(shape_error))
-            .collect(),
-        Some(_) => Err(shape_error()),
     }
 }
 

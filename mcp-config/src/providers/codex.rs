@@ -5,74 +5,36 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{dedup_paths, round_to_u64, var_ref};
+use super::{dedup_paths, round_to_u64, string, string_list, string_map, var_ref};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{ConfigSource, FileServers, SourceFile, read_config_file};
+use crate::source::{FileServers, SourceFile, read_config_file};
 
-/// Codex (CLI, IDE extension and app share one configuration): the project's
-/// `.codex/config.toml`, then `$CODEX_HOME/config.toml` (`~/.codex/config.toml` by default).
-///
-/// Each `[mcp_servers.<name>]` table converts as follows:
-///
-/// | Codex key | here |
-/// |---|---|
-/// | `command`, `args`, `env` (table), `cwd` | the same fields |
-/// | `url` | `url`, `type = "http"` (Codex speaks Streamable HTTP) |
-/// | `http_headers` (table) | `headers` |
-/// | `env_http_headers` (header → variable name) | `headers`, value `${VAR}` |
-/// | `bearer_token_env_var` | `Authorization: Bearer ${VAR}` |
-/// | `startup_timeout_sec` (may be fractional; wins) / `startup_timeout_ms` | `timeout` in ms |
-/// | `enabled` | `enabled` |
-/// | `env_vars`, `tool_timeout_sec`, `enabled_tools`, `disabled_tools`, … | `extra`, as written |
-///
-/// An inline `bearer_token` makes the entry invalid, as it does in Codex. A TOML syntax error is
-/// the file's [`ConfigError::Parse`] with format `TOML`.
-#[derive(Debug, Default, Clone, Copy)]
-#[non_exhaustive]
-pub struct CodexSource;
-
-impl CodexSource {
-    /// The provider.
-    pub const fn new() -> Self {
-        Self
-    }
-}
-
-impl ConfigSource for CodexSource {
-    fn id(&self) -> &str {
-        "codex"
-    }
-
-    fn name(&self) -> &str {
-        "Codex"
-    }
-
-    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
-        let codex_home = ctx
-            .var("CODEX_HOME")
-            .filter(|dir| !dir.is_empty())
-            .map_or_else(|| ctx.home.join(".codex"), PathBuf::from);
-        let mut paths = vec![
-            (ctx.cwd.join(".codex").join("config.toml"), Level::Project),
-            (codex_home.join("config.toml"), Level::User),
-        ];
-        dedup_paths(&mut paths);
-        paths
-            .into_iter()
-            .filter_map(|(path, level)| {
-                let contents = match read_config_file(&path) {
-                    Ok(None) => return None,
-                    Ok(Some(text)) => parse_file(&path, &text),
-                    Err(error) => Err(error),
-                };
-                Some(SourceFile::new(path, level, contents))
-            })
-            .collect()
-    }
+/// Reads the files: see [`super::CODEX`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let codex_home = ctx
+        .var("CODEX_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| ctx.home.join(".codex"), PathBuf::from);
+    let mut paths = vec![
+        (ctx.cwd.join(".codex").join("config.toml"), Level::Project),
+        (codex_home.join("config.toml"), Level::User),
+    ];
+    dedup_paths(&mut paths);
+    paths
+        .into_iter()
+        .filter_map(|(path, level)| {
+            let contents = match read_config_file(&path) {
+                Ok(None) => return None,
+                Ok(Some(text)) => parse_file(&path, &text),
+                Err(error) => Err(error),
+            };
+            Some(SourceFile::new(path, level, contents))
+        })
+        .collect()
 }
 
 /// Parses one `config.toml` and converts its `mcp_servers`.
@@ -87,12 +49,7 @@ fn parse_file(path: &Path, text: &str) -> Result<FileServers, ConfigError> {
         None => {}
         Some(toml::Value::Table(servers)) => {
             for (name, entry) in servers {
-                match convert(entry) {
-                    Ok(config) => file.servers.push((name.clone(), config)),
-                    Err(message) => file
-                        .invalid
-                        .push((name.clone(), format!("Server \"{name}\": {message}"))),
-                }
+                file.push(name, convert(entry));
             }
         }
         Some(_) => {
@@ -118,14 +75,15 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
     let mut bearer_var = None;
     let mut env_headers = BTreeMap::new();
     for (key, value) in table {
+        let value = &to_json(value);
         match key.as_str() {
             "command" => config.command = Some(string(key, value)?),
-            "args" => config.args = string_list(key, value)?,
-            "env" => config.env = string_table(key, value)?,
+            "args" => config.args = string_list(key, Some(value))?,
+            "env" => config.env = string_map(key, value, "a table")?,
             "cwd" => config.cwd = Some(string(key, value)?),
             "url" => config.url = Some(string(key, value)?),
-            "http_headers" => config.headers.extend(string_table(key, value)?),
-            "env_http_headers" => env_headers = string_table(key, value)?,
+            "http_headers" => config.headers.extend(string_map(key, value, "a table")?),
+            "env_http_headers" => env_headers = string_map(key, value, "a table")?,
             "bearer_token_env_var" => bearer_var = Some(string(key, value)?),
             "bearer_token" => {
                 return Err(
@@ -144,7 +102,7 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
                 );
             }
             _ => {
-                config.extra.insert(key.clone(), to_json(value));
+                config.extra.insert(key.clone(), value.clone());
             }
         }
     }
@@ -164,41 +122,12 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
     config.into_config()
 }
 
-fn string(key: &str, value: &toml::Value) -> Result<String, String> {
-    value
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| format!("\"{key}\" must be a string"))
-}
-
-fn string_list(key: &str, value: &toml::Value) -> Result<Vec<String>, String> {
-    let error = || format!("\"{key}\" must be a list of strings");
-    value
-        .as_array()
-        .ok_or_else(error)?
-        .iter()
-        .map(|item| item.as_str().map(str::to_owned).ok_or_else(error))
-        .collect()
-}
-
-fn string_table(key: &str, value: &toml::Value) -> Result<BTreeMap<String, String>, String> {
-    let error = || format!("\"{key}\" must be a table of strings");
-    value
-        .as_table()
-        .ok_or_else(error)?
-        .iter()
-        .map(|(name, item)| Ok((name.clone(), item.as_str().ok_or_else(error)?.to_owned())))
-        .collect()
-}
-
 /// Seconds (whole or fractional) as milliseconds.
-fn seconds(key: &str, value: &toml::Value) -> Result<u64, String> {
+fn seconds(key: &str, value: &Value) -> Result<u64, String> {
     let error = || format!("\"{key}\" must be a non-negative number of seconds");
-    let millis = match value {
-        toml::Value::Integer(seconds) => u64::try_from(*seconds)
-            .map_err(|_| error())?
-            .saturating_mul(1000),
-        toml::Value::Float(seconds) if seconds.is_finite() && *seconds >= 0.0 => {
+    let millis = match (value.as_u64(), value.as_f64()) {
+        (Some(seconds), _) => seconds.saturating_mul(1000),
+        (None, Some(seconds)) if value.is_f64() && seconds.is_finite() && seconds >= 0.0 => {
             round_to_u64(seconds * 1000.0)
         }
         _ => return Err(error()),
@@ -206,10 +135,9 @@ fn seconds(key: &str, value: &toml::Value) -> Result<u64, String> {
     Ok(millis)
 }
 
-fn whole(key: &str, value: &toml::Value) -> Result<u64, String> {
+fn whole(key: &str, value: &Value) -> Result<u64, String> {
     value
-        .as_integer()
-        .and_then(|ms| u64::try_from(ms).ok())
+        .as_u64()
         .ok_or_else(|| format!("\"{key}\" must be a non-negative whole number of milliseconds"))
 }
 

@@ -8,50 +8,23 @@ use super::{
 use crate::context::DiscoveryContext;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{ConfigSource, SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{SourceFile, parse_jsonc, servers_under_key};
 
-/// Cursor: the project's `.cursor/mcp.json`, then `~/.cursor/mcp.json`.
-///
-/// `mcpServers` entries use the common shape (`type`, `command`, `args`, `env`, `url`,
-/// `headers`); `envFile` is kept in `extra`. Cursor's `auth` object (`CLIENT_ID`,
-/// `CLIENT_SECRET`, `scopes` of a pre-registered OAuth client) becomes OAuth settings.
-/// Cursor's config interpolation is translated: `${env:VAR}` → `${VAR}`, `${userHome}`,
-/// `${workspaceFolder}` (the project root), `${workspaceFolderBasename}`, `${pathSeparator}`.
-#[derive(Debug, Default, Clone, Copy)]
-#[non_exhaustive]
-pub struct CursorSource;
-
-impl CursorSource {
-    /// The provider.
-    pub const fn new() -> Self {
-        Self
-    }
-}
-
-impl ConfigSource for CursorSource {
-    fn id(&self) -> &str {
-        "cursor"
-    }
-
-    fn name(&self) -> &str {
-        "Cursor"
-    }
-
-    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
-        let mut paths = vec![
-            (ctx.cwd.join(".cursor").join("mcp.json"), Level::Project),
-            (ctx.home.join(".cursor").join("mcp.json"), Level::User),
-        ];
-        dedup_paths(&mut paths);
-        paths
-            .into_iter()
-            .filter_map(|(path, level)| {
-                load_file(&path, level, parse_jsonc, |path, root| {
-                    servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
-                })
+/// Reads the files: see [`super::CURSOR`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let mut paths = vec![
+        (ctx.cwd.join(".cursor").join("mcp.json"), Level::Project),
+        (ctx.home.join(".cursor").join("mcp.json"), Level::User),
+    ];
+    dedup_paths(&mut paths);
+    paths
+        .into_iter()
+        .filter_map(|(path, level)| {
+            load_file(&path, level, parse_jsonc, |path, root| {
+                servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
             })
-            .collect()
-    }
+        })
+        .collect()
 }
 
 fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, String> {

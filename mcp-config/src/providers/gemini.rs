@@ -3,106 +3,60 @@
 use serde_json::Value;
 
 use super::{
-    dedup_paths, is_variable_name, json_millis, read_parsed, rewrite_fields,
+    dedup_paths, is_variable_name, json_millis, name_list, read_parsed, rewrite_fields,
     standard_with_disabled, var_ref,
 };
 use crate::context::DiscoveryContext;
-use crate::error::ConfigError;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{ConfigSource, SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{SourceFile, parse_jsonc, servers_under_key};
 
-/// Gemini CLI: the project's `.gemini/settings.json`, then `~/.gemini/settings.json` (JSON with
-/// comments, as Gemini CLI strips them).
-///
-/// `mcpServers` entries: `command`, `args`, `env`, `cwd`; `httpUrl` (Streamable HTTP, the older
-/// key), or `url` with an optional `type` (`http` / `sse`; without it Gemini CLI tries
-/// Streamable HTTP and falls back to SSE, which is what `type = "http"` does here); `headers`;
-/// `timeout` in ms; `trust`, `includeTools`, `excludeTools`, `oauth`, … kept in `extra`.
-/// Gemini CLI expands `$VAR` as well as `${VAR}`: bare `$VAR` becomes `${VAR}`.
-///
-/// Servers named in `mcp.excluded`, or missing from `mcp.allowed` when a file sets it, are
-/// switched off (`enabled: false`), as Gemini CLI does not start them.
-#[derive(Debug, Default, Clone, Copy)]
-#[non_exhaustive]
-pub struct GeminiSource;
-
-impl GeminiSource {
-    /// The provider.
-    pub const fn new() -> Self {
-        Self
+/// Reads the files: see [`super::GEMINI`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let mut paths = vec![
+        (
+            ctx.cwd.join(".gemini").join("settings.json"),
+            Level::Project,
+        ),
+        (ctx.home.join(".gemini").join("settings.json"), Level::User),
+    ];
+    dedup_paths(&mut paths);
+    let mut allowed: Option<Vec<String>> = None;
+    let mut excluded: Vec<String> = Vec::new();
+    let mut files: Vec<SourceFile> = Vec::new();
+    for (path, level) in paths {
+        let Some(root) = read_parsed(&path, parse_jsonc) else {
+            continue;
+        };
+        let contents = root.and_then(|root| {
+            let file = servers_under_key(&path, &root, "mcpServers", |_, entry| convert(entry))?;
+            let mcp = root.get("mcp");
+            if let Some(names) = mcp.and_then(|mcp| mcp.get("allowed")) {
+                allowed.get_or_insert_with(Vec::new).extend(name_list(
+                    &path,
+                    Some(names),
+                    "mcp.allowed",
+                )?);
+            }
+            if let Some(names) = mcp.and_then(|mcp| mcp.get("excluded")) {
+                excluded.extend(name_list(&path, Some(names), "mcp.excluded")?);
+            }
+            Ok(file)
+        });
+        files.push(SourceFile::new(path, level, contents));
     }
-}
-
-impl ConfigSource for GeminiSource {
-    fn id(&self) -> &str {
-        "gemini"
-    }
-
-    fn name(&self) -> &str {
-        "Gemini CLI"
-    }
-
-    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
-        let mut paths = vec![
-            (
-                ctx.cwd.join(".gemini").join("settings.json"),
-                Level::Project,
-            ),
-            (ctx.home.join(".gemini").join("settings.json"), Level::User),
-        ];
-        dedup_paths(&mut paths);
-        let mut allowed: Option<Vec<String>> = None;
-        let mut excluded: Vec<String> = Vec::new();
-        let mut files: Vec<SourceFile> = Vec::new();
-        for (path, level) in paths {
-            let Some(root) = read_parsed(&path, parse_jsonc) else {
-                continue;
-            };
-            let contents = root.and_then(|root| {
-                let file =
-                    servers_under_key(&path, &root, "mcpServers", |_, entry| convert(entry))?;
-                let mcp = root.get("mcp");
-                if let Some(names) = mcp.and_then(|mcp| mcp.get("allowed")) {
-                    allowed.get_or_insert_with(Vec::new).extend(names_in(
-                        &path,
-                        "mcp.allowed",
-                        names,
-                    )?);
-                }
-                if let Some(names) = mcp.and_then(|mcp| mcp.get("excluded")) {
-                    excluded.extend(names_in(&path, "mcp.excluded", names)?);
-                }
-                Ok(file)
-            });
-            files.push(SourceFile::new(path, level, contents));
-        }
-        for file in &mut files {
-            let Ok(contents) = file.contents.as_mut() else {
-                continue;
-            };
-            for (name, config) in &mut contents.servers {
-                let not_allowed = allowed.as_ref().is_some_and(|list| !list.contains(name));
-                if not_allowed || excluded.contains(name) {
-                    config.enabled = Some(false);
-                }
+    for file in &mut files {
+        let Ok(contents) = file.contents.as_mut() else {
+            continue;
+        };
+        for (name, config) in &mut contents.servers {
+            let not_allowed = allowed.as_ref().is_some_and(|list| !list.contains(name));
+            if not_allowed || excluded.contains(name) {
+                config.enabled = Some(false);
             }
         }
-        files
     }
-}
-
-fn names_in(path: &std::path::Path, key: &str, names: &Value) -> Result<Vec<String>, ConfigError> {
-    let shape_error = || ConfigError::Shape {
-        path: path.to_owned(),
-        message: format!("\"{key}\" must be a list of server names"),
-    };
-    names
-        .as_array()
-        .ok_or_else(shape_error)?
-        .iter()
-        .map(|name| name.as_str().map(str::to_owned).ok_or_else(shape_error))
-        .collect()
+    files
 }
 
 /// Converts one `mcpServers` entry.

@@ -23,10 +23,12 @@
 //! be parsed is a [`SourceFile`] holding that error; an entry that cannot be converted is listed
 //! in [`FileServers::invalid`] with a message naming the server.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::{Placeholder, is_variable_name, rewrite_braced};
 use crate::server_config::ServerConfig;
@@ -43,30 +45,183 @@ mod opencode;
 mod vscode;
 mod windsurf;
 
-pub use claude_code::ClaudeCodeSource;
-pub use claude_desktop::ClaudeDesktopSource;
-pub use codex::CodexSource;
-pub use cursor::CursorSource;
-pub use gemini::GeminiSource;
-pub use native::NativeSource;
-pub use opencode::OpenCodeSource;
-pub use vscode::VsCodeSource;
-pub use windsurf::WindsurfSource;
+/// A built-in provider: its id, its display name and the reader of its files. The nine of them
+/// are the constants of this module, in [`BUILT_IN`] by priority.
+#[derive(Clone, Copy)]
+pub struct BuiltinSource {
+    id: &'static str,
+    name: &'static str,
+    load: fn(&DiscoveryContext) -> Vec<SourceFile>,
+}
+
+impl BuiltinSource {
+    const fn new(
+        id: &'static str,
+        name: &'static str,
+        load: fn(&DiscoveryContext) -> Vec<SourceFile>,
+    ) -> Self {
+        Self { id, name, load }
+    }
+}
+
+impl ConfigSource for BuiltinSource {
+    fn id(&self) -> &str {
+        self.id
+    }
+
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
+        (self.load)(ctx)
+    }
+}
+
+impl std::fmt::Debug for BuiltinSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("BuiltinSource").field(&self.id).finish()
+    }
+}
+
+/// The embedding agent's own files, derived from its app name: the project's
+/// `.<app>/mcp.json` and the user's `<config dir>/<app>/mcp.json`.
+///
+/// Format: `{"mcpServers": {name: <ServerConfig>}, "disabledServers": ["name", …]}`. The
+/// `disabledServers` list of the user file switches servers off whatever file defines them.
+pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", native::load);
+
+/// Claude Code's three MCP scopes, highest first as Claude Code ranks them:
+///
+/// 1. "local": `projects[<cwd>].mcpServers` in `~/.claude.json` (level project, path of
+///    `~/.claude.json`);
+/// 2. "project": `<cwd>/.mcp.json`;
+/// 3. "user": the top-level `mcpServers` of `~/.claude.json`.
+///
+/// `~/.claude.json` moves to `$CLAUDE_CONFIG_DIR/.claude.json` when that variable is set.
+/// Entries use the runtime's shape (`type` `stdio` / `http` / `sse`, `command`, `args`, `env`,
+/// `url`, `headers`) and the same `${VAR}` / `${VAR:-default}` syntax, kept as written.
+///
+/// Claude Code reads no server definitions from `.claude/` (an `mcpServers` key in
+/// `.claude/settings.json` is ignored by it), but it does honour switch-off lists, and so does
+/// this provider: names in `projects[<cwd>].disabledMcpServers` are disabled, and names in
+/// `disabledMcpjsonServers` (in that project entry, in `.claude/settings.json`,
+/// `.claude/settings.local.json` or the user's `settings.json`) disable `.mcp.json` servers.
+pub const CLAUDE_CODE: BuiltinSource =
+    BuiltinSource::new("claude-code", "Claude Code", claude_code::load);
+
+/// Codex (CLI, IDE extension and app share one configuration): the project's
+/// `.codex/config.toml`, then `$CODEX_HOME/config.toml` (`~/.codex/config.toml` by default).
+///
+/// Each `[mcp_servers.<name>]` table converts as follows:
+///
+/// | Codex key | here |
+/// |---|---|
+/// | `command`, `args`, `env` (table), `cwd` | the same fields |
+/// | `url` | `url`, `type = "http"` (Codex speaks Streamable HTTP) |
+/// | `http_headers` (table) | `headers` |
+/// | `env_http_headers` (header → variable name) | `headers`, value `${VAR}` |
+/// | `bearer_token_env_var` | `Authorization: Bearer ${VAR}` |
+/// | `startup_timeout_sec` (may be fractional; wins) / `startup_timeout_ms` | `timeout` in ms |
+/// | `enabled` | `enabled` |
+/// | `env_vars`, `tool_timeout_sec`, `enabled_tools`, `disabled_tools`, … | `extra`, as written |
+///
+/// An inline `bearer_token` makes the entry invalid, as it does in Codex. A TOML syntax error is
+/// the file's [`ConfigError::Parse`] with format `TOML`.
+pub const CODEX: BuiltinSource = BuiltinSource::new("codex", "Codex", codex::load);
+
+/// Gemini CLI: the project's `.gemini/settings.json`, then `~/.gemini/settings.json` (JSON with
+/// comments, as Gemini CLI strips them).
+///
+/// `mcpServers` entries: `command`, `args`, `env`, `cwd`; `httpUrl` (Streamable HTTP, the older
+/// key), or `url` with an optional `type` (`http` / `sse`; without it Gemini CLI tries
+/// Streamable HTTP and falls back to SSE, which is what `type = "http"` does here); `headers`;
+/// `timeout` in ms; `trust`, `includeTools`, `excludeTools`, `oauth`, … kept in `extra`.
+/// Gemini CLI expands `$VAR` as well as `${VAR}`: bare `$VAR` becomes `${VAR}`.
+///
+/// Servers named in `mcp.excluded`, or missing from `mcp.allowed` when a file sets it, are
+/// switched off (`enabled: false`), as Gemini CLI does not start them.
+pub const GEMINI: BuiltinSource = BuiltinSource::new("gemini", "Gemini CLI", gemini::load);
+
+/// OpenCode, highest first: the project's `.opencode/opencode.jsonc` and `.opencode/opencode.json`,
+/// `opencode.json` and `opencode.jsonc`; then the file named by `$OPENCODE_CONFIG`; then
+/// `<config dir>/opencode/opencode.jsonc`, `opencode.json` and the legacy `config.json` (OpenCode
+/// merges them in the reverse order, the last one winning). All are JSON with comments.
+///
+/// Entries under `mcp` (or `mcp.servers` in the newer layout):
+///
+/// - `{"type": "local", "command": ["bin", "arg", …], "environment": {…}}`: the first element of
+///   `command` is the program, the rest its arguments; `environment` becomes `env`;
+/// - `{"type": "remote", "url": …, "headers": {…}}`: Streamable HTTP with SSE fallback
+///   (`type = "http"`); an `oauth` object becomes OAuth settings, `oauth: false` stays in
+///   `extra`;
+/// - `enabled` (or the newer `disabled`), `timeout` in ms, `cwd`; anything else is kept in
+///   `extra`.
+///
+/// OpenCode's `{env:VAR}` becomes `${VAR}`; a `{file:path}` value makes the server invalid (the
+/// runtime does not read values from files).
+pub const OPENCODE: BuiltinSource = BuiltinSource::new("opencode", "OpenCode", opencode::load);
+
+/// Cursor: the project's `.cursor/mcp.json`, then `~/.cursor/mcp.json`.
+///
+/// `mcpServers` entries use the common shape (`type`, `command`, `args`, `env`, `url`,
+/// `headers`); `envFile` is kept in `extra`. Cursor's `auth` object (`CLIENT_ID`,
+/// `CLIENT_SECRET`, `scopes` of a pre-registered OAuth client) becomes OAuth settings.
+/// Cursor's config interpolation is translated: `${env:VAR}` → `${VAR}`, `${userHome}`,
+/// `${workspaceFolder}` (the project root), `${workspaceFolderBasename}`, `${pathSeparator}`.
+pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", cursor::load);
+
+/// Windsurf (Cascade): `~/.codeium/windsurf/mcp_config.json`, user level only.
+///
+/// `mcpServers` entries: `command`, `args`, `env` for stdio; `serverUrl` (or `url`) and
+/// `headers` for remote servers (`type = "http"`, with SSE fallback); `disabled: true` becomes
+/// `enabled: false`; `disabledTools` and the rest are kept in `extra`. `${env:VAR}` becomes
+/// `${VAR}`; a `${file:…}` value makes the server invalid.
+pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", windsurf::load);
+
+/// VS Code: the workspace's `.vscode/mcp.json`, then the user profile's `mcp.json` and
+/// `settings.json` in `<config dir>/Code/User/` (and, when they exist,
+/// `~/Library/Application Support/Code/User/` and `%APPDATA%/Code/User/`). All are JSON with
+/// comments and trailing commas.
+///
+/// `mcp.json` holds a top-level `servers` object (`type` `stdio` / `http` / `sse`, `command`,
+/// `args`, `env`, `envFile`, `cwd`, `url`, `headers`) and an `inputs` list; the older shape
+/// nests both under `mcp`, which is also how `settings.json` holds them. `envFile`, `dev` and
+/// other keys are kept in `extra`.
+///
+/// Variables: `${env:VAR}` → `${VAR}`; `${workspaceFolder}` → the absolute project root;
+/// `${userHome}`, `${workspaceFolderBasename}`, `${pathSeparator}` likewise. A value using
+/// `${input:…}` (an interactive VS Code prompt) or `${command:…}` / `${config:…}` makes that
+/// server invalid, with a message saying to set the value in the config or the environment.
+pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", vscode::load);
+
+/// Claude Desktop, user level: `<config dir>/Claude/claude_desktop_config.json` (Linux), then
+/// `~/Library/Application Support/Claude/claude_desktop_config.json` (macOS) and
+/// `%APPDATA%/Claude/claude_desktop_config.json` (Windows, when `APPDATA` is set), whichever
+/// exist. `mcpServers` entries use the common shape (`command`, `args`, `env`).
+pub const CLAUDE_DESKTOP: BuiltinSource =
+    BuiltinSource::new("claude-desktop", "Claude Desktop", claude_desktop::load);
+
+/// The built-in providers, highest priority first.
+pub const BUILT_IN: [BuiltinSource; 9] = [
+    NATIVE,
+    CLAUDE_CODE,
+    CODEX,
+    GEMINI,
+    OPENCODE,
+    CURSOR,
+    WINDSURF,
+    VSCODE,
+    CLAUDE_DESKTOP,
+];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
 /// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
-    vec![
-        Box::new(NativeSource::new()),
-        Box::new(ClaudeCodeSource::new()),
-        Box::new(CodexSource::new()),
-        Box::new(GeminiSource::new()),
-        Box::new(OpenCodeSource::new()),
-        Box::new(CursorSource::new()),
-        Box::new(WindsurfSource::new()),
-        Box::new(VsCodeSource::new()),
-        Box::new(ClaudeDesktopSource::new()),
-    ]
+    BUILT_IN
+        .iter()
+        .map(|source| Box::new(*source) as Box<dyn ConfigSource>)
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -109,6 +264,25 @@ fn dedup_paths(paths: &mut Vec<(PathBuf, Level)>) {
         }
     }
     *paths = kept;
+}
+
+/// The server names of a list such as `disabledServers` (`value` is the key's value, if the key
+/// is there: missing or `null` is no name). Anything but a list of strings is the file's error,
+/// naming the key (`label`): running a server the user meant to switch off would be worse than
+/// not loading the file.
+fn name_list(path: &Path, value: Option<&Value>, label: &str) -> Result<Vec<String>, ConfigError> {
+    let shape_error = || ConfigError::Shape {
+        path: path.to_owned(),
+        message: format!("\"{label}\" must be a list of server names"),
+    };
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(names)) => names
+            .iter()
+            .map(|name| name.as_str().map(str::to_owned).ok_or_else(shape_error))
+            .collect(),
+        Some(_) => Err(shape_error()),
+    }
 }
 
 /// Turns `disabled: true` (Cline / Windsurf / Claude Desktop style) into `enabled: false`.
@@ -169,6 +343,37 @@ fn editor_variable(inner: &str, cwd: &Path, home: &Path) -> Placeholder {
         "pathSeparator" | "/" => Placeholder::Replace(std::path::MAIN_SEPARATOR.to_string()),
         _ => Placeholder::Keep,
     }
+}
+
+/// A string; the message names the key.
+fn string(key: &str, value: &Value) -> Result<String, String> {
+    value
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("\"{key}\" must be a string"))
+}
+
+/// A list of strings (`None`: the key is missing); the message names the key.
+fn string_list(key: &str, value: Option<&Value>) -> Result<Vec<String>, String> {
+    let error = || format!("\"{key}\" must be a list of strings");
+    value
+        .and_then(Value::as_array)
+        .ok_or_else(error)?
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned).ok_or_else(error))
+        .collect()
+}
+
+/// A map of strings, which the tool's format calls a `noun` (`table`, `object`); the message
+/// names the key.
+fn string_map(key: &str, value: &Value, noun: &str) -> Result<BTreeMap<String, String>, String> {
+    let error = || format!("\"{key}\" must be {noun} of strings");
+    value
+        .as_object()
+        .ok_or_else(error)?
+        .iter()
+        .map(|(name, item)| Ok((name.clone(), item.as_str().ok_or_else(error)?.to_owned())))
+        .collect()
 }
 
 /// A whole number of milliseconds from a JSON number (fractions are rounded).

@@ -1,79 +1,41 @@
 //! OpenCode: the `mcp` key of `opencode.json` / `opencode.jsonc`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::{
     apply_disabled_flag, dedup_paths, is_variable_name, json_millis, load_file, rewrite_fields,
-    var_ref,
+    string_list, string_map, var_ref,
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::{AuthConfig, ServerConfig};
 use crate::source::Level;
-use crate::source::{ConfigSource, FileServers, SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
 
-/// OpenCode, highest first: the project's `.opencode/opencode.jsonc` and `.opencode/opencode.json`,
-/// `opencode.json` and `opencode.jsonc`; then the file named by `$OPENCODE_CONFIG`; then
-/// `<config dir>/opencode/opencode.jsonc`, `opencode.json` and the legacy `config.json` (OpenCode
-/// merges them in the reverse order, the last one winning). All are JSON with comments.
-///
-/// Entries under `mcp` (or `mcp.servers` in the newer layout):
-///
-/// - `{"type": "local", "command": ["bin", "arg", …], "environment": {…}}`: the first element of
-///   `command` is the program, the rest its arguments; `environment` becomes `env`;
-/// - `{"type": "remote", "url": …, "headers": {…}}`: Streamable HTTP with SSE fallback
-///   (`type = "http"`); an `oauth` object becomes OAuth settings, `oauth: false` stays in
-///   `extra`;
-/// - `enabled` (or the newer `disabled`), `timeout` in ms, `cwd`; anything else is kept in
-///   `extra`.
-///
-/// OpenCode's `{env:VAR}` becomes `${VAR}`; a `{file:path}` value makes the server invalid (the
-/// runtime does not read values from files).
-#[derive(Debug, Default, Clone, Copy)]
-#[non_exhaustive]
-pub struct OpenCodeSource;
-
-impl OpenCodeSource {
-    /// The provider.
-    pub const fn new() -> Self {
-        Self
+/// Reads the files: see [`super::OPENCODE`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let dot_dir = ctx.cwd.join(".opencode");
+    let mut paths = vec![
+        (dot_dir.join("opencode.jsonc"), Level::Project),
+        (dot_dir.join("opencode.json"), Level::Project),
+        (ctx.cwd.join("opencode.json"), Level::Project),
+        (ctx.cwd.join("opencode.jsonc"), Level::Project),
+    ];
+    if let Some(custom) = ctx.var("OPENCODE_CONFIG").filter(|path| !path.is_empty()) {
+        paths.push((PathBuf::from(custom), Level::User));
     }
-}
-
-impl ConfigSource for OpenCodeSource {
-    fn id(&self) -> &str {
-        "opencode"
+    let global = ctx.config_dir.join("opencode");
+    for name in ["opencode.jsonc", "opencode.json", "config.json"] {
+        paths.push((global.join(name), Level::User));
     }
-
-    fn name(&self) -> &str {
-        "OpenCode"
-    }
-
-    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
-        let dot_dir = ctx.cwd.join(".opencode");
-        let mut paths = vec![
-            (dot_dir.join("opencode.jsonc"), Level::Project),
-            (dot_dir.join("opencode.json"), Level::Project),
-            (ctx.cwd.join("opencode.json"), Level::Project),
-            (ctx.cwd.join("opencode.jsonc"), Level::Project),
-        ];
-        if let Some(custom) = ctx.var("OPENCODE_CONFIG").filter(|path| !path.is_empty()) {
-            paths.push((PathBuf::from(custom), Level::User));
-        }
-        let global = ctx.config_dir.join("opencode");
-        for name in ["opencode.jsonc", "opencode.json", "config.json"] {
-            paths.push((global.join(name), Level::User));
-        }
-        dedup_paths(&mut paths);
-        paths
-            .into_iter()
-            .filter_map(|(path, level)| load_file(&path, level, parse_jsonc, convert_file))
-            .collect()
-    }
+    dedup_paths(&mut paths);
+    paths
+        .into_iter()
+        .filter_map(|(path, level)| load_file(&path, level, parse_jsonc, convert_file))
+        .collect()
 }
 
 fn convert_file(path: &Path, root: &Value) -> Result<FileServers, ConfigError> {
@@ -105,7 +67,7 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
     let mut config = RawServerConfig::default();
     match object.get("type").and_then(Value::as_str) {
         Some("local") => {
-            let command = string_list(object.get("command"), "command")?;
+            let command = string_list("command", object.get("command"))?;
             let Some((program, args)) = command.split_first() else {
                 return Err(
                     "\"command\" must list the program and its arguments, e.g. [\"npx\", \"-y\", \"pkg\"]"
@@ -129,8 +91,8 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
     for (key, value) in object {
         match key.as_str() {
             "type" | "command" | "url" => {}
-            "environment" | "env" => config.env.extend(string_map(value, key)?),
-            "headers" => config.headers = string_map(value, key)?,
+            "environment" | "env" => config.env.extend(string_map(key, value, "an object")?),
+            "headers" => config.headers = string_map(key, value, "an object")?,
             "cwd" => {
                 config.cwd = Some(
                     value
@@ -161,26 +123,6 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
     apply_disabled_flag(&mut config);
     rewrite_fields(&mut config, &mut opencode_vars)?;
     Ok(config)
-}
-
-fn string_list(value: Option<&Value>, key: &str) -> Result<Vec<String>, String> {
-    let error = || format!("\"{key}\" must be a list of strings");
-    value
-        .and_then(Value::as_array)
-        .ok_or_else(error)?
-        .iter()
-        .map(|item| item.as_str().map(str::to_owned).ok_or_else(error))
-        .collect()
-}
-
-fn string_map(value: &Value, key: &str) -> Result<BTreeMap<String, String>, String> {
-    let error = || format!("\"{key}\" must be an object of strings");
-    value
-        .as_object()
-        .ok_or_else(error)?
-        .iter()
-        .map(|(name, item)| Ok((name.clone(), item.as_str().ok_or_else(error)?.to_owned())))
-        .collect()
 }
 
 /// `{env:VAR}` → `${VAR}`; `{file:…}` cannot be carried over.

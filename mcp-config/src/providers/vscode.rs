@@ -13,70 +13,36 @@ use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{ConfigSource, FileServers, SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
 
-/// VS Code: the workspace's `.vscode/mcp.json`, then the user profile's `mcp.json` and
-/// `settings.json` in `<config dir>/Code/User/` (and, when they exist,
-/// `~/Library/Application Support/Code/User/` and `%APPDATA%/Code/User/`). All are JSON with
-/// comments and trailing commas.
-///
-/// `mcp.json` holds a top-level `servers` object (`type` `stdio` / `http` / `sse`, `command`,
-/// `args`, `env`, `envFile`, `cwd`, `url`, `headers`) and an `inputs` list; the older shape
-/// nests both under `mcp`, which is also how `settings.json` holds them. `envFile`, `dev` and
-/// other keys are kept in `extra`.
-///
-/// Variables: `${env:VAR}` → `${VAR}`; `${workspaceFolder}` → the absolute project root;
-/// `${userHome}`, `${workspaceFolderBasename}`, `${pathSeparator}` likewise. A value using
-/// `${input:…}` (an interactive VS Code prompt) or `${command:…}` / `${config:…}` makes that
-/// server invalid, with a message saying to set the value in the config or the environment.
-#[derive(Debug, Default, Clone, Copy)]
-#[non_exhaustive]
-pub struct VsCodeSource;
-
-impl VsCodeSource {
-    /// The provider.
-    pub const fn new() -> Self {
-        Self
+/// Reads the files: see [`super::VSCODE`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let mut user_dirs = vec![
+        ctx.config_dir.join("Code").join("User"),
+        ctx.home
+            .join("Library")
+            .join("Application Support")
+            .join("Code")
+            .join("User"),
+    ];
+    if let Some(app_data) = ctx.var("APPDATA").filter(|dir| !dir.is_empty()) {
+        user_dirs.push(PathBuf::from(app_data).join("Code").join("User"));
     }
-}
-
-impl ConfigSource for VsCodeSource {
-    fn id(&self) -> &str {
-        "vscode"
+    let mut paths = vec![(ctx.cwd.join(".vscode").join("mcp.json"), Level::Project)];
+    for dir in user_dirs {
+        paths.push((dir.join("mcp.json"), Level::User));
+        paths.push((dir.join("settings.json"), Level::User));
     }
-
-    fn name(&self) -> &str {
-        "VS Code"
-    }
-
-    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
-        let mut user_dirs = vec![
-            ctx.config_dir.join("Code").join("User"),
-            ctx.home
-                .join("Library")
-                .join("Application Support")
-                .join("Code")
-                .join("User"),
-        ];
-        if let Some(app_data) = ctx.var("APPDATA").filter(|dir| !dir.is_empty()) {
-            user_dirs.push(PathBuf::from(app_data).join("Code").join("User"));
-        }
-        let mut paths = vec![(ctx.cwd.join(".vscode").join("mcp.json"), Level::Project)];
-        for dir in user_dirs {
-            paths.push((dir.join("mcp.json"), Level::User));
-            paths.push((dir.join("settings.json"), Level::User));
-        }
-        dedup_paths(&mut paths);
-        paths
-            .into_iter()
-            .filter_map(|(path, level)| {
-                let is_settings = path.file_name().is_some_and(|name| name == "settings.json");
-                load_file(&path, level, parse_jsonc, |path, root| {
-                    convert_file(path, root, is_settings, ctx)
-                })
+    dedup_paths(&mut paths);
+    paths
+        .into_iter()
+        .filter_map(|(path, level)| {
+            let is_settings = path.file_name().is_some_and(|name| name == "settings.json");
+            load_file(&path, level, parse_jsonc, |path, root| {
+                convert_file(path, root, is_settings, ctx)
             })
-            .collect()
-    }
+        })
+        .collect()
 }
 
 fn convert_file(

@@ -8,46 +8,20 @@ use super::{
 use crate::context::DiscoveryContext;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{ConfigSource, SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{SourceFile, parse_jsonc, servers_under_key};
 
-/// Windsurf (Cascade): `~/.codeium/windsurf/mcp_config.json`, user level only.
-///
-/// `mcpServers` entries: `command`, `args`, `env` for stdio; `serverUrl` (or `url`) and
-/// `headers` for remote servers (`type = "http"`, with SSE fallback); `disabled: true` becomes
-/// `enabled: false`; `disabledTools` and the rest are kept in `extra`. `${env:VAR}` becomes
-/// `${VAR}`; a `${file:…}` value makes the server invalid.
-#[derive(Debug, Default, Clone, Copy)]
-#[non_exhaustive]
-pub struct WindsurfSource;
-
-impl WindsurfSource {
-    /// The provider.
-    pub const fn new() -> Self {
-        Self
-    }
-}
-
-impl ConfigSource for WindsurfSource {
-    fn id(&self) -> &str {
-        "windsurf"
-    }
-
-    fn name(&self) -> &str {
-        "Windsurf"
-    }
-
-    fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
-        let path = ctx
-            .home
-            .join(".codeium")
-            .join("windsurf")
-            .join("mcp_config.json");
-        load_file(&path, Level::User, parse_jsonc, |path, root| {
-            servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
-        })
-        .into_iter()
-        .collect()
-    }
+/// Reads the files: see [`super::WINDSURF`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let path = ctx
+        .home
+        .join(".codeium")
+        .join("windsurf")
+        .join("mcp_config.json");
+    load_file(&path, Level::User, parse_jsonc, |path, root| {
+        servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
+    })
+    .into_iter()
+    .collect()
 }
 
 fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, String> {

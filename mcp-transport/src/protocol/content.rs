@@ -212,42 +212,31 @@ impl<'de> serde::de::Visitor<'de> for ContentBlockVisitor {
 
 impl Serialize for ContentBlock {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Tagged<'a, T> {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            #[serde(flatten)]
-            block: &'a T,
-        }
         match self {
-            Self::Text(block) => Tagged {
-                kind: "text",
-                block,
-            }
-            .serialize(serializer),
-            Self::Image(block) => Tagged {
-                kind: "image",
-                block,
-            }
-            .serialize(serializer),
-            Self::Audio(block) => Tagged {
-                kind: "audio",
-                block,
-            }
-            .serialize(serializer),
-            Self::ResourceLink(block) => Tagged {
-                kind: "resource_link",
-                block,
-            }
-            .serialize(serializer),
-            Self::Resource(block) => Tagged {
-                kind: "resource",
-                block,
-            }
-            .serialize(serializer),
+            Self::Text(block) => tagged("text", block, serializer),
+            Self::Image(block) => tagged("image", block, serializer),
+            Self::Audio(block) => tagged("audio", block, serializer),
+            Self::ResourceLink(block) => tagged("resource_link", block, serializer),
+            Self::Resource(block) => tagged("resource", block, serializer),
             Self::Unknown(value) => value.serialize(serializer),
         }
     }
+}
+
+/// A block's fields with its `type` beside them.
+fn tagged<T: Serialize, S: Serializer>(
+    kind: &'static str,
+    block: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Tagged<'a, T> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        #[serde(flatten)]
+        block: &'a T,
+    }
+    Tagged { kind, block }.serialize(serializer)
 }
 
 /// A text block.
