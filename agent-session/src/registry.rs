@@ -51,7 +51,7 @@ impl ToolRegistry {
     }
 
     /// Removes a tool; true if it was there.
-    pub fn unregister(&mut self, name: &str) -> bool {
+    fn unregister(&mut self, name: &str) -> bool {
         self.active.remove(name);
         self.tools.remove(name).is_some()
     }
@@ -63,11 +63,6 @@ impl ToolRegistry {
             self.active.insert(name.to_owned());
         }
         known
-    }
-
-    /// Stops offering a tool (it stays registered).
-    pub fn deactivate(&mut self, name: &str) {
-        self.active.remove(name);
     }
 
     /// A tool by name, active or not.

@@ -20,7 +20,7 @@ pub const MAX_TOOL_NAME_LEN: usize = 64;
 const MAX_COLLISION_ROUNDS: u32 = 16;
 
 /// One part of a name: lower-cased, `[a-z0-9_]` only, single underscores, trimmed.
-pub fn sanitize_part(part: &str, fallback: &str) -> String {
+fn sanitize_part(part: &str, fallback: &str) -> String {
     let mut out = String::with_capacity(part.len());
     for c in part.chars().flat_map(char::to_lowercase) {
         let c = if c.is_ascii_lowercase() || c.is_ascii_digit() {

@@ -26,7 +26,7 @@ impl Fingerprint {
     }
 
     /// The fingerprint of a JSON value.
-    pub fn of_json(value: &Value) -> Self {
+    fn of_json(value: &Value) -> Self {
         let mut canonical = String::new();
         write_canonical(value, &mut canonical);
         let bytes = canonical.as_bytes();

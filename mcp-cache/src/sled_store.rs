@@ -94,7 +94,7 @@ impl SledToolCache {
     }
 
     /// The directory [`in_user_cache_dir`](Self::in_user_cache_dir) uses.
-    pub fn default_dir(app_name: &str) -> PathBuf {
+    fn default_dir(app_name: &str) -> PathBuf {
         let absolute = |var: &str| {
             std::env::var_os(var)
                 .map(PathBuf::from)

@@ -11,7 +11,7 @@ use mcp_bridge::naming::assign_names;
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
 };
-use mcp_cache::{Fingerprint, NoopToolCache, ToolCache};
+use mcp_cache::{Fingerprint, ToolCache};
 use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
 use mcp_transport::protocol::methods;
 use mcp_transport::{ClientOptions, McpClient, ServerNotification, Tool};
@@ -174,11 +174,6 @@ impl McpManager {
                 events: broadcast::Sender::new(1024),
             }),
         }
-    }
-
-    /// A manager without cache or credentials (tests, one-off tools).
-    pub fn without_cache(options: ManagerOptions) -> Self {
-        Self::new(options, Arc::new(NoopToolCache::new()), None)
     }
 
     /// Events from now on.

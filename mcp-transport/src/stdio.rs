@@ -104,7 +104,7 @@ impl StdioServerParams {
     }
 
     /// The command line, for messages.
-    pub fn command_line(&self) -> String {
+    fn command_line(&self) -> String {
         std::iter::once(self.command.as_str())
             .chain(self.args.iter().map(String::as_str))
             .collect::<Vec<_>>()

@@ -46,7 +46,7 @@ mod vscode;
 mod windsurf;
 
 /// A built-in provider: its id, its display name and the reader of its files. The nine of them
-/// are the constants of this module, in [`BUILT_IN`] by priority.
+/// are the constants of this module; [`default_sources`] lists them by priority.
 #[derive(Clone, Copy)]
 pub struct BuiltinSource {
     id: &'static str,
@@ -203,7 +203,7 @@ pub const CLAUDE_DESKTOP: BuiltinSource =
     BuiltinSource::new("claude-desktop", "Claude Desktop", claude_desktop::load);
 
 /// The built-in providers, highest priority first.
-pub const BUILT_IN: [BuiltinSource; 9] = [
+const BUILT_IN: [BuiltinSource; 9] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
