@@ -62,11 +62,41 @@ pub enum ManagerError {
     #[error("MCP discovery failed: {0}")]
     Discovery(Arc<ConfigError>),
     /// A configuration provider panicked while reading its files; no server was loaded.
-    #[error("MCP discovery failed: a config provider panicked: {panic}")]
-    ProviderPanicked {
-        /// What the panic said.
-        panic: String,
-    },
+    #[error("MCP discovery failed: a config provider panicked: {0}")]
+    ProviderPanicked(ProviderPanic),
+}
+
+/// What a panicking configuration provider said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderPanic {
+    message: String,
+}
+
+impl ProviderPanic {
+    /// The panic's payload, when it was text.
+    pub fn from_payload(payload: &(dyn std::any::Any + Send)) -> Self {
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| {
+                payload
+                    .downcast_ref::<&str>()
+                    .map(|text| (*text).to_owned())
+            })
+            .unwrap_or_else(|| "no message".to_owned());
+        Self { message }
+    }
+
+    /// What the panic said.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ProviderPanic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 impl ManagerError {
@@ -79,7 +109,7 @@ impl ManagerError {
             Self::UnsupportedTransport { server, .. }
             | Self::ConnectionLost { server, .. }
             | Self::NotConnected { server } => Some(server),
-            Self::Discovery(_) | Self::ProviderPanicked { .. } => None,
+            Self::Discovery(_) | Self::ProviderPanicked(_) => None,
         }
     }
 

@@ -36,7 +36,7 @@ mod loader;
 mod manager;
 mod status;
 
-pub use error::{DISCOVERY_PROBLEM_PATH, ManagerError, Problem, ServerError};
+pub use error::{DISCOVERY_PROBLEM_PATH, ManagerError, Problem, ProviderPanic, ServerError};
 pub use loader::{
     LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers,
     discover_mcp_servers_with, discovery_problems,

@@ -9,7 +9,7 @@ use mcp_config::{
     AuthStorage, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason, load_all_configs,
 };
 
-use crate::error::{ManagerError, Problem, ServerError};
+use crate::error::{ManagerError, Problem, ProviderPanic, ServerError};
 use crate::manager::{ManagedTool, ManagerOptions, McpManager};
 
 /// What the loader does.
@@ -121,13 +121,9 @@ fn discover(cwd: &Path, options: &LoadOptions) -> Result<DiscoveryResult, Server
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         load_all_configs(&context, &options.discovery)
     }))
-    .map_err(|panic| {
-        let panic = panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|text| (*text).to_owned()))
-            .unwrap_or_else(|| "no message".to_owned());
-        ServerError::new(ManagerError::ProviderPanicked { panic })
+    .map_err(|payload| {
+        let panic = ProviderPanic::from_payload(payload.as_ref());
+        ServerError::new(ManagerError::ProviderPanicked(panic))
     })
 }
 
