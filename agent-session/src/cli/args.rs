@@ -16,6 +16,19 @@ Exit status: 0 success; 1 a tool or a command failed; 2 a usage error.
 Logs go to stderr, filtered by RUST_LOG (default warn). Colour goes only to a terminal, and
 never when NO_COLOR is set.";
 
+const CALL_EXAMPLES: &str = "\
+Examples:
+  agent-session call mcp_github_search_repositories '{\"query\": \"mcp\"}'
+  agent-session call github/search_repositories '{\"query\": \"mcp\"}' --timeout-ms 30000 --json
+A deferred tool (its server still connecting) waits for its server. Exit status 1 when the tool
+answers with an error.";
+
+const SHELL_EXAMPLES: &str = "\
+Examples:
+  agent-session shell
+  printf '/mcp list\\ntools\\n' | agent-session shell --json    # one JSON line per command
+The prompt `mcp> ` shows only when stdin is a terminal; `/mcp help` lists the /mcp commands.";
+
 /// See, test and call the MCP servers your agents use.
 #[derive(Debug, Parser)]
 #[command(
@@ -100,6 +113,7 @@ pub(crate) enum Command {
         server: Option<String>,
     },
     /// Call a tool by its name (mcp_github_create_issue) or as server/tool
+    #[command(after_help = CALL_EXAMPLES)]
     Call {
         /// The tool: its model-facing name, or server/tool
         #[arg(value_name = "TOOL")]
@@ -112,9 +126,9 @@ pub(crate) enum Command {
         timeout_ms: Option<u64>,
     },
     /// Read commands from stdin: /mcp ..., tools, list, call TOOL JSON, help, exit
+    #[command(after_help = SHELL_EXAMPLES)]
     Shell,
-    /// A walk through discovery, the startup gate, tool calls, a reload and the shutdown, with
-    /// a built-in demo server
+    /// A guided tour with a built-in demo server: discovery, the gate, calls, reload, shutdown
     Demo,
     /// The demo's MCP server on stdio (used by `demo`)
     #[command(hide = true)]
