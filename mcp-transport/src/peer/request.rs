@@ -47,7 +47,7 @@ pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync
 #[non_exhaustive]
 pub struct RequestOptions {
     /// Give up (and tell the server) after this long without an answer. `None` uses the
-    /// peer's default ([`PeerOptions::default_timeout`]).
+    /// peer's default ([`PeerOptions::default_timeout`](crate::PeerOptions::default_timeout)).
     pub timeout: Option<Duration>,
     /// With progress, each notification restarts the timeout, but never beyond this total.
     pub max_total_timeout: Option<Duration>,
