@@ -79,7 +79,10 @@ impl McpManager {
         let mut started = Vec::new();
         for (name, server) in servers {
             let config = &server.config;
-            (inner.lock().sources).insert(name.clone(), server.source.meta.clone());
+            inner
+                .lock()
+                .sources
+                .insert(name.clone(), server.source.meta.clone());
             if let Some((id, outcome)) = inner.start(name, config, &gate) {
                 let cache = Arc::clone(&inner.cache);
                 let fingerprint = Fingerprint::of(config);

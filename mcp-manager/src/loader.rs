@@ -168,8 +168,11 @@ impl LoadResult {
         let outcome = self.manager.connect_servers(&self.discovery.servers).await;
         for error in outcome.errors {
             let name = error.server().unwrap_or_default().to_owned();
-            let source =
-                (self.discovery.servers.get(&name)).map(|server| server.source.meta.clone());
+            let source = self
+                .discovery
+                .servers
+                .get(&name)
+                .map(|server| server.source.meta.clone());
             self.problems.push(Problem::Server {
                 name,
                 source,

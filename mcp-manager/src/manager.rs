@@ -133,7 +133,9 @@ pub(crate) struct State {
 impl State {
     /// Every server some registry holds, sorted.
     fn known_servers(&self) -> Vec<String> {
-        let mut names: Vec<String> = (self.connections.keys())
+        let mut names: Vec<String> = self
+            .connections
+            .keys()
             .chain(self.pending.keys())
             .chain(self.failures.keys())
             .chain(self.tools.keys())

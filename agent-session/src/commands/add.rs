@@ -58,7 +58,9 @@ fn parse_add(rest: &[String]) -> Result<(String, Level, ServerConfig), String> {
                 if token.is_empty() {
                     return Err(format!("--token is empty; {ADD_USAGE}"));
                 }
-                (remote.headers).insert("Authorization".to_owned(), format!("Bearer {token}"));
+                remote
+                    .headers
+                    .insert("Authorization".to_owned(), format!("Bearer {token}"));
             }
             let transport = match parsed.flag("--transport") {
                 None | Some("http") => TransportConfig::Http(remote),

@@ -66,7 +66,10 @@ pub(super) async fn set_enabled(
         Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
     };
     let reloaded = Reloaded::run(session).await;
-    let switched_off = (reloaded.servers.discovery.skip_of(&name))
+    let switched_off = reloaded
+        .servers
+        .discovery
+        .skip_of(&name)
         .filter(|skipped| skipped.reason == SkipReason::Disabled);
     let now_disabled = switched_off.is_some();
     let now_configured = reloaded.servers.is_configured(&name);
