@@ -35,53 +35,6 @@ async fn wait_for_tool(session: &AgentSession, name: &str) {
     .await;
 }
 
-/// One of the agent's own tools.
-struct Clock;
-
-#[async_trait]
-impl AgentTool for Clock {
-    fn name(&self) -> &str {
-        "clock"
-    }
-    fn label(&self) -> &str {
-        "clock"
-    }
-    fn description(&self) -> &str {
-        "The time."
-    }
-    fn parameters(&self) -> &Value {
-        static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| json!({"type": "object"}))
-    }
-    async fn execute(
-        &self,
-        _args: Value,
-        _cancel: CancellationToken,
-    ) -> Result<ToolOutput, ToolCancelled> {
-        Ok(ToolOutput::text("noon"))
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn refresh_replaces_only_mcp_tools_and_keeps_the_agents_own() {
-    let world = World::new();
-    world.write_mcp_json(&[("fx", FixtureServer::new())]);
-    let options = world.options().own_tool(Arc::new(Clock));
-    let started = guard(create_agent_session(options)).await;
-    let session = started.session;
-    let before = names(&session);
-    assert!(before.contains(&"clock".to_owned()));
-    assert!(before.contains(&"mcp_fx_echo".to_owned()), "{before:?}");
-
-    session.refresh_mcp_tools(Vec::new());
-    assert_eq!(names(&session), ["clock"]);
-
-    session.refresh_mcp_tools(session.manager().tools());
-    assert_eq!(names(&session), before);
-    assert!(session.registry().is_active("mcp_fx_echo"));
-    guard(session.shutdown()).await;
-}
-
 /// An agent tool with any name, answering with its own name.
 struct Named(&'static str);
 
@@ -107,6 +60,26 @@ impl AgentTool for Named {
     ) -> Result<ToolOutput, ToolCancelled> {
         Ok(ToolOutput::text(format!("the agent's {}", self.0)))
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refresh_replaces_only_mcp_tools_and_keeps_the_agents_own() {
+    let world = World::new();
+    world.write_mcp_json(&[("fx", FixtureServer::new())]);
+    let options = world.options().own_tool(Arc::new(Named("clock")));
+    let started = guard(create_agent_session(options)).await;
+    let session = started.session;
+    let before = names(&session);
+    assert!(before.contains(&"clock".to_owned()));
+    assert!(before.contains(&"mcp_fx_echo".to_owned()), "{before:?}");
+
+    session.refresh_mcp_tools(Vec::new());
+    assert_eq!(names(&session), ["clock"]);
+
+    session.refresh_mcp_tools(session.manager().tools());
+    assert_eq!(names(&session), before);
+    assert!(session.registry().is_active("mcp_fx_echo"));
+    guard(session.shutdown()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -215,7 +188,10 @@ async fn a_list_change_on_the_server_reaches_the_registry_without_any_call() {
 async fn with_mcp_off_nothing_is_discovered_or_started() {
     let world = World::new();
     world.write_mcp_json(&[("fx", FixtureServer::new())]);
-    let options = world.options().mcp(false).own_tool(Arc::new(Clock));
+    let options = world
+        .options()
+        .mcp(false)
+        .own_tool(Arc::new(Named("clock")));
     let started = guard(create_agent_session(options)).await;
     assert_eq!(names(&started.session), ["clock"]);
     assert!(started.session.discovery().servers.is_empty());

@@ -3,7 +3,7 @@
 
 use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use crate::error::Error;
@@ -12,17 +12,36 @@ use crate::error::Error;
 ///
 /// Stdin is closed so that nothing ever waits for a prompt answer (CI has no stdin).
 pub(crate) fn run(command: &mut Command) -> Result<(), Error> {
+    run_with(command, Command::status).map(drop)
+}
+
+/// Prints `$ <command>`, runs it with its stderr shown, and returns its stdout; a bad exit is
+/// an error.
+pub(crate) fn output(command: &mut Command) -> Result<String, Error> {
+    command.stderr(Stdio::inherit());
+    let output = run_with(command, |command| {
+        command
+            .output()
+            .map(|output| (output.status, output.stdout))
+    })?;
+    Ok(String::from_utf8_lossy(&output.1).into_owned())
+}
+
+/// Prints `$ <command>` and runs it with no stdin through `execute`; a failure to start or a
+/// bad exit status is an error quoting the command.
+fn run_with<T: Outcome>(
+    command: &mut Command,
+    execute: impl FnOnce(&mut Command) -> std::io::Result<T>,
+) -> Result<T, Error> {
     let shown = display(command);
     println!("$ {shown}");
-    let status = command
-        .stdin(Stdio::null())
-        .status()
-        .map_err(|source| Error::Spawn {
-            command: shown.clone(),
-            source,
-        })?;
+    let outcome = execute(command.stdin(Stdio::null())).map_err(|source| Error::Spawn {
+        command: shown.clone(),
+        source,
+    })?;
+    let status = outcome.status();
     if status.success() {
-        Ok(())
+        Ok(outcome)
     } else {
         Err(Error::Failed {
             command: shown,
@@ -31,26 +50,21 @@ pub(crate) fn run(command: &mut Command) -> Result<(), Error> {
     }
 }
 
-/// Prints `$ <command>`, runs it with its stderr shown, and returns its stdout; a bad exit is
-/// an error.
-pub(crate) fn output(command: &mut Command) -> Result<String, Error> {
-    let shown = display(command);
-    println!("$ {shown}");
-    let output = command
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|source| Error::Spawn {
-            command: shown.clone(),
-            source,
-        })?;
-    if !output.status.success() {
-        return Err(Error::Failed {
-            command: shown,
-            status: output.status,
-        });
+/// What a finished command gives, with its exit status.
+trait Outcome {
+    fn status(&self) -> ExitStatus;
+}
+
+impl Outcome for ExitStatus {
+    fn status(&self) -> ExitStatus {
+        *self
     }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+impl Outcome for (ExitStatus, Vec<u8>) {
+    fn status(&self) -> ExitStatus {
+        self.0
+    }
 }
 
 /// Runs a command silently and returns its trimmed stdout, or `None` if it could not start or
