@@ -26,7 +26,7 @@ use crate::registry::{ToolOrigin, ToolRegistry};
 /// How a session starts: the project, whether MCP is on, the agent's own tools, and the
 /// loader's options (app name, project config, cache, credentials, discovery roots, manager),
 /// which reloads use again.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct SessionOptions {
     /// The project directory.
@@ -100,16 +100,6 @@ impl SessionOptions {
     /// Whether project-level config files count.
     pub fn enable_project_config(&self) -> bool {
         self.load.enable_project_config()
-    }
-}
-
-impl std::fmt::Debug for SessionOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionOptions")
-            .field("cwd", &self.cwd)
-            .field("enable_mcp", &self.enable_mcp)
-            .field("load", &self.load)
-            .finish_non_exhaustive()
     }
 }
 

@@ -24,6 +24,12 @@ pub trait ConnectionProvider: Send + Sync {
     async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, ConnectionError>;
 }
 
+impl std::fmt::Debug for dyn ConnectionProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn ConnectionProvider")
+    }
+}
+
 /// What the model sees of an MCP tool, and the original names behind it.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -165,6 +171,7 @@ mcp_agent_tool!(McpTool, |tool, args, cancel| {
 
 /// An MCP tool from the cache whose server is still connecting: a call waits for the
 /// connection (or the caller's cancellation), then calls.
+#[derive(Debug)]
 pub struct DeferredMcpTool {
     definition: McpToolDefinition,
     provider: Arc<dyn ConnectionProvider>,
@@ -182,14 +189,6 @@ impl DeferredMcpTool {
     /// The definition, with the original server and tool names.
     pub fn definition(&self) -> &McpToolDefinition {
         &self.definition
-    }
-}
-
-impl std::fmt::Debug for DeferredMcpTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeferredMcpTool")
-            .field("definition", &self.definition)
-            .finish_non_exhaustive()
     }
 }
 

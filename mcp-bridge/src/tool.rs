@@ -29,6 +29,13 @@ pub trait AgentTool: Send + Sync {
     ) -> Result<ToolOutput, ToolCancelled>;
 }
 
+impl std::fmt::Debug for dyn AgentTool {
+    /// A tool shows as its name: what a registry or an options dump needs to tell tools apart.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("AgentTool").field(&self.name()).finish()
+    }
+}
+
 /// The call was cancelled by the caller; nothing is reported to the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the tool call was cancelled")]

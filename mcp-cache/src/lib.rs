@@ -59,6 +59,12 @@ pub trait ToolCache: Send + Sync {
     async fn remove(&self, server: &str);
 }
 
+impl std::fmt::Debug for dyn ToolCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn ToolCache")
+    }
+}
+
 /// Settings shared by the stores.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]

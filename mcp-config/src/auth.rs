@@ -100,6 +100,13 @@ pub trait AuthStorage: Send + Sync {
     async fn access_token(&self, server: &str) -> Option<String>;
 }
 
+impl fmt::Debug for dyn AuthStorage {
+    /// Opaque: a credential store's contents never reach a log.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("dyn AuthStorage")
+    }
+}
+
 /// Settings of a resolution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

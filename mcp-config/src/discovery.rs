@@ -35,7 +35,7 @@ use crate::source::{Level, SourceMeta};
 use crate::validate::validate_server_config;
 
 /// What discovery reads and how it filters.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct DiscoveryOptions {
     /// Whether project-level files count. Agents that ask the user to trust a project before
@@ -94,24 +94,6 @@ impl DiscoveryOptions {
     pub fn disable_provider(mut self, id: impl Into<String>) -> Self {
         self.disabled_providers.insert(id.into());
         self
-    }
-}
-
-impl std::fmt::Debug for DiscoveryOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DiscoveryOptions")
-            .field("enable_project_config", &self.enable_project_config)
-            .field("filter_exa", &self.filter_exa)
-            .field(
-                "sources",
-                &self
-                    .sources
-                    .iter()
-                    .map(|s| s.id().to_owned())
-                    .collect::<Vec<_>>(),
-            )
-            .field("disabled_providers", &self.disabled_providers)
-            .finish()
     }
 }
 
@@ -448,6 +430,17 @@ fn exa_api_keys(config: &ServerConfig) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::server_config::StdioConfig;
+
+    #[test]
+    fn options_debug_names_each_provider_by_id() {
+        let options = DiscoveryOptions::default().disable_provider("cursor");
+        let shown = format!("{options:?}");
+        assert!(shown.contains(r#"ConfigSource("claude-code")"#), "{shown}");
+        assert!(
+            shown.contains(r#"disabled_providers: {"cursor"}"#),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn exa_keys_come_from_url_args_and_env() {

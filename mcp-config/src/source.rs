@@ -88,6 +88,13 @@ pub trait ConfigSource: Send + Sync {
     fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile>;
 }
 
+impl fmt::Debug for dyn ConfigSource {
+    /// A provider shows as its id.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ConfigSource").field(&self.id()).finish()
+    }
+}
+
 /// One file a provider read.
 #[derive(Debug)]
 #[non_exhaustive]

@@ -13,7 +13,7 @@ use crate::error::{ManagerError, Problem, ProviderPanic, ServerError};
 use crate::manager::{ManagedTool, ManagerOptions, McpManager};
 
 /// What the loader does.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct LoadOptions {
     /// The embedding agent's name: its native config files and its cache directory.
@@ -85,17 +85,6 @@ impl LoadOptions {
             None => DiscoveryContext::from_process(self.app_name.clone(), cwd)
                 .map_err(|error| ServerError::new(ManagerError::Discovery(Arc::new(error)))),
         }
-    }
-}
-
-impl std::fmt::Debug for LoadOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadOptions")
-            .field("app_name", &self.app_name)
-            .field("context", &self.context)
-            .field("discovery", &self.discovery)
-            .field("manager", &self.manager)
-            .finish_non_exhaustive()
     }
 }
 

@@ -65,7 +65,7 @@ impl ManagerOptions {
 }
 
 /// A tool the manager offers, with where it comes from.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ManagedTool {
     /// The server's configured name.
@@ -76,17 +76,6 @@ pub struct ManagedTool {
     pub deferred: bool,
     /// The tool itself.
     pub tool: Arc<dyn AgentTool>,
-}
-
-impl std::fmt::Debug for ManagedTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ManagedTool")
-            .field("name", &self.tool.name())
-            .field("server", &self.server)
-            .field("original_name", &self.original_name)
-            .field("deferred", &self.deferred)
-            .finish()
-    }
 }
 
 /// What `connect_servers` answers at the startup gate.
