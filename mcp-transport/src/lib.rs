@@ -47,7 +47,7 @@
 //! | Feature | Default | What it adds |
 //! |---|---|---|
 //! | `stdio` | yes | spawning servers as child processes: `StdioTransport`, `McpClient::connect_stdio` |
-//! | `http` | yes | the remote transports (Streamable HTTP, legacy SSE) as they arrive |
+//! | `http` | yes | the remote transports (Streamable HTTP, legacy SSE) as they arrive, and the [`sse`] decoder they share |
 //!
 //! With neither, the crate is the protocol, the peer, the client, [`McpClient::connect`] over
 //! any [`Transport`] and the line framing: a transport plugin compiles no process or HTTP code.
@@ -64,6 +64,8 @@ mod peer;
 #[cfg(feature = "stdio")]
 mod process;
 pub mod protocol;
+#[cfg(feature = "http")]
+pub mod sse;
 #[cfg(feature = "stdio")]
 pub mod stdio;
 pub mod transport;

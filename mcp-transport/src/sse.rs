@@ -1,0 +1,368 @@
+//! Server-sent events, decoded for MCP: bounded, and keeping every `id:` and `retry:`.
+//!
+//! Both HTTP transports read `text/event-stream` bodies: Streamable HTTP answers a POST with one
+//! and offers another on GET; legacy HTTP+SSE reads everything from one. What MCP needs from the
+//! decoder is more than the events:
+//!
+//! - the **last event id** after every block, including blocks that carry no `data:` line, since
+//!   a server may announce an id on its own and a resumed stream (`GET` with `Last-Event-ID`)
+//!   starts from it;
+//! - the **`retry:`** the server asked for, for the delay before that resumption;
+//! - a **size limit**: a server that never ends an event is an error
+//!   ([`TransportError::MessageTooLarge`]), not a buffer that grows until memory runs out.
+//!
+//! `eventsource-stream` drops a block without `data:` whole, with its `id:` and `retry:`, and has
+//! no size limit, so the decoder is ours. It follows the WHATWG event-stream parsing rules: lines
+//! end in CRLF, LF or CR (also across chunk boundaries); a leading byte-order mark is skipped;
+//! `:` starts a comment; one space after the colon is dropped; `data:` lines join with `\n`; an
+//! `id:` containing NUL is ignored; `retry:` takes ASCII digits only; a block whose data buffer
+//! is empty dispatches nothing; an unfinished block at the end of the stream is dropped.
+//!
+//! An event with empty data (MCP's *priming* event, which only carries an id) is handed on: the
+//! caller decides that empty data is not a JSON-RPC message.
+//!
+//! ```
+//! use mcp_transport::sse::SseDecoder;
+//!
+//! let mut decoder = SseDecoder::new(1024);
+//! decoder.push(b"id: 7\ndata:\n\nretry: 250\nevent: message\ndata: {\"jsonrpc\"");
+//! decoder.push(b":\"2.0\"}\n\n");
+//! let priming = decoder.next_event().unwrap().unwrap();
+//! assert_eq!((priming.data.as_str(), priming.id.as_deref()), ("", Some("7")));
+//! let message = decoder.next_event().unwrap().unwrap();
+//! assert_eq!(message.data, r#"{"jsonrpc":"2.0"}"#);
+//! assert_eq!(decoder.last_event_id(), Some("7"));
+//! assert_eq!(decoder.retry(), Some(std::time::Duration::from_millis(250)));
+//! assert!(decoder.next_event().unwrap().is_none());
+//! ```
+
+use std::time::Duration;
+
+use crate::transport::TransportError;
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SseEvent {
+    /// The event type; `message` when the block named none.
+    pub event: String,
+    /// The data lines joined with `\n`; empty for a priming event.
+    pub data: String,
+    /// The last event id at dispatch (this block's `id:`, or an earlier one), if any.
+    pub id: Option<String>,
+}
+
+/// A push decoder for a `text/event-stream` body: feed chunks with [`push`](Self::push), take
+/// events with [`next_event`](Self::next_event).
+#[derive(Debug)]
+pub struct SseDecoder {
+    /// Bytes received and not yet split into lines.
+    buffer: Vec<u8>,
+    /// The previous chunk ended in `\r`: a `\n` starting the next one belongs to it.
+    skip_line_feed: bool,
+    /// Whether the start of the stream was seen (and a byte-order mark dropped).
+    started: bool,
+    /// The block being read: its data, its type, and the bytes of its `data:` lines.
+    data: String,
+    event: String,
+    block_bytes: usize,
+    last_event_id: Option<String>,
+    retry: Option<Duration>,
+    max_event_bytes: usize,
+}
+
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
+impl SseDecoder {
+    /// A decoder that fails on an event whose `data:` lines (field names and line ends
+    /// included) come to more than `max_event_bytes`, or on any longer line.
+    pub fn new(max_event_bytes: usize) -> Self {
+        Self {
+            buffer: Vec::new(),
+            skip_line_feed: false,
+            started: false,
+            data: String::new(),
+            event: String::new(),
+            block_bytes: 0,
+            last_event_id: None,
+            retry: None,
+            max_event_bytes,
+        }
+    }
+
+    /// A decoder that resumes a stream: events without an `id:` report `last_event_id` until
+    /// the server names another.
+    pub fn resuming(max_event_bytes: usize, last_event_id: Option<String>) -> Self {
+        Self {
+            last_event_id,
+            ..Self::new(max_event_bytes)
+        }
+    }
+
+    /// Appends a chunk of the body.
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.buffer.extend_from_slice(chunk);
+    }
+
+    /// The next complete event, `None` until more bytes arrive, or
+    /// [`TransportError::MessageTooLarge`] once the block being read is over the limit.
+    pub fn next_event(&mut self) -> Result<Option<SseEvent>, TransportError> {
+        if !self.started {
+            if self.buffer.len() < BYTE_ORDER_MARK.len()
+                && BYTE_ORDER_MARK.starts_with(&self.buffer)
+            {
+                return Ok(None);
+            }
+            if self.buffer.starts_with(BYTE_ORDER_MARK) {
+                self.buffer.drain(..BYTE_ORDER_MARK.len());
+            }
+            self.started = true;
+        }
+        let mut consumed = 0;
+        let result = loop {
+            let rest = &self.buffer[consumed..];
+            if self.skip_line_feed && !rest.is_empty() {
+                self.skip_line_feed = false;
+                if rest[0] == b'\n' {
+                    consumed += 1;
+                    continue;
+                }
+            }
+            let Some(end) = memchr::memchr2(b'\n', b'\r', rest) else {
+                if self.block_bytes + rest.len() > self.max_event_bytes {
+                    break Err(self.too_large());
+                }
+                break Ok(None);
+            };
+            let line = String::from_utf8_lossy(&rest[..end]).into_owned();
+            if rest[end] == b'\r' {
+                self.skip_line_feed = true;
+            }
+            consumed += end + 1;
+            // Data lines add up; other lines replace a value or are dropped (comments as
+            // keep-alives may come forever), so only their own length counts.
+            let counted = if line.starts_with("data") {
+                self.block_bytes += end + 1;
+                self.block_bytes
+            } else {
+                end + 1
+            };
+            if counted > self.max_event_bytes {
+                break Err(self.too_large());
+            }
+            if line.is_empty() {
+                if let Some(event) = self.dispatch() {
+                    break Ok(Some(event));
+                }
+            } else {
+                self.field(&line);
+            }
+        };
+        if result.is_err() {
+            self.buffer.clear(); // the stream is unusable: what follows has no start
+        } else {
+            self.buffer.drain(..consumed);
+        }
+        result
+    }
+
+    /// The id the server named last (the value for `Last-Event-ID`), including ids of blocks
+    /// that dispatched nothing.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// The reconnection delay the server asked for with `retry:`, if it did.
+    pub fn retry(&self) -> Option<Duration> {
+        self.retry
+    }
+
+    fn field(&mut self, line: &str) {
+        let (name, value) = match line.split_once(':') {
+            Some(("", _)) => return, // a comment
+            Some((name, value)) => (name, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        match name {
+            "data" => {
+                self.data.push_str(value);
+                self.data.push('\n');
+            }
+            "event" => value.clone_into(&mut self.event),
+            "id" if !value.contains('\0') => {
+                self.last_event_id = (!value.is_empty()).then(|| value.to_owned());
+            }
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                if let Ok(millis) = value.parse() {
+                    self.retry = Some(Duration::from_millis(millis));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Ends the block: its event if it had data, and a clean slate either way.
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        self.block_bytes = 0;
+        let event = std::mem::take(&mut self.event);
+        if self.data.is_empty() {
+            return None;
+        }
+        let mut data = std::mem::take(&mut self.data);
+        data.pop(); // the `\n` after the last data line
+        Some(SseEvent {
+            event: if event.is_empty() {
+                "message".to_owned()
+            } else {
+                event
+            },
+            data,
+            id: self.last_event_id.clone(),
+        })
+    }
+
+    fn too_large(&mut self) -> TransportError {
+        self.data.clear();
+        self.event.clear();
+        self.block_bytes = 0;
+        TransportError::MessageTooLarge {
+            limit: self.max_event_bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(event: &str, data: &str, id: Option<&str>) -> SseEvent {
+        SseEvent {
+            event: event.to_owned(),
+            data: data.to_owned(),
+            id: id.map(str::to_owned),
+        }
+    }
+
+    /// Every event the bytes give when pushed in chunks of `chunk` bytes.
+    fn decode_in_chunks(bytes: &[u8], chunk: usize) -> (Vec<SseEvent>, SseDecoder) {
+        let mut decoder = SseDecoder::new(1 << 20);
+        let mut events = Vec::new();
+        for piece in bytes.chunks(chunk) {
+            decoder.push(piece);
+            while let Some(event) = decoder.next_event().expect("within the limit") {
+                events.push(event);
+            }
+        }
+        (events, decoder)
+    }
+
+    const STREAM: &[u8] = b"\xEF\xBB\xBF: a comment\r\n\
+        id: 1\r\ndata:\r\n\r\n\
+        event: message\rdata: {\"a\":1}\r\r\
+        data:first\ndata: second\nid: 2\n\n\
+        id: 3\nretry: 1500\n\n\
+        event: endpoint\ndata: /messages?session=x\n\n\
+        data: unfinished";
+
+    #[test]
+    fn every_line_ending_and_chunk_boundary_gives_the_same_events() {
+        let expected = vec![
+            event("message", "", Some("1")),
+            event("message", "{\"a\":1}", Some("1")),
+            event("message", "first\nsecond", Some("2")),
+            event("endpoint", "/messages?session=x", Some("3")),
+        ];
+        for chunk in 1..=STREAM.len() {
+            let (events, decoder) = decode_in_chunks(STREAM, chunk);
+            assert_eq!(events, expected, "chunks of {chunk} bytes");
+            assert_eq!(
+                decoder.last_event_id(),
+                Some("3"),
+                "chunks of {chunk} bytes"
+            );
+            assert_eq!(decoder.retry(), Some(Duration::from_millis(1500)));
+        }
+    }
+
+    #[test]
+    fn a_block_without_data_keeps_its_id_and_retry() {
+        let (events, decoder) = decode_in_chunks(b"id: 41\nretry: 10\n\nid: 42\n\n", 64);
+        assert!(events.is_empty());
+        assert_eq!(decoder.last_event_id(), Some("42"));
+        assert_eq!(decoder.retry(), Some(Duration::from_millis(10)));
+    }
+
+    #[test]
+    fn bad_ids_and_retries_are_ignored_and_an_empty_id_clears_it() {
+        let (_, decoder) = decode_in_chunks(b"id: 5\nid: a\0b\nretry: 1s\nretry: -3\n\n", 64);
+        assert_eq!(decoder.last_event_id(), Some("5"));
+        assert_eq!(decoder.retry(), None);
+        let (events, decoder) = decode_in_chunks(b"id: 5\n\nid\ndata: x\n\n", 64);
+        assert_eq!(events, vec![event("message", "x", None)]);
+        assert_eq!(decoder.last_event_id(), None);
+    }
+
+    #[test]
+    fn one_space_after_the_colon_is_dropped_and_no_more() {
+        let (events, _) = decode_in_chunks(b"data:  two spaces\ndata\n\n", 64);
+        assert_eq!(events, vec![event("message", " two spaces\n", None)]);
+    }
+
+    #[test]
+    fn a_resumed_stream_reports_the_id_it_resumed_from() {
+        let mut decoder = SseDecoder::resuming(64, Some("9".to_owned()));
+        decoder.push(b"data: again\n\n");
+        assert_eq!(
+            decoder.next_event().unwrap(),
+            Some(event("message", "again", Some("9")))
+        );
+    }
+
+    #[test]
+    fn an_event_over_the_limit_is_an_error_whether_or_not_its_line_ended() {
+        let mut decoder = SseDecoder::new(16);
+        decoder.push(b"data: 0123456789ab");
+        assert!(matches!(
+            decoder.next_event(),
+            Err(TransportError::MessageTooLarge { limit: 16 })
+        ));
+
+        let mut decoder = SseDecoder::new(16);
+        decoder.push(b"data: 01234\ndata: 56789\n");
+        assert!(matches!(
+            decoder.next_event(),
+            Err(TransportError::MessageTooLarge { limit: 16 })
+        ));
+
+        let mut decoder = SseDecoder::new(16);
+        decoder.push(b"data: 0123456\n\ndata: 0123456\n\n");
+        assert_eq!(decoder.next_event().unwrap().unwrap().data, "0123456");
+        assert_eq!(decoder.next_event().unwrap().unwrap().data, "0123456");
+    }
+
+    #[test]
+    fn comments_sent_forever_as_keep_alives_are_not_an_oversized_event() {
+        let mut decoder = SseDecoder::new(16);
+        for _ in 0..100 {
+            decoder.push(b": keep-alive\n");
+            assert_eq!(decoder.next_event().unwrap(), None);
+        }
+        decoder.push(b"data: x\n\n");
+        assert_eq!(
+            decoder.next_event().unwrap(),
+            Some(event("message", "x", None))
+        );
+    }
+
+    #[test]
+    fn a_partial_byte_order_mark_waits_for_the_rest() {
+        let mut decoder = SseDecoder::new(64);
+        decoder.push(b"\xEF\xBB");
+        assert_eq!(decoder.next_event().unwrap(), None);
+        decoder.push(b"\xBFdata: x\n\n");
+        assert_eq!(
+            decoder.next_event().unwrap(),
+            Some(event("message", "x", None))
+        );
+    }
+}
