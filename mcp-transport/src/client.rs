@@ -8,6 +8,8 @@ use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use crate::error::Error;
+#[cfg(feature = "http")]
+use crate::http::{HttpServerParams, LegacySseTransport, RemoteTransport, StreamableHttpTransport};
 use crate::jsonrpc::ServerNotification;
 use crate::peer::{Peer, PeerOptions, RequestOptions, RpcError};
 use crate::protocol::{
@@ -107,6 +109,79 @@ impl McpClient {
             server: server.to_owned(),
             source,
         })?;
+        Self::handshake(server, Box::new(transport), options, deadline).await
+    }
+
+    /// Connects to a remote server and performs the handshake, all within the connect timeout.
+    ///
+    /// [`RemoteTransport::Auto`] tries Streamable HTTP first and falls back to legacy HTTP+SSE
+    /// when the server refuses the initialize POST with 400, 404 or 405.
+    #[cfg(feature = "http")]
+    pub async fn connect_http(
+        server: &str,
+        params: HttpServerParams,
+        options: ClientOptions,
+    ) -> Result<Self, Error> {
+        let deadline = Instant::now() + options.connect_timeout;
+        match params.transport {
+            RemoteTransport::Sse => {
+                Self::connect_legacy_sse(server, &params, options, deadline).await
+            }
+            RemoteTransport::StreamableHttp => {
+                Self::connect_streamable_http(server, &params, options, deadline).await
+            }
+            RemoteTransport::Auto => {
+                match Self::connect_streamable_http(server, &params, options.clone(), deadline)
+                    .await
+                {
+                    Err(error) if error.suggests_legacy_sse() => {
+                        tracing::debug!(
+                            server,
+                            %error,
+                            "Streamable HTTP refused; trying the legacy HTTP+SSE transport"
+                        );
+                        Self::connect_legacy_sse(server, &params, options, deadline).await
+                    }
+                    connected => connected,
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "http")]
+    async fn connect_streamable_http(
+        server: &str,
+        params: &HttpServerParams,
+        options: ClientOptions,
+        deadline: Instant,
+    ) -> Result<Self, Error> {
+        let transport = StreamableHttpTransport::new(params).map_err(|source| Error::Start {
+            server: server.to_owned(),
+            source,
+        })?;
+        Self::handshake(server, Box::new(transport), options, deadline).await
+    }
+
+    #[cfg(feature = "http")]
+    async fn connect_legacy_sse(
+        server: &str,
+        params: &HttpServerParams,
+        options: ClientOptions,
+        deadline: Instant,
+    ) -> Result<Self, Error> {
+        let transport =
+            match tokio::time::timeout_at(deadline, LegacySseTransport::connect(params)).await {
+                Err(_) => {
+                    return Err(Error::ConnectTimeout {
+                        server: server.to_owned(),
+                        after: options.connect_timeout,
+                    });
+                }
+                Ok(transport) => transport.map_err(|source| Error::Start {
+                    server: server.to_owned(),
+                    source,
+                })?,
+            };
         Self::handshake(server, Box::new(transport), options, deadline).await
     }
 

@@ -119,6 +119,31 @@ impl Error {
             || matches!(self.rpc_error(), Some(RpcError::Timeout(_)))
     }
 
+    /// The transport's failure behind the error: it could not be set up, could not be stopped,
+    /// or ended the connection (for stdio, with the exit status and stderr tail).
+    pub fn transport_error(&self) -> Option<&TransportError> {
+        match self {
+            Self::Start { source, .. } | Self::Stop { source, .. } => Some(source),
+            Self::Request {
+                source: RpcError::ConnectionClosed(reason),
+                ..
+            } => Some(reason.error()),
+            _ => None,
+        }
+    }
+
+    /// True when a Streamable HTTP initialize was refused in a way that means "this server
+    /// speaks the legacy HTTP+SSE transport": HTTP 400, 404 or 405.
+    pub fn suggests_legacy_sse(&self) -> bool {
+        matches!(
+            self.transport_error(),
+            Some(TransportError::HttpStatus {
+                status: 400 | 404 | 405,
+                ..
+            })
+        )
+    }
+
     /// True when the connection is gone (the server exited or the client closed it).
     pub fn is_connection_closed(&self) -> bool {
         matches!(self.rpc_error(), Some(RpcError::ConnectionClosed(_)))

@@ -59,6 +59,8 @@
 mod client;
 mod error;
 pub mod framing;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod jsonrpc;
 mod peer;
 #[cfg(feature = "stdio")]

@@ -96,9 +96,67 @@ pub enum TransportError {
     /// The server ended the connection (the end of its output stream).
     #[error("the server closed the connection")]
     ClosedByServer,
+    /// An HTTP request could not be made or its body not read: the server is unreachable,
+    /// refused the connection, or the connection broke. The URL is shown without its query.
+    #[error("{action} failed: {source}")]
+    Http {
+        /// What was being done, e.g. `POST initialize to https://example.com/mcp`.
+        action: String,
+        /// The HTTP client's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The server answered an HTTP request with an error status.
+    #[error("{action}: HTTP {status}{}", describe_body(.body))]
+    HttpStatus {
+        /// What was being done, e.g. `POST initialize to https://example.com/mcp`.
+        action: String,
+        /// The status code.
+        status: u16,
+        /// The start of the response body, for the reader; may be empty.
+        body: String,
+    },
+    /// The server wants credentials (HTTP 401) or refused the ones it got (HTTP 403). Log in to
+    /// the server, or set its `Authorization` header in the configuration.
+    #[error(
+        "{action}: HTTP {status}, the server {}{}",
+        if *.status == 403 { "refused the credentials" } else { "requires authorization" },
+        .www_authenticate.as_deref().map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default()
+    )]
+    Unauthorized {
+        /// What was being done.
+        action: String,
+        /// 401 or 403.
+        status: u16,
+        /// The server's `WWW-Authenticate` challenge: the scheme, and for OAuth where its
+        /// resource metadata is and which scopes it wants.
+        www_authenticate: Option<String>,
+    },
+    /// The server broke the HTTP transport's rules (e.g. an unknown content type, or a legacy
+    /// SSE server that never named its message endpoint).
+    #[error("{0}")]
+    Protocol(String),
+    /// A legacy SSE server named a message endpoint on another origin; posting there could leak
+    /// the configured headers to a third party, so the connection was refused.
+    #[error(
+        "the server named a message endpoint on another origin ({endpoint}); refused to post \
+         messages there"
+    )]
+    CrossOriginEndpoint {
+        /// The endpoint's origin.
+        endpoint: String,
+    },
     /// A failure reported by a transport plugin.
     #[error("{0}")]
     Other(String),
+}
+
+fn describe_body(body: &str) -> String {
+    if body.is_empty() {
+        String::new()
+    } else {
+        format!(": {body}")
+    }
 }
 
 fn describe_exit(status: &str, stderr_tail: &[String]) -> String {

@@ -1,0 +1,548 @@
+//! Remote servers (feature `http`): Streamable HTTP, legacy HTTP+SSE, and the choice between
+//! them.
+//!
+//! | Transport | Type | What it does |
+//! |---|---|---|
+//! | Streamable HTTP (2025-03-26 on) | [`StreamableHttpTransport`] | every message is a POST; answers come as JSON or as an SSE stream; an optional GET stream carries what the server starts |
+//! | legacy HTTP+SSE (2024-11-05) | [`LegacySseTransport`] | one GET stream carries every answer; messages are POSTed to the endpoint it names |
+//!
+//! [`McpClient::connect_http`](crate::McpClient::connect_http) connects with the transport
+//! [`HttpServerParams::transport`] names; [`RemoteTransport::Auto`] tries Streamable HTTP and
+//! falls back to legacy SSE when the server refuses the initialize POST with 400, 404 or 405,
+//! as the specification's backwards-compatibility section asks.
+//!
+//! Both run on reqwest with rustls. The HTTP client gets a connect timeout and no total
+//! timeout: a tool call may stream for as long as it needs, and the [`Peer`](crate::Peer)'s
+//! per-request timeouts decide when to give up. Configured headers go with every request and
+//! never into a log line or an error; URLs in errors are shown without their query, where API
+//! keys tend to live.
+//!
+//! ```no_run
+//! use mcp_transport::http::HttpServerParams;
+//! use mcp_transport::{ClientOptions, McpClient};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let params = HttpServerParams::new("https://example.com/mcp")?
+//!     .header("Authorization", "Bearer my-token")?;
+//! let client = McpClient::connect_http("example", params, ClientOptions::default()).await?;
+//! println!("{} tools", client.list_tools().await?.len());
+//! # Ok(()) }
+//! ```
+
+mod legacy_sse;
+mod streamable;
+
+use std::time::Duration;
+
+use std::future::Future;
+
+use bytes::Bytes;
+pub use reqwest::Url;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use legacy_sse::LegacySseTransport;
+pub use streamable::StreamableHttpTransport;
+
+use crate::framing::DEFAULT_MAX_MESSAGE_BYTES;
+use crate::sse::SseDecoder;
+use crate::transport::TransportError;
+
+/// How long a connection attempt may take before the HTTP client gives up. The connect timeout
+/// of [`ClientOptions`](crate::ClientOptions) still bounds the whole handshake.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many times a response stream that ended before its answer is resumed (`GET` with
+/// `Last-Event-ID`) before the request fails.
+pub const MAX_STREAM_RESUMPTIONS: u32 = 5;
+
+/// How long a legacy SSE server may take to name its message endpoint.
+pub const DEFAULT_ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The reconnection delay when a server sent no `retry:`.
+const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+
+/// The longest body excerpt an error shows.
+const BODY_EXCERPT_CHARS: usize = 200;
+
+/// The JSON-RPC error code of a request that failed at the HTTP level after the session was
+/// established (the server answered with an error status and no JSON-RPC error of its own).
+pub const HTTP_ERROR_CODE: i64 = -32000;
+
+/// Which remote transport to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum RemoteTransport {
+    /// Streamable HTTP, falling back to legacy SSE when the server refuses the initialize POST
+    /// with 400, 404 or 405.
+    #[default]
+    Auto,
+    /// Streamable HTTP only.
+    StreamableHttp,
+    /// Legacy HTTP+SSE only.
+    Sse,
+}
+
+impl RemoteTransport {
+    /// The name used on the command line and in configs: `auto`, `http` or `sse`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::StreamableHttp => "http",
+            Self::Sse => "sse",
+        }
+    }
+}
+
+/// Where a remote server is and how to reach it.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct HttpServerParams {
+    /// The MCP endpoint (Streamable HTTP) or the SSE stream (legacy).
+    pub url: Url,
+    /// Headers sent with every request (e.g. `Authorization`).
+    pub headers: HeaderMap,
+    /// Which transport; default [`RemoteTransport::Auto`].
+    pub transport: RemoteTransport,
+    /// Bound on establishing a TCP/TLS connection. Default [`DEFAULT_CONNECT_TIMEOUT`].
+    pub connect_timeout: Duration,
+    /// The longest message (a JSON body or one SSE event) accepted. Default 32 MiB.
+    pub max_message_bytes: usize,
+    /// How long a legacy SSE server may take to name its endpoint. Default
+    /// [`DEFAULT_ENDPOINT_TIMEOUT`].
+    pub endpoint_timeout: Duration,
+}
+
+/// A URL or header that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamsError {
+    /// The URL does not parse, or is not `http`/`https`.
+    #[error("invalid server URL: {0}")]
+    Url(String),
+    /// A header name or value is not valid HTTP (the value is not shown).
+    #[error("invalid header \"{0}\": names are tokens and values are visible ASCII")]
+    Header(String),
+}
+
+impl HttpServerParams {
+    /// Parameters for the server at `url` (`http` or `https`).
+    pub fn new(url: &str) -> Result<Self, ParamsError> {
+        let url = Url::parse(url).map_err(|error| ParamsError::Url(error.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(ParamsError::Url(format!(
+                "the scheme is \"{}\"; use http or https",
+                url.scheme()
+            )));
+        }
+        Ok(Self {
+            url,
+            headers: HeaderMap::new(),
+            transport: RemoteTransport::Auto,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            endpoint_timeout: DEFAULT_ENDPOINT_TIMEOUT,
+        })
+    }
+
+    /// Adds a header sent with every request.
+    pub fn header(mut self, name: &str, value: &str) -> Result<Self, ParamsError> {
+        let header_name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| ParamsError::Header(name.to_owned()))?;
+        let mut header_value =
+            HeaderValue::from_str(value).map_err(|_| ParamsError::Header(name.to_owned()))?;
+        header_value.set_sensitive(true);
+        self.headers.append(header_name, header_value);
+        Ok(self)
+    }
+
+    /// Chooses the transport.
+    #[must_use]
+    pub fn transport(mut self, transport: RemoteTransport) -> Self {
+        self.transport = transport;
+        self
+    }
+
+    /// The URL as errors and logs show it: without its query and fragment.
+    pub fn display_url(&self) -> String {
+        display_url(&self.url)
+    }
+
+    fn http_client(&self) -> Result<reqwest::Client, TransportError> {
+        reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .tcp_keepalive(Duration::from_secs(30))
+            .build()
+            .map_err(|source| TransportError::Http {
+                action: "building the HTTP client".to_owned(),
+                source: Box::new(source.without_url()),
+            })
+    }
+}
+
+impl std::fmt::Debug for HttpServerParams {
+    /// Header values and the URL's query stay hidden: they tend to hold credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServerParams")
+            .field("url", &self.display_url())
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("transport", &self.transport)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("endpoint_timeout", &self.endpoint_timeout)
+            .finish()
+    }
+}
+
+/// How many messages may wait for the peer before stream readers hold back.
+const INCOMING_CAPACITY: usize = 64;
+
+type Incoming = Result<Bytes, TransportError>;
+
+/// The sending side of a transport's incoming messages: stream readers hand messages (or the
+/// connection's end) to the peer through it, and stop handing once the transport is closed.
+#[derive(Clone)]
+struct Postbox {
+    sender: mpsc::Sender<Incoming>,
+    closed: CancellationToken,
+}
+
+/// The receiving side, read by [`Transport::receive`](crate::Transport::receive).
+struct Inbox {
+    receiver: tokio::sync::Mutex<mpsc::Receiver<Incoming>>,
+    closed: CancellationToken,
+}
+
+fn mailbox() -> (Postbox, Inbox) {
+    let (sender, receiver) = mpsc::channel(INCOMING_CAPACITY);
+    let closed = CancellationToken::new();
+    (
+        Postbox {
+            sender,
+            closed: closed.clone(),
+        },
+        Inbox {
+            receiver: tokio::sync::Mutex::new(receiver),
+            closed,
+        },
+    )
+}
+
+impl Postbox {
+    async fn deliver(&self, message: Incoming) {
+        tokio::select! {
+            () = self.closed.cancelled() => {}
+            _ = self.sender.send(message) => {}
+        }
+    }
+}
+
+impl Inbox {
+    /// The next message; cancel safe, as the trait asks.
+    async fn receive(&self) -> Incoming {
+        let mut receiver = self.receiver.lock().await;
+        tokio::select! {
+            biased;
+            () = self.closed.cancelled() => Err(TransportError::ClosedByClient),
+            message = receiver.recv() => message.unwrap_or(Err(TransportError::ClosedByServer)),
+        }
+    }
+}
+
+/// Reads `message` events from an SSE body and hands each one's data to `on_message` until it
+/// answers true (then true) or the stream ends or breaks (then false). Priming events (empty
+/// data) and events of other types are skipped; ids and `retry:` stay in the decoder.
+async fn read_messages<F, Fut>(
+    response: &mut reqwest::Response,
+    decoder: &mut SseDecoder,
+    mut on_message: F,
+) -> Result<bool, TransportError>
+where
+    F: FnMut(Bytes) -> Fut,
+    Fut: Future<Output = bool>,
+{
+    loop {
+        let chunk = match response.chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => return Ok(false),
+            Err(error) => {
+                tracing::debug!(error = %error.without_url(), "an event stream broke");
+                return Ok(false);
+            }
+        };
+        decoder.push(&chunk);
+        while let Some(event) = decoder.next_event()? {
+            if event.data.is_empty() || event.event != "message" {
+                continue;
+            }
+            if on_message(Bytes::from(event.data)).await {
+                return Ok(true);
+            }
+        }
+    }
+}
+
+/// `scheme://host:port/path`, without query or fragment.
+pub(crate) fn display_url(url: &Url) -> String {
+    let mut shown = url.clone();
+    shown.set_query(None);
+    shown.set_fragment(None);
+    let _ = shown.set_password(None);
+    let _ = shown.set_username("");
+    shown.to_string()
+}
+
+/// A transport error for a failed HTTP exchange, without the URL reqwest would put in it.
+fn request_failed(action: String, error: reqwest::Error) -> TransportError {
+    TransportError::Http {
+        action,
+        source: Box::new(error.without_url()),
+    }
+}
+
+/// The error for a response with a failing status, reading a short excerpt of its body.
+async fn status_error(action: String, response: reqwest::Response) -> TransportError {
+    let status = response.status().as_u16();
+    if status == 401 || status == 403 {
+        let www_authenticate = response
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        return TransportError::Unauthorized {
+            action,
+            status,
+            www_authenticate,
+        };
+    }
+    let body = read_excerpt(response).await;
+    TransportError::HttpStatus {
+        action,
+        status,
+        body,
+    }
+}
+
+/// The first characters of a body, on one line.
+async fn read_excerpt(mut response: reqwest::Response) -> String {
+    let mut bytes = Vec::new();
+    while bytes.len() < BODY_EXCERPT_CHARS * 4 {
+        match response.chunk().await {
+            Ok(Some(chunk)) => bytes.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    excerpt(&String::from_utf8_lossy(&bytes))
+}
+
+fn excerpt(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(BODY_EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
+}
+
+/// Reads a whole body, failing past `limit` bytes.
+async fn read_body(
+    response: &mut reqwest::Response,
+    limit: usize,
+    action: &str,
+) -> Result<Bytes, TransportError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| request_failed(format!("reading the answer to {action}"), error))?
+    {
+        if body.len() + chunk.len() > limit {
+            return Err(TransportError::MessageTooLarge { limit });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(body))
+}
+
+/// What a transport needs to know of a JSON-RPC message: its id and method.
+#[derive(Deserialize)]
+struct MessageHead<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(default)]
+    method: Option<String>,
+}
+
+/// An outgoing message, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outgoing {
+    /// A request: its id (as JSON text) and method.
+    Request { id: String, method: String },
+    /// A notification.
+    Notification { method: String },
+    /// A response to the server, or anything else.
+    Other,
+}
+
+impl Outgoing {
+    fn of(message: &str) -> Self {
+        match serde_json::from_str::<MessageHead<'_>>(message) {
+            Ok(MessageHead {
+                id: Some(id),
+                method: Some(method),
+            }) => Self::Request {
+                id: id.get().to_owned(),
+                method,
+            },
+            Ok(MessageHead {
+                id: None,
+                method: Some(method),
+            }) => Self::Notification { method },
+            _ => Self::Other,
+        }
+    }
+
+    fn method(&self) -> &str {
+        match self {
+            Self::Request { method, .. } | Self::Notification { method } => method,
+            Self::Other => "response",
+        }
+    }
+}
+
+/// True when `message` is the response (a message with an id and no method) to request `id`.
+fn answers(message: &[u8], id: &str) -> bool {
+    matches!(
+        serde_json::from_slice::<MessageHead<'_>>(message),
+        Ok(MessageHead { id: Some(got), method: None }) if got.get() == id
+    )
+}
+
+/// A JSON-RPC error response for request `id` (JSON text) that failed at the HTTP level.
+fn error_response(id: &str, error: &TransportError) -> Bytes {
+    let message = serde_json::Value::String(error.to_string());
+    Bytes::from(format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{HTTP_ERROR_CODE},"message":{message}}}}}"#
+    ))
+}
+
+/// Whether a content type is JSON or an event stream (parameters such as `charset` ignored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyKind {
+    Json,
+    EventStream,
+    Other,
+}
+
+impl BodyKind {
+    fn of(response: &reqwest::Response) -> Self {
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("");
+        let essence = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        match essence.as_str() {
+            "application/json" => Self::Json,
+            "text/event-stream" => Self::EventStream,
+            _ => Self::Other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outgoing_messages_are_told_apart_by_id_and_method() {
+        assert_eq!(
+            Outgoing::of(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#),
+            Outgoing::Request {
+                id: "7".to_owned(),
+                method: "tools/call".to_owned()
+            }
+        );
+        assert_eq!(
+            Outgoing::of(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Outgoing::Notification {
+                method: "notifications/initialized".to_owned()
+            }
+        );
+        assert_eq!(
+            Outgoing::of(r#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#),
+            Outgoing::Other
+        );
+    }
+
+    #[test]
+    fn a_response_answers_only_its_own_request() {
+        assert!(answers(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#, "3"));
+        assert!(!answers(br#"{"jsonrpc":"2.0","id":4,"result":{}}"#, "3"));
+        assert!(!answers(
+            br#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage"}"#,
+            "3"
+        ));
+        assert!(!answers(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress"}"#,
+            "3"
+        ));
+    }
+
+    #[test]
+    fn an_http_failure_becomes_an_error_response_for_its_request() {
+        let error = TransportError::HttpStatus {
+            action: "POST tools/call to http://127.0.0.1:1/mcp".to_owned(),
+            status: 500,
+            body: "boom \"quoted\"".to_owned(),
+        };
+        let response: serde_json::Value =
+            serde_json::from_slice(&error_response("12", &error)).unwrap();
+        assert_eq!(response["id"], 12);
+        assert_eq!(response["error"]["code"], -32000);
+        assert_eq!(
+            response["error"]["message"],
+            "POST tools/call to http://127.0.0.1:1/mcp: HTTP 500: boom \"quoted\""
+        );
+    }
+
+    #[test]
+    fn urls_are_shown_without_query_or_credentials() {
+        let url = Url::parse("https://user:pw@example.com:8443/mcp?exaApiKey=secret#x").unwrap();
+        assert_eq!(display_url(&url), "https://example.com:8443/mcp");
+    }
+
+    #[test]
+    fn excerpts_are_one_short_line() {
+        assert_eq!(excerpt("a\n  b\tc "), "a b c");
+        let long = "x".repeat(500);
+        assert_eq!(excerpt(&long).chars().count(), BODY_EXCERPT_CHARS + 1);
+    }
+
+    #[test]
+    fn params_refuse_other_schemes_and_bad_headers_without_showing_values() {
+        assert!(matches!(
+            HttpServerParams::new("ftp://example.com"),
+            Err(ParamsError::Url(_))
+        ));
+        let error = HttpServerParams::new("http://127.0.0.1/mcp")
+            .unwrap()
+            .header("X-Key", "line\nbreak-secret")
+            .unwrap_err();
+        assert!(!error.to_string().contains("secret"), "{error}");
+        let params = HttpServerParams::new("http://127.0.0.1/mcp?key=secret")
+            .unwrap()
+            .header("Authorization", "Bearer secret")
+            .unwrap();
+        let shown = format!("{params:?}");
+        assert!(!shown.contains("secret"), "{shown}");
+        assert!(shown.contains("authorization"), "{shown}");
+    }
+}

@@ -1,0 +1,700 @@
+//! The Streamable HTTP transport (MCP 2025-03-26 and later).
+//!
+//! Every outgoing message is a POST to the one MCP endpoint, with
+//! `Accept: application/json, text/event-stream`:
+//!
+//! - a **request** gets its answer as one JSON body or as an SSE stream that may carry the
+//!   server's progress notifications and requests first. Each request runs in a task of its
+//!   own, so a long tool call never holds up the next message; `notifications/cancelled` for it
+//!   stops reading its stream;
+//! - a **notification** or a **response** gets 202 (200 with no body is tolerated). These are
+//!   posted in order before anything that follows them is sent, so `notifications/initialized`
+//!   reaches the server before the first request of the session.
+//!
+//! The `Mcp-Session-Id` of the initialize answer goes with every later request, and so does
+//! `MCP-Protocol-Version` once the server has chosen one. After `notifications/initialized` the
+//! transport opens the optional GET stream for messages the server starts (list changes, pings,
+//! its own requests); a 405 (or another 4xx) means the server has none and nothing is retried.
+//!
+//! What keeps a session alive:
+//!
+//! - a response stream that ends before its answer is **resumed** with `GET` and
+//!   `Last-Event-ID`, after the server's `retry:` delay, at most [`MAX_STREAM_RESUMPTIONS`]
+//!   times; priming events (an id and empty data) are skipped but their id is kept;
+//! - a 404 to a request that carried a session id (or a 400 whose body speaks of the session)
+//!   means the session **expired**: the transport replays the initialize request and
+//!   `notifications/initialized` once, then retries the request; a second failure is an error.
+//!
+//! A request that fails at the HTTP level after the handshake gets a JSON-RPC error answer of
+//! code [`HTTP_ERROR_CODE`] naming the method, the status and the start of the body, so the
+//! caller sees why and the connection lives on. A failure of `initialize` itself, and a 401 or
+//! 403 at any time, ends the connection with a typed [`TransportError`]
+//! ([`TransportError::HttpStatus`], [`TransportError::Unauthorized`] with the server's
+//! `WWW-Authenticate`). [`close`](Transport::close) ends the session with a DELETE (a 405 is
+//! fine).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::{Method, StatusCode};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    BodyKind, DEFAULT_RETRY, HttpServerParams, Inbox, MAX_STREAM_RESUMPTIONS, Outgoing, Postbox,
+    Url, answers, display_url, error_response, excerpt, mailbox, read_body, read_messages,
+    request_failed,
+};
+use crate::sse::SseDecoder;
+use crate::transport::{Transport, TransportError};
+
+const SESSION_ID: &str = "mcp-session-id";
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: &str = "last-event-id";
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+const INITIALIZE: &str = "initialize";
+const INITIALIZED: &str = "notifications/initialized";
+const CANCELLED: &str = "notifications/cancelled";
+
+/// How much of an error body is read to tell an expired session from other failures.
+const ERROR_BODY_LIMIT: usize = 64 * 1024;
+/// How long the DELETE that ends a session may take.
+const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+/// Failed GET stream attempts in a row (errors, or streams that ended with no event) before the
+/// transport stops listening.
+const MAX_LISTEN_FAILURES: u32 = 5;
+
+/// A connection to a Streamable HTTP server. See the [module docs](self).
+pub struct StreamableHttpTransport {
+    shared: Arc<Shared>,
+    inbox: Inbox,
+}
+
+struct Shared {
+    client: reqwest::Client,
+    url: Url,
+    headers: HeaderMap,
+    max_message_bytes: usize,
+    session: Mutex<Session>,
+    /// Held while the session is being replaced, so expired requests re-initialize once.
+    reinitializing: tokio::sync::Mutex<()>,
+    postbox: Postbox,
+    /// Cancelled by `close` or drop: every task of the transport stops.
+    closed: CancellationToken,
+    /// Requests being answered, by id (JSON text): cancelling one stops reading its answer.
+    in_flight: Mutex<HashMap<String, CancellationToken>>,
+    /// The GET stream's task, when one runs.
+    listener: Mutex<Option<CancellationToken>>,
+}
+
+#[derive(Default)]
+struct Session {
+    id: Option<HeaderValue>,
+    protocol_version: Option<HeaderValue>,
+    /// The initialize request, replayed when the session expires.
+    initialize: Option<String>,
+    /// Bumped each time the session is replaced.
+    generation: u64,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl StreamableHttpTransport {
+    /// A transport for the server `params` describe. Nothing is sent until the first message.
+    pub fn new(params: &HttpServerParams) -> Result<Self, TransportError> {
+        let (postbox, inbox) = mailbox();
+        let shared = Shared {
+            client: params.http_client()?,
+            url: params.url.clone(),
+            headers: params.headers.clone(),
+            max_message_bytes: params.max_message_bytes,
+            session: Mutex::new(Session::default()),
+            reinitializing: tokio::sync::Mutex::new(()),
+            closed: postbox.closed.clone(),
+            postbox,
+            in_flight: Mutex::new(HashMap::new()),
+            listener: Mutex::new(None),
+        };
+        Ok(Self {
+            shared: Arc::new(shared),
+            inbox,
+        })
+    }
+
+    /// The session id the server gave, once it gave one.
+    pub fn session_id(&self) -> Option<String> {
+        lock(&self.shared.session)
+            .id
+            .as_ref()
+            .and_then(|id| id.to_str().ok())
+            .map(str::to_owned)
+    }
+}
+
+impl std::fmt::Debug for StreamableHttpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttpTransport")
+            .field("url", &display_url(&self.shared.url))
+            .field("has_session", &lock(&self.shared.session).id.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl Transport for StreamableHttpTransport {
+    async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
+        for message in messages {
+            if self.shared.closed.is_cancelled() {
+                return Err(TransportError::ClosedByClient);
+            }
+            match Outgoing::of(message) {
+                Outgoing::Request { id, method } => {
+                    if method == INITIALIZE {
+                        lock(&self.shared.session).initialize = Some(message.clone());
+                    }
+                    Arc::clone(&self.shared).spawn_request(message.clone(), id, method);
+                }
+                outgoing => {
+                    let method = outgoing.method().to_owned();
+                    if method == CANCELLED {
+                        self.shared.stop_cancelled_request(message);
+                    }
+                    self.shared.post_one_way(message, &method).await?;
+                    if method == INITIALIZED {
+                        Arc::clone(&self.shared).listen();
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn receive(&self) -> Result<Bytes, TransportError> {
+        self.inbox.receive().await
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        if self.shared.closed.is_cancelled() {
+            return Ok(());
+        }
+        self.shared.closed.cancel();
+        self.shared.end_session().await;
+        Ok(())
+    }
+}
+
+impl Drop for StreamableHttpTransport {
+    fn drop(&mut self) {
+        if self.shared.closed.is_cancelled() {
+            return;
+        }
+        self.shared.closed.cancel();
+        // Best effort: tell the server the session is over, if a runtime is there to do it.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let shared = Arc::clone(&self.shared);
+            runtime.spawn(async move { shared.end_session().await });
+        }
+    }
+}
+
+/// What to do with the answer to a request.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    /// Hand it to the peer.
+    Deliver,
+    /// Keep it from the peer: the replayed initialize of a re-initialization.
+    Swallow,
+}
+
+impl Shared {
+    fn action(&self, verb: &Method, method: &str) -> String {
+        format!("{verb} {method} to {}", display_url(&self.url))
+    }
+
+    /// A request with the configured headers and the session's.
+    fn request(&self, verb: Method) -> (reqwest::RequestBuilder, Option<u64>) {
+        let mut builder = self
+            .client
+            .request(verb, self.url.clone())
+            .headers(self.headers.clone());
+        let session = lock(&self.session);
+        if let Some(version) = &session.protocol_version {
+            builder = builder.header(PROTOCOL_VERSION, version.clone());
+        }
+        let generation = match &session.id {
+            Some(id) => {
+                builder = builder.header(SESSION_ID, id.clone());
+                Some(session.generation)
+            }
+            None => None,
+        };
+        (builder, generation)
+    }
+
+    /// POSTs a message; the generation of the session it was sent in, if it carried one.
+    async fn post(
+        &self,
+        message: &str,
+        method: &str,
+    ) -> Result<(reqwest::Response, Option<u64>), TransportError> {
+        let (builder, generation) = self.request(Method::POST);
+        let response = builder
+            .header(ACCEPT, ACCEPT_BOTH)
+            .header(CONTENT_TYPE, "application/json")
+            .body(message.to_owned())
+            .send()
+            .await
+            .map_err(|error| request_failed(self.action(&Method::POST, method), error))?;
+        Ok((response, generation))
+    }
+
+    /// GETs the event stream, resuming after `last_event_id` when given.
+    async fn get(&self, last_event_id: Option<&str>) -> Result<reqwest::Response, TransportError> {
+        let (mut builder, _) = self.request(Method::GET);
+        builder = builder.header(ACCEPT, "text/event-stream");
+        if let Some(id) = last_event_id {
+            builder = builder.header(LAST_EVENT_ID, id);
+        }
+        builder
+            .send()
+            .await
+            .map_err(|error| request_failed(self.action(&Method::GET, "the event stream"), error))
+    }
+
+    fn spawn_request(self: Arc<Self>, message: String, id: String, method: String) {
+        let stop = self.closed.child_token();
+        lock(&self.in_flight).insert(id.clone(), stop.clone());
+        tokio::spawn(async move {
+            let outcome = tokio::select! {
+                () = stop.cancelled() => None,
+                outcome = self.exchange(&message, &id, &method, Answer::Deliver) => Some(outcome),
+            };
+            lock(&self.in_flight).remove(&id);
+            let failure = match outcome {
+                None | Some(Ok(())) => return,
+                Some(Err(error)) => error,
+            };
+            let message =
+                if method == INITIALIZE || matches!(failure, TransportError::Unauthorized { .. }) {
+                    Err(failure)
+                } else {
+                    tracing::debug!(method, error = %failure, "request failed at the HTTP level");
+                    Ok(error_response(&id, &failure))
+                };
+            self.deliver(message).await;
+        });
+    }
+
+    async fn deliver(&self, message: Result<Bytes, TransportError>) {
+        self.postbox.deliver(message).await;
+    }
+
+    /// Sends a request and reads its answer, re-initializing once if the session expired.
+    async fn exchange(
+        self: &Arc<Self>,
+        message: &str,
+        id: &str,
+        method: &str,
+        answer: Answer,
+    ) -> Result<(), TransportError> {
+        let mut reinitialized = false;
+        loop {
+            let (response, generation) = self.post(message, method).await?;
+            let status = response.status();
+            if status.is_success() {
+                if method == INITIALIZE {
+                    self.keep_session_id(&response);
+                }
+                return if self.read_answer(response, id, method, answer).await? {
+                    Ok(())
+                } else {
+                    Err(TransportError::Protocol(format!(
+                        "{}: the server accepted the request (HTTP {}) but sent no answer",
+                        self.action(&Method::POST, method),
+                        status.as_u16()
+                    )))
+                };
+            }
+            let failure = self.failure(response, method).await?;
+            if let Some(generation) = generation.filter(|_| failure.session_expired())
+                && !reinitialized
+                && method != INITIALIZE
+            {
+                reinitialized = true;
+                Box::pin(self.reinitialize(generation)).await?;
+                continue;
+            }
+            if answers(&failure.body, id) {
+                // The server put a JSON-RPC error of its own in the error response.
+                self.deliver(Ok(failure.body)).await;
+                return Ok(());
+            }
+            return Err(failure.into_error(self.action(&Method::POST, method)));
+        }
+    }
+
+    /// Reads an error response: 401 and 403 are final at once, anything else is read for a
+    /// JSON-RPC error or a word on the session.
+    async fn failure(
+        &self,
+        mut response: reqwest::Response,
+        method: &str,
+    ) -> Result<Failure, TransportError> {
+        let status = response.status();
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            let www_authenticate = response
+                .headers()
+                .get(reqwest::header::WWW_AUTHENTICATE)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned);
+            return Err(TransportError::Unauthorized {
+                action: self.action(&Method::POST, method),
+                status: status.as_u16(),
+                www_authenticate,
+            });
+        }
+        let body = read_body(&mut response, ERROR_BODY_LIMIT, method)
+            .await
+            .unwrap_or_default();
+        Ok(Failure { status, body })
+    }
+
+    fn keep_session_id(&self, response: &reqwest::Response) {
+        let id = response.headers().get(SESSION_ID).cloned();
+        let mut session = lock(&self.session);
+        if let Some(mut id) = id {
+            id.set_sensitive(true);
+            session.id = Some(id);
+        }
+    }
+
+    /// Reads a successful answer; true once the response to request `id` arrived.
+    async fn read_answer(
+        &self,
+        mut response: reqwest::Response,
+        id: &str,
+        method: &str,
+        answer: Answer,
+    ) -> Result<bool, TransportError> {
+        if response.status() == StatusCode::ACCEPTED {
+            return Ok(false);
+        }
+        match BodyKind::of(&response) {
+            BodyKind::EventStream => self.read_stream(response, id, method, answer).await,
+            kind => {
+                let body = read_body(&mut response, self.max_message_bytes, method).await?;
+                if body.trim_ascii().is_empty() {
+                    return Ok(false);
+                }
+                if kind != BodyKind::Json {
+                    return Err(TransportError::Protocol(format!(
+                        "{}: the answer is neither JSON nor an event stream: {}",
+                        self.action(&Method::POST, method),
+                        excerpt(&String::from_utf8_lossy(&body))
+                    )));
+                }
+                // A JSON body is the whole answer (one response, or a batch holding it).
+                self.take_message(body, id, method, answer).await;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Hands one incoming message on; true when it is the response to request `id`.
+    async fn take_message(&self, message: Bytes, id: &str, method: &str, answer: Answer) -> bool {
+        let is_answer = answers(&message, id);
+        if is_answer && method == INITIALIZE {
+            self.keep_protocol_version(&message);
+        }
+        if !(is_answer && answer == Answer::Swallow) {
+            self.deliver(Ok(message)).await;
+        }
+        is_answer
+    }
+
+    fn keep_protocol_version(&self, answer: &[u8]) {
+        #[derive(Deserialize)]
+        struct Initialized {
+            result: InitializedResult,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct InitializedResult {
+            protocol_version: String,
+        }
+        if let Ok(initialized) = serde_json::from_slice::<Initialized>(answer)
+            && let Ok(version) = HeaderValue::from_str(&initialized.result.protocol_version)
+        {
+            lock(&self.session).protocol_version = Some(version);
+        }
+    }
+
+    /// Reads an SSE answer until the response to `id`, resuming a stream that ends early.
+    async fn read_stream(
+        &self,
+        mut response: reqwest::Response,
+        id: &str,
+        method: &str,
+        answer: Answer,
+    ) -> Result<bool, TransportError> {
+        let mut decoder = SseDecoder::new(self.max_message_bytes);
+        let mut retry = DEFAULT_RETRY;
+        let mut resumptions = 0;
+        loop {
+            let answered = read_messages(&mut response, &mut decoder, |message| {
+                self.take_message(message, id, method, answer)
+            })
+            .await?;
+            if answered {
+                return Ok(true);
+            }
+            retry = decoder.retry().unwrap_or(retry);
+            let Some(last_event_id) = decoder.last_event_id().map(str::to_owned) else {
+                return Err(TransportError::Protocol(format!(
+                    "{}: the server ended the answer's event stream before answering, and gave \
+                     no event id to resume from",
+                    self.action(&Method::POST, method)
+                )));
+            };
+            if resumptions == MAX_STREAM_RESUMPTIONS {
+                return Err(TransportError::Protocol(format!(
+                    "{}: the answer's event stream ended {} times before answering",
+                    self.action(&Method::POST, method),
+                    resumptions + 1
+                )));
+            }
+            resumptions += 1;
+            tracing::debug!(
+                method,
+                last_event_id,
+                ?retry,
+                "resuming the answer's event stream"
+            );
+            tokio::time::sleep(retry).await;
+            response = self.get(Some(&last_event_id)).await?;
+            if !response.status().is_success() || BodyKind::of(&response) != BodyKind::EventStream {
+                let failure = self.failure(response, method).await?;
+                return Err(failure.into_error(format!(
+                    "{} (resuming the answer to {method})",
+                    self.action(&Method::GET, "the event stream")
+                )));
+            }
+            decoder = SseDecoder::resuming(self.max_message_bytes, Some(last_event_id));
+        }
+    }
+
+    /// POSTs a notification or a response and waits for the server to take it.
+    async fn post_one_way(
+        self: &Arc<Self>,
+        message: &str,
+        method: &str,
+    ) -> Result<(), TransportError> {
+        let mut reinitialized = false;
+        loop {
+            let (mut response, generation) = match self.post(message, method).await {
+                Ok(sent) => sent,
+                Err(error) => {
+                    tracing::warn!(method, %error, "could not deliver a message to the server");
+                    return Ok(());
+                }
+            };
+            if response.status().is_success() {
+                // Drain a body a server may send anyway, so the connection can be reused.
+                let _ = read_body(&mut response, ERROR_BODY_LIMIT, method).await;
+                return Ok(());
+            }
+            let failure = self.failure(response, method).await?;
+            if let Some(generation) = generation.filter(|_| failure.session_expired())
+                && !reinitialized
+                && method != INITIALIZED
+            {
+                reinitialized = true;
+                Box::pin(self.reinitialize(generation)).await?;
+                continue;
+            }
+            let error = failure.into_error(self.action(&Method::POST, method));
+            tracing::warn!(method, %error, "the server refused a message");
+            return Ok(());
+        }
+    }
+
+    /// Replaces an expired session: the initialize request and `notifications/initialized`
+    /// again, once, however many requests found the session gone.
+    async fn reinitialize(self: &Arc<Self>, expired: u64) -> Result<(), TransportError> {
+        let _only_one = self.reinitializing.lock().await;
+        let initialize = {
+            let mut session = lock(&self.session);
+            if session.generation != expired {
+                return Ok(()); // another request already replaced it
+            }
+            session.id = None;
+            session.protocol_version = None;
+            session.initialize.clone()
+        };
+        let Some(initialize) = initialize else {
+            return Err(TransportError::Protocol(
+                "the server ended the session before it was initialized".to_owned(),
+            ));
+        };
+        tracing::info!(url = %display_url(&self.url), "the MCP session expired; initializing a new one");
+        let Outgoing::Request { id, .. } = Outgoing::of(&initialize) else {
+            return Err(TransportError::Protocol(
+                "the stored initialize request has no id".to_owned(),
+            ));
+        };
+        Box::pin(self.exchange(&initialize, &id, INITIALIZE, Answer::Swallow)).await?;
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        Box::pin(self.post_one_way(initialized, INITIALIZED)).await?;
+        lock(&self.session).generation += 1;
+        let listening = lock(&self.listener).is_some();
+        if listening {
+            Arc::clone(self).listen();
+        }
+        Ok(())
+    }
+
+    fn stop_cancelled_request(&self, message: &str) {
+        #[derive(Deserialize)]
+        struct Cancelled<'a> {
+            #[serde(borrow)]
+            params: CancelledParams<'a>,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct CancelledParams<'a> {
+            #[serde(borrow)]
+            request_id: &'a RawValue,
+        }
+        if let Ok(cancelled) = serde_json::from_str::<Cancelled<'_>>(message)
+            && let Some(stop) = lock(&self.in_flight).remove(cancelled.params.request_id.get())
+        {
+            stop.cancel();
+        }
+    }
+
+    /// Opens the GET stream for server-initiated messages, replacing one that runs.
+    fn listen(self: Arc<Self>) {
+        let stop = self.closed.child_token();
+        if let Some(previous) = lock(&self.listener).replace(stop.clone()) {
+            previous.cancel();
+        }
+        tokio::spawn(async move {
+            tokio::select! {
+                () = stop.cancelled() => {}
+                () = self.listen_until_done() => {}
+            }
+        });
+    }
+
+    async fn listen_until_done(&self) {
+        let mut last_event_id: Option<String> = None;
+        let mut retry = DEFAULT_RETRY;
+        let mut failures = 0;
+        while failures < MAX_LISTEN_FAILURES {
+            match self.get(last_event_id.as_deref()).await {
+                Err(error) => {
+                    tracing::debug!(%error, "could not open the server's event stream");
+                    failures += 1;
+                }
+                Ok(response) if response.status().is_client_error() => {
+                    tracing::debug!(
+                        status = response.status().as_u16(),
+                        "the server offers no event stream for its own messages"
+                    );
+                    return;
+                }
+                Ok(response)
+                    if !response.status().is_success()
+                        || BodyKind::of(&response) != BodyKind::EventStream =>
+                {
+                    failures += 1;
+                }
+                Ok(response) => {
+                    let mut decoder =
+                        SseDecoder::resuming(self.max_message_bytes, last_event_id.take());
+                    if self.read_server_stream(response, &mut decoder).await {
+                        failures = 0;
+                    } else {
+                        failures += 1;
+                    }
+                    last_event_id = decoder.last_event_id().map(str::to_owned);
+                    retry = decoder.retry().unwrap_or(retry);
+                }
+            }
+            tokio::time::sleep(retry * failures.max(1)).await;
+        }
+        tracing::warn!(
+            url = %display_url(&self.url),
+            "stopped listening for the server's own messages after {MAX_LISTEN_FAILURES} failed attempts"
+        );
+    }
+
+    /// Reads the GET stream until it ends; true if it carried at least one message.
+    async fn read_server_stream(
+        &self,
+        mut response: reqwest::Response,
+        decoder: &mut SseDecoder,
+    ) -> bool {
+        let mut any = false;
+        let read = read_messages(&mut response, decoder, |message| {
+            any = true;
+            async move {
+                self.deliver(Ok(message)).await;
+                false
+            }
+        })
+        .await;
+        if let Err(error) = read {
+            tracing::warn!(%error, "the server's event stream failed");
+        }
+        any
+    }
+
+    /// Ends the session with a DELETE, if there is one (a 405 means the server keeps it).
+    async fn end_session(&self) {
+        let (builder, generation) = self.request(Method::DELETE);
+        if generation.is_none() {
+            return;
+        }
+        match builder.timeout(DELETE_TIMEOUT).send().await {
+            Ok(response) => {
+                tracing::debug!(status = response.status().as_u16(), "ended the MCP session");
+            }
+            Err(error) => {
+                tracing::debug!(error = %error.without_url(), "could not end the MCP session");
+            }
+        }
+    }
+}
+
+/// An error status and the start of its body.
+struct Failure {
+    status: StatusCode,
+    body: Bytes,
+}
+
+impl Failure {
+    /// 404 to a request with a session id, or a 400 that speaks of the session.
+    fn session_expired(&self) -> bool {
+        self.status == StatusCode::NOT_FOUND
+            || (self.status == StatusCode::BAD_REQUEST
+                && String::from_utf8_lossy(&self.body)
+                    .to_ascii_lowercase()
+                    .contains("session"))
+    }
+
+    fn into_error(self, action: String) -> TransportError {
+        TransportError::HttpStatus {
+            action,
+            status: self.status.as_u16(),
+            body: excerpt(&String::from_utf8_lossy(&self.body)),
+        }
+    }
+}
