@@ -9,29 +9,49 @@ It runs unchanged under both pinned majors of the SDK:
 Tools: `echo(message: str) -> str` and `add(a: int, b: int) -> int`, plus
 instructions text. Start it with the interpreter of one of the virtualenvs:
 
-    interop/.venv-mcp-v2/bin/python interop/python/echo_server.py
-    interop/.venv-mcp-v1/bin/python interop/python/echo_server.py
+    interop/.venv-mcp-v2/bin/python interop/python/echo_server.py [TRANSPORT]
+    interop/.venv-mcp-v1/bin/python interop/python/echo_server.py [TRANSPORT]
 
-Only JSON-RPC goes to stdout; the SDK logs to stderr.
+TRANSPORT is `stdio` (the default: only JSON-RPC goes to stdout, the SDK logs to
+stderr), `streamable-http` (answers as SSE streams), `streamable-http-json`
+(answers as JSON bodies) or `sse` (the legacy HTTP+SSE transport). The HTTP
+transports listen on 127.0.0.1 only, on a port the system picks, and report it
+on stderr as `interop-listening <port>`; the endpoints are `/mcp` and `/sse`.
 """
 
+import asyncio
+import socket
+import sys
 from importlib.metadata import version
 
 SDK_VERSION = version("mcp")
 
 # Pick by the installed major rather than by trial import, so that a broken v2
 # install fails with its own error instead of v2's "FastMCP was renamed" one.
+TRANSPORT = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+JSON_RESPONSE = TRANSPORT == "streamable-http-json"
+
 if int(SDK_VERSION.split(".")[0]) >= 2:
     from mcp.server.mcpserver import MCPServer
 
     def _make_server(name: str, instructions: str):
         # v2 reports serverInfo.version as "" unless told; v1 reports the SDK version.
         return MCPServer(name, instructions=instructions, version=SDK_VERSION)
+
+    def _http_app(server):
+        if TRANSPORT == "sse":
+            return server.sse_app()
+        return server.streamable_http_app(json_response=JSON_RESPONSE)
 else:
     from mcp.server.fastmcp import FastMCP
 
     def _make_server(name: str, instructions: str):
-        return FastMCP(name, instructions=instructions)
+        return FastMCP(name, instructions=instructions, json_response=JSON_RESPONSE)
+
+    def _http_app(server):
+        if TRANSPORT == "sse":
+            return server.sse_app()
+        return server.streamable_http_app()
 
 INSTRUCTIONS = (
     "Interop echo server (Python mcp SDK "
@@ -54,5 +74,21 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
+def _serve_http() -> None:
+    import uvicorn
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    print(f"interop-listening {listener.getsockname()[1]}", file=sys.stderr, flush=True)
+    config = uvicorn.Config(_http_app(server), log_level="warning")
+    asyncio.run(uvicorn.Server(config).serve(sockets=[listener]))
+
+
 if __name__ == "__main__":
-    server.run("stdio")
+    if TRANSPORT == "stdio":
+        server.run("stdio")
+    elif TRANSPORT in ("streamable-http", "streamable-http-json", "sse"):
+        _serve_http()
+    else:
+        sys.exit(f"unknown transport {TRANSPORT!r}: use stdio, streamable-http, streamable-http-json or sse")

@@ -1,15 +1,22 @@
-//! Connects to any stdio MCP server and prints what it offers as one JSON object.
+//! Connects to any MCP server, stdio or remote, and prints what it offers as one JSON object.
 //!
 //! ```text
 //! cargo run -p mcp-transport --example probe -- [OPTIONS] -- COMMAND [ARGS...]
+//! cargo run -p mcp-transport --example probe -- [OPTIONS] --url URL [--transport T] [--header H]...
 //!
 //! OPTIONS
 //!   --call TOOL        also call TOOL and print its result under "call"
 //!   --args JSON        the arguments of --call, a JSON object (default {})
 //!   --timeout-ms N     connect timeout and per-request timeout in milliseconds (default 30000)
+//!   --name NAME        the server's name in messages (default: the command's file name, or
+//!                      the URL's host)
+//! stdio servers
 //!   --env KEY=VALUE    add a variable to the server's environment (repeatable)
 //!   --cwd DIR          run the server in DIR
-//!   --name NAME        the server's name in messages (default: the command's file name)
+//! remote servers
+//!   --url URL          the server's MCP endpoint (Streamable HTTP) or SSE stream (legacy)
+//!   --transport T      auto (default: Streamable HTTP, falling back to legacy SSE), http or sse
+//!   --header 'N: V'    send this header with every request (repeatable)
 //! ```
 //!
 //! Output: `{"protocolVersion", "serverInfo", "capabilities", "instructions", "tools": [...]}`,
@@ -19,21 +26,30 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcp_transport::http::{HttpServerParams, RemoteTransport};
 use mcp_transport::{ClientOptions, JsonObject, McpClient, StdioServerParams};
 use serde_json::{Value, json};
 
 struct Args {
     call: Option<(String, JsonObject)>,
     timeout: Duration,
-    env: Vec<(String, String)>,
-    cwd: Option<String>,
     name: Option<String>,
-    command: String,
-    command_args: Vec<String>,
+    server: Server,
 }
 
-const USAGE: &str = "usage: probe [--call TOOL [--args JSON]] [--timeout-ms N] [--env KEY=VALUE]... \
-                     [--cwd DIR] [--name NAME] -- COMMAND [ARGS...]";
+enum Server {
+    Stdio {
+        env: Vec<(String, String)>,
+        cwd: Option<String>,
+        command: String,
+        command_args: Vec<String>,
+    },
+    Remote(HttpServerParams),
+}
+
+const USAGE: &str = "usage: probe [--call TOOL [--args JSON]] [--timeout-ms N] [--name NAME] \
+                     ([--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...] \
+                     | --url URL [--transport auto|http|sse] [--header 'Name: value']...)";
 
 fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut call = None;
@@ -42,15 +58,37 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut env = Vec::new();
     let mut cwd = None;
     let mut name = None;
+    let mut url = None;
+    let mut transport = RemoteTransport::Auto;
+    let mut headers = Vec::new();
     let value_of = |flag: &str, raw: &mut dyn Iterator<Item = String>| {
         raw.next().ok_or_else(|| format!("{flag} needs a value"))
     };
     loop {
         let Some(arg) = raw.next() else {
-            return Err("missing `-- COMMAND`".to_owned());
+            if url.is_some() {
+                break;
+            }
+            return Err("missing `-- COMMAND` or `--url URL`".to_owned());
         };
         match arg.as_str() {
             "--" => break,
+            "--url" => url = Some(value_of("--url", &mut raw)?),
+            "--transport" => {
+                transport = match value_of("--transport", &mut raw)?.as_str() {
+                    "auto" => RemoteTransport::Auto,
+                    "http" => RemoteTransport::StreamableHttp,
+                    "sse" => RemoteTransport::Sse,
+                    other => {
+                        return Err(format!("--transport is auto, http or sse, not {other:?}"));
+                    }
+                };
+            }
+            "--header" => {
+                let text = value_of("--header", &mut raw)?;
+                let (key, value) = text.split_once(':').ok_or("--header needs 'Name: value'")?;
+                headers.push((key.trim().to_owned(), value.trim().to_owned()));
+            }
             "--call" => call = Some(value_of("--call", &mut raw)?),
             "--args" => {
                 let text = value_of("--args", &mut raw)?;
@@ -81,37 +119,77 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
             other => return Err(format!("unknown option {other:?}")),
         }
     }
-    let command = raw.next().ok_or("missing COMMAND after `--`")?;
     if call.is_none() && call_args.is_some() {
         return Err("--args needs --call TOOL".to_owned());
     }
+    let server = match url {
+        Some(url) => {
+            if !env.is_empty() || cwd.is_some() || raw.next().is_some() {
+                return Err("--url takes no COMMAND, --env or --cwd".to_owned());
+            }
+            let mut params = HttpServerParams::new(&url)
+                .map_err(|error| error.to_string())?
+                .transport(transport);
+            for (key, value) in headers {
+                params = params
+                    .header(&key, &value)
+                    .map_err(|error| error.to_string())?;
+            }
+            Server::Remote(params)
+        }
+        None => Server::Stdio {
+            env,
+            cwd,
+            command: raw.next().ok_or("missing COMMAND after `--`")?,
+            command_args: raw.collect(),
+        },
+    };
     Ok(Args {
         call: call.map(|tool| (tool, call_args.unwrap_or_default())),
         timeout,
-        env,
-        cwd,
         name,
-        command,
-        command_args: raw.collect(),
+        server,
     })
 }
 
-async fn probe(args: Args) -> Result<Value, mcp_transport::Error> {
-    let name = args.name.unwrap_or_else(|| {
-        std::path::Path::new(&args.command).file_name().map_or_else(
-            || args.command.clone(),
-            |name| name.to_string_lossy().into_owned(),
-        )
-    });
-    let mut params = StdioServerParams::new(args.command, args.command_args);
-    params.env = args.env;
-    if let Some(cwd) = args.cwd {
-        params = params.cwd(cwd);
-    }
+async fn connect(
+    args: Args,
+) -> Result<(McpClient, Option<(String, JsonObject)>), mcp_transport::Error> {
     let options = ClientOptions::default()
         .connect_timeout(args.timeout)
         .request_timeout(Some(args.timeout));
-    let client = McpClient::connect_stdio(&name, params, options).await?;
+    let client = match args.server {
+        Server::Stdio {
+            env,
+            cwd,
+            command,
+            command_args,
+        } => {
+            let name = args.name.unwrap_or_else(|| {
+                std::path::Path::new(&command).file_name().map_or_else(
+                    || command.clone(),
+                    |name| name.to_string_lossy().into_owned(),
+                )
+            });
+            let mut params = StdioServerParams::new(command, command_args);
+            params.env = env;
+            if let Some(cwd) = cwd {
+                params = params.cwd(cwd);
+            }
+            McpClient::connect_stdio(&name, params, options).await?
+        }
+        Server::Remote(params) => {
+            let name = args
+                .name
+                .unwrap_or_else(|| params.url.host_str().unwrap_or("remote").to_owned());
+            McpClient::connect_http(&name, params, options).await?
+        }
+    };
+    Ok((client, args.call))
+}
+
+async fn probe(args: Args) -> Result<Value, mcp_transport::Error> {
+    let (client, call) = connect(args).await?;
     let outcome = async {
         let tools = client.list_tools().await?;
         let mut report = json!({
@@ -121,7 +199,7 @@ async fn probe(args: Args) -> Result<Value, mcp_transport::Error> {
             "instructions": client.instructions(),
             "tools": tools,
         });
-        if let Some((tool, arguments)) = args.call {
+        if let Some((tool, arguments)) = call {
             let result = client.call_tool(&tool, Some(arguments)).await?;
             report["call"] = json!(result);
         }
