@@ -80,6 +80,7 @@ def _serve_http() -> None:
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
     print(f"interop-listening {listener.getsockname()[1]}", file=sys.stderr, flush=True)
     config = uvicorn.Config(_http_app(server), log_level="warning")
     asyncio.run(uvicorn.Server(config).serve(sockets=[listener]))

@@ -98,7 +98,7 @@ pub enum TransportError {
     ClosedByServer,
     /// An HTTP request could not be made or its body not read: the server is unreachable,
     /// refused the connection, or the connection broke. The URL is shown without its query.
-    #[error("{action} failed: {source}")]
+    #[error("{action} failed: {}", error_chain(.source.as_ref()))]
     Http {
         /// What was being done, e.g. `POST initialize to https://example.com/mcp`.
         action: String,
@@ -149,6 +149,22 @@ pub enum TransportError {
     /// A failure reported by a transport plugin.
     #[error("{0}")]
     Other(String),
+}
+
+/// An error and its causes, `outer: inner: innermost`, each said once (HTTP client errors
+/// wrap "connection refused" under "error sending request").
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let said = inner.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = inner.source();
+    }
+    text
 }
 
 fn describe_body(body: &str) -> String {

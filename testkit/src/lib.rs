@@ -1,5 +1,5 @@
 //! Test support shared by the workspace: a scriptable fixture MCP server and helpers to run it
-//! and to check on processes.
+//! and to check on processes, and the real interop peers started over HTTP ([`RemotePeer`]).
 //!
 //! The `mcp-fixture-server` binary of this crate speaks MCP over stdio (newline-delimited
 //! JSON-RPC 2.0) and misbehaves exactly as told: it crashes, hangs or stalls at a chosen
@@ -42,10 +42,12 @@ pub const BUILT_IN_TOOLS: usize = 14;
 
 mod binary;
 mod fixture;
+mod interop;
 mod procfs;
 
 pub use binary::{build_fixture_server, fixture_server_path};
 pub use fixture::FixtureServer;
+pub use interop::{RemotePeer, RunningPeer, interop_path, workspace_root};
 pub use procfs::{
     kill_process, process_group_members, process_is_alive, processes_with_arg,
     processes_with_arg_where, wait_until,
