@@ -42,11 +42,13 @@ pub const BUILT_IN_TOOLS: usize = 14;
 
 mod binary;
 mod fixture;
+mod http_fixture;
 mod interop;
 mod procfs;
 
 pub use binary::{build_fixture_server, fixture_server_path};
 pub use fixture::FixtureServer;
+pub use http_fixture::{HttpFixture, HttpFixtureOptions, RecordedRequest};
 pub use interop::{RemotePeer, RunningPeer, interop_path, workspace_root};
 pub use procfs::{
     kill_process, process_group_members, process_is_alive, processes_with_arg,

@@ -1,0 +1,719 @@
+//! A scriptable MCP server over HTTP, in the test's own process, for the faults real peers do
+//! not produce on demand.
+//!
+//! [`HttpFixture::start`] listens on 127.0.0.1 at a port the system picks and serves, one
+//! thread per connection, either Streamable HTTP (endpoint `/mcp`) or, with
+//! [`HttpFixtureOptions::legacy_sse`], the legacy HTTP+SSE transport (stream `/sse`, messages
+//! to the endpoint it names). Every response closes its connection, so a body without a length
+//! ends where the server stops writing — which is how a dropped stream is made.
+//!
+//! What can be scripted ([`HttpFixtureOptions`]): JSON instead of SSE answers; the first session
+//! expiring after some requests (404, or 400 naming the session); an answer stream that drops
+//! after some events, to be resumed with `Last-Event-ID`; the `retry:` it announces; a GET
+//! stream (405 without one); a bearer token it insists on (401 with `WWW-Authenticate`);
+//! delays between events; and, for legacy SSE, the endpoint it names (another origin, say).
+//!
+//! Tools: `echo {message}` answers the message; `progress {steps}` sends that many progress
+//! notifications (to a request with a progress token) before answering `done`; `huge {bytes}`
+//! answers a text of that many `x`; `announce` sends `notifications/tools/list_changed` on the
+//! GET stream (or the legacy stream) and answers `announced`.
+//!
+//! Every request is recorded ([`HttpFixture::requests`]) with the headers a test checks.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// What the fixture does; build with the setters, start with [`HttpFixture::start`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct HttpFixtureOptions {
+    json_answers: bool,
+    expire_first_session_after: Option<usize>,
+    expire_with_bad_request: bool,
+    drop_answer_after_events: Option<usize>,
+    retry_ms: Option<u64>,
+    get_stream: bool,
+    bearer_token: Option<String>,
+    event_delay: Duration,
+    legacy_sse: bool,
+    legacy_endpoint: Option<String>,
+}
+
+impl HttpFixtureOptions {
+    /// Answers requests with JSON bodies instead of SSE streams.
+    #[must_use]
+    pub fn json_answers(mut self) -> Self {
+        self.json_answers = true;
+        self
+    }
+
+    /// The first session ends after `requests` POSTs in it: later ones get 404.
+    #[must_use]
+    pub fn expire_first_session_after(mut self, requests: usize) -> Self {
+        self.expire_first_session_after = Some(requests);
+        self
+    }
+
+    /// An expired session gets 400 with a body naming the session instead of 404.
+    #[must_use]
+    pub fn expire_with_bad_request(mut self) -> Self {
+        self.expire_with_bad_request = true;
+        self
+    }
+
+    /// A `tools/call` answer stream closes after this many events (the priming event counts),
+    /// before the answer; `GET` with `Last-Event-ID` sends the rest.
+    #[must_use]
+    pub fn drop_answer_after_events(mut self, events: usize) -> Self {
+        self.drop_answer_after_events = Some(events);
+        self
+    }
+
+    /// Announces `retry: ms` on every answer stream.
+    #[must_use]
+    pub fn retry_ms(mut self, ms: u64) -> Self {
+        self.retry_ms = Some(ms);
+        self
+    }
+
+    /// Offers the GET stream for server-initiated messages (without it, GET gets 405).
+    #[must_use]
+    pub fn get_stream(mut self) -> Self {
+        self.get_stream = true;
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>`; anything else gets 401 with a
+    /// `WWW-Authenticate` challenge.
+    #[must_use]
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Waits this long before each event of an answer stream.
+    #[must_use]
+    pub fn event_delay(mut self, delay: Duration) -> Self {
+        self.event_delay = delay;
+        self
+    }
+
+    /// Serves the legacy HTTP+SSE transport instead of Streamable HTTP.
+    #[must_use]
+    pub fn legacy_sse(mut self) -> Self {
+        self.legacy_sse = true;
+        self
+    }
+
+    /// The endpoint the legacy stream names (default `/messages?session=1`).
+    #[must_use]
+    pub fn legacy_endpoint(mut self, endpoint: impl Into<String>) -> Self {
+        self.legacy_endpoint = Some(endpoint.into());
+        self
+    }
+}
+
+/// One HTTP request the fixture received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RecordedRequest {
+    /// `GET`, `POST` or `DELETE`.
+    pub http_method: String,
+    /// The path and query.
+    pub target: String,
+    /// The JSON-RPC method of a POSTed request or notification.
+    pub rpc_method: Option<String>,
+    /// `Mcp-Session-Id`.
+    pub session_id: Option<String>,
+    /// `MCP-Protocol-Version`.
+    pub protocol_version: Option<String>,
+    /// `Last-Event-ID`.
+    pub last_event_id: Option<String>,
+    /// `Authorization`.
+    pub authorization: Option<String>,
+    /// The status the fixture answered (0 while a stream is still open).
+    pub status: u16,
+}
+
+/// The running fixture; dropping it stops it.
+pub struct HttpFixture {
+    address: SocketAddr,
+    state: Arc<State>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+struct State {
+    options: HttpFixtureOptions,
+    stopping: AtomicBool,
+    requests: Mutex<Vec<RecordedRequest>>,
+    sessions: AtomicUsize,
+    /// POSTs answered per session id.
+    session_requests: Mutex<HashMap<String, usize>>,
+    expired: Mutex<Vec<String>>,
+    /// Answer streams cut short: stream id → the events not sent yet.
+    unfinished: Mutex<HashMap<String, Vec<(String, Value)>>>,
+    streams: AtomicUsize,
+    /// The open GET stream (Streamable HTTP) or legacy stream, for server-initiated messages.
+    server_stream: Mutex<Option<TcpStream>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl HttpFixture {
+    /// Starts serving on 127.0.0.1 at a free port.
+    ///
+    /// # Panics
+    ///
+    /// If no loopback port can be bound.
+    pub fn start(options: HttpFixtureOptions) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .unwrap_or_else(|error| panic!("cannot listen on 127.0.0.1: {error}"));
+        let address = listener
+            .local_addr()
+            .unwrap_or_else(|error| panic!("no local address: {error}"));
+        let state = Arc::new(State {
+            options,
+            stopping: AtomicBool::new(false),
+            requests: Mutex::new(Vec::new()),
+            sessions: AtomicUsize::new(0),
+            session_requests: Mutex::new(HashMap::new()),
+            expired: Mutex::new(Vec::new()),
+            unfinished: Mutex::new(HashMap::new()),
+            streams: AtomicUsize::new(0),
+            server_stream: Mutex::new(None),
+        });
+        let accepting = Arc::clone(&state);
+        let acceptor = thread::spawn(move || {
+            for connection in listener.incoming() {
+                if accepting.stopping.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(connection) = connection else { continue };
+                let state = Arc::clone(&accepting);
+                thread::spawn(move || {
+                    let _ = state.serve(&connection);
+                });
+            }
+        });
+        Self {
+            address,
+            state,
+            acceptor: Some(acceptor),
+        }
+    }
+
+    /// The MCP endpoint (`/mcp`), or the legacy stream (`/sse`).
+    pub fn url(&self) -> String {
+        let path = if self.state.options.legacy_sse {
+            "/sse"
+        } else {
+            "/mcp"
+        };
+        format!("http://{}{path}", self.address)
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Every request so far, in the order they arrived.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.state.requests).clone()
+    }
+
+    /// How many sessions were initialized.
+    pub fn sessions(&self) -> usize {
+        self.state.sessions.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        self.state.stopping.store(true, Ordering::SeqCst);
+        if let Some(stream) = lock(&self.state.server_stream).take() {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+        // Wakes the acceptor, which then sees `stopping`.
+        let _ = TcpStream::connect(self.address);
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+    }
+}
+
+/// A parsed request.
+struct Request {
+    method: String,
+    target: String,
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn read(stream: &TcpStream) -> std::io::Result<Option<Self>> {
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        let mut parts = line.split_whitespace();
+        let method = parts.next().unwrap_or_default().to_owned();
+        let target = parts.next().unwrap_or_default().to_owned();
+        let mut headers = HashMap::new();
+        loop {
+            line.clear();
+            if reader.read_line(&mut line)? == 0 {
+                break;
+            }
+            let trimmed = line.trim_end();
+            if trimmed.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = trimmed.split_once(':') {
+                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_owned());
+            }
+        }
+        let length = headers
+            .get("content-length")
+            .and_then(|value| value.parse::<usize>().ok())
+            .unwrap_or(0);
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body)?;
+        Ok(Some(Self {
+            method,
+            target,
+            headers,
+            body,
+        }))
+    }
+
+    fn header(&self, name: &str) -> Option<String> {
+        self.headers.get(name).cloned()
+    }
+}
+
+/// Writes a whole response with a body and closes.
+fn respond(mut stream: &TcpStream, status: u16, headers: &[(&str, String)], body: &str) {
+    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body.as_bytes());
+    let _ = stream.flush();
+}
+
+/// Starts an event stream (no length: it ends when the connection closes).
+fn start_stream(mut stream: &TcpStream, headers: &[(&str, String)]) -> std::io::Result<()> {
+    let mut head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n".to_owned();
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.flush()
+}
+
+fn write_event(mut stream: &TcpStream, id: Option<&str>, data: &str) -> std::io::Result<()> {
+    let mut event = String::new();
+    if let Some(id) = id {
+        event.push_str(&format!("id: {id}\n"));
+    }
+    event.push_str(&format!("data: {data}\n\n"));
+    stream.write_all(event.as_bytes())?;
+    stream.flush()
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        202 => "Accepted",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        _ => "Status",
+    }
+}
+
+const SESSION_ID: &str = "Mcp-Session-Id";
+
+impl State {
+    fn serve(self: &Arc<Self>, stream: &TcpStream) -> std::io::Result<()> {
+        let Some(request) = Request::read(stream)? else {
+            return Ok(());
+        };
+        let message: Option<Value> = serde_json::from_slice(&request.body).ok();
+        let rpc_method = message
+            .as_ref()
+            .and_then(|message| message.get("method"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        // Recorded on arrival (a GET stream stays open), its status filled in when answered.
+        let index = {
+            let mut requests = lock(&self.requests);
+            requests.push(RecordedRequest {
+                http_method: request.method.clone(),
+                target: request.target.clone(),
+                rpc_method,
+                session_id: request.header("mcp-session-id"),
+                protocol_version: request.header("mcp-protocol-version"),
+                last_event_id: request.header("last-event-id"),
+                authorization: request.header("authorization"),
+                status: 0,
+            });
+            requests.len() - 1
+        };
+        let status = self.route(stream, &request, message.as_ref());
+        lock(&self.requests)[index].status = status;
+        let _ = stream.shutdown(Shutdown::Write);
+        Ok(())
+    }
+
+    /// Answers one request; its status.
+    fn route(
+        self: &Arc<Self>,
+        stream: &TcpStream,
+        request: &Request,
+        message: Option<&Value>,
+    ) -> u16 {
+        if let Some(token) = &self.options.bearer_token
+            && request.header("authorization").as_deref() != Some(&format!("Bearer {token}"))
+        {
+            let challenge = format!(
+                "Bearer realm=\"fixture\", resource_metadata=\"http://{}/.well-known/oauth-protected-resource\"",
+                stream
+                    .local_addr()
+                    .map(|a| a.to_string())
+                    .unwrap_or_default()
+            );
+            respond(
+                stream,
+                401,
+                &[("WWW-Authenticate", challenge)],
+                "unauthorized",
+            );
+            return 401;
+        }
+        if self.options.legacy_sse {
+            return self.route_legacy(stream, request, message);
+        }
+        match request.method.as_str() {
+            "POST" => self.post(stream, request, message),
+            "GET" => self.get(stream, request),
+            "DELETE" => {
+                respond(stream, 200, &[], "");
+                200
+            }
+            _ => {
+                respond(stream, 405, &[], "");
+                405
+            }
+        }
+    }
+
+    fn post(
+        self: &Arc<Self>,
+        stream: &TcpStream,
+        request: &Request,
+        message: Option<&Value>,
+    ) -> u16 {
+        let Some(message) = message else {
+            respond(stream, 400, &[], "Bad Request: not JSON");
+            return 400;
+        };
+        let method = message.get("method").and_then(Value::as_str);
+        let session = request.header("mcp-session-id");
+        if method == Some("initialize") {
+            let number = self.sessions.fetch_add(1, Ordering::SeqCst) + 1;
+            let session = format!("session-{number}");
+            let answer = self.answer(message);
+            let headers = [(SESSION_ID, session.clone())];
+            lock(&self.session_requests).insert(session, 0);
+            if self.options.json_answers {
+                let headers = [
+                    (SESSION_ID, headers[0].1.clone()),
+                    ("Content-Type", "application/json".to_owned()),
+                ];
+                respond(stream, 200, &headers, &answer.to_string());
+            } else {
+                let _ = start_stream(stream, &headers);
+                let _ = write_event(stream, None, &answer.to_string());
+            }
+            return 200;
+        }
+        let Some(session) = session.filter(|id| lock(&self.session_requests).contains_key(id))
+        else {
+            respond(stream, 400, &[], "Bad Request: no valid session id");
+            return 400;
+        };
+        if self.expire(&session) {
+            if self.options.expire_with_bad_request {
+                respond(
+                    stream,
+                    400,
+                    &[],
+                    "Bad Request: No valid session ID provided",
+                );
+                return 400;
+            }
+            respond(stream, 404, &[], "session not found");
+            return 404;
+        }
+        if message.get("id").is_none() || method.is_none() {
+            respond(stream, 202, &[], "");
+            return 202;
+        }
+        let events = self.events_for(message);
+        if self.options.json_answers {
+            let answer = events.last().map(Value::to_string).unwrap_or_default();
+            respond(
+                stream,
+                200,
+                &[("Content-Type", "application/json".to_owned())],
+                &answer,
+            );
+            return 200;
+        }
+        let _ = self.stream_events(stream, events, method == Some("tools/call"));
+        200
+    }
+
+    /// Counts a POST in `session`; true once the session has expired.
+    fn expire(&self, session: &str) -> bool {
+        if lock(&self.expired).iter().any(|expired| expired == session) {
+            return true;
+        }
+        let Some(limit) = self.options.expire_first_session_after else {
+            return false;
+        };
+        let mut counts = lock(&self.session_requests);
+        let count = counts.entry(session.to_owned()).or_insert(0);
+        *count += 1;
+        if session == "session-1" && *count > limit {
+            lock(&self.expired).push(session.to_owned());
+            return true;
+        }
+        false
+    }
+
+    /// The messages that answer `message`: notifications first, the response last.
+    fn events_for(self: &Arc<Self>, message: &Value) -> Vec<Value> {
+        let mut events = Vec::new();
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        if message.get("method").and_then(Value::as_str) == Some("tools/call")
+            && params["name"] == json!("progress")
+        {
+            let steps = params["arguments"]["steps"].as_u64().unwrap_or(1);
+            if let Some(token) = params
+                .get("_meta")
+                .and_then(|meta| meta.get("progressToken"))
+            {
+                for step in 1..=steps {
+                    events.push(json!({
+                        "jsonrpc": "2.0",
+                        "method": "notifications/progress",
+                        "params": {"progressToken": token, "progress": step, "total": steps}
+                    }));
+                }
+            }
+        }
+        events.push(self.answer(message));
+        events
+    }
+
+    /// Sends `messages` as an answer stream: a priming event, then each message with an id;
+    /// cut short when scripted, keeping the rest for a resumption.
+    fn stream_events(
+        &self,
+        stream: &TcpStream,
+        messages: Vec<Value>,
+        may_drop: bool,
+    ) -> std::io::Result<()> {
+        let number = self.streams.fetch_add(1, Ordering::SeqCst) + 1;
+        let stream_id = format!("stream{number}");
+        start_stream(stream, &[])?;
+        let mut prelude = String::new();
+        if let Some(retry) = self.options.retry_ms {
+            prelude.push_str(&format!("retry: {retry}\n"));
+        }
+        prelude.push_str(&format!("id: {stream_id}-0\ndata:\n\n"));
+        let mut writer = stream;
+        writer.write_all(prelude.as_bytes())?;
+        writer.flush()?;
+        let numbered: Vec<(String, Value)> = messages
+            .into_iter()
+            .enumerate()
+            .map(|(index, message)| (format!("{stream_id}-{}", index + 1), message))
+            .collect();
+        // The priming event was the first.
+        for (sent, (position, (id, message))) in (1..).zip(numbered.iter().enumerate()) {
+            if may_drop
+                && self
+                    .options
+                    .drop_answer_after_events
+                    .is_some_and(|limit| sent >= limit)
+            {
+                lock(&self.unfinished).insert(stream_id, numbered[position..].to_vec());
+                return Ok(());
+            }
+            thread::sleep(self.options.event_delay);
+            write_event(stream, Some(id), &message.to_string())?;
+        }
+        Ok(())
+    }
+
+    fn get(self: &Arc<Self>, stream: &TcpStream, request: &Request) -> u16 {
+        if let Some(last) = request.header("last-event-id") {
+            let stream_id = last.split('-').next().unwrap_or_default().to_owned();
+            let Some(rest) = lock(&self.unfinished).remove(&stream_id) else {
+                respond(stream, 404, &[], "no such stream");
+                return 404;
+            };
+            let _ = start_stream(stream, &[]);
+            for (id, message) in rest {
+                thread::sleep(self.options.event_delay);
+                let _ = write_event(stream, Some(&id), &message.to_string());
+            }
+            return 200;
+        }
+        if !self.options.get_stream {
+            respond(stream, 405, &[("Allow", "POST, DELETE".to_owned())], "");
+            return 405;
+        }
+        if start_stream(stream, &[]).is_err() {
+            return 200;
+        }
+        if let Ok(copy) = stream.try_clone() {
+            *lock(&self.server_stream) = Some(copy);
+        }
+        // Held open until the fixture stops or the client goes away.
+        let mut probe = [0u8; 1];
+        let _ = (&*stream).read(&mut probe);
+        200
+    }
+
+    /// Answers a JSON-RPC request (or `announce`'s notification on the server stream).
+    fn answer(&self, message: &Value) -> Value {
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let result = match message.get("method").and_then(Value::as_str) {
+            Some("initialize") => json!({
+                "protocolVersion": params["protocolVersion"].as_str().unwrap_or("2025-11-25"),
+                "capabilities": {"tools": {"listChanged": true}},
+                "serverInfo": {"name": "http-fixture", "version": "1.0.0"}
+            }),
+            Some("tools/list") => json!({"tools": [
+                tool("echo", &json!({"message": {"type": "string"}})),
+                tool("progress", &json!({"steps": {"type": "integer"}})),
+                tool("huge", &json!({"bytes": {"type": "integer"}})),
+                tool("announce", &json!({})),
+            ]}),
+            Some("tools/call") => {
+                let arguments = &params["arguments"];
+                let text = match params["name"].as_str() {
+                    Some("echo") => arguments["message"].as_str().unwrap_or_default().to_owned(),
+                    Some("progress") => "done".to_owned(),
+                    Some("huge") => "x".repeat(
+                        usize::try_from(arguments["bytes"].as_u64().unwrap_or(0)).unwrap_or(0),
+                    ),
+                    Some("announce") => {
+                        self.send_on_server_stream(&json!({
+                            "jsonrpc": "2.0",
+                            "method": "notifications/tools/list_changed"
+                        }));
+                        "announced".to_owned()
+                    }
+                    other => {
+                        return json!({"jsonrpc": "2.0", "id": id, "error": {
+                            "code": -32602, "message": format!("unknown tool {other:?}")}});
+                    }
+                };
+                json!({"content": [{"type": "text", "text": text}]})
+            }
+            Some("ping") => json!({}),
+            other => {
+                return json!({"jsonrpc": "2.0", "id": id, "error": {
+                    "code": -32601, "message": format!("method not found: {other:?}")}});
+            }
+        };
+        json!({"jsonrpc": "2.0", "id": id, "result": result})
+    }
+
+    fn send_on_server_stream(&self, message: &Value) {
+        if let Some(stream) = lock(&self.server_stream).as_ref() {
+            let _ = write_event(stream, None, &message.to_string());
+        }
+    }
+
+    fn route_legacy(
+        self: &Arc<Self>,
+        stream: &TcpStream,
+        request: &Request,
+        message: Option<&Value>,
+    ) -> u16 {
+        match (request.method.as_str(), request.target.split('?').next()) {
+            ("GET", Some("/sse")) => {
+                if start_stream(stream, &[]).is_err() {
+                    return 200;
+                }
+                let endpoint = self
+                    .options
+                    .legacy_endpoint
+                    .clone()
+                    .unwrap_or_else(|| "/messages?session=1".to_owned());
+                let mut writer = stream;
+                let _ =
+                    writer.write_all(format!("event: endpoint\ndata: {endpoint}\n\n").as_bytes());
+                let _ = writer.flush();
+                if let Ok(copy) = stream.try_clone() {
+                    *lock(&self.server_stream) = Some(copy);
+                }
+                let mut probe = [0u8; 1];
+                let _ = (&*stream).read(&mut probe);
+                200
+            }
+            ("POST", Some("/messages")) => {
+                let Some(message) = message else {
+                    respond(stream, 400, &[], "not JSON");
+                    return 400;
+                };
+                respond(stream, 202, &[], "Accepted");
+                if message.get("id").is_some() && message.get("method").is_some() {
+                    for event in self.events_for(message) {
+                        thread::sleep(self.options.event_delay);
+                        if let Some(server_stream) = lock(&self.server_stream).as_ref() {
+                            let mut writer = server_stream;
+                            let _ = writer
+                                .write_all(format!("event: message\ndata: {event}\n\n").as_bytes());
+                            let _ = writer.flush();
+                        }
+                    }
+                }
+                202
+            }
+            _ => {
+                respond(stream, 404, &[], "not found");
+                404
+            }
+        }
+    }
+}
+
+fn tool(name: &str, properties: &Value) -> Value {
+    json!({"name": name, "inputSchema": {"type": "object", "properties": properties}})
+}
