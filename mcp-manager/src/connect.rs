@@ -1,14 +1,14 @@
 //! From a server's configuration to a connected client: validation, credentials, the transport
 //! for the configuration, the handshake.
 //!
-//! The configuration is matched exhaustively on its transport: a transport this build cannot
-//! open is an error naming it, and a new kind of transport is a compile error here until it is
-//! handled.
+//! The configuration is matched exhaustively on its transport, so a new kind of transport is a
+//! compile error here until it is handled.
 
 use mcp_config::{
-    AuthStorage, InvalidServer, ServerConfig, StdioConfig, TransportConfig, resolve_auth_config,
-    validate_server_config,
+    AuthStorage, InvalidServer, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
+    resolve_auth_config, validate_server_config,
 };
+use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport};
 use mcp_transport::{ClientOptions, McpClient, StdioServerParams};
 
 use crate::error::ManagerError;
@@ -31,13 +31,35 @@ pub(crate) async fn connect_client(
         TransportConfig::Stdio(stdio) => {
             Ok(McpClient::connect_stdio(name, stdio_params(stdio), options).await?)
         }
-        TransportConfig::Http(_) | TransportConfig::Sse(_) => {
-            Err(ManagerError::UnsupportedTransport {
-                server: name.to_owned(),
-                transport: resolved.kind(),
-            })
+        TransportConfig::Http(remote) => {
+            let params = remote_params(name, remote, RemoteTransport::Auto)?;
+            Ok(McpClient::connect_http(name, params, options).await?)
+        }
+        TransportConfig::Sse(remote) => {
+            let params = remote_params(name, remote, RemoteTransport::Sse)?;
+            Ok(McpClient::connect_http(name, params, options).await?)
         }
     }
+}
+
+/// The HTTP transports' parameters for a (resolved) remote configuration: `http` tries
+/// Streamable HTTP and falls back to legacy SSE, `sse` is legacy SSE only.
+fn remote_params(
+    name: &str,
+    remote: &RemoteConfig,
+    transport: RemoteTransport,
+) -> Result<HttpServerParams, ManagerError> {
+    let invalid = |source: ParamsError| ManagerError::InvalidRemote {
+        server: name.to_owned(),
+        source,
+    };
+    let mut params = HttpServerParams::new(&remote.url)
+        .map_err(invalid)?
+        .transport(transport);
+    for (header, value) in &remote.headers {
+        params = params.header(header, value).map_err(invalid)?;
+    }
+    Ok(params)
 }
 
 /// The stdio transport's parameters for a (resolved) stdio configuration.

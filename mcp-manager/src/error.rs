@@ -11,7 +11,7 @@ use std::ops::Deref;
 use std::path::Path;
 use std::sync::Arc;
 
-use mcp_config::{AuthError, ConfigError, FileError, InvalidServer, SourceMeta, TransportKind};
+use mcp_config::{AuthError, ConfigError, FileError, InvalidServer, SourceMeta};
 use mcp_transport::CloseReason;
 
 /// Why a server could not be used, connected or kept connected. Every message names the
@@ -31,16 +31,14 @@ pub enum ManagerError {
     /// carries the exit status and stderr tail of a stdio server.
     #[error(transparent)]
     Client(#[from] mcp_transport::Error),
-    /// This build has no transport for the server's configuration.
-    #[error(
-        "MCP server \"{server}\": the {transport} transport is not supported by this runtime \
-         yet; configure the server as a stdio command"
-    )]
-    UnsupportedTransport {
+    /// A remote server's URL or headers cannot be used (the header's value is not shown).
+    #[error("MCP server \"{server}\": {source}; fix the server's url or headers")]
+    InvalidRemote {
         /// The server.
         server: String,
-        /// Its transport.
-        transport: TransportKind,
+        /// What is wrong.
+        #[source]
+        source: mcp_transport::http::ParamsError,
     },
     /// The connection died after it was made (the server exited, or its stream ended).
     /// A reconnect may help.
@@ -106,7 +104,7 @@ impl ManagerError {
             Self::InvalidConfig(invalid) => Some(&invalid.server),
             Self::Auth(error) => Some(error.server()),
             Self::Client(error) => Some(error.server()),
-            Self::UnsupportedTransport { server, .. }
+            Self::InvalidRemote { server, .. }
             | Self::ConnectionLost { server, .. }
             | Self::NotConnected { server } => Some(server),
             Self::Discovery(_) | Self::ProviderPanicked(_) => None,

@@ -11,7 +11,8 @@
 //! expiring after some requests (404, or 400 naming the session); an answer stream that drops
 //! after some events, to be resumed with `Last-Event-ID`; the `retry:` it announces; a GET
 //! stream (405 without one); a bearer token it insists on (401 with `WWW-Authenticate`);
-//! delays between events; and, for legacy SSE, the endpoint it names (another origin, say).
+//! a slow answer to one method; delays between events; and, for legacy SSE, the endpoint it
+//! names (another origin, say).
 //!
 //! Tools: `echo {message}` answers the message; `progress {steps}` sends that many progress
 //! notifications (to a request with a progress token) before answering `done`; `huge {bytes}`
@@ -44,6 +45,7 @@ pub struct HttpFixtureOptions {
     event_delay: Duration,
     legacy_sse: bool,
     legacy_endpoint: Option<String>,
+    answer_delay: Option<(String, Duration)>,
 }
 
 impl HttpFixtureOptions {
@@ -102,6 +104,13 @@ impl HttpFixtureOptions {
     #[must_use]
     pub fn event_delay(mut self, delay: Duration) -> Self {
         self.event_delay = delay;
+        self
+    }
+
+    /// Waits this long before answering the JSON-RPC `method` (e.g. `initialize`).
+    #[must_use]
+    pub fn delay(mut self, method: impl Into<String>, delay: Duration) -> Self {
+        self.answer_delay = Some((method.into(), delay));
         self
     }
 
@@ -437,6 +446,11 @@ impl State {
             return 400;
         };
         let method = message.get("method").and_then(Value::as_str);
+        if let Some((delayed, delay)) = &self.options.answer_delay
+            && method == Some(delayed.as_str())
+        {
+            thread::sleep(*delay);
+        }
         let session = request.header("mcp-session-id");
         if method == Some("initialize") {
             let number = self.sessions.fetch_add(1, Ordering::SeqCst) + 1;
