@@ -31,12 +31,16 @@ pub(crate) async fn connect_client(
         TransportConfig::Stdio(stdio) => {
             Ok(McpClient::connect_stdio(name, stdio_params(stdio), options).await?)
         }
-        TransportConfig::Http(remote) => {
-            let params = remote_params(name, remote, RemoteTransport::Auto)?;
-            Ok(McpClient::connect_http(name, params, options).await?)
-        }
-        TransportConfig::Sse(remote) => {
-            let params = remote_params(name, remote, RemoteTransport::Sse)?;
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+            let transport = match resolved.transport() {
+                TransportConfig::Sse(_) => RemoteTransport::Sse,
+                _ => RemoteTransport::Auto,
+            };
+            let params =
+                remote_params(remote, transport).map_err(|source| ManagerError::InvalidRemote {
+                    server: name.to_owned(),
+                    source,
+                })?;
             Ok(McpClient::connect_http(name, params, options).await?)
         }
     }
@@ -45,19 +49,12 @@ pub(crate) async fn connect_client(
 /// The HTTP transports' parameters for a (resolved) remote configuration: `http` tries
 /// Streamable HTTP and falls back to legacy SSE, `sse` is legacy SSE only.
 fn remote_params(
-    name: &str,
     remote: &RemoteConfig,
     transport: RemoteTransport,
-) -> Result<HttpServerParams, ManagerError> {
-    let invalid = |source: ParamsError| ManagerError::InvalidRemote {
-        server: name.to_owned(),
-        source,
-    };
-    let mut params = HttpServerParams::new(&remote.url)
-        .map_err(invalid)?
-        .transport(transport);
+) -> Result<HttpServerParams, ParamsError> {
+    let mut params = HttpServerParams::new(&remote.url)?.transport(transport);
     for (header, value) in &remote.headers {
-        params = params.header(header, value).map_err(invalid)?;
+        params = params.header(header, value)?;
     }
     Ok(params)
 }
