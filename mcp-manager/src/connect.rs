@@ -31,19 +31,27 @@ pub(crate) async fn connect_client(
         TransportConfig::Stdio(stdio) => {
             Ok(McpClient::connect_stdio(name, stdio_params(stdio), options).await?)
         }
-        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
-            let transport = match resolved.transport() {
-                TransportConfig::Sse(_) => RemoteTransport::Sse,
-                _ => RemoteTransport::Auto,
-            };
-            let params =
-                remote_params(remote, transport).map_err(|source| ManagerError::InvalidRemote {
-                    server: name.to_owned(),
-                    source,
-                })?;
-            Ok(McpClient::connect_http(name, params, options).await?)
+        TransportConfig::Http(remote) => {
+            connect_remote(name, remote, RemoteTransport::Auto, options).await
+        }
+        TransportConfig::Sse(remote) => {
+            connect_remote(name, remote, RemoteTransport::Sse, options).await
         }
     }
+}
+
+async fn connect_remote(
+    name: &str,
+    remote: &RemoteConfig,
+    transport: RemoteTransport,
+    options: ClientOptions,
+) -> Result<McpClient, ManagerError> {
+    let params =
+        remote_params(remote, transport).map_err(|source| ManagerError::InvalidRemote {
+            server: name.to_owned(),
+            source,
+        })?;
+    Ok(McpClient::connect_http(name, params, options).await?)
 }
 
 /// The HTTP transports' parameters for a (resolved) remote configuration: `http` tries
