@@ -889,3 +889,101 @@ fn shell_reads_a_pipe_to_its_end_without_a_prompt() {
         json!([{"type": "text", "text": "through the pipe"}])
     );
 }
+
+#[test]
+fn list_tools_and_call_work_on_http_and_sse_servers_from_the_project_file() {
+    let sandbox = Sandbox::new("remote");
+    let web = testkit::HttpFixture::start(
+        testkit::HttpFixtureOptions::default().delay("tools/list", Duration::from_millis(1500)),
+    );
+    let legacy = testkit::HttpFixture::start(testkit::HttpFixtureOptions::default().legacy_sse());
+    sandbox.write_mcp_json(&json!({
+        "web": {"type": "http", "url": web.url()},
+        "legacy": {"type": "sse", "url": legacy.url()},
+    }));
+
+    let list = sandbox.run(&["list", "--json", "--no-cache"]);
+    let list = list.assert_code(0).json();
+    for (name, transport) in [("web", "http"), ("legacy", "sse")] {
+        let entry = server(&list, name);
+        assert_eq!(entry["status"], "connected", "{list:#}");
+        assert_eq!(entry["transport"], transport, "{list:#}");
+        assert_eq!(entry["tools"], 4, "{list:#}");
+        assert_eq!(entry["error"], Value::Null, "{list:#}");
+    }
+
+    // The slow remote server is awaited without a cache entry, deferred with one.
+    let cache = sandbox.cache_dir();
+    let first = sandbox.run(&["tools", "--json", "--cache-dir", &cache]);
+    let first = first.assert_code(0).json();
+    assert!(
+        tools_of(&first, "web")
+            .iter()
+            .all(|tool| tool["deferred"] == false),
+        "{first:#}"
+    );
+    let second = sandbox.run(&["tools", "--json", "--cache-dir", &cache]);
+    let second = second.assert_code(0).json();
+    let web_tools = tools_of(&second, "web");
+    assert_eq!(web_tools.len(), 4, "{second:#}");
+    assert!(
+        web_tools.iter().all(|tool| tool["deferred"] == true),
+        "{second:#}"
+    );
+    assert_eq!(names_of(&first), names_of(&second));
+
+    for tool in ["mcp_web_echo", "mcp_legacy_echo"] {
+        let call = sandbox.run(&[
+            "call",
+            tool,
+            r#"{"message":"over http"}"#,
+            "--cache-dir",
+            &cache,
+            "--json",
+        ]);
+        let call = call.assert_code(0).json();
+        assert_eq!(
+            call["content"],
+            json!([{"type": "text", "text": "over http"}]),
+            "{tool}: {call:#}"
+        );
+    }
+}
+
+#[test]
+fn mcp_add_url_connects_a_remote_server_after_a_reload() {
+    let sandbox = Sandbox::new("add-url");
+    let legacy = testkit::HttpFixture::start(testkit::HttpFixtureOptions::default().legacy_sse());
+    let web = testkit::HttpFixture::start(testkit::HttpFixtureOptions::default());
+    sandbox.write_mcp_json(&json!({"alpha": sandbox.fixture("alpha", |s| s)}));
+    let mut shell = Shell::start(&sandbox, &["shell", "--json", "--no-cache"]);
+
+    shell.ok(&format!("/mcp add web --url {}", web.url()));
+    shell.ok(&format!(
+        "/mcp add old --url {} --transport sse",
+        legacy.url()
+    ));
+    shell.ok("/mcp reload");
+    let tools = shell.ok("tools");
+    assert_eq!(
+        servers_of(&tools),
+        BTreeSet::from(["alpha".to_owned(), "old".to_owned(), "web".to_owned()]),
+        "{tools:#}"
+    );
+    let call = shell.ok(r#"call mcp_old_echo {"message": "added"}"#);
+    assert_eq!(
+        call["content"],
+        json!([{"type": "text", "text": "added"}]),
+        "{call:#}"
+    );
+    let call = shell.ok(r#"call mcp_web_echo {"message": "added too"}"#);
+    assert_eq!(
+        call["content"],
+        json!([{"type": "text", "text": "added too"}]),
+        "{call:#}"
+    );
+
+    shell.send("exit");
+    assert_eq!(shell.wait(), Some(0));
+    sandbox.assert_no_server_left("shell");
+}
