@@ -8,6 +8,7 @@ use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use crate::error::Error;
+use crate::handlers::{ElicitationHandler, SamplingHandler};
 #[cfg(feature = "http")]
 use crate::http::{HttpServerParams, LegacySseTransport, RemoteTransport, StreamableHttpTransport};
 use crate::jsonrpc::ServerNotification;
@@ -38,6 +39,11 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
     /// Timeout of requests that do not set their own. Default 60 s; `None` waits forever.
     pub request_timeout: Option<Duration>,
+    /// Answers the server's `elicitation/create`; set, the `elicitation` capability is declared.
+    pub elicitation: Option<Arc<dyn ElicitationHandler>>,
+    /// Answers the server's `sampling/createMessage`; set, the `sampling` capability is
+    /// declared.
+    pub sampling: Option<Arc<dyn SamplingHandler>>,
 }
 
 impl Default for ClientOptions {
@@ -48,6 +54,8 @@ impl Default for ClientOptions {
             roots: None,
             connect_timeout: Duration::from_secs(30),
             request_timeout: Some(Duration::from_secs(60)),
+            elicitation: None,
+            sampling: None,
         }
     }
 }
@@ -71,6 +79,20 @@ impl ClientOptions {
     #[must_use]
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.roots = Some(roots);
+        self
+    }
+
+    /// Answers elicitations with `handler` (and declares the capability).
+    #[must_use]
+    pub fn elicitation(mut self, handler: Arc<dyn ElicitationHandler>) -> Self {
+        self.elicitation = Some(handler);
+        self
+    }
+
+    /// Answers sampling requests with `handler` (and declares the capability).
+    #[must_use]
+    pub fn sampling(mut self, handler: Arc<dyn SamplingHandler>) -> Self {
+        self.sampling = Some(handler);
         self
     }
 
@@ -208,12 +230,17 @@ impl McpClient {
             PeerOptions {
                 roots: options.roots.clone(),
                 default_timeout: options.request_timeout,
+                elicitation: options.elicitation.clone(),
+                sampling: options.sampling.clone(),
             },
         );
         let params = InitializeParams {
             protocol_version: options.protocol_version.as_str().to_owned(),
             capabilities: ClientCapabilities {
                 roots: options.roots.as_ref().map(|_| RootsCapability::default()),
+                // `{}` declares form elicitation, which every protocol version understands.
+                elicitation: options.elicitation.as_ref().map(|_| JsonObject::new()),
+                sampling: options.sampling.as_ref().map(|_| JsonObject::new()),
                 ..ClientCapabilities::default()
             },
             client_info: options.client_info.clone(),

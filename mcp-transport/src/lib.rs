@@ -59,6 +59,7 @@
 mod client;
 mod error;
 pub mod framing;
+pub mod handlers;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod jsonrpc;

@@ -24,6 +24,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use crate::handlers::{ElicitationHandler, SamplingHandler};
 use crate::jsonrpc::{OutgoingNotification, ServerNotification};
 use crate::protocol::{ProgressNotificationParams, Root, methods};
 use crate::transport::{CloseReason, Transport, TransportError};
@@ -52,6 +53,10 @@ pub struct PeerOptions {
     pub roots: Option<Vec<Root>>,
     /// The timeout of requests whose options set none. `None`: such requests wait forever.
     pub default_timeout: Option<Duration>,
+    /// Answers `elicitation/create`; `None` answers it with -32601.
+    pub elicitation: Option<Arc<dyn ElicitationHandler>>,
+    /// Answers `sampling/createMessage`; `None` answers it with -32601.
+    pub sampling: Option<Arc<dyn SamplingHandler>>,
 }
 
 /// The JSON-RPC side of one connection. Dropping it stops its tasks and drops the transport
@@ -75,6 +80,8 @@ struct Shared {
     closed: watch::Sender<Option<CloseReason>>,
     notifications: broadcast::Sender<ServerNotification>,
     roots: Option<Vec<Root>>,
+    elicitation: Option<Arc<dyn ElicitationHandler>>,
+    sampling: Option<Arc<dyn SamplingHandler>>,
     default_timeout: Option<Duration>,
     /// Wakes the timeout sweeper when a request's deadline is earlier than the one it sleeps to.
     sweeper_wake: Notify,
@@ -119,6 +126,8 @@ impl Peer {
             closed: watch::Sender::new(None),
             notifications: broadcast::Sender::new(NOTIFICATION_BUFFER),
             roots: options.roots,
+            elicitation: options.elicitation,
+            sampling: options.sampling,
             default_timeout: options.default_timeout,
             sweeper_wake: Notify::new(),
         });

@@ -110,6 +110,12 @@ pub struct ClientCapabilities {
     /// Present when the client answers `roots/list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roots: Option<RootsCapability>,
+    /// Present when the client answers `elicitation/create`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<JsonObject>,
+    /// Present when the client answers `sampling/createMessage`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<JsonObject>,
     /// Capabilities this crate does not model, sent as given.
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -293,6 +299,10 @@ pub mod methods {
     pub const CANCELLED: &str = "notifications/cancelled";
     /// Server → client: a log message.
     pub const MESSAGE: &str = "notifications/message";
+    /// Server → client: asks the user for information.
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
+    /// Server → client: asks the client's model for a message.
+    pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 }
 
 #[cfg(test)]

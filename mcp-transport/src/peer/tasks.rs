@@ -6,11 +6,15 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::{MutexGuard, PoisonError};
 
+use std::future::Future;
+
 use bytes::Bytes;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use super::{MAX_WRITE_BATCH, Pending, Shared, State, Unanswered, WRITE_FAILURE_GRACE};
 use crate::jsonrpc::{
@@ -111,7 +115,7 @@ impl Shared {
         self.closed.send_replace(Some(reason));
     }
 
-    pub(super) fn dispatch(&self, message: &Bytes) {
+    pub(super) fn dispatch(self: &Arc<Self>, message: &Bytes) {
         let first = message.iter().find(|byte| !byte.is_ascii_whitespace());
         if first == Some(&b'[') {
             // A JSON-RPC batch (allowed by 2025-03-26): dispatch each member on its own.
@@ -128,14 +132,14 @@ impl Shared {
         }
     }
 
-    fn dispatch_one(&self, message: &Bytes) {
+    fn dispatch_one(self: &Arc<Self>, message: &Bytes) {
         let envelope: IncomingEnvelope<'_> = match serde_json::from_slice(message) {
             Ok(envelope) => envelope,
             Err(error) => return skip_garbage(message, &error),
         };
         match (envelope.method.as_deref(), envelope.id) {
             (None, Some(id)) => self.deliver_response(id, message.clone()),
-            (Some(method), Some(id)) => self.answer_server_request(method, id),
+            (Some(method), Some(id)) => self.answer_server_request(method, id, envelope.params),
             (Some(method), None) => self.route_notification(method, envelope.params),
             (None, None) => skip_garbage(message, &"neither a method nor an id"),
         }
@@ -158,7 +162,12 @@ impl Shared {
         }
     }
 
-    fn answer_server_request(&self, method: &str, id: &RawValue) {
+    fn answer_server_request(
+        self: &Arc<Self>,
+        method: &str,
+        id: &RawValue,
+        params: Option<&RawValue>,
+    ) {
         tracing::debug!(method, id = id.get(), "server request");
         let message = match method {
             methods::PING => respond(id, Ok(EmptyResult {})),
@@ -171,12 +180,73 @@ impl Shared {
                 ),
                 None => method_not_found(id, method),
             },
+            methods::ELICITATION_CREATE => match self.elicitation.clone() {
+                Some(handler) => {
+                    return self.answer_later(id, params, move |server, request| async move {
+                        handler.elicit(&server, request).await
+                    });
+                }
+                None => method_not_found(id, method),
+            },
+            methods::SAMPLING_CREATE_MESSAGE => match self.sampling.clone() {
+                Some(handler) => {
+                    return self.answer_later(id, params, move |server, request| async move {
+                        handler.create_message(&server, request).await
+                    });
+                }
+                None => method_not_found(id, method),
+            },
             _ => method_not_found(id, method),
         };
         match message {
             Ok(message) => self.enqueue(message),
             Err(error) => tracing::warn!(%error, method, "could not answer a server request"),
         }
+    }
+
+    /// Answers a server request from a task of its own (a handler may wait on the user), which
+    /// ends without answering if the connection closes first.
+    fn answer_later<Req, Res, Call, Answer>(
+        self: &Arc<Self>,
+        id: &RawValue,
+        params: Option<&RawValue>,
+        call: Call,
+    ) where
+        Req: DeserializeOwned + Send + 'static,
+        Res: Serialize + Send + 'static,
+        Call: FnOnce(Arc<str>, Req) -> Answer + Send + 'static,
+        Answer: Future<Output = Result<Res, ErrorObject>> + Send + 'static,
+    {
+        let id = id.to_owned();
+        let request = match serde_json::from_str::<Req>(params.map_or("null", RawValue::get)) {
+            Ok(request) => request,
+            Err(error) => {
+                let invalid = ErrorObject::new(
+                    error_codes::INVALID_PARAMS,
+                    format!("Invalid params: {error}"),
+                );
+                match respond::<EmptyResult>(&id, Err(invalid)) {
+                    Ok(message) => self.enqueue(message),
+                    Err(error) => tracing::warn!(%error, "could not answer a server request"),
+                }
+                return;
+            }
+        };
+        let shared = Arc::clone(self);
+        let mut closed = self.closed.subscribe();
+        tokio::spawn(
+            async move {
+                let answer = tokio::select! {
+                    answer = call(Arc::clone(&shared.server), request) => answer,
+                    _ = closed.wait_for(Option::is_some) => return,
+                };
+                match respond(&id, answer) {
+                    Ok(message) => shared.enqueue(message),
+                    Err(error) => tracing::warn!(%error, "could not answer a server request"),
+                }
+            }
+            .in_current_span(),
+        );
     }
 
     fn route_notification(&self, method: &str, params: Option<&RawValue>) {
