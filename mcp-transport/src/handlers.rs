@@ -153,8 +153,11 @@ impl ElicitResult {
 pub trait ElicitationHandler: Send + Sync {
     /// The user's answer to `request` from `server`; an error is sent to the server as a
     /// JSON-RPC error.
-    async fn elicit(&self, server: &str, request: ElicitRequest)
-    -> Result<ElicitResult, ErrorObject>;
+    async fn elicit(
+        &self,
+        server: &str,
+        request: ElicitRequest,
+    ) -> Result<ElicitResult, ErrorObject>;
 }
 
 impl std::fmt::Debug for dyn ElicitationHandler {

@@ -14,7 +14,8 @@
 //!    `cargo test -- --include-ignored`
 //! 8. the benchmarks' smoke runs (`cargo test --bench '*'`: each bench checks that every client
 //!    and store works, on a small scale; nextest does not run them)
-//! 9. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`
+//! 9. the official conformance suite's client scenarios (`cargo xtask conformance`)
+//! 10. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`
 //!
 //! Each step prints a banner with its duration; a failure names the step and exits non-zero.
 
@@ -35,6 +36,7 @@ enum Action {
     },
     FeatureBoundaries,
     Interop,
+    Conformance,
 }
 
 /// Crates (with `cargo tree` arguments) that must compile no process or HTTP code.
@@ -84,6 +86,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
             ),
             Action::FeatureBoundaries => check_feature_boundaries(root),
             Action::Interop => interop::install(root),
+            Action::Conformance => crate::conformance::run(root),
         };
         let elapsed = step_started.elapsed();
         if let Err(error) = outcome {
@@ -177,6 +180,10 @@ fn plan(root: &Path) -> Vec<Step> {
         "bench smoke runs",
         &["test", "--workspace", "--bench", "*"],
     ));
+    steps.push(Step {
+        name: "conformance suite",
+        action: Action::Conformance,
+    });
     steps.push(Step {
         name: "rustdoc",
         action: Action::Cargo {

