@@ -987,3 +987,75 @@ fn mcp_add_url_connects_a_remote_server_after_a_reload() {
     assert_eq!(shell.wait(), Some(0));
     sandbox.assert_no_server_left("shell");
 }
+
+/// Arguments of the fixture's `ask` tool: a name (no default) and an age (default 30).
+const ASK_ARGS: &str = r#"{"message": "Who are you?", "schema": {"type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer", "default": 30}},
+    "required": ["name"]}}"#;
+
+#[test]
+fn a_servers_question_is_declined_when_stdin_is_not_a_terminal() {
+    let sandbox = Sandbox::new("elicit-pipe");
+    sandbox.write_mcp_json(&json!({"asker": sandbox.fixture("asker", |s| s)}));
+    let call = sandbox.run(&["call", "mcp_asker_ask", ASK_ARGS, "--no-cache", "--json"]);
+    let result = call.assert_code(0).json();
+    let reply: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(reply, json!({"action": "decline"}), "{result:#}");
+    let notices: Vec<&str> = call
+        .stderr
+        .lines()
+        .filter(|line| line.contains("Who are you?"))
+        .collect();
+    assert_eq!(notices.len(), 1, "{}", call.stderr);
+    assert!(
+        notices[0].contains("declined, since stdin is not a terminal"),
+        "{notices:?}"
+    );
+}
+
+#[test]
+fn on_a_terminal_a_servers_question_is_asked_field_by_field() {
+    let sandbox = Sandbox::new("elicit-tty");
+    sandbox.write_mcp_json(&json!({"asker": sandbox.fixture("asker", |s| s)}));
+    let line = [
+        BIN,
+        "call",
+        "mcp_asker_ask",
+        ASK_ARGS,
+        "--no-cache",
+        "--json",
+    ]
+    .iter()
+    .map(|word| sh_quote(word))
+    .collect::<Vec<_>>()
+    .join(" ");
+    let mut script = sandbox.command_of(
+        "script",
+        &["--quiet", "--return", "--command", &line, "/dev/null"],
+    );
+    script.env("NO_COLOR", "1").stdin(Stdio::piped());
+    // Answer, name it, keep the default age.
+    let outcome = run_to_end(script, Some("y\nAda\n\n"));
+    sandbox.assert_no_server_left("script");
+    let text = outcome.assert_code(0).stdout.replace('\r', "");
+    assert!(
+        text.contains("MCP server \"asker\" asks: Who are you?"),
+        "{text}"
+    );
+    assert!(text.contains("name (string, required)"), "{text}");
+    assert!(text.contains("age (integer) [30]"), "{text}");
+    // On a terminal the result is pretty-printed after the last prompt.
+    let result_text = text
+        .rsplit_once("[30]: ")
+        .map(|(_, after)| after.trim())
+        .unwrap_or_else(|| panic!("no result after the prompts:\n{text}"));
+    let result: Value = serde_json::from_str(result_text).unwrap();
+    let reply: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        reply,
+        json!({"action": "accept", "content": {"name": "Ada", "age": 30}}),
+        "{text}"
+    );
+}

@@ -55,3 +55,73 @@ async fn roots_list_is_method_not_found_when_no_roots_are_declared() {
     assert_eq!(roots["error"]["code"], json!(-32601));
     guard(client.close()).await.expect("close");
 }
+
+/// Answers every elicitation with the message it was asked, and every sampling request with a
+/// fixed text.
+struct Answering;
+
+#[async_trait::async_trait]
+impl mcp_transport::handlers::ElicitationHandler for Answering {
+    async fn elicit(
+        &self,
+        server: &str,
+        request: mcp_transport::handlers::ElicitRequest,
+    ) -> Result<mcp_transport::handlers::ElicitResult, mcp_transport::ErrorObject> {
+        let mut content = request.defaults();
+        content.insert("asked".to_owned(), json!(request.message));
+        content.insert("server".to_owned(), json!(server));
+        Ok(mcp_transport::handlers::ElicitResult::accept(content))
+    }
+}
+
+#[async_trait::async_trait]
+impl mcp_transport::handlers::SamplingHandler for Answering {
+    async fn create_message(
+        &self,
+        _server: &str,
+        request: mcp_transport::handlers::CreateMessageRequest,
+    ) -> Result<mcp_transport::handlers::CreateMessageResult, mcp_transport::ErrorObject> {
+        Ok(mcp_transport::handlers::CreateMessageResult::text(
+            "test-model",
+            format!("{} messages", request.messages.len()),
+        ))
+    }
+}
+
+async fn ask(client: &mcp_transport::McpClient) -> Value {
+    let arguments = common::object(json!({
+        "message": "Which colour?",
+        "schema": {"type": "object", "properties": {"colour": {"type": "string", "default": "blue"}}}
+    }));
+    let result = guard(client.call_tool("ask", Some(arguments)))
+        .await
+        .expect("ask");
+    serde_json::from_str(common::text(&result)).expect("the fixture answers JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_and_sampling_go_to_the_handlers_the_client_was_given() {
+    let handler = std::sync::Arc::new(Answering);
+    let options = ClientOptions::default()
+        .elicitation(handler.clone())
+        .sampling(handler);
+    let client = connect_with(&FixtureServer::new().server_requests(), options).await;
+
+    assert_eq!(
+        ask(&client).await,
+        json!({"action": "accept", "content": {"colour": "blue", "asked": "Which colour?", "server": "fixture"}})
+    );
+    let sampled = response_to(&client, "srv-unknown").await;
+    assert_eq!(
+        sampled["result"],
+        json!({"role": "assistant", "content": {"type": "text", "text": "1 messages"},
+               "model": "test-model", "stopReason": "endTurn"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_handler_elicitation_is_method_not_found() {
+    let client = connect(&FixtureServer::new()).await;
+    let reply = ask(&client).await;
+    assert_eq!(reply["code"], json!(-32601), "{reply}");
+}

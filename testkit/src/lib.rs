@@ -36,9 +36,9 @@
 #![doc = concat!("```text\n", include_str!("bin/mcp-fixture-server/usage.txt"), "```")]
 
 /// How many tools the fixture lists without `--tools` (echo, add, sleep, progress, crash, huge,
-/// flood_stderr, error, all_content, events, pids, change_tools, environment, stderr): what a
-/// test expects of a plain fixture, known without asking the code under test.
-pub const BUILT_IN_TOOLS: usize = 14;
+/// flood_stderr, error, all_content, events, pids, change_tools, environment, ask, stderr):
+/// what a test expects of a plain fixture, known without asking the code under test.
+pub const BUILT_IN_TOOLS: usize = 15;
 
 mod binary;
 mod fixture;

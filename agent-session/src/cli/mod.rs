@@ -4,9 +4,11 @@
 mod args;
 mod demo;
 mod demo_server;
+mod elicit;
 mod output;
 mod progress;
 mod shell;
+mod stdin;
 mod style;
 
 use std::io::IsTerminal;
@@ -167,9 +169,11 @@ impl Running {
     pub(crate) async fn start(globals: &Globals) -> Result<Self, String> {
         let cwd = project_dir(globals.cwd.as_deref())?;
         let (cache, sled) = open_cache(&globals.cache(), &globals.app);
-        let options = SessionOptions::new(globals.app.clone(), cwd)
+        let mut options = SessionOptions::new(globals.app.clone(), cwd)
             .project_config(globals.project_config())
             .cache(cache);
+        // A server's questions are asked on the terminal (and declined without one).
+        options.load.manager.client.elicitation = Some(Arc::new(elicit::TerminalElicitation));
         let began = Instant::now();
         let prepared = prepare_agent_session(options);
         let progress = std::io::stderr()

@@ -5,13 +5,13 @@
 //! `{"command", "ok", "output"}`. The prompt `mcp> ` (on stderr) appears only when stdin is a
 //! terminal.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
 use agent_session::{AgentSession, run_mcp_command};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
+use super::stdin::stdin_lines;
 use super::{EXIT_OK, args, call_tool, find_tool, output, unknown_tool};
 
 /// The shell's help text.
@@ -54,7 +54,7 @@ impl Reply {
 /// Reads and runs commands until `exit`, `quit` or the end of input.
 pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool) -> u8 {
     let interactive = std::io::stdin().is_terminal();
-    let mut lines = spawn_reader();
+    let lines = stdin_lines();
     if interactive && !json_lines {
         output::print("agent-session shell: type `help` for the commands, `exit` to leave.");
     }
@@ -64,7 +64,7 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool) -> u8 {
             let _ = write!(stderr, "mcp> ");
             let _ = stderr.flush();
         }
-        let Some(line) = lines.recv().await else {
+        let Some(line) = lines.next().await else {
             if interactive {
                 eprintln!();
             }
@@ -90,34 +90,6 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool) -> u8 {
         }
     }
     EXIT_OK
-}
-
-/// Lines of stdin from a thread of their own (a blocking read never holds up the runtime, and
-/// the end of input closes the channel).
-fn spawn_reader() -> mpsc::Receiver<String> {
-    let (sender, receiver) = mpsc::channel(16);
-    let spawned = std::thread::Builder::new()
-        .name("shell-stdin".to_owned())
-        .spawn(move || {
-            let mut stdin = std::io::stdin().lock();
-            let mut buffer = Vec::new();
-            loop {
-                buffer.clear();
-                match stdin.read_until(b'\n', &mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buffer).into_owned();
-                        if sender.blocking_send(line).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
-    if let Err(error) = spawned {
-        tracing::error!(%error, "cannot read stdin");
-    }
-    receiver
 }
 
 async fn execute(session: &Arc<AgentSession>, line: &str) -> Reply {

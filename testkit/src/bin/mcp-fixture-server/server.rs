@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 use std::io::{self, BufRead};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::Duration;
@@ -33,6 +33,9 @@ pub(crate) struct Server {
     /// Serialized ids of cancelled requests; `cancel_signal` wakes the threads waiting on them.
     cancelled: Mutex<HashSet<String>>,
     cancel_signal: Condvar,
+    /// Wakes the threads waiting for the client's answer to one of the fixture's requests.
+    response_signal: Condvar,
+    asked: AtomicUsize,
     pub(crate) grandchild: Option<u32>,
 }
 
@@ -53,6 +56,8 @@ impl Server {
             events: Mutex::new(Vec::new()),
             cancelled: Mutex::new(HashSet::new()),
             cancel_signal: Condvar::new(),
+            response_signal: Condvar::new(),
+            asked: AtomicUsize::new(0),
             grandchild,
         }
     }
@@ -222,6 +227,40 @@ impl Server {
 
     pub(crate) fn record(&self, event: Value) {
         lock(&self.events).push(event);
+        self.response_signal.notify_all();
+    }
+
+    /// Sends `elicitation/create` and waits (a minute at most) for the client's answer: its
+    /// `result`, its `error`, or `{"timeout": true}`.
+    pub(crate) fn ask(&self, message: &str, schema: &Value) -> Value {
+        let number = self.asked.fetch_add(1, Ordering::AcqRel) + 1;
+        let id = json!(format!("srv-ask-{number}"));
+        self.out.send(&wire::message_line(&json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "elicitation/create",
+            "params": {"message": message, "requestedSchema": schema},
+        })));
+        let answer_of = |events: &Vec<Value>| {
+            events.iter().find_map(|event| {
+                let response = event.get("response")?;
+                (response.get("id") == Some(&id)).then(|| {
+                    response
+                        .get("result")
+                        .or_else(|| response.get("error"))
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                })
+            })
+        };
+        let events = lock(&self.events);
+        let (events, _) = self
+            .response_signal
+            .wait_timeout_while(events, Duration::from_secs(60), |events| {
+                answer_of(events).is_none()
+            })
+            .unwrap_or_else(PoisonError::into_inner);
+        answer_of(&events).unwrap_or_else(|| json!({"timeout": true}))
     }
 
     /// Every notification and response received so far, in arrival order.

@@ -121,6 +121,14 @@ pub(crate) fn definitions(generated: usize) -> Vec<Value> {
             "inputSchema": object_schema(&json!({"name": {"type": "string"}}), &["name"]),
         }),
         json!({
+            "name": "ask",
+            "description": "Asks the client (elicitation/create) and answers with its reply.",
+            "inputSchema": object_schema(
+                &json!({"message": {"type": "string"}, "schema": {"type": "object"}}),
+                &["message"],
+            ),
+        }),
+        json!({
             "name": "stderr",
             "description": "Writes a line to stderr.",
             "inputSchema": object_schema(&json!({"text": {"type": "string"}}), &["text"]),
@@ -274,6 +282,25 @@ fn run(
         }
         "all_content" => Ok(Answer::Line(wire::result_line(&id, &all_content()))),
         "events" => text(&id, &server.events().to_string()),
+        "ask" => {
+            let message = args
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let schema = args
+                .get("schema")
+                .cloned()
+                .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+            let server = Arc::clone(server);
+            thread::spawn(move || {
+                let reply = server.ask(&message, &schema);
+                server
+                    .out
+                    .send(&wire::text_result_line(&id, &reply.to_string()));
+            });
+            Ok(Answer::Later)
+        }
         "change_tools" => {
             server.add_late_tool();
             text(&id, "changed")
