@@ -4,8 +4,9 @@
 //! [`HttpFixture::start`] listens on 127.0.0.1 at a port the system picks and serves, one
 //! thread per connection, either Streamable HTTP (endpoint `/mcp`) or, with
 //! [`HttpFixtureOptions::legacy_sse`], the legacy HTTP+SSE transport (stream `/sse`, messages
-//! to the endpoint it names). Every response closes its connection, so a body without a length
-//! ends where the server stops writing — which is how a dropped stream is made.
+//! to the endpoint it names). Answers with a length keep the connection alive for the next
+//! request; an event stream has no length and closes its connection when it ends — which is
+//! how a dropped stream is made.
 //!
 //! What can be scripted ([`HttpFixtureOptions`]): JSON instead of SSE answers; the first session
 //! expiring after some requests (404, or 400 naming the session); an answer stream that drops
@@ -207,6 +208,7 @@ impl HttpFixture {
                     return;
                 }
                 let Ok(connection) = connection else { continue };
+                let _ = connection.set_nodelay(true);
                 let state = Arc::clone(&accepting);
                 thread::spawn(move || {
                     let _ = state.serve(&connection);
@@ -269,8 +271,7 @@ struct Request {
 }
 
 impl Request {
-    fn read(stream: &TcpStream) -> std::io::Result<Option<Self>> {
-        let mut reader = BufReader::new(stream);
+    fn read(reader: &mut BufReader<TcpStream>) -> std::io::Result<Option<Self>> {
         let mut line = String::new();
         if reader.read_line(&mut line)? == 0 {
             return Ok(None);
@@ -311,23 +312,48 @@ impl Request {
     }
 }
 
-/// Writes a whole response with a body and closes.
-fn respond(mut stream: &TcpStream, status: u16, headers: &[(&str, String)], body: &str) {
+/// One client connection. Answers with a length keep it open for the next request (as HTTP/1.1
+/// clients expect); an event stream has no length, ends when the connection closes, and so
+/// closes it.
+struct Conn {
+    stream: TcpStream,
+    keep_alive: std::cell::Cell<bool>,
+}
+
+impl std::ops::Deref for Conn {
+    type Target = TcpStream;
+
+    fn deref(&self) -> &TcpStream {
+        &self.stream
+    }
+}
+
+/// Writes a whole response with a body.
+fn respond(conn: &Conn, status: u16, headers: &[(&str, String)], body: &str) {
+    let mut stream = &conn.stream;
     let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
+    let connection = if conn.keep_alive.get() {
+        "keep-alive"
+    } else {
+        "close"
+    };
     head.push_str(&format!(
-        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        "Content-Length: {}\r\nConnection: {connection}\r\n\r\n",
         body.len()
     ));
+    // One write: a head and a body written apart wait on the peer's delayed ACK (Nagle).
+    head.push_str(body);
     let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(body.as_bytes());
     let _ = stream.flush();
 }
 
 /// Starts an event stream (no length: it ends when the connection closes).
-fn start_stream(mut stream: &TcpStream, headers: &[(&str, String)]) -> std::io::Result<()> {
+fn start_stream(conn: &Conn, headers: &[(&str, String)]) -> std::io::Result<()> {
+    conn.keep_alive.set(false);
+    let mut stream = &conn.stream;
     let mut head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n".to_owned();
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -363,9 +389,22 @@ const SESSION_ID: &str = "Mcp-Session-Id";
 
 impl State {
     fn serve(self: &Arc<Self>, stream: &TcpStream) -> std::io::Result<()> {
-        let Some(request) = Request::read(stream)? else {
-            return Ok(());
+        let conn = Conn {
+            stream: stream.try_clone()?,
+            keep_alive: std::cell::Cell::new(true),
         };
+        let mut reader = BufReader::new(stream.try_clone()?);
+        while let Some(request) = Request::read(&mut reader)? {
+            self.answer_request(&conn, &request);
+            if !conn.keep_alive.get() || self.stopping.load(Ordering::SeqCst) {
+                break;
+            }
+        }
+        let _ = stream.shutdown(Shutdown::Write);
+        Ok(())
+    }
+
+    fn answer_request(self: &Arc<Self>, conn: &Conn, request: &Request) {
         let message: Option<Value> = serde_json::from_slice(&request.body).ok();
         let rpc_method = message
             .as_ref()
@@ -387,19 +426,12 @@ impl State {
             });
             requests.len() - 1
         };
-        let status = self.route(stream, &request, message.as_ref());
+        let status = self.route(conn, request, message.as_ref());
         lock(&self.requests)[index].status = status;
-        let _ = stream.shutdown(Shutdown::Write);
-        Ok(())
     }
 
     /// Answers one request; its status.
-    fn route(
-        self: &Arc<Self>,
-        stream: &TcpStream,
-        request: &Request,
-        message: Option<&Value>,
-    ) -> u16 {
+    fn route(self: &Arc<Self>, stream: &Conn, request: &Request, message: Option<&Value>) -> u16 {
         if let Some(token) = &self.options.bearer_token
             && request.header("authorization").as_deref() != Some(&format!("Bearer {token}"))
         {
@@ -435,12 +467,7 @@ impl State {
         }
     }
 
-    fn post(
-        self: &Arc<Self>,
-        stream: &TcpStream,
-        request: &Request,
-        message: Option<&Value>,
-    ) -> u16 {
+    fn post(self: &Arc<Self>, stream: &Conn, request: &Request, message: Option<&Value>) -> u16 {
         let Some(message) = message else {
             respond(stream, 400, &[], "Bad Request: not JSON");
             return 400;
@@ -554,7 +581,7 @@ impl State {
     /// cut short when scripted, keeping the rest for a resumption.
     fn stream_events(
         &self,
-        stream: &TcpStream,
+        stream: &Conn,
         messages: Vec<Value>,
         may_drop: bool,
     ) -> std::io::Result<()> {
@@ -566,7 +593,7 @@ impl State {
             prelude.push_str(&format!("retry: {retry}\n"));
         }
         prelude.push_str(&format!("id: {stream_id}-0\ndata:\n\n"));
-        let mut writer = stream;
+        let mut writer = &stream.stream;
         writer.write_all(prelude.as_bytes())?;
         writer.flush()?;
         let numbered: Vec<(String, Value)> = messages
@@ -591,7 +618,7 @@ impl State {
         Ok(())
     }
 
-    fn get(self: &Arc<Self>, stream: &TcpStream, request: &Request) -> u16 {
+    fn get(self: &Arc<Self>, stream: &Conn, request: &Request) -> u16 {
         if let Some(last) = request.header("last-event-id") {
             let stream_id = last.split('-').next().unwrap_or_default().to_owned();
             let Some(rest) = lock(&self.unfinished).remove(&stream_id) else {
@@ -617,7 +644,7 @@ impl State {
         }
         // Held open until the fixture stops or the client goes away.
         let mut probe = [0u8; 1];
-        let _ = (&*stream).read(&mut probe);
+        let _ = (&stream.stream).read(&mut probe);
         200
     }
 
@@ -676,7 +703,7 @@ impl State {
 
     fn route_legacy(
         self: &Arc<Self>,
-        stream: &TcpStream,
+        stream: &Conn,
         request: &Request,
         message: Option<&Value>,
     ) -> u16 {
@@ -690,7 +717,7 @@ impl State {
                     .legacy_endpoint
                     .clone()
                     .unwrap_or_else(|| "/messages?session=1".to_owned());
-                let mut writer = stream;
+                let mut writer = &stream.stream;
                 let _ =
                     writer.write_all(format!("event: endpoint\ndata: {endpoint}\n\n").as_bytes());
                 let _ = writer.flush();
@@ -698,7 +725,7 @@ impl State {
                     *lock(&self.server_stream) = Some(copy);
                 }
                 let mut probe = [0u8; 1];
-                let _ = (&*stream).read(&mut probe);
+                let _ = (&stream.stream).read(&mut probe);
                 200
             }
             ("POST", Some("/messages")) => {

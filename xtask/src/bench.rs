@@ -1,5 +1,6 @@
-//! `cargo xtask bench [--quick]`: the `roundtrip` benchmark of `mcp-transport`, run twice, then
-//! the `cache` benchmark of `mcp-cache`.
+//! `cargo xtask bench [--quick]`: the `roundtrip` benchmark of `mcp-transport`, run twice, its
+//! `http_roundtrip` over Streamable HTTP, then the `cache` benchmark of `mcp-cache` and the
+//! `startup` benchmark of `mcp-manager`.
 //!
 //! The round trip runs first with client and server pinned to core 0 (`--pin-core 0`), which
 //! measures pure software cost and is stable from run to run; then unpinned, which is what a
@@ -23,7 +24,7 @@ struct Run {
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 4] = [
+const RUNS: [Run; 5] = [
     Run {
         title: "roundtrip, same core (client and server pinned to core 0)",
         package: "mcp-transport",
@@ -34,6 +35,12 @@ const RUNS: [Run; 4] = [
         title: "roundtrip, unpinned",
         package: "mcp-transport",
         bench: "roundtrip",
+        args: &[],
+    },
+    Run {
+        title: "HTTP roundtrip (Streamable HTTP, JSON answers on a kept-alive connection)",
+        package: "mcp-transport",
+        bench: "http_roundtrip",
         args: &[],
     },
     Run {
