@@ -29,8 +29,8 @@
 //! # Ok(()) }
 //! ```
 
-mod legacy_sse;
-mod streamable;
+pub mod legacy_sse;
+pub mod streamable;
 
 use std::time::Duration;
 

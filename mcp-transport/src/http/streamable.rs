@@ -26,7 +26,7 @@
 //!   `notifications/initialized` once, then retries the request; a second failure is an error.
 //!
 //! A request that fails at the HTTP level after the handshake gets a JSON-RPC error answer of
-//! code [`HTTP_ERROR_CODE`] naming the method, the status and the start of the body, so the
+//! code [`HTTP_ERROR_CODE`](super::HTTP_ERROR_CODE) naming the method, the status and the start of the body, so the
 //! caller sees why and the connection lives on. A failure of `initialize` itself, and a 401 or
 //! 403 at any time, ends the connection with a typed [`TransportError`]
 //! ([`TransportError::HttpStatus`], [`TransportError::Unauthorized`] with the server's
