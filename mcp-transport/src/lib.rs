@@ -2,7 +2,8 @@
 //!
 //! The bottom of the MCP runtime: protocol types, one JSON-RPC [`Peer`] over an object-safe
 //! [`Transport`] trait, the [`McpClient`] that performs the handshake and the tool operations,
-//! newline-delimited framing over any byte stream, and the stdio transport.
+//! newline-delimited framing over any byte stream, the stdio transport, and the remote ones
+//! (Streamable HTTP and legacy HTTP+SSE, feature `http`).
 //!
 //! ```no_run
 //! # #[cfg(feature = "stdio")]
@@ -29,13 +30,16 @@
 //! - [`Transport`] moves whole messages and nothing else. [`LineTransport`] frames messages as
 //!   lines over any `AsyncRead`/`AsyncWrite` pair (a Unix socket, a TCP stream, a pipe);
 //!   `StdioTransport` (feature `stdio`) runs the server in its own process group, drains its
-//!   stderr, uses the same framing and kills the whole group on close or drop. Write your own
-//!   transport by implementing the trait.
+//!   stderr, uses the same framing and kills the whole group on close or drop. The `http`
+//!   module (feature `http`) holds the Streamable HTTP and legacy SSE transports and
+//!   `McpClient::connect_http`, which chooses between them. Write your own transport by
+//!   implementing the trait.
 //! - [`Peer`] allocates ids, correlates responses with many requests in flight, applies
 //!   per-request timeouts, sends `notifications/cancelled` on timeout or cancellation (never for
 //!   `initialize`), routes progress to its request, answers the server's `ping` and
-//!   `roots/list` (anything else gets -32601), hands other notifications to subscribers, and
-//!   fails every pending request at once when the transport dies.
+//!   `roots/list`, hands `elicitation/create` and `sampling/createMessage` to the
+//!   [`handlers`] the agent gave (anything else gets -32601), hands other notifications to
+//!   subscribers, and fails every pending request at once when the transport dies.
 //! - [`McpClient`] offers protocol version 2025-11-25 and accepts any supported older one,
 //!   lists tools across all pages, calls tools and closes the connection.
 //!
@@ -47,7 +51,7 @@
 //! | Feature | Default | What it adds |
 //! |---|---|---|
 //! | `stdio` | yes | spawning servers as child processes: `StdioTransport`, `McpClient::connect_stdio` |
-//! | `http` | yes | the remote transports (Streamable HTTP, legacy SSE) as they arrive, and the [`sse`] decoder they share |
+//! | `http` | yes | the remote transports on reqwest/rustls: the `http` module (Streamable HTTP, legacy SSE), `McpClient::connect_http`, the `sse` decoder |
 //!
 //! With neither, the crate is the protocol, the peer, the client, [`McpClient::connect`] over
 //! any [`Transport`] and the line framing: a transport plugin compiles no process or HTTP code.
