@@ -3,6 +3,8 @@
 //! | Transport | Module | Framing |
 //! |---|---|---|
 //! | stdio (feature `stdio`) | [`crate::stdio`] | one JSON text per line on the child's stdin/stdout |
+//! | Streamable HTTP (feature `http`) | `http::streamable` | a POST per message; answers as JSON or SSE; an optional GET stream |
+//! | legacy HTTP+SSE (feature `http`) | `http::legacy_sse` | one GET event stream; messages POSTed to the endpoint it names |
 //! | any byte stream | [`LineTransport`](crate::LineTransport) | one JSON text per line on a socket, a pipe, … |
 //! | your own | implement [`Transport`] | anything that moves whole messages |
 //!
