@@ -188,23 +188,7 @@ async fn server_everything_progress_reaches_the_caller_in_order() {
 #[ignore = "needs the interop peers (cargo xtask interop)"]
 async fn python_sdk_v2_answers_out_of_order_and_every_call_gets_its_own_answer() {
     let client = Arc::new(RealPeer::python(2).connect().await);
-    let calls: Vec<_> = (0..100)
-        .map(|index| {
-            let client = Arc::clone(&client);
-            tokio::spawn(async move {
-                let sum = client
-                    .call_tool("add", Some(object(json!({"a": index, "b": 1000}))))
-                    .await
-                    .expect("add");
-                (index, sum.structured_content)
-            })
-        })
-        .collect();
-    for call in calls {
-        let (index, structured) = guard(call).await.expect("task");
-        assert_eq!(structured, Some(json!({"result": index + 1000})));
-    }
-    guard(client.close()).await.expect("close");
+    common::sums_in_flight(client, 100).await;
 }
 
 /// `cargo run` of the `probe` example, the way a user runs it; `probe_args` go before `--`.

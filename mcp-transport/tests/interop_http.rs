@@ -182,23 +182,7 @@ async fn a_ten_second_tool_call_is_not_cut_by_any_total_timeout() {
 async fn many_calls_in_flight_over_http_each_get_their_own_answer() {
     let running = RemotePeer::PythonStreamableHttp(2).start();
     let client = Arc::new(connect(running.url()).await);
-    let calls: Vec<_> = (0..40)
-        .map(|index| {
-            let client = Arc::clone(&client);
-            tokio::spawn(async move {
-                let sum = client
-                    .call_tool("add", Some(object(json!({"a": index, "b": 1000}))))
-                    .await
-                    .expect("add");
-                (index, sum.structured_content)
-            })
-        })
-        .collect();
-    for call in calls {
-        let (index, structured) = guard(call).await.expect("task");
-        assert_eq!(structured, Some(json!({"result": index + 1000})));
-    }
-    guard(client.close()).await.expect("close");
+    common::sums_in_flight(client, 40).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

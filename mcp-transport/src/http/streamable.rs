@@ -323,12 +323,15 @@ impl Shared {
                 };
             }
             let failure = self.failure(response, method).await?;
-            if let Some(generation) = generation.filter(|_| failure.session_expired())
-                && !reinitialized
-                && method != INITIALIZE
+            if self
+                .renew_expired(
+                    &failure,
+                    generation,
+                    &mut reinitialized,
+                    method != INITIALIZE,
+                )
+                .await?
             {
-                reinitialized = true;
-                Box::pin(self.reinitialize(generation)).await?;
                 continue;
             }
             if answers(&failure.body, id) {
@@ -338,6 +341,27 @@ impl Shared {
             }
             return Err(failure.into_error(self.action(&Method::POST, method)));
         }
+    }
+
+    /// Replaces the session when `failure` says it expired, once per message (and never for
+    /// the handshake's own messages, `renewable` false); true when the message should be sent
+    /// again in the new session.
+    async fn renew_expired(
+        self: &Arc<Self>,
+        failure: &Failure,
+        generation: Option<u64>,
+        renewed: &mut bool,
+        renewable: bool,
+    ) -> Result<bool, TransportError> {
+        let Some(generation) = generation.filter(|_| failure.session_expired()) else {
+            return Ok(false);
+        };
+        if *renewed || !renewable {
+            return Ok(false);
+        }
+        *renewed = true;
+        Box::pin(self.reinitialize(generation)).await?;
+        Ok(true)
     }
 
     /// Reads an error response: 401 and 403 are final at once, anything else is read for a
@@ -511,12 +535,15 @@ impl Shared {
                 return Ok(());
             }
             let failure = self.failure(response, method).await?;
-            if let Some(generation) = generation.filter(|_| failure.session_expired())
-                && !reinitialized
-                && method != INITIALIZED
+            if self
+                .renew_expired(
+                    &failure,
+                    generation,
+                    &mut reinitialized,
+                    method != INITIALIZED,
+                )
+                .await?
             {
-                reinitialized = true;
-                Box::pin(self.reinitialize(generation)).await?;
                 continue;
             }
             let error = failure.into_error(self.action(&Method::POST, method));

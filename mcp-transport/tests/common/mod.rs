@@ -163,3 +163,25 @@ pub async fn join_all<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
     }
     outputs
 }
+
+/// Calls the Python echo server's `add` `calls` times at once; each call must get its own sum
+/// back (the v2 SDK answers out of order).
+pub async fn sums_in_flight(client: std::sync::Arc<McpClient>, calls: i64) {
+    let tasks: Vec<_> = (0..calls)
+        .map(|index| {
+            let client = std::sync::Arc::clone(&client);
+            tokio::spawn(async move {
+                let sum = client
+                    .call_tool("add", Some(object(json!({"a": index, "b": 1000}))))
+                    .await
+                    .expect("add");
+                (index, sum.structured_content)
+            })
+        })
+        .collect();
+    for task in tasks {
+        let (index, structured) = guard(task).await.expect("task");
+        assert_eq!(structured, Some(json!({"result": index + 1000})));
+    }
+    guard(client.close()).await.expect("close");
+}
