@@ -65,6 +65,8 @@ const CANCELLED: &str = "notifications/cancelled";
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// How long the DELETE that ends a session may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long opening the GET stream may hold up the first request of a session.
+const LISTEN_OPEN_WAIT: Duration = Duration::from_secs(1);
 /// Failed GET stream attempts in a row (errors, or streams that ended with no event) before the
 /// transport stops listening.
 const MAX_LISTEN_FAILURES: u32 = 5;
@@ -168,7 +170,7 @@ impl Transport for StreamableHttpTransport {
                     }
                     self.shared.post_one_way(message, &method).await?;
                     if method == INITIALIZED {
-                        Arc::clone(&self.shared).listen();
+                        self.shared.listen().await;
                     }
                 }
             }
@@ -582,7 +584,7 @@ impl Shared {
         lock(&self.session).generation += 1;
         let listening = lock(&self.listener).is_some();
         if listening {
-            Arc::clone(self).listen();
+            self.listen().await;
         }
         Ok(())
     }
@@ -607,25 +609,43 @@ impl Shared {
     }
 
     /// Opens the GET stream for server-initiated messages, replacing one that runs.
-    fn listen(self: Arc<Self>) {
+    ///
+    /// The first GET goes out, and the head of its answer is awaited (for a moment at most),
+    /// before this returns: it then precedes every request sent after it, so a server never
+    /// sees a request's answer stream resumed on a stream that was opened later by chance.
+    /// Reading, and reconnecting after the stream ends, happen in a task of their own.
+    async fn listen(self: &Arc<Self>) {
         let stop = self.closed.child_token();
         if let Some(previous) = lock(&self.listener).replace(stop.clone()) {
             previous.cancel();
         }
+        let first = tokio::select! {
+            () = stop.cancelled() => return,
+            opened = tokio::time::timeout(LISTEN_OPEN_WAIT, self.get(None)) => opened.ok(),
+        };
+        let shared = Arc::clone(self);
         tokio::spawn(async move {
             tokio::select! {
                 () = stop.cancelled() => {}
-                () = self.listen_until_done() => {}
+                () = shared.listen_until_done(first) => {}
             }
         });
     }
 
-    async fn listen_until_done(&self) {
+    /// Reads the GET stream, starting with the answer to the first GET when it came in time.
+    async fn listen_until_done(
+        &self,
+        mut first: Option<Result<reqwest::Response, TransportError>>,
+    ) {
         let mut last_event_id: Option<String> = None;
         let mut retry = DEFAULT_RETRY;
         let mut failures = 0;
         while failures < MAX_LISTEN_FAILURES {
-            match self.get(last_event_id.as_deref()).await {
+            let opened = match first.take() {
+                Some(opened) => opened,
+                None => self.get(last_event_id.as_deref()).await,
+            };
+            match opened {
                 Err(error) => {
                     tracing::debug!(%error, "could not open the server's event stream");
                     failures += 1;
