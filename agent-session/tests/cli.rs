@@ -663,15 +663,12 @@ fn sh_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-#[test]
-fn on_a_terminal_the_progress_line_stays_whole_and_logs_follow_it() {
-    let sandbox = Sandbox::new("terminal");
-    troubled_project(&sandbox);
-    // `script` (util-linux) runs the command on a pseudo-terminal: stdin, stdout and stderr are
-    // a terminal, as in a user's shell.
-    let line = [BIN, "list", "--no-cache"]
-        .iter()
-        .map(|word| sh_quote(word))
+/// The binary with `args`, run by `script` (util-linux) on a pseudo-terminal: stdin, stdout and
+/// stderr are a terminal, as in a user's shell; `NO_COLOR` keeps the text plain.
+fn on_a_terminal(sandbox: &Sandbox, args: &[&str]) -> Command {
+    let line = std::iter::once(BIN)
+        .chain(args.iter().copied())
+        .map(sh_quote)
         .collect::<Vec<_>>()
         .join(" ");
     let mut script = sandbox.command_of(
@@ -679,6 +676,14 @@ fn on_a_terminal_the_progress_line_stays_whole_and_logs_follow_it() {
         &["--quiet", "--return", "--command", &line, "/dev/null"],
     );
     script.env("NO_COLOR", "1");
+    script
+}
+
+#[test]
+fn on_a_terminal_the_progress_line_stays_whole_and_logs_follow_it() {
+    let sandbox = Sandbox::new("terminal");
+    troubled_project(&sandbox);
+    let script = on_a_terminal(&sandbox, &["list", "--no-cache"]);
     let outcome = run_to_end(script, None);
     sandbox.assert_no_server_left("script");
     let text = outcome.assert_code(0).stdout.replace('\r', "");
@@ -1018,23 +1023,11 @@ fn a_servers_question_is_declined_when_stdin_is_not_a_terminal() {
 fn on_a_terminal_a_servers_question_is_asked_field_by_field() {
     let sandbox = Sandbox::new("elicit-tty");
     sandbox.write_mcp_json(&json!({"asker": sandbox.fixture("asker", |s| s)}));
-    let line = [
-        BIN,
-        "call",
-        "mcp_asker_ask",
-        ASK_ARGS,
-        "--no-cache",
-        "--json",
-    ]
-    .iter()
-    .map(|word| sh_quote(word))
-    .collect::<Vec<_>>()
-    .join(" ");
-    let mut script = sandbox.command_of(
-        "script",
-        &["--quiet", "--return", "--command", &line, "/dev/null"],
+    let mut script = on_a_terminal(
+        &sandbox,
+        &["call", "mcp_asker_ask", ASK_ARGS, "--no-cache", "--json"],
     );
-    script.env("NO_COLOR", "1").stdin(Stdio::piped());
+    script.stdin(Stdio::piped());
     // Answer, name it, keep the default age.
     let outcome = run_to_end(script, Some("y\nAda\n\n"));
     sandbox.assert_no_server_left("script");

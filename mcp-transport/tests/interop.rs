@@ -193,25 +193,11 @@ async fn python_sdk_v2_answers_out_of_order_and_every_call_gets_its_own_answer()
 
 /// `cargo run` of the `probe` example, the way a user runs it; `probe_args` go before `--`.
 fn probe(probe_args: &[&str], command: &str, args: &[String]) -> std::process::Output {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    std::process::Command::new(cargo)
-        .current_dir(workspace_root())
-        .args([
-            "run",
-            "--quiet",
-            "-p",
-            "mcp-transport",
-            "--example",
-            "probe",
-            "--",
-        ])
-        .args(probe_args)
-        .arg("--")
-        .arg(command)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("cargo runs")
+    let mut all: Vec<&str> = probe_args.to_vec();
+    all.push("--");
+    all.push(command);
+    all.extend(args.iter().map(String::as_str));
+    common::run_probe_example(&all)
 }
 
 /// Runs the probe with `--call echo` and returns its JSON report.

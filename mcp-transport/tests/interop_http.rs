@@ -16,7 +16,7 @@ use common::{guard, object, text};
 use mcp_transport::http::{HttpServerParams, RemoteTransport};
 use mcp_transport::{ClientOptions, McpClient, RequestOptions};
 use serde_json::{Value, json};
-use testkit::{RemotePeer, workspace_root};
+use testkit::RemotePeer;
 
 /// Every remote peer, once each.
 const PEERS: [RemotePeer; 7] = [
@@ -29,24 +29,8 @@ const PEERS: [RemotePeer; 7] = [
     RemotePeer::PythonSse(2),
 ];
 
-/// `cargo run` of the `probe` example, the way a user runs it.
 fn probe(args: &[&str]) -> Output {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    std::process::Command::new(cargo)
-        .current_dir(workspace_root())
-        .args([
-            "run",
-            "--quiet",
-            "-p",
-            "mcp-transport",
-            "--example",
-            "probe",
-            "--",
-        ])
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("cargo runs")
+    common::run_probe_example(args)
 }
 
 fn probe_report(peer: RemotePeer, url: &str, transport: &str) -> Value {

@@ -185,3 +185,23 @@ pub async fn sums_in_flight(client: std::sync::Arc<McpClient>, calls: i64) {
     }
     guard(client.close()).await.expect("close");
 }
+
+/// `cargo run` of the `probe` example with `args`, the way a user runs it (stdin closed).
+pub fn run_probe_example(args: &[&str]) -> std::process::Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    std::process::Command::new(cargo)
+        .current_dir(testkit::workspace_root())
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "mcp-transport",
+            "--example",
+            "probe",
+            "--",
+        ])
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("cargo runs")
+}
