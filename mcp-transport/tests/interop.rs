@@ -10,13 +10,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::{guard, object, text};
-use mcp_transport::{
-    ClientOptions, ContentBlock, McpClient, ProtocolVersion, RequestOptions, StdioServerParams,
-};
+use mcp_transport::{ClientOptions, ContentBlock, McpClient, ProtocolVersion, StdioServerParams};
 use serde_json::{Value, json};
 
 fn workspace_root() -> PathBuf {
@@ -165,23 +163,7 @@ async fn server_everything_sees_the_configured_environment() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the interop peers (cargo xtask interop)"]
 async fn server_everything_progress_reaches_the_caller_in_order() {
-    let client = RealPeer::server_everything().connect().await;
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&seen);
-    let options = RequestOptions::default()
-        .timeout(Duration::from_secs(10))
-        .on_progress(move |progress| sink.lock().expect("log").push(progress.progress));
-    guard(client.call_tool_with(
-        "trigger-long-running-operation",
-        Some(object(json!({"duration": 1, "steps": 4}))),
-        &options,
-    ))
-    .await
-    .expect("long-running operation");
-    let seen = seen.lock().expect("log").clone();
-    assert_eq!(seen.len(), 4, "{seen:?}");
-    assert!(seen.windows(2).all(|pair| pair[0] < pair[1]), "{seen:?}");
-    guard(client.close()).await.expect("close");
+    common::four_progress_steps_in_order(RealPeer::server_everything().connect().await).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

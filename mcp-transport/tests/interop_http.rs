@@ -9,7 +9,7 @@
 mod common;
 
 use std::process::Output;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::{guard, object, text};
@@ -123,23 +123,7 @@ async fn progress_reaches_the_caller_over_streamable_http_and_legacy_sse() {
         RemotePeer::EverythingSse,
     ] {
         let running = peer.start();
-        let client = connect(running.url()).await;
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&seen);
-        let options = RequestOptions::default()
-            .timeout(Duration::from_secs(10))
-            .on_progress(move |progress| sink.lock().expect("log").push(progress.progress));
-        guard(client.call_tool_with(
-            "trigger-long-running-operation",
-            Some(object(json!({"duration": 1, "steps": 4}))),
-            &options,
-        ))
-        .await
-        .unwrap_or_else(|error| panic!("{}: {error}", peer.name()));
-        let seen = seen.lock().expect("log").clone();
-        assert_eq!(seen.len(), 4, "{}: {seen:?}", peer.name());
-        assert!(seen.windows(2).all(|pair| pair[0] < pair[1]), "{seen:?}");
-        guard(client.close()).await.expect("close");
+        common::four_progress_steps_in_order(connect(running.url()).await).await;
     }
 }
 

@@ -205,3 +205,24 @@ pub fn run_probe_example(args: &[&str]) -> std::process::Output {
         .output()
         .expect("cargo runs")
 }
+
+/// Runs server-everything's `trigger-long-running-operation` in 4 steps with a progress
+/// callback; the 4 notifications must arrive, in order. Closes the client.
+pub async fn four_progress_steps_in_order(client: McpClient) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&seen);
+    let options = mcp_transport::RequestOptions::default()
+        .timeout(Duration::from_secs(10))
+        .on_progress(move |progress| sink.lock().expect("log").push(progress.progress));
+    guard(client.call_tool_with(
+        "trigger-long-running-operation",
+        Some(object(json!({"duration": 1, "steps": 4}))),
+        &options,
+    ))
+    .await
+    .expect("long-running operation");
+    let seen = seen.lock().expect("log").clone();
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert!(seen.windows(2).all(|pair| pair[0] < pair[1]), "{seen:?}");
+    guard(client.close()).await.expect("close");
+}
