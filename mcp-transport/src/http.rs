@@ -14,8 +14,9 @@
 //! Both run on reqwest with rustls. The HTTP client gets a connect timeout and no total
 //! timeout: a tool call may stream for as long as it needs, and the [`Peer`](crate::Peer)'s
 //! per-request timeouts decide when to give up. Configured headers go with every request and
-//! never into a log line or an error; URLs in errors are shown without their query, where API
-//! keys tend to live.
+//! never into a log line or an error, nor to another origin (redirects are followed on the
+//! server's own origin only); URLs in errors are shown without their query, where API keys tend
+//! to live.
 //!
 //! ```no_run
 //! use mcp_transport::http::HttpServerParams;
@@ -58,6 +59,9 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many times a response stream that ended before its answer is resumed (`GET` with
 /// `Last-Event-ID`) before the request fails.
 pub const MAX_STREAM_RESUMPTIONS: u32 = 5;
+
+/// How many redirects (on the server's own origin) a request follows.
+const MAX_REDIRECTS: usize = 5;
 
 /// How long a legacy SSE server may take to name its message endpoint.
 pub const DEFAULT_ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -175,6 +179,7 @@ impl HttpServerParams {
         reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .tcp_keepalive(Duration::from_secs(30))
+            .redirect(same_origin_redirects())
             .build()
             .map_err(|source| TransportError::Http {
                 action: "building the HTTP client".to_owned(),
@@ -283,6 +288,23 @@ where
             }
         }
     }
+}
+
+/// Follows a few redirects on the server's own origin (`/mcp` → `/mcp/`, say) and none to
+/// another: the configured headers, credentials included, go with every request and must not
+/// reach a third party.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if same_origin && attempt.previous().len() <= MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
 }
 
 /// `scheme://host:port/path`, without query or fragment.

@@ -481,3 +481,52 @@ async fn headers_tokens_and_url_keys_appear_in_no_log_line_or_error() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_another_origin_is_not_followed_and_the_headers_stay_home() {
+    use std::io::{BufRead, BufReader};
+    use std::net::TcpListener;
+
+    // The third party: `localhost` is another origin than `127.0.0.1`, on the same loopback.
+    let third_party = TcpListener::bind("127.0.0.1:0").unwrap();
+    third_party.set_nonblocking(true).unwrap();
+    let target = format!(
+        "http://localhost:{}/mcp",
+        third_party.local_addr().unwrap().port()
+    );
+    // The server answers its one request with a redirect there.
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", server.local_addr().unwrap());
+    let redirecting = std::thread::spawn(move || {
+        let (stream, _) = server.accept().unwrap();
+        let mut reader = BufReader::new(&stream);
+        let mut line = String::new();
+        while reader.read_line(&mut line).unwrap() > 2 {
+            line.clear();
+        }
+        let mut writer = &stream;
+        write!(
+            writer,
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}\r\nContent-Length: 0\r\n\
+             Connection: close\r\n\r\n"
+        )
+        .unwrap();
+    });
+    let params = params(&url)
+        .header("X-Api-Key", "stays-home")
+        .unwrap()
+        .transport(RemoteTransport::StreamableHttp);
+    let error = try_connect(params).await.expect_err("not followed");
+    redirecting.join().unwrap();
+    assert!(
+        matches!(
+            error.transport_error(),
+            Some(TransportError::HttpStatus { status: 307, .. })
+        ),
+        "{error:?}"
+    );
+    assert!(
+        matches!(third_party.accept(), Err(error) if error.kind() == std::io::ErrorKind::WouldBlock),
+        "the other origin was contacted"
+    );
+}
