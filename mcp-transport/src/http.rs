@@ -270,21 +270,22 @@ where
     Fut: Future<Output = bool>,
 {
     loop {
-        let chunk = match response.chunk().await {
-            Ok(Some(chunk)) => chunk,
-            Ok(None) => return Ok(false),
-            Err(error) => {
-                tracing::debug!(error = %error.without_url(), "an event stream broke");
-                return Ok(false);
-            }
-        };
-        decoder.push(&chunk);
+        // Events already buffered first (the legacy stream's endpoint event may have come with
+        // more behind it), then the next chunk.
         while let Some(event) = decoder.next_event()? {
             if event.data.is_empty() || event.event != "message" {
                 continue;
             }
             if on_message(Bytes::from(event.data)).await {
                 return Ok(true);
+            }
+        }
+        match response.chunk().await {
+            Ok(Some(chunk)) => decoder.push(&chunk),
+            Ok(None) => return Ok(false),
+            Err(error) => {
+                tracing::debug!(error = %error.without_url(), "an event stream broke");
+                return Ok(false);
             }
         }
     }
