@@ -38,9 +38,9 @@ use crate::protocol::JsonObject;
 pub struct ElicitRequest {
     /// What the server asks, for the user.
     pub message: String,
-    /// `form` (the default when absent) or `url`.
+    /// A form (the default when absent) or a page to open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
+    pub mode: Option<ElicitMode>,
     /// For a form: a flat JSON Schema object of the fields asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested_schema: Option<Value>,
@@ -66,7 +66,7 @@ impl ElicitRequest {
 
     /// True for a form (no mode, or `form`).
     pub fn is_form(&self) -> bool {
-        self.mode.as_deref().is_none_or(|mode| mode == "form")
+        self.mode.is_none_or(|mode| mode == ElicitMode::Form)
     }
 
     /// The form's fields, in schema order: name and property schema.
@@ -96,6 +96,47 @@ impl ElicitRequest {
             })
             .collect()
     }
+}
+
+/// What kind of question an elicitation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ElicitMode {
+    /// Fields for the user to fill in (`requestedSchema`).
+    Form,
+    /// A page for the user to open (`url`).
+    Url,
+    /// A mode of a later protocol version.
+    #[serde(other)]
+    Unknown,
+}
+
+/// Who speaks in a sampled message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Role {
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// Why the model stopped generating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum StopReason {
+    /// The model ended its turn.
+    EndTurn,
+    /// A stop sequence was generated.
+    StopSequence,
+    /// `maxTokens` was reached.
+    MaxTokens,
+    /// A reason of a later protocol version, or a provider's own.
+    #[serde(other)]
+    Other,
 }
 
 /// The user's answer to an elicitation.
@@ -188,25 +229,25 @@ pub struct CreateMessageRequest {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CreateMessageResult {
-    /// `assistant`.
-    pub role: String,
+    /// Who speaks: the model.
+    pub role: Role,
     /// The generated content block (e.g. `{"type": "text", "text": …}`).
     pub content: Value,
     /// The model that generated it.
     pub model: String,
-    /// Why generation stopped (`endTurn`, `maxTokens`, …).
+    /// Why generation stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<StopReason>,
 }
 
 impl CreateMessageResult {
     /// A text answer from `model`.
     pub fn text(model: impl Into<String>, text: impl Into<String>) -> Self {
         Self {
-            role: "assistant".to_owned(),
+            role: Role::Assistant,
             content: serde_json::json!({"type": "text", "text": text.into()}),
             model: model.into(),
-            stop_reason: Some("endTurn".to_owned()),
+            stop_reason: Some(StopReason::EndTurn),
         }
     }
 }
@@ -249,6 +290,18 @@ mod tests {
         assert_eq!(defaults.len(), 2);
         assert_eq!(defaults["name"], json!("Ada"));
         assert_eq!(defaults["verified"], json!(false));
+    }
+
+    #[test]
+    fn only_a_form_or_no_mode_is_a_form() {
+        let parse = |mode: Value| {
+            serde_json::from_value::<ElicitRequest>(json!({"message": "m", "mode": mode})).unwrap()
+        };
+        assert!(parse(json!("form")).is_form());
+        assert_eq!(parse(json!("url")).mode, Some(ElicitMode::Url));
+        let later = parse(json!("telepathy"));
+        assert_eq!(later.mode, Some(ElicitMode::Unknown));
+        assert!(!later.is_form());
     }
 
     #[test]

@@ -124,23 +124,37 @@ pub struct HttpServerParams {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ParamsError {
-    /// The URL does not parse, or is not `http`/`https`.
+    /// The URL does not parse.
     #[error("invalid server URL: {0}")]
-    Url(String),
-    /// A header name or value is not valid HTTP (the value is not shown).
-    #[error("invalid header \"{0}\": names are tokens and values are visible ASCII")]
-    Header(String),
+    Url(#[from] url::ParseError),
+    /// The URL is not `http` or `https`.
+    #[error("invalid server URL: the scheme is \"{scheme}\"; use http or https")]
+    Scheme {
+        /// The scheme given.
+        scheme: String,
+    },
+    /// A header name is not an HTTP token.
+    #[error("invalid header name \"{name}\"")]
+    HeaderName {
+        /// The name given.
+        name: String,
+    },
+    /// A header value is not visible ASCII (the value is not shown: it may be a secret).
+    #[error("invalid value for header \"{name}\": use visible ASCII only")]
+    HeaderValue {
+        /// The header's name.
+        name: String,
+    },
 }
 
 impl HttpServerParams {
     /// Parameters for the server at `url` (`http` or `https`).
     pub fn new(url: &str) -> Result<Self, ParamsError> {
-        let url = Url::parse(url).map_err(|error| ParamsError::Url(error.to_string()))?;
+        let url = Url::parse(url)?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(ParamsError::Url(format!(
-                "the scheme is \"{}\"; use http or https",
-                url.scheme()
-            )));
+            return Err(ParamsError::Scheme {
+                scheme: url.scheme().to_owned(),
+            });
         }
         Ok(Self {
             url,
@@ -154,10 +168,14 @@ impl HttpServerParams {
 
     /// Adds a header sent with every request.
     pub fn header(mut self, name: &str, value: &str) -> Result<Self, ParamsError> {
-        let header_name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| ParamsError::Header(name.to_owned()))?;
+        let header_name =
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| ParamsError::HeaderName {
+                name: name.to_owned(),
+            })?;
         let mut header_value =
-            HeaderValue::from_str(value).map_err(|_| ParamsError::Header(name.to_owned()))?;
+            HeaderValue::from_str(value).map_err(|_| ParamsError::HeaderValue {
+                name: name.to_owned(),
+            })?;
         header_value.set_sensitive(true);
         self.headers.append(header_name, header_value);
         Ok(self)
@@ -553,7 +571,7 @@ mod tests {
     fn params_refuse_other_schemes_and_bad_headers_without_showing_values() {
         assert!(matches!(
             HttpServerParams::new("ftp://example.com"),
-            Err(ParamsError::Url(_))
+            Err(ParamsError::Scheme { .. })
         ));
         let error = HttpServerParams::new("http://127.0.0.1/mcp")
             .unwrap()

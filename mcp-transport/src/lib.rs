@@ -89,4 +89,4 @@ pub use protocol::{
 #[cfg(feature = "stdio")]
 pub use stdio::{StdioServerParams, StdioTransport};
 pub use tokio_util::sync::CancellationToken;
-pub use transport::{CloseReason, Transport, TransportError};
+pub use transport::{CloseReason, ProtocolViolation, Transport, TransportError};

@@ -134,10 +134,14 @@ pub enum TransportError {
         /// resource metadata is and which scopes it wants.
         www_authenticate: Option<String>,
     },
-    /// The server broke the HTTP transport's rules (e.g. an unknown content type, or a legacy
-    /// SSE server that never named its message endpoint).
-    #[error("{0}")]
-    Protocol(String),
+    /// The server broke the HTTP transport's rules.
+    #[error("{action}: {violation}")]
+    Protocol {
+        /// What was being done, e.g. `POST tools/call to https://example.com/mcp`.
+        action: String,
+        /// What the server did wrong.
+        violation: ProtocolViolation,
+    },
     /// A legacy SSE server named a message endpoint on another origin; posting there could leak
     /// the configured headers to a third party, so the connection was refused.
     #[error(
@@ -151,6 +155,57 @@ pub enum TransportError {
     /// A failure reported by a transport plugin.
     #[error("{0}")]
     Other(String),
+}
+
+/// How a server broke the rules of an HTTP transport.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProtocolViolation {
+    /// A request was accepted (202, or an empty body) but never answered.
+    #[error("the server accepted the request (HTTP {status}) but sent no answer")]
+    NoAnswer {
+        /// The status it answered with.
+        status: u16,
+    },
+    /// The answer was neither JSON nor an event stream.
+    #[error("the answer is neither JSON nor an event stream: {body}")]
+    UnexpectedBody {
+        /// The start of the body.
+        body: String,
+    },
+    /// An event stream was expected and something else came.
+    #[error("the answer is not an event stream")]
+    NotAnEventStream,
+    /// An answer's event stream ended before the answer, with no event id to resume from.
+    #[error(
+        "the server ended the answer's event stream before answering, and gave no event id to \
+         resume from"
+    )]
+    StreamEndedUnresumable,
+    /// An answer's event stream kept ending before the answer.
+    #[error("the answer's event stream ended {ends} times before answering")]
+    StreamEndedTooOften {
+        /// How many times it ended.
+        ends: u32,
+    },
+    /// The session expired before it was ever initialized, so there is nothing to replay.
+    #[error("the server ended the session before it was initialized")]
+    SessionEndedBeforeInitialize,
+    /// A legacy SSE server did not name its message endpoint in time.
+    #[error("the server named no message endpoint within {}ms", .waited.as_millis())]
+    NoEndpoint {
+        /// How long the client waited.
+        waited: std::time::Duration,
+    },
+    /// A legacy SSE stream ended before naming the message endpoint.
+    #[error("the stream ended before the server named its message endpoint")]
+    StreamEndedBeforeEndpoint,
+    /// The message endpoint a legacy SSE server named is not a URL.
+    #[error("the message endpoint {endpoint:?} is not a URL")]
+    InvalidEndpoint {
+        /// What the server sent.
+        endpoint: String,
+    },
 }
 
 /// An error and its causes, `outer: inner: innermost`, each said once (HTTP client errors

@@ -24,7 +24,7 @@ use super::{
     mailbox, read_body, read_messages, request_failed, status_error,
 };
 use crate::sse::SseDecoder;
-use crate::transport::{Transport, TransportError};
+use crate::transport::{ProtocolViolation, Transport, TransportError};
 
 /// A connection to a legacy HTTP+SSE server. See the [module docs](self).
 pub struct LegacySseTransport {
@@ -56,9 +56,10 @@ impl LegacySseTransport {
                 return Err(status_error(stream_action.clone(), response).await);
             }
             if BodyKind::of(&response) != BodyKind::EventStream {
-                return Err(TransportError::Protocol(format!(
-                    "{stream_action}: the answer is not an event stream"
-                )));
+                return Err(violation(
+                    &stream_action,
+                    ProtocolViolation::NotAnEventStream,
+                ));
             }
             let mut decoder = SseDecoder::new(params.max_message_bytes);
             let endpoint = wait_for_endpoint(&mut response, &mut decoder, &stream_action).await?;
@@ -66,15 +67,20 @@ impl LegacySseTransport {
         })
         .await;
         let (response, decoder, endpoint) = opened.map_err(|_| {
-            TransportError::Protocol(format!(
-                "{stream_action}: the server named no message endpoint within {}ms",
-                params.endpoint_timeout.as_millis()
-            ))
+            violation(
+                &stream_action,
+                ProtocolViolation::NoEndpoint {
+                    waited: params.endpoint_timeout,
+                },
+            )
         })??;
-        let endpoint = params.url.join(endpoint.trim()).map_err(|error| {
-            TransportError::Protocol(format!(
-                "{stream_action}: the message endpoint is not a URL: {error}"
-            ))
+        let endpoint = params.url.join(endpoint.trim()).map_err(|_| {
+            violation(
+                &stream_action,
+                ProtocolViolation::InvalidEndpoint {
+                    endpoint: endpoint.trim().to_owned(),
+                },
+            )
         })?;
         if endpoint.origin() != params.url.origin() {
             return Err(TransportError::CrossOriginEndpoint {
@@ -98,6 +104,13 @@ impl LegacySseTransport {
     }
 }
 
+fn violation(action: &str, violation: ProtocolViolation) -> TransportError {
+    TransportError::Protocol {
+        action: action.to_owned(),
+        violation,
+    }
+}
+
 /// Reads events until the `endpoint` event; its data.
 async fn wait_for_endpoint(
     response: &mut reqwest::Response,
@@ -113,9 +126,10 @@ async fn wait_for_endpoint(
         match response.chunk().await {
             Ok(Some(chunk)) => decoder.push(&chunk),
             Ok(None) => {
-                return Err(TransportError::Protocol(format!(
-                    "{action}: the stream ended before the server named its message endpoint"
-                )));
+                return Err(violation(
+                    action,
+                    ProtocolViolation::StreamEndedBeforeEndpoint,
+                ));
             }
             Err(error) => return Err(request_failed(action.to_owned(), error)),
         }

@@ -51,7 +51,7 @@ use super::{
     request_failed,
 };
 use crate::sse::SseDecoder;
-use crate::transport::{Transport, TransportError};
+use crate::transport::{ProtocolViolation, Transport, TransportError};
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -98,8 +98,8 @@ struct Shared {
 struct Session {
     id: Option<HeaderValue>,
     protocol_version: Option<HeaderValue>,
-    /// The initialize request, replayed when the session expires.
-    initialize: Option<String>,
+    /// The initialize request and its id, replayed when the session expires.
+    initialize: Option<(String, String)>,
     /// Bumped each time the session is replaced.
     generation: u64,
 }
@@ -159,7 +159,7 @@ impl Transport for StreamableHttpTransport {
             match Outgoing::of(message) {
                 Outgoing::Request { id, method } => {
                     if method == INITIALIZE {
-                        lock(&self.shared.session).initialize = Some(message.clone());
+                        lock(&self.shared.session).initialize = Some((message.clone(), id.clone()));
                     }
                     Arc::clone(&self.shared).spawn_request(message.clone(), id, method);
                 }
@@ -218,6 +218,14 @@ enum Answer {
 impl Shared {
     fn action(&self, verb: &Method, method: &str) -> String {
         format!("{verb} {method} to {}", display_url(&self.url))
+    }
+
+    /// The server broke the rules while answering the POST of `method`.
+    fn violation(&self, method: &str, violation: ProtocolViolation) -> TransportError {
+        TransportError::Protocol {
+            action: self.action(&Method::POST, method),
+            violation,
+        }
     }
 
     /// A request with the configured headers and the session's.
@@ -317,11 +325,12 @@ impl Shared {
                 return if self.read_answer(response, id, method, answer).await? {
                     Ok(())
                 } else {
-                    Err(TransportError::Protocol(format!(
-                        "{}: the server accepted the request (HTTP {}) but sent no answer",
-                        self.action(&Method::POST, method),
-                        status.as_u16()
-                    )))
+                    Err(self.violation(
+                        method,
+                        ProtocolViolation::NoAnswer {
+                            status: status.as_u16(),
+                        },
+                    ))
                 };
             }
             let failure = self.failure(response, method).await?;
@@ -420,11 +429,12 @@ impl Shared {
                     return Ok(false);
                 }
                 if kind != BodyKind::Json {
-                    return Err(TransportError::Protocol(format!(
-                        "{}: the answer is neither JSON nor an event stream: {}",
-                        self.action(&Method::POST, method),
-                        excerpt(&String::from_utf8_lossy(&body))
-                    )));
+                    return Err(self.violation(
+                        method,
+                        ProtocolViolation::UnexpectedBody {
+                            body: excerpt(&String::from_utf8_lossy(&body)),
+                        },
+                    ));
                 }
                 // A JSON body is the whole answer (one response, or a batch holding it).
                 self.take_message(body, id, method, answer).await;
@@ -483,18 +493,15 @@ impl Shared {
             }
             retry = decoder.retry().unwrap_or(retry);
             let Some(last_event_id) = decoder.last_event_id().map(str::to_owned) else {
-                return Err(TransportError::Protocol(format!(
-                    "{}: the server ended the answer's event stream before answering, and gave \
-                     no event id to resume from",
-                    self.action(&Method::POST, method)
-                )));
+                return Err(self.violation(method, ProtocolViolation::StreamEndedUnresumable));
             };
             if resumptions == MAX_STREAM_RESUMPTIONS {
-                return Err(TransportError::Protocol(format!(
-                    "{}: the answer's event stream ended {} times before answering",
-                    self.action(&Method::POST, method),
-                    resumptions + 1
-                )));
+                return Err(self.violation(
+                    method,
+                    ProtocolViolation::StreamEndedTooOften {
+                        ends: resumptions + 1,
+                    },
+                ));
             }
             resumptions += 1;
             tracing::debug!(
@@ -567,17 +574,10 @@ impl Shared {
             session.protocol_version = None;
             session.initialize.clone()
         };
-        let Some(initialize) = initialize else {
-            return Err(TransportError::Protocol(
-                "the server ended the session before it was initialized".to_owned(),
-            ));
+        let Some((initialize, id)) = initialize else {
+            return Err(self.violation(INITIALIZE, ProtocolViolation::SessionEndedBeforeInitialize));
         };
         tracing::info!(url = %display_url(&self.url), "the MCP session expired; initializing a new one");
-        let Outgoing::Request { id, .. } = Outgoing::of(&initialize) else {
-            return Err(TransportError::Protocol(
-                "the stored initialize request has no id".to_owned(),
-            ));
-        };
         Box::pin(self.exchange(&initialize, &id, INITIALIZE, Answer::Swallow)).await?;
         let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         Box::pin(self.post_one_way(initialized, INITIALIZED)).await?;
