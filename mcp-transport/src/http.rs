@@ -198,6 +198,7 @@ impl HttpServerParams {
             .connect_timeout(self.connect_timeout)
             .tcp_keepalive(Duration::from_secs(30))
             .redirect(same_origin_redirects())
+            .default_headers(self.headers.clone())
             .build()
             .map_err(|source| TransportError::Http {
                 action: "building the HTTP client".to_owned(),
@@ -346,25 +347,34 @@ fn request_failed(action: String, error: reqwest::Error) -> TransportError {
 
 /// The error for a response with a failing status, reading a short excerpt of its body.
 async fn status_error(action: String, response: reqwest::Response) -> TransportError {
-    let status = response.status().as_u16();
-    if status == 401 || status == 403 {
-        let www_authenticate = response
-            .headers()
-            .get(reqwest::header::WWW_AUTHENTICATE)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
-        return TransportError::Unauthorized {
-            action,
-            status,
-            www_authenticate,
-        };
+    if let Some(refused) = unauthorized(&action, &response) {
+        return refused;
     }
+    let status = response.status().as_u16();
     let body = read_excerpt(response).await;
     TransportError::HttpStatus {
         action,
         status,
         body,
     }
+}
+
+/// For a 401 or 403: the authorization error, with the server's `WWW-Authenticate` challenge.
+fn unauthorized(action: &str, response: &reqwest::Response) -> Option<TransportError> {
+    let status = response.status().as_u16();
+    if status != 401 && status != 403 {
+        return None;
+    }
+    let www_authenticate = response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    Some(TransportError::Unauthorized {
+        action: action.to_owned(),
+        status,
+        www_authenticate,
+    })
 }
 
 /// The first characters of a body, on one line.

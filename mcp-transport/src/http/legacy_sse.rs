@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 use super::{
     BodyKind, HttpServerParams, Inbox, Outgoing, Postbox, Url, display_url, error_response,
@@ -35,7 +35,6 @@ pub struct LegacySseTransport {
 struct Shared {
     client: reqwest::Client,
     endpoint: Url,
-    headers: HeaderMap,
     postbox: Postbox,
 }
 
@@ -47,7 +46,6 @@ impl LegacySseTransport {
         let opened = tokio::time::timeout(params.endpoint_timeout, async {
             let mut response = client
                 .get(params.url.clone())
-                .headers(params.headers.clone())
                 .header(ACCEPT, "text/event-stream")
                 .send()
                 .await
@@ -91,7 +89,6 @@ impl LegacySseTransport {
         let shared = Arc::new(Shared {
             client,
             endpoint,
-            headers: params.headers.clone(),
             postbox,
         });
         tokio::spawn(read_stream(
@@ -217,7 +214,6 @@ impl Shared {
         let mut response = self
             .client
             .post(self.endpoint.clone())
-            .headers(self.headers.clone())
             .header(CONTENT_TYPE, "application/json")
             .body(message.to_owned())
             .send()

@@ -39,7 +39,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use reqwest::{Method, StatusCode};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -48,7 +48,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     BodyKind, DEFAULT_RETRY, HttpServerParams, Inbox, MAX_STREAM_RESUMPTIONS, Outgoing, Postbox,
     Url, answers, display_url, error_response, excerpt, mailbox, read_body, read_messages,
-    request_failed,
+    request_failed, unauthorized,
 };
 use crate::sse::SseDecoder;
 use crate::transport::{ProtocolViolation, Transport, TransportError};
@@ -80,7 +80,6 @@ pub struct StreamableHttpTransport {
 struct Shared {
     client: reqwest::Client,
     url: Url,
-    headers: HeaderMap,
     max_message_bytes: usize,
     session: Mutex<Session>,
     /// Held while the session is being replaced, so expired requests re-initialize once.
@@ -115,7 +114,6 @@ impl StreamableHttpTransport {
         let shared = Shared {
             client: params.http_client()?,
             url: params.url.clone(),
-            headers: params.headers.clone(),
             max_message_bytes: params.max_message_bytes,
             session: Mutex::new(Session::default()),
             reinitializing: tokio::sync::Mutex::new(()),
@@ -228,12 +226,9 @@ impl Shared {
         }
     }
 
-    /// A request with the configured headers and the session's.
+    /// A request with the session's headers (the configured ones are the client's defaults).
     fn request(&self, verb: Method) -> (reqwest::RequestBuilder, Option<u64>) {
-        let mut builder = self
-            .client
-            .request(verb, self.url.clone())
-            .headers(self.headers.clone());
+        let mut builder = self.client.request(verb, self.url.clone());
         let session = lock(&self.session);
         if let Some(version) = &session.protocol_version {
             builder = builder.header(PROTOCOL_VERSION, version.clone());
@@ -335,12 +330,7 @@ impl Shared {
             }
             let failure = self.failure(response, method).await?;
             if self
-                .renew_expired(
-                    &failure,
-                    generation,
-                    &mut reinitialized,
-                    method != INITIALIZE,
-                )
+                .renew_expired(&failure, generation, &mut reinitialized, method)
                 .await?
             {
                 continue;
@@ -354,20 +344,19 @@ impl Shared {
         }
     }
 
-    /// Replaces the session when `failure` says it expired, once per message (and never for
-    /// the handshake's own messages, `renewable` false); true when the message should be sent
-    /// again in the new session.
+    /// Replaces the session when `failure` says it expired, once per message and never for the
+    /// handshake's own messages; true when the message should be sent again in the new session.
     async fn renew_expired(
         self: &Arc<Self>,
         failure: &Failure,
         generation: Option<u64>,
         renewed: &mut bool,
-        renewable: bool,
+        method: &str,
     ) -> Result<bool, TransportError> {
         let Some(generation) = generation.filter(|_| failure.session_expired()) else {
             return Ok(false);
         };
-        if *renewed || !renewable {
+        if *renewed || method == INITIALIZE || method == INITIALIZED {
             return Ok(false);
         }
         *renewed = true;
@@ -382,19 +371,10 @@ impl Shared {
         mut response: reqwest::Response,
         method: &str,
     ) -> Result<Failure, TransportError> {
-        let status = response.status();
-        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-            let www_authenticate = response
-                .headers()
-                .get(reqwest::header::WWW_AUTHENTICATE)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_owned);
-            return Err(TransportError::Unauthorized {
-                action: self.action(&Method::POST, method),
-                status: status.as_u16(),
-                www_authenticate,
-            });
+        if let Some(refused) = unauthorized(&self.action(&Method::POST, method), &response) {
+            return Err(refused);
         }
+        let status = response.status();
         let body = read_body(&mut response, ERROR_BODY_LIMIT, method)
             .await
             .unwrap_or_default();
@@ -545,12 +525,7 @@ impl Shared {
             }
             let failure = self.failure(response, method).await?;
             if self
-                .renew_expired(
-                    &failure,
-                    generation,
-                    &mut reinitialized,
-                    method != INITIALIZED,
-                )
+                .renew_expired(&failure, generation, &mut reinitialized, method)
                 .await?
             {
                 continue;
