@@ -84,6 +84,15 @@ impl ElicitRequest {
             .unwrap_or_default()
     }
 
+    /// True when the form's schema lists `name` as required.
+    pub fn is_required(&self, name: &str) -> bool {
+        self.requested_schema
+            .as_ref()
+            .and_then(|schema| schema.get("required"))
+            .and_then(Value::as_array)
+            .is_some_and(|required| required.iter().any(|field| field == name))
+    }
+
     /// The `default` of every field that declares one (SEP-1034): what a client fills in for
     /// fields the user leaves alone.
     pub fn defaults(&self) -> JsonObject {
@@ -286,6 +295,7 @@ mod tests {
             }}),
         );
         assert!(request.is_form());
+        assert!(!request.is_required("name"));
         let defaults = request.defaults();
         assert_eq!(defaults.len(), 2);
         assert_eq!(defaults["name"], json!("Ada"));

@@ -74,10 +74,9 @@ async fn ask(server: &str, request: &ElicitRequest) -> ElicitResult {
             _ => say("Please type y, n or c."),
         }
     }
-    let required = required_fields(request);
     let mut content = JsonObject::new();
     for (name, schema) in request.fields() {
-        let is_required = required.iter().any(|field| field == name);
+        let is_required = request.is_required(name);
         loop {
             prompt(&field_prompt(name, schema, is_required));
             let Some(line) = stdin_lines().next().await else {
@@ -95,22 +94,6 @@ async fn ask(server: &str, request: &ElicitRequest) -> ElicitResult {
         }
     }
     ElicitResult::accept(content)
-}
-
-fn required_fields(request: &ElicitRequest) -> Vec<String> {
-    request
-        .requested_schema
-        .as_ref()
-        .and_then(|schema| schema.get("required"))
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// `  name (integer, required) — description [30]: `
