@@ -10,6 +10,13 @@
 //! and calls the one the scenario is about (if any), answering elicitations with the defaults of
 //! their schema, and closes. Exit status 0 when all of that worked; otherwise one line on
 //! stderr and status 1.
+//!
+//! The `auth/*` scenarios put an authorization server in front of the MCP server. The client
+//! then authorizes through [`OAuthAuthorizer`] with credentials kept in memory; the browser
+//! step is played by [`FollowRedirect`], which asks for the authorization URL and reads the
+//! redirect the mock authorization server answers with at once. What a scenario gives the
+//! client beforehand (a pre-registered client, client credentials, an identity provider's ID
+//! token) comes as JSON in `MCP_CONFORMANCE_CONTEXT` and picks the [`Grant`].
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,9 +24,19 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
-use mcp_transport::http::{HttpServerParams, RemoteTransport};
+use mcp_transport::http::{HttpServerParams, RemoteTransport, Url};
+use mcp_transport::oauth::{
+    AuthorizationHandler, ClientCredential, Grant, IdentityAssertion, MemoryCredentialStore,
+    OAuthAuthorizer, OAuthError, OAuthOptions, PendingRedirect, PreRegisteredClient, Secret,
+};
 use mcp_transport::{ClientOptions, ErrorObject, JsonObject, McpClient};
+use serde::Deserialize;
 use serde_json::json;
+
+/// The client ID metadata document the suite's authorization servers accept as a client ID.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+/// The redirect URI registered; nothing listens there, [`FollowRedirect`] reads the redirect.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
 /// Accepts every form with the defaults its schema declares (SEP-1034).
 struct AcceptDefaults;
@@ -35,6 +52,106 @@ impl ElicitationHandler for AcceptDefaults {
     }
 }
 
+/// The browser step without a browser: the suite's authorization servers redirect at once, so
+/// asking for the authorization URL (without following redirects) gives the redirect.
+struct FollowRedirect;
+
+struct Redirect {
+    redirect_uri: Url,
+}
+
+#[async_trait]
+impl AuthorizationHandler for FollowRedirect {
+    async fn prepare(&self) -> Result<Box<dyn PendingRedirect>, OAuthError> {
+        let redirect_uri =
+            Url::parse(REDIRECT_URI).map_err(|error| OAuthError::Redirect(error.to_string()))?;
+        Ok(Box::new(Redirect { redirect_uri }))
+    }
+}
+
+#[async_trait]
+impl PendingRedirect for Redirect {
+    fn redirect_uri(&self) -> &Url {
+        &self.redirect_uri
+    }
+
+    async fn complete(self: Box<Self>, authorization_url: &Url) -> Result<Url, OAuthError> {
+        let failed = |error: &dyn std::fmt::Display| OAuthError::Redirect(error.to_string());
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|error| failed(&error))?;
+        let response = client
+            .get(authorization_url.clone())
+            .send()
+            .await
+            .map_err(|error| failed(&error))?;
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|value| value.to_str().ok())
+            .ok_or_else(|| failed(&format!("HTTP {} and no redirect", response.status())))?;
+        authorization_url
+            .join(location)
+            .map_err(|error| failed(&error))
+    }
+}
+
+/// What the runner hands the client for some scenarios (`MCP_CONFORMANCE_CONTEXT`).
+#[derive(Deserialize, Default)]
+struct Context {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    private_key_pem: Option<String>,
+    idp_client_id: Option<String>,
+    idp_id_token: Option<String>,
+    idp_token_endpoint: Option<String>,
+}
+
+fn context() -> Result<Context, Box<dyn std::error::Error>> {
+    match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => Ok(serde_json::from_str(&text)?),
+        Err(_) => Ok(Context::default()),
+    }
+}
+
+fn required(value: Option<String>, name: &str) -> Result<String, Box<dyn std::error::Error>> {
+    value.ok_or_else(|| format!("MCP_CONFORMANCE_CONTEXT has no {name}").into())
+}
+
+/// How the client obtains tokens in `scenario`.
+fn grant_of(scenario: &str, context: Context) -> Result<Grant, Box<dyn std::error::Error>> {
+    Ok(match scenario {
+        "auth/pre-registration" => Grant::AuthorizationCode {
+            client: Some(PreRegisteredClient::new(
+                required(context.client_id, "client_id")?,
+                context.client_secret.map(Secret::new),
+            )),
+        },
+        "auth/client-credentials-basic" => Grant::ClientCredentials {
+            client_id: required(context.client_id, "client_id")?,
+            credential: ClientCredential::Secret(Secret::new(required(
+                context.client_secret,
+                "client_secret",
+            )?)),
+        },
+        "auth/client-credentials-jwt" => Grant::ClientCredentials {
+            client_id: required(context.client_id, "client_id")?,
+            credential: ClientCredential::PrivateKeyJwt {
+                private_key_pem: Secret::new(required(context.private_key_pem, "private_key_pem")?),
+            },
+        },
+        "auth/cross-app-access-complete-flow" => Grant::IdentityAssertion(IdentityAssertion::new(
+            required(context.client_id, "client_id")?,
+            Secret::new(required(context.client_secret, "client_secret")?),
+            Url::parse(&required(context.idp_token_endpoint, "idp_token_endpoint")?)?,
+            required(context.idp_client_id, "idp_client_id")?,
+            Secret::new(required(context.idp_id_token, "idp_id_token")?),
+        )),
+        _ => Grant::AuthorizationCode { client: None },
+    })
+}
+
 /// The tool a scenario expects to be called, with its arguments.
 fn tool_of(scenario: &str) -> Option<(&'static str, JsonObject)> {
     let arguments = |value: serde_json::Value| match value {
@@ -47,12 +164,22 @@ fn tool_of(scenario: &str) -> Option<(&'static str, JsonObject)> {
             Some(("test_client_elicitation_defaults", JsonObject::new()))
         }
         "sse-retry" => Some(("test_reconnection", JsonObject::new())),
+        auth if auth.starts_with("auth/") => Some(("test-tool", JsonObject::new())),
         _ => None,
     }
 }
 
 async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let params = HttpServerParams::new(url)?.transport(RemoteTransport::StreamableHttp);
+    let mut params = HttpServerParams::new(url)?.transport(RemoteTransport::StreamableHttp);
+    if scenario.starts_with("auth/") {
+        let options = OAuthOptions::new(Arc::new(MemoryCredentialStore::new()))
+            .grant(grant_of(scenario, context()?)?)
+            .client_name("mcp-runtime conformance client")
+            .client_metadata_url(Url::parse(CLIENT_METADATA_URL)?)
+            .interactive(Arc::new(FollowRedirect));
+        let authorizer = Arc::new(OAuthAuthorizer::new(&params.url, options)?);
+        params = params.authorizer(authorizer);
+    }
     let options = ClientOptions::default()
         .connect_timeout(Duration::from_secs(20))
         .request_timeout(Some(Duration::from_secs(20)))

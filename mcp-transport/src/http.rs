@@ -33,9 +33,9 @@
 pub mod legacy_sse;
 pub mod streamable;
 
-use std::time::Duration;
-
 use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 pub use reqwest::Url;
@@ -118,6 +118,8 @@ pub struct HttpServerParams {
     /// How long a legacy SSE server may take to name its endpoint. Default
     /// [`DEFAULT_ENDPOINT_TIMEOUT`].
     pub endpoint_timeout: Duration,
+    /// Supplies each request's `Authorization` (OAuth, say); none by default.
+    pub authorizer: Option<Arc<dyn Authorizer>>,
 }
 
 /// A URL or header that cannot be used.
@@ -163,7 +165,16 @@ impl HttpServerParams {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             endpoint_timeout: DEFAULT_ENDPOINT_TIMEOUT,
+            authorizer: None,
         })
+    }
+
+    /// Lets `authorizer` supply each request's `Authorization` and renew it when the server
+    /// refuses it.
+    #[must_use]
+    pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
+        self
     }
 
     /// Adds a header sent with every request.
@@ -217,8 +228,103 @@ impl std::fmt::Debug for HttpServerParams {
             .field("connect_timeout", &self.connect_timeout)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("endpoint_timeout", &self.endpoint_timeout)
+            .field("authorizer", &self.authorizer.is_some())
             .finish()
     }
+}
+
+/// How many times one request is sent again after the server refused its credentials (a 401,
+/// or a 403 asking for more scopes) and the [`Authorizer`] found better ones: one login and two
+/// step-ups. Past that the refusal is the request's error, so a server that never accepts what
+/// it asked for cannot keep the client authorizing forever.
+pub const MAX_AUTHORIZATION_RETRIES: u32 = 3;
+
+/// What a server said when it refused a request's credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Refusal {
+    /// 401 (no or invalid credentials) or 403 (not enough of them).
+    pub status: u16,
+    /// The server's `WWW-Authenticate` challenge, if it sent one.
+    pub www_authenticate: Option<String>,
+    /// The `Authorization` value the refused request carried (none: it carried none). It tells
+    /// an authorizer whether the refused token is still its current one, so many requests
+    /// refused at once renew it once.
+    pub sent: Option<HeaderValue>,
+}
+
+/// Supplies each request's `Authorization` and finds better credentials when a server refuses
+/// them: the hook through which OAuth (the [`oauth`](crate::oauth) module, feature `oauth`)
+/// or an embedder's own scheme reaches both HTTP transports.
+///
+/// A configured `Authorization` header and an authorizer do not mix: when the parameters carry
+/// both, the authorizer's value replaces the header.
+#[async_trait::async_trait]
+pub trait Authorizer: Send + Sync {
+    /// The `Authorization` value for the next request, if there is one (a token that is about
+    /// to expire may be renewed first).
+    async fn authorization(&self) -> Result<Option<HeaderValue>, TransportError>;
+
+    /// The server refused a request's credentials. True when there are new ones and the request
+    /// should be sent again; false when the refusal stands (the request then fails with
+    /// [`TransportError::Unauthorized`]); an error when finding credentials failed.
+    async fn refused(&self, refusal: &Refusal) -> Result<bool, TransportError>;
+}
+
+/// Sends the request `build` makes with the authorizer's `Authorization` (if any); when the
+/// server answers 401 or 403 and the authorizer finds new credentials, sends it again, at most
+/// [`MAX_AUTHORIZATION_RETRIES`] times. The last response is returned whatever its status,
+/// with what `build` said of the request that got it.
+async fn send_authorized<T>(
+    authorizer: Option<&dyn Authorizer>,
+    build: impl Fn() -> (reqwest::RequestBuilder, T),
+    action: impl Fn() -> String,
+) -> Result<(reqwest::Response, T), TransportError> {
+    let mut retries = 0;
+    loop {
+        let authorization = match authorizer {
+            Some(authorizer) => authorizer.authorization().await?,
+            None => None,
+        };
+        let (mut request, built) = build();
+        if let Some(value) = &authorization {
+            request = request.header(reqwest::header::AUTHORIZATION, value.clone());
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|error| request_failed(action(), error))?;
+        let status = response.status().as_u16();
+        let Some(authorizer) = authorizer.filter(|_| status == 401 || status == 403) else {
+            return Ok((response, built));
+        };
+        if retries == MAX_AUTHORIZATION_RETRIES {
+            return Ok((response, built));
+        }
+        let refusal = Refusal {
+            status,
+            www_authenticate: www_authenticate(&response),
+            sent: authorization,
+        };
+        // Read the refusal's body so the connection can carry the retry.
+        drop(read_excerpt(response).await);
+        if !authorizer.refused(&refusal).await? {
+            return Err(TransportError::Unauthorized {
+                action: action(),
+                status,
+                www_authenticate: refusal.www_authenticate,
+            });
+        }
+        retries += 1;
+    }
+}
+
+fn www_authenticate(response: &reqwest::Response) -> Option<String> {
+    response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
 }
 
 /// How many messages may wait for the peer before stream readers hold back.
@@ -365,15 +471,10 @@ fn unauthorized(action: &str, response: &reqwest::Response) -> Option<TransportE
     if status != 401 && status != 403 {
         return None;
     }
-    let www_authenticate = response
-        .headers()
-        .get(reqwest::header::WWW_AUTHENTICATE)
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_owned);
     Some(TransportError::Unauthorized {
         action: action.to_owned(),
         status,
-        www_authenticate,
+        www_authenticate: www_authenticate(response),
     })
 }
 

@@ -52,6 +52,7 @@
 //! |---|---|---|
 //! | `stdio` | yes | spawning servers as child processes: `StdioTransport`, `McpClient::connect_stdio` |
 //! | `http` | yes | the remote transports on reqwest/rustls: the `http` module (Streamable HTTP, legacy SSE), `McpClient::connect_http`, the `sse` decoder |
+//! | `oauth` | yes | OAuth 2.1 for the remote transports: the `oauth` module (discovery, client registration, PKCE, refresh and step-up, the loopback browser step, credential stores); implies `http` |
 //!
 //! With neither, the crate is the protocol, the peer, the client, [`McpClient::connect`] over
 //! any [`Transport`] and the line framing: a transport plugin compiles no process or HTTP code.
@@ -67,6 +68,8 @@ pub mod handlers;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod jsonrpc;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod peer;
 #[cfg(feature = "stdio")]
 mod process;

@@ -134,6 +134,12 @@ pub enum TransportError {
         /// resource metadata is and which scopes it wants.
         www_authenticate: Option<String>,
     },
+    /// Authorizing with the server failed (feature `oauth`): discovery, client registration,
+    /// the user's login, or a token request. [`OAuthError::needs_login`](crate::oauth::OAuthError::needs_login)
+    /// tells when logging in again is the fix.
+    #[cfg(feature = "oauth")]
+    #[error(transparent)]
+    Authorization(#[from] crate::oauth::OAuthError),
     /// The server broke the HTTP transport's rules.
     #[error("{action}: {violation}")]
     Protocol {

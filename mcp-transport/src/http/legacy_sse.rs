@@ -20,8 +20,9 @@ use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 use super::{
-    BodyKind, HttpServerParams, Inbox, Outgoing, Postbox, Url, display_url, error_response,
-    mailbox, read_body, read_messages, request_failed, status_error,
+    Authorizer, BodyKind, HttpServerParams, Inbox, Outgoing, Postbox, Url, display_url,
+    error_response, mailbox, read_body, read_messages, request_failed, send_authorized,
+    status_error,
 };
 use crate::sse::SseDecoder;
 use crate::transport::{ProtocolViolation, Transport, TransportError};
@@ -36,6 +37,7 @@ struct Shared {
     client: reqwest::Client,
     endpoint: Url,
     postbox: Postbox,
+    authorizer: Option<Arc<dyn Authorizer>>,
 }
 
 impl LegacySseTransport {
@@ -44,12 +46,17 @@ impl LegacySseTransport {
         let client = params.http_client()?;
         let stream_action = format!("GET the event stream at {}", params.display_url());
         let opened = tokio::time::timeout(params.endpoint_timeout, async {
-            let mut response = client
-                .get(params.url.clone())
-                .header(ACCEPT, "text/event-stream")
-                .send()
-                .await
-                .map_err(|error| request_failed(stream_action.clone(), error))?;
+            let (mut response, ()) = send_authorized(
+                params.authorizer.as_deref(),
+                || {
+                    let builder = client
+                        .get(params.url.clone())
+                        .header(ACCEPT, "text/event-stream");
+                    (builder, ())
+                },
+                || stream_action.clone(),
+            )
+            .await?;
             if !response.status().is_success() {
                 return Err(status_error(stream_action.clone(), response).await);
             }
@@ -90,6 +97,7 @@ impl LegacySseTransport {
             client,
             endpoint,
             postbox,
+            authorizer: params.authorizer.clone(),
         });
         tokio::spawn(read_stream(
             Arc::clone(&shared),
@@ -211,14 +219,19 @@ impl Shared {
     /// POSTs one message to the endpoint and waits for the server to take it.
     async fn post(&self, message: &str, method: &str) -> Result<(), TransportError> {
         let action = format!("POST {method} to {}", display_url(&self.endpoint));
-        let mut response = self
-            .client
-            .post(self.endpoint.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .body(message.to_owned())
-            .send()
-            .await
-            .map_err(|error| request_failed(action.clone(), error))?;
+        let (mut response, ()) = send_authorized(
+            self.authorizer.as_deref(),
+            || {
+                let builder = self
+                    .client
+                    .post(self.endpoint.clone())
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(message.to_owned());
+                (builder, ())
+            },
+            || action.clone(),
+        )
+        .await?;
         if !response.status().is_success() {
             return Err(status_error(action, response).await);
         }

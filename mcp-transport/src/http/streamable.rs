@@ -46,9 +46,9 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    BodyKind, DEFAULT_RETRY, HttpServerParams, Inbox, MAX_STREAM_RESUMPTIONS, Outgoing, Postbox,
-    Url, answers, display_url, error_response, excerpt, mailbox, read_body, read_messages,
-    request_failed, unauthorized,
+    Authorizer, BodyKind, DEFAULT_RETRY, HttpServerParams, Inbox, MAX_STREAM_RESUMPTIONS, Outgoing,
+    Postbox, Url, answers, display_url, error_response, excerpt, mailbox, read_body, read_messages,
+    send_authorized, unauthorized,
 };
 use crate::sse::SseDecoder;
 use crate::transport::{ProtocolViolation, Transport, TransportError};
@@ -91,6 +91,8 @@ struct Shared {
     in_flight: Mutex<HashMap<String, CancellationToken>>,
     /// The GET stream's task, when one runs.
     listener: Mutex<Option<CancellationToken>>,
+    /// Supplies each request's `Authorization`, if the parameters name one.
+    authorizer: Option<Arc<dyn Authorizer>>,
 }
 
 #[derive(Default)]
@@ -121,6 +123,7 @@ impl StreamableHttpTransport {
             postbox,
             in_flight: Mutex::new(HashMap::new()),
             listener: Mutex::new(None),
+            authorizer: params.authorizer.clone(),
         };
         Ok(Self {
             shared: Arc::new(shared),
@@ -249,28 +252,37 @@ impl Shared {
         message: &str,
         method: &str,
     ) -> Result<(reqwest::Response, Option<u64>), TransportError> {
-        let (builder, generation) = self.request(Method::POST);
-        let response = builder
-            .header(ACCEPT, ACCEPT_BOTH)
-            .header(CONTENT_TYPE, "application/json")
-            .body(message.to_owned())
-            .send()
-            .await
-            .map_err(|error| request_failed(self.action(&Method::POST, method), error))?;
-        Ok((response, generation))
+        send_authorized(
+            self.authorizer.as_deref(),
+            || {
+                let (builder, generation) = self.request(Method::POST);
+                let builder = builder
+                    .header(ACCEPT, ACCEPT_BOTH)
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(message.to_owned());
+                (builder, generation)
+            },
+            || self.action(&Method::POST, method),
+        )
+        .await
     }
 
     /// GETs the event stream, resuming after `last_event_id` when given.
     async fn get(&self, last_event_id: Option<&str>) -> Result<reqwest::Response, TransportError> {
-        let (mut builder, _) = self.request(Method::GET);
-        builder = builder.header(ACCEPT, "text/event-stream");
-        if let Some(id) = last_event_id {
-            builder = builder.header(LAST_EVENT_ID, id);
-        }
-        builder
-            .send()
-            .await
-            .map_err(|error| request_failed(self.action(&Method::GET, "the event stream"), error))
+        let (response, ()) = send_authorized(
+            self.authorizer.as_deref(),
+            || {
+                let (mut builder, _) = self.request(Method::GET);
+                builder = builder.header(ACCEPT, "text/event-stream");
+                if let Some(id) = last_event_id {
+                    builder = builder.header(LAST_EVENT_ID, id);
+                }
+                (builder, ())
+            },
+            || self.action(&Method::GET, "the event stream"),
+        )
+        .await?;
+        Ok(response)
     }
 
     fn spawn_request(self: Arc<Self>, message: String, id: String, method: String) {
@@ -681,9 +693,20 @@ impl Shared {
 
     /// Ends the session with a DELETE, if there is one (a 405 means the server keeps it).
     async fn end_session(&self) {
-        let (builder, generation) = self.request(Method::DELETE);
+        let (mut builder, generation) = self.request(Method::DELETE);
         if generation.is_none() {
             return;
+        }
+        let authorization = match &self.authorizer {
+            Some(authorizer) => tokio::time::timeout(DELETE_TIMEOUT, authorizer.authorization())
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .flatten(),
+            None => None,
+        };
+        if let Some(value) = authorization {
+            builder = builder.header(reqwest::header::AUTHORIZATION, value);
         }
         match builder.timeout(DELETE_TIMEOUT).send().await {
             Ok(response) => {

@@ -1,0 +1,273 @@
+//! OAuth 2.1 for remote servers (feature `oauth`), as the MCP authorization specification
+//! (2025-11-25, with the 2025-06-18 and 2025-03-26 behaviours) describes it.
+//!
+//! An [`OAuthAuthorizer`] plugs into the HTTP transports through
+//! [`HttpServerParams::authorizer`](crate::http::HttpServerParams::authorizer). When the server
+//! answers 401 it finds the authorization server (protected resource metadata, RFC 9728; then
+//! RFC 8414 / OpenID discovery; or the 2025-03-26 fallbacks), gets the client an identity there
+//! (a configured client, a client ID metadata document, or dynamic registration, RFC 7591), runs
+//! the [`Grant`] and retries the request with the token:
+//!
+//! - **authorization code** with PKCE S256 (servers without S256 are refused), a checked
+//!   `state`, the `resource` parameter (RFC 8707) and the scopes of the challenge (else those the
+//!   resource lists, else none); the browser step is an [`AuthorizationHandler`] —
+//!   [`LoopbackBrowser`] by default — and without one the authorizer never asks the user and
+//!   fails with [`OAuthError::LoginRequired`] instead, which is what a background connection
+//!   wants;
+//! - **client credentials** (a secret, or a `private_key_jwt` assertion signed with ES256) for
+//!   agents that run unattended;
+//! - **identity assertion** (enterprise-managed authorization, SEP-990): an ID token exchanged at
+//!   the identity provider, then at the authorization server.
+//!
+//! Tokens are refreshed before they expire and when a 401 says they did, once for however many
+//! requests were refused together; a 403 `insufficient_scope` asks for the scopes it names on
+//! top of those held (step-up), a bounded number of times. Credentials are kept in a
+//! [`CredentialStore`] under the server's canonical URL ([`credential_key`]), never its
+//! configured name: a project file that names another URL under a familiar name gets nothing.
+//! Tokens, secrets and codes never appear in `Debug` output, errors or logs ([`Secret`]).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//!
+//! use mcp_transport::http::{HttpServerParams, Url};
+//! use mcp_transport::oauth::{FileCredentialStore, LoopbackBrowser, OAuthAuthorizer, OAuthOptions};
+//! use mcp_transport::{ClientOptions, McpClient};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let url = Url::parse("https://mcp.example.com/mcp")?;
+//! let store = Arc::new(FileCredentialStore::new("/home/me/.config/my-agent/credentials.json"));
+//! let browser = LoopbackBrowser::new(|url| eprintln!("Log in at {url}")).open_browser(true);
+//! let options = OAuthOptions::new(store).interactive(Arc::new(browser));
+//! let authorizer = Arc::new(OAuthAuthorizer::new(&url, options)?);
+//! let params = HttpServerParams::new(url.as_str())?.authorizer(authorizer);
+//! let client = McpClient::connect_http("example", params, ClientOptions::default()).await?;
+//! # drop(client); Ok(()) }
+//! ```
+
+mod authorizer;
+mod challenge;
+mod crypto;
+mod discovery;
+mod error;
+mod handler;
+mod store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::http::Url;
+pub use authorizer::{OAuthAuthorizer, credential_key};
+pub use error::OAuthError;
+pub use handler::{
+    AuthorizationHandler, DEFAULT_LOGIN_TIMEOUT, LoopbackBrowser, PendingRedirect, ShowUrl,
+};
+pub use store::{
+    CredentialStore, Credentials, FileCredentialStore, MemoryCredentialStore, RegisteredClient,
+    TokenAuthMethod, Tokens,
+};
+
+/// How long one request to an authorization server may take.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A credential: shown as `Secret(…)` by `Debug`, never displayed, reachable only through
+/// [`expose`](Secret::expose).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a credential.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The credential itself, to send it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// A client registered with the authorization server beforehand (in the configuration).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PreRegisteredClient {
+    /// The client ID.
+    pub client_id: String,
+    /// The client secret, for a confidential client.
+    pub client_secret: Option<Secret>,
+}
+
+impl PreRegisteredClient {
+    /// A client with this ID and, for a confidential one, secret.
+    pub fn new(client_id: impl Into<String>, client_secret: Option<Secret>) -> Self {
+        Self {
+            client_id: client_id.into(),
+            client_secret,
+        }
+    }
+}
+
+/// How a client that acts for itself proves who it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientCredential {
+    /// A client secret (sent as the authorization server prefers: Basic or in the form).
+    Secret(Secret),
+    /// A `private_key_jwt` assertion signed with this P-256 key (PKCS #8 PEM), ES256.
+    PrivateKeyJwt {
+        /// The PEM text.
+        private_key_pem: Secret,
+    },
+}
+
+/// Enterprise-managed authorization (SEP-990): what the identity provider and the
+/// authorization server need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IdentityAssertion {
+    /// The client ID at the MCP server's authorization server.
+    pub client_id: String,
+    /// The client secret there.
+    pub client_secret: Secret,
+    /// The identity provider's token endpoint.
+    pub idp_token_endpoint: Url,
+    /// The client ID at the identity provider.
+    pub idp_client_id: String,
+    /// The user's ID token from the identity provider.
+    pub id_token: Secret,
+}
+
+impl IdentityAssertion {
+    /// What [`Grant::IdentityAssertion`] needs: the client at the authorization server, and the
+    /// identity provider's token endpoint, client ID and the user's ID token there.
+    pub fn new(
+        client_id: impl Into<String>,
+        client_secret: Secret,
+        idp_token_endpoint: Url,
+        idp_client_id: impl Into<String>,
+        id_token: Secret,
+    ) -> Self {
+        Self {
+            client_id: client_id.into(),
+            client_secret,
+            idp_token_endpoint,
+            idp_client_id: idp_client_id.into(),
+            id_token,
+        }
+    }
+}
+
+/// How tokens are obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Grant {
+    /// The user logs in in a browser (authorization code with PKCE); the client is the
+    /// configured one, else one the authorization server knows through a client ID metadata
+    /// document or dynamic registration.
+    AuthorizationCode {
+        /// A client registered beforehand, if the configuration names one.
+        client: Option<PreRegisteredClient>,
+    },
+    /// The client acts for itself (client credentials), with no user involved.
+    ClientCredentials {
+        /// The client ID.
+        client_id: String,
+        /// Its credential.
+        credential: ClientCredential,
+    },
+    /// An identity provider's assertion is exchanged for a token (SEP-990).
+    IdentityAssertion(IdentityAssertion),
+}
+
+/// Settings of an [`OAuthAuthorizer`].
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct OAuthOptions {
+    /// How tokens are obtained; default: the authorization code flow with a client found or
+    /// registered automatically.
+    pub grant: Grant,
+    /// The name dynamic registration gives the client.
+    pub client_name: String,
+    /// The URL of this client's client ID metadata document, used as its client ID where the
+    /// authorization server accepts that; none by default (the document must be published by
+    /// whoever ships the client).
+    pub client_metadata_url: Option<Url>,
+    /// The browser step; none (the default) means the user is never asked and a missing or
+    /// dead login is [`OAuthError::LoginRequired`].
+    pub handler: Option<Arc<dyn AuthorizationHandler>>,
+    /// Where credentials are kept.
+    pub store: Arc<dyn CredentialStore>,
+    /// How long one request to an authorization server may take; default
+    /// [`DEFAULT_REQUEST_TIMEOUT`].
+    pub request_timeout: Duration,
+}
+
+impl std::fmt::Debug for OAuthOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthOptions")
+            .field("grant", &self.grant)
+            .field("client_name", &self.client_name)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("interactive", &self.handler.is_some())
+            .field("request_timeout", &self.request_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthOptions {
+    /// Authorization code with automatic client identity, credentials kept in `store`, no
+    /// browser step.
+    pub fn new(store: Arc<dyn CredentialStore>) -> Self {
+        Self {
+            grant: Grant::AuthorizationCode { client: None },
+            client_name: env!("CARGO_PKG_NAME").to_owned(),
+            client_metadata_url: None,
+            handler: None,
+            store,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        }
+    }
+
+    /// Obtains tokens with `grant`.
+    #[must_use]
+    pub fn grant(mut self, grant: Grant) -> Self {
+        self.grant = grant;
+        self
+    }
+
+    /// The client's name in dynamic registrations.
+    #[must_use]
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The client ID metadata document to use as client ID where it is accepted.
+    #[must_use]
+    pub fn client_metadata_url(mut self, url: Url) -> Self {
+        self.client_metadata_url = Some(url);
+        self
+    }
+
+    /// Lets the authorizer ask the user to log in through `handler`.
+    #[must_use]
+    pub fn interactive(mut self, handler: Arc<dyn AuthorizationHandler>) -> Self {
+        self.handler = Some(handler);
+        self
+    }
+
+    /// How long one request to an authorization server may take.
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+}

@@ -1,0 +1,806 @@
+//! [`OAuthAuthorizer`]: the flow itself, behind the HTTP transports' [`Authorizer`] hook.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use serde::Deserialize;
+
+use super::challenge::Challenge;
+use super::crypto::{Pkce, basic_credentials, client_assertion, random_token};
+use super::discovery::{Discovery, canonical_resource, discover};
+use super::error::shown;
+use super::store::{Credentials, RegisteredClient, TokenAuthMethod, Tokens};
+use super::{
+    ClientCredential, Grant, IdentityAssertion, OAuthError, OAuthOptions, PreRegisteredClient,
+    Secret, Url,
+};
+use crate::http::{Authorizer, Refusal};
+use crate::transport::TransportError;
+
+/// An access token this close to its expiry is renewed before it is sent.
+const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
+
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+const JWT_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// OAuth 2.1 for one MCP server, as the MCP authorization specification describes it. Give it
+/// to [`HttpServerParams::authorizer`](crate::http::HttpServerParams::authorizer); it then
+/// supplies every request's bearer token and, when the server refuses one:
+///
+/// - a 401 with a refresh token at hand: refreshes, once for however many requests were
+///   refused with the same token;
+/// - a 401 otherwise: runs the [`Grant`] — the authorization code flow through the
+///   [`AuthorizationHandler`](super::AuthorizationHandler) (or [`OAuthError::LoginRequired`]
+///   when there is none), client credentials, or an identity assertion;
+/// - a 403 with `insufficient_scope`: authorizes again asking for the scopes it already had and
+///   the ones the challenge names (step-up); a request is retried at most
+///   [`MAX_AUTHORIZATION_RETRIES`](crate::http::MAX_AUTHORIZATION_RETRIES) times.
+///
+/// Credentials are loaded from and saved to the [`CredentialStore`](super::CredentialStore)
+/// under the server's canonical URL.
+pub struct OAuthAuthorizer {
+    server: Url,
+    key: String,
+    options: OAuthOptions,
+    http: reqwest::Client,
+    state: tokio::sync::Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    loaded: bool,
+    credentials: Credentials,
+    discovery: Option<Discovery>,
+}
+
+impl std::fmt::Debug for OAuthAuthorizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthAuthorizer")
+            .field("server", &self.key)
+            .field("interactive", &self.options.handler.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The store key of the server at `server`: its canonical URL (scheme, host, port, path; no
+/// query, no fragment). Tokens kept under it never reach a server at another URL.
+pub fn credential_key(server: &Url) -> String {
+    canonical_resource(server)
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or_default()
+}
+
+impl OAuthAuthorizer {
+    /// An authorizer for the MCP server at `server`.
+    pub fn new(server: &Url, options: OAuthOptions) -> Result<Self, OAuthError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(crate::http::DEFAULT_CONNECT_TIMEOUT)
+            .timeout(options.request_timeout)
+            .build()
+            .map_err(|error| OAuthError::http("building the HTTP client", error))?;
+        Ok(Self {
+            server: server.clone(),
+            key: credential_key(server),
+            options,
+            http,
+            state: tokio::sync::Mutex::new(State::default()),
+        })
+    }
+
+    /// The key its credentials are stored under (see [`credential_key`]).
+    pub fn credential_key(&self) -> &str {
+        &self.key
+    }
+
+    /// Forgets the tokens (kept and stored); the client registration stays, so the next login
+    /// does not register again.
+    pub async fn forget_tokens(&self) -> Result<(), OAuthError> {
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        if state.credentials.tokens.take().is_some() {
+            self.save(&state).await?;
+        }
+        Ok(())
+    }
+
+    /// True when tokens are at hand (stored or obtained), whether or not they are still valid.
+    pub async fn has_tokens(&self) -> Result<bool, OAuthError> {
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        Ok(state.credentials.tokens.is_some())
+    }
+
+    async fn load(&self, state: &mut State) -> Result<(), OAuthError> {
+        if !state.loaded {
+            state.credentials = self
+                .options
+                .store
+                .load(&self.key)
+                .await?
+                .unwrap_or_default();
+            state.loaded = true;
+        }
+        Ok(())
+    }
+
+    async fn save(&self, state: &State) -> Result<(), OAuthError> {
+        self.options.store.save(&self.key, &state.credentials).await
+    }
+
+    fn bearer(state: &State) -> Result<Option<HeaderValue>, OAuthError> {
+        let Some(tokens) = &state.credentials.tokens else {
+            return Ok(None);
+        };
+        let mut value = HeaderValue::from_str(&format!("Bearer {}", tokens.access_token.expose()))
+            .map_err(|_| {
+                OAuthError::invalid(
+                    "using the access token",
+                    "it holds characters a header cannot carry",
+                )
+            })?;
+        value.set_sensitive(true);
+        Ok(Some(value))
+    }
+
+    /// The discovery made earlier in this process, or a new one (no challenge at hand).
+    async fn discovery(&self, state: &mut State) -> Result<Discovery, OAuthError> {
+        if let Some(discovery) = &state.discovery {
+            return Ok(discovery.clone());
+        }
+        let discovery = discover(&self.http, &self.server, &Challenge::default()).await?;
+        state.discovery = Some(discovery.clone());
+        Ok(discovery)
+    }
+
+    /// Renews the access token with the refresh token; `LoginRequired` when there is none or
+    /// it belongs to another authorization server than the one the server names now.
+    async fn refresh(&self, state: &mut State) -> Result<(), OAuthError> {
+        let Some(refresh_token) = state
+            .credentials
+            .tokens
+            .as_ref()
+            .and_then(|tokens| tokens.refresh_token.clone())
+        else {
+            return Err(self.login_required());
+        };
+        let discovery = self.discovery(state).await?;
+        if state.credentials.issuer.as_deref() != Some(discovery.issuer.as_str()) {
+            tracing::info!(server = %self.key, "the stored refresh token is from another authorization server; not using it");
+            return Err(self.login_required());
+        }
+        let client = self.client_for_tokens(state, &discovery)?;
+        let form = [
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh_token.expose()),
+        ];
+        let mut tokens = self.token_request(&discovery, &client, &form).await?;
+        let previous = state.credentials.tokens.take();
+        if tokens.refresh_token.is_none() {
+            tokens.refresh_token = Some(refresh_token);
+        }
+        if tokens.scope.is_none() {
+            tokens.scope = previous.and_then(|previous| previous.scope);
+        }
+        state.credentials.tokens = Some(tokens);
+        self.save(state).await?;
+        tracing::debug!(server = %self.key, "refreshed the access token");
+        Ok(())
+    }
+
+    fn login_required(&self) -> OAuthError {
+        OAuthError::LoginRequired {
+            server: self.key.clone(),
+        }
+    }
+
+    /// Refreshes; a refresh token the server no longer takes is dropped (the next step is a
+    /// new login), other failures are errors.
+    async fn refresh_or_forget(&self, state: &mut State) -> Result<bool, OAuthError> {
+        match self.refresh(state).await {
+            Ok(()) => Ok(true),
+            Err(error) if error.needs_login() => {
+                tracing::info!(server = %self.key, %error, "the refresh token is no longer accepted");
+                if let Some(tokens) = &mut state.credentials.tokens {
+                    tokens.refresh_token = None;
+                }
+                self.save(state).await?;
+                Ok(false)
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Runs the grant for new tokens; `previous_scope` is kept in the request (step-up).
+    async fn obtain(
+        &self,
+        state: &mut State,
+        challenge: &Challenge,
+        previous_scope: Option<&str>,
+    ) -> Result<(), OAuthError> {
+        if matches!(self.options.grant, Grant::AuthorizationCode { .. })
+            && self.options.handler.is_none()
+        {
+            return Err(self.login_required());
+        }
+        let discovery = discover(&self.http, &self.server, challenge).await?;
+        state.discovery = Some(discovery.clone());
+        let tokens = match &self.options.grant {
+            Grant::AuthorizationCode { client } => {
+                let scope = choose_scope(challenge, &discovery, previous_scope, true);
+                self.authorization_code(state, &discovery, client.as_ref(), scope)
+                    .await?
+            }
+            Grant::ClientCredentials {
+                client_id,
+                credential,
+            } => {
+                let scope = choose_scope(challenge, &discovery, previous_scope, false);
+                self.client_credentials(&discovery, client_id, credential, scope)
+                    .await?
+            }
+            Grant::IdentityAssertion(assertion) => {
+                let scope = choose_scope(challenge, &discovery, previous_scope, false);
+                self.identity_assertion(&discovery, assertion, scope)
+                    .await?
+            }
+        };
+        state.credentials.issuer = Some(discovery.issuer.clone());
+        state.credentials.tokens = Some(tokens);
+        self.save(state).await
+    }
+
+    async fn authorization_code(
+        &self,
+        state: &mut State,
+        discovery: &Discovery,
+        preregistered: Option<&PreRegisteredClient>,
+        scope: Option<String>,
+    ) -> Result<Tokens, OAuthError> {
+        let Some(handler) = &self.options.handler else {
+            return Err(self.login_required());
+        };
+        discovery.require_s256()?;
+        let pending = handler.prepare().await?;
+        let redirect_uri = pending.redirect_uri().to_string();
+        let client = self
+            .client_identity(state, discovery, &redirect_uri, preregistered)
+            .await?;
+        let pkce = Pkce::new()?;
+        let expected_state = random_token(24)?;
+        let mut url = discovery.authorization_endpoint.clone();
+        {
+            let mut query = url.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &client.client_id)
+                .append_pair("redirect_uri", &redirect_uri)
+                .append_pair("code_challenge", &pkce.challenge)
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("state", &expected_state)
+                .append_pair("resource", &discovery.resource);
+            if let Some(scope) = &scope {
+                query.append_pair("scope", scope);
+            }
+        }
+        tracing::info!(server = %self.key, authorization_server = %shown(&discovery.authorization_endpoint), "asking the user to log in");
+        let arrived = pending.complete(&url).await?;
+        let code = authorization_code_of(&arrived, &expected_state, discovery)?;
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code.expose()),
+            ("redirect_uri", redirect_uri.as_str()),
+            ("code_verifier", pkce.verifier.as_str()),
+        ];
+        let mut tokens = self
+            .token_request(discovery, &TokenClient::Registered(client.clone()), &form)
+            .await?;
+        if tokens.scope.is_none() {
+            tokens.scope = scope;
+        }
+        if preregistered.is_none() {
+            state.credentials.client = Some(client);
+        }
+        Ok(tokens)
+    }
+
+    /// The client's identity at this authorization server, in the order of preference the
+    /// specification gives: configured, kept from an earlier registration, a client ID metadata
+    /// document, dynamic registration.
+    async fn client_identity(
+        &self,
+        state: &State,
+        discovery: &Discovery,
+        redirect_uri: &str,
+        preregistered: Option<&PreRegisteredClient>,
+    ) -> Result<RegisteredClient, OAuthError> {
+        if let Some(client) = preregistered {
+            return Ok(self::preregistered(client, discovery));
+        }
+        if let Some(kept) = &state.credentials.client
+            && state.credentials.issuer.as_deref() == Some(discovery.issuer.as_str())
+            && (kept.redirect_uris.is_empty()
+                || kept.redirect_uris.iter().any(|uri| uri == redirect_uri))
+        {
+            return Ok(kept.clone());
+        }
+        if discovery.client_id_metadata_document
+            && let Some(document) = &self.options.client_metadata_url
+        {
+            return Ok(RegisteredClient {
+                client_id: document.to_string(),
+                client_secret: None,
+                auth_method: TokenAuthMethod::None,
+                redirect_uris: Vec::new(),
+            });
+        }
+        match &discovery.registration_endpoint {
+            Some(endpoint) => self.register(discovery, endpoint, redirect_uri).await,
+            None => Err(OAuthError::NoClientIdentity {
+                issuer: discovery.issuer.clone(),
+            }),
+        }
+    }
+
+    /// Dynamic client registration (RFC 7591), as a public native client.
+    async fn register(
+        &self,
+        discovery: &Discovery,
+        endpoint: &Url,
+        redirect_uri: &str,
+    ) -> Result<RegisteredClient, OAuthError> {
+        #[derive(Deserialize)]
+        struct Registered {
+            client_id: String,
+            #[serde(default)]
+            client_secret: Option<String>,
+            #[serde(default)]
+            token_endpoint_auth_method: Option<String>,
+        }
+        let action = format!("registering a client at {}", shown(endpoint));
+        let body = serde_json::json!({
+            "client_name": self.options.client_name,
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        });
+        let response = self
+            .http
+            .post(endpoint.clone())
+            .header(ACCEPT, "application/json")
+            .json(&body)
+            .send()
+            .await
+            .map_err(|error| OAuthError::http(&action, error))?;
+        let registered: Registered = read_json(response, &action).await?;
+        let auth_method = registered
+            .token_endpoint_auth_method
+            .as_deref()
+            .and_then(TokenAuthMethod::parse)
+            .unwrap_or_else(|| choose_auth_method(discovery, registered.client_secret.is_some()));
+        tracing::info!(server = %self.key, authorization_server = %discovery.issuer, "registered a client");
+        Ok(RegisteredClient {
+            client_id: registered.client_id,
+            client_secret: registered.client_secret.map(Secret::new),
+            auth_method,
+            redirect_uris: vec![redirect_uri.to_owned()],
+        })
+    }
+
+    async fn client_credentials(
+        &self,
+        discovery: &Discovery,
+        client_id: &str,
+        credential: &ClientCredential,
+        scope: Option<String>,
+    ) -> Result<Tokens, OAuthError> {
+        let client = credentials_client(client_id, credential, discovery);
+        let mut form = vec![("grant_type", "client_credentials")];
+        if let Some(scope) = &scope {
+            form.push(("scope", scope));
+        }
+        self.token_request(discovery, &client, &form).await
+    }
+
+    /// Enterprise-managed authorization (SEP-990): the identity provider exchanges the user's
+    /// ID token for an identity assertion grant, which the authorization server exchanges for
+    /// an access token.
+    async fn identity_assertion(
+        &self,
+        discovery: &Discovery,
+        assertion: &IdentityAssertion,
+        scope: Option<String>,
+    ) -> Result<Tokens, OAuthError> {
+        let form = [
+            ("grant_type", TOKEN_EXCHANGE),
+            ("requested_token_type", ID_JAG),
+            ("audience", discovery.issuer.as_str()),
+            ("resource", discovery.resource.as_str()),
+            ("subject_token", assertion.id_token.expose()),
+            ("subject_token_type", ID_TOKEN),
+            ("client_id", assertion.idp_client_id.as_str()),
+        ];
+        let action = format!(
+            "exchanging the ID token at {}",
+            shown(&assertion.idp_token_endpoint)
+        );
+        let grant = self
+            .post_form(&assertion.idp_token_endpoint, &form, None, &action)
+            .await?;
+        let client = TokenClient::Registered(assertion_client(assertion, discovery));
+        let mut form = vec![
+            ("grant_type", JWT_BEARER),
+            ("assertion", grant.access_token.expose()),
+        ];
+        if let Some(scope) = &scope {
+            form.push(("scope", scope));
+        }
+        self.token_request(discovery, &client, &form).await
+    }
+
+    /// The client identity refresh requests authenticate with.
+    fn client_for_tokens(
+        &self,
+        state: &State,
+        discovery: &Discovery,
+    ) -> Result<TokenClient, OAuthError> {
+        match &self.options.grant {
+            Grant::AuthorizationCode {
+                client: Some(client),
+            } => Ok(TokenClient::Registered(preregistered(client, discovery))),
+            Grant::ClientCredentials {
+                client_id,
+                credential,
+            } => Ok(credentials_client(client_id, credential, discovery)),
+            Grant::IdentityAssertion(assertion) => Ok(TokenClient::Registered(assertion_client(
+                assertion, discovery,
+            ))),
+            Grant::AuthorizationCode { client: None } => state
+                .credentials
+                .client
+                .clone()
+                .map(TokenClient::Registered)
+                .ok_or_else(|| self.login_required()),
+        }
+    }
+
+    /// A token request with the client's authentication and the `resource` parameter.
+    async fn token_request(
+        &self,
+        discovery: &Discovery,
+        client: &TokenClient,
+        form: &[(&str, &str)],
+    ) -> Result<Tokens, OAuthError> {
+        let mut fields: Vec<(&str, String)> = form
+            .iter()
+            .map(|(name, value)| (*name, (*value).to_owned()))
+            .collect();
+        fields.push(("resource", discovery.resource.clone()));
+        let mut basic = None;
+        match client {
+            TokenClient::Registered(client) => match client.auth_method {
+                TokenAuthMethod::ClientSecretBasic => {
+                    basic = Some(basic_credentials(
+                        &client.client_id,
+                        client.client_secret.as_ref().map_or("", Secret::expose),
+                    ));
+                }
+                TokenAuthMethod::ClientSecretPost => {
+                    fields.push(("client_id", client.client_id.clone()));
+                    if let Some(secret) = &client.client_secret {
+                        fields.push(("client_secret", secret.expose().to_owned()));
+                    }
+                }
+                TokenAuthMethod::None | TokenAuthMethod::PrivateKeyJwt => {
+                    fields.push(("client_id", client.client_id.clone()));
+                }
+            },
+            TokenClient::Assertion {
+                client_id,
+                private_key_pem,
+            } => {
+                let assertion =
+                    client_assertion(private_key_pem.expose(), client_id, &discovery.issuer)?;
+                fields.push(("client_assertion_type", JWT_ASSERTION.to_owned()));
+                fields.push(("client_assertion", assertion));
+            }
+        }
+        let borrowed: Vec<(&str, &str)> = fields
+            .iter()
+            .map(|(name, value)| (*name, value.as_str()))
+            .collect();
+        let action = format!("token request to {}", shown(&discovery.token_endpoint));
+        self.post_form(&discovery.token_endpoint, &borrowed, basic, &action)
+            .await
+    }
+
+    async fn post_form(
+        &self,
+        endpoint: &Url,
+        form: &[(&str, &str)],
+        basic: Option<String>,
+        action: &str,
+    ) -> Result<Tokens, OAuthError> {
+        #[derive(Deserialize)]
+        struct TokenResponse {
+            access_token: String,
+            #[serde(default)]
+            expires_in: Option<u64>,
+            #[serde(default)]
+            refresh_token: Option<String>,
+            #[serde(default)]
+            scope: Option<String>,
+        }
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let mut request = self
+            .http
+            .post(endpoint.clone())
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(ACCEPT, "application/json")
+            .body(body);
+        if let Some(basic) = basic {
+            let mut value = HeaderValue::from_str(&basic).map_err(|_| {
+                OAuthError::invalid(action, "the client credentials cannot be sent")
+            })?;
+            value.set_sensitive(true);
+            request = request.header(AUTHORIZATION, value);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|error| OAuthError::http(action, error))?;
+        let answer: TokenResponse = read_json(response, action).await?;
+        Ok(Tokens {
+            access_token: Secret::new(answer.access_token),
+            refresh_token: answer.refresh_token.map(Secret::new),
+            expires_at: answer
+                .expires_in
+                .map(|seconds| now().saturating_add(seconds)),
+            scope: answer.scope,
+        })
+    }
+}
+
+/// How a token request proves the client's identity.
+enum TokenClient {
+    Registered(RegisteredClient),
+    Assertion {
+        client_id: String,
+        private_key_pem: Secret,
+    },
+}
+
+fn preregistered(client: &PreRegisteredClient, discovery: &Discovery) -> RegisteredClient {
+    RegisteredClient {
+        client_id: client.client_id.clone(),
+        auth_method: choose_auth_method(discovery, client.client_secret.is_some()),
+        client_secret: client.client_secret.clone(),
+        redirect_uris: Vec::new(),
+    }
+}
+
+fn credentials_client(
+    client_id: &str,
+    credential: &ClientCredential,
+    discovery: &Discovery,
+) -> TokenClient {
+    match credential {
+        ClientCredential::Secret(secret) => TokenClient::Registered(RegisteredClient {
+            client_id: client_id.to_owned(),
+            client_secret: Some(secret.clone()),
+            auth_method: choose_auth_method(discovery, true),
+            redirect_uris: Vec::new(),
+        }),
+        ClientCredential::PrivateKeyJwt { private_key_pem } => TokenClient::Assertion {
+            client_id: client_id.to_owned(),
+            private_key_pem: private_key_pem.clone(),
+        },
+    }
+}
+
+fn assertion_client(assertion: &IdentityAssertion, discovery: &Discovery) -> RegisteredClient {
+    RegisteredClient {
+        client_id: assertion.client_id.clone(),
+        client_secret: Some(assertion.client_secret.clone()),
+        auth_method: choose_auth_method(discovery, true),
+        redirect_uris: Vec::new(),
+    }
+}
+
+/// The code of the redirect, once its `state` is the one sent.
+fn authorization_code_of(
+    arrived: &Url,
+    expected_state: &str,
+    discovery: &Discovery,
+) -> Result<Secret, OAuthError> {
+    let mut code = None;
+    let mut state = None;
+    let mut error = None;
+    let mut description = None;
+    for (name, value) in arrived.query_pairs() {
+        match name.as_ref() {
+            "code" => code = Some(value.into_owned()),
+            "state" => state = Some(value.into_owned()),
+            "error" => error = Some(value.into_owned()),
+            "error_description" => description = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    if state.as_deref() != Some(expected_state) {
+        return Err(OAuthError::StateMismatch);
+    }
+    let action = format!("logging in at {}", shown(&discovery.authorization_endpoint));
+    if let Some(error) = error {
+        return Err(OAuthError::Rejected {
+            action,
+            error,
+            description,
+        });
+    }
+    code.map(Secret::new)
+        .ok_or_else(|| OAuthError::invalid(action, "the redirect carried no code"))
+}
+
+/// The scopes to ask for: those of the challenge, else those the protected resource lists,
+/// else none (the parameter is left out); plus the ones held before (step-up), and
+/// `offline_access` when refresh tokens are wanted and the authorization server offers it.
+fn choose_scope(
+    challenge: &Challenge,
+    discovery: &Discovery,
+    previous: Option<&str>,
+    want_refresh: bool,
+) -> Option<String> {
+    fn add(scopes: &mut Vec<String>, scope: &str) {
+        if !scope.is_empty() && !scopes.iter().any(|held| held == scope) {
+            scopes.push(scope.to_owned());
+        }
+    }
+    let mut scopes: Vec<String> = Vec::new();
+    for scope in previous.unwrap_or_default().split_whitespace() {
+        add(&mut scopes, scope);
+    }
+    match &challenge.scope {
+        Some(asked) => asked
+            .split_whitespace()
+            .for_each(|scope| add(&mut scopes, scope)),
+        None => discovery
+            .resource_scopes
+            .iter()
+            .flatten()
+            .for_each(|scope| add(&mut scopes, scope)),
+    }
+    if scopes.is_empty() {
+        return None;
+    }
+    let offers_offline_access = discovery
+        .server_scopes
+        .iter()
+        .flatten()
+        .any(|scope| scope == "offline_access");
+    if want_refresh && offers_offline_access {
+        add(&mut scopes, "offline_access");
+    }
+    Some(scopes.join(" "))
+}
+
+/// The token endpoint authentication for a client with or without a secret, among those the
+/// authorization server lists (Basic first, as RFC 8414's default).
+fn choose_auth_method(discovery: &Discovery, has_secret: bool) -> TokenAuthMethod {
+    if !has_secret {
+        return TokenAuthMethod::None;
+    }
+    let offers = |name: &str| {
+        discovery
+            .token_auth_methods
+            .iter()
+            .any(|method| method == name)
+    };
+    if !offers("client_secret_basic") && offers("client_secret_post") {
+        TokenAuthMethod::ClientSecretPost
+    } else {
+        TokenAuthMethod::ClientSecretBasic
+    }
+}
+
+/// The JSON of a successful answer; an OAuth error answer becomes [`OAuthError::Rejected`].
+async fn read_json<T: for<'de> Deserialize<'de>>(
+    response: reqwest::Response,
+    action: &str,
+) -> Result<T, OAuthError> {
+    #[derive(Deserialize)]
+    struct ErrorAnswer {
+        error: String,
+        #[serde(default)]
+        error_description: Option<String>,
+    }
+    let status = response.status();
+    let body = response
+        .bytes()
+        .await
+        .map_err(|error| OAuthError::http(action, error))?;
+    if !status.is_success() {
+        return Err(match serde_json::from_slice::<ErrorAnswer>(&body) {
+            Ok(answer) => OAuthError::Rejected {
+                action: action.to_owned(),
+                error: answer.error,
+                description: answer.error_description,
+            },
+            Err(_) => OAuthError::invalid(action, format!("HTTP {}", status.as_u16())),
+        });
+    }
+    serde_json::from_slice(&body).map_err(|error| {
+        // serde_json names the line and column, not the text: the body may hold a token.
+        OAuthError::invalid(
+            action,
+            format!("the answer is not what OAuth describes ({error})"),
+        )
+    })
+}
+
+#[async_trait]
+impl Authorizer for OAuthAuthorizer {
+    async fn authorization(&self) -> Result<Option<HeaderValue>, TransportError> {
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        let expiring = state.credentials.tokens.as_ref().is_some_and(|tokens| {
+            tokens.refresh_token.is_some()
+                && tokens
+                    .expires_at
+                    .is_some_and(|expires_at| expires_at <= now() + EXPIRY_MARGIN.as_secs())
+        });
+        if expiring {
+            self.refresh_or_forget(&mut state).await?;
+        }
+        Ok(Self::bearer(&state)?)
+    }
+
+    async fn refused(&self, refusal: &Refusal) -> Result<bool, TransportError> {
+        let challenge = refusal
+            .www_authenticate
+            .as_deref()
+            .map(Challenge::parse)
+            .unwrap_or_default();
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        let current = Self::bearer(&state)?;
+        if current.is_some() && current != refusal.sent {
+            // Another request renewed the token while this one was out.
+            return Ok(true);
+        }
+        let step_up = refusal.status == 403;
+        if step_up && !challenge.insufficient_scope() {
+            return Ok(false);
+        }
+        let has_refresh_token = state
+            .credentials
+            .tokens
+            .as_ref()
+            .is_some_and(|tokens| tokens.refresh_token.is_some());
+        if !step_up && has_refresh_token && self.refresh_or_forget(&mut state).await? {
+            return Ok(true);
+        }
+        let previous_scope = if step_up {
+            state
+                .credentials
+                .tokens
+                .as_ref()
+                .and_then(|tokens| tokens.scope.clone())
+        } else {
+            None
+        };
+        self.obtain(&mut state, &challenge, previous_scope.as_deref())
+            .await?;
+        Ok(true)
+    }
+}

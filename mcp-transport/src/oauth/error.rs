@@ -1,0 +1,138 @@
+//! What can go wrong while authorizing, each case with what the user can do about it.
+
+use super::Url;
+
+/// Authorizing with a server failed. Messages name the URLs involved (without their query) and
+/// what the server said; never a token, a secret or an authorization code.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OAuthError {
+    /// No usable credentials and no way to ask the user for new ones (the connection is not
+    /// interactive): the user has to log in.
+    #[error("{server} requires a login (run the login command for it)")]
+    LoginRequired {
+        /// The server, as its canonical URL.
+        server: String,
+    },
+    /// A metadata document, registration or token request could not be made or read.
+    #[error("{action} failed: {source}")]
+    Http {
+        /// What was being done, e.g. `GET https://auth.example.com/.well-known/…`.
+        action: String,
+        /// The HTTP client's error.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// A metadata document or an answer was not what the specifications describe.
+    #[error("{action}: {problem}")]
+    InvalidResponse {
+        /// What was being done.
+        action: String,
+        /// What was wrong with it.
+        problem: String,
+    },
+    /// The protected resource metadata names another resource than the server being connected
+    /// to; authorizing there could hand a token meant for this server to another one.
+    #[error(
+        "the server's protected resource metadata is for {advertised}, not for {server}; \
+         refusing to authorize"
+    )]
+    ResourceMismatch {
+        /// The server connected to.
+        server: String,
+        /// The resource its metadata names.
+        advertised: String,
+    },
+    /// No authorization server metadata was found where the specification says to look.
+    #[error("no authorization server metadata for {issuer} (tried {tried})")]
+    NoAuthorizationServerMetadata {
+        /// The authorization server.
+        issuer: String,
+        /// The URLs tried, comma separated.
+        tried: String,
+    },
+    /// The authorization server does not offer PKCE with S256, which OAuth 2.1 requires.
+    #[error(
+        "the authorization server {issuer} does not support PKCE with S256; refusing to use it"
+    )]
+    PkceUnsupported {
+        /// The authorization server.
+        issuer: String,
+    },
+    /// The client has no identity at this authorization server: none configured, no client ID
+    /// metadata document, and no dynamic registration offered.
+    #[error(
+        "the authorization server {issuer} offers no dynamic client registration; configure a \
+         client ID (and secret) for this server"
+    )]
+    NoClientIdentity {
+        /// The authorization server.
+        issuer: String,
+    },
+    /// The authorization server answered with an OAuth error.
+    #[error("{action}: {error}{}", .description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    Rejected {
+        /// What was being done, e.g. `token request to https://auth.example.com/token`.
+        action: String,
+        /// The OAuth error code (`invalid_grant`, `access_denied`, …).
+        error: String,
+        /// The server's description, if any.
+        description: Option<String>,
+    },
+    /// The redirect came back with another `state` than the one sent: it does not belong to
+    /// this login, so its code was not used.
+    #[error("the authorization redirect carried an unexpected state; the login was abandoned")]
+    StateMismatch,
+    /// The user did not finish the login in time.
+    #[error("no authorization redirect arrived within {waited:?}")]
+    TimedOut {
+        /// How long the handler waited.
+        waited: std::time::Duration,
+    },
+    /// The browser step could not be done (no listener, no redirect).
+    #[error("the browser step failed: {0}")]
+    Redirect(String),
+    /// A local resource (the credential file, the redirect listener) failed.
+    #[error("{action}: {source}")]
+    Io {
+        /// What was being done.
+        action: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A signing key given for a client assertion cannot be used.
+    #[error("the client assertion key cannot be used: {0}")]
+    Key(String),
+}
+
+impl OAuthError {
+    pub(crate) fn http(action: impl Into<String>, source: reqwest::Error) -> Self {
+        Self::Http {
+            action: action.into(),
+            source: source.without_url(),
+        }
+    }
+
+    pub(crate) fn invalid(action: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self::InvalidResponse {
+            action: action.into(),
+            problem: problem.into(),
+        }
+    }
+
+    /// True when the user logging in (again) is what fixes this: no credentials, or the
+    /// authorization server no longer accepts the ones stored.
+    pub fn needs_login(&self) -> bool {
+        match self {
+            Self::LoginRequired { .. } => true,
+            Self::Rejected { error, .. } => error == "invalid_grant",
+            _ => false,
+        }
+    }
+}
+
+/// `scheme://host:port/path` of a URL, for messages.
+pub(crate) fn shown(url: &Url) -> String {
+    crate::http::display_url(url)
+}

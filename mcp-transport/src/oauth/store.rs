@@ -1,0 +1,291 @@
+//! Where credentials live between runs: [`CredentialStore`], keyed by the server's canonical
+//! URL (never by a configured name), with a file store and an in-memory one.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use super::{OAuthError, Secret};
+
+/// What is kept for one server: which authorization server issued it, the client identity
+/// there, and the tokens.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Credentials {
+    /// The authorization server's issuer identifier: a refresh token is only ever sent to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// The client identity registered (or named) at that authorization server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<RegisteredClient>,
+    /// The tokens, once a login or grant succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+}
+
+/// A client identity at an authorization server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RegisteredClient {
+    /// The client ID (a URL when it is a client ID metadata document).
+    pub client_id: String,
+    /// The client secret, for confidential clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<Secret>,
+    /// How the client authenticates at the token endpoint.
+    pub auth_method: TokenAuthMethod,
+    /// The redirect URIs it was registered with (dynamic registration only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirect_uris: Vec<String>,
+}
+
+/// How a client proves its identity to the token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum TokenAuthMethod {
+    /// HTTP Basic with the client ID and secret.
+    #[serde(rename = "client_secret_basic")]
+    ClientSecretBasic,
+    /// The client ID and secret in the form body.
+    #[serde(rename = "client_secret_post")]
+    ClientSecretPost,
+    /// A signed JWT assertion (RFC 7523).
+    #[serde(rename = "private_key_jwt")]
+    PrivateKeyJwt,
+    /// A public client: the client ID only.
+    #[serde(rename = "none")]
+    None,
+}
+
+impl TokenAuthMethod {
+    /// The method's name in metadata documents.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ClientSecretBasic => "client_secret_basic",
+            Self::ClientSecretPost => "client_secret_post",
+            Self::PrivateKeyJwt => "private_key_jwt",
+            Self::None => "none",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Self> {
+        match name {
+            "client_secret_basic" => Some(Self::ClientSecretBasic),
+            "client_secret_post" => Some(Self::ClientSecretPost),
+            "private_key_jwt" => Some(Self::PrivateKeyJwt),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
+/// An access token and what comes with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Tokens {
+    /// The access token sent as `Authorization: Bearer …`.
+    pub access_token: Secret,
+    /// The refresh token, if the authorization server issued one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<Secret>,
+    /// When the access token expires, in seconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    /// The scopes granted (or, when the server did not say, requested), space separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+/// Keeps [`Credentials`] between runs, keyed by the server's canonical URL
+/// ([`credential_key`](super::credential_key)): a server reached at another URL never gets
+/// them, whatever it is called in a configuration.
+#[async_trait]
+pub trait CredentialStore: Send + Sync {
+    /// The credentials kept for `server`, if any.
+    async fn load(&self, server: &str) -> Result<Option<Credentials>, OAuthError>;
+    /// Keeps `credentials` for `server`, replacing what was there.
+    async fn save(&self, server: &str, credentials: &Credentials) -> Result<(), OAuthError>;
+    /// Forgets `server`'s credentials; true when there were some.
+    async fn remove(&self, server: &str) -> Result<bool, OAuthError>;
+}
+
+impl std::fmt::Debug for dyn CredentialStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn CredentialStore")
+    }
+}
+
+/// Credentials for the life of the process only.
+#[derive(Debug, Default)]
+pub struct MemoryCredentialStore {
+    servers: Mutex<BTreeMap<String, Credentials>>,
+}
+
+impl MemoryCredentialStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn servers(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Credentials>> {
+        self.servers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[async_trait]
+impl CredentialStore for MemoryCredentialStore {
+    async fn load(&self, server: &str) -> Result<Option<Credentials>, OAuthError> {
+        Ok(self.servers().get(server).cloned())
+    }
+
+    async fn save(&self, server: &str, credentials: &Credentials) -> Result<(), OAuthError> {
+        self.servers()
+            .insert(server.to_owned(), credentials.clone());
+        Ok(())
+    }
+
+    async fn remove(&self, server: &str) -> Result<bool, OAuthError> {
+        Ok(self.servers().remove(server).is_some())
+    }
+}
+
+/// Credentials in one JSON file, readable by the user only (0600, in a 0700 directory it
+/// creates), replaced atomically on every change (a temporary file renamed over it), so a crash
+/// or a second process never leaves half a file. Each change reads the file again first, so
+/// two processes that log in to different servers keep both logins.
+#[derive(Debug, Clone)]
+pub struct FileCredentialStore {
+    path: PathBuf,
+}
+
+/// The file's layout.
+#[derive(Default, Serialize, Deserialize)]
+struct CredentialFile {
+    #[serde(default)]
+    servers: BTreeMap<String, Credentials>,
+}
+
+impl FileCredentialStore {
+    /// A store in the file at `path` (created on the first save).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn with_file<T: Send + 'static>(
+        &self,
+        change: impl FnOnce(&Path) -> Result<T, OAuthError> + Send + 'static,
+    ) -> Result<T, OAuthError> {
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || change(&path))
+            .await
+            .map_err(|error| OAuthError::Io {
+                action: "using the credential file".to_owned(),
+                source: std::io::Error::other(error.to_string()),
+            })?
+    }
+}
+
+fn read_file(path: &Path) -> Result<CredentialFile, OAuthError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(CredentialFile::default());
+        }
+        Err(source) => {
+            return Err(OAuthError::Io {
+                action: format!("reading {}", path.display()),
+                source,
+            });
+        }
+    };
+    serde_json::from_str(&text).map_err(|error| {
+        OAuthError::invalid(
+            format!("reading {}", path.display()),
+            // serde_json's message names a line and column, never the text there.
+            format!("not a credential file ({error}); move it away and log in again"),
+        )
+    })
+}
+
+fn write_file(path: &Path, file: &CredentialFile) -> Result<(), OAuthError> {
+    use std::io::Write as _;
+    let io = |action: String| move |source| OAuthError::Io { action, source };
+    let directory = path.parent().unwrap_or_else(|| Path::new("."));
+    create_private_dir(directory).map_err(io(format!("creating {}", directory.display())))?;
+    let text = serde_json::to_vec_pretty(file)
+        .map_err(|error| OAuthError::invalid("writing the credential file", error.to_string()))?;
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "credentials".to_owned());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.subsec_nanos())
+        .unwrap_or_default();
+    let temporary = directory.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
+    let written = (|| {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut out = options.open(&temporary)?;
+        out.write_all(&text)?;
+        out.sync_all()?;
+        std::fs::rename(&temporary, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written.map_err(io(format!("writing {}", path.display())))
+}
+
+fn create_private_dir(directory: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(directory)
+}
+
+#[async_trait]
+impl CredentialStore for FileCredentialStore {
+    async fn load(&self, server: &str) -> Result<Option<Credentials>, OAuthError> {
+        let server = server.to_owned();
+        self.with_file(move |path| Ok(read_file(path)?.servers.remove(&server)))
+            .await
+    }
+
+    async fn save(&self, server: &str, credentials: &Credentials) -> Result<(), OAuthError> {
+        let server = server.to_owned();
+        let credentials = credentials.clone();
+        self.with_file(move |path| {
+            let mut file = read_file(path)?;
+            file.servers.insert(server, credentials);
+            write_file(path, &file)
+        })
+        .await
+    }
+
+    async fn remove(&self, server: &str) -> Result<bool, OAuthError> {
+        let server = server.to_owned();
+        self.with_file(move |path| {
+            let mut file = read_file(path)?;
+            let removed = file.servers.remove(&server).is_some();
+            if removed {
+                write_file(path, &file)?;
+            }
+            Ok(removed)
+        })
+        .await
+    }
+}
