@@ -132,6 +132,15 @@ impl Error {
         }
     }
 
+    /// True when the server wants the user to log in (again): it refused the credentials, or
+    /// (feature `oauth`) there are none and no way to ask for them, or the authorization server
+    /// no longer accepts the refresh token. A session shows such a server as needing a login
+    /// rather than as failed.
+    pub fn needs_login(&self) -> bool {
+        self.transport_error()
+            .is_some_and(TransportError::needs_credentials)
+    }
+
     /// True when a Streamable HTTP initialize was refused in a way that means "this server
     /// speaks the legacy HTTP+SSE transport": HTTP 400, 404 or 405.
     pub fn suggests_legacy_sse(&self) -> bool {

@@ -289,6 +289,20 @@ impl std::error::Error for CloseReason {
     }
 }
 
+impl TransportError {
+    /// True when the server refused the client's credentials for good: a 401 or 403 no
+    /// authorizer could answer, or (feature `oauth`) an authorization that needs the user to log
+    /// in. The user has to act; retrying the same request cannot help.
+    pub fn needs_credentials(&self) -> bool {
+        match self {
+            Self::Unauthorized { .. } => true,
+            #[cfg(feature = "oauth")]
+            Self::Authorization(error) => error.needs_login(),
+            _ => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

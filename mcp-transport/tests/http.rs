@@ -11,7 +11,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{guard, object, text};
+use common::{Captured, guard, object, text};
 use mcp_transport::http::{HttpServerParams, RemoteTransport};
 use mcp_transport::{ClientOptions, Error, McpClient, RequestOptions, TransportError};
 use serde_json::json;
@@ -403,31 +403,10 @@ async fn a_legacy_server_that_never_names_its_endpoint_fails_within_the_endpoint
     );
 }
 
-/// A `tracing` writer that keeps everything written, to search the logs for secrets.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn headers_tokens_and_url_keys_appear_in_no_log_line_or_error() {
     let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _logs = tracing::subscriber::set_default(subscriber);
+    let _logs = captured.install();
 
     let mut errors = Vec::new();
     // Expiry, resumption and a refused call, with the secrets in a header and in the query.
@@ -469,7 +448,7 @@ async fn headers_tokens_and_url_keys_appear_in_no_log_line_or_error() {
     let error = try_connect(nowhere).await.expect_err("nobody listens");
     errors.push(format!("{error} {error:?} {:?}", secret_params()));
 
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(
         logs.contains("session expired"),
         "the logs were captured: {logs}"

@@ -20,7 +20,16 @@
 //! answers a text of that many `x`; `announce` sends `notifications/tools/list_changed` on the
 //! GET stream (or the legacy stream) and answers `announced`.
 //!
+//! With [`HttpFixtureOptions::oauth`] the fixture is also its own OAuth authorization server
+//! (metadata, registration, an authorization endpoint that redirects at once, a token endpoint
+//! that checks PKCE) and the MCP endpoint takes only the access tokens it issued; a test
+//! expires them ([`HttpFixture::expire_access_tokens`]), revokes refresh tokens
+//! ([`HttpFixture::revoke_refresh_tokens`]) or issues a pair to store beforehand
+//! ([`HttpFixture::issue_tokens`]).
+//!
 //! Every request is recorded ([`HttpFixture::requests`]) with the headers a test checks.
+
+mod oauth;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -47,6 +56,8 @@ pub struct HttpFixtureOptions {
     legacy_sse: bool,
     legacy_endpoint: Option<String>,
     answer_delay: Option<(String, Duration)>,
+    oauth: bool,
+    token_lifetime_secs: u64,
 }
 
 impl HttpFixtureOptions {
@@ -115,6 +126,25 @@ impl HttpFixtureOptions {
         self
     }
 
+    /// Acts as its own OAuth authorization server and takes only the access tokens it issued
+    /// (401 with a `WWW-Authenticate` naming its resource metadata otherwise). Tokens live an
+    /// hour unless [`token_lifetime`](Self::token_lifetime) says otherwise.
+    #[must_use]
+    pub fn oauth(mut self) -> Self {
+        self.oauth = true;
+        if self.token_lifetime_secs == 0 {
+            self.token_lifetime_secs = 3600;
+        }
+        self
+    }
+
+    /// The `expires_in` of the access tokens issued.
+    #[must_use]
+    pub fn token_lifetime(mut self, seconds: u64) -> Self {
+        self.token_lifetime_secs = seconds;
+        self
+    }
+
     /// Serves the legacy HTTP+SSE transport instead of Streamable HTTP.
     #[must_use]
     pub fn legacy_sse(mut self) -> Self {
@@ -148,6 +178,8 @@ pub struct RecordedRequest {
     pub last_event_id: Option<String>,
     /// `Authorization`.
     pub authorization: Option<String>,
+    /// The `grant_type` of a token request (OAuth mode).
+    pub grant_type: Option<String>,
     /// The status the fixture answered (0 while a stream is still open).
     pub status: u16,
 }
@@ -172,6 +204,8 @@ struct State {
     streams: AtomicUsize,
     /// The open GET stream (Streamable HTTP) or legacy stream, for server-initiated messages.
     server_stream: Mutex<Option<TcpStream>>,
+    /// The OAuth mode's tokens.
+    tokens: Mutex<oauth::Tokens>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -200,6 +234,7 @@ impl HttpFixture {
             unfinished: Mutex::new(HashMap::new()),
             streams: AtomicUsize::new(0),
             server_stream: Mutex::new(None),
+            tokens: Mutex::new(oauth::Tokens::default()),
         });
         let accepting = Arc::clone(&state);
         let acceptor = thread::spawn(move || {
@@ -245,6 +280,29 @@ impl HttpFixture {
     /// How many sessions were initialized.
     pub fn sessions(&self) -> usize {
         self.state.sessions.load(Ordering::SeqCst)
+    }
+
+    /// OAuth mode: a valid access and refresh token pair, as a login would have given.
+    pub fn issue_tokens(&self) -> (String, String) {
+        lock(&self.state.tokens).issue()
+    }
+
+    /// OAuth mode: every access token issued so far stops being accepted.
+    pub fn expire_access_tokens(&self) {
+        lock(&self.state.tokens).expire_access();
+    }
+
+    /// OAuth mode: every refresh token issued so far stops being accepted.
+    pub fn revoke_refresh_tokens(&self) {
+        lock(&self.state.tokens).revoke_refresh();
+    }
+
+    /// How many token requests of `grant_type` (`authorization_code`, `refresh_token`) came.
+    pub fn token_requests(&self, grant_type: &str) -> usize {
+        self.requests()
+            .iter()
+            .filter(|request| request.grant_type.as_deref() == Some(grant_type))
+            .count()
     }
 }
 
@@ -376,7 +434,9 @@ fn write_event(mut stream: &TcpStream, id: Option<&str>, data: &str) -> std::io:
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        201 => "Created",
         202 => "Accepted",
+        302 => "Found",
         400 => "Bad Request",
         401 => "Unauthorized",
         404 => "Not Found",
@@ -422,6 +482,10 @@ impl State {
                 protocol_version: request.header("mcp-protocol-version"),
                 last_event_id: request.header("last-event-id"),
                 authorization: request.header("authorization"),
+                grant_type: url::form_urlencoded::parse(&request.body)
+                    .find(|(name, _)| name == "grant_type")
+                    .map(|(_, value)| value.into_owned())
+                    .filter(|_| request.target == "/token"),
                 status: 0,
             });
             requests.len() - 1
@@ -432,6 +496,28 @@ impl State {
 
     /// Answers one request; its status.
     fn route(self: &Arc<Self>, stream: &Conn, request: &Request, message: Option<&Value>) -> u16 {
+        if self.options.oauth {
+            let origin = format!(
+                "http://{}",
+                stream
+                    .local_addr()
+                    .map(|a| a.to_string())
+                    .unwrap_or_default()
+            );
+            if let Some(status) = self.route_oauth(stream, request, &origin) {
+                return status;
+            }
+            if !lock(&self.tokens).accepts(request.header("authorization").as_deref()) {
+                let challenge = self.oauth_challenge(&origin);
+                respond(
+                    stream,
+                    401,
+                    &[("WWW-Authenticate", challenge)],
+                    "unauthorized",
+                );
+                return 401;
+            }
+        }
         if let Some(token) = &self.options.bearer_token
             && request.header("authorization").as_deref() != Some(&format!("Bearer {token}"))
         {

@@ -28,10 +28,13 @@
 //! A request that fails at the HTTP level after the handshake gets a JSON-RPC error answer of
 //! code [`HTTP_ERROR_CODE`](super::HTTP_ERROR_CODE) naming the method, the status and the start of the body, so the
 //! caller sees why and the connection lives on. A failure of `initialize` itself, and a 401 or
-//! 403 at any time, ends the connection with a typed [`TransportError`]
+//! 403 at any time that the [`Authorizer`] (if the parameters name one) cannot answer with new
+//! credentials, ends the connection with a typed [`TransportError`]
 //! ([`TransportError::HttpStatus`], [`TransportError::Unauthorized`] with the server's
-//! `WWW-Authenticate`). [`close`](Transport::close) ends the session with a DELETE (a 405 is
-//! fine).
+//! `WWW-Authenticate`, or the authorizer's error when the user has to log in). Every request
+//! carries the authorizer's `Authorization`, and one it refused is sent again once the
+//! authorizer has new credentials. [`close`](Transport::close) ends the session with a DELETE
+//! (a 405 is fine).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -103,6 +106,9 @@ struct Session {
     initialize: Option<(String, String)>,
     /// Bumped each time the session is replaced.
     generation: u64,
+    /// True while the session is being replaced: requests wait for the new one rather than go
+    /// out with no session id.
+    replacing: bool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -252,6 +258,11 @@ impl Shared {
         message: &str,
         method: &str,
     ) -> Result<(reqwest::Response, Option<u64>), TransportError> {
+        let handshake = method == INITIALIZE || method == INITIALIZED;
+        if !handshake && lock(&self.session).replacing {
+            // The replacement holds this lock until the new session is ready.
+            drop(self.reinitializing.lock().await);
+        }
         send_authorized(
             self.authorizer.as_deref(),
             || {
@@ -298,13 +309,12 @@ impl Shared {
                 None | Some(Ok(())) => return,
                 Some(Err(error)) => error,
             };
-            let message =
-                if method == INITIALIZE || matches!(failure, TransportError::Unauthorized { .. }) {
-                    Err(failure)
-                } else {
-                    tracing::debug!(method, error = %failure, "request failed at the HTTP level");
-                    Ok(error_response(&id, &failure))
-                };
+            let message = if method == INITIALIZE || failure.needs_credentials() {
+                Err(failure)
+            } else {
+                tracing::debug!(method, error = %failure, "request failed at the HTTP level");
+                Ok(error_response(&id, &failure))
+            };
             self.deliver(message).await;
         });
     }
@@ -559,16 +569,28 @@ impl Shared {
             }
             session.id = None;
             session.protocol_version = None;
+            session.replacing = true;
             session.initialize.clone()
         };
         let Some((initialize, id)) = initialize else {
+            lock(&self.session).replacing = false;
             return Err(self.violation(INITIALIZE, ProtocolViolation::SessionEndedBeforeInitialize));
         };
         tracing::info!(url = %display_url(&self.url), "the MCP session expired; initializing a new one");
-        Box::pin(self.exchange(&initialize, &id, INITIALIZE, Answer::Swallow)).await?;
-        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-        Box::pin(self.post_one_way(initialized, INITIALIZED)).await?;
-        lock(&self.session).generation += 1;
+        let replaced = async {
+            Box::pin(self.exchange(&initialize, &id, INITIALIZE, Answer::Swallow)).await?;
+            let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+            Box::pin(self.post_one_way(initialized, INITIALIZED)).await
+        }
+        .await;
+        {
+            let mut session = lock(&self.session);
+            session.replacing = false;
+            if replaced.is_ok() {
+                session.generation += 1;
+            }
+        }
+        replaced?;
         let listening = lock(&self.listener).is_some();
         if listening {
             self.listen().await;

@@ -1,0 +1,303 @@
+//! OAuth against testkit's HTTP fixture acting as its own authorization server: the loopback
+//! login driven by the test as a browser would, refresh in the middle of a session (once for
+//! many calls), stored tokens bound to the server's URL, a revoked refresh token turning into
+//! "log in again", and no token, code or secret in logs, errors or `Debug` output.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{Captured, guard, object, text};
+use mcp_transport::http::{HttpServerParams, Url};
+use mcp_transport::oauth::{
+    CredentialStore, FileCredentialStore, LoopbackBrowser, MemoryCredentialStore, OAuthAuthorizer,
+    OAuthOptions, credential_key,
+};
+use mcp_transport::{ClientOptions, Error, McpClient};
+use serde_json::json;
+use testkit::{HttpFixture, HttpFixtureOptions};
+use tokio::sync::mpsc;
+
+fn oauth_fixture() -> HttpFixture {
+    HttpFixture::start(HttpFixtureOptions::default().oauth().json_answers())
+}
+
+/// Plays the user's browser: asks for each authorization URL the login shows, follows the
+/// authorization server's redirect to the loopback listener, and returns the page it answered.
+fn browser() -> (LoopbackBrowser, tokio::task::JoinHandle<Vec<String>>) {
+    let (shown, mut urls) = mpsc::unbounded_channel::<Url>();
+    let handler = LoopbackBrowser::new(move |url| {
+        let _ = shown.send(url.clone());
+    })
+    .timeout(Duration::from_secs(20));
+    let driver = tokio::spawn(async move {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let mut pages = Vec::new();
+        while let Some(url) = urls.recv().await {
+            let answer = http.get(url).send().await.unwrap();
+            assert_eq!(answer.status(), 302, "the authorization server redirects");
+            let location = answer.headers()["location"].to_str().unwrap().to_owned();
+            assert!(location.starts_with("http://127.0.0.1:"), "{location}");
+            let page = http.get(location).send().await.unwrap();
+            pages.push(page.text().await.unwrap());
+        }
+        pages
+    });
+    (handler, driver)
+}
+
+fn authorizer(url: &str, options: OAuthOptions) -> Arc<OAuthAuthorizer> {
+    Arc::new(OAuthAuthorizer::new(&Url::parse(url).unwrap(), options).unwrap())
+}
+
+async fn try_connect(url: &str, authorizer: Arc<OAuthAuthorizer>) -> Result<McpClient, Error> {
+    let params = HttpServerParams::new(url).unwrap().authorizer(authorizer);
+    let options = ClientOptions::default().connect_timeout(Duration::from_secs(15));
+    guard(McpClient::connect_http("fixture", params, options)).await
+}
+
+/// Logs in through the browser and connects; the store then holds the tokens.
+async fn log_in(fixture: &HttpFixture, store: Arc<dyn CredentialStore>) -> McpClient {
+    let (handler, driver) = browser();
+    let options = OAuthOptions::new(store).interactive(Arc::new(handler));
+    let client = try_connect(&fixture.url(), authorizer(&fixture.url(), options))
+        .await
+        .unwrap_or_else(|error| panic!("{error}"));
+    drop(driver);
+    client
+}
+
+/// Connects with the stored credentials only: no browser.
+async fn reconnect(
+    fixture: &HttpFixture,
+    store: Arc<dyn CredentialStore>,
+) -> Result<McpClient, Error> {
+    try_connect(
+        &fixture.url(),
+        authorizer(&fixture.url(), OAuthOptions::new(store)),
+    )
+    .await
+}
+
+async fn echo(client: &McpClient, message: &str) -> Result<String, Error> {
+    let result = guard(client.call_tool("echo", Some(object(json!({"message": message}))))).await?;
+    Ok(text(&result).to_owned())
+}
+
+fn authorizations(fixture: &HttpFixture) -> usize {
+    fixture
+        .requests()
+        .iter()
+        .filter(|request| request.target.starts_with("/authorize"))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_through_the_loopback_browser_connects_and_keeps_the_tokens_under_the_server_url() {
+    let fixture = oauth_fixture();
+    let store = Arc::new(MemoryCredentialStore::new());
+    let (handler, driver) = browser();
+    let options = OAuthOptions::new(store.clone()).interactive(Arc::new(handler));
+    let client = try_connect(&fixture.url(), authorizer(&fixture.url(), options))
+        .await
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(echo(&client, "hi").await.unwrap(), "hi");
+    guard(client.close()).await.unwrap();
+
+    drop(client);
+    let pages = {
+        // The handler (and with it the channel) is gone once the client is.
+        guard(driver).await.unwrap()
+    };
+    assert_eq!(pages.len(), 1, "one login");
+    assert!(pages[0].contains("Logged in"), "{}", pages[0]);
+    let requests = fixture.requests();
+    assert_eq!(
+        requests.iter().filter(|r| r.target == "/register").count(),
+        1,
+        "one dynamic registration"
+    );
+    assert_eq!(fixture.token_requests("authorization_code"), 1);
+    let mcp_posts: Vec<_> = requests
+        .iter()
+        .filter(|request| request.target == "/mcp" && request.status == 200)
+        .collect();
+    assert!(!mcp_posts.is_empty());
+    assert!(
+        mcp_posts
+            .iter()
+            .all(|request| request.authorization.as_deref() == Some("Bearer fixture-access-1"))
+    );
+    let key = credential_key(&Url::parse(&fixture.url()).unwrap());
+    let kept = store.load(&key).await.unwrap().expect("credentials kept");
+    assert_eq!(
+        kept.tokens.unwrap().access_token.expose(),
+        "fixture-access-1"
+    );
+    assert_eq!(kept.issuer.as_deref(), Some(fixture.origin().as_str()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_401_in_the_middle_of_a_session_refreshes_the_token_and_the_call_succeeds() {
+    let fixture = oauth_fixture();
+    let client = log_in(&fixture, Arc::new(MemoryCredentialStore::new())).await;
+    assert_eq!(echo(&client, "before").await.unwrap(), "before");
+    fixture.expire_access_tokens();
+    assert_eq!(echo(&client, "after").await.unwrap(), "after");
+    assert_eq!(fixture.token_requests("refresh_token"), 1);
+    assert_eq!(authorizations(&fixture), 1, "the user was not asked again");
+    guard(client.close()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_calls_refused_at_once_refresh_the_token_once() {
+    let fixture = oauth_fixture();
+    let client = Arc::new(log_in(&fixture, Arc::new(MemoryCredentialStore::new())).await);
+    fixture.expire_access_tokens();
+    let calls: Vec<_> = (0..8)
+        .map(|n| {
+            let client = Arc::clone(&client);
+            tokio::spawn(async move { echo(&client, &format!("call {n}")).await })
+        })
+        .collect();
+    for (n, call) in calls.into_iter().enumerate() {
+        assert_eq!(guard(call).await.unwrap().unwrap(), format!("call {n}"));
+    }
+    assert_eq!(fixture.token_requests("refresh_token"), 1);
+    guard(client.close()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_tokens_connect_without_asking_and_a_revoked_refresh_token_means_log_in_again() {
+    let fixture = oauth_fixture();
+    let store: Arc<dyn CredentialStore> = Arc::new(MemoryCredentialStore::new());
+
+    let never_logged_in = reconnect(&fixture, Arc::new(MemoryCredentialStore::new()))
+        .await
+        .expect_err("no tokens, no browser");
+    assert!(never_logged_in.needs_login(), "{never_logged_in}");
+    assert!(
+        never_logged_in.to_string().contains("requires a login"),
+        "{never_logged_in}"
+    );
+
+    guard(log_in(&fixture, store.clone()).await.close())
+        .await
+        .unwrap();
+    let client = reconnect(&fixture, store.clone())
+        .await
+        .expect("stored tokens");
+    assert_eq!(echo(&client, "stored").await.unwrap(), "stored");
+    assert_eq!(authorizations(&fixture), 1);
+
+    fixture.expire_access_tokens();
+    fixture.revoke_refresh_tokens();
+    let refused = echo(&client, "revoked").await.expect_err("log in again");
+    assert!(refused.needs_login(), "{refused}");
+    assert_eq!(authorizations(&fixture), 1, "nobody was asked");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_kept_for_one_url_is_never_sent_to_a_server_at_another() {
+    let logged_in = oauth_fixture();
+    let other = oauth_fixture();
+    let store: Arc<dyn CredentialStore> = Arc::new(MemoryCredentialStore::new());
+    guard(log_in(&logged_in, store.clone()).await.close())
+        .await
+        .unwrap();
+
+    // The same name ("fixture"), the same store, another URL.
+    let refused = reconnect(&other, store)
+        .await
+        .expect_err("no tokens for this URL");
+    assert!(refused.needs_login(), "{refused}");
+    assert!(
+        other
+            .requests()
+            .iter()
+            .all(|request| request.authorization.is_none()),
+        "{:?}",
+        other.requests()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_codes_and_secrets_appear_in_no_log_line_error_or_debug_output() {
+    let captured = Captured::default();
+    let _logs = captured.install();
+    let fixture = oauth_fixture();
+    let store = Arc::new(MemoryCredentialStore::new());
+    let client = log_in(&fixture, store.clone()).await;
+    fixture.expire_access_tokens();
+    echo(&client, "refreshed").await.unwrap();
+    guard(client.close()).await.unwrap();
+    fixture.expire_access_tokens();
+    fixture.revoke_refresh_tokens();
+    let error = reconnect(&fixture, store.clone())
+        .await
+        .expect_err("revoked");
+
+    let key = credential_key(&Url::parse(&fixture.url()).unwrap());
+    let shown = format!(
+        "{}\n{error}\n{error:?}\n{:?}",
+        captured.text(),
+        store.load(&key).await.unwrap()
+    );
+    for secret in ["fixture-access-", "fixture-refresh-", "fixture-code-"] {
+        assert!(!shown.contains(secret), "{secret} was shown:\n{shown}");
+    }
+    assert!(shown.contains("Secret(…)"), "{shown}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_credential_file_is_private_replaced_whole_and_keeps_every_server() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let directory = std::env::temp_dir().join(format!("oauth-store-{}", std::process::id()));
+    let path = directory.join("nested").join("credentials.json");
+    let store = FileCredentialStore::new(&path);
+    let fixture = oauth_fixture();
+    let memory = Arc::new(MemoryCredentialStore::new());
+    guard(log_in(&fixture, memory.clone()).await.close())
+        .await
+        .unwrap();
+    let key = credential_key(&Url::parse(&fixture.url()).unwrap());
+    let credentials = memory.load(&key).await.unwrap().unwrap();
+
+    store.save(&key, &credentials).await.unwrap();
+    store
+        .save("https://b.example/mcp", &credentials)
+        .await
+        .unwrap();
+    assert_eq!(store.load(&key).await.unwrap(), Some(credentials.clone()));
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(path.parent().unwrap()), 0o700);
+    assert!(store.remove("https://b.example/mcp").await.unwrap());
+    assert!(!store.remove("https://b.example/mcp").await.unwrap());
+    assert_eq!(store.load(&key).await.unwrap(), Some(credentials));
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        leftovers,
+        ["credentials.json"],
+        "no temporary file left behind"
+    );
+
+    std::fs::write(&path, "not json").unwrap();
+    let broken = store
+        .load(&key)
+        .await
+        .expect_err("a broken file is an error");
+    assert!(broken.to_string().contains("log in again"), "{broken}");
+    std::fs::remove_dir_all(directory).unwrap();
+}

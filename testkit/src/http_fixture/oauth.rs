@@ -1,0 +1,185 @@
+//! The fixture as its own OAuth 2.1 authorization server ([`HttpFixtureOptions::oauth`]):
+//! protected resource metadata, authorization server metadata, dynamic registration, an
+//! authorization endpoint that redirects at once (no user to ask), and a token endpoint that
+//! checks PKCE and issues, refreshes and forgets tokens as the test says.
+//!
+//! [`HttpFixtureOptions::oauth`]: super::HttpFixtureOptions::oauth
+
+use std::collections::{HashMap, HashSet};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::json;
+
+use super::{Conn, Request, State, lock, respond};
+
+/// Tokens the authorization server issued and still honours.
+#[derive(Default)]
+pub(super) struct Tokens {
+    issued: usize,
+    access: HashSet<String>,
+    refresh: HashSet<String>,
+    /// Authorization codes not used yet, with their PKCE challenge.
+    codes: HashMap<String, String>,
+}
+
+impl Tokens {
+    /// A new access and refresh token pair.
+    pub(super) fn issue(&mut self) -> (String, String) {
+        self.issued += 1;
+        let access = format!("fixture-access-{}", self.issued);
+        let refresh = format!("fixture-refresh-{}", self.issued);
+        self.access.insert(access.clone());
+        self.refresh.insert(refresh.clone());
+        (access, refresh)
+    }
+
+    pub(super) fn expire_access(&mut self) {
+        self.access.clear();
+    }
+
+    pub(super) fn revoke_refresh(&mut self) {
+        self.refresh.clear();
+    }
+
+    pub(super) fn accepts(&self, authorization: Option<&str>) -> bool {
+        authorization
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .is_some_and(|token| self.access.contains(token))
+    }
+}
+
+impl State {
+    /// The `WWW-Authenticate` of a refused MCP request.
+    pub(super) fn oauth_challenge(&self, origin: &str) -> String {
+        format!(
+            "Bearer error=\"invalid_token\", resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\""
+        )
+    }
+
+    /// Answers the authorization server's endpoints; none when `request` is for another path.
+    pub(super) fn route_oauth(&self, conn: &Conn, request: &Request, origin: &str) -> Option<u16> {
+        let (path, query) = request
+            .target
+            .split_once('?')
+            .unwrap_or((request.target.as_str(), ""));
+        let json_headers = [("Content-Type", "application/json".to_owned())];
+        let status = match (request.method.as_str(), path) {
+            ("GET", "/.well-known/oauth-protected-resource/mcp") => {
+                let metadata = json!({
+                    "resource": format!("{origin}/mcp"),
+                    "authorization_servers": [origin],
+                });
+                respond(conn, 200, &json_headers, &metadata.to_string());
+                200
+            }
+            ("GET", "/.well-known/oauth-authorization-server") => {
+                let metadata = json!({
+                    "issuer": origin,
+                    "authorization_endpoint": format!("{origin}/authorize"),
+                    "token_endpoint": format!("{origin}/token"),
+                    "registration_endpoint": format!("{origin}/register"),
+                    "response_types_supported": ["code"],
+                    "grant_types_supported": ["authorization_code", "refresh_token"],
+                    "code_challenge_methods_supported": ["S256"],
+                    "token_endpoint_auth_methods_supported": ["none"],
+                });
+                respond(conn, 200, &json_headers, &metadata.to_string());
+                200
+            }
+            ("POST", "/register") => {
+                let client =
+                    json!({"client_id": "fixture-client", "token_endpoint_auth_method": "none"});
+                respond(conn, 201, &json_headers, &client.to_string());
+                201
+            }
+            ("GET", "/authorize") => self.authorize(conn, query),
+            ("POST", "/token") => self.token(conn, request),
+            _ => return None,
+        };
+        Some(status)
+    }
+
+    /// Redirects to the redirect URI at once with a code (and the state).
+    fn authorize(&self, conn: &Conn, query: &str) -> u16 {
+        let params: HashMap<String, String> = url::form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
+        let (Some(redirect_uri), Some(challenge)) =
+            (params.get("redirect_uri"), params.get("code_challenge"))
+        else {
+            respond(
+                conn,
+                400,
+                &[],
+                "redirect_uri and code_challenge are required",
+            );
+            return 400;
+        };
+        let code = {
+            let mut tokens = lock(&self.tokens);
+            let code = format!("fixture-code-{}", tokens.codes.len() + 1);
+            tokens.codes.insert(code.clone(), challenge.clone());
+            code
+        };
+        let mut location = format!("{redirect_uri}?code={code}");
+        if let Some(state) = params.get("state") {
+            location.push_str("&state=");
+            location.extend(url::form_urlencoded::byte_serialize(state.as_bytes()));
+        }
+        respond(conn, 302, &[("Location", location)], "");
+        302
+    }
+
+    fn token(&self, conn: &Conn, request: &Request) -> u16 {
+        let form: HashMap<String, String> = url::form_urlencoded::parse(&request.body)
+            .into_owned()
+            .collect();
+        let json_headers = [("Content-Type", "application/json".to_owned())];
+        let refuse = |error: &str| {
+            respond(
+                conn,
+                400,
+                &json_headers,
+                &json!({"error": error}).to_string(),
+            );
+            400
+        };
+        let mut tokens = lock(&self.tokens);
+        match form.get("grant_type").map(String::as_str) {
+            Some("authorization_code") => {
+                let challenge = form.get("code").and_then(|code| tokens.codes.remove(code));
+                let verified = challenge.zip(form.get("code_verifier")).is_some_and(
+                    |(challenge, verifier)| {
+                        let digest = aws_lc_rs::digest::digest(
+                            &aws_lc_rs::digest::SHA256,
+                            verifier.as_bytes(),
+                        );
+                        URL_SAFE_NO_PAD.encode(digest.as_ref()) == challenge
+                    },
+                );
+                if !verified {
+                    return refuse("invalid_grant");
+                }
+            }
+            Some("refresh_token") => {
+                let known = form
+                    .get("refresh_token")
+                    .is_some_and(|token| tokens.refresh.remove(token));
+                if !known {
+                    return refuse("invalid_grant");
+                }
+            }
+            _ => return refuse("unsupported_grant_type"),
+        }
+        let (access, refresh) = tokens.issue();
+        let answer = json!({
+            "access_token": access,
+            "refresh_token": refresh,
+            "token_type": "Bearer",
+            "expires_in": self.options.token_lifetime_secs,
+        });
+        respond(conn, 200, &json_headers, &answer.to_string());
+        200
+    }
+}
