@@ -12,6 +12,13 @@ pub enum SessionError {
         /// The name asked for.
         name: String,
     },
+    /// A login was asked of a session that has no way to ask the user
+    /// ([`SessionOptions::authorization`](crate::SessionOptions::authorization)).
+    #[error("cannot log in to \"{name}\": this session has no browser step to ask the user")]
+    NoBrowserStep {
+        /// The server.
+        name: String,
+    },
     /// Connecting (or discovering) failed; the manager's error says why, with the server's
     /// exit status and stderr tail when it died.
     #[error(transparent)]

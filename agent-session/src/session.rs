@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
 
 use mcp_bridge::AgentTool;
 use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
@@ -17,6 +18,7 @@ use mcp_manager::{
     LoadOptions, LoadResult, ManagedTool, ManagerEvent, ManagerOptions, McpManager, Problem,
     discover_mcp_servers, discover_mcp_servers_with,
 };
+use mcp_transport::oauth::{AuthorizationHandler, DEFAULT_LOGIN_TIMEOUT};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
@@ -37,6 +39,11 @@ pub struct SessionOptions {
     pub own_tools: Vec<Arc<dyn AgentTool>>,
     /// How MCP servers are discovered and connected. The Exa filter is always on in a session.
     pub load: LoadOptions,
+    /// The browser step of [`AgentSession::login`]; none means a session cannot log in (a
+    /// server that wants a login shows as `needs-login`).
+    pub authorization: Option<Arc<dyn AuthorizationHandler>>,
+    /// How long a login waits for the user. Default [`DEFAULT_LOGIN_TIMEOUT`].
+    pub login_timeout: Duration,
 }
 
 impl SessionOptions {
@@ -47,7 +54,17 @@ impl SessionOptions {
             enable_mcp: true,
             own_tools: Vec::new(),
             load: LoadOptions::new(app_name),
+            authorization: None,
+            login_timeout: DEFAULT_LOGIN_TIMEOUT,
         }
+    }
+
+    /// Lets [`AgentSession::login`] ask the user through `handler` (the default one is
+    /// [`LoopbackBrowser`](mcp_transport::oauth::LoopbackBrowser)).
+    #[must_use]
+    pub fn authorization(mut self, handler: Arc<dyn AuthorizationHandler>) -> Self {
+        self.authorization = Some(handler);
+        self
     }
 
     /// Uses these discovery roots.
@@ -342,6 +359,50 @@ impl AgentSession {
             Some(error) => Err(error.into()),
             None => Ok(()),
         }
+    }
+
+    /// Logs in to the remote server `server` through the session's
+    /// [`authorization`](SessionOptions::authorization) handler (a fresh login: tokens kept from
+    /// before are dropped first), then reconnects it with the new tokens; the number of tools it
+    /// lists.
+    pub async fn login(&self, server: &str) -> Result<usize, SessionError> {
+        let Some(found) = self.discovery().servers.get(server).cloned() else {
+            return Err(SessionError::UnknownServer {
+                name: server.to_owned(),
+            });
+        };
+        let Some(handler) = self.options.authorization.clone() else {
+            return Err(SessionError::NoBrowserStep {
+                name: server.to_owned(),
+            });
+        };
+        self.manager
+            .login(server, &found.config, handler, self.options.login_timeout)
+            .await?;
+        self.reconnect(server).await?;
+        Ok(self
+            .manager
+            .tools()
+            .iter()
+            .filter(|tool| tool.server == server)
+            .count())
+    }
+
+    /// Forgets the tokens and client registration kept for the remote server `server` and
+    /// reconnects it (a server that wants a login then shows `needs-login`); true when there
+    /// was something to forget.
+    pub async fn logout(&self, server: &str) -> Result<bool, SessionError> {
+        let Some(found) = self.discovery().servers.get(server).cloned() else {
+            return Err(SessionError::UnknownServer {
+                name: server.to_owned(),
+            });
+        };
+        let forgotten = self.manager.logout(server, &found.config).await?;
+        // The connection keeps the tokens it holds: a new one starts without them.
+        if let Err(error) = self.reconnect(server).await {
+            tracing::debug!(server, %error, "after logging out, the server does not connect");
+        }
+        Ok(forgotten)
     }
 
     /// Disconnects every server and stops following the manager. Nothing is left running.

@@ -1052,3 +1052,198 @@ fn on_a_terminal_a_servers_question_is_asked_field_by_field() {
         "{text}"
     );
 }
+
+/// A GET as a browser makes it, on a fresh connection: the status, the `Location` header and
+/// the body.
+fn browser_get(url: &str) -> (u16, Option<String>, String) {
+    let rest = url.strip_prefix("http://").expect("a loopback http URL");
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = std::net::TcpStream::connect(authority).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    // Read the head, then as much body as it announces (the server may keep the connection).
+    let mut bytes = Vec::new();
+    let mut buffer = [0; 4096];
+    let answer = loop {
+        let read = stream.read(&mut buffer).unwrap();
+        bytes.extend_from_slice(&buffer[..read]);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let Some((head, body)) = text.split_once("\r\n\r\n") else {
+            assert!(
+                read > 0,
+                "the connection closed before the head ended: {text}"
+            );
+            continue;
+        };
+        let length = head.lines().find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        });
+        if read == 0 || length.is_some_and(|length| body.len() >= length) {
+            break text;
+        }
+    };
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let location = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("location")
+            .then(|| value.trim().to_owned())
+    });
+    (status, location, body.to_owned())
+}
+
+/// Every file under `dir`, read as text (lossily).
+fn texts_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(texts_under(&path));
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            found.push((path, String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
+    let sandbox = Sandbox::new("login");
+    let web = testkit::HttpFixture::start(testkit::HttpFixtureOptions::default().oauth());
+    sandbox.write_mcp_json(&json!({"web": {"type": "http", "url": web.url()}}));
+    let cache = sandbox.cache_dir();
+
+    let before = sandbox.run(&["list", "--cache-dir", &cache]);
+    before.assert_code(0);
+    assert!(before.stdout.contains("needs-login"), "{}", before.stdout);
+    assert!(
+        before.stdout.contains("agent-session login web"),
+        "{}",
+        before.stdout
+    );
+    let listed = sandbox
+        .run(&["list", "--json", "--cache-dir", &cache])
+        .json();
+    assert_eq!(
+        server(&listed, "web")["status"],
+        "needs-login",
+        "{listed:#}"
+    );
+
+    // `login` prints the URL; the test is the browser.
+    let mut command = sandbox.command(&["login", "web", "--cache-dir", &cache]);
+    command.stdin(Stdio::null());
+    let mut child = KillOnDrop(command.spawn().unwrap());
+    let stdout = reader(child.0.stdout.take().unwrap());
+    let stderr = BufReader::new(child.0.stderr.take().unwrap());
+    let (lines_out, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            let Ok(line) = line else { break };
+            if lines_out.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut shown = Vec::new();
+    let login_url = loop {
+        let line = lines
+            .recv_timeout(LIMIT)
+            .unwrap_or_else(|_| panic!("no login URL on stderr: {shown:?}"));
+        shown.push(line.clone());
+        if let Some(url) = line
+            .trim()
+            .strip_prefix(&format!("{}/authorize?", web.origin()))
+        {
+            break format!("{}/authorize?{url}", web.origin());
+        }
+    };
+    let (status, location, _) = browser_get(&login_url);
+    assert_eq!(status, 302);
+    let callback = location.expect("the authorization server redirects");
+    assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
+    let (status, _, page) = browser_get(&callback);
+    assert_eq!(status, 200);
+    assert!(page.contains("Logged in"), "{page}");
+    let deadline = Instant::now() + LIMIT;
+    let code = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status.code();
+        }
+        assert!(Instant::now() < deadline, "login did not finish");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let login_stdout = stdout.recv_timeout(LIMIT).unwrap();
+    shown.extend(lines.try_iter());
+    assert_eq!(code, Some(0), "{login_stdout}\n{shown:#?}");
+    assert!(
+        login_stdout.contains("logged in to \"web\": connected, 4 tools"),
+        "{login_stdout}"
+    );
+
+    let after = sandbox
+        .run(&["list", "--json", "--cache-dir", &cache])
+        .json();
+    assert_eq!(server(&after, "web")["status"], "connected", "{after:#}");
+    let call = sandbox.run(&[
+        "call",
+        "mcp_web_echo",
+        r#"{"message":"logged in"}"#,
+        "--json",
+    ]);
+    assert_eq!(
+        call.assert_code(0).json()["content"],
+        json!([{"type": "text", "text": "logged in"}])
+    );
+
+    // The tokens are in the user's credential file only, private, under the server's URL.
+    let credentials = sandbox.home.join(".config/agent-session/credentials.json");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&credentials).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
+    let kept = std::fs::read_to_string(&credentials).unwrap();
+    assert!(kept.contains(&web.url()), "{kept}");
+    assert!(kept.contains("fixture-access-"), "the file holds the token");
+    let output = format!("{login_stdout}\n{shown:?}\n{after}\n{}", before.stdout);
+    for (path, text) in texts_under(&sandbox.root.join("cache"))
+        .into_iter()
+        .chain([(PathBuf::from("output"), output)])
+    {
+        for secret in ["fixture-access-", "fixture-refresh-", "fixture-code-"] {
+            assert!(!text.contains(secret), "{secret} in {}", path.display());
+        }
+    }
+
+    let logout = sandbox.run(&["logout", "web", "--cache-dir", &cache]);
+    logout.assert_code(0);
+    assert!(
+        logout.stdout.contains("logged out of \"web\""),
+        "{}",
+        logout.stdout
+    );
+    let out = sandbox
+        .run(&["list", "--json", "--cache-dir", &cache])
+        .json();
+    assert_eq!(server(&out, "web")["status"], "needs-login", "{out:#}");
+    assert!(
+        !std::fs::read_to_string(&credentials)
+            .unwrap()
+            .contains("fixture-access-")
+    );
+}

@@ -33,14 +33,21 @@
 //!
 //! ## OAuth
 //!
-//! The embedding agent's credential store is an [`AuthStorage`]. When a server's `auth` is OAuth
-//! ([`AuthConfig::is_oauth`](crate::AuthConfig::is_oauth)) the store must hold an access token
-//! for it — no store or no token is an [`AuthError::LoginRequired`] telling the user to log in.
-//! When `auth` is not set, a token from the store is used if there is one. A server with another
-//! kind of `auth` never gets a stored token.
+//! The embedding agent's credential store is an [`AuthStorage`], asked by the server's
+//! identity ([`ServerIdentity`]) — its URL without query or fragment, or the command and
+//! arguments it runs — and never by its configured name: a project file that reuses the name of
+//! a server the user logged in to, but points elsewhere, does not get its token.
 //!
-//! The token is sent as `Authorization: Bearer <token>` to http and sse servers, and as the
-//! `OAUTH_ACCESS_TOKEN` environment variable ([`OAUTH_ACCESS_TOKEN_ENV`]) to stdio servers.
+//! - A **stdio** server whose `auth` is OAuth ([`AuthConfig::is_oauth`](crate::AuthConfig::is_oauth))
+//!   must have a token in the store — none is an [`AuthError::LoginRequired`]. The token goes in
+//!   the `OAUTH_ACCESS_TOKEN` environment variable ([`OAUTH_ACCESS_TOKEN_ENV`]).
+//! - A **remote** server gets `Authorization: Bearer <token>` when the store has a token for its
+//!   URL. Without one there is no error here: logging in, refreshing and asking for more scopes
+//!   is the OAuth flow of the HTTP transport, which finds the authorization server when the
+//!   server answers 401.
+//! - When `auth` is not set a stored token is used if there is one; a server with another kind
+//!   of `auth` never gets one.
+//!
 //! A credential the configuration sets itself wins: an explicit `Authorization` header (any
 //! case) or an explicit `OAUTH_ACCESS_TOKEN` env entry is kept, and then the store is not asked
 //! (so an OAuth server with an explicit credential needs no login).
@@ -89,15 +96,49 @@ pub const OAUTH_ACCESS_TOKEN_ENV: &str = "OAUTH_ACCESS_TOKEN";
 /// The header that carries an OAuth access token to an http or sse server.
 const AUTHORIZATION: &str = "Authorization";
 
+/// Which server a stored credential is for: where it is or what it runs, never what a
+/// configuration calls it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerIdentity<'a> {
+    /// A remote server, by its canonical URL ([`canonical_server_url`]).
+    Remote {
+        /// `scheme://host[:port]/path`, lowercase scheme and host, no query or fragment.
+        url: &'a str,
+    },
+    /// A stdio server, by the command it runs and its arguments.
+    Local {
+        /// The command.
+        command: &'a str,
+        /// Its arguments.
+        args: &'a [String],
+    },
+}
+
 /// The embedding agent's credential store.
 ///
 /// The runtime only reads from it; logging in, refreshing and saving tokens are the agent's
 /// business. Implementations must be cheap to call: it is asked once per connection.
 #[async_trait]
 pub trait AuthStorage: Send + Sync {
-    /// The OAuth access token for the server named `server`, if the user logged in to it.
-    /// An empty (or whitespace-only) token counts as none.
-    async fn access_token(&self, server: &str) -> Option<String>;
+    /// The OAuth access token for `server`, if the user logged in to it. An empty (or
+    /// whitespace-only) token counts as none.
+    async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String>;
+}
+
+/// A remote server's URL as credentials are keyed: lowercase scheme and host, the default port
+/// dropped, the path kept (without a trailing slash at the root), query and fragment dropped;
+/// `None` when it is not a URL.
+pub fn canonical_server_url(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    let mut canonical = format!("{}://{}", parsed.scheme(), parsed.host_str()?);
+    if let Some(port) = parsed.port() {
+        canonical.push_str(&format!(":{port}"));
+    }
+    if parsed.path() != "/" {
+        canonical.push_str(parsed.path());
+    }
+    Some(canonical)
 }
 
 impl fmt::Debug for dyn AuthStorage {
@@ -148,8 +189,8 @@ pub enum AuthError {
         /// What went wrong.
         failure: CommandFailure,
     },
-    /// The server uses OAuth and the agent's auth storage has no access token for it (or the
-    /// agent gave no storage).
+    /// The stdio server uses OAuth and the agent's auth storage has no access token for it (or
+    /// the agent gave no storage).
     #[error(
         "Server \"{server}\" uses OAuth and there is no access token for it: log in to \"{server}\" first"
     )]
@@ -377,7 +418,7 @@ impl AuthResolver {
     }
 }
 
-/// The token to send, or the error of an OAuth server without one.
+/// The token to send, or the error of a stdio OAuth server without one.
 async fn oauth_token(
     name: &str,
     config: &ServerConfig,
@@ -389,15 +430,33 @@ async fn oauth_token(
         // Another kind of authentication: the stored OAuth token is not for this server.
         Some(_) => return Ok(None),
     };
+    let canonical;
+    let (identity, remote) = match &config.transport {
+        TransportConfig::Stdio(stdio) => (
+            ServerIdentity::Local {
+                command: &stdio.command,
+                args: &stdio.args,
+            },
+            false,
+        ),
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+            let Some(url) = canonical_server_url(&remote.url) else {
+                return Ok(None);
+            };
+            canonical = url;
+            (ServerIdentity::Remote { url: &canonical }, true)
+        }
+    };
     let token = match storage {
-        Some(storage) => storage.access_token(name).await,
+        Some(storage) => storage.access_token(identity).await,
         None => None,
     };
     let token = token
         .map(|token| token.trim().to_owned())
         .filter(|token| !token.is_empty());
     match token {
-        None if required => Err(AuthError::LoginRequired {
+        // A remote server's login is the HTTP transport's OAuth flow.
+        None if required && !remote => Err(AuthError::LoginRequired {
             server: name.to_owned(),
         }),
         token => Ok(token),
@@ -407,8 +466,8 @@ async fn oauth_token(
 /// Resolves `!command` values and OAuth credentials for one server, with a 10 s command timeout
 /// and the process-wide cache: see the [module documentation](self).
 ///
-/// `name` is the server's name (used to ask `storage` for its token and in errors); `storage`
-/// is the agent's credential store, if it has one.
+/// `name` is the server's name (for errors and logs; `storage` is asked by the server's
+/// [`ServerIdentity`]); `storage` is the agent's credential store, if it has one.
 pub async fn resolve_auth_config(
     name: &str,
     config: &ServerConfig,

@@ -112,6 +112,13 @@ impl DiscoveryContext {
     pub fn native_user_file(&self) -> PathBuf {
         self.config_dir.join(&self.app_name).join("mcp.json")
     }
+
+    /// Where the agent keeps the user's OAuth logins: `<config dir>/<app>/credentials.json`.
+    pub fn credentials_file(&self) -> PathBuf {
+        self.config_dir
+            .join(&self.app_name)
+            .join("credentials.json")
+    }
 }
 
 impl fmt::Debug for DiscoveryContext {

@@ -48,7 +48,8 @@ pub mod writer;
 
 pub use auth::{
     AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure, DEFAULT_COMMAND_TIMEOUT,
-    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, resolve_auth_config, resolve_auth_config_with,
+    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerIdentity, canonical_server_url,
+    resolve_auth_config, resolve_auth_config_with,
 };
 pub use context::DiscoveryContext;
 pub use discovery::{
@@ -60,8 +61,8 @@ pub use expand::{expand_server_config, expand_value};
 pub use providers::default_sources;
 pub use redact::REDACTED;
 pub use server_config::{
-    AuthConfig, DEFAULT_TIMEOUT_MS, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
-    TransportKind,
+    AuthConfig, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, ServerConfig, StdioConfig,
+    TransportConfig, TransportKind,
 };
 pub use source::{
     ConfigSource, FileServers, Level, SourceFile, SourceMeta, parse_json, parse_jsonc,

@@ -340,6 +340,44 @@ impl AuthConfig {
     pub fn is_oauth(&self) -> bool {
         self.kind.eq_ignore_ascii_case("oauth")
     }
+
+    /// The OAuth client registered beforehand, when the settings name one: `clientId` (also
+    /// spelled `client_id` or `CLIENT_ID`, as Cursor writes it) and, for a confidential client,
+    /// `clientSecret` (`client_secret`, `CLIENT_SECRET`).
+    pub fn oauth_client(&self) -> Option<OAuthClient> {
+        let text = |names: [&str; 3]| {
+            names
+                .iter()
+                .find_map(|name| self.extra.get(*name).and_then(Value::as_str))
+                .map(str::trim)
+                .filter(|value| !value.is_empty())
+                .map(str::to_owned)
+        };
+        Some(OAuthClient {
+            client_id: text(["clientId", "client_id", "CLIENT_ID"])?,
+            client_secret: text(["clientSecret", "client_secret", "CLIENT_SECRET"]),
+        })
+    }
+}
+
+/// An OAuth client registered with a server's authorization server beforehand.
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OAuthClient {
+    /// The client ID.
+    pub client_id: String,
+    /// The client secret, for a confidential client.
+    pub client_secret: Option<String>,
+}
+
+impl std::fmt::Debug for OAuthClient {
+    /// The secret stays hidden.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("client_id", &self.client_id)
+            .field("has_secret", &self.client_secret.is_some())
+            .finish()
+    }
 }
 
 #[cfg(test)]

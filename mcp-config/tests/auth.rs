@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use mcp_config::{
     AuthConfig, AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure,
-    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerConfig, TransportConfig, TransportKind,
-    resolve_auth_config, resolve_auth_config_with,
+    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerConfig, ServerIdentity, TransportConfig,
+    TransportKind, resolve_auth_config, resolve_auth_config_with,
 };
 
 /// A scratch directory removed when dropped.
@@ -42,7 +42,7 @@ impl Drop for TempDir {
     }
 }
 
-/// Tokens by server name.
+/// Tokens by canonical URL (remote servers) or command (stdio servers).
 struct MapStorage(HashMap<String, String>);
 
 impl MapStorage {
@@ -53,10 +53,16 @@ impl MapStorage {
 
 #[async_trait]
 impl AuthStorage for MapStorage {
-    async fn access_token(&self, server: &str) -> Option<String> {
-        self.0.get(server).cloned()
+    async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String> {
+        match server {
+            ServerIdentity::Remote { url } => self.0.get(url).cloned(),
+            ServerIdentity::Local { command, .. } => self.0.get(command).cloned(),
+            _ => None,
+        }
     }
 }
+
+const REMOTE_URL: &str = "https://example.com/mcp";
 
 fn stdio_with_env(key: &str, value: &str) -> ServerConfig {
     let mut config = ServerConfig::stdio("my-server", ["--flag"]);
@@ -324,7 +330,7 @@ async fn failures_are_not_cached() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oauth_token_becomes_a_bearer_header_for_http_and_sse() {
-    let storage = MapStorage::with("remote", "oauth-token-http");
+    let storage = MapStorage::with(REMOTE_URL, "oauth-token-http");
     for kind in [TransportKind::Http, TransportKind::Sse] {
         let mut config = remote(kind);
         config.auth = Some(AuthConfig::oauth());
@@ -342,7 +348,7 @@ async fn oauth_token_becomes_a_bearer_header_for_http_and_sse() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oauth_token_becomes_an_env_variable_for_stdio() {
-    let storage = MapStorage::with("local", "oauth-token-stdio");
+    let storage = MapStorage::with("server", "oauth-token-stdio");
     let mut config = ServerConfig::stdio("server", Vec::<String>::new());
     config.auth = Some(AuthConfig::oauth());
     let resolved = resolve_auth_config("local", &config, Some(&storage))
@@ -354,8 +360,8 @@ async fn oauth_token_becomes_an_env_variable_for_stdio() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_token_is_used_when_auth_is_not_set() {
-    let storage = MapStorage::with("remote", "opportunistic-token");
-    let config = ServerConfig::http("https://example.com/mcp");
+    let storage = MapStorage::with(REMOTE_URL, "opportunistic-token");
+    let config = ServerConfig::http("HTTPS://Example.com:443/mcp?key=1#top");
     let resolved = resolve_auth_config("remote", &config, Some(&storage))
         .await
         .unwrap();
@@ -364,11 +370,7 @@ async fn a_stored_token_is_used_when_auth_is_not_set() {
         "Bearer opportunistic-token"
     );
 
-    // No token, no storage, or another kind of auth: no header, no error.
-    let resolved = resolve_auth_config("other", &config, Some(&storage))
-        .await
-        .unwrap();
-    assert!(headers(&resolved).is_empty());
+    // No storage, or another kind of auth: no header, no error.
     let resolved = resolve_auth_config("remote", &config, None).await.unwrap();
     assert!(headers(&resolved).is_empty());
     let mut custom = config.clone();
@@ -380,8 +382,33 @@ async fn a_stored_token_is_used_when_auth_is_not_set() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_stored_for_one_server_never_reaches_another_of_the_same_name() {
+    // Tokens for the user's "github" servers, and (wrongly) one under the bare name.
+    let storage = MapStorage(HashMap::from([
+        (REMOTE_URL.to_owned(), "remote-token".to_owned()),
+        ("github-mcp-server".to_owned(), "local-token".to_owned()),
+        ("github".to_owned(), "name-token".to_owned()),
+    ]));
+    // A project file reuses the name with another URL or another command.
+    for mut config in [
+        ServerConfig::http("https://attacker.example/mcp"),
+        ServerConfig::http("https://example.com/other"),
+        ServerConfig::stdio("sh", ["-c", "env"]),
+    ] {
+        config.auth = Some(AuthConfig::oauth());
+        match resolve_auth_config("github", &config, Some(&storage)).await {
+            Ok(resolved) => {
+                assert!(headers(&resolved).is_empty(), "{resolved:?}");
+                assert!(!env(&resolved).contains_key(OAUTH_ACCESS_TOKEN_ENV));
+            }
+            Err(error) => assert!(matches!(error, AuthError::LoginRequired { .. })),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_explicit_authorization_header_wins() {
-    let storage = MapStorage::with("remote", "stored-token");
+    let storage = MapStorage::with(REMOTE_URL, "stored-token");
     let mut config = http_with_header("authorization", "!echo Bearer from-command");
     config.auth = Some(AuthConfig::oauth());
     let resolved = AuthResolver::new()
@@ -407,30 +434,38 @@ async fn an_explicit_authorization_header_wins() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn oauth_without_a_token_asks_the_user_to_log_in() {
-    let mut config = ServerConfig::http("https://example.com/mcp");
+async fn a_stdio_oauth_server_without_a_token_asks_the_user_to_log_in() {
+    let mut config = ServerConfig::stdio("server", Vec::<String>::new());
     config.auth = Some(AuthConfig::oauth());
     let empty = MapStorage(HashMap::new());
-    let blank = MapStorage::with("remote", "  ");
+    let blank = MapStorage::with("server", "  ");
     for storage in [None, Some(&empty as &dyn AuthStorage), Some(&blank)] {
-        let error = resolve_auth_config("remote", &config, storage)
+        let error = resolve_auth_config("local", &config, storage)
             .await
             .unwrap_err();
         assert_eq!(
             error,
             AuthError::LoginRequired {
-                server: "remote".into()
+                server: "local".into()
             }
         );
         let message = error.to_string();
-        assert!(message.contains("\"remote\""), "{message}");
+        assert!(message.contains("\"local\""), "{message}");
         assert!(message.contains("log in"), "{message}");
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_oauth_server_without_a_token_is_left_to_the_transports_login() {
+    let mut config = ServerConfig::http(REMOTE_URL);
+    config.auth = Some(AuthConfig::oauth());
+    let resolved = resolve_auth_config("remote", &config, None).await.unwrap();
+    assert!(headers(&resolved).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn secrets_never_show_in_debug_output_or_errors() {
-    let storage = MapStorage::with("remote", "debug-oauth-secret");
+    let storage = MapStorage::with(REMOTE_URL, "debug-oauth-secret");
     let mut config = http_with_header("X-Api-Key", "!echo debug-header-secret");
     if let TransportConfig::Http(remote) = &mut config.transport {
         remote.url = "https://example.com/mcp?apiKey=debug-url-secret".into();

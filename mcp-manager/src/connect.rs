@@ -1,17 +1,39 @@
 //! From a server's configuration to a connected client: validation, credentials, the transport
 //! for the configuration, the handshake.
 //!
+//! A remote server gets an OAuth authorizer (never asking the user: a connection made in the
+//! background cannot) unless its configuration sets an `Authorization` header or another kind
+//! of `auth`. The authorizer sends the tokens kept for the server's URL, refreshes them, and
+//! turns a 401 it cannot answer into an error that shows the server as needing a login.
+//!
 //! The configuration is matched exhaustively on its transport, so a new kind of transport is a
 //! compile error here until it is handled.
+
+use std::sync::Arc;
 
 use mcp_config::{
     AuthStorage, InvalidServer, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
     resolve_auth_config, validate_server_config,
 };
 use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport};
+use mcp_transport::oauth::{
+    AuthorizationHandler, CredentialStore, Grant, OAuthAuthorizer, OAuthError, OAuthOptions,
+    PreRegisteredClient, Secret,
+};
 use mcp_transport::{ClientOptions, McpClient, StdioServerParams};
 
 use crate::error::ManagerError;
+
+/// Where credentials come from when a server is connected.
+#[derive(Clone, Copy)]
+pub(crate) struct Credentials<'a> {
+    /// The agent's store of static tokens, asked by server identity.
+    pub(crate) storage: Option<&'a dyn AuthStorage>,
+    /// Where OAuth logins are kept, by server URL.
+    pub(crate) oauth: &'a Arc<dyn CredentialStore>,
+    /// The browser step, for a login the user asked for; none for background connections.
+    pub(crate) login: Option<&'a Arc<dyn AuthorizationHandler>>,
+}
 
 /// Validates the configuration, resolves its `!command` values and OAuth token, and connects
 /// with `options` (whose connect timeout bounds the start and the handshake). On failure
@@ -19,39 +41,66 @@ use crate::error::ManagerError;
 pub(crate) async fn connect_client(
     name: &str,
     config: &ServerConfig,
-    auth: Option<&dyn AuthStorage>,
+    credentials: Credentials<'_>,
     options: ClientOptions,
 ) -> Result<McpClient, ManagerError> {
     let problems = validate_server_config(name, config);
     if !problems.is_empty() {
         return Err(InvalidServer::new(name, problems).into());
     }
-    let resolved = resolve_auth_config(name, config, auth).await?;
-    match resolved.transport() {
+    let resolved = resolve_auth_config(name, config, credentials.storage).await?;
+    let transport = match resolved.transport() {
         TransportConfig::Stdio(stdio) => {
-            Ok(McpClient::connect_stdio(name, stdio_params(stdio), options).await?)
+            return Ok(McpClient::connect_stdio(name, stdio_params(stdio), options).await?);
         }
-        TransportConfig::Http(remote) => {
-            connect_remote(name, remote, RemoteTransport::Auto, options).await
-        }
-        TransportConfig::Sse(remote) => {
-            connect_remote(name, remote, RemoteTransport::Sse, options).await
-        }
+        TransportConfig::Http(remote) => (remote, RemoteTransport::Auto),
+        TransportConfig::Sse(remote) => (remote, RemoteTransport::Sse),
+    };
+    let (remote, kind) = transport;
+    let invalid = |source| ManagerError::InvalidRemote {
+        server: name.to_owned(),
+        source,
+    };
+    let mut params = remote_params(remote, kind).map_err(invalid)?;
+    let authorizer = authorizer_for(config, &params, credentials, &options).map_err(|error| {
+        ManagerError::Client(mcp_transport::Error::Start {
+            server: name.to_owned(),
+            source: error.into(),
+        })
+    })?;
+    if let Some(authorizer) = authorizer {
+        params = params.authorizer(authorizer);
     }
+    Ok(McpClient::connect_http(name, params, options).await?)
 }
 
-async fn connect_remote(
-    name: &str,
-    remote: &RemoteConfig,
-    transport: RemoteTransport,
-    options: ClientOptions,
-) -> Result<McpClient, ManagerError> {
-    let params =
-        remote_params(remote, transport).map_err(|source| ManagerError::InvalidRemote {
-            server: name.to_owned(),
-            source,
-        })?;
-    Ok(McpClient::connect_http(name, params, options).await?)
+/// The OAuth authorizer of a remote server, unless its configuration brings its own
+/// credentials (an `Authorization` header, resolved or stored) or another kind of `auth`.
+fn authorizer_for(
+    config: &ServerConfig,
+    params: &HttpServerParams,
+    credentials: Credentials<'_>,
+    options: &ClientOptions,
+) -> Result<Option<Arc<OAuthAuthorizer>>, OAuthError> {
+    if params.headers.contains_key("authorization")
+        || config.auth.as_ref().is_some_and(|auth| !auth.is_oauth())
+    {
+        return Ok(None);
+    }
+    let client = config
+        .auth
+        .as_ref()
+        .and_then(|auth| auth.oauth_client())
+        .map(|client| {
+            PreRegisteredClient::new(client.client_id, client.client_secret.map(Secret::new))
+        });
+    let mut oauth = OAuthOptions::new(Arc::clone(credentials.oauth))
+        .grant(Grant::AuthorizationCode { client })
+        .client_name(options.client_info.name.clone());
+    if let Some(login) = credentials.login {
+        oauth = oauth.interactive(Arc::clone(login));
+    }
+    Ok(Some(Arc::new(OAuthAuthorizer::new(&params.url, oauth)?)))
 }
 
 /// The HTTP transports' parameters for a (resolved) remote configuration: `http` tries

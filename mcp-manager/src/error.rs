@@ -49,6 +49,25 @@ pub enum ManagerError {
         /// Why (for stdio, the exit status and the last stderr lines).
         reason: CloseReason,
     },
+    /// A login or logout was asked for a server that runs on this machine (stdio): OAuth logins
+    /// are for remote servers.
+    #[error(
+        "MCP server \"{server}\" runs on this machine (stdio); logging in is for remote (http, \
+         sse) servers"
+    )]
+    NotRemote {
+        /// The server.
+        server: String,
+    },
+    /// The credential store could not be read or written.
+    #[error("MCP server \"{server}\": {source}")]
+    Credentials {
+        /// The server.
+        server: String,
+        /// What failed.
+        #[source]
+        source: mcp_transport::oauth::OAuthError,
+    },
     /// The server is not connected and not connecting (never was, or was disconnected).
     #[error("MCP server not connected: {server}")]
     NotConnected {
@@ -106,8 +125,22 @@ impl ManagerError {
             Self::Client(error) => Some(error.server()),
             Self::InvalidRemote { server, .. }
             | Self::ConnectionLost { server, .. }
+            | Self::NotRemote { server }
+            | Self::Credentials { server, .. }
             | Self::NotConnected { server } => Some(server),
             Self::Discovery(_) | Self::ProviderPanicked(_) => None,
+        }
+    }
+
+    /// True when the user logging in (again) is what fixes this: a stdio OAuth server without
+    /// a token, or a remote server that wants a login it does not have (at connect time or
+    /// later, when its refresh token stopped working).
+    pub fn needs_login(&self) -> bool {
+        match self {
+            Self::Auth(AuthError::LoginRequired { .. }) => true,
+            Self::Client(error) => error.needs_login(),
+            Self::ConnectionLost { reason, .. } => reason.error().needs_credentials(),
+            _ => false,
         }
     }
 

@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::connect::connect_client;
+use crate::connect::{Credentials, connect_client};
 use crate::error::ServerError;
 use crate::manager::{ConnectOutcome, Connection, Inner, McpManager, Pending, lock};
 use crate::status::{ConnectionStatus, ManagerEvent};
@@ -233,7 +233,12 @@ impl Inner {
         let connect_timeout = Duration::from_millis(config.timeout_ms());
         let deadline = Instant::now() + connect_timeout;
         let options = self.options.client.clone().connect_timeout(connect_timeout);
-        let client = connect_client(name, config, self.auth.as_deref(), options).await?;
+        let credentials = Credentials {
+            storage: self.auth.as_deref(),
+            oauth: &self.options.credentials,
+            login: None,
+        };
+        let client = connect_client(name, config, credentials, options).await?;
         let client = Arc::new(client);
         // Subscribed before listing: a list change from now on is not missed, even one that
         // comes while the list is being cached and the connection registered.
@@ -329,7 +334,7 @@ impl Inner {
                         let had_tools = state.tools.remove(name).is_some();
                         self.emit(ManagerEvent::StatusChanged {
                             server: name.to_owned(),
-                            status: ConnectionStatus::Failed(error.clone()),
+                            status: ConnectionStatus::not_connected(error.clone()),
                         });
                         outcome.send_replace(Some(Err(error.clone())));
                         Published::Failed { error, had_tools }

@@ -33,6 +33,7 @@ mod connect;
 mod error;
 mod gate;
 mod loader;
+mod login;
 mod manager;
 mod status;
 

@@ -13,6 +13,7 @@ use mcp_bridge::{
 };
 use mcp_cache::{Fingerprint, ToolCache};
 use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
+use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 use mcp_transport::protocol::methods;
 use mcp_transport::{ClientOptions, McpClient, ServerNotification, Tool};
 use tokio::sync::{broadcast, watch};
@@ -34,6 +35,10 @@ pub struct ManagerOptions {
     /// `roots/list`, the timeout of `tools/list` and of tool calls without their own (60 s by
     /// default). The connect timeout is each server's own (its `timeout`, 30 s by default).
     pub client: ClientOptions,
+    /// Where OAuth logins to remote servers are kept, by server URL (the session's is a file
+    /// in the user's config directory). Default: in memory, so a remote server that wants a
+    /// login shows as needing one.
+    pub credentials: Arc<dyn CredentialStore>,
 }
 
 impl Default for ManagerOptions {
@@ -41,6 +46,7 @@ impl Default for ManagerOptions {
         Self {
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             client: ClientOptions::default(),
+            credentials: Arc::new(MemoryCredentialStore::new()),
         }
     }
 }
@@ -60,6 +66,13 @@ impl ManagerOptions {
     #[must_use]
     pub fn client(mut self, options: ClientOptions) -> Self {
         self.client = options;
+        self
+    }
+
+    /// Keeps OAuth logins in `store`.
+    #[must_use]
+    pub fn credentials(mut self, store: Arc<dyn CredentialStore>) -> Self {
+        self.credentials = store;
         self
     }
 }
@@ -218,7 +231,7 @@ impl McpManager {
         } else if state.pending.contains_key(server) || state.tool_loads.contains(server) {
             ConnectionStatus::Connecting
         } else if let Some(failure) = state.failures.get(server) {
-            ConnectionStatus::Failed(failure.clone())
+            ConnectionStatus::not_connected(failure.clone())
         } else {
             ConnectionStatus::Disconnected
         }
@@ -437,7 +450,7 @@ impl Inner {
             tracing::warn!(server = name, %reason, "MCP server connection lost");
             self.emit(ManagerEvent::StatusChanged {
                 server: name.to_owned(),
-                status: ConnectionStatus::Failed(reason),
+                status: ConnectionStatus::not_connected(reason),
             });
             self.emit(ManagerEvent::ToolsChanged {
                 server: name.to_owned(),

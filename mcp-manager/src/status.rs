@@ -14,23 +14,37 @@ pub enum ConnectionStatus {
     Disconnected,
     /// The last attempt failed, or the connection died; the error says why.
     Failed(ServerError),
+    /// The server wants the user to log in (again): it answered 401 and there are no tokens
+    /// for it, or its authorization server no longer takes the refresh token.
+    NeedsLogin(ServerError),
 }
 
 impl ConnectionStatus {
-    /// `connected`, `connecting`, `disconnected` or `failed`.
+    /// The status of a server that is not connected because of `error`: needing a login when
+    /// that is what the error says, failed otherwise.
+    pub fn not_connected(error: ServerError) -> Self {
+        if error.needs_login() {
+            Self::NeedsLogin(error)
+        } else {
+            Self::Failed(error)
+        }
+    }
+
+    /// `connected`, `connecting`, `disconnected`, `failed` or `needs-login`.
     pub const fn as_str(&self) -> &'static str {
         match self {
             Self::Connected => "connected",
             Self::Connecting => "connecting",
             Self::Disconnected => "disconnected",
             Self::Failed(_) => "failed",
+            Self::NeedsLogin(_) => "needs-login",
         }
     }
 
-    /// The failure, for a failed server.
+    /// Why the server is not connected, for a failed server or one that needs a login.
     pub fn error(&self) -> Option<&ServerError> {
         match self {
-            Self::Failed(error) => Some(error),
+            Self::Failed(error) | Self::NeedsLogin(error) => Some(error),
             Self::Connected | Self::Connecting | Self::Disconnected => None,
         }
     }

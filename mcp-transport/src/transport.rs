@@ -139,7 +139,7 @@ pub enum TransportError {
     /// tells when logging in again is the fix.
     #[cfg(feature = "oauth")]
     #[error(transparent)]
-    Authorization(#[from] crate::oauth::OAuthError),
+    Authorization(Box<crate::oauth::OAuthError>),
     /// The server broke the HTTP transport's rules.
     #[error("{action}: {violation}")]
     Protocol {
@@ -286,6 +286,13 @@ impl fmt::Display for CloseReason {
 impl std::error::Error for CloseReason {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         std::error::Error::source(&*self.0)
+    }
+}
+
+#[cfg(feature = "oauth")]
+impl From<crate::oauth::OAuthError> for TransportError {
+    fn from(error: crate::oauth::OAuthError) -> Self {
+        Self::Authorization(Box::new(error))
     }
 }
 

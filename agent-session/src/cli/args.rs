@@ -29,6 +29,14 @@ Examples:
   printf '/mcp list\\ntools\\n' | agent-session shell --json    # one JSON line per command
 The prompt `mcp> ` shows only when stdin is a terminal; `/mcp help` lists the /mcp commands.";
 
+const LOGIN_EXAMPLES: &str = "\
+Examples:
+  agent-session login linear      # a server whose `list` status is needs-login
+  agent-session logout linear
+The login URL is printed on stderr (and opened in the browser on a desktop); the browser comes
+back to a listener on 127.0.0.1. Tokens are kept in <config dir>/<app>/credentials.json (mode
+0600) under the server's URL, refreshed when they expire, and never printed.";
+
 /// See, test and call the MCP servers your agents use.
 #[derive(Debug, Parser)]
 #[command(
@@ -124,6 +132,19 @@ pub(crate) enum Command {
         /// Give up (and cancel the call) after this many milliseconds
         #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
         timeout_ms: Option<u64>,
+    },
+    /// Log in to a remote server (OAuth): opens the login page, waits for the browser
+    #[command(after_help = LOGIN_EXAMPLES)]
+    Login {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Forget a remote server's login (its tokens and client registration)
+    Logout {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
     },
     /// Read commands from stdin: /mcp ..., tools, list, call TOOL JSON, help, exit
     #[command(after_help = SHELL_EXAMPLES)]

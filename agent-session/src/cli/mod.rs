@@ -11,18 +11,20 @@ mod shell;
 mod stdin;
 mod style;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_session::{
-    AgentSession, PreparedSession, SessionOptions, prepare_agent_session, run_mcp_command,
+    AgentSession, CommandOutput, PreparedSession, SessionOptions, prepare_agent_session,
+    run_mcp_command,
 };
 use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_cache::{CacheOptions, NoopToolCache, SledToolCache, ToolCache};
 use mcp_manager::{ConnectionStatus, ManagedTool};
+use mcp_transport::oauth::{FileCredentialStore, LoopbackBrowser};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -125,16 +127,11 @@ async fn run(cli: Cli) -> u8 {
         }
     };
     let code = match command {
-        Command::List => {
-            // The same report as `/mcp list` in the shell.
-            let listed = run_mcp_command(&running.session, "list").await;
-            if globals.json {
-                output::print_json(&listed.json, false);
-            } else {
-                output::print(&listed.text);
-            }
-            if listed.ok { EXIT_OK } else { EXIT_FAILED }
-        }
+        // The same report as `/mcp list` in the shell.
+        Command::List => print_command(
+            &run_mcp_command(&running.session, "list").await,
+            globals.json,
+        ),
         Command::Tools { server } => tools_command(&running, server.as_deref(), globals.json),
         Command::Call {
             tool,
@@ -146,11 +143,37 @@ async fn run(cli: Cli) -> u8 {
             let timeout = timeout_ms.map(Duration::from_millis);
             call_command(&running.session, &tool, args, timeout, globals.json).await
         }
+        Command::Login { name } => {
+            let command = format!("login {}", shell_words::quote(&name));
+            print_command(
+                &run_mcp_command(&running.session, &command).await,
+                globals.json,
+            )
+        }
+        Command::Logout { name } => {
+            let command = format!("logout {}", shell_words::quote(&name));
+            print_command(
+                &run_mcp_command(&running.session, &command).await,
+                globals.json,
+            )
+        }
         Command::Shell => shell::run(&running.session, globals.json).await,
         Command::Demo | Command::DemoServer { .. } => EXIT_OK,
     };
     running.stop().await;
     code
+}
+
+/// Prints a `/mcp` command's output (text, or JSON with `--json`); its exit status.
+fn print_command(done: &CommandOutput, json: bool) -> u8 {
+    if json {
+        output::print_json(&done.json, false);
+    } else if done.ok {
+        output::print(&done.text);
+    } else {
+        complain(&done.text);
+    }
+    if done.ok { EXIT_OK } else { EXIT_FAILED }
 }
 
 /// A started session, and what is needed to stop it cleanly.
@@ -174,6 +197,12 @@ impl Running {
             .cache(cache);
         // A server's questions are asked on the terminal (and declined without one).
         options.load.manager.client.elicitation = Some(Arc::new(elicit::TerminalElicitation));
+        // Logins are kept in the user's config directory, and `login` asks in the browser.
+        if let Ok(context) = options.load.discovery_context(&options.cwd) {
+            let store = FileCredentialStore::new(context.credentials_file());
+            options.load.manager.credentials = Arc::new(store);
+        }
+        options = options.authorization(Arc::new(browser_login()));
         let began = Instant::now();
         let prepared = prepare_agent_session(options);
         let progress = std::io::stderr()
@@ -200,6 +229,18 @@ impl Running {
             sled.close().await;
         }
     }
+}
+
+/// The browser step of `login`: the URL on stderr, and in the browser when there is a terminal
+/// (and so, likely, a user at a desktop).
+fn browser_login() -> LoopbackBrowser {
+    LoopbackBrowser::new(|url| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "To log in, open this page in your browser (waiting for it to come back):\n  {url}"
+        );
+    })
+    .open_browser(std::io::stderr().is_terminal())
 }
 
 /// `--cwd` as an absolute directory, or the current directory.
@@ -254,8 +295,8 @@ fn announce(prepared: &PreparedSession) -> Option<(ProgressLine, Vec<String>)> {
     Some((line, names))
 }
 
-/// `ready in 254 ms (2 live, 1 deferred, 0 failed)`, and how many entries were skipped as
-/// invalid.
+/// `ready in 254 ms (2 live, 1 deferred, 0 failed)`, which servers need a login, and how many
+/// entries were skipped as invalid.
 fn summary(
     session: &AgentSession,
     names: &[String],
@@ -263,22 +304,33 @@ fn summary(
     took: Duration,
 ) -> String {
     let (mut live, mut deferred, mut failed) = (0, 0, 0);
+    let mut logins = Vec::new();
     for name in names {
         match session.manager().get_connection_status(name) {
             ConnectionStatus::Connected => live += 1,
             ConnectionStatus::Connecting if tools.iter().any(|tool| tool.server == *name) => {
                 deferred += 1;
             }
+            ConnectionStatus::NeedsLogin(_) => logins.push(name.as_str()),
             _ => failed += 1,
         }
     }
+    let logins = match logins.as_slice() {
+        [] => String::new(),
+        [one] => format!("; {one} needs a login: agent-session login {one}"),
+        many => format!(
+            "; {} need a login (agent-session login NAME): {}",
+            many.len(),
+            many.join(", ")
+        ),
+    };
     let invalid = match session.discovery().invalid().count() {
         0 => String::new(),
         1 => "; 1 invalid entry skipped, see `agent-session list`".to_owned(),
         count => format!("; {count} invalid entries skipped, see `agent-session list`"),
     };
     format!(
-        "ready in {} ms ({live} live, {deferred} deferred, {failed} failed){invalid}",
+        "ready in {} ms ({live} live, {deferred} deferred, {failed} failed){logins}{invalid}",
         took.as_millis()
     )
 }

@@ -8,7 +8,8 @@ use mcp_manager::Problem;
 use serde_json::json;
 
 use super::CommandOutput;
-use super::status::{ServerRow, Servers};
+use super::login::login_hint;
+use super::status::{ServerRow, ServerStatus, Servers};
 use crate::render::{Align, describe_source, one_line, table};
 use crate::session::AgentSession;
 
@@ -49,6 +50,9 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
             let _ = writeln!(text, "{line}");
             if let Some(error) = &row.error {
                 let _ = writeln!(text, "  error: {}", one_line(&error.to_string()));
+            }
+            if row.status == ServerStatus::NeedsLogin {
+                let _ = writeln!(text, "  {}", login_hint(&row.name));
             }
         }
     }

@@ -1,5 +1,5 @@
 //! The `/mcp` command controller: `help`, `list`, `reload`, `add`, `remove`, `enable`,
-//! `disable`, `test`, `reconnect`.
+//! `disable`, `test`, `reconnect`, `login`, `logout`.
 //!
 //! [`run_mcp_command`] takes what follows `/mcp` on a line, splits it into words like a shell
 //! does, runs the command against a session and answers with a [`CommandOutput`]: text for
@@ -15,11 +15,12 @@
 //! |---|---|
 //! | `parse` | splitting a line, flags, `--`, one-line usage errors |
 //! | `status` | the status view: one row per server, with its [`ServerStatus`] |
-//! | `list`, `reload`, `add`, `remove`, `enable`, `test`, `reconnect` | one handler each |
+//! | `list`, `reload`, `add`, `remove`, `enable`, `test`, `reconnect`, `login` | one handler each (`login` holds logout too) |
 
 mod add;
 mod enable;
 mod list;
+mod login;
 mod parse;
 mod reconnect;
 mod reload;
@@ -85,6 +86,8 @@ pub const HELP: &str = "\
 /mcp disable NAME                           turn a server off (also one from another tool's file)
 /mcp test NAME                              ping a server: latency and tool count
 /mcp reconnect NAME                         disconnect and connect one server again
+/mcp login NAME                             log in to a remote server (OAuth, in the browser)
+/mcp logout NAME                            forget a remote server's tokens
 
 add, remove, enable and disable write this agent's own config files (mode 0600) and then
 reload the session automatically, so the change applies at once. --scope project (the default)
@@ -121,9 +124,11 @@ pub async fn run_mcp_command(session: &Arc<AgentSession>, args: &str) -> Command
         "disable" => Ok(enable::set_enabled(session, rest, false).await),
         "test" => Ok(test::test(session, rest).await),
         "reconnect" => Ok(reconnect::reconnect(session, rest).await),
+        "login" => Ok(login::login(session, rest).await),
+        "logout" => Ok(login::logout(session, rest).await),
         other => Err(CommandOutput::failed(format!(
             "unknown /mcp command \"{other}\"; the commands are help, list, reload, add, remove, \
-             enable, disable, test and reconnect (/mcp help)"
+             enable, disable, test, reconnect, login and logout (/mcp help)"
         ))),
     };
     outcome.unwrap_or_else(|error| error)

@@ -24,6 +24,8 @@ pub enum ServerStatus {
     Connecting,
     /// The last attempt failed or the connection died.
     Failed,
+    /// The server wants the user to log in (`agent-session login NAME`, `/mcp login NAME`).
+    NeedsLogin,
     /// Configured but not connected (disconnected, or never connected).
     Disconnected,
     /// Switched off in a config file.
@@ -33,13 +35,14 @@ pub enum ServerStatus {
 }
 
 impl ServerStatus {
-    /// The word shown: `connected`, `connecting`, `failed`, `disconnected`, `disabled`,
-    /// `invalid`.
+    /// The word shown: `connected`, `connecting`, `failed`, `needs-login`, `disconnected`,
+    /// `disabled`, `invalid`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Connected => "connected",
             Self::Connecting => "connecting",
             Self::Failed => "failed",
+            Self::NeedsLogin => "needs-login",
             Self::Disconnected => "disconnected",
             Self::Disabled => "disabled",
             Self::Invalid => "invalid",
@@ -127,6 +130,10 @@ impl Servers {
                     (ConnectionStatus::Failed(error), _) => {
                         (ServerStatus::Failed, Some(RowError::Failed(error.clone())))
                     }
+                    (ConnectionStatus::NeedsLogin(error), _) => (
+                        ServerStatus::NeedsLogin,
+                        Some(RowError::Failed(error.clone())),
+                    ),
                     (_, Some(SkipReason::Disabled)) => (ServerStatus::Disabled, None),
                     // An entry discovery rejected: it never gets to connect.
                     (_, Some(SkipReason::Invalid(invalid))) => (

@@ -27,6 +27,13 @@ pub(super) async fn test(session: &AgentSession, rest: &[String]) -> CommandOutp
                 one_line(&error.to_string())
             ));
         }
+        ConnectionStatus::NeedsLogin(error) => {
+            return CommandOutput::failed(format!(
+                "\"{name}\" needs a login: {}; {}",
+                one_line(&error.to_string()),
+                super::login::login_hint(&name)
+            ));
+        }
         _ => {
             return CommandOutput::failed(format!(
                 "\"{name}\" is not connected; /mcp reconnect {name} connects it"

@@ -31,6 +31,12 @@ pub trait AuthorizationHandler: Send + Sync {
     async fn prepare(&self) -> Result<Box<dyn PendingRedirect>, OAuthError>;
 }
 
+impl std::fmt::Debug for dyn AuthorizationHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn AuthorizationHandler")
+    }
+}
+
 /// One login in progress: see [`AuthorizationHandler`].
 #[async_trait]
 pub trait PendingRedirect: Send {

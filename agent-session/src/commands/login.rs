@@ -1,0 +1,72 @@
+//! `/mcp login` and `/mcp logout`: the OAuth login of a remote server (the browser step the
+//! session was given), and forgetting it.
+
+use serde_json::json;
+
+use super::{CommandOutput, usable_server};
+use crate::error::SessionError;
+use crate::render::{one_line, plural};
+use crate::session::AgentSession;
+
+const LOGIN_USAGE: &str = "usage: /mcp login NAME";
+const LOGOUT_USAGE: &str = "usage: /mcp logout NAME";
+
+/// What to run to log in to `name`.
+pub(super) fn login_hint(name: &str) -> String {
+    format!("log in with: agent-session login {name} (in the shell: /mcp login {name})")
+}
+
+pub(super) async fn login(session: &AgentSession, rest: &[String]) -> CommandOutput {
+    let name = match usable_server(session, rest, LOGIN_USAGE) {
+        Ok(name) => name,
+        Err(failed) => return failed,
+    };
+    match session.login(&name).await {
+        Ok(tools) => CommandOutput::ok(
+            format!(
+                "logged in to \"{name}\": connected, {tools} tool{}",
+                plural(tools)
+            ),
+            json!({"logged_in": name, "status": "connected", "tools": tools}),
+        ),
+        Err(error) => CommandOutput::failed(format!(
+            "could not log in to \"{name}\": {}",
+            one_line(&reason(&error))
+        )),
+    }
+}
+
+pub(super) async fn logout(session: &AgentSession, rest: &[String]) -> CommandOutput {
+    let name = match usable_server(session, rest, LOGOUT_USAGE) {
+        Ok(name) => name,
+        Err(failed) => return failed,
+    };
+    match session.logout(&name).await {
+        Ok(forgotten) => {
+            let status = session.manager().get_connection_status(&name);
+            let text = if forgotten {
+                format!(
+                    "logged out of \"{name}\": its tokens are forgotten (now {})",
+                    status.as_str()
+                )
+            } else {
+                format!(
+                    "\"{name}\" had no login to forget (now {})",
+                    status.as_str()
+                )
+            };
+            CommandOutput::ok(
+                text,
+                json!({"logged_out": name, "forgotten": forgotten, "status": status.as_str()}),
+            )
+        }
+        Err(error) => CommandOutput::failed(format!(
+            "could not log out of \"{name}\": {}",
+            one_line(&reason(&error))
+        )),
+    }
+}
+
+fn reason(error: &SessionError) -> String {
+    error.to_string()
+}

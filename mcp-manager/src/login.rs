@@ -1,0 +1,103 @@
+//! Logging in to a remote server and out of it: the one time the user is asked (through the
+//! embedding agent's [`AuthorizationHandler`]), and dropping what was kept.
+//!
+//! A login forgets the server's tokens (the client registration stays, so the authorization
+//! server is not asked to register the client again), connects with the browser step allowed —
+//! the server's 401 starts the flow, with the scopes it asks for — lists the tools to prove the
+//! tokens work, and closes that connection. The session then reconnects the server as usual,
+//! with the tokens now kept by URL.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_config::{ServerConfig, TransportConfig};
+use mcp_transport::http::Url;
+use mcp_transport::oauth::{AuthorizationHandler, credential_key};
+
+use crate::connect::{Credentials, connect_client};
+use crate::error::{ManagerError, ServerError};
+use crate::manager::McpManager;
+
+impl McpManager {
+    /// Logs in to the remote server `name` (defined by `config`) through `handler`, waiting at
+    /// most `timeout` for the user; the number of tools the server lists with the new tokens.
+    /// The server's live connection, if any, is left alone: reconnect it afterwards.
+    pub async fn login(
+        &self,
+        name: &str,
+        config: &ServerConfig,
+        handler: Arc<dyn AuthorizationHandler>,
+        timeout: Duration,
+    ) -> Result<usize, ServerError> {
+        let key = remote_key(name, config)?;
+        let store = &self.inner.options.credentials;
+        let stored = store
+            .load(&key)
+            .await
+            .map_err(|source| credentials(name, source))?;
+        if let Some(mut kept) = stored.filter(|kept| kept.tokens.is_some()) {
+            kept.tokens = None;
+            store
+                .save(&key, &kept)
+                .await
+                .map_err(|source| credentials(name, source))?;
+        }
+        let credentials = Credentials {
+            storage: self.inner.auth.as_deref(),
+            oauth: store,
+            login: Some(&handler),
+        };
+        let options = self
+            .inner
+            .options
+            .client
+            .clone()
+            .connect_timeout(timeout + Duration::from_millis(config.timeout_ms()));
+        let client = connect_client(name, config, credentials, options)
+            .await
+            .map_err(ServerError::new)?;
+        let listed = client.list_tools().await;
+        let _ = client.close().await;
+        Ok(listed
+            .map_err(|error| ServerError::new(ManagerError::Client(error)))?
+            .len())
+    }
+
+    /// Forgets what was kept for the remote server `name` (defined by `config`): tokens and
+    /// client registration. True when there was something to forget.
+    pub async fn logout(&self, name: &str, config: &ServerConfig) -> Result<bool, ServerError> {
+        let key = remote_key(name, config)?;
+        self.inner
+            .options
+            .credentials
+            .remove(&key)
+            .await
+            .map_err(|source| credentials(name, source))
+    }
+}
+
+/// The credential key of a remote server; an error for a stdio one.
+fn remote_key(name: &str, config: &ServerConfig) -> Result<String, ServerError> {
+    let url = match &config.transport {
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => &remote.url,
+        TransportConfig::Stdio(_) => {
+            return Err(ServerError::new(ManagerError::NotRemote {
+                server: name.to_owned(),
+            }));
+        }
+    };
+    let parsed = Url::parse(url).map_err(|source| {
+        ServerError::new(ManagerError::InvalidRemote {
+            server: name.to_owned(),
+            source: source.into(),
+        })
+    })?;
+    Ok(credential_key(&parsed))
+}
+
+fn credentials(name: &str, source: mcp_transport::oauth::OAuthError) -> ServerError {
+    ServerError::new(ManagerError::Credentials {
+        server: name.to_owned(),
+        source,
+    })
+}
