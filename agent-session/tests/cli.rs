@@ -1053,57 +1053,6 @@ fn on_a_terminal_a_servers_question_is_asked_field_by_field() {
     );
 }
 
-/// A GET as a browser makes it, on a fresh connection: the status, the `Location` header and
-/// the body.
-fn browser_get(url: &str) -> (u16, Option<String>, String) {
-    let rest = url.strip_prefix("http://").expect("a loopback http URL");
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let mut stream = std::net::TcpStream::connect(authority).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    // Read the head, then as much body as it announces (the server may keep the connection).
-    let mut bytes = Vec::new();
-    let mut buffer = [0; 4096];
-    let answer = loop {
-        let read = stream.read(&mut buffer).unwrap();
-        bytes.extend_from_slice(&buffer[..read]);
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let Some((head, body)) = text.split_once("\r\n\r\n") else {
-            assert!(
-                read > 0,
-                "the connection closed before the head ended: {text}"
-            );
-            continue;
-        };
-        let length = head.lines().find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        });
-        if read == 0 || length.is_some_and(|length| body.len() >= length) {
-            break text;
-        }
-    };
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0);
-    let location = head.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.eq_ignore_ascii_case("location")
-            .then(|| value.trim().to_owned())
-    });
-    (status, location, body.to_owned())
-}
-
 /// Every file under `dir`, read as text (lossily).
 fn texts_under(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut found = Vec::new();
@@ -1147,7 +1096,8 @@ fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
 
     // `login` prints the URL; the test is the browser.
     let mut command = sandbox.command(&["login", "web", "--cache-dir", &cache]);
-    command.stdin(Stdio::null());
+    // Every log line, to be searched for tokens.
+    command.env("RUST_LOG", "trace");
     let mut child = KillOnDrop(command.spawn().unwrap());
     let stdout = reader(child.0.stdout.take().unwrap());
     let stderr = BufReader::new(child.0.stderr.take().unwrap());
@@ -1173,11 +1123,11 @@ fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
             break format!("{}/authorize?{url}", web.origin());
         }
     };
-    let (status, location, _) = browser_get(&login_url);
+    let (status, location, _) = testkit::browser_get(&login_url);
     assert_eq!(status, 302);
     let callback = location.expect("the authorization server redirects");
     assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
-    let (status, _, page) = browser_get(&callback);
+    let (status, _, page) = testkit::browser_get(&callback);
     assert_eq!(status, 200);
     assert!(page.contains("Logged in"), "{page}");
     let deadline = Instant::now() + LIMIT;

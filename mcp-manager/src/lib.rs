@@ -28,6 +28,12 @@
 //! [`ManagerEvent::ToolsChanged`]; one that fails after the gate emits
 //! [`ManagerEvent::LateError`] (and is logged), and its deferred tools then answer
 //! `MCP error: …`.
+//!
+//! Remote servers are connected with an OAuth authorizer that never asks the user: it sends the
+//! tokens kept for the server's URL in [`ManagerOptions::credentials`] and refreshes them, and
+//! a server that wants a login it does not have is [`ConnectionStatus::NeedsLogin`], not
+//! failed. [`McpManager::login`] runs the one login that asks the user (through the agent's
+//! `AuthorizationHandler`); [`McpManager::logout`] forgets it.
 
 mod connect;
 mod error;

@@ -283,13 +283,14 @@ async fn the_credential_file_is_private_replaced_whole_and_keeps_every_server() 
     assert!(store.remove("https://b.example/mcp").await.unwrap());
     assert!(!store.remove("https://b.example/mcp").await.unwrap());
     assert_eq!(store.load(&key).await.unwrap(), Some(credentials));
-    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+    let mut leftovers: Vec<String> = std::fs::read_dir(path.parent().unwrap())
         .unwrap()
-        .map(|entry| entry.unwrap().file_name())
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
+    leftovers.sort();
     assert_eq!(
         leftovers,
-        ["credentials.json"],
+        ["credentials.json", "credentials.json.lock"],
         "no temporary file left behind"
     );
 

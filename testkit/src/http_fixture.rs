@@ -31,6 +31,8 @@
 
 mod oauth;
 
+pub use oauth::browser_get;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};

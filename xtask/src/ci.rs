@@ -2,11 +2,12 @@
 //!
 //! 1. `cargo fmt --all --check`
 //! 2. `cargo clippy --workspace --all-targets -- -D warnings`
-//! 3. `mcp-transport` without its default features (`stdio`, `http`), clippy-clean: the
-//!    protocol, the peer, the client, the framing and the `unix_socket` example build alone
+//! 3. `mcp-transport` without its default features (`stdio`, `http`, `oauth`), clippy-clean:
+//!    the protocol, the peer, the client, the framing and the `unix_socket` example build alone;
+//!    and with `http` but not `oauth`, clippy-clean too
 //! 4. feature boundaries: `cargo tree` of `mcp-transport` without default features, of
 //!    `mcp-cache` and of `mcp-bridge` shows no process spawning (`process-wrap`, tokio's
-//!    `process`) and no HTTP client (`reqwest`)
+//!    `process`), no HTTP client (`reqwest`) and no crypto (`aws-lc-rs`, which OAuth brings)
 //! 5. the interop install (`cargo xtask interop`), so the real-peer tests have their peers
 //! 6. `cargo build -p testkit --bins`: tests start the fixture server from `target/debug`
 //! 7. every test, the `#[ignore]`d real-peer ones included: with cargo-nextest when it is
@@ -47,7 +48,12 @@ const LEAN_CRATES: &[(&str, &[&str])] = &[
 ];
 
 /// What `cargo tree -e normal,features` of a lean crate must not show.
-const FORBIDDEN: &[&str] = &["process-wrap", "reqwest", "tokio feature \"process\""];
+const FORBIDDEN: &[&str] = &[
+    "process-wrap",
+    "reqwest",
+    "aws-lc-rs",
+    "tokio feature \"process\"",
+];
 
 struct Step {
     name: &'static str,
@@ -140,6 +146,21 @@ fn plan(root: &Path) -> Vec<Step> {
                 "--no-default-features",
                 "--lib",
                 "--examples",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        cargo_step(
+            "mcp-transport with http and without oauth",
+            &[
+                "clippy",
+                "-p",
+                "mcp-transport",
+                "--no-default-features",
+                "--features",
+                "http",
+                "--lib",
                 "--",
                 "-D",
                 "warnings",

@@ -4,7 +4,6 @@
 use serde_json::json;
 
 use super::{CommandOutput, usable_server};
-use crate::error::SessionError;
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
@@ -31,7 +30,7 @@ pub(super) async fn login(session: &AgentSession, rest: &[String]) -> CommandOut
         ),
         Err(error) => CommandOutput::failed(format!(
             "could not log in to \"{name}\": {}",
-            one_line(&reason(&error))
+            one_line(&error.to_string())
         )),
     }
 }
@@ -62,11 +61,7 @@ pub(super) async fn logout(session: &AgentSession, rest: &[String]) -> CommandOu
         }
         Err(error) => CommandOutput::failed(format!(
             "could not log out of \"{name}\": {}",
-            one_line(&reason(&error))
+            one_line(&error.to_string())
         )),
     }
-}
-
-fn reason(error: &SessionError) -> String {
-    error.to_string()
 }

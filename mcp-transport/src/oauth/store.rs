@@ -156,8 +156,9 @@ impl CredentialStore for MemoryCredentialStore {
 
 /// Credentials in one JSON file, readable by the user only (0600, in a 0700 directory it
 /// creates), replaced atomically on every change (a temporary file renamed over it), so a crash
-/// or a second process never leaves half a file. Each change reads the file again first, so
-/// two processes that log in to different servers keep both logins.
+/// or a second process never leaves half a file. Each change holds an exclusive lock on a
+/// sibling `.lock` file while it reads the file again and writes it, so two processes (or two
+/// servers of one process) that log in or refresh at the same time keep both changes.
 #[derive(Debug, Clone)]
 pub struct FileCredentialStore {
     path: PathBuf,
@@ -249,6 +250,28 @@ fn write_file(path: &Path, file: &CredentialFile) -> Result<(), OAuthError> {
     written.map_err(io(format!("writing {}", path.display())))
 }
 
+/// Holds an exclusive advisory lock on `<path>.lock` until dropped (the lock file stays, empty).
+fn lock_file(path: &Path) -> Result<std::fs::File, OAuthError> {
+    let directory = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    let lock_path = directory.join(name);
+    let locked = (|| {
+        create_private_dir(directory)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(&lock_path)?;
+        file.lock()?;
+        Ok(file)
+    })();
+    locked.map_err(|source| OAuthError::Io {
+        action: format!("locking {}", lock_path.display()),
+        source,
+    })
+}
+
 fn create_private_dir(directory: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
@@ -269,6 +292,7 @@ impl CredentialStore for FileCredentialStore {
         let server = server.to_owned();
         let credentials = credentials.clone();
         self.with_file(move |path| {
+            let _locked = lock_file(path)?;
             let mut file = read_file(path)?;
             file.servers.insert(server, credentials);
             write_file(path, &file)
@@ -279,6 +303,7 @@ impl CredentialStore for FileCredentialStore {
     async fn remove(&self, server: &str) -> Result<bool, OAuthError> {
         let server = server.to_owned();
         self.with_file(move |path| {
+            let _locked = lock_file(path)?;
             let mut file = read_file(path)?;
             let removed = file.servers.remove(&server).is_some();
             if removed {

@@ -183,3 +183,67 @@ impl State {
         200
     }
 }
+
+/// A GET as a browser makes it, on a fresh connection to a loopback `http://` URL: the status,
+/// the `Location` header and the body. Tests play the user's browser in a login with it: the
+/// authorization URL (the fixture redirects), then the redirect (the client's listener).
+///
+/// # Panics
+///
+/// If the URL is not `http://`, nothing listens there, or no answer comes within 20 s.
+pub fn browser_get(url: &str) -> (u16, Option<String>, String) {
+    use std::io::{Read as _, Write as _};
+
+    let fail =
+        |what: &str, error: &dyn std::fmt::Display| -> ! { panic!("GET {url}: {what}: {error}") };
+    let Some(rest) = url.strip_prefix("http://") else {
+        panic!("GET {url}: not a loopback http URL");
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream =
+        std::net::TcpStream::connect(authority).unwrap_or_else(|error| fail("connecting", &error));
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap_or_else(|error| fail("setting a timeout", &error));
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap_or_else(|error| fail("sending", &error));
+    // The head, then as much body as it announces: the server may keep the connection.
+    let mut bytes = Vec::new();
+    let mut buffer = [0; 4096];
+    let answer = loop {
+        let read = stream
+            .read(&mut buffer)
+            .unwrap_or_else(|error| fail("reading", &error));
+        bytes.extend_from_slice(&buffer[..read]);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let Some((head, body)) = text.split_once("\r\n\r\n") else {
+            if read == 0 {
+                fail("the connection closed before the head ended", &text);
+            }
+            continue;
+        };
+        let length = header(head, "content-length").and_then(|value| value.parse::<usize>().ok());
+        if read == 0 || length.is_some_and(|length| body.len() >= length) {
+            break text;
+        }
+    };
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (status, header(head, "location"), body.to_owned())
+}
+
+fn header(head: &str, name: &str) -> Option<String> {
+    head.lines().find_map(|line| {
+        let (found, value) = line.split_once(':')?;
+        found
+            .eq_ignore_ascii_case(name)
+            .then(|| value.trim().to_owned())
+    })
+}

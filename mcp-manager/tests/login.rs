@@ -1,0 +1,169 @@
+//! OAuth in the manager: a remote server without a login shows `needs-login` (never `failed`),
+//! a login through the agent's browser step makes it connect, an expired token is refreshed
+//! without a sound, a revoked refresh token turns it back to `needs-login`, and a login kept
+//! for one URL is never used for another server that happens to have the same name.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use common::*;
+use mcp_config::ServerConfig;
+use mcp_manager::{ConnectionStatus, ManagerOptions, McpManager};
+use mcp_transport::http::Url;
+use mcp_transport::oauth::{
+    AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, PendingRedirect,
+};
+use testkit::{HttpFixture, HttpFixtureOptions};
+
+/// The user's browser, played by the test: it asks for the authorization URL and hands back the
+/// redirect the fixture answers with (no listener is needed for that).
+struct Browser;
+
+struct Redirect(Url);
+
+#[async_trait]
+impl AuthorizationHandler for Browser {
+    async fn prepare(&self) -> Result<Box<dyn PendingRedirect>, OAuthError> {
+        Ok(Box::new(Redirect(
+            Url::parse("http://127.0.0.1:9/callback").unwrap(),
+        )))
+    }
+}
+
+#[async_trait]
+impl PendingRedirect for Redirect {
+    fn redirect_uri(&self) -> &Url {
+        &self.0
+    }
+
+    async fn complete(self: Box<Self>, authorization_url: &Url) -> Result<Url, OAuthError> {
+        let url = authorization_url.to_string();
+        let (status, location, _) = tokio::task::spawn_blocking(move || testkit::browser_get(&url))
+            .await
+            .unwrap();
+        assert_eq!(status, 302);
+        Ok(Url::parse(&location.unwrap()).unwrap())
+    }
+}
+
+fn oauth_server(fixture: &HttpFixture) -> Fixture {
+    Fixture {
+        config: ServerConfig::http(fixture.url()),
+        marker: String::new(),
+    }
+}
+
+fn oauth_manager(store: &Arc<dyn CredentialStore>) -> Arc<McpManager> {
+    manager_with(
+        ManagerOptions::default().credentials(Arc::clone(store)),
+        memory_cache(),
+    )
+}
+
+async fn login(manager: &McpManager, name: &str, server: &Fixture) -> usize {
+    within(
+        "login",
+        manager.login(
+            name,
+            &server.config,
+            Arc::new(Browser),
+            Duration::from_secs(20),
+        ),
+    )
+    .await
+    .unwrap_or_else(|error| panic!("{error}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_needs_a_login_gets_one_and_works_until_its_refresh_token_is_revoked() {
+    let fixture = HttpFixture::start(HttpFixtureOptions::default().oauth().json_answers());
+    let web = oauth_server(&fixture);
+    let store: Arc<dyn CredentialStore> = Arc::new(MemoryCredentialStore::new());
+    let manager = oauth_manager(&store);
+
+    let outcome = connect(&manager, &configs(&[("web", &web)])).await;
+    assert_eq!(outcome.errors.len(), 1);
+    let ConnectionStatus::NeedsLogin(error) = manager.get_connection_status("web") else {
+        panic!("{:?}", manager.get_connection_status("web"));
+    };
+    assert!(error.to_string().contains("requires a login"), "{error}");
+    assert_eq!(manager.get_connection_status("web").as_str(), "needs-login");
+
+    assert_eq!(login(&manager, "web", &web).await, 4);
+    let outcome = connect(&manager, &configs(&[("web", &web)])).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    assert_eq!(
+        manager.get_connection_status("web"),
+        ConnectionStatus::Connected
+    );
+    let tool = find_tool(&outcome.tools, "web", "echo");
+    assert_eq!(
+        echo(tool.tool.as_ref(), "logged in").await.to_text(),
+        "logged in"
+    );
+
+    // Expired: refreshed, and the call goes through.
+    fixture.expire_access_tokens();
+    let output = echo(tool.tool.as_ref(), "refreshed").await;
+    assert!(!output.is_error, "{output:?}");
+    assert_eq!(fixture.token_requests("refresh_token"), 1);
+    assert_eq!(
+        manager.get_connection_status("web"),
+        ConnectionStatus::Connected
+    );
+
+    // Revoked: the call fails and the server needs a login again.
+    let mut events = manager.subscribe();
+    fixture.expire_access_tokens();
+    fixture.revoke_refresh_tokens();
+    let output = echo(tool.tool.as_ref(), "revoked").await;
+    assert!(output.is_error, "{output:?}");
+    wait_for_event(&mut events, "needs-login", |event| {
+        matches!(
+            event,
+            mcp_manager::ManagerEvent::StatusChanged {
+                status: ConnectionStatus::NeedsLogin(_),
+                ..
+            }
+        )
+    })
+    .await;
+    assert_eq!(manager.get_connection_status("web").as_str(), "needs-login");
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_kept_for_one_url_is_not_used_for_a_same_named_server_elsewhere() {
+    let trusted = HttpFixture::start(HttpFixtureOptions::default().oauth());
+    let elsewhere = HttpFixture::start(HttpFixtureOptions::default().oauth());
+    let store: Arc<dyn CredentialStore> = Arc::new(MemoryCredentialStore::new());
+    let user = oauth_manager(&store);
+    login(&user, "github", &oauth_server(&trusted)).await;
+
+    // A project file defines "github" at another URL.
+    let project = oauth_manager(&store);
+    connect(&project, &configs(&[("github", &oauth_server(&elsewhere))])).await;
+    assert_eq!(
+        project.get_connection_status("github").as_str(),
+        "needs-login"
+    );
+    assert!(
+        elsewhere
+            .requests()
+            .iter()
+            .all(|request| request.authorization.is_none()),
+        "{:?}",
+        elsewhere.requests()
+    );
+    let logged_in = oauth_manager(&store);
+    connect(&logged_in, &configs(&[("github", &oauth_server(&trusted))])).await;
+    assert_eq!(
+        logged_in.get_connection_status("github"),
+        ConnectionStatus::Connected
+    );
+    within("disconnect_all", logged_in.disconnect_all()).await;
+}
