@@ -59,6 +59,16 @@ pub enum ManagerError {
         /// The server.
         server: String,
     },
+    /// A login was asked for a server whose configuration brings its own credentials (an
+    /// `Authorization` header, or another kind of `auth`): OAuth is not used for it.
+    #[error(
+        "MCP server \"{server}\" is configured with its own credentials (an Authorization \
+         header or another kind of auth); there is no OAuth login to run or forget"
+    )]
+    OwnCredentials {
+        /// The server.
+        server: String,
+    },
     /// The credential store could not be read or written.
     #[error("MCP server \"{server}\": {source}")]
     Credentials {
@@ -126,6 +136,7 @@ impl ManagerError {
             Self::InvalidRemote { server, .. }
             | Self::ConnectionLost { server, .. }
             | Self::NotRemote { server }
+            | Self::OwnCredentials { server }
             | Self::Credentials { server, .. }
             | Self::NotConnected { server } => Some(server),
             Self::Discovery(_) | Self::ProviderPanicked(_) => None,

@@ -76,16 +76,28 @@ impl McpManager {
     }
 }
 
-/// The credential key of a remote server; an error for a stdio one.
+/// The credential key of a remote server that logs in with OAuth; an error for a stdio one,
+/// or one whose configuration brings its own credentials.
 fn remote_key(name: &str, config: &ServerConfig) -> Result<String, ServerError> {
-    let url = match &config.transport {
-        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => &remote.url,
+    let refuse = |error| Err(ServerError::new(error));
+    let remote = match &config.transport {
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote,
         TransportConfig::Stdio(_) => {
-            return Err(ServerError::new(ManagerError::NotRemote {
+            return refuse(ManagerError::NotRemote {
                 server: name.to_owned(),
-            }));
+            });
         }
     };
+    let own_header = remote
+        .headers
+        .keys()
+        .any(|header| header.eq_ignore_ascii_case("authorization"));
+    if own_header || config.auth.as_ref().is_some_and(|auth| !auth.is_oauth()) {
+        return refuse(ManagerError::OwnCredentials {
+            server: name.to_owned(),
+        });
+    }
+    let url = &remote.url;
     let parsed = Url::parse(url).map_err(|source| {
         ServerError::new(ManagerError::InvalidRemote {
             server: name.to_owned(),

@@ -167,3 +167,40 @@ async fn a_login_kept_for_one_url_is_not_used_for_a_same_named_server_elsewhere(
     );
     within("disconnect_all", logged_in.disconnect_all()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_is_refused_for_stdio_servers_and_servers_with_their_own_credentials() {
+    let store: Arc<dyn CredentialStore> = Arc::new(MemoryCredentialStore::new());
+    let manager = oauth_manager(&store);
+    let local = plain("local");
+    let error = manager
+        .login(
+            "local",
+            &local.config,
+            Arc::new(Browser),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("runs on this machine (stdio)"),
+        "{error}"
+    );
+
+    let mut keyed = ServerConfig::http("https://example.com/mcp");
+    if let mcp_config::TransportConfig::Http(remote) = &mut keyed.transport {
+        remote
+            .headers
+            .insert("Authorization".into(), "Bearer configured".into());
+    }
+    for error in [
+        manager
+            .login("keyed", &keyed, Arc::new(Browser), Duration::from_secs(5))
+            .await
+            .unwrap_err(),
+        manager.logout("keyed", &keyed).await.unwrap_err(),
+    ] {
+        assert!(error.to_string().contains("its own credentials"), "{error}");
+        assert!(!error.to_string().contains("Bearer configured"), "{error}");
+    }
+}

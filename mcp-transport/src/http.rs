@@ -257,8 +257,8 @@ pub struct Refusal {
 /// them: the hook through which OAuth (the [`oauth`](crate::oauth) module, feature `oauth`)
 /// or an embedder's own scheme reaches both HTTP transports.
 ///
-/// A configured `Authorization` header and an authorizer do not mix: when the parameters carry
-/// both, the authorizer's value replaces the header.
+/// A configured `Authorization` header and an authorizer do not mix: a request the authorizer
+/// gives a value to carries that value instead of the configured header.
 #[async_trait::async_trait]
 pub trait Authorizer: Send + Sync {
     /// The `Authorization` value for the next request, if there is one (a token that is about

@@ -151,19 +151,24 @@ impl OAuthAuthorizer {
         Ok(Some(value))
     }
 
-    /// The discovery made earlier in this process, or a new one (no challenge at hand).
-    async fn discovery(&self, state: &mut State) -> Result<Discovery, OAuthError> {
+    /// The discovery made earlier in this process, or a new one from `challenge` (the
+    /// resource metadata may be only where the server's challenge says).
+    async fn discovery(
+        &self,
+        state: &mut State,
+        challenge: &Challenge,
+    ) -> Result<Discovery, OAuthError> {
         if let Some(discovery) = &state.discovery {
             return Ok(discovery.clone());
         }
-        let discovery = discover(&self.http, &self.server, &Challenge::default()).await?;
+        let discovery = discover(&self.http, &self.server, challenge).await?;
         state.discovery = Some(discovery.clone());
         Ok(discovery)
     }
 
     /// Renews the access token with the refresh token; `LoginRequired` when there is none or
     /// it belongs to another authorization server than the one the server names now.
-    async fn refresh(&self, state: &mut State) -> Result<(), OAuthError> {
+    async fn refresh(&self, state: &mut State, challenge: &Challenge) -> Result<(), OAuthError> {
         let Some(refresh_token) = state
             .credentials
             .tokens
@@ -172,9 +177,12 @@ impl OAuthAuthorizer {
         else {
             return Err(self.login_required());
         };
-        let discovery = self.discovery(state).await?;
+        let discovery = self.discovery(state, challenge).await?;
         if state.credentials.issuer.as_deref() != Some(discovery.issuer.as_str()) {
             tracing::info!(server = %self.key, "the stored refresh token is from another authorization server; not using it");
+            // Found without the server's challenge, the discovery may have missed metadata that
+            // only the challenge names: the next refusal discovers again.
+            state.discovery = None;
             return Err(self.login_required());
         }
         let client = self.client_for_tokens(state, &discovery)?;
@@ -202,19 +210,25 @@ impl OAuthAuthorizer {
         }
     }
 
-    /// Refreshes; a refresh token the server no longer takes is dropped (the next step is a
-    /// new login), other failures are errors.
-    async fn refresh_or_forget(&self, state: &mut State) -> Result<bool, OAuthError> {
-        match self.refresh(state).await {
+    /// Refreshes; true when it did. A refresh token the authorization server refuses is
+    /// dropped (the next step is a new login); one that cannot be used here (another
+    /// authorization server) is kept but not used; other failures are errors.
+    async fn try_refresh(
+        &self,
+        state: &mut State,
+        challenge: &Challenge,
+    ) -> Result<bool, OAuthError> {
+        match self.refresh(state, challenge).await {
             Ok(()) => Ok(true),
-            Err(error) if error.needs_login() => {
-                tracing::info!(server = %self.key, %error, "the refresh token is no longer accepted");
+            Err(OAuthError::Rejected { error, .. }) if error == "invalid_grant" => {
+                tracing::info!(server = %self.key, "the authorization server no longer accepts the refresh token");
                 if let Some(tokens) = &mut state.credentials.tokens {
                     tokens.refresh_token = None;
                 }
                 self.save(state).await?;
                 Ok(false)
             }
+            Err(error) if error.needs_login() => Ok(false),
             Err(error) => Err(error),
         }
     }
@@ -760,7 +774,11 @@ impl Authorizer for OAuthAuthorizer {
                     .is_some_and(|expires_at| expires_at <= now() + EXPIRY_MARGIN.as_secs())
         });
         if expiring {
-            self.refresh_or_forget(&mut state).await?;
+            // Best effort: if the token cannot be renewed now, it goes as it is and a refusal
+            // (with the server's challenge) tries again.
+            if let Err(error) = self.try_refresh(&mut state, &Challenge::default()).await {
+                tracing::debug!(server = %self.key, %error, "could not renew the access token before it expires");
+            }
         }
         Ok(Self::bearer(&state)?)
     }
@@ -787,7 +805,7 @@ impl Authorizer for OAuthAuthorizer {
             .tokens
             .as_ref()
             .is_some_and(|tokens| tokens.refresh_token.is_some());
-        if !step_up && has_refresh_token && self.refresh_or_forget(&mut state).await? {
+        if !step_up && has_refresh_token && self.try_refresh(&mut state, &challenge).await? {
             return Ok(true);
         }
         let previous_scope = if step_up {
