@@ -1053,6 +1053,15 @@ fn on_a_terminal_a_servers_question_is_asked_field_by_field() {
     );
 }
 
+/// The status `list --json` gives `server`.
+fn status_in_list(sandbox: &Sandbox, cache: &str, name: &str) -> String {
+    let listed = sandbox
+        .run(&["list", "--json", "--cache-dir", cache])
+        .json();
+    let status = server(&listed, name)["status"].as_str().map(str::to_owned);
+    status.unwrap_or_else(|| panic!("no status for {name}: {listed:#}"))
+}
+
 /// Every file under `dir`, read as text (lossily).
 fn texts_under(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut found = Vec::new();
@@ -1085,14 +1094,7 @@ fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
         "{}",
         before.stdout
     );
-    let listed = sandbox
-        .run(&["list", "--json", "--cache-dir", &cache])
-        .json();
-    assert_eq!(
-        server(&listed, "web")["status"],
-        "needs-login",
-        "{listed:#}"
-    );
+    assert_eq!(status_in_list(&sandbox, &cache, "web"), "needs-login");
 
     // `login` prints the URL; the test is the browser.
     let mut command = sandbox.command(&["login", "web", "--cache-dir", &cache]);
@@ -1187,10 +1189,7 @@ fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
         "{}",
         logout.stdout
     );
-    let out = sandbox
-        .run(&["list", "--json", "--cache-dir", &cache])
-        .json();
-    assert_eq!(server(&out, "web")["status"], "needs-login", "{out:#}");
+    assert_eq!(status_in_list(&sandbox, &cache, "web"), "needs-login");
     assert!(
         !std::fs::read_to_string(&credentials)
             .unwrap()

@@ -410,6 +410,17 @@ fn respond(conn: &Conn, status: u16, headers: &[(&str, String)], body: &str) {
     let _ = stream.flush();
 }
 
+/// Answers 401 with a `WWW-Authenticate` challenge.
+fn refuse(conn: &Conn, challenge: String) -> u16 {
+    respond(
+        conn,
+        401,
+        &[("WWW-Authenticate", challenge)],
+        "unauthorized",
+    );
+    401
+}
+
 /// Starts an event stream (no length: it ends when the connection closes).
 fn start_stream(conn: &Conn, headers: &[(&str, String)]) -> std::io::Result<()> {
     conn.keep_alive.set(false);
@@ -498,45 +509,31 @@ impl State {
 
     /// Answers one request; its status.
     fn route(self: &Arc<Self>, stream: &Conn, request: &Request, message: Option<&Value>) -> u16 {
+        let origin = format!(
+            "http://{}",
+            stream
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default()
+        );
+        let authorization = request.header("authorization");
         if self.options.oauth {
-            let origin = format!(
-                "http://{}",
-                stream
-                    .local_addr()
-                    .map(|a| a.to_string())
-                    .unwrap_or_default()
-            );
             if let Some(status) = self.route_oauth(stream, request, &origin) {
                 return status;
             }
-            if !lock(&self.tokens).accepts(request.header("authorization").as_deref()) {
-                let challenge = self.oauth_challenge(&origin);
-                respond(
-                    stream,
-                    401,
-                    &[("WWW-Authenticate", challenge)],
-                    "unauthorized",
-                );
-                return 401;
+            if !lock(&self.tokens).accepts(authorization.as_deref()) {
+                return refuse(stream, self.oauth_challenge(&origin));
             }
         }
         if let Some(token) = &self.options.bearer_token
-            && request.header("authorization").as_deref() != Some(&format!("Bearer {token}"))
+            && authorization.as_deref() != Some(&format!("Bearer {token}"))
         {
-            let challenge = format!(
-                "Bearer realm=\"fixture\", resource_metadata=\"http://{}/.well-known/oauth-protected-resource\"",
-                stream
-                    .local_addr()
-                    .map(|a| a.to_string())
-                    .unwrap_or_default()
-            );
-            respond(
+            return refuse(
                 stream,
-                401,
-                &[("WWW-Authenticate", challenge)],
-                "unauthorized",
+                format!(
+                    "Bearer realm=\"fixture\", resource_metadata=\"{origin}/.well-known/oauth-protected-resource\""
+                ),
             );
-            return 401;
         }
         if self.options.legacy_sse {
             return self.route_legacy(stream, request, message);
