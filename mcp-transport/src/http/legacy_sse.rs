@@ -10,7 +10,7 @@
 //!   go with every POST and must not reach a third party;
 //! - POSTs each message and waits for the server to take it (202); a request refused with an
 //!   error status gets a JSON-RPC error answer of code [`HTTP_ERROR_CODE`](super::HTTP_ERROR_CODE),
-//!   a 401 or 403 the [`Authorizer`](super::Authorizer) (if any) cannot answer with new
+//!   a 401 or 403 the [`Authorizer`] (if any) cannot answer with new
 //!   credentials ends the connection;
 //! - ends the connection when the stream ends: the session lives and dies with it.
 
