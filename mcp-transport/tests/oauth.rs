@@ -28,22 +28,39 @@ fn oauth_fixture() -> HttpFixture {
 /// Plays the user's browser: asks for each authorization URL the login shows, follows the
 /// authorization server's redirect to the loopback listener, and returns the page it answered.
 fn browser() -> (LoopbackBrowser, tokio::task::JoinHandle<Vec<String>>) {
+    browser_that(false, Duration::from_secs(20))
+}
+
+/// [`browser`], optionally opening an idle connection to the listener first (as browsers do
+/// to save time later), with the login's timeout.
+fn browser_that(
+    preconnects: bool,
+    timeout: Duration,
+) -> (LoopbackBrowser, tokio::task::JoinHandle<Vec<String>>) {
     let (shown, mut urls) = mpsc::unbounded_channel::<Url>();
     let handler = LoopbackBrowser::new(move |url| {
         let _ = shown.send(url.clone());
     })
-    .timeout(Duration::from_secs(20));
+    .timeout(timeout);
     let driver = tokio::spawn(async move {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap();
         let mut pages = Vec::new();
+        let mut idle = Vec::new();
         while let Some(url) = urls.recv().await {
             let answer = http.get(url).send().await.unwrap();
             assert_eq!(answer.status(), 302, "the authorization server redirects");
             let location = answer.headers()["location"].to_str().unwrap().to_owned();
             assert!(location.starts_with("http://127.0.0.1:"), "{location}");
+            if preconnects {
+                let address = Url::parse(&location)
+                    .unwrap()
+                    .socket_addrs(|| None)
+                    .unwrap();
+                idle.push(tokio::net::TcpStream::connect(address[0]).await.unwrap());
+            }
             let page = http.get(location).send().await.unwrap();
             pages.push(page.text().await.unwrap());
         }
@@ -326,4 +343,19 @@ fn refusals(fixture: &HttpFixture) -> usize {
         .iter()
         .filter(|request| request.status == 401)
         .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_browser_connection_does_not_hold_up_the_login() {
+    let fixture = oauth_fixture();
+    // The idle connection never sends a request; the login must not wait on it (a listener
+    // that served connections one by one would wait past this timeout).
+    let (handler, _driver) = browser_that(true, Duration::from_secs(5));
+    let options =
+        OAuthOptions::new(Arc::new(MemoryCredentialStore::new())).interactive(Arc::new(handler));
+    let client = try_connect(&fixture.url(), authorizer(&fixture.url(), options))
+        .await
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(echo(&client, "in time").await.unwrap(), "in time");
+    guard(client.close()).await.unwrap();
 }

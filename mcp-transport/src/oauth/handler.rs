@@ -1,8 +1,9 @@
 //! The browser step: [`AuthorizationHandler`], and [`LoopbackBrowser`], the default one.
 //!
 //! The loopback listener is a few lines of HTTP/1.1 on a tokio `TcpListener` rather than a web
-//! framework: it answers one GET (and 404s for anything else a browser asks for, such as a
-//! favicon) and is gone when the login ends.
+//! framework: it waits for one GET of the redirect (each connection in a task of its own, since
+//! browsers open connections they never use), answers 404 to anything else a browser asks for,
+//! such as a favicon, and is gone when the login ends.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -148,42 +149,56 @@ impl PendingRedirect for LoopbackRedirect {
 }
 
 impl LoopbackRedirect {
+    /// Serves every connection in a task of its own (a browser may open a connection it never
+    /// uses) until one brings the redirect; the others are dropped with the listener.
     async fn wait_for_redirect(&self) -> Result<Url, OAuthError> {
+        let (found, mut arrived) = tokio::sync::mpsc::channel::<Url>(1);
+        let mut connections = tokio::task::JoinSet::new();
         loop {
-            let (mut stream, _) =
-                self.listener
-                    .accept()
-                    .await
-                    .map_err(|source| OAuthError::Io {
+            tokio::select! {
+                Some(url) = arrived.recv() => return Ok(url),
+                accepted = self.listener.accept() => {
+                    let (stream, _) = accepted.map_err(|source| OAuthError::Io {
                         action: "waiting for the login redirect".to_owned(),
                         source,
                     })?;
-            let Some(target) = read_request_target(&mut stream).await else {
-                continue;
-            };
-            let Ok(arrived) = self.redirect_uri.join(&target) else {
-                respond(
-                    &mut stream,
-                    "400 Bad Request",
-                    "That is not a login redirect.",
-                )
-                .await;
-                continue;
-            };
-            if arrived.path() != CALLBACK_PATH {
-                respond(&mut stream, "404 Not Found", "Nothing here.").await;
-                continue;
+                    let redirect_uri = self.redirect_uri.clone();
+                    let found = found.clone();
+                    connections.spawn(async move {
+                        if let Some(url) = serve_one(stream, &redirect_uri).await {
+                            let _ = found.send(url).await;
+                        }
+                    });
+                }
             }
-            let failed = arrived.query_pairs().any(|(name, _)| name == "error");
-            let page = if failed {
-                "The login did not succeed. You can close this tab and look at the terminal."
-            } else {
-                "Logged in. You can close this tab and go back to the terminal."
-            };
-            respond(&mut stream, "200 OK", page).await;
-            return Ok(arrived);
         }
     }
+}
+
+/// Answers one browser connection; the URL it arrived at when it is the redirect.
+async fn serve_one(mut stream: TcpStream, redirect_uri: &Url) -> Option<Url> {
+    let target = read_request_target(&mut stream).await?;
+    let Ok(arrived) = redirect_uri.join(&target) else {
+        respond(
+            &mut stream,
+            "400 Bad Request",
+            "That is not a login redirect.",
+        )
+        .await;
+        return None;
+    };
+    if arrived.path() != CALLBACK_PATH {
+        respond(&mut stream, "404 Not Found", "Nothing here.").await;
+        return None;
+    }
+    let failed = arrived.query_pairs().any(|(name, _)| name == "error");
+    let page = if failed {
+        "The login did not succeed. You can close this tab and look at the terminal."
+    } else {
+        "Logged in. You can close this tab and go back to the terminal."
+    };
+    respond(&mut stream, "200 OK", page).await;
+    Some(arrived)
 }
 
 /// The target of an HTTP request (`/callback?code=…`), if the request is a GET.
