@@ -494,6 +494,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn credentials_are_keyed_by_the_canonical_url() {
+        assert_eq!(
+            canonical_server_url("HTTPS://Mcp.Example.com:443/v1/mcp?key=secret#x").as_deref(),
+            Some("https://mcp.example.com/v1/mcp")
+        );
+        assert_eq!(
+            canonical_server_url("http://127.0.0.1:8080/").as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+        assert_eq!(canonical_server_url("not a url"), None);
+    }
+
+    #[test]
     fn a_command_gets_10_seconds_by_default() {
         assert_eq!(DEFAULT_COMMAND_TIMEOUT, Duration::from_secs(10));
         assert_eq!(

@@ -403,4 +403,31 @@ mod tests {
         }
         assert!(shown.contains("Authorization") && shown.contains("TOKEN"));
     }
+
+    #[test]
+    fn a_pre_registered_oauth_client_is_read_in_each_spelling_with_its_secret_hidden() {
+        for (id_key, secret_key) in [
+            ("clientId", "clientSecret"),
+            ("client_id", "client_secret"),
+            ("CLIENT_ID", "CLIENT_SECRET"),
+        ] {
+            let mut auth = AuthConfig::oauth();
+            auth.extra.insert(id_key.into(), Value::from("my-client"));
+            auth.extra
+                .insert(secret_key.into(), Value::from("sk-client"));
+            let client = auth.oauth_client().expect("a client");
+            assert_eq!(client.client_id, "my-client");
+            assert_eq!(client.client_secret.as_deref(), Some("sk-client"));
+            assert!(!format!("{client:?}").contains("sk-client"));
+        }
+        let mut public = AuthConfig::oauth();
+        public
+            .extra
+            .insert("clientId".into(), Value::from("public"));
+        assert_eq!(public.oauth_client().unwrap().client_secret, None);
+        let mut blank = AuthConfig::oauth();
+        blank.extra.insert("clientId".into(), Value::from("  "));
+        assert!(blank.oauth_client().is_none());
+        assert!(AuthConfig::oauth().oauth_client().is_none());
+    }
 }
