@@ -215,6 +215,16 @@ impl ServerConfig {
         self.timeout.unwrap_or(DEFAULT_TIMEOUT_MS)
     }
 
+    /// The longest message accepted from this server, in bytes (`maxMessageBytes`), when the
+    /// entry sets a positive one.
+    pub fn max_message_bytes(&self) -> Option<usize> {
+        self.extra
+            .get("maxMessageBytes")
+            .and_then(Value::as_u64)
+            .filter(|bytes| *bytes > 0)
+            .and_then(|bytes| usize::try_from(bytes).ok())
+    }
+
     /// A copy for display: `env` and `headers` values, URL query values and userinfo, and
     /// `auth` settings are replaced by `<redacted>`.
     pub fn redacted(&self) -> Self {

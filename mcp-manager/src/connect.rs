@@ -24,15 +24,17 @@ use mcp_transport::{ClientOptions, McpClient, StdioServerParams};
 
 use crate::error::ManagerError;
 
-/// Where credentials come from when a server is connected.
+/// What a connection is made with besides the server's configuration and the client options.
 #[derive(Clone, Copy)]
-pub(crate) struct Credentials<'a> {
+pub(crate) struct ConnectContext<'a> {
     /// The agent's store of static tokens, asked by server identity.
     pub(crate) storage: Option<&'a dyn AuthStorage>,
     /// Where OAuth logins are kept, by server URL.
     pub(crate) oauth: &'a Arc<dyn CredentialStore>,
     /// The browser step, for a login the user asked for; none for background connections.
     pub(crate) login: Option<&'a Arc<dyn AuthorizationHandler>>,
+    /// The message size limit of servers whose entry sets none.
+    pub(crate) max_message_bytes: usize,
 }
 
 /// Validates the configuration, resolves its `!command` values and OAuth token, and connects
@@ -41,17 +43,21 @@ pub(crate) struct Credentials<'a> {
 pub(crate) async fn connect_client(
     name: &str,
     config: &ServerConfig,
-    credentials: Credentials<'_>,
+    context: ConnectContext<'_>,
     options: ClientOptions,
 ) -> Result<McpClient, ManagerError> {
     let problems = validate_server_config(name, config);
     if !problems.is_empty() {
         return Err(InvalidServer::new(name, problems).into());
     }
-    let resolved = resolve_auth_config(name, config, credentials.storage).await?;
+    let resolved = resolve_auth_config(name, config, context.storage).await?;
+    let max_message_bytes = config
+        .max_message_bytes()
+        .unwrap_or(context.max_message_bytes);
     let transport = match resolved.transport() {
         TransportConfig::Stdio(stdio) => {
-            return Ok(McpClient::connect_stdio(name, stdio_params(stdio), options).await?);
+            let params = stdio_params(stdio).max_message_bytes(max_message_bytes);
+            return Ok(McpClient::connect_stdio(name, params, options).await?);
         }
         TransportConfig::Http(remote) => (remote, RemoteTransport::Auto),
         TransportConfig::Sse(remote) => (remote, RemoteTransport::Sse),
@@ -62,7 +68,8 @@ pub(crate) async fn connect_client(
         source,
     };
     let mut params = remote_params(remote, kind).map_err(invalid)?;
-    let authorizer = authorizer_for(config, &params, credentials, &options).map_err(|error| {
+    params.max_message_bytes = max_message_bytes;
+    let authorizer = authorizer_for(config, &params, context, &options).map_err(|error| {
         ManagerError::Client(mcp_transport::Error::Start {
             server: name.to_owned(),
             source: error.into(),
@@ -79,7 +86,7 @@ pub(crate) async fn connect_client(
 fn authorizer_for(
     config: &ServerConfig,
     params: &HttpServerParams,
-    credentials: Credentials<'_>,
+    context: ConnectContext<'_>,
     options: &ClientOptions,
 ) -> Result<Option<Arc<OAuthAuthorizer>>, OAuthError> {
     if params.headers.contains_key("authorization")
@@ -94,10 +101,10 @@ fn authorizer_for(
         .map(|client| {
             PreRegisteredClient::new(client.client_id, client.client_secret.map(Secret::new))
         });
-    let mut oauth = OAuthOptions::new(Arc::clone(credentials.oauth))
+    let mut oauth = OAuthOptions::new(Arc::clone(context.oauth))
         .grant(Grant::AuthorizationCode { client })
         .client_name(options.client_info.name.clone());
-    if let Some(login) = credentials.login {
+    if let Some(login) = context.login {
         oauth = oauth.interactive(Arc::clone(login));
     }
     Ok(Some(Arc::new(OAuthAuthorizer::new(&params.url, oauth)?)))

@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::connect::{Credentials, connect_client};
+use crate::connect::{ConnectContext, connect_client};
 use crate::error::ServerError;
 use crate::manager::{ConnectOutcome, Connection, Inner, McpManager, Pending, lock};
 use crate::status::{ConnectionStatus, ManagerEvent};
@@ -233,12 +233,13 @@ impl Inner {
         let connect_timeout = Duration::from_millis(config.timeout_ms());
         let deadline = Instant::now() + connect_timeout;
         let options = self.options.client.clone().connect_timeout(connect_timeout);
-        let credentials = Credentials {
+        let context = ConnectContext {
             storage: self.auth.as_deref(),
             oauth: &self.options.credentials,
             login: None,
+            max_message_bytes: self.options.max_message_bytes,
         };
-        let client = connect_client(name, config, credentials, options).await?;
+        let client = connect_client(name, config, context, options).await?;
         let client = Arc::new(client);
         // Subscribed before listing: a list change from now on is not missed, even one that
         // comes while the list is being cached and the connection registered.

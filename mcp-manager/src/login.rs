@@ -14,7 +14,7 @@ use mcp_config::{ServerConfig, TransportConfig};
 use mcp_transport::http::Url;
 use mcp_transport::oauth::{AuthorizationHandler, credential_key};
 
-use crate::connect::{Credentials, connect_client};
+use crate::connect::{ConnectContext, connect_client};
 use crate::error::{ManagerError, ServerError};
 use crate::manager::McpManager;
 
@@ -42,10 +42,11 @@ impl McpManager {
                 .await
                 .map_err(|source| credentials(name, source))?;
         }
-        let credentials = Credentials {
+        let context = ConnectContext {
             storage: self.inner.auth.as_deref(),
             oauth: store,
             login: Some(&handler),
+            max_message_bytes: self.inner.options.max_message_bytes,
         };
         let options = self
             .inner
@@ -53,7 +54,7 @@ impl McpManager {
             .client
             .clone()
             .connect_timeout(timeout + Duration::from_millis(config.timeout_ms()));
-        let client = connect_client(name, config, credentials, options)
+        let client = connect_client(name, config, context, options)
             .await
             .map_err(ServerError::new)?;
         let listed = client.list_tools().await;

@@ -13,6 +13,7 @@ use mcp_bridge::{
 };
 use mcp_cache::{Fingerprint, ToolCache};
 use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
+use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 use mcp_transport::protocol::methods;
 use mcp_transport::{ClientOptions, McpClient, ServerNotification, Tool};
@@ -39,6 +40,9 @@ pub struct ManagerOptions {
     /// in the user's config directory). Default: in memory, so a remote server that wants a
     /// login shows as needing one.
     pub credentials: Arc<dyn CredentialStore>,
+    /// The longest message accepted from a server whose entry sets no `maxMessageBytes`
+    /// (32 MiB by default). A longer answer fails its own call; the connection lives on.
+    pub max_message_bytes: usize,
 }
 
 impl Default for ManagerOptions {
@@ -47,6 +51,7 @@ impl Default for ManagerOptions {
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             client: ClientOptions::default(),
             credentials: Arc::new(MemoryCredentialStore::new()),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         }
     }
 }
@@ -66,6 +71,13 @@ impl ManagerOptions {
     #[must_use]
     pub fn client(mut self, options: ClientOptions) -> Self {
         self.client = options;
+        self
+    }
+
+    /// The longest message accepted from servers that do not set their own limit.
+    #[must_use]
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
         self
     }
 

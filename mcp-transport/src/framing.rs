@@ -4,10 +4,12 @@
 //! MCP's stdio framing is one JSON text per line, UTF-8, no embedded newlines. Nothing in it is
 //! specific to a child process, so it lives here, over any [`AsyncRead`] / [`AsyncWrite`] pair:
 //!
-//! - [`LineReader`] splits the incoming bytes into messages. A line longer than its limit is an
-//!   error ([`TransportError::MessageTooLarge`]) instead of a buffer that grows without bound; a
-//!   trailing `\r` is dropped; blank lines are skipped. Lines that are not JSON are handed on and
-//!   skipped (and logged) by the [`Peer`](crate::Peer), which knows what a message is.
+//! - [`LineReader`] splits the incoming bytes into messages. A line longer than its limit is
+//!   discarded as it arrives (the buffer never grows past the limit) and reported as
+//!   [`TransportError::MessageSkipped`] with the JSON-RPC `id` found at its start or end, so the
+//!   [`Peer`](crate::Peer) fails only the request it answered and the connection lives on; a
+//!   trailing `\r` is dropped; blank lines are skipped. Lines that are not JSON are handed on
+//!   and skipped (and logged) by the peer, which knows what a message is.
 //! - [`LineWriter`] writes messages, each followed by `\n`, in one write per batch.
 //! - [`LineTransport`] puts the two together as a [`Transport`]: a Unix socket, a TCP stream or
 //!   the two ends of a pipe become an MCP connection in a few lines.
@@ -48,6 +50,9 @@ const READ_CHUNK: usize = 64 * 1024;
 /// memory for the life of the connection).
 const KEPT_WRITE_BUFFER: usize = 4 * READ_CHUNK;
 
+/// How much of the start and of the end of a skipped line is kept to find its `id`.
+const KEPT_EDGE: usize = 4096;
+
 /// Splits a byte stream into newline-delimited messages.
 #[derive(Debug)]
 pub struct LineReader<R> {
@@ -56,6 +61,43 @@ pub struct LineReader<R> {
     /// Bytes at the start of `buffer` already searched for a newline.
     scanned: usize,
     max_message_bytes: usize,
+    /// The line over the limit being discarded, if one is.
+    skipping: Option<Skipped>,
+}
+
+/// What is kept of a line over the limit while the rest is discarded: its start and its end
+/// (a response's `id` is at one or the other) and its length.
+#[derive(Debug, Default)]
+struct Skipped {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    size: usize,
+}
+
+impl Skipped {
+    fn push(&mut self, bytes: &[u8]) {
+        let room = KEPT_EDGE.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        if bytes.len() >= KEPT_EDGE {
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(&bytes[bytes.len() - KEPT_EDGE..]);
+        } else {
+            self.tail.extend_from_slice(bytes);
+            let excess = self.tail.len().saturating_sub(KEPT_EDGE);
+            self.tail.drain(..excess);
+        }
+        self.size += bytes.len();
+    }
+
+    fn into_error(self, limit: usize) -> TransportError {
+        let id = crate::jsonrpc::skipped_response_id(&self.head, &self.tail);
+        TransportError::MessageSkipped {
+            limit,
+            size: self.size,
+            id,
+        }
+    }
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -66,6 +108,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             buffer: BytesMut::with_capacity(READ_CHUNK),
             scanned: 0,
             max_message_bytes,
+            skipping: None,
         }
     }
 
@@ -89,6 +132,17 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// The next complete message already read, without reading more.
     pub fn next_buffered(&mut self) -> Result<Option<Bytes>, TransportError> {
         let limit = self.max_message_bytes;
+        if let Some(skipped) = &mut self.skipping {
+            let Some(end) = memchr::memchr(b'\n', &self.buffer) else {
+                skipped.push(&self.buffer);
+                self.buffer.clear();
+                return Ok(None);
+            };
+            skipped.push(&self.buffer[..end]);
+            drop(self.buffer.split_to(end + 1));
+            self.scanned = 0;
+            return Err(self.finish_skipping(limit));
+        }
         while let Some(offset) = memchr::memchr(b'\n', &self.buffer[self.scanned..]) {
             let end = self.scanned + offset;
             let mut line = self.buffer.split_to(end + 1);
@@ -99,7 +153,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 end
             });
             if line.len() > limit {
-                return Err(TransportError::MessageTooLarge { limit });
+                let mut skipped = Skipped::default();
+                skipped.push(&line);
+                return Err(skipped.into_error(limit));
             }
             if !line.iter().all(u8::is_ascii_whitespace) {
                 return Ok(Some(line.freeze()));
@@ -107,9 +163,19 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         }
         self.scanned = self.buffer.len();
         if self.buffer.len() > limit {
-            return Err(TransportError::MessageTooLarge { limit });
+            // Discard it as it comes: the buffer never holds more than the limit.
+            let mut skipped = Skipped::default();
+            skipped.push(&self.buffer);
+            self.buffer.clear();
+            self.scanned = 0;
+            self.skipping = Some(skipped);
         }
         Ok(None)
+    }
+
+    fn finish_skipping(&mut self, limit: usize) -> TransportError {
+        let skipped = self.skipping.take().unwrap_or_default();
+        skipped.into_error(limit)
     }
 
     /// Reads once from the stream into the buffer; `Ok(0)` at the end of the stream. Cancel
@@ -123,6 +189,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// At the end of the stream: what is left without a newline, if it is a message.
     fn take_rest(&mut self) -> Result<Option<Bytes>, TransportError> {
+        if self.skipping.is_some() {
+            return Err(self.finish_skipping(self.max_message_bytes));
+        }
         self.scanned = 0;
         let rest = self.buffer.split();
         if rest.iter().all(u8::is_ascii_whitespace) {
@@ -320,14 +389,44 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_line_over_the_limit_is_an_error_with_or_without_its_newline() {
+    async fn a_line_over_the_limit_is_skipped_with_or_without_its_newline() {
         let long = [b'x'; 20];
         for input in [[&long[..], b"\n"].concat(), long.to_vec()] {
             let got = messages(&input, 10).await;
             let last = got.last().cloned().unwrap_or(Ok(None));
             let error = last.unwrap_err();
-            assert!(error.contains("longer than 10 bytes"), "{error}");
+            assert!(error.contains("20 bytes"), "{error}");
+            assert!(error.contains("limit of 10 bytes"), "{error}");
         }
+    }
+
+    #[tokio::test]
+    async fn reading_goes_on_after_a_skipped_line_and_its_id_is_found() {
+        let huge = format!(
+            r#"{{"result":{{"text":"{}"}},"jsonrpc":"2.0","id":7}}"#,
+            "x".repeat(100_000)
+        );
+        let input = format!("{{\"a\":1}}\n{huge}\n{{\"b\":2}}\n");
+        let mut reader = LineReader::new(input.as_bytes(), 1000);
+        assert_eq!(
+            reader.next_message().await.unwrap(),
+            Some(Bytes::from_static(b"{\"a\":1}"))
+        );
+        match reader.next_message().await {
+            Err(TransportError::MessageSkipped { limit, size, id }) => {
+                assert_eq!((limit, size, id.as_deref()), (1000, huge.len(), Some("7")));
+            }
+            other => panic!("expected a skipped message: {other:?}"),
+        }
+        assert_eq!(
+            reader.next_message().await.unwrap(),
+            Some(Bytes::from_static(b"{\"b\":2}"))
+        );
+        assert_eq!(reader.next_message().await.unwrap(), None);
+        assert!(
+            reader.buffer.capacity() < 1000 + 2 * READ_CHUNK,
+            "the buffer stayed bounded"
+        );
     }
 
     #[tokio::test]

@@ -138,6 +138,119 @@ pub struct ServerNotification {
     pub params: Option<serde_json::Value>,
 }
 
+/// The `id` (as JSON text) of a response that was too long to read whole, from what was kept of
+/// it: its start and its end. SDKs put the id before the result (Python) or after it
+/// (TypeScript), so the start is read key by key at the top level, and the end is matched as
+/// the last top-level members. `None` for a request or notification (it has a `method`), or
+/// when neither end shows the id.
+pub(crate) fn skipped_response_id(head: &[u8], tail: &[u8]) -> Option<String> {
+    match top_level_id(head) {
+        Scan::Request => None,
+        Scan::Id(id) => Some(id),
+        Scan::Unknown => trailing_id(tail),
+    }
+}
+
+enum Scan {
+    /// The start names a `method`: not a response.
+    Request,
+    Id(String),
+    Unknown,
+}
+
+/// Reads the top-level members of a (truncated) JSON object until the `id`, a `method`, or
+/// the end of what was kept.
+fn top_level_id(head: &[u8]) -> Scan {
+    let text = String::from_utf8_lossy(head);
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut index = 0;
+    let mut expecting_key = false;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'"' => {
+                let Some(end) = string_end(bytes, index) else {
+                    return Scan::Unknown;
+                };
+                if depth == 1 && expecting_key {
+                    let key = &text[index + 1..end];
+                    let after = text[end + 1..].trim_start();
+                    let Some(value) = after.strip_prefix(':') else {
+                        return Scan::Unknown;
+                    };
+                    match key {
+                        "method" => return Scan::Request,
+                        "id" => {
+                            return scalar(value.trim_start())
+                                .map_or(Scan::Unknown, |id| Scan::Id(id.to_owned()));
+                        }
+                        _ => {}
+                    }
+                    expecting_key = false;
+                }
+                index = end + 1;
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                expecting_key = depth == 1;
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' => expecting_key = depth == 1,
+            _ => {}
+        }
+        index += 1;
+    }
+    Scan::Unknown
+}
+
+/// The index of the quote that ends the string starting at `start`.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut index = start + 1;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'\\' => index += 2,
+            b'"' => return Some(index),
+            _ => index += 1,
+        }
+    }
+    None
+}
+
+/// A number or a string at the start of `text`, as JSON text.
+fn scalar(text: &str) -> Option<&str> {
+    if text.starts_with('"') {
+        let end = string_end(text.as_bytes(), 0)?;
+        return Some(&text[..=end]);
+    }
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .unwrap_or(text.len());
+    (end > 0).then(|| &text[..end])
+}
+
+/// The id of `…,"id":7}` (optionally followed by `"jsonrpc":"2.0"`) at the end of a message.
+fn trailing_id(tail: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(tail);
+    let mut search = text.as_ref();
+    while let Some(at) = search.rfind("\"id\"") {
+        let after = search[at + 4..].trim_start();
+        if let Some(value) = after.strip_prefix(':').map(str::trim_start)
+            && let Some(id) = scalar(value)
+        {
+            let rest: String = value[id.len()..]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            if rest == "}" || rest == ",\"jsonrpc\":\"2.0\"}" {
+                return Some(id.to_owned());
+            }
+        }
+        search = &search[..at];
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +282,41 @@ mod tests {
         )
         .unwrap();
         assert_eq!(err.error.map(|e| e.code), Some(-32601));
+    }
+
+    #[test]
+    fn a_skipped_responses_id_is_found_at_either_end() {
+        let python =
+            br#"{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"xxxx"#;
+        assert_eq!(
+            skipped_response_id(python, b"xxx\"}]}}").as_deref(),
+            Some("12")
+        );
+        let typescript_tail = br#"xx"}],"isError":false},"jsonrpc":"2.0","id":"req-3"}"#;
+        assert_eq!(
+            skipped_response_id(
+                br#"{"result":{"content":[{"type":"text","text":"xx"#,
+                typescript_tail
+            )
+            .as_deref(),
+            Some("\"req-3\"")
+        );
+        // An id inside the result is not the response's.
+        assert_eq!(
+            skipped_response_id(
+                br#"{"result":{"id":99,"text":"xx"#,
+                br#"xx"},"jsonrpc":"2.0","id":4}"#
+            )
+            .as_deref(),
+            Some("4")
+        );
+        assert_eq!(
+            skipped_response_id(
+                br#"{"jsonrpc":"2.0","method":"sampling/createMessage","id":5,"#,
+                b"}"
+            ),
+            None
+        );
+        assert_eq!(skipped_response_id(b"xxxx", b"xxxx"), None);
     }
 }

@@ -108,6 +108,11 @@ struct Pending {
 enum Unanswered {
     Closed(CloseReason),
     TimedOut,
+    /// The answer was over the size limit and dropped.
+    TooLarge {
+        limit: usize,
+        size: usize,
+    },
 }
 
 impl Peer {
@@ -267,6 +272,9 @@ impl Peer {
         let bytes = match outcome {
             Ok(Ok(bytes)) => bytes,
             Ok(Err(Unanswered::Closed(reason))) => return Err(RpcError::ConnectionClosed(reason)),
+            Ok(Err(Unanswered::TooLarge { limit, size })) => {
+                return Err(RpcError::AnswerTooLarge { limit, size });
+            }
             Ok(Err(Unanswered::TimedOut)) => {
                 let hit_hard_limit = deadlines
                     .as_ref()

@@ -83,6 +83,22 @@ pub enum TransportError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The server sent a message longer than the limit; it was discarded as it arrived and
+    /// the connection lives on. Not an end of the connection: the peer fails the request the
+    /// message answered (when its `id` could be found) and reads on.
+    #[error(
+        "the server sent a message of {size} bytes, over the limit of {limit} bytes for one \
+         message; it was dropped (raise maxMessageBytes for this server if its answers are that \
+         large)"
+    )]
+    MessageSkipped {
+        /// The limit in bytes.
+        limit: usize,
+        /// The message's length in bytes.
+        size: usize,
+        /// The JSON-RPC id of the response it was (as JSON text), when it could be found.
+        id: Option<String>,
+    },
     /// Reading from or writing to the server failed.
     #[error("{action} failed: {source}")]
     Io {

@@ -6,7 +6,8 @@
 mod common;
 
 use common::{connect, connect_with_params, guard, object, params, text};
-use mcp_transport::{RpcError, TransportError};
+use mcp_transport::RpcError;
+use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use serde_json::json;
 use testkit::FixtureServer;
 
@@ -25,24 +26,44 @@ async fn garbage_lines_on_stdout_are_skipped() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_over_long_line_fails_with_a_clear_error() {
+async fn a_40_mib_answer_fails_its_own_call_and_the_next_call_succeeds() {
+    // The default limit (32 MiB): a 40 MiB result is over it.
+    let client = connect(&FixtureServer::new()).await;
+    let error = guard(client.call_tool("huge", Some(object(json!({"bytes": 40 << 20})))))
+        .await
+        .expect_err("a 40 MiB answer is over the 32 MiB limit");
+    let Some(RpcError::AnswerTooLarge { limit, size }) = error.rpc_error() else {
+        panic!("expected the call to fail on its own: {error:?}");
+    };
+    assert_eq!(*limit, DEFAULT_MAX_MESSAGE_BYTES);
+    assert!(*size > 40 << 20, "{size}");
+    let message = error.to_string();
+    assert!(
+        message.contains("over the limit of 33554432 bytes"),
+        "{message}"
+    );
+    assert!(message.contains("maxMessageBytes"), "{message}");
+
+    let next = guard(client.call_tool("echo", Some(object(json!({"message": "still here"})))))
+        .await
+        .expect("the connection lives on");
+    assert_eq!(text(&next), "still here");
+    guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_a_configured_limit_fails_only_its_call() {
     const LIMIT: usize = 1024 * 1024;
     let server = params(&FixtureServer::new()).max_message_bytes(LIMIT);
     let client = connect_with_params(server).await;
     let error = guard(client.call_tool("huge", Some(object(json!({"bytes": 16 * LIMIT})))))
         .await
         .expect_err("a 16 MiB line is over the 1 MiB limit");
-    let Some(RpcError::ConnectionClosed(reason)) = error.rpc_error() else {
-        panic!("expected the connection to close: {error:?}");
-    };
     assert!(
-        matches!(reason.error(), TransportError::MessageTooLarge { limit } if *limit == LIMIT),
-        "{reason:?}"
+        matches!(error.rpc_error(), Some(RpcError::AnswerTooLarge { limit, .. }) if *limit == LIMIT),
+        "{error:?}"
     );
-    assert!(
-        error.to_string().contains("longer than 1048576 bytes"),
-        "{error}"
-    );
+    guard(client.ping()).await.expect("still answering");
     guard(client.close()).await.expect("close");
 }
 

@@ -74,6 +74,10 @@ pub(crate) struct Globals {
     /// Machine-readable output (one JSON line per command in the shell)
     #[arg(long, global = true)]
     pub(crate) json: bool,
+    /// The longest message a server may send (default 32MiB; a server's maxMessageBytes wins);
+    /// a longer answer fails its own call
+    #[arg(long = "max-message-bytes", global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) max_message_bytes: Option<usize>,
     /// The agent's name: its native files are .NAME/mcp.json and ~/.config/NAME/mcp.json
     #[arg(long, global = true, value_name = "NAME", default_value = DEFAULT_APP, value_parser = parse_app)]
     pub(crate) app: String,
@@ -241,6 +245,32 @@ pub(crate) fn parse_tool_args(text: &str) -> Result<Value, String> {
     }
 }
 
+/// A size in bytes: `1048576`, `64KiB`, `32MiB`, `1GiB` (`K`, `M`, `G` and `KB`, `MB`, `GB`
+/// mean the same binary units).
+fn parse_size(text: &str) -> Result<usize, String> {
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "takes a size such as 33554432 or 32MiB, not {text:?}"
+            ));
+        }
+    };
+    number
+        .parse::<usize>()
+        .ok()
+        .and_then(|number| number.checked_mul(1 << shift))
+        .filter(|bytes| *bytes > 0)
+        .ok_or_else(|| format!("takes a size such as 33554432 or 32MiB, not {text:?}"))
+}
+
 fn parse_ms(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
         .map_err(|_| format!("takes a number of milliseconds, not {text:?}"))
@@ -249,6 +279,17 @@ fn parse_ms(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_take_binary_units() {
+        assert_eq!(parse_size("33554432"), Ok(32 << 20));
+        assert_eq!(parse_size("32MiB"), Ok(32 << 20));
+        assert_eq!(parse_size("64k"), Ok(64 << 10));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        for bad in ["", "0", "12 MiB", "MiB", "5TB", "-1"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
 
     fn parse_line(line: &str) -> Parsed {
         parse(

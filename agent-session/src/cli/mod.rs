@@ -197,6 +197,9 @@ impl Running {
             .cache(cache);
         // A server's questions are asked on the terminal (and declined without one).
         options.load.manager.client.elicitation = Some(Arc::new(elicit::TerminalElicitation));
+        if let Some(bytes) = globals.max_message_bytes {
+            options.load.manager.max_message_bytes = bytes;
+        }
         // Logins are kept in the user's config directory, and `login` asks in the browser.
         if let Ok(context) = options.load.discovery_context(&options.cwd) {
             let store = FileCredentialStore::new(context.credentials_file());

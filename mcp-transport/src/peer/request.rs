@@ -31,6 +31,18 @@ pub enum RpcError {
     /// The connection is closed; the reason says why (exit status and stderr tail for stdio).
     #[error("{0}")]
     ConnectionClosed(CloseReason),
+    /// The server's answer was longer than the limit for one message and was dropped; the
+    /// connection lives on. Raise the server's `maxMessageBytes` if its answers are that large.
+    #[error(
+        "the server's answer was {size} bytes, over the limit of {limit} bytes for one message \
+         (maxMessageBytes); it was dropped and the connection stays open"
+    )]
+    AnswerTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+        /// The answer's length in bytes.
+        size: usize,
+    },
     /// The server's answer did not have the expected shape.
     #[error("the server's answer could not be read: {0}")]
     InvalidResponse(String),

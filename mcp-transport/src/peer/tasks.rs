@@ -25,7 +25,7 @@ use crate::protocol::{
     CancelledNotificationParams, EmptyResult, ListRootsResult, ProgressNotificationParams,
     ProgressToken, methods,
 };
-use crate::transport::{CloseReason, Transport};
+use crate::transport::{CloseReason, Transport, TransportError};
 
 impl Shared {
     pub(super) fn lock_state(&self) -> MutexGuard<'_, State> {
@@ -142,6 +142,25 @@ impl Shared {
             (Some(method), Some(id)) => self.answer_server_request(method, id, envelope.params),
             (Some(method), None) => self.route_notification(method, envelope.params),
             (None, None) => skip_garbage(message, &"neither a method nor an id"),
+        }
+    }
+
+    /// A message over the size limit was dropped: the request it answered (if its id was found)
+    /// fails; the connection reads on.
+    fn skipped(&self, id: Option<&str>, limit: usize, size: usize) {
+        let pending = id
+            .and_then(|id| id.parse::<u64>().ok())
+            .and_then(|id| self.lock_state().pending.remove(&id));
+        match pending {
+            Some(pending) => {
+                tracing::warn!(server = %self.server, size, limit, "an answer over the size limit was dropped; its request fails");
+                let _ = pending
+                    .response
+                    .send(Err(Unanswered::TooLarge { limit, size }));
+            }
+            None => {
+                tracing::warn!(server = %self.server, size, limit, "a message over the size limit was dropped");
+            }
         }
     }
 
@@ -367,6 +386,9 @@ pub(super) async fn read_loop(shared: Arc<Shared>, transport: Arc<dyn Transport>
     loop {
         match transport.receive().await {
             Ok(message) => shared.dispatch(&message),
+            Err(TransportError::MessageSkipped { limit, size, id }) => {
+                shared.skipped(id.as_deref(), limit, size);
+            }
             Err(error) => {
                 shared.mark_closed(CloseReason::new(error));
                 return;
