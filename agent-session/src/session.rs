@@ -18,6 +18,7 @@ use mcp_manager::{
     LoadOptions, LoadResult, ManagedTool, ManagerEvent, ManagerOptions, McpManager, Problem,
     discover_mcp_servers, discover_mcp_servers_with,
 };
+use mcp_transport::Root;
 use mcp_transport::oauth::{AuthorizationHandler, DEFAULT_LOGIN_TIMEOUT};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
@@ -175,6 +176,11 @@ pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
     });
     options.load.cache = Some(Arc::clone(&cache));
     options.load.discovery = options.load.discovery.clone().filter_exa(true);
+    // Servers may ask where the user works: the session's folder, unless the agent says more.
+    let client = &mut options.load.manager.client;
+    if client.roots.is_none() {
+        client.roots = Some(vec![Root::from_path(&options.cwd)]);
+    }
     let loaded = options
         .enable_mcp
         .then(|| discover_mcp_servers(&options.cwd, &options.load));

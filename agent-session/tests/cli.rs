@@ -1196,3 +1196,34 @@ fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
             .contains("fixture-access-")
     );
 }
+
+#[test]
+fn a_servers_log_lines_show_on_stderr_at_their_level() {
+    let sandbox = Sandbox::new("server-log");
+    sandbox.write_mcp_json(&json!({"fx": sandbox.fixture("fx", |server| server)}));
+    let call = |level: &str, rust_log: &str| {
+        let mut command = sandbox.command(&[
+            "call",
+            "mcp_fx_log",
+            &format!(r#"{{"level":"{level}","message":"a {level} line from the server"}}"#),
+            "--no-cache",
+        ]);
+        command.env("RUST_LOG", rust_log);
+        let outcome = run_to_end(command, None);
+        assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+        outcome.stderr
+    };
+    let shown = call("info", "info");
+    let line = shown
+        .lines()
+        .find(|line| line.contains("a info line from the server"))
+        .unwrap_or_else(|| panic!("no server log line: {shown}"));
+    assert!(
+        line.contains("INFO") && line.contains("server=\"fx\""),
+        "{line}"
+    );
+    // Under the default filter (warn), an info line stays out; a warning does not.
+    assert!(!call("info", "warn").contains("a info line"));
+    assert!(call("warning", "warn").contains("a warning line from the server"));
+    sandbox.assert_no_server_left("server-log");
+}

@@ -236,3 +236,35 @@ async fn reload_rereads_the_files_and_shutdown_stops_every_server() {
     .unwrap();
     assert!(gone, "the server outlived shutdown");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_asking_for_roots_gets_the_sessions_folder() {
+    let world = World::new();
+    world.write_mcp_json(&[("fx", FixtureServer::new().server_requests())]);
+    let session = world.start().await.session;
+    let events = session.tool("mcp_fx_events").expect("the events tool");
+    let expected = mcp_transport::Root::from_path(world.project());
+    let mut answer = Value::Null;
+    for _ in 0..200 {
+        let output = guard(events.execute(json!({}), CancellationToken::new()))
+            .await
+            .expect("events");
+        let recorded: Value = serde_json::from_str(&output.to_text()).unwrap();
+        if let Some(found) = recorded
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|event| event["response"]["id"] == "srv-roots")
+        {
+            answer = found["response"].clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        answer["result"]["roots"],
+        json!([{"uri": expected.uri, "name": expected.name}]),
+        "{answer:#}"
+    );
+    guard(session.shutdown()).await;
+}

@@ -251,7 +251,17 @@ impl Inner {
                 state.tool_loads.insert(name.to_owned());
             }
         }
-        let listed = match tokio::time::timeout_at(deadline, client.list_tools()).await {
+        // A server without the tools capability (prompts or resources only) has no tools to
+        // list: it is connected with none.
+        let offers_tools = client.capabilities().tools.is_some();
+        let listing = async {
+            if offers_tools {
+                client.list_tools().await
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        let listed = match tokio::time::timeout_at(deadline, listing).await {
             Ok(listed) => listed,
             Err(_) => Err(mcp_transport::Error::ConnectTimeout {
                 server: name.to_owned(),

@@ -111,11 +111,44 @@ pub(crate) struct OutgoingResponse<'a, R> {
 #[derive(Deserialize)]
 pub(crate) struct IncomingEnvelope<'a> {
     #[serde(borrow, default)]
+    pub(crate) jsonrpc: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
     pub(crate) id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(crate) method: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(crate) params: Option<&'a RawValue>,
+    /// Whether a `result` member is there (`null` included); its value is not decoded here.
+    #[serde(default)]
+    pub(crate) result: Present,
+    /// Whether an `error` member is there.
+    #[serde(default)]
+    pub(crate) error: Present,
+}
+
+impl IncomingEnvelope<'_> {
+    /// What keeps this message from being a response, if anything: a response says
+    /// `"jsonrpc": "2.0"` and carries a `result` or an `error`.
+    pub(crate) fn not_a_response(&self) -> Option<&'static str> {
+        if self.jsonrpc.as_deref() != Some("2.0") {
+            Some("a message with an id but no \"jsonrpc\": \"2.0\"")
+        } else if !self.result.0 && !self.error.0 {
+            Some("a message with an id but neither a result nor an error")
+        } else {
+            None
+        }
+    }
+}
+
+/// A member that is there (whatever its value, `null` included) or not; its value is skipped.
+#[derive(Default)]
+pub(crate) struct Present(pub(crate) bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer)?;
+        Ok(Self(true))
+    }
 }
 
 /// A response decoded as the type its request expects; other members are ignored.

@@ -25,3 +25,56 @@ async fn tools_list_changed_reaches_subscribers_and_the_new_tool_is_listed() {
     assert!(after.iter().any(|tool| tool.name == "late_tool"));
     guard(client.close()).await.expect("close");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn server_log_messages_reach_tracing_at_their_level_tagged_with_the_server() {
+    let captured = common::Captured::default();
+    let _logs = captured.install();
+    let client = connect(&FixtureServer::new()).await;
+    for (level, message) in [
+        ("warning", "disk almost full"),
+        ("error", "lost the database"),
+        ("debug", "cache warm"),
+    ] {
+        let logged = guard(client.call_tool(
+            "log",
+            Some(common::object(
+                serde_json::json!({"level": level, "message": message}),
+            )),
+        ))
+        .await
+        .expect("log");
+        assert_eq!(text(&logged), "logged");
+    }
+    guard(client.close()).await.expect("close");
+    let logs = captured.text();
+    for (shown_level, message) in [
+        ("WARN", "disk almost full"),
+        ("ERROR", "lost the database"),
+        ("DEBUG", "cache warm"),
+    ] {
+        let line = logs
+            .lines()
+            .find(|line| line.contains(message))
+            .unwrap_or_else(|| panic!("{message} was not logged: {logs}"));
+        assert!(line.contains(shown_level), "{line}");
+        assert!(line.contains("server=\"fixture\""), "{line}");
+        assert!(line.contains("logger=\"fixture\""), "{line}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_with_a_requests_id_that_are_not_responses_are_skipped() {
+    // Before the real answer: one without "jsonrpc", one with neither result nor error.
+    let client = connect(&FixtureServer::new().false_answers_at("tools/call")).await;
+    let answer = guard(client.call_tool(
+        "echo",
+        Some(common::object(
+            serde_json::json!({"message": "the real one"}),
+        )),
+    ))
+    .await
+    .expect("the real answer wins");
+    assert_eq!(text(&answer), "the real one");
+    guard(client.close()).await.expect("close");
+}

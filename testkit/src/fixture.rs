@@ -142,6 +142,17 @@ impl FixtureServer {
         self.flag("--server-requests")
     }
 
+    /// `--no-tools`: no `tools` capability (prompts only).
+    pub fn no_tools(self) -> Self {
+        self.flag("--no-tools")
+    }
+
+    /// `--false-answers-at PHASE`: before answering, messages with the request's id that are
+    /// not responses.
+    pub fn false_answers_at(self, phase: impl Into<String>) -> Self {
+        self.arg("--false-answers-at").arg(phase)
+    }
+
     /// Any other argument, verbatim.
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.args.push(arg.into());

@@ -138,7 +138,11 @@ impl Shared {
             Err(error) => return skip_garbage(message, &error),
         };
         match (envelope.method.as_deref(), envelope.id) {
-            (None, Some(id)) => self.deliver_response(id, message.clone()),
+            (None, Some(id)) => match envelope.not_a_response() {
+                // Skipped, so the real answer that may follow is the one taken.
+                Some(why) => skip_garbage(message, &why),
+                None => self.deliver_response(id, message.clone()),
+            },
             (Some(method), Some(id)) => self.answer_server_request(method, id, envelope.params),
             (Some(method), None) => self.route_notification(method, envelope.params),
             (None, None) => skip_garbage(message, &"neither a method nor an id"),
@@ -289,18 +293,68 @@ impl Shared {
             methods::CANCELLED => {
                 tracing::debug!("the server cancelled one of its own requests");
             }
+            methods::MESSAGE => {
+                log_server_message(&self.server, params);
+                self.publish(method, params);
+            }
             _ => {
                 tracing::debug!(method, "server notification");
-                if self.notifications.receiver_count() == 0 {
-                    return;
-                }
-                let params = params.and_then(|params| serde_json::from_str(params.get()).ok());
-                let _ = self.notifications.send(ServerNotification {
-                    method: method.to_owned(),
-                    params,
-                });
+                self.publish(method, params);
             }
         }
+    }
+
+    /// Hands a notification to the client's subscribers, if there are any.
+    fn publish(&self, method: &str, params: Option<&RawValue>) {
+        if self.notifications.receiver_count() == 0 {
+            return;
+        }
+        let params = params.and_then(|params| serde_json::from_str(params.get()).ok());
+        let _ = self.notifications.send(ServerNotification {
+            method: method.to_owned(),
+            params,
+        });
+    }
+}
+
+/// The longest server log line passed on to `tracing`.
+const LOG_LINE_CHARS: usize = 2000;
+
+/// A server's `notifications/message` as a `tracing` event at the matching level, tagged with
+/// the server and its logger (RFC 5424 levels: notice counts as info, critical and worse as
+/// error).
+fn log_server_message(server: &str, params: Option<&RawValue>) {
+    #[derive(serde::Deserialize)]
+    struct LogMessage<'a> {
+        #[serde(borrow)]
+        level: std::borrow::Cow<'a, str>,
+        #[serde(default, borrow)]
+        logger: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        data: &'a RawValue,
+    }
+    let Some(message) =
+        params.and_then(|params| serde_json::from_str::<LogMessage<'_>>(params.get()).ok())
+    else {
+        tracing::debug!(server, "ignoring a malformed log message");
+        return;
+    };
+    // A string is shown as its text, anything else as its JSON.
+    let data = serde_json::from_str::<String>(message.data.get())
+        .unwrap_or_else(|_| message.data.get().to_owned());
+    let text: String = match data.char_indices().nth(LOG_LINE_CHARS) {
+        Some((cut, _)) => format!("{}…", &data[..cut]),
+        None => data,
+    };
+    let logger = message.logger.as_deref().unwrap_or("");
+    match message.level.as_ref() {
+        "debug" => tracing::debug!(target: "mcp_server", server, logger, "{text}"),
+        "info" | "notice" => tracing::info!(target: "mcp_server", server, logger, "{text}"),
+        "warning" => tracing::warn!(target: "mcp_server", server, logger, "{text}"),
+        "error" | "critical" | "alert" | "emergency" => {
+            tracing::error!(target: "mcp_server", server, logger, "{text}");
+        }
+        _ => tracing::info!(target: "mcp_server", server, logger, "{text}"),
     }
 }
 

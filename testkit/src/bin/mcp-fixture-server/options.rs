@@ -34,6 +34,8 @@ pub(crate) struct Options {
     pub(crate) grandchild: bool,
     pub(crate) sleep_forever: bool,
     pub(crate) server_requests: bool,
+    pub(crate) no_tools: bool,
+    pub(crate) false_answers_at: HashSet<String>,
 }
 
 impl Default for Options {
@@ -59,6 +61,8 @@ impl Default for Options {
             grandchild: false,
             sleep_forever: false,
             server_requests: false,
+            no_tools: false,
+            false_answers_at: HashSet::new(),
         }
     }
 }
@@ -130,6 +134,10 @@ impl Options {
                 "--grandchild" => opts.grandchild = true,
                 "--sleep-forever" => opts.sleep_forever = true,
                 "--server-requests" => opts.server_requests = true,
+                "--no-tools" => opts.no_tools = true,
+                "--false-answers-at" => {
+                    opts.false_answers_at.insert(value()?);
+                }
                 _ => return Err(format!("unknown flag {flag}")),
             }
             if inline.is_some() {

@@ -12,7 +12,9 @@ use serde_json::{Map, Value, json};
 
 use crate::options::Options;
 use crate::tools;
-use crate::wire::{self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Output, PARSE_ERROR};
+use crate::wire::{
+    self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Output, PARSE_ERROR, message_line,
+};
 
 /// Protocol versions the fixture accepts when a client asks for them.
 const SUPPORTED_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -145,6 +147,22 @@ impl Server {
         }
         if let Some(&bytes) = self.opts.huge_line_at.get(method) {
             self.out.send_huge_line(bytes);
+            return;
+        }
+        if self.opts.false_answers_at.contains(method) {
+            // Two messages with the request's id that are not responses, before the real one.
+            self.out.send(&message_line(
+                &json!({"id": id, "result": {"false": "no jsonrpc member"}}),
+            ));
+            self.out
+                .send(&message_line(&json!({"jsonrpc": "2.0", "id": id})));
+        }
+        if self.opts.no_tools && method.starts_with("tools/") {
+            self.send_error(
+                &id,
+                METHOD_NOT_FOUND,
+                &format!("Method not found: {method}"),
+            );
             return;
         }
         match method {
@@ -295,10 +313,15 @@ impl Server {
     /// Adds `late_tool` to the list and sends `notifications/tools/list_changed`.
     pub(crate) fn add_late_tool(&self) {
         self.late_tool_added.store(true, Ordering::Release);
-        self.out.send(&wire::message_line(&json!({
+        self.notify(&json!({
             "jsonrpc": "2.0",
             "method": "notifications/tools/list_changed",
-        })));
+        }));
+    }
+
+    /// Sends a notification (or any whole message) to the client.
+    pub(crate) fn notify(&self, message: &Value) {
+        self.out.send(&message_line(message));
     }
 
     /// True if `name` is `late_tool` and it has been added.
@@ -315,9 +338,14 @@ impl Server {
                 .filter(|asked| SUPPORTED_VERSIONS.contains(asked))
                 .unwrap_or(LATEST_VERSION),
         };
+        let capabilities = if self.opts.no_tools {
+            json!({"prompts": {}, "logging": {}})
+        } else {
+            json!({"tools": {"listChanged": true}, "logging": {}})
+        };
         let mut result = json!({
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "capabilities": capabilities,
             "serverInfo": {"name": self.opts.name, "version": "1.0.0"},
         });
         if let (Some(instructions), Value::Object(map)) = (&self.opts.instructions, &mut result) {

@@ -133,6 +133,14 @@ pub(crate) fn definitions(generated: usize) -> Vec<Value> {
             "description": "Writes a line to stderr.",
             "inputSchema": object_schema(&json!({"text": {"type": "string"}}), &["text"]),
         }),
+        json!({
+            "name": "log",
+            "description": "Sends a log message (notifications/message) at a level.",
+            "inputSchema": object_schema(
+                &json!({"level": {"type": "string"}, "message": {"type": "string"}}),
+                &["level", "message"]
+            ),
+        }),
     ];
     tools.extend((0..generated).map(|i| echo_like(&format!("tool_{i}"), "Generated echo tool.")));
     tools
@@ -324,6 +332,20 @@ fn run(
                 text(&id, &report.to_string())
             }
             None => bad(id, "`name` must be a string"),
+        },
+        "log" => match (
+            args.get("level").and_then(Value::as_str),
+            args.get("message").and_then(Value::as_str),
+        ) {
+            (Some(level), Some(message)) => {
+                server.notify(&json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"level": level, "logger": "fixture", "data": message},
+                }));
+                text(&id, "logged")
+            }
+            _ => bad(id, "`level` and `message` must be strings"),
         },
         "stderr" => match args.get("text").and_then(Value::as_str) {
             Some(line) => {
