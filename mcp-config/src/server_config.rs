@@ -215,6 +215,12 @@ impl ServerConfig {
         self.timeout.unwrap_or(DEFAULT_TIMEOUT_MS)
     }
 
+    /// `reconnect`, when the entry sets it: `false` keeps a server that died from being
+    /// reconnected by itself.
+    pub fn reconnect(&self) -> Option<bool> {
+        self.extra.get("reconnect").and_then(Value::as_bool)
+    }
+
     /// The longest message accepted from this server, in bytes (`maxMessageBytes`), when the
     /// entry sets a positive one.
     pub fn max_message_bytes(&self) -> Option<usize> {

@@ -78,6 +78,15 @@ pub enum ManagerError {
         #[source]
         source: mcp_transport::oauth::OAuthError,
     },
+    /// The server did not answer the health ping in time; it was stopped (and is reconnected
+    /// if the policy allows).
+    #[error("MCP server \"{server}\" did not answer a ping within {}ms; it was stopped", .waited.as_millis())]
+    Unresponsive {
+        /// The server.
+        server: String,
+        /// How long the ping waited.
+        waited: std::time::Duration,
+    },
     /// The server is not connected and not connecting (never was, or was disconnected).
     #[error("MCP server not connected: {server}")]
     NotConnected {
@@ -136,6 +145,7 @@ impl ManagerError {
             Self::InvalidRemote { server, .. }
             | Self::ConnectionLost { server, .. }
             | Self::NotRemote { server }
+            | Self::Unresponsive { server, .. }
             | Self::OwnCredentials { server }
             | Self::Credentials { server, .. }
             | Self::NotConnected { server } => Some(server),

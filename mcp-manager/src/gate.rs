@@ -30,7 +30,7 @@ use crate::status::{ConnectionStatus, ManagerEvent};
 pub(crate) type Outcome = Option<Result<Arc<McpClient>, ServerError>>;
 
 /// A server connected and its tools listed; `notifications` was subscribed before listing.
-struct Loaded {
+pub(crate) struct Loaded {
     client: Arc<McpClient>,
     tools: Vec<Tool>,
     notifications: broadcast::Receiver<ServerNotification>,
@@ -57,10 +57,20 @@ struct Started {
 
 /// What a batch's pipelines need to know about its gate.
 #[derive(Default)]
-struct Gate {
+pub(crate) struct Gate {
     passed: bool,
     /// Servers the gate waits for past its deadline (pending, no cache): not "late".
     awaited: HashSet<String>,
+}
+
+impl Gate {
+    /// A gate that has answered already: whatever finishes now is late.
+    pub(crate) fn passed() -> Self {
+        Self {
+            passed: true,
+            awaited: HashSet::new(),
+        }
+    }
 }
 
 impl McpManager {
@@ -223,7 +233,7 @@ impl Inner {
     }
 
     /// Validate, resolve, connect, list tools: all within the server's own timeout.
-    async fn connect_and_load(
+    pub(crate) async fn connect_and_load(
         self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,
@@ -283,7 +293,7 @@ impl Inner {
 
     /// Records a pipeline's result: the connection and its tools (written to the cache), or
     /// the failure; late ones (after the gate answered) are also events.
-    async fn finish(
+    pub(crate) async fn finish(
         self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,

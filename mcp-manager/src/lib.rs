@@ -41,6 +41,7 @@ mod gate;
 mod loader;
 mod login;
 mod manager;
+mod reconnect;
 mod status;
 
 pub use error::{DISCOVERY_PROBLEM_PATH, ManagerError, Problem, ProviderPanic, ServerError};
@@ -49,4 +50,5 @@ pub use loader::{
     discover_mcp_servers_with, discovery_problems,
 };
 pub use manager::{ConnectOutcome, ManagedTool, ManagerOptions, McpManager};
+pub use reconnect::{HealthCheck, ReconnectPolicy};
 pub use status::{ConnectionStatus, ManagerEvent};

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{ManagerError, ServerError};
 use crate::gate::Outcome;
+use crate::reconnect::{HealthCheck, ReconnectPolicy, Reconnecting};
 use crate::status::{ConnectionStatus, ManagerEvent};
 
 /// How the manager connects.
@@ -43,6 +44,11 @@ pub struct ManagerOptions {
     /// The longest message accepted from a server whose entry sets no `maxMessageBytes`
     /// (32 MiB by default). A longer answer fails its own call; the connection lives on.
     pub max_message_bytes: usize,
+    /// How a connection that died is made again (on by default: 5 attempts, 0.5 s doubling to
+    /// at most 30 s, 20% jitter).
+    pub reconnect: ReconnectPolicy,
+    /// The health ping, off by default.
+    pub health_check: Option<HealthCheck>,
 }
 
 impl Default for ManagerOptions {
@@ -52,6 +58,8 @@ impl Default for ManagerOptions {
             client: ClientOptions::default(),
             credentials: Arc::new(MemoryCredentialStore::new()),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            reconnect: ReconnectPolicy::default(),
+            health_check: None,
         }
     }
 }
@@ -71,6 +79,20 @@ impl ManagerOptions {
     #[must_use]
     pub fn client(mut self, options: ClientOptions) -> Self {
         self.client = options;
+        self
+    }
+
+    /// How dead connections are made again.
+    #[must_use]
+    pub fn reconnect(mut self, policy: ReconnectPolicy) -> Self {
+        self.reconnect = policy;
+        self
+    }
+
+    /// Pings every connected server as `check` says; one that does not answer is restarted.
+    #[must_use]
+    pub fn health_check(mut self, check: HealthCheck) -> Self {
+        self.health_check = Some(check);
         self
     }
 
@@ -142,6 +164,8 @@ pub(crate) struct State {
     pub(crate) sources: HashMap<String, SourceMeta>,
     /// Why a server is not connected, after a failure.
     pub(crate) failures: HashMap<String, ServerError>,
+    /// Servers whose connection died and is being made again (they are also pending).
+    pub(crate) reconnecting: HashMap<String, Reconnecting>,
 }
 
 impl State {
@@ -240,6 +264,11 @@ impl McpManager {
         let state = self.inner.lock();
         if state.connections.contains_key(server) {
             ConnectionStatus::Connected
+        } else if let Some(reconnecting) = state.reconnecting.get(server) {
+            ConnectionStatus::Reconnecting {
+                attempt: reconnecting.attempt,
+                cause: reconnecting.cause.clone(),
+            }
         } else if state.pending.contains_key(server) || state.tool_loads.contains(server) {
             ConnectionStatus::Connecting
         } else if let Some(failure) = state.failures.get(server) {
@@ -272,6 +301,7 @@ impl McpManager {
             let mut state = self.inner.lock();
             state.tool_loads.remove(server);
             state.sources.remove(server);
+            state.reconnecting.remove(server);
             (
                 state.pending.remove(server),
                 state.connections.remove(server),
@@ -305,6 +335,7 @@ impl McpManager {
             state.tools.clear();
             state.sources.clear();
             state.failures.clear();
+            state.reconnecting.clear();
             (
                 std::mem::take(&mut state.pending),
                 std::mem::take(&mut state.connections),
@@ -448,26 +479,24 @@ impl Inner {
         }
     }
 
-    /// The connection died on its own: the server's tools stay (deferred), its status says why.
-    fn connection_lost(&self, name: &str, reason: ServerError) {
-        let removed = {
-            let mut state = self.lock();
-            let removed = state.connections.remove(name).is_some();
-            if removed {
-                state.failures.insert(name.to_owned(), reason.clone());
-            }
-            removed
-        };
-        if removed {
-            tracing::warn!(server = name, %reason, "MCP server connection lost");
+    /// The connection died on its own: the server's tools stay (deferred) and it is
+    /// reconnected if the policy allows; otherwise its status says why it is gone.
+    fn connection_lost(self: &Arc<Self>, name: &str, config: &ServerConfig, reason: ServerError) {
+        let removed = self.lock().connections.remove(name).is_some();
+        if !removed {
+            return;
+        }
+        tracing::warn!(server = name, %reason, "MCP server connection lost");
+        if !self.start_reconnecting(name, config, &reason) {
+            self.lock().failures.insert(name.to_owned(), reason.clone());
             self.emit(ManagerEvent::StatusChanged {
                 server: name.to_owned(),
                 status: ConnectionStatus::not_connected(reason),
             });
-            self.emit(ManagerEvent::ToolsChanged {
-                server: name.to_owned(),
-            });
         }
+        self.emit(ManagerEvent::ToolsChanged {
+            server: name.to_owned(),
+        });
     }
 }
 
@@ -480,6 +509,8 @@ pub(crate) async fn watch_connection(
     client: Arc<McpClient>,
     mut notifications: broadcast::Receiver<ServerNotification>,
 ) {
+    let check = inner.upgrade().and_then(|inner| inner.options.health_check);
+    let mut health = Health::new(check);
     loop {
         tokio::select! {
             notification = notifications.recv() => {
@@ -502,10 +533,69 @@ pub(crate) async fn watch_connection(
                         server: name.clone(),
                         reason,
                     };
-                    inner.connection_lost(&name, ServerError::new(lost));
+                    inner.connection_lost(&name, &config, ServerError::new(lost));
                 }
                 return;
             }
+            () = health.tick() => {
+                if let Err(unresponsive) = health.ping(&name, &client).await {
+                    // Stopped first (a stopped process is killed), then reconnected.
+                    let _ = client.close().await;
+                    if let Some(inner) = inner.upgrade() {
+                        inner.connection_lost(&name, &config, ServerError::new(unresponsive));
+                    }
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The health ping of one connection; ticks never when it is off.
+struct Health {
+    check: Option<HealthCheck>,
+    ticker: Option<tokio::time::Interval>,
+}
+
+impl Health {
+    fn new(check: Option<HealthCheck>) -> Self {
+        let ticker = check.map(|check| {
+            let mut ticker = tokio::time::interval_at(
+                tokio::time::Instant::now() + check.interval,
+                check.interval,
+            );
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker
+        });
+        Self { check, ticker }
+    }
+
+    async fn tick(&mut self) {
+        match &mut self.ticker {
+            Some(ticker) => {
+                ticker.tick().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Pings; the error when no answer came in time.
+    async fn ping(&self, name: &str, client: &McpClient) -> Result<(), ManagerError> {
+        let Some(check) = self.check else {
+            return Ok(());
+        };
+        match tokio::time::timeout(check.timeout, client.ping()).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) if !error.is_timeout() => {
+                // The server answered with an error, or the connection is closing: not a
+                // sign of a hang (a closed connection is noticed on its own).
+                tracing::debug!(server = name, %error, "the health ping failed");
+                Ok(())
+            }
+            _ => Err(ManagerError::Unresponsive {
+                server: name.to_owned(),
+                waited: check.timeout,
+            }),
         }
     }
 }

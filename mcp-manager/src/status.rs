@@ -17,6 +17,13 @@ pub enum ConnectionStatus {
     /// The server wants the user to log in (again): it answered 401 and there are no tokens
     /// for it, or its authorization server no longer takes the refresh token.
     NeedsLogin(ServerError),
+    /// The connection died and is being made again; its tools are deferred meanwhile.
+    Reconnecting {
+        /// Which attempt is next or under way (1 for the first).
+        attempt: u32,
+        /// Why the connection died, or why the last attempt failed.
+        cause: ServerError,
+    },
 }
 
 impl ConnectionStatus {
@@ -30,7 +37,7 @@ impl ConnectionStatus {
         }
     }
 
-    /// `connected`, `connecting`, `disconnected`, `failed` or `needs-login`.
+    /// `connected`, `connecting`, `reconnecting`, `disconnected`, `failed` or `needs-login`.
     pub const fn as_str(&self) -> &'static str {
         match self {
             Self::Connected => "connected",
@@ -38,13 +45,17 @@ impl ConnectionStatus {
             Self::Disconnected => "disconnected",
             Self::Failed(_) => "failed",
             Self::NeedsLogin(_) => "needs-login",
+            Self::Reconnecting { .. } => "reconnecting",
         }
     }
 
-    /// Why the server is not connected, for a failed server or one that needs a login.
+    /// Why the server is not connected, for a failed server, one that needs a login, or one
+    /// being reconnected.
     pub fn error(&self) -> Option<&ServerError> {
         match self {
-            Self::Failed(error) | Self::NeedsLogin(error) => Some(error),
+            Self::Failed(error)
+            | Self::NeedsLogin(error)
+            | Self::Reconnecting { cause: error, .. } => Some(error),
             Self::Connected | Self::Connecting | Self::Disconnected => None,
         }
     }

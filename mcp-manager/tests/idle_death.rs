@@ -1,10 +1,12 @@
 //! A connected server that dies while nothing is asked of it: noticed at once, end to end.
+//! With reconnection off (today's behaviour before it existed) it stays failed; with it on,
+//! `reconnect.rs` shows it coming back.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
 
 use common::*;
-use mcp_manager::{ConnectionStatus, ManagerError, ManagerEvent};
+use mcp_manager::{ConnectionStatus, ManagerError, ManagerEvent, ManagerOptions, ReconnectPolicy};
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -12,7 +14,10 @@ async fn a_server_killed_while_idle_is_reported_its_tools_turn_deferred_and_call
     const SERVER: &str = "Mortal-1";
     let mortal = plain(SERVER);
     let other = plain("other");
-    let manager = manager(memory_cache());
+    let manager = manager_with(
+        ManagerOptions::default().reconnect(ReconnectPolicy::off()),
+        memory_cache(),
+    );
     let mut events = manager.subscribe();
     let outcome = connect(&manager, &configs(&[(SERVER, &mortal), ("other", &other)])).await;
     assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);

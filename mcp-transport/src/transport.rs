@@ -313,6 +313,19 @@ impl From<crate::oauth::OAuthError> for TransportError {
 }
 
 impl TransportError {
+    /// True when the server could not be reached at all (feature `http`): the connection was
+    /// refused or never made. A remote server that is gone looks like this; the connection is
+    /// ended so it can be made again.
+    pub fn is_unreachable(&self) -> bool {
+        #[cfg(feature = "http")]
+        if let Self::Http { source, .. } = self {
+            return source
+                .downcast_ref::<reqwest::Error>()
+                .is_some_and(reqwest::Error::is_connect);
+        }
+        false
+    }
+
     /// True when the server refused the client's credentials for good: a 401 or 403 no
     /// authorizer could answer, or (feature `oauth`) an authorization that needs the user to log
     /// in. The user has to act; retrying the same request cannot help.

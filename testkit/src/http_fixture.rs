@@ -208,6 +208,8 @@ struct State {
     server_stream: Mutex<Option<TcpStream>>,
     /// The OAuth mode's tokens.
     tokens: Mutex<oauth::Tokens>,
+    /// Every connection accepted, shut down when the fixture stops (as a dying server's are).
+    open: Mutex<Vec<TcpStream>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -221,8 +223,18 @@ impl HttpFixture {
     ///
     /// If no loopback port can be bound.
     pub fn start(options: HttpFixtureOptions) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .unwrap_or_else(|error| panic!("cannot listen on 127.0.0.1: {error}"));
+        Self::start_on(options, 0)
+    }
+
+    /// Starts serving on 127.0.0.1 at `port` (0: one the system picks): a server restarted
+    /// where a stopped one was.
+    ///
+    /// # Panics
+    ///
+    /// If the port cannot be bound.
+    pub fn start_on(options: HttpFixtureOptions, port: u16) -> Self {
+        let listener = TcpListener::bind(("127.0.0.1", port))
+            .unwrap_or_else(|error| panic!("cannot listen on 127.0.0.1:{port}: {error}"));
         let address = listener
             .local_addr()
             .unwrap_or_else(|error| panic!("no local address: {error}"));
@@ -237,6 +249,7 @@ impl HttpFixture {
             streams: AtomicUsize::new(0),
             server_stream: Mutex::new(None),
             tokens: Mutex::new(oauth::Tokens::default()),
+            open: Mutex::new(Vec::new()),
         });
         let accepting = Arc::clone(&state);
         let acceptor = thread::spawn(move || {
@@ -246,6 +259,9 @@ impl HttpFixture {
                 }
                 let Ok(connection) = connection else { continue };
                 let _ = connection.set_nodelay(true);
+                if let Ok(clone) = connection.try_clone() {
+                    lock(&accepting.open).push(clone);
+                }
                 let state = Arc::clone(&accepting);
                 thread::spawn(move || {
                     let _ = state.serve(&connection);
@@ -267,6 +283,11 @@ impl HttpFixture {
             "/mcp"
         };
         format!("http://{}{path}", self.address)
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.address.port()
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -313,6 +334,9 @@ impl Drop for HttpFixture {
         self.state.stopping.store(true, Ordering::SeqCst);
         if let Some(stream) = lock(&self.state.server_stream).take() {
             let _ = stream.shutdown(Shutdown::Both);
+        }
+        for connection in lock(&self.state.open).drain(..) {
+            let _ = connection.shutdown(Shutdown::Both);
         }
         // Wakes the acceptor, which then sees `stopping`.
         let _ = TcpStream::connect(self.address);
@@ -468,6 +492,9 @@ impl State {
         };
         let mut reader = BufReader::new(stream.try_clone()?);
         while let Some(request) = Request::read(&mut reader)? {
+            if self.stopping.load(Ordering::SeqCst) {
+                break;
+            }
             self.answer_request(&conn, &request);
             if !conn.keep_alive.get() || self.stopping.load(Ordering::SeqCst) {
                 break;

@@ -91,15 +91,30 @@ pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
 /// Sends SIGKILL to `pid`, to clean up after a test; errors (no such process) are ignored.
 ///
 /// Only for a pid the test knows to be alive: once a process is reaped its pid may be reused.
-#[allow(unsafe_code)]
 pub fn kill_process(pid: i32) {
+    signal_process(pid, libc::SIGKILL);
+}
+
+/// Sends SIGSTOP to `pid`: the process stays, frozen, answering nothing (a hung server), until
+/// [`resume_process`] or a SIGKILL.
+pub fn stop_process(pid: i32) {
+    signal_process(pid, libc::SIGSTOP);
+}
+
+/// Sends SIGCONT to `pid`, which [`stop_process`] froze.
+pub fn resume_process(pid: i32) {
+    signal_process(pid, libc::SIGCONT);
+}
+
+#[allow(unsafe_code)]
+fn signal_process(pid: i32, signal: libc::c_int) {
     if pid <= 0 {
         // kill(0 or negative) would signal whole process groups.
         return;
     }
     // SAFETY: kill has no memory effects on this process; a positive pid names one process.
     unsafe {
-        libc::kill(pid, libc::SIGKILL);
+        libc::kill(pid, signal);
     }
 }
 

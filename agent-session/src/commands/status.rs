@@ -22,6 +22,8 @@ pub enum ServerStatus {
     Connected,
     /// Handshake or tool listing in progress.
     Connecting,
+    /// The connection died and is being made again; its tools wait for it.
+    Reconnecting,
     /// The last attempt failed or the connection died.
     Failed,
     /// The server wants the user to log in (`agent-session login NAME`, `/mcp login NAME`).
@@ -35,12 +37,13 @@ pub enum ServerStatus {
 }
 
 impl ServerStatus {
-    /// The word shown: `connected`, `connecting`, `failed`, `needs-login`, `disconnected`,
-    /// `disabled`, `invalid`.
+    /// The word shown: `connected`, `connecting`, `reconnecting`, `failed`, `needs-login`,
+    /// `disconnected`, `disabled`, `invalid`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Connected => "connected",
             Self::Connecting => "connecting",
+            Self::Reconnecting => "reconnecting",
             Self::Failed => "failed",
             Self::NeedsLogin => "needs-login",
             Self::Disconnected => "disconnected",
@@ -133,6 +136,10 @@ impl Servers {
                     (ConnectionStatus::NeedsLogin(error), _) => (
                         ServerStatus::NeedsLogin,
                         Some(RowError::Failed(error.clone())),
+                    ),
+                    (ConnectionStatus::Reconnecting { cause, .. }, _) => (
+                        ServerStatus::Reconnecting,
+                        Some(RowError::Failed(cause.clone())),
                     ),
                     (_, Some(SkipReason::Disabled)) => (ServerStatus::Disabled, None),
                     // An entry discovery rejected: it never gets to connect.

@@ -20,7 +20,9 @@ pub(super) async fn test(session: &AgentSession, rest: &[String]) -> CommandOutp
         Err(failed) => return failed,
     };
     match session.manager().get_connection_status(&name) {
-        ConnectionStatus::Connected | ConnectionStatus::Connecting => {}
+        ConnectionStatus::Connected
+        | ConnectionStatus::Connecting
+        | ConnectionStatus::Reconnecting { .. } => {}
         ConnectionStatus::Failed(error) => {
             return CommandOutput::failed(format!(
                 "\"{name}\" failed: {}; /mcp reconnect {name} tries again",

@@ -29,7 +29,8 @@
 //! code [`HTTP_ERROR_CODE`](super::HTTP_ERROR_CODE) naming the method, the status and the start of the body, so the
 //! caller sees why and the connection lives on. A failure of `initialize` itself, and a 401 or
 //! 403 at any time that the [`Authorizer`] (if the parameters name one) cannot answer with new
-//! credentials, ends the connection with a typed [`TransportError`]
+//! credentials, or a server that cannot be reached any more (connection refused), ends the
+//! connection with a typed [`TransportError`]
 //! ([`TransportError::HttpStatus`], [`TransportError::Unauthorized`] with the server's
 //! `WWW-Authenticate`, or the authorizer's error when the user has to log in). Every request
 //! carries the authorizer's `Authorization`, and one it refused is sent again once the
@@ -309,7 +310,10 @@ impl Shared {
                 None | Some(Ok(())) => return,
                 Some(Err(error)) => error,
             };
-            let message = if method == INITIALIZE || failure.needs_credentials() {
+            let message = if method == INITIALIZE
+                || failure.needs_credentials()
+                || failure.is_unreachable()
+            {
                 Err(failure)
             } else {
                 tracing::debug!(method, error = %failure, "request failed at the HTTP level");
@@ -655,6 +659,12 @@ impl Shared {
                 None => self.get(last_event_id.as_deref()).await,
             };
             match opened {
+                Err(error) if error.is_unreachable() => {
+                    // The server is gone: the connection ends, so it can be made again.
+                    tracing::debug!(%error, "the server's event stream cannot be reopened");
+                    self.deliver(Err(error)).await;
+                    return;
+                }
                 Err(error) => {
                     tracing::debug!(%error, "could not open the server's event stream");
                     failures += 1;
