@@ -268,3 +268,45 @@ async fn a_server_asking_for_roots_gets_the_sessions_folder() {
     );
     guard(session.shutdown()).await;
 }
+
+/// The names of the session's tools of `server`, sorted, without the `mcp_<server>_` prefix.
+fn offered(session: &AgentSession, server: &str) -> Vec<String> {
+    let prefix = format!("mcp_{server}_");
+    let mut tools: Vec<String> = names(session)
+        .into_iter()
+        .filter_map(|name| name.strip_prefix(&prefix).map(str::to_owned))
+        .collect();
+    tools.sort();
+    tools
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_and_gemini_tool_filters_hide_exactly_the_named_tools() {
+    let world = World::new();
+    let (program, args) = FixtureServer::new().command();
+    let quoted: Vec<String> = args.iter().map(|arg| format!("{arg:?}")).collect();
+    let codex = format!(
+        "[mcp_servers.cx]\ncommand = {:?}\nargs = [{}]\nenabled_tools = [\"echo\", \"add\", \"pids\"]\ndisabled_tools = [\"pids\"]\n",
+        program.display().to_string(),
+        quoted.join(", ")
+    );
+    std::fs::create_dir_all(world.project().join(".codex")).unwrap();
+    std::fs::write(world.project().join(".codex/config.toml"), codex).unwrap();
+    let gemini = json!({"mcpServers": {"gm": {
+        "command": program.display().to_string(),
+        "args": args,
+        "includeTools": ["echo", "sleep", "huge"],
+        "excludeTools": ["huge"],
+    }}});
+    std::fs::create_dir_all(world.project().join(".gemini")).unwrap();
+    std::fs::write(
+        world.project().join(".gemini/settings.json"),
+        gemini.to_string(),
+    )
+    .unwrap();
+
+    let session = world.start().await.session;
+    assert_eq!(offered(&session, "cx"), ["add", "echo"]);
+    assert_eq!(offered(&session, "gm"), ["echo", "sleep"]);
+    guard(session.shutdown()).await;
+}

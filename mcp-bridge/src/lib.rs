@@ -23,6 +23,7 @@ pub mod naming;
 mod tool;
 
 pub use mcp_tool::{
-    ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
+    ConnectionError, ConnectionProvider, DeferredMcpTool, MAX_CALL_DURATION, McpTool,
+    McpToolDefinition,
 };
 pub use tool::{AgentTool, OutputBlock, ToolCancelled, ToolOutput};

@@ -2,9 +2,12 @@
 //! still connecting), and the [`ConnectionProvider`] the deferred one waits through.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
-use mcp_transport::{McpClient, RequestOptions, Tool};
+use mcp_transport::{
+    McpClient, ProgressCallback, ProgressNotificationParams, RequestOptions, Tool,
+};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -46,6 +49,9 @@ pub struct McpToolDefinition {
     pub server: String,
     /// The tool as the server listed it.
     pub tool: Tool,
+    /// How long a call may go without an answer or progress (the server's `toolTimeout`);
+    /// `None` uses the client's request timeout.
+    pub timeout: Option<Duration>,
 }
 
 impl McpToolDefinition {
@@ -66,8 +72,28 @@ impl McpToolDefinition {
             parameters: Value::Object(schema),
             server: server.to_owned(),
             tool,
+            timeout: None,
         }
     }
+
+    /// This definition with calls timing out after `timeout` without an answer or progress.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// However much progress a call reports, it ends after this long (or its own timeout, if that
+/// is longer).
+pub const MAX_CALL_DURATION: Duration = Duration::from_secs(600);
+
+/// The progress callback every call carries, so that the server is asked for progress (and
+/// progress can extend the call's timeout); shared, not built per call.
+fn progress_requested() -> ProgressCallback {
+    static CALLBACK: std::sync::OnceLock<ProgressCallback> = std::sync::OnceLock::new();
+    // The reports themselves are not passed on: the agent tool trait has no place for them.
+    Arc::clone(CALLBACK.get_or_init(|| Arc::new(|_: ProgressNotificationParams| {})))
 }
 
 /// Model arguments as MCP tool arguments: an object, or nothing.
@@ -103,7 +129,17 @@ async fn call(
         Ok(arguments) => arguments,
         Err(message) => return Ok(error_output(&message, server, tool)),
     };
-    let options = RequestOptions::default().cancel_with(cancel);
+    // Progress is asked for, and each report restarts the timeout, up to a maximum.
+    let limit = definition
+        .timeout
+        .map_or(MAX_CALL_DURATION, |timeout| timeout.max(MAX_CALL_DURATION));
+    let mut options = RequestOptions::default()
+        .cancel_with(cancel)
+        .reset_timeout_on_progress(limit);
+    options.on_progress = Some(progress_requested());
+    if let Some(timeout) = definition.timeout {
+        options = options.timeout(timeout);
+    }
     convert_call(
         client.call_tool_with(tool, arguments, &options).await,
         server,

@@ -62,7 +62,7 @@ pub use providers::default_sources;
 pub use redact::REDACTED;
 pub use server_config::{
     AuthConfig, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, ServerConfig, StdioConfig,
-    TransportConfig, TransportKind,
+    ToolFilter, TransportConfig, TransportKind,
 };
 pub use source::{
     ConfigSource, FileServers, Level, SourceFile, SourceMeta, parse_json, parse_jsonc,

@@ -215,6 +215,36 @@ impl ServerConfig {
         self.timeout.unwrap_or(DEFAULT_TIMEOUT_MS)
     }
 
+    /// Which of the server's tools are offered: `enabledTools` (only these) and
+    /// `disabledTools` (never these), as the native format writes them (Codex's
+    /// `enabled_tools` / `disabled_tools` and Gemini's `includeTools` / `excludeTools` are read
+    /// into them).
+    pub fn tool_filter(&self) -> ToolFilter {
+        let names = |key: &str| {
+            self.extra.get(key).and_then(Value::as_array).map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+        };
+        ToolFilter {
+            enabled: names("enabledTools"),
+            disabled: names("disabledTools").unwrap_or_default(),
+        }
+    }
+
+    /// How long one tool call may take (`toolTimeout`, in milliseconds; Codex's
+    /// `tool_timeout_sec` and Gemini's `timeout` are read into it), when the entry sets it.
+    pub fn tool_timeout(&self) -> Option<std::time::Duration> {
+        self.extra
+            .get("toolTimeout")
+            .and_then(Value::as_u64)
+            .filter(|millis| *millis > 0)
+            .map(std::time::Duration::from_millis)
+    }
+
     /// `reconnect`, when the entry sets it: `false` keeps a server that died from being
     /// reconnected by itself.
     pub fn reconnect(&self) -> Option<bool> {
@@ -373,6 +403,31 @@ impl AuthConfig {
             client_id: text(["clientId", "client_id", "CLIENT_ID"])?,
             client_secret: text(["clientSecret", "client_secret", "CLIENT_SECRET"]),
         })
+    }
+}
+
+/// Which of a server's tools are offered to the agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolFilter {
+    /// Only these, when set.
+    pub enabled: Option<Vec<String>>,
+    /// Never these.
+    pub disabled: Vec<String>,
+}
+
+impl ToolFilter {
+    /// True when the tool named `tool` is offered.
+    pub fn allows(&self, tool: &str) -> bool {
+        self.enabled
+            .as_ref()
+            .is_none_or(|enabled| enabled.iter().any(|name| name == tool))
+            && !self.disabled.iter().any(|name| name == tool)
+    }
+
+    /// True when every tool is offered.
+    pub fn allows_all(&self) -> bool {
+        self.enabled.is_none() && self.disabled.is_empty()
     }
 }
 

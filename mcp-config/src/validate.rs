@@ -41,6 +41,30 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
     if config.timeout == Some(0) {
         problem("\"timeout\" must be more than 0 milliseconds".to_owned());
     }
+    for key in ["enabledTools", "disabledTools"] {
+        let names_only = config.extra.get(key).is_none_or(|value| {
+            value
+                .as_array()
+                .is_some_and(|names| names.iter().all(serde_json::Value::is_string))
+        });
+        if !names_only {
+            problem(format!("\"{key}\" must be a list of tool names"));
+        }
+    }
+    for key in ["toolTimeout", "maxMessageBytes"] {
+        let positive = config
+            .extra
+            .get(key)
+            .is_none_or(|value| value.as_u64().is_some_and(|number| number > 0));
+        if !positive {
+            problem(format!("\"{key}\" must be a whole number more than 0"));
+        }
+    }
+    if let Some(value) = config.extra.get("reconnect")
+        && !value.is_boolean()
+    {
+        problem("\"reconnect\" must be true or false".to_owned());
+    }
     problems
 }
 

@@ -90,11 +90,15 @@ fn invalid(file: &SourceFile) -> &[(String, String)] {
 
 /// One server of a file, as JSON (every field at once, `extra` flattened).
 fn server(file: &SourceFile, name: &str) -> Value {
+    serde_json::to_value(config_of(file, name)).unwrap()
+}
+
+fn config_of<'a>(file: &'a SourceFile, name: &str) -> &'a mcp_config::ServerConfig {
     let (_, config) = servers(file)
         .iter()
         .find(|(n, _)| n == name)
         .unwrap_or_else(|| panic!("no server {name} in {}", file.path.display()));
-    serde_json::to_value(config).unwrap()
+    config
 }
 
 fn the_error(file: &SourceFile) -> &ConfigError {
@@ -455,11 +459,21 @@ command = ["not", "a", "string"]
             "enabled": false,
             "timeout": 12500,
             "env_vars": ["HTTPS_PROXY", "NO_PROXY"],
-            "tool_timeout_sec": 45,
-            "enabled_tools": ["resolve-library-id", "get-library-docs"],
-            "disabled_tools": ["get-library-docs"],
+            "toolTimeout": 45000,
+            "enabledTools": ["resolve-library-id", "get-library-docs"],
+            "disabledTools": ["get-library-docs"],
             "tools": {"resolve-library-id": {"approval_mode": "approve"}}
         })
+    );
+    // Codex's tool lists and tool timeout are obeyed: only resolve-library-id is offered.
+    let docs = config_of(&files[0], "docs");
+    let filter = docs.tool_filter();
+    assert!(filter.allows("resolve-library-id"));
+    assert!(!filter.allows("get-library-docs"), "disabled wins");
+    assert!(!filter.allows("other-tool"), "not enabled");
+    assert_eq!(
+        docs.tool_timeout(),
+        Some(std::time::Duration::from_secs(45))
     );
     assert_eq!(
         server(&files[0], "figma"),
@@ -576,18 +590,25 @@ fn gemini_settings_with_every_transport() {
                 "API_KEY": "${EXTERNAL_API_KEY}"
             },
             "timeout": 15000,
+            "toolTimeout": 15000,
             "trust": true,
-            "includeTools": ["safe_tool", "file_reader"],
-            "excludeTools": ["dangerous_tool"]
+            "enabledTools": ["safe_tool", "file_reader"],
+            "disabledTools": ["dangerous_tool"]
         })
     );
+    // Gemini's includeTools / excludeTools are obeyed.
+    let python = config_of(&files[0], "pythonTools");
+    let filter = python.tool_filter();
+    assert!(filter.allows("safe_tool") && filter.allows("file_reader"));
+    assert!(!filter.allows("dangerous_tool") && !filter.allows("other"));
     assert_eq!(
         server(&files[0], "httpServerWithAuth"),
         json!({
             "type": "http",
             "url": "http://localhost:3000/mcp",
             "headers": {"Authorization": "Bearer ${API_TOKEN}"},
-            "timeout": 5000
+            "timeout": 5000,
+            "toolTimeout": 5000
         })
     );
     assert_eq!(

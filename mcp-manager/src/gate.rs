@@ -194,6 +194,7 @@ impl Inner {
                 return None;
             }
             state.failures.remove(name);
+            state.configs.insert(name.to_owned(), config.clone());
             state.next_id += 1;
             let id = state.next_id;
             state.pending.insert(
@@ -281,7 +282,7 @@ impl Inner {
         match listed {
             Ok(tools) => Ok(Loaded {
                 client,
-                tools,
+                tools: crate::manager::offered(config, tools),
                 notifications,
             }),
             Err(error) => {

@@ -162,6 +162,8 @@ pub(crate) struct State {
     pub(crate) tools: BTreeMap<String, Vec<Tool>>,
     /// Where each server is defined, known before a connection exists.
     pub(crate) sources: HashMap<String, SourceMeta>,
+    /// Each server's configuration, as it was last connected with.
+    pub(crate) configs: HashMap<String, ServerConfig>,
     /// Why a server is not connected, after a failure.
     pub(crate) failures: HashMap<String, ServerError>,
     /// Servers whose connection died and is being made again (they are also pending).
@@ -238,7 +240,12 @@ impl McpManager {
             .into_iter()
             .zip(names)
             .map(|((server, tool), name)| {
-                let definition = McpToolDefinition::new(name, server, tool.clone());
+                let timeout = state
+                    .configs
+                    .get(server)
+                    .and_then(ServerConfig::tool_timeout);
+                let definition =
+                    McpToolDefinition::new(name, server, tool.clone()).with_timeout(timeout);
                 let live = state.connections.get(server);
                 let agent_tool: Arc<dyn AgentTool> = match live {
                     Some(connection) => {
@@ -301,6 +308,7 @@ impl McpManager {
             let mut state = self.inner.lock();
             state.tool_loads.remove(server);
             state.sources.remove(server);
+            state.configs.remove(server);
             state.reconnecting.remove(server);
             (
                 state.pending.remove(server),
@@ -334,6 +342,7 @@ impl McpManager {
             state.tool_loads.clear();
             state.tools.clear();
             state.sources.clear();
+            state.configs.clear();
             state.failures.clear();
             state.reconnecting.clear();
             (
@@ -457,6 +466,7 @@ impl Inner {
     async fn relist(&self, name: &str, config: &ServerConfig, client: &McpClient) {
         match client.list_tools().await {
             Ok(tools) => {
+                let tools = offered(config, tools);
                 self.cache.set(name, &Fingerprint::of(config), &tools).await;
                 let replaced = {
                     let mut state = self.lock();
@@ -498,6 +508,16 @@ impl Inner {
             server: name.to_owned(),
         });
     }
+}
+
+/// The tools of `tools` the server's configuration lets the agent have (`enabledTools`,
+/// `disabledTools`): the others are never offered, called or cached.
+pub(crate) fn offered(config: &ServerConfig, mut tools: Vec<Tool>) -> Vec<Tool> {
+    let filter = config.tool_filter();
+    if !filter.allows_all() {
+        tools.retain(|tool| filter.allows(&tool.name));
+    }
+    tools
 }
 
 /// Follows one connection: re-lists tools on `notifications/tools/list_changed`, and notices

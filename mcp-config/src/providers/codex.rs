@@ -92,6 +92,24 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
                         .to_owned(),
                 );
             }
+            "enabled_tools" => {
+                let names = string_list(key, Some(value))?;
+                config
+                    .extra
+                    .insert("enabledTools".to_owned(), Value::from(names));
+            }
+            "disabled_tools" => {
+                let names = string_list(key, Some(value))?;
+                config
+                    .extra
+                    .insert("disabledTools".to_owned(), Value::from(names));
+            }
+            "tool_timeout_sec" => {
+                let millis = seconds(key, value)?;
+                config
+                    .extra
+                    .insert("toolTimeout".to_owned(), Value::from(millis));
+            }
             "startup_timeout_sec" => startup_sec = Some(seconds(key, value)?),
             "startup_timeout_ms" => startup_ms = Some(whole(key, value)?),
             "enabled" => {

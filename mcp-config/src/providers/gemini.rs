@@ -69,6 +69,18 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
         .remove("timeout")
         .map(|value| json_millis(&value, "timeout"))
         .transpose()?;
+    // Gemini's request timeout bounds tool calls too; its tool lists are the native ones.
+    if let Some(millis) = timeout {
+        object.insert("toolTimeout".to_owned(), Value::from(millis));
+    }
+    for (gemini, native) in [
+        ("includeTools", "enabledTools"),
+        ("excludeTools", "disabledTools"),
+    ] {
+        if let Some(names) = object.remove(gemini) {
+            object.insert(native.to_owned(), names);
+        }
+    }
     if let Some(http_url) = object.remove("httpUrl") {
         object.insert("url".to_owned(), http_url);
         object.insert("type".to_owned(), Value::from("http"));
