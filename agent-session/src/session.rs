@@ -326,18 +326,27 @@ impl AgentSession {
         self.refreshes.subscribe()
     }
 
-    /// `/mcp reload`: disconnects every server, re-reads the config files with the startup
-    /// options, connects again and refreshes the tools. Returns the problems found (each logged
-    /// once).
+    /// `/mcp reload`: re-reads the config files with the startup options, restarts only the
+    /// servers whose definition changed (and connects new ones, retries failed ones, stops
+    /// removed or disabled ones), and refreshes the tools; unchanged servers keep their
+    /// connection, process and calls in flight. Returns the problems found (each logged once).
     pub async fn reload(&self) -> Vec<Problem> {
-        self.manager.disconnect_all().await;
         let mut loaded = discover_mcp_servers_with(
             Arc::clone(&self.manager),
             &self.options.cwd,
             &self.options.load,
         );
         if self.options.enable_mcp {
+            // Only servers whose definition changed (or that are gone, or not connected) are
+            // stopped; the others keep their connection and the calls in flight on it.
+            let restarted = self
+                .manager
+                .disconnect_changed(&loaded.discovery.servers)
+                .await;
+            tracing::debug!(?restarted, "reload");
             loaded.connect().await;
+        } else {
+            self.manager.disconnect_all().await;
         }
         report(&loaded.problems);
         let problems = loaded.problems.clone();

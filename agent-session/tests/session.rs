@@ -310,3 +310,52 @@ async fn codex_and_gemini_tool_filters_hide_exactly_the_named_tools() {
     assert_eq!(offered(&session, "gm"), ["echo", "sleep"]);
     guard(session.shutdown()).await;
 }
+
+async fn pid_of(session: &AgentSession, server: &str) -> i64 {
+    let tool = session
+        .tool(&format!("mcp_{server}_pids"))
+        .unwrap_or_else(|| panic!("no pids tool for {server}"));
+    let output = guard(tool.execute(json!({}), CancellationToken::new()))
+        .await
+        .expect("pids");
+    let pids: Value = serde_json::from_str(&output.to_text()).unwrap();
+    pids["pid"].as_i64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_restarts_only_the_server_whose_definition_changed() {
+    let world = World::new();
+    let servers = |c_instructions: &str| {
+        [
+            ("a", FixtureServer::new()),
+            ("b", FixtureServer::new()),
+            ("c", FixtureServer::new().instructions(c_instructions)),
+        ]
+    };
+    world.write_mcp_json(&servers("first"));
+    let session = world.start().await.session;
+    let before: Vec<i64> = vec![
+        pid_of(&session, "a").await,
+        pid_of(&session, "b").await,
+        pid_of(&session, "c").await,
+    ];
+
+    // A call in flight on an unchanged server lives through the reload.
+    let sleeper = session.tool("mcp_b_sleep").expect("sleep");
+    let in_flight = tokio::spawn(async move {
+        sleeper
+            .execute(json!({"ms": 1500}), CancellationToken::new())
+            .await
+    });
+    world.write_mcp_json(&servers("second"));
+    let problems = guard(session.reload()).await;
+    assert!(problems.is_empty(), "{problems:?}");
+
+    assert_eq!(pid_of(&session, "a").await, before[0], "a was left alone");
+    assert_eq!(pid_of(&session, "b").await, before[1], "b was left alone");
+    assert_ne!(pid_of(&session, "c").await, before[2], "c was restarted");
+    let slept = guard(in_flight).await.unwrap().expect("not cancelled");
+    assert!(!slept.is_error, "{slept:?}");
+    assert_eq!(slept.to_text(), "slept 1500ms");
+    guard(session.shutdown()).await;
+}

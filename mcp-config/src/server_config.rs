@@ -245,6 +245,12 @@ impl ServerConfig {
             .map(std::time::Duration::from_millis)
     }
 
+    /// `required: true`: the session's startup waits for this server (bounded by its timeout)
+    /// even when the cache has its tools.
+    pub fn required(&self) -> bool {
+        self.extra.get("required").and_then(Value::as_bool) == Some(true)
+    }
+
     /// `reconnect`, when the entry sets it: `false` keeps a server that died from being
     /// reconnected by itself.
     pub fn reconnect(&self) -> Option<bool> {

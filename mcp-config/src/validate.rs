@@ -60,10 +60,12 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
             problem(format!("\"{key}\" must be a whole number more than 0"));
         }
     }
-    if let Some(value) = config.extra.get("reconnect")
-        && !value.is_boolean()
-    {
-        problem("\"reconnect\" must be true or false".to_owned());
+    for key in ["reconnect", "required"] {
+        if let Some(value) = config.extra.get(key)
+            && !value.is_boolean()
+        {
+            problem(format!("\"{key}\" must be true or false"));
+        }
     }
     problems
 }

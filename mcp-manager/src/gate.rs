@@ -4,8 +4,8 @@
 //! connecting, then validate, resolve credentials, connect, list tools and write the cache
 //! ([`crate::connect`] does the first steps). The gate waits at most the startup timeout, then
 //! answers with live tools, one error per failed server, and cached (deferred) tools for the
-//! servers still connecting; a pending server with no cache entry is awaited, bounded by its own
-//! timeout. A pipeline that finishes after the gate replaces only its own server's tools and is
+//! servers still connecting; a pending server with no cache entry, or one whose entry says
+//! `required: true`, is awaited, bounded by its own timeout. A pipeline that finishes after the gate replaces only its own server's tools and is
 //! reported as an event.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -144,7 +144,10 @@ impl McpManager {
                 if !still_pending {
                     continue;
                 }
-                match cached.remove(&server.name) {
+                let required = servers
+                    .get(&server.name)
+                    .is_some_and(|server| server.config.required());
+                match cached.remove(&server.name).filter(|_| !required) {
                     Some(tools) => {
                         // Deferred tools: the server finishes in the background.
                         state.tools.entry(server.name.clone()).or_insert(tools);

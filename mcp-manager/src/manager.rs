@@ -12,7 +12,7 @@ use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
 };
 use mcp_cache::{Fingerprint, ToolCache};
-use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
+use mcp_config::{AuthStorage, DiscoveredServer, ServerConfig, SourceMeta};
 use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 use mcp_transport::protocol::methods;
@@ -330,6 +330,35 @@ impl McpManager {
                 server: server.to_owned(),
             });
         }
+    }
+
+    /// Prepares a reload to `servers`: disconnects every server that is gone from them, whose
+    /// configuration changed, or that is not connected (failed, needing a login, disconnected),
+    /// and keeps the others — their connection, process and calls in flight — untouched. The
+    /// servers disconnected, sorted; `connect_servers` with the same map then starts them (and
+    /// leaves the kept ones alone).
+    pub async fn disconnect_changed(
+        &self,
+        servers: &BTreeMap<String, DiscoveredServer>,
+    ) -> Vec<String> {
+        let changed: Vec<String> = {
+            let state = self.inner.lock();
+            state
+                .known_servers()
+                .into_iter()
+                .filter(|name| {
+                    let running =
+                        state.connections.contains_key(name) || state.pending.contains_key(name);
+                    let same =
+                        servers.get(name).map(|server| &server.config) == state.configs.get(name);
+                    !(running && same)
+                })
+                .collect()
+        };
+        for name in &changed {
+            self.disconnect_server(name).await;
+        }
+        changed
     }
 
     /// Disconnects everything: in-flight connections are cancelled (their processes killed),

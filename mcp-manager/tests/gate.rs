@@ -288,3 +288,31 @@ async fn every_server_is_started_at_once_not_one_after_another() {
         assert_no_process(&fixture.marker).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_required_server_is_awaited_even_with_a_cache_entry() {
+    let mut required = fixture("required", |server| server.delay("tools/list", 800));
+    required
+        .config
+        .extra
+        .insert("required".into(), serde_json::json!(true));
+    let cache = memory_cache();
+    prefill(&cache, "required", &required.config, &[echo_tool()]).await;
+    let manager = manager(cache);
+
+    let outcome = connect(&manager, &configs(&[("required", &required)])).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    assert_eq!(
+        manager.get_connection_status("required"),
+        ConnectionStatus::Connected,
+        "the gate waited for it"
+    );
+    let tools = tools_of(&outcome.tools, "required");
+    assert_eq!(
+        tools.len(),
+        testkit::BUILT_IN_TOOLS,
+        "its live tools, not the cached one"
+    );
+    assert!(tools.iter().all(|tool| !tool.deferred));
+    within("disconnect_all", manager.disconnect_all()).await;
+}
