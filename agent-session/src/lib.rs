@@ -23,6 +23,7 @@ mod proxy;
 mod registry;
 pub mod render;
 mod session;
+mod spill;
 
 pub use commands::{CommandOutput, ServerStatus, run_mcp_command};
 pub use error::SessionError;

@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::SessionError;
 use crate::registry::{ToolOrigin, ToolRegistry};
+use crate::spill::SpillDir;
 
 /// How a session starts: the project, whether MCP is on, the agent's own tools, and the
 /// loader's options (app name, project config, cache, credentials, discovery roots, manager),
@@ -142,6 +143,8 @@ struct Loaded {
 /// in step with the manager (late connections, list changes, reloads).
 pub struct AgentSession {
     options: SessionOptions,
+    /// Where results cut by the output budget are kept whole; removed with the session.
+    spill: Option<SpillDir>,
     cache: Arc<dyn ToolCache>,
     registry: Mutex<ToolRegistry>,
     manager: Arc<McpManager>,
@@ -158,6 +161,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// [`start`](Self::start) it.
 pub struct PreparedSession {
     options: SessionOptions,
+    spill: Option<SpillDir>,
     cache: Arc<dyn ToolCache>,
     /// `None` when MCP is off.
     loaded: Option<LoadResult>,
@@ -181,11 +185,27 @@ pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
     if client.roots.is_none() {
         client.roots = Some(vec![Root::from_path(&options.cwd)]);
     }
+    // Results cut by the output budget are kept whole in the session's own directory.
+    let mut spill = None;
+    if let Some(budget) = &mut options.load.manager.output_budget
+        && budget.spill_dir.is_none()
+    {
+        match SpillDir::create(&options.load.app_name) {
+            Ok(dir) => {
+                budget.spill_dir = Some(dir.path().to_path_buf());
+                spill = Some(dir);
+            }
+            Err(error) => {
+                tracing::warn!(%error, "no directory for cut tool results; they are not kept");
+            }
+        }
+    }
     let loaded = options
         .enable_mcp
         .then(|| discover_mcp_servers(&options.cwd, &options.load));
     PreparedSession {
         options,
+        spill,
         cache,
         loaded,
     }
@@ -202,6 +222,7 @@ impl PreparedSession {
     pub async fn start(self) -> SessionStart {
         let Self {
             options,
+            spill,
             cache,
             loaded,
         } = self;
@@ -233,6 +254,7 @@ impl PreparedSession {
         let problems = state.problems.clone();
         let session = Arc::new(AgentSession {
             options,
+            spill,
             cache,
             registry: Mutex::new(registry),
             manager,
@@ -319,6 +341,13 @@ impl AgentSession {
     pub fn refresh_mcp_tools(&self, tools: Vec<ManagedTool>) {
         lock(&self.registry).replace_mcp_tools(tools);
         self.refreshes.send_modify(|count| *count += 1);
+    }
+
+    /// The session's own directory, where tool results cut by the output budget are kept
+    /// whole (removed when the session is dropped); none when results are not cut or the
+    /// directory could not be made.
+    pub fn output_dir(&self) -> Option<&std::path::Path> {
+        self.spill.as_ref().map(SpillDir::path)
     }
 
     /// Counts refreshes; a test or UI can wait for the next one.

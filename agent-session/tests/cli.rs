@@ -1227,3 +1227,43 @@ fn a_servers_log_lines_show_on_stderr_at_their_level() {
     assert!(call("warning", "warn").contains("a warning line from the server"));
     sandbox.assert_no_server_left("server-log");
 }
+
+#[test]
+fn call_shows_what_the_model_gets_and_full_prints_everything() {
+    let sandbox = Sandbox::new("budget");
+    sandbox.write_mcp_json(&json!({"fx": sandbox.fixture("fx", |server| server)}));
+    let args = r#"{"bytes": 5242880}"#;
+    let cut = sandbox.run(&["call", "mcp_fx_huge", args, "--no-cache"]);
+    cut.assert_code(0);
+    let last = cut
+        .stdout
+        .trim_end()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        last.contains("[output cut:") && last.contains("5.0 MB"),
+        "{last}"
+    );
+    assert!(cut.stdout.len() < 110 * 1024, "{} bytes", cut.stdout.len());
+
+    let smaller = sandbox.run(&[
+        "call",
+        "mcp_fx_huge",
+        args,
+        "--no-cache",
+        "--output-budget",
+        "1KiB",
+    ]);
+    assert!(
+        smaller.stdout.len() < 2048,
+        "{} bytes",
+        smaller.stdout.len()
+    );
+
+    let full = sandbox.run(&["call", "mcp_fx_huge", args, "--no-cache", "--full"]);
+    full.assert_code(0);
+    assert_eq!(full.stdout.trim_end().len(), 5 << 20);
+    assert!(!full.stdout.contains("output cut"));
+}

@@ -359,3 +359,44 @@ async fn reload_restarts_only_the_server_whose_definition_changed() {
     assert_eq!(slept.to_text(), "slept 1500ms");
     guard(session.shutdown()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_5_mib_result_reaches_the_model_within_the_budget_and_is_kept_whole_in_a_file() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let world = World::new();
+    world.write_mcp_json(&[("fx", FixtureServer::new())]);
+    let session = world.start().await.session;
+    let huge = session.tool("mcp_fx_huge").expect("huge");
+    let output = guard(huge.execute(json!({"bytes": 5 << 20}), CancellationToken::new()))
+        .await
+        .expect("not cancelled");
+    assert!(!output.is_error);
+    let text = output.to_text();
+    let budget = mcp_bridge::DEFAULT_OUTPUT_BUDGET;
+    let marker = text.lines().last().unwrap();
+    assert!(
+        text.len() <= budget + marker.len() + 1,
+        "{} bytes",
+        text.len()
+    );
+    assert!(marker.contains("5.0 MB"), "{marker}");
+    let file = output.details["truncated"]["file"].as_str().expect("kept");
+    assert!(marker.contains(file), "{marker}");
+    let dir = session
+        .output_dir()
+        .expect("the session's directory")
+        .to_path_buf();
+    assert!(std::path::Path::new(file).starts_with(&dir));
+    let kept = std::fs::read_to_string(file).unwrap();
+    assert_eq!(kept.len(), 5 << 20);
+    assert!(kept.bytes().all(|byte| byte == b'x'));
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(std::path::Path::new(file)), 0o600);
+    assert_eq!(mode(&dir), 0o700);
+
+    guard(session.shutdown()).await;
+    drop(session);
+    assert!(!dir.exists(), "the directory goes with the session");
+}

@@ -11,6 +11,7 @@ use mcp_transport::{
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::budget::OutputBudget;
 use crate::convert::{convert_call, error_output};
 use crate::tool::{AgentTool, ToolCancelled, ToolOutput};
 
@@ -52,6 +53,8 @@ pub struct McpToolDefinition {
     /// How long a call may go without an answer or progress (the server's `toolTimeout`);
     /// `None` uses the client's request timeout.
     pub timeout: Option<Duration>,
+    /// What a result may cost the model's context; none: results go whole.
+    pub budget: Option<Arc<OutputBudget>>,
 }
 
 impl McpToolDefinition {
@@ -73,7 +76,15 @@ impl McpToolDefinition {
             server: server.to_owned(),
             tool,
             timeout: None,
+            budget: None,
         }
+    }
+
+    /// This definition with results cut to `budget`.
+    #[must_use]
+    pub fn with_budget(mut self, budget: Option<Arc<OutputBudget>>) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// This definition with calls timing out after `timeout` without an answer or progress.
@@ -140,11 +151,15 @@ async fn call(
     if let Some(timeout) = definition.timeout {
         options = options.timeout(timeout);
     }
-    convert_call(
+    let output = convert_call(
         client.call_tool_with(tool, arguments, &options).await,
         server,
         tool,
-    )
+    )?;
+    Ok(match &definition.budget {
+        Some(budget) => budget.apply(output, server, tool),
+        None => output,
+    })
 }
 
 /// The [`AgentTool`] impl of an MCP tool type: the four accessors answer from

@@ -245,6 +245,16 @@ impl ServerConfig {
             .map(std::time::Duration::from_millis)
     }
 
+    /// `outputBudget`: the most bytes of one tool result from this server that reach the
+    /// model, when the entry sets a positive one.
+    pub fn output_budget(&self) -> Option<usize> {
+        self.extra
+            .get("outputBudget")
+            .and_then(Value::as_u64)
+            .filter(|bytes| *bytes > 0)
+            .and_then(|bytes| usize::try_from(bytes).ok())
+    }
+
     /// `required: true`: the session's startup waits for this server (bounded by its timeout)
     /// even when the cache has its tools.
     pub fn required(&self) -> bool {

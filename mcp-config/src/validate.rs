@@ -51,7 +51,7 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
             problem(format!("\"{key}\" must be a list of tool names"));
         }
     }
-    for key in ["toolTimeout", "maxMessageBytes"] {
+    for key in ["toolTimeout", "maxMessageBytes", "outputBudget"] {
         let positive = config
             .extra
             .get(key)

@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use mcp_bridge::naming::assign_names;
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
+    OutputBudget,
 };
 use mcp_cache::{Fingerprint, ToolCache};
 use mcp_config::{AuthStorage, DiscoveredServer, ServerConfig, SourceMeta};
@@ -49,6 +50,10 @@ pub struct ManagerOptions {
     pub reconnect: ReconnectPolicy,
     /// The health ping, off by default.
     pub health_check: Option<HealthCheck>,
+    /// What one tool result may cost the model's context (a server's `outputBudget` overrides
+    /// the size); `None` lets results through whole. Default: 100 KiB, cut results not kept
+    /// (a session keeps them in its own directory).
+    pub output_budget: Option<OutputBudget>,
 }
 
 impl Default for ManagerOptions {
@@ -60,6 +65,7 @@ impl Default for ManagerOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             reconnect: ReconnectPolicy::default(),
             health_check: None,
+            output_budget: Some(OutputBudget::default()),
         }
     }
 }
@@ -236,6 +242,7 @@ impl McpManager {
             .map(|(server, tool)| (*server, tool.name.as_str()))
             .collect();
         let names = assign_names(&pairs);
+        let mut budgets: HashMap<&str, Option<Arc<OutputBudget>>> = HashMap::new();
         entries
             .into_iter()
             .zip(names)
@@ -244,8 +251,13 @@ impl McpManager {
                     .configs
                     .get(server)
                     .and_then(ServerConfig::tool_timeout);
-                let definition =
-                    McpToolDefinition::new(name, server, tool.clone()).with_timeout(timeout);
+                let budget = budgets
+                    .entry(server)
+                    .or_insert_with(|| self.budget_of(state.configs.get(server)))
+                    .clone();
+                let definition = McpToolDefinition::new(name, server, tool.clone())
+                    .with_timeout(timeout)
+                    .with_budget(budget);
                 let live = state.connections.get(server);
                 let agent_tool: Arc<dyn AgentTool> = match live {
                     Some(connection) => {
@@ -264,6 +276,15 @@ impl McpManager {
                 }
             })
             .collect()
+    }
+
+    /// The output budget of a server's tools: the manager's, with the size its entry sets.
+    fn budget_of(&self, config: Option<&ServerConfig>) -> Option<Arc<OutputBudget>> {
+        let mut budget = self.inner.options.output_budget.clone()?;
+        if let Some(bytes) = config.and_then(ServerConfig::output_budget) {
+            budget.max_bytes = bytes;
+        }
+        Some(Arc::new(budget))
     }
 
     /// Where a server stands.

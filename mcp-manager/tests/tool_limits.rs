@@ -74,3 +74,23 @@ async fn a_servers_tool_timeout_bounds_its_calls_and_progress_extends_it() {
     assert_eq!(reporting.to_text(), "done");
     within("disconnect_all", manager.disconnect_all()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_output_budget_cuts_its_results_and_others_keep_the_default() {
+    let mut small = plain("small-budget");
+    small
+        .config
+        .extra
+        .insert("outputBudget".into(), json!(1000));
+    let roomy = plain("default-budget");
+    let manager = manager(memory_cache());
+    let outcome = connect(&manager, &configs(&[("small", &small), ("roomy", &roomy)])).await;
+    let huge = |server: &str| find_tool(&outcome.tools, server, "huge");
+
+    let cut = call(huge("small").tool.as_ref(), json!({"bytes": 5000})).await;
+    assert_eq!(cut.details["truncated"]["shown_bytes"], 1000);
+    assert!(cut.to_text().contains("[output cut:"), "{}", cut.to_text());
+    let whole = call(huge("roomy").tool.as_ref(), json!({"bytes": 5000})).await;
+    assert_eq!(whole.to_text().len(), 5000, "within the default 100 KiB");
+    within("disconnect_all", manager.disconnect_all()).await;
+}

@@ -20,8 +20,9 @@ const CALL_EXAMPLES: &str = "\
 Examples:
   agent-session call mcp_github_search_repositories '{\"query\": \"mcp\"}'
   agent-session call github/search_repositories '{\"query\": \"mcp\"}' --timeout-ms 30000 --json
-A deferred tool (its server still connecting) waits for its server. Exit status 1 when the tool
-answers with an error.";
+A deferred tool (its server still connecting) waits for its server. The result is what the model
+would get: cut to the output budget (--output-budget, default 100KiB) with a marker saying how
+much was left out; --full prints it whole. Exit status 1 when the tool answers with an error.";
 
 const SHELL_EXAMPLES: &str = "\
 Examples:
@@ -78,6 +79,10 @@ pub(crate) struct Globals {
     /// a longer answer fails its own call
     #[arg(long = "max-message-bytes", global = true, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_message_bytes: Option<usize>,
+    /// The most of one tool result the model gets (default 100KiB; a server's outputBudget
+    /// wins); a longer result is cut with a marker, and `call --full` shows it whole
+    #[arg(long = "output-budget", global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) output_budget: Option<usize>,
     /// The agent's name: its native files are .NAME/mcp.json and ~/.config/NAME/mcp.json
     #[arg(long, global = true, value_name = "NAME", default_value = DEFAULT_APP, value_parser = parse_app)]
     pub(crate) app: String,
@@ -136,6 +141,9 @@ pub(crate) enum Command {
         /// Give up (and cancel the call) after this many milliseconds
         #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
         timeout_ms: Option<u64>,
+        /// Print the whole result, not what the model gets within the output budget
+        #[arg(long)]
+        full: bool,
     },
     /// Log in to a remote server (OAuth): opens the login page, waits for the browser
     #[command(after_help = LOGIN_EXAMPLES)]
@@ -350,6 +358,7 @@ mod tests {
                 tool: Some("mcp_a_echo".to_owned()),
                 args: Some(serde_json::json!({"message": "hi"})),
                 timeout_ms: Some(50),
+                full: false,
             }
         );
         assert!(usage("call x {bad").contains("not valid JSON"));

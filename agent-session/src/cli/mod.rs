@@ -24,6 +24,7 @@ use agent_session::{
 use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_cache::{CacheOptions, NoopToolCache, SledToolCache, ToolCache};
 use mcp_manager::{ConnectionStatus, ManagedTool};
+use mcp_transport::CallToolResult;
 use mcp_transport::oauth::{FileCredentialStore, LoopbackBrowser};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -137,11 +138,17 @@ async fn run(cli: Cli) -> u8 {
             tool,
             args,
             timeout_ms,
+            full,
         } => {
             let tool = tool.unwrap_or_default();
             let args = args.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
             let timeout = timeout_ms.map(Duration::from_millis);
-            call_command(&running.session, &tool, args, timeout, globals.json).await
+            let shown = if full {
+                Shown::Whole
+            } else {
+                Shown::AsTheModelGetsIt
+            };
+            call_command(&running.session, &tool, args, timeout, globals.json, shown).await
         }
         Command::Login { name } => {
             let command = format!("login {}", shell_words::quote(&name));
@@ -176,6 +183,27 @@ fn print_command(done: &CommandOutput, json: bool) -> u8 {
     if done.ok { EXIT_OK } else { EXIT_FAILED }
 }
 
+/// The whole result behind an output the budget cut: its raw MCP result, kept in the details,
+/// converted again without the budget.
+fn whole(output: ToolOutput) -> ToolOutput {
+    if output.details.get("truncated").is_none() {
+        return output;
+    }
+    let text = |key: &str| {
+        output
+            .details
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (server, tool) = (text("server"), text("tool"));
+    match serde_json::from_value::<CallToolResult>(output.details.clone()) {
+        Ok(raw) => mcp_bridge::convert::convert_result(&raw, &server, &tool),
+        Err(_) => output,
+    }
+}
+
 /// A started session, and what is needed to stop it cleanly.
 pub(crate) struct Running {
     /// The session.
@@ -199,6 +227,12 @@ impl Running {
         options.load.manager.client.elicitation = Some(Arc::new(elicit::TerminalElicitation));
         if let Some(bytes) = globals.max_message_bytes {
             options.load.manager.max_message_bytes = bytes;
+        }
+        if let (Some(bytes), Some(budget)) = (
+            globals.output_budget,
+            &mut options.load.manager.output_budget,
+        ) {
+            budget.max_bytes = bytes;
         }
         // Logins are kept in the user's config directory, and `login` asks in the browser.
         if let Ok(context) = options.load.discovery_context(&options.cwd) {
@@ -412,18 +446,31 @@ pub(crate) async fn call_tool(
     result.unwrap_or_else(|cancelled| ToolOutput::error(cancelled.to_string()))
 }
 
+/// How much of a tool's result `call` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// What the model gets: within the output budget.
+    AsTheModelGetsIt,
+    /// The whole result (`--full`).
+    Whole,
+}
+
 async fn call_command(
     session: &Arc<AgentSession>,
     name: &str,
     args: Value,
     timeout: Option<Duration>,
     json: bool,
+    shown: Shown,
 ) -> u8 {
     let Some(tool) = find_tool(session, name) else {
         complain(&unknown_tool(name));
         return EXIT_USAGE;
     };
-    let result = call_tool(&tool, args, timeout).await;
+    let mut result = call_tool(&tool, args, timeout).await;
+    if shown == Shown::Whole {
+        result = whole(result);
+    }
     if json {
         output::print_json(&output::call_json(&result), false);
     } else {
