@@ -343,6 +343,13 @@ impl AgentSession {
         self.refreshes.send_modify(|count| *count += 1);
     }
 
+    /// The agent moved to `dir`: every server is told its root is now `dir`
+    /// (`notifications/roots/list_changed`, then `roots/list` answers it). The servers and the
+    /// config files they came from stay those of the session's folder.
+    pub fn change_directory(&self, dir: &std::path::Path) {
+        self.manager.set_roots(vec![Root::from_path(dir)]);
+    }
+
     /// The session's own directory, where tool results cut by the output budget are kept
     /// whole (removed when the session is dropped); none when results are not cut or the
     /// directory could not be made.

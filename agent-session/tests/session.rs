@@ -237,15 +237,12 @@ async fn reload_rereads_the_files_and_shutdown_stops_every_server() {
     assert!(gone, "the server outlived shutdown");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_server_asking_for_roots_gets_the_sessions_folder() {
-    let world = World::new();
-    world.write_mcp_json(&[("fx", FixtureServer::new().server_requests())]);
-    let session = world.start().await.session;
-    let events = session.tool("mcp_fx_events").expect("the events tool");
-    let expected = mcp_transport::Root::from_path(world.project());
-    let mut answer = Value::Null;
-    for _ in 0..200 {
+/// The response the fixture recorded to its request `id`, once it has one.
+async fn response_to(session: &AgentSession, server: &str, id: &str) -> Value {
+    let events = session
+        .tool(&format!("mcp_{server}_events"))
+        .expect("the events tool");
+    for _ in 0..500 {
         let output = guard(events.execute(json!({}), CancellationToken::new()))
             .await
             .expect("events");
@@ -254,17 +251,33 @@ async fn a_server_asking_for_roots_gets_the_sessions_folder() {
             .as_array()
             .into_iter()
             .flatten()
-            .find(|event| event["response"]["id"] == "srv-roots")
+            .find(|event| event["response"]["id"] == id)
         {
-            answer = found["response"].clone();
-            break;
+            return found["response"].clone();
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    panic!("no response to {id}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_asking_for_roots_get_the_sessions_folder_and_then_the_agents_new_one() {
+    let world = World::new();
+    world.write_mcp_json(&[("fx", FixtureServer::new().server_requests())]);
+    let session = world.start().await.session;
+    let first = response_to(&session, "fx", "srv-roots").await;
+    let project = mcp_transport::Root::from_path(world.project());
+    assert_eq!(first["result"]["roots"][0]["uri"], project.uri);
+
+    let elsewhere = world.home().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    session.change_directory(&elsewhere);
+    let changed = response_to(&session, "fx", "srv-roots-changed").await;
+    let moved = mcp_transport::Root::from_path(&elsewhere);
     assert_eq!(
-        answer["result"]["roots"],
-        json!([{"uri": expected.uri, "name": expected.name}]),
-        "{answer:#}"
+        changed["result"]["roots"],
+        json!([{"uri": moved.uri, "name": "elsewhere"}]),
+        "{changed:#}"
     );
     guard(session.shutdown()).await;
 }

@@ -246,7 +246,10 @@ impl Inner {
         // the gate awaits (no cache entry) holds the session up no longer than that.
         let connect_timeout = Duration::from_millis(config.timeout_ms());
         let deadline = Instant::now() + connect_timeout;
-        let options = self.options.client.clone().connect_timeout(connect_timeout);
+        let mut options = self.options.client.clone().connect_timeout(connect_timeout);
+        if let Some(roots) = self.lock().roots.clone() {
+            options.roots = Some(roots);
+        }
         let context = ConnectContext {
             storage: self.auth.as_deref(),
             oauth: &self.options.credentials,

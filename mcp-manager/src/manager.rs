@@ -17,7 +17,7 @@ use mcp_config::{AuthStorage, DiscoveredServer, ServerConfig, SourceMeta};
 use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 use mcp_transport::protocol::methods;
-use mcp_transport::{ClientOptions, McpClient, ServerNotification, Tool};
+use mcp_transport::{ClientOptions, McpClient, Root, ServerNotification, Tool};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -174,6 +174,8 @@ pub(crate) struct State {
     pub(crate) failures: HashMap<String, ServerError>,
     /// Servers whose connection died and is being made again (they are also pending).
     pub(crate) reconnecting: HashMap<String, Reconnecting>,
+    /// The roots set since the manager started, replacing those of the client options.
+    pub(crate) roots: Option<Vec<Root>>,
 }
 
 impl State {
@@ -350,6 +352,31 @@ impl McpManager {
             self.inner.emit(ManagerEvent::ToolsChanged {
                 server: server.to_owned(),
             });
+        }
+    }
+
+    /// Changes the roots every server is told of (when the client options declare roots):
+    /// connected servers get `notifications/roots/list_changed` and the new list when they ask,
+    /// servers connected later get it from the start.
+    pub fn set_roots(&self, roots: Vec<Root>) {
+        if self.inner.options.client.roots.is_none() {
+            return;
+        }
+        let clients: Vec<(String, Arc<McpClient>)> = {
+            let mut state = self.inner.lock();
+            let clients = state
+                .connections
+                .iter()
+                .map(|(name, connection)| (name.clone(), Arc::clone(&connection.client)))
+                .collect();
+            state.roots = Some(roots);
+            clients
+        };
+        let roots = self.inner.lock().roots.clone().unwrap_or_default();
+        for (name, client) in clients {
+            if !client.set_roots(roots.clone()) {
+                tracing::debug!(server = %name, "could not tell the server its roots changed");
+            }
         }
     }
 

@@ -237,7 +237,10 @@ impl McpClient {
         let params = InitializeParams {
             protocol_version: options.protocol_version.as_str().to_owned(),
             capabilities: ClientCapabilities {
-                roots: options.roots.as_ref().map(|_| RootsCapability::default()),
+                roots: options
+                    .roots
+                    .as_ref()
+                    .map(|_| RootsCapability { list_changed: true }),
                 // `{}` declares form elicitation, which every protocol version understands.
                 elicitation: options.elicitation.as_ref().map(|_| JsonObject::new()),
                 sampling: options.sampling.as_ref().map(|_| JsonObject::new()),
@@ -408,6 +411,18 @@ impl McpClient {
     /// Calls a tool from ready-made parameters.
     pub async fn call(&self, params: CallToolParams) -> Result<CallToolResult, Error> {
         self.call_tool(&params.name, params.arguments).await
+    }
+
+    /// Changes the roots answered to the server's `roots/list` and tells the server with
+    /// `notifications/roots/list_changed`; true when the server was told. Nothing happens for a
+    /// client connected without roots (it did not declare the capability), and a closed
+    /// connection has no one left to tell: false then.
+    pub fn set_roots(&self, roots: Vec<Root>) -> bool {
+        self.peer.set_roots(roots)
+            && self
+                .peer
+                .notify(methods::ROOTS_LIST_CHANGED, None::<()>)
+                .is_ok()
     }
 
     /// Checks that the server answers.

@@ -79,7 +79,8 @@ struct Shared {
     queued: AtomicUsize,
     closed: watch::Sender<Option<CloseReason>>,
     notifications: broadcast::Sender<ServerNotification>,
-    roots: Option<Vec<Root>>,
+    /// Replaced by [`Peer::set_roots`] when the client's roots change.
+    roots: std::sync::RwLock<Option<Vec<Root>>>,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
     sampling: Option<Arc<dyn SamplingHandler>>,
     default_timeout: Option<Duration>,
@@ -130,7 +131,7 @@ impl Peer {
             queued: AtomicUsize::new(0),
             closed: watch::Sender::new(None),
             notifications: broadcast::Sender::new(NOTIFICATION_BUFFER),
-            roots: options.roots,
+            roots: std::sync::RwLock::new(options.roots),
             elicitation: options.elicitation,
             sampling: options.sampling,
             default_timeout: options.default_timeout,
@@ -290,6 +291,23 @@ impl Peer {
             Err(_) => return Err(self.closed_error()),
         };
         decode_response(&bytes)
+    }
+
+    /// Replaces the roots answered to `roots/list` (it stays unanswered when the peer started
+    /// without roots); true when they were replaced.
+    pub fn set_roots(&self, roots: Vec<Root>) -> bool {
+        let mut current = self
+            .shared
+            .roots
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match current.as_mut() {
+            Some(current) => {
+                *current = roots;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Sends a notification.

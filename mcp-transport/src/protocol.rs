@@ -293,6 +293,8 @@ pub mod methods {
     pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
     /// Server → client: asks for the client's roots.
     pub const ROOTS_LIST: &str = "roots/list";
+    /// Client → server: the client's roots changed.
+    pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
     /// Either direction: progress of a request.
     pub const PROGRESS: &str = "notifications/progress";
     /// Either direction: a request was cancelled.

@@ -194,15 +194,17 @@ impl Shared {
         tracing::debug!(method, id = id.get(), "server request");
         let message = match method {
             methods::PING => respond(id, Ok(EmptyResult {})),
-            methods::ROOTS_LIST => match &self.roots {
-                Some(roots) => respond(
-                    id,
-                    Ok(ListRootsResult {
-                        roots: roots.clone(),
-                    }),
-                ),
-                None => method_not_found(id, method),
-            },
+            methods::ROOTS_LIST => {
+                let roots = self
+                    .roots
+                    .read()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone();
+                match roots {
+                    Some(roots) => respond(id, Ok(ListRootsResult { roots })),
+                    None => method_not_found(id, method),
+                }
+            }
             methods::ELICITATION_CREATE => match self.elicitation.clone() {
                 Some(handler) => {
                     return self.answer_later(id, params, move |server, request| async move {

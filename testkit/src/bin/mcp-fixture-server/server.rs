@@ -203,6 +203,12 @@ impl Server {
                     self.cancel_signal.notify_all();
                 }
             }
+            // As a real server would: ask for the new roots (answer recorded under that id).
+            "notifications/roots/list_changed" => self.notify(&json!({
+                "jsonrpc": "2.0",
+                "id": "srv-roots-changed",
+                "method": "roots/list",
+            })),
             _ => {}
         }
         let mut event = Map::new();
