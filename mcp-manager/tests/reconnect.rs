@@ -285,3 +285,49 @@ async fn a_remote_server_restarted_on_its_port_is_reconnected() {
     assert!(restarted.sessions() >= 1);
     within("disconnect_all", manager.disconnect_all()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_that_stays_gone_ends_failed_and_a_call_in_flight_fails() {
+    let options = HttpFixtureOptions::default().json_answers();
+    let gone = HttpFixture::start(options.delay("tools/call", Duration::from_secs(30)));
+    let server = Fixture {
+        config: ServerConfig::http(gone.url()),
+        marker: String::new(),
+    };
+    let manager = reconnecting_manager(policy(50, 2));
+    connect(&manager, &configs(&[("gone", &server)])).await;
+    let echo_tool = tool(&manager, "gone", "echo");
+    let in_flight = {
+        let echo_tool = echo_tool.clone();
+        tokio::spawn(async move { echo(echo_tool.tool.as_ref(), "never answered").await })
+    };
+    // The server goes away once the call has reached it.
+    for _ in 0..1000 {
+        let reached = gone
+            .requests()
+            .iter()
+            .any(|request| request.rpc_method.as_deref() == Some("tools/call"));
+        if reached {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let mut events = manager.subscribe();
+    drop(gone);
+    let output = within("the call in flight", in_flight).await.unwrap();
+    assert!(output.is_error, "{output:?}");
+
+    // Without an event stream the next request finds it gone; it is never reached again.
+    let next = echo(echo_tool.tool.as_ref(), "after").await;
+    assert!(next.is_error, "{next:?}");
+    let failed = wait_for_status(&mut events, "gone", "failed", |status| {
+        matches!(status, ConnectionStatus::Failed(_))
+    })
+    .await;
+    let cause = failed.error().unwrap().to_string();
+    assert!(
+        cause.contains("initialize"),
+        "the last attempt's cause: {cause}"
+    );
+    within("disconnect_all", manager.disconnect_all()).await;
+}
