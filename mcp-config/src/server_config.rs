@@ -248,11 +248,7 @@ impl ServerConfig {
     /// `outputBudget`: the most bytes of one tool result from this server that reach the
     /// model, when the entry sets a positive one.
     pub fn output_budget(&self) -> Option<usize> {
-        self.extra
-            .get("outputBudget")
-            .and_then(Value::as_u64)
-            .filter(|bytes| *bytes > 0)
-            .and_then(|bytes| usize::try_from(bytes).ok())
+        self.positive_size("outputBudget")
     }
 
     /// `required: true`: the session's startup waits for this server (bounded by its timeout)
@@ -270,8 +266,13 @@ impl ServerConfig {
     /// The longest message accepted from this server, in bytes (`maxMessageBytes`), when the
     /// entry sets a positive one.
     pub fn max_message_bytes(&self) -> Option<usize> {
+        self.positive_size("maxMessageBytes")
+    }
+
+    /// A positive whole number under `key` of `extra`.
+    fn positive_size(&self, key: &str) -> Option<usize> {
         self.extra
-            .get("maxMessageBytes")
+            .get(key)
             .and_then(Value::as_u64)
             .filter(|bytes| *bytes > 0)
             .and_then(|bytes| usize::try_from(bytes).ok())

@@ -23,7 +23,7 @@ use tracing::Instrument;
 
 use crate::connect::{ConnectContext, connect_client};
 use crate::error::ServerError;
-use crate::manager::{ConnectOutcome, Connection, Inner, McpManager, Pending, lock};
+use crate::manager::{ConnectOutcome, Connection, Inner, McpManager, lock};
 use crate::status::{ConnectionStatus, ManagerEvent};
 
 /// What a pipeline ended with: `None` while it runs.
@@ -198,18 +198,7 @@ impl Inner {
             }
             state.failures.remove(name);
             state.configs.insert(name.to_owned(), config.clone());
-            state.next_id += 1;
-            let id = state.next_id;
-            state.pending.insert(
-                name.to_owned(),
-                Pending {
-                    id,
-                    cancel: cancel.clone(),
-                    outcome: outcome_rx.clone(),
-                    task: None,
-                },
-            );
-            id
+            state.add_pending(name, &cancel, &outcome_rx)
         };
         self.emit(ManagerEvent::StatusChanged {
             server: name.to_owned(),

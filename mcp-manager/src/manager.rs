@@ -208,6 +208,29 @@ pub(crate) struct Pending {
     pub(crate) task: Option<JoinHandle<()>>,
 }
 
+impl State {
+    /// Registers a connection being made for `name` (its task comes later); its id.
+    pub(crate) fn add_pending(
+        &mut self,
+        name: &str,
+        cancel: &CancellationToken,
+        outcome: &watch::Receiver<Outcome>,
+    ) -> u64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.pending.insert(
+            name.to_owned(),
+            Pending {
+                id,
+                cancel: cancel.clone(),
+                outcome: outcome.clone(),
+                task: None,
+            },
+        );
+        id
+    }
+}
+
 impl McpManager {
     /// A manager with a tool cache and, optionally, the agent's credential store.
     pub fn new(

@@ -16,7 +16,7 @@ use tracing::Instrument;
 
 use crate::error::ServerError;
 use crate::gate::Gate;
-use crate::manager::{Inner, Pending};
+use crate::manager::Inner;
 use crate::status::{ConnectionStatus, ManagerEvent};
 
 /// How dead connections are made again.
@@ -139,17 +139,7 @@ impl Inner {
         let cancel = CancellationToken::new();
         let id = {
             let mut state = self.lock();
-            state.next_id += 1;
-            let id = state.next_id;
-            state.pending.insert(
-                name.to_owned(),
-                Pending {
-                    id,
-                    cancel: cancel.clone(),
-                    outcome: outcome_rx,
-                    task: None,
-                },
-            );
+            let id = state.add_pending(name, &cancel, &outcome_rx);
             state.reconnecting.insert(
                 name.to_owned(),
                 Reconnecting {
