@@ -1267,3 +1267,20 @@ fn call_shows_what_the_model_gets_and_full_prints_everything() {
     assert_eq!(full.stdout.trim_end().len(), 5 << 20);
     assert!(!full.stdout.contains("output cut"));
 }
+
+#[test]
+fn a_fifo_or_a_device_named_like_a_config_file_is_reported_at_once_and_never_read() {
+    let sandbox = Sandbox::new("hostile-files");
+    let fifo = sandbox.project.join(".mcp.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // A cloned repository can bring a symlink to a device, too.
+    std::fs::create_dir_all(sandbox.project.join(".cursor")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", sandbox.project.join(".cursor/mcp.json")).unwrap();
+
+    let list = sandbox.run(&["list", "--json", "--no-cache"]);
+    list.assert_code(0);
+    let errors = list.json()["errors"].to_string();
+    assert!(errors.contains("is a FIFO, not a config file"), "{errors}");
+    assert!(errors.contains("is a device, not a config file"), "{errors}");
+}

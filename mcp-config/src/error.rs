@@ -15,11 +15,27 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    /// A directory sits where a config file is expected.
-    #[error("{} is a directory, not a config file", .path.display())]
+    /// Something other than a regular file (a directory, a FIFO, a device, a socket) sits
+    /// where a config file is expected; it is not opened.
+    #[error("{} is a {kind}, not a config file", .path.display())]
     NotAFile {
         /// The path.
         path: PathBuf,
+        /// What it is: `directory`, `FIFO`, `device`, `socket`.
+        kind: &'static str,
+    },
+    /// The file is larger than a config file may be; it is not read.
+    #[error(
+        "{} is {size} bytes, more than the {limit} bytes a config file may have; it was not read",
+        .path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size (at least this many bytes).
+        size: u64,
+        /// The limit.
+        limit: u64,
     },
     /// The file is not valid JSON / JSONC / TOML; the message gives line and column.
     #[error("{} is not valid {format}: {message}", .path.display())]
@@ -61,7 +77,8 @@ impl ConfigError {
     pub fn path(&self) -> Option<&std::path::Path> {
         match self {
             Self::Read { path, .. }
-            | Self::NotAFile { path }
+            | Self::NotAFile { path, .. }
+            | Self::TooLarge { path, .. }
             | Self::Parse { path, .. }
             | Self::Shape { path, .. }
             | Self::Write { path, .. } => Some(path),

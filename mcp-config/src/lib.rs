@@ -65,8 +65,8 @@ pub use server_config::{
     ToolFilter, TransportConfig, TransportKind,
 };
 pub use source::{
-    ConfigSource, FileServers, Level, SourceFile, SourceMeta, parse_json, parse_jsonc,
-    read_config_file, servers_under_key, standard_entry,
+    ConfigSource, FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta, parse_json,
+    parse_jsonc, read_config_file, servers_under_key, standard_entry,
 };
 pub use validate::validate_server_config;
 pub use writer::{

@@ -149,30 +149,81 @@ impl FileServers {
     }
 }
 
+/// The largest config file read: 16 MiB, far above any real one.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Reads a config file as UTF-8. `Ok(None)` when it does not exist.
+///
+/// Only a regular file (a symlink to one counts) is opened: a FIFO would block the reader
+/// forever and a device such as `/dev/zero` would never end, and both can come with a cloned
+/// repository. A file over [`MAX_CONFIG_FILE_BYTES`] is an error before anything is read, and
+/// the read itself stops at the limit.
 pub fn read_config_file(path: &Path) -> Result<Option<String>, ConfigError> {
-    match std::fs::metadata(path) {
+    let read_error = |source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let metadata = match std::fs::metadata(path) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(ConfigError::Read {
-                path: path.to_owned(),
-                source,
-            });
-        }
-        Ok(metadata) if metadata.is_dir() => {
-            return Err(ConfigError::NotAFile {
-                path: path.to_owned(),
-            });
-        }
-        Ok(_) => {}
-    }
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ConfigError::Read {
+        Err(source) => return Err(read_error(source)),
+        Ok(metadata) => metadata,
+    };
+    if !metadata.is_file() {
+        return Err(ConfigError::NotAFile {
             path: path.to_owned(),
-            source,
-        }),
+            kind: kind_of(&metadata.file_type()),
+        });
+    }
+    let too_large = |size| ConfigError::TooLarge {
+        path: path.to_owned(),
+        size,
+        limit: MAX_CONFIG_FILE_BYTES,
+    };
+    if metadata.len() > MAX_CONFIG_FILE_BYTES {
+        return Err(too_large(metadata.len()));
+    }
+    let file = match std::fs::File::open(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(read_error(source)),
+        Ok(file) => file,
+    };
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_CONFIG_FILE_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(read_error)?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+        // It grew after it was measured.
+        return Err(too_large(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        read_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the file is not UTF-8 text",
+        ))
+    })
+}
+
+/// What a non-regular file is, for messages.
+fn kind_of(file_type: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if file_type.is_fifo() {
+            return "FIFO";
+        }
+        if file_type.is_char_device() || file_type.is_block_device() {
+            return "device";
+        }
+        if file_type.is_socket() {
+            return "socket";
+        }
+    }
+    if file_type.is_dir() {
+        "directory"
+    } else {
+        "special file"
     }
 }
 
@@ -333,6 +384,26 @@ mod tests {
         let text = "{\n // c\n \"a\": 1\n \"b\": 2\n}";
         let error = parse_jsonc(Path::new("x.json"), text).unwrap_err();
         assert!(error.to_string().contains("line 4"), "{error}");
+    }
+
+    #[test]
+    fn a_device_is_never_read_and_an_oversize_file_is_refused_before_reading() {
+        let error = read_config_file(Path::new("/dev/zero")).unwrap_err();
+        assert!(
+            matches!(error, ConfigError::NotAFile { kind: "device", .. }),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("is a device, not a config file"),
+            "{error}"
+        );
+
+        let big = std::env::temp_dir().join(format!("mcp-config-big-{}.json", std::process::id()));
+        let file = std::fs::File::create(&big).unwrap();
+        file.set_len(MAX_CONFIG_FILE_BYTES + 1).unwrap();
+        let error = read_config_file(&big).unwrap_err();
+        assert!(matches!(error, ConfigError::TooLarge { .. }), "{error}");
+        std::fs::remove_file(&big).unwrap();
     }
 
     #[test]
