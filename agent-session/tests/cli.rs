@@ -1282,5 +1282,8 @@ fn a_fifo_or_a_device_named_like_a_config_file_is_reported_at_once_and_never_rea
     list.assert_code(0);
     let errors = list.json()["errors"].to_string();
     assert!(errors.contains("is a FIFO, not a config file"), "{errors}");
-    assert!(errors.contains("is a device, not a config file"), "{errors}");
+    assert!(
+        errors.contains("is a device, not a config file"),
+        "{errors}"
+    );
 }

@@ -3,16 +3,33 @@
 //! Expanded fields: `command`, `args`, `env` values, `cwd`, `url` and `headers` values. A
 //! reference to an unset variable without a default is an error for that server naming the
 //! variable and the field, never a literal `${VAR}` sent to a server. `${VAR:-default}` uses the
-//! default when the variable is unset or empty (as the shell does). Bare `$VAR` is left alone,
-//! and so is anything in `${…}` that is not a variable name (`${input:token}`, `${env:X}`).
+//! default when the variable is unset or empty (as the shell does); the default may itself hold
+//! references, `${A:-${B:-x}}`, expanded only when it is used, as a POSIX shell does (at most
+//! [`MAX_NESTING`] deep). Bare `$VAR` is left alone, and so is anything in `${…}` that is not a
+//! variable name (`${input:token}`, `${env:X}`).
 
 use std::collections::BTreeMap;
 
 use crate::server_config::ServerConfig;
 
-/// Expands the references in one value. `Err` carries the name of the first unset variable.
+/// How deep defaults may nest (`${A:-${B:-${C}}}` is three).
+pub const MAX_NESTING: usize = 8;
+
+/// Expands the references in one value. `Err` carries the name of the first unset variable
+/// (or says the defaults nest too deep).
 pub fn expand_value(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
-    let mut unset = None;
+    expand_nested(text, env, 0)
+}
+
+fn expand_nested(
+    text: &str,
+    env: &BTreeMap<String, String>,
+    depth: usize,
+) -> Result<String, String> {
+    if depth > MAX_NESTING {
+        return Err(format!("defaults nested more than {MAX_NESTING} deep"));
+    }
+    let mut failure = None;
     rewrite_braced(text, &mut |inner| {
         let (name, default) = match inner.split_once(":-") {
             Some((name, default)) => (name, Some(default)),
@@ -21,19 +38,22 @@ pub fn expand_value(text: &str, env: &BTreeMap<String, String>) -> Result<String
         if !is_variable_name(name) {
             return Placeholder::Keep;
         }
-        match (env.get(name), default) {
-            (Some(value), Some(default)) if value.is_empty() => {
-                Placeholder::Replace(default.to_owned())
-            }
-            (Some(value), _) => Placeholder::Replace(value.clone()),
-            (None, Some(default)) => Placeholder::Replace(default.to_owned()),
-            (None, None) => {
-                unset = Some(name.to_owned());
-                Placeholder::Reject(String::new())
-            }
-        }
+        let fallback = |default: &str| match expand_nested(default, env, depth + 1) {
+            Ok(text) => Ok(Placeholder::Replace(text)),
+            Err(why) => Err(why),
+        };
+        let outcome = match (env.get(name), default) {
+            (Some(value), Some(default)) if value.is_empty() => fallback(default),
+            (Some(value), _) => Ok(Placeholder::Replace(value.clone())),
+            (None, Some(default)) => fallback(default),
+            (None, None) => Err(name.to_owned()),
+        };
+        outcome.unwrap_or_else(|why| {
+            failure = Some(why);
+            Placeholder::Reject(String::new())
+        })
     })
-    .map_err(|_| unset.unwrap_or_default())
+    .map_err(|_| failure.unwrap_or_default())
 }
 
 /// What to do with one `${…}` placeholder.
@@ -60,7 +80,7 @@ pub(crate) fn rewrite_braced(
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
+        let Some(end) = closing_brace(after) else {
             out.push_str(&rest[start..]);
             return Ok(out);
         };
@@ -74,6 +94,32 @@ pub(crate) fn rewrite_braced(
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// Where the `}` that closes a `${` is in `after` (the text following it), nested `${…}`
+/// counted.
+fn closing_brace(after: &str) -> Option<usize> {
+    let bytes = after.as_bytes();
+    let mut depth = 1usize;
+    let mut index = 0;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'$' if bytes.get(index + 1) == Some(&b'{') => {
+                depth += 1;
+                index += 2;
+                continue;
+            }
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(index);
+                }
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    None
 }
 
 /// True for a name `${VAR}` expansion accepts: a letter or `_`, then letters, digits or `_`.
@@ -98,10 +144,11 @@ pub fn expand_server_config(
     for (field, value) in expanded.transport.expandable_values_mut() {
         match expand_value(value, env) {
             Ok(text) => *value = text,
-            Err(variable) => problems.push(format!(
+            Err(variable) if is_variable_name(&variable) => problems.push(format!(
                 "Server \"{name}\": environment variable \"{variable}\" is not set (used in \
                  {field}); set it or give a default with ${{{variable}:-default}}"
             )),
+            Err(why) => problems.push(format!("Server \"{name}\": {field}: {why}")),
         }
     }
     if problems.is_empty() {
@@ -138,6 +185,33 @@ mod tests {
             assert_eq!(expand_value(text, &vars).as_deref(), Ok(expanded), "{text}");
         }
         assert_eq!(expand_value("${UNSET}", &vars).unwrap_err(), "UNSET");
+    }
+
+    #[test]
+    fn nested_defaults_expand_as_a_posix_shell_would() {
+        let vars = env(&[("A", "aval"), ("B", "bval"), ("EMPTY", "")]);
+        for (text, expanded) in [
+            ("${A:-${B}}", "aval"),
+            ("${UNSET:-${B}}", "bval"),
+            ("${EMPTY:-${UNSET:-x}}", "x"),
+            ("${UNSET:-pre-${B}-post}", "pre-bval-post"),
+            ("${UNSET:-${UNSET2:-${A}}}/tail", "aval/tail"),
+            // The default is only expanded when it is used: an unset variable in it is fine
+            // as long as the variable before it is set.
+            ("${A:-${NOT_SET}}", "aval"),
+        ] {
+            assert_eq!(expand_value(text, &vars).as_deref(), Ok(expanded), "{text}");
+        }
+        assert_eq!(
+            expand_value("${UNSET:-${NOT_SET}}", &vars).unwrap_err(),
+            "NOT_SET"
+        );
+        let deep = format!(
+            "{}x{}",
+            "${U:-".repeat(MAX_NESTING + 2),
+            "}".repeat(MAX_NESTING + 2)
+        );
+        assert!(expand_value(&deep, &vars).unwrap_err().contains("nested"));
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub use discovery::{
     SkipReason, SkippedServer, load_all_configs,
 };
 pub use error::ConfigError;
-pub use expand::{expand_server_config, expand_value};
+pub use expand::{MAX_NESTING, expand_server_config, expand_value};
 pub use providers::default_sources;
 pub use redact::REDACTED;
 pub use server_config::{
