@@ -1287,3 +1287,59 @@ fn a_fifo_or_a_device_named_like_a_config_file_is_reported_at_once_and_never_rea
         "{errors}"
     );
 }
+
+#[test]
+fn sigterm_sighup_and_sigquit_stop_the_cli_and_every_server_like_ctrl_c() {
+    for (signal, said) in [
+        (libc::SIGTERM, "terminated (SIGTERM)"),
+        (libc::SIGHUP, "hung up (SIGHUP)"),
+        (libc::SIGQUIT, "quit (SIGQUIT)"),
+        (libc::SIGINT, "interrupted"),
+    ] {
+        let sandbox = Sandbox::new("signals");
+        // A server that ignores its stdin closing and leaves a grandchild behind.
+        let fx = sandbox.fixture("fx", |server| server.ignore_stdin_close().grandchild());
+        sandbox.write_mcp_json(&json!({"fx": fx}));
+        let mut command = sandbox.command(&["shell", "--json", "--no-cache"]);
+        command.stdin(Stdio::piped());
+        let mut child = KillOnDrop(command.spawn().unwrap());
+        let mut stdin = child.0.stdin.take().unwrap();
+        let stdout = BufReader::new(child.0.stdout.take().unwrap());
+        let stderr = reader(child.0.stderr.take().unwrap());
+        let (lines_out, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let _ = lines_out.send(line);
+            }
+        });
+        writeln!(stdin, "call mcp_fx_pids {{}}").unwrap();
+        let reply: Value = serde_json::from_str(&lines.recv_timeout(LIMIT).unwrap()).unwrap();
+        let pids: Value =
+            serde_json::from_str(reply["output"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        let (server, grandchild) = (
+            i32::try_from(pids["pid"].as_i64().unwrap()).unwrap(),
+            i32::try_from(pids["grandchild"].as_i64().unwrap()).unwrap(),
+        );
+        assert!(testkit::process_is_alive(grandchild));
+
+        testkit::signal_process(i32::try_from(child.0.id()).unwrap(), signal);
+        let deadline = Instant::now() + LIMIT;
+        let status = loop {
+            if let Some(status) = child.0.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "the CLI did not stop on {said}");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.code(), Some(130), "{said}");
+        let stderr = stderr.recv_timeout(LIMIT).unwrap();
+        assert!(stderr.contains(&format!("{said}; servers stopped")), "{stderr}");
+        for pid in [server, grandchild] {
+            assert!(
+                testkit::wait_until(PROCESS_LIMIT, || !testkit::process_is_alive(pid)),
+                "{pid} outlived the CLI after {said}"
+            );
+        }
+        drop(stdin);
+    }
+}

@@ -53,5 +53,5 @@ pub use http_fixture::{HttpFixture, HttpFixtureOptions, RecordedRequest, browser
 pub use interop::{RemotePeer, RunningPeer, interop_path, workspace_root};
 pub use procfs::{
     kill_process, process_group_members, process_is_alive, processes_with_arg,
-    processes_with_arg_where, resume_process, stop_process, wait_until,
+    processes_with_arg_where, resume_process, signal_process, stop_process, wait_until,
 };

@@ -106,8 +106,9 @@ pub fn resume_process(pid: i32) {
     signal_process(pid, libc::SIGCONT);
 }
 
+/// Sends `signal` (a `libc::SIG*` number) to `pid`; errors (no such process) are ignored.
 #[allow(unsafe_code)]
-fn signal_process(pid: i32, signal: libc::c_int) {
+pub fn signal_process(pid: i32, signal: libc::c_int) {
     if pid <= 0 {
         // kill(0 or negative) would signal whole process groups.
         return;

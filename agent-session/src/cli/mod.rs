@@ -74,10 +74,11 @@ pub(crate) fn main() -> ExitCode {
     let code = runtime.block_on(async {
         tokio::select! {
             code = run(*cli) => code,
-            // Ctrl-C: dropping the command drops its session, whose transports kill every
-            // server's process group on the spot.
-            _ = tokio::signal::ctrl_c() => {
-                complain("interrupted; servers stopped");
+            // Ctrl-C, and what `timeout`, IDEs, systemd and a closed terminal send: dropping
+            // the command drops its session, whose transports kill every server's process group
+            // on the spot.
+            signal = stop_signal() => {
+                complain(&format!("{signal}; servers stopped"));
                 EXIT_INTERRUPTED
             }
         }
@@ -85,6 +86,34 @@ pub(crate) fn main() -> ExitCode {
     // Servers are already disconnected; nothing that is still running deserves a wait.
     runtime.shutdown_timeout(Duration::from_secs(1));
     ExitCode::from(code)
+}
+
+/// Waits for a signal that asks the CLI to stop (SIGINT, SIGTERM, SIGHUP, SIGQUIT); what
+/// came, for the message. A signal that cannot be listened for is left to its default action.
+async fn stop_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let listen = |kind: SignalKind| signal(kind).ok();
+    let (mut terminate, mut hangup, mut quit) = (
+        listen(SignalKind::terminate()),
+        listen(SignalKind::hangup()),
+        listen(SignalKind::quit()),
+    );
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "interrupted",
+        _ = received(terminate.as_mut()) => "terminated (SIGTERM)",
+        _ = received(hangup.as_mut()) => "hung up (SIGHUP)",
+        _ = received(quit.as_mut()) => "quit (SIGQUIT)",
+    }
+}
+
+/// The next signal of `stream`; never, without one.
+async fn received(stream: Option<&mut tokio::signal::unix::Signal>) {
+    match stream {
+        Some(stream) => {
+            stream.recv().await;
+        }
+        None => std::future::pending().await,
+    }
 }
 
 /// One line on stderr: `agent-session: <message>` (the label in red on a colour terminal).
