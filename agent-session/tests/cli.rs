@@ -1333,7 +1333,10 @@ fn sigterm_sighup_and_sigquit_stop_the_cli_and_every_server_like_ctrl_c() {
         };
         assert_eq!(status.code(), Some(130), "{said}");
         let stderr = stderr.recv_timeout(LIMIT).unwrap();
-        assert!(stderr.contains(&format!("{said}; servers stopped")), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{said}; servers stopped")),
+            "{stderr}"
+        );
         for pid in [server, grandchild] {
             assert!(
                 testkit::wait_until(PROCESS_LIMIT, || !testkit::process_is_alive(pid)),
@@ -1342,4 +1345,40 @@ fn sigterm_sighup_and_sigquit_stop_the_cli_and_every_server_like_ctrl_c() {
         }
         drop(stdin);
     }
+}
+
+#[test]
+fn the_cli_raises_its_open_files_limit_so_many_servers_all_start() {
+    let sandbox = Sandbox::new("many-fds");
+    const SERVERS: usize = 80;
+    let servers: serde_json::Map<String, Value> = (0..SERVERS)
+        .map(|n| {
+            (
+                format!("s{n}"),
+                sandbox.fixture(&format!("s{n}"), |server| server),
+            )
+        })
+        .collect();
+    sandbox.write_mcp_json(&Value::Object(servers));
+    // 80 servers need more than 200 descriptors (three pipes each, and more).
+    let mut command = sandbox.command_of("sh", &[]);
+    command.args([
+        "-c",
+        "ulimit -Sn 200 && exec \"$0\" \"$@\"",
+        BIN,
+        "list",
+        "--json",
+        "--no-cache",
+    ]);
+    let outcome = run_to_end(command, None);
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+    let listed = outcome.json();
+    let connected = listed["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|server| server["status"] == "connected")
+        .count();
+    assert_eq!(connected, SERVERS, "{}", outcome.stderr);
+    sandbox.assert_no_server_left("list with 80 servers");
 }

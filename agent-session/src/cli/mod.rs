@@ -61,6 +61,7 @@ pub(crate) fn main() -> ExitCode {
         return ExitCode::from(demo_server::run(name, slow_ms));
     }
     init_tracing();
+    raise_open_files_limit();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -86,6 +87,22 @@ pub(crate) fn main() -> ExitCode {
     // Servers are already disconnected; nothing that is still running deserves a wait.
     runtime.shutdown_timeout(Duration::from_secs(1));
     ExitCode::from(code)
+}
+
+/// Raises the soft limit on open files to the hard limit: every stdio server takes a few
+/// descriptors, and the usual soft limit of 1,024 would make the 300th server fail with "Too
+/// many open files". Failing to raise it only leaves the limit as it was.
+fn raise_open_files_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => {
+            if let Err(error) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+                tracing::debug!(%error, soft, hard, "could not raise the open-files limit");
+            }
+        }
+        Ok(_) => {}
+        Err(error) => tracing::debug!(%error, "could not read the open-files limit"),
+    }
 }
 
 /// Waits for a signal that asks the CLI to stop (SIGINT, SIGTERM, SIGHUP, SIGQUIT); what
