@@ -1,15 +1,16 @@
 //! [`Fingerprint`]: a stable hash of a server's unresolved configuration.
 //!
 //! The configuration is written as canonical JSON (object keys sorted at every level, no
-//! whitespace) and hashed, so reordering keys in a config file does not invalidate the cache
-//! while any change of value does. The unresolved configuration is used (with `${VAR}` and
-//! `!command` references, never their secret results), so no secret reaches the cache.
+//! whitespace) and hashed with SHA-256, so reordering keys in a config file does not invalidate
+//! the cache while any change of value does. Callers hash the definition as written (with
+//! `${VAR}` and `!command` references, never their values: `DiscoveredServer::definition`), so
+//! no secret reaches the cache and a rotated variable keeps its entry.
 
 use std::fmt::{self, Write as _};
-use std::hash::Hasher as _;
 
 use serde::Serialize;
 use serde_json::Value;
+use sha2::{Digest as _, Sha256};
 
 /// A stable hash of a server's unresolved configuration, as lowercase hex.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -29,12 +30,12 @@ impl Fingerprint {
     fn of_json(value: &Value) -> Self {
         let mut canonical = String::new();
         write_canonical(value, &mut canonical);
-        let bytes = canonical.as_bytes();
-        // Two 64-bit FNV-1a passes with different offsets: 128 bits, stable across builds and
-        // platforms (unlike std's hasher). The tool names of `mcp-bridge` use the same hash.
-        let first = fnv1a64(bytes, 0xcbf2_9ce4_8422_2325);
-        let second = fnv1a64(bytes, 0x6c62_272e_07bb_0142);
-        Self(format!("{first:016x}{second:016x}"))
+        let digest = Sha256::digest(canonical.as_bytes());
+        let mut hex = String::with_capacity(64);
+        for byte in digest {
+            let _ = write!(hex, "{byte:02x}");
+        }
+        Self(hex)
     }
 
     /// A fingerprint from its hex form (as stored).
@@ -52,12 +53,6 @@ impl fmt::Display for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
-}
-
-fn fnv1a64(bytes: &[u8], offset: u64) -> u64 {
-    let mut hasher = fnv::FnvHasher::with_key(offset);
-    hasher.write(bytes);
-    hasher.finish()
 }
 
 /// Canonical JSON: keys sorted, no whitespace, strings and numbers as serde_json writes them.
@@ -140,7 +135,8 @@ mod tests {
         // every machine, so it must be deliberate.
         assert_eq!(
             Fingerprint::of_json(&json!({"command": "npx"})).as_str(),
-            "2d943aa89c3172d0635a3586df85eecd"
+            // sha256 of `{"command":"npx"}`
+            "084a7d16667072b79aaf40cda4063e5e5471278ca8f765d6b897a6ef9883c11b"
         );
     }
 }

@@ -115,14 +115,19 @@ pub struct DiscoveredServer {
     /// The configuration, expanded (`!command` values and OAuth tokens are resolved later, at
     /// connect time).
     pub config: ServerConfig,
+    /// The definition as written, `${VAR}` references unexpanded: what identifies the server
+    /// for its tool cache entry (and approvals). It holds no value from the environment, so a
+    /// rotated secret changes nothing here, while an edited definition does.
+    pub definition: ServerConfig,
     /// Where it came from.
     pub source: ServerSource,
 }
 
 impl DiscoveredServer {
-    /// A server defined at `meta`, shadowing nothing.
+    /// A server defined at `meta`, shadowing nothing, whose definition is `config` itself.
     pub fn new(config: ServerConfig, meta: SourceMeta) -> Self {
         Self {
+            definition: config.clone(),
             config,
             source: ServerSource {
                 meta,
@@ -347,6 +352,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                     };
                     let server = DiscoveredServer {
                         config: expanded,
+                        definition: winner.config,
                         source,
                     };
                     result.servers.insert(name, server);

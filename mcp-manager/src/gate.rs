@@ -93,9 +93,11 @@ impl McpManager {
                 .lock()
                 .sources
                 .insert(name.clone(), server.source.meta.clone());
-            if let Some((id, outcome)) = inner.start(name, config, &gate) {
+            // The cache entry is keyed by the definition as written: no secret in it, and a
+            // rotated variable keeps it.
+            let fingerprint = Fingerprint::of(&server.definition);
+            if let Some((id, outcome)) = inner.start(name, config, &fingerprint, &gate) {
                 let cache = Arc::clone(&inner.cache);
-                let fingerprint = Fingerprint::of(config);
                 let key = name.clone();
                 let lookup = tokio::spawn(async move { cache.get(&key, &fingerprint).await });
                 started.push(Started {
@@ -187,6 +189,7 @@ impl Inner {
         self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,
+        fingerprint: &Fingerprint,
         gate: &Arc<Mutex<Gate>>,
     ) -> Option<(u64, watch::Receiver<Outcome>)> {
         let (outcome_tx, outcome_rx) = watch::channel(None);
@@ -198,6 +201,9 @@ impl Inner {
             }
             state.failures.remove(name);
             state.configs.insert(name.to_owned(), config.clone());
+            state
+                .fingerprints
+                .insert(name.to_owned(), fingerprint.clone());
             state.add_pending(name, &cancel, &outcome_rx)
         };
         self.emit(ManagerEvent::StatusChanged {
@@ -299,9 +305,7 @@ impl Inner {
         outcome: &watch::Sender<Outcome>,
     ) {
         if let Ok(loaded) = &result {
-            self.cache
-                .set(name, &Fingerprint::of(config), &loaded.tools)
-                .await;
+            self.cache_tools(name, config, &loaded.tools).await;
         }
         // The gate's lock is held until the result is recorded and published, so the gate
         // sees either a pending server or its outcome: a result the gate did not see is late.

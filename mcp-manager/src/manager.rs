@@ -170,6 +170,8 @@ pub(crate) struct State {
     pub(crate) sources: HashMap<String, SourceMeta>,
     /// Each server's configuration, as it was last connected with.
     pub(crate) configs: HashMap<String, ServerConfig>,
+    /// Each server's cache key: the fingerprint of its definition as written.
+    pub(crate) fingerprints: HashMap<String, Fingerprint>,
     /// Why a server is not connected, after a failure.
     pub(crate) failures: HashMap<String, ServerError>,
     /// Servers whose connection died and is being made again (they are also pending).
@@ -355,6 +357,7 @@ impl McpManager {
             state.tool_loads.remove(server);
             state.sources.remove(server);
             state.configs.remove(server);
+            state.fingerprints.remove(server);
             state.reconnecting.remove(server);
             (
                 state.pending.remove(server),
@@ -443,6 +446,7 @@ impl McpManager {
             state.tools.clear();
             state.sources.clear();
             state.configs.clear();
+            state.fingerprints.clear();
             state.failures.clear();
             state.reconnecting.clear();
             (
@@ -562,12 +566,24 @@ impl Inner {
         }
     }
 
+    /// Writes a server's tools to the cache, under the fingerprint of its definition (of its
+    /// configuration, for a server the manager was handed without one).
+    pub(crate) async fn cache_tools(&self, name: &str, config: &ServerConfig, tools: &[Tool]) {
+        let fingerprint = self
+            .lock()
+            .fingerprints
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| Fingerprint::of(config));
+        self.cache.set(name, &fingerprint, tools).await;
+    }
+
     /// A server's list changed: list again, replace its tools, update the cache.
     async fn relist(&self, name: &str, config: &ServerConfig, client: &McpClient) {
         match client.list_tools().await {
             Ok(tools) => {
                 let tools = offered(config, tools);
-                self.cache.set(name, &Fingerprint::of(config), &tools).await;
+                self.cache_tools(name, config, &tools).await;
                 let replaced = {
                     let mut state = self.lock();
                     if state.connections.contains_key(name) {

@@ -228,3 +228,57 @@ async fn discover_mcp_servers_gives_the_same_shape_without_connecting() {
     discovery_problem(&fatal);
     within("disconnect_all", fatal.manager.disconnect_all()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cache_key_ignores_a_variables_value_and_changes_with_the_definition() {
+    let dir = TempDir::new("fingerprint-project");
+    let home = TempDir::new("fingerprint-home");
+    let server = plain("fingerprint");
+    let write = |extra_arg: &str| {
+        let mcp_config::TransportConfig::Stdio(stdio) = &server.config.transport else {
+            unreachable!()
+        };
+        let mut args = stdio.args.clone();
+        args.extend([
+            "--instructions".to_owned(),
+            format!("${{SECRET}}{extra_arg}"),
+        ]);
+        let config = json!({"mcpServers": {"fp": {"command": stdio.command, "args": args}}});
+        std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
+    };
+    let discover = |secret: &str| {
+        let context = DiscoveryContext::new("testapp", dir.path(), home.path())
+            .with_env([("SECRET", secret)]);
+        let loaded =
+            discover_mcp_servers(dir.path(), &LoadOptions::new("testapp").context(context));
+        loaded.discovery.servers["fp"].clone()
+    };
+    write("");
+    let first = discover("one-secret-value");
+    let rotated = discover("another-secret-value");
+    assert_ne!(first.config, rotated.config, "the expanded configs differ");
+    let fingerprint = mcp_cache::Fingerprint::of(&first.definition);
+    assert_eq!(fingerprint, mcp_cache::Fingerprint::of(&rotated.definition));
+    assert!(
+        !serde_json::to_string(&first.definition)
+            .unwrap()
+            .contains("secret-value"),
+        "the definition holds the reference, not the value"
+    );
+    write("-edited");
+    assert_ne!(
+        mcp_cache::Fingerprint::of(&discover("one-secret-value").definition),
+        fingerprint
+    );
+
+    // Connected, the tools are cached under that fingerprint.
+    write("");
+    let cache = memory_cache();
+    let manager = manager(cache.clone());
+    let servers = std::collections::BTreeMap::from([("fp".to_owned(), first)]);
+    let outcome = connect(&manager, &servers).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    use mcp_cache::ToolCache as _;
+    assert!(cache.get("fp", &fingerprint).await.is_some());
+    within("disconnect_all", manager.disconnect_all()).await;
+}
