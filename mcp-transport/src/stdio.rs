@@ -37,7 +37,10 @@ use crate::process::ServerProcess;
 use crate::transport::{Transport, TransportError};
 
 /// How a stdio server is started and treated.
-#[derive(Debug, Clone)]
+///
+/// `Debug` and errors show the program, the number of arguments and the variable names, never
+/// argument or variable values: those are where tokens tend to be put.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct StdioServerParams {
     /// The program to run (looked up in `PATH` when it has no slash).
@@ -104,13 +107,40 @@ impl StdioServerParams {
     }
 
     /// The command line, for messages.
-    fn command_line(&self) -> String {
-        std::iter::once(self.command.as_str())
-            .chain(self.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ")
+    /// The program as errors show it: cut to [`SHOWN_COMMAND_CHARS`], with the number of
+    /// arguments (their values may be secrets, and may be huge).
+    fn shown_command(&self) -> String {
+        let program = match self.command.char_indices().nth(SHOWN_COMMAND_CHARS) {
+            Some((cut, _)) => format!("{}…", &self.command[..cut]),
+            None => self.command.clone(),
+        };
+        match self.args.len() {
+            0 => format!("`{program}`"),
+            1 => format!("`{program}` (with 1 argument)"),
+            count => format!("`{program}` (with {count} arguments)"),
+        }
     }
 }
+
+impl std::fmt::Debug for StdioServerParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioServerParams")
+            .field("command", &self.command)
+            .field("args", &format_args!("[{} hidden]", self.args.len()))
+            .field(
+                "env",
+                &self.env.iter().map(|(key, _)| key).collect::<Vec<_>>(),
+            )
+            .field("cwd", &self.cwd)
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("stderr_tail_lines", &self.stderr_tail_lines)
+            .finish()
+    }
+}
+
+/// The longest program name an error shows.
+const SHOWN_COMMAND_CHARS: usize = 200;
 
 /// Writes up to this size to a pipe are atomic (POSIX `PIPE_BUF` on Linux).
 const PIPE_ATOMIC_WRITE: usize = 4096;
@@ -150,7 +180,7 @@ impl StdioTransport {
     /// for the process to exit.
     pub fn spawn(server: &str, params: StdioServerParams) -> Result<Self, TransportError> {
         let spawn_error = |source| TransportError::Spawn {
-            command: params.command_line(),
+            command: params.shown_command(),
             source,
         };
         if let Some(cwd) = params.cwd.as_ref().filter(|cwd| !cwd.is_dir()) {
@@ -177,7 +207,7 @@ impl StdioTransport {
             .and_then(pipe::Sender::from_owned_fd)
             .map_err(spawn_error)?;
         let process = spawned.process;
-        tracing::debug!(server, pid = process.pid(), command = %params.command_line(), "spawned stdio server");
+        tracing::debug!(server, pid = process.pid(), command = %params.shown_command(), "spawned stdio server");
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_RING_LINES)));
         let (stderr_done_tx, stderr_done_rx) = watch::channel(false);

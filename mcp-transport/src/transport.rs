@@ -56,9 +56,10 @@ pub trait Transport: Send + Sync + 'static {
 #[non_exhaustive]
 pub enum TransportError {
     /// The server process could not be started. Check the command and the PATH.
-    #[error("could not start `{command}`: {source}")]
+    #[error("could not start {command}: {source}")]
     Spawn {
-        /// The command that failed.
+        /// The program that failed, quoted, and how many arguments it had (never their values:
+        /// they may be secrets), e.g. `` `npx` (with 2 arguments) ``.
         command: String,
         /// The OS error.
         #[source]

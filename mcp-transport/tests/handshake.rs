@@ -119,8 +119,11 @@ async fn hang_at_initialize_times_out_and_the_child_is_gone() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_missing_command_names_the_server_and_the_command() {
-    let server = StdioServerParams::new("/nonexistent/mcp-server", ["--flag"]);
+async fn a_missing_command_names_the_server_and_the_command_never_its_arguments() {
+    let huge = "x".repeat(50 << 20);
+    let server = StdioServerParams::new("/nonexistent/mcp-server", ["--token=sk-secret", &huge])
+        .env("API_KEY", "sk-env-secret");
+    let shown_params = format!("{server:?}");
     let error = guard(McpClient::connect_stdio(
         "ghost",
         server,
@@ -131,9 +134,18 @@ async fn a_missing_command_names_the_server_and_the_command() {
     let message = error.to_string();
     assert!(message.contains("\"ghost\""), "{message}");
     assert!(
-        message.contains("/nonexistent/mcp-server --flag"),
+        message.contains("`/nonexistent/mcp-server` (with 2 arguments)"),
         "{message}"
     );
+    // Bounded, and no value of an argument or a variable, in the error or in Debug.
+    assert!(message.len() < 300, "{} bytes", message.len());
+    for shown in [message, format!("{error:?}"), shown_params] {
+        assert!(
+            !shown.contains("sk-secret") && !shown.contains("sk-env-secret"),
+            "{shown}"
+        );
+        assert!(shown.len() < 1000, "{} bytes", shown.len());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
