@@ -24,6 +24,7 @@ mod registry;
 pub mod render;
 mod session;
 mod spill;
+mod trust;
 
 pub use commands::{CommandOutput, ServerStatus, run_mcp_command};
 pub use error::SessionError;
@@ -33,6 +34,7 @@ pub use session::{
     AgentSession, PreparedSession, SessionOptions, SessionStart, create_agent_session,
     prepare_agent_session,
 };
+pub use trust::{TrustError, approve_project_servers, withdraw_project_servers};
 
 // The workspace README's Rust examples compile as doctests here, in the one crate that sees
 // every crate they use.

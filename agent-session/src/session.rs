@@ -90,6 +90,14 @@ impl SessionOptions {
         self
     }
 
+    /// Decides which servers of the project folder's files may run (default: those the user
+    /// approved; see `mcp_config::trust`).
+    #[must_use]
+    pub fn trust(mut self, policy: mcp_config::TrustPolicy) -> Self {
+        self.load = self.load.trust(policy);
+        self
+    }
+
     /// Turns MCP on or off.
     #[must_use]
     pub fn mcp(mut self, enabled: bool) -> Self {

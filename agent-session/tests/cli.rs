@@ -73,7 +73,19 @@ impl Sandbox {
     }
 
     /// Writes the project's `.mcp.json` (Claude Code's project file).
+    /// Writes the project's `.mcp.json` and approves its servers the way a Claude Code user
+    /// would have (`enableAllProjectMcpServers` for the folder in `~/.claude.json`): these
+    /// tests are about what runs; the project trust test starts without it.
     fn write_mcp_json(&self, servers: &Value) {
+        self.write_unapproved_mcp_json(servers);
+        let approval = json!({"projects": {
+            self.project.display().to_string(): {"enableAllProjectMcpServers": true}
+        }});
+        std::fs::write(self.home.join(".claude.json"), approval.to_string()).unwrap();
+    }
+
+    /// Writes the project's `.mcp.json`, nothing approved.
+    fn write_unapproved_mcp_json(&self, servers: &Value) {
         let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
         std::fs::write(self.mcp_json(), text).unwrap();
     }
@@ -1381,4 +1393,80 @@ fn the_cli_raises_its_open_files_limit_so_many_servers_all_start() {
         .count();
     assert_eq!(connected, SERVERS, "{}", outcome.stderr);
     sandbox.assert_no_server_left("list with 80 servers");
+}
+
+#[test]
+fn a_project_server_runs_only_once_approved_and_asks_again_after_an_edit() {
+    let sandbox = Sandbox::new("trust");
+    // The server would leave a file behind the moment it starts.
+    let witness = sandbox.root.join("it-ran");
+    let (program, args) = FixtureServer::new()
+        .name(format!("{}fx", sandbox.marker))
+        .command();
+    let server = |extra: &str| {
+        let script = format!("touch '{}'; exec \"$0\" \"$@\"{extra}", witness.display());
+        let mut all = vec!["-c".to_owned(), script, program.display().to_string()];
+        all.extend(args.iter().cloned());
+        json!({"fx": {"command": "sh", "args": all}})
+    };
+    sandbox.write_unapproved_mcp_json(&server(""));
+
+    for command in [
+        vec!["list", "--no-cache"],
+        vec!["tools", "--no-cache"],
+        vec!["call", "mcp_fx_echo", r#"{"message":"hi"}"#, "--no-cache"],
+    ] {
+        let outcome = sandbox.run(&command);
+        assert!(!witness.exists(), "{command:?} ran the unapproved server");
+        if command[0] == "list" {
+            assert!(
+                outcome.stdout.contains("needs-approval"),
+                "{}",
+                outcome.stdout
+            );
+            assert!(
+                outcome.stdout.contains("agent-session trust fx"),
+                "{}",
+                outcome.stdout
+            );
+        }
+    }
+
+    let trusted = sandbox.run(&["trust", "--no-cache"]);
+    trusted.assert_code(0);
+    assert!(trusted.stdout.contains("approved fx"), "{}", trusted.stdout);
+    let call = sandbox.run(&[
+        "call",
+        "mcp_fx_echo",
+        r#"{"message":"hi"}"#,
+        "--no-cache",
+        "--json",
+    ]);
+    call.assert_code(0);
+    assert!(witness.exists(), "the approved server started");
+    std::fs::remove_file(&witness).unwrap();
+
+    // An edited definition asks again.
+    sandbox.write_unapproved_mcp_json(&server(" --instructions edited-by-a-pull"));
+    let list = sandbox.run(&["list", "--json", "--no-cache"]);
+    assert_eq!(server_status(&list.json(), "fx"), "needs-approval");
+    assert!(!witness.exists(), "the edited server did not run");
+
+    let untrusted = sandbox.run(&["untrust", "--no-cache"]);
+    untrusted.assert_code(0);
+
+    // Claude Code's approval counts.
+    let claude = json!({"projects": {
+        sandbox.project.display().to_string(): {"enabledMcpjsonServers": ["fx"]}
+    }});
+    std::fs::write(sandbox.home.join(".claude.json"), claude.to_string()).unwrap();
+    let list = sandbox.run(&["list", "--json", "--no-cache"]);
+    assert_eq!(server_status(&list.json(), "fx"), "connected");
+}
+
+fn server_status(list: &Value, name: &str) -> String {
+    server(list, name)["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }

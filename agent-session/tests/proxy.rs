@@ -116,7 +116,9 @@ impl Parent {
         let options = SessionOptions::new(app, project.path())
             .context(DiscoveryContext::new(app, project.path(), home.path()))
             .cache(Arc::new(MemoryToolCache::new(CacheOptions::default())))
-            .own_tool(Arc::new(LocalTool(json!({"type": "object"}))));
+            .own_tool(Arc::new(LocalTool(json!({"type": "object"}))))
+            // The project's server is the user's own here.
+            .trust(mcp_config::TrustPolicy::TrustAll);
         let started = within("starting the parent session", create_agent_session(options)).await;
         assert!(started.problems.is_empty(), "{:?}", started.problems);
         let parent = Self {

@@ -32,6 +32,7 @@ use crate::providers::default_sources;
 use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
 use crate::source::ConfigSource;
 use crate::source::{Level, SourceMeta};
+use crate::trust::{Approvals, ProjectServer, TrustPolicy, in_project};
 use crate::validate::validate_server_config;
 
 /// What discovery reads and how it filters.
@@ -47,6 +48,9 @@ pub struct DiscoveryOptions {
     pub sources: Vec<Arc<dyn ConfigSource>>,
     /// Provider ids to skip.
     pub disabled_providers: BTreeSet<String>,
+    /// Which servers of files inside the project folder may run; default: those the user
+    /// approved ([`TrustPolicy::Approvals`]).
+    pub trust: TrustPolicy,
 }
 
 impl Default for DiscoveryOptions {
@@ -56,6 +60,7 @@ impl Default for DiscoveryOptions {
             filter_exa: false,
             sources: default_sources().into_iter().map(Arc::from).collect(),
             disabled_providers: BTreeSet::new(),
+            trust: TrustPolicy::default(),
         }
     }
 }
@@ -65,6 +70,13 @@ impl DiscoveryOptions {
     #[must_use]
     pub fn project_config(mut self, enabled: bool) -> Self {
         self.enable_project_config = enabled;
+        self
+    }
+
+    /// Decides which project servers may run with `policy`.
+    #[must_use]
+    pub fn trust(mut self, policy: TrustPolicy) -> Self {
+        self.trust = policy;
         self
     }
 
@@ -150,6 +162,9 @@ pub enum SkipReason {
     ProjectConfigOff,
     /// The Exa filter removed it (its API keys are in [`DiscoveryResult::exa_api_keys`]).
     ExaFiltered,
+    /// It is defined in a file inside the project folder and the user has not approved it (as
+    /// it is now): it does not run until they do (see [`crate::trust`]).
+    NeedsApproval,
 }
 
 /// A server definition that cannot be used, with every problem found in it.
@@ -341,7 +356,25 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         }
     }
 
+    let approvals = Approvals::load(ctx);
     for (name, (winner, shadowed)) in winners {
+        if in_project(&winner.meta, &ctx.cwd) {
+            let asking = ProjectServer {
+                name: &name,
+                folder: &ctx.cwd,
+                source: &winner.meta,
+                definition: &winner.config,
+            };
+            if !options.trust.allows(&asking, &approvals) {
+                tracing::debug!(
+                    server = name,
+                    "a project server waits for the user's approval"
+                );
+                let transport = Some(winner.config.transport_kind());
+                result.skip(name, &winner.meta, transport, SkipReason::NeedsApproval);
+                continue;
+            }
+        }
         let problems = match expand_server_config(&name, &winner.config, &ctx.env) {
             Ok(expanded) => {
                 let problems = validate_server_config(&name, &expanded);

@@ -56,6 +56,7 @@ use crate::error::ConfigError;
 use crate::server_config::ServerConfig;
 use crate::source::{Level, SourceMeta};
 use crate::source::{parse_json, read_config_file};
+use crate::trust::{TRUSTED_PROJECTS_KEY, definition_hash};
 
 /// The provider id of this agent's own files in [`SourceMeta::provider`].
 const NATIVE_PROVIDER: &str = "native";
@@ -269,6 +270,87 @@ pub fn set_server_enabled(
     }
     changes.extend(set_listed_disabled(&user_path, name, !enabled)?);
     Ok(changes)
+}
+
+/// Records the user's approval of project servers ([`crate::trust`]): each name of `servers`
+/// with the hash of its definition as written, under the project folder (`ctx.cwd`) in the
+/// user file's `trustedProjects`. An approval of the same definition already there writes
+/// nothing. The names newly approved (or approved again after an edit).
+pub fn trust_project_servers(
+    ctx: &DiscoveryContext,
+    servers: &[(&str, &ServerConfig)],
+) -> Result<Vec<String>, ConfigError> {
+    let mut doc = Document::load(&ctx.native_user_file())?;
+    let folder = ctx.cwd.to_string_lossy().into_owned();
+    let error = || {
+        doc_shape_error(
+            &ctx.native_user_file(),
+            format!(
+                "\"{TRUSTED_PROJECTS_KEY}\" must map folders to objects; the file was left \
+                 unchanged"
+            ),
+        )
+    };
+    let approved = doc
+        .root
+        .entry(TRUSTED_PROJECTS_KEY)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(error)?
+        .entry(folder)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(error)?;
+    let mut changed = Vec::new();
+    for (name, definition) in servers {
+        let hash = Value::String(definition_hash(definition));
+        if approved.get(*name) != Some(&hash) {
+            approved.insert((*name).to_owned(), hash);
+            changed.push((*name).to_owned());
+        }
+    }
+    if !changed.is_empty() {
+        doc.save()?;
+    }
+    Ok(changed)
+}
+
+fn doc_shape_error(path: &Path, message: String) -> ConfigError {
+    ConfigError::Shape {
+        path: path.to_owned(),
+        message,
+    }
+}
+
+/// Withdraws approvals of the project folder's servers (`ctx.cwd`): the named ones, or all.
+/// The names whose approval was withdrawn.
+pub fn untrust_project_servers(
+    ctx: &DiscoveryContext,
+    names: Option<&[String]>,
+) -> Result<Vec<String>, ConfigError> {
+    let mut doc = Document::load(&ctx.native_user_file())?;
+    let folder = ctx.cwd.to_string_lossy().into_owned();
+    let Some(Value::Object(projects)) = doc.root.get_mut(TRUSTED_PROJECTS_KEY) else {
+        return Ok(Vec::new());
+    };
+    let Some(Value::Object(approved)) = projects.get_mut(&folder) else {
+        return Ok(Vec::new());
+    };
+    let withdrawn: Vec<String> = approved
+        .keys()
+        .filter(|name| names.is_none_or(|names| names.contains(name)))
+        .cloned()
+        .collect();
+    for name in &withdrawn {
+        approved.shift_remove(name);
+    }
+    if approved.is_empty() {
+        projects.shift_remove(&folder);
+    }
+    if !withdrawn.is_empty() {
+        doc.save()?;
+    }
+    Ok(withdrawn)
 }
 
 /// Adds `name` to (or removes it from) `disabledServers` in the file at `path`.

@@ -13,6 +13,12 @@ use mcp_config::{
 };
 use serde_json::json;
 
+/// Discovery options trusting every project server: these tests are about what discovery does
+/// with the servers it runs (project trust has tests of its own).
+fn trusting() -> DiscoveryOptions {
+    DiscoveryOptions::default().trust(mcp_config::TrustPolicy::TrustAll)
+}
+
 /// A project folder and a home folder under a fresh temporary directory, removed on drop.
 struct World {
     root: PathBuf,
@@ -123,7 +129,7 @@ fn the_highest_priority_provider_wins_whole_and_the_others_are_listed_as_shadowe
         "home/.cursor/mcp.json",
         &servers(&json!({"github": {"command": "cursor-gh"}, "only-cursor": {"command": "c"}})),
     );
-    let found = world.load(&DiscoveryOptions::default());
+    let found = world.load(&trusting());
     assert!(problems(&found).is_empty(), "{:?}", problems(&found));
     assert!(found.skipped.is_empty(), "{:?}", found.skipped);
     assert_eq!(command(&found, "github"), "native-gh");
@@ -152,7 +158,7 @@ fn inside_one_provider_the_project_definition_beats_the_user_one() {
         "home/.cursor/mcp.json",
         &servers(&json!({"fs": {"command": "user-fs"}})),
     );
-    let found = world.load(&DiscoveryOptions::default());
+    let found = world.load(&trusting());
     assert_eq!(command(&found, "fs"), "project-fs");
     let source = &found.servers["fs"].source;
     assert_eq!(source.meta.path, project);
@@ -173,7 +179,7 @@ fn with_project_config_off_a_project_entry_no_longer_hides_the_users() {
         "home/.cursor/mcp.json",
         &servers(&json!({"db": {"command": "user-db"}})),
     );
-    let found = world.load(&DiscoveryOptions::default().project_config(false));
+    let found = world.load(&trusting().project_config(false));
     assert_eq!(command(&found, "db"), "user-db");
     assert_eq!(found.servers["db"].source.meta.path, user);
     assert!(found.servers["db"].source.shadowed.is_empty());
@@ -195,7 +201,7 @@ fn a_disabled_entry_is_skipped_before_the_merge() {
         "home/.claude.json",
         &servers(&json!({"x": {"command": "claude-x"}})),
     );
-    let found = world.load(&DiscoveryOptions::default());
+    let found = world.load(&trusting());
     assert_eq!(command(&found, "x"), "claude-x");
     assert!(!found.servers.contains_key("off"));
     assert_eq!(
@@ -227,7 +233,7 @@ fn names_in_the_user_files_disabled_servers_are_skipped_everywhere() {
         "home/.cursor/mcp.json",
         &servers(&json!({"noisy": {"command": "n2"}})),
     );
-    let found = world.load(&DiscoveryOptions::default());
+    let found = world.load(&trusting());
     assert!(!found.servers.contains_key("noisy"));
     assert!(found.servers.contains_key("quiet"));
     assert_eq!(
@@ -249,7 +255,7 @@ fn exa_servers_are_removed_and_their_keys_returned() {
         })),
     );
     let ctx = world.ctx().with_env([("EXA_KEY", "key-from-env")]);
-    let filtered = load_all_configs(&ctx, &DiscoveryOptions::default().filter_exa(true));
+    let filtered = load_all_configs(&ctx, &trusting().filter_exa(true));
     assert_eq!(filtered.servers.keys().collect::<Vec<_>>(), ["github"]);
     assert_eq!(
         filtered.exa_api_keys,
@@ -262,7 +268,7 @@ fn exa_servers_are_removed_and_their_keys_returned() {
         );
     }
 
-    let unfiltered = load_all_configs(&ctx, &DiscoveryOptions::default());
+    let unfiltered = load_all_configs(&ctx, &trusting());
     assert_eq!(unfiltered.servers.len(), 4);
     assert!(unfiltered.exa_api_keys.is_empty());
 }
@@ -289,7 +295,7 @@ fn variables_are_expanded_and_an_unset_one_is_that_servers_error() {
         ("EMPTY", ""),
         ("USER_NAME", "ada"),
     ]);
-    let found = load_all_configs(&ctx, &DiscoveryOptions::default());
+    let found = load_all_configs(&ctx, &trusting());
     let TransportConfig::Http(api) = &found.servers["api"].config.transport else {
         panic!("api is an http server");
     };
@@ -329,7 +335,7 @@ fn an_invalid_server_is_skipped_with_its_message_and_the_others_load() {
             "good": {"command": "g"}
         })),
     );
-    let found = world.load(&DiscoveryOptions::default());
+    let found = world.load(&trusting());
     assert_eq!(found.servers.keys().collect::<Vec<_>>(), ["good"]);
     let messages = problems(&found);
     let messages: Vec<&str> = messages.iter().map(String::as_str).collect();
@@ -353,7 +359,7 @@ fn a_broken_file_is_an_error_naming_it_and_the_other_files_still_load() {
         "home/.cursor/mcp.json",
         &servers(&json!({"from-cursor": {"command": "c"}})),
     );
-    let found = world.load(&DiscoveryOptions::default());
+    let found = world.load(&trusting());
     assert!(found.servers.contains_key("from-cursor"));
     assert_eq!(problems(&found).len(), 1, "{:?}", problems(&found));
     assert_eq!(found.file_errors[0].path, broken);
@@ -370,7 +376,7 @@ fn a_directory_where_a_file_should_be_is_an_error_not_a_panic() {
         "home/.cursor/mcp.json",
         &servers(&json!({"still-here": {"command": "c"}})),
     );
-    let found = world.load(&DiscoveryOptions::default());
+    let found = world.load(&trusting());
     assert!(found.servers.contains_key("still-here"));
     assert_eq!(problems(&found).len(), 1, "{:?}", problems(&found));
     let error = found.file_errors[0].error.to_string();
@@ -383,7 +389,7 @@ fn an_unreadable_file_is_an_error_not_a_panic() {
     // A symlink loop cannot be read by anyone, root included.
     let path = world.cwd().join(".mcp.json");
     std::os::unix::fs::symlink(&path, &path).unwrap();
-    let found = world.load(&DiscoveryOptions::default());
+    let found = world.load(&trusting());
     assert_eq!(problems(&found).len(), 1, "{:?}", problems(&found));
     let error = found.file_errors[0].error.to_string();
     assert!(error.starts_with("could not read"), "{error}");
@@ -422,21 +428,92 @@ fn callers_can_add_providers_and_disable_built_in_ones() {
         "project/.mcp.json",
         &servers(&json!({"github": {"command": "claude-gh"}})),
     );
-    let first = world.load(&DiscoveryOptions::default().with_source_first(Arc::new(Team)));
+    let first = world.load(&trusting().with_source_first(Arc::new(Team)));
     assert_eq!(command(&first, "github"), "team-gh");
     assert_eq!(
         first.servers["github"].source.meta.provider_name,
         "Team registry"
     );
 
-    let last = world.load(&DiscoveryOptions::default().with_source_last(Arc::new(Team)));
+    let last = world.load(&trusting().with_source_last(Arc::new(Team)));
     assert_eq!(command(&last, "github"), "claude-gh");
     assert_eq!(last.servers["github"].source.shadowed[0].provider, "team");
 
     let without_claude = world.load(
-        &DiscoveryOptions::default()
+        &trusting()
             .with_source_last(Arc::new(Team))
             .disable_provider("claude-code"),
     );
     assert_eq!(command(&without_claude, "github"), "team-gh");
+}
+
+#[test]
+fn project_servers_wait_for_approval_and_each_tools_own_approvals_count() {
+    let world = World::new();
+    world.write_json(
+        "project/.mcp.json",
+        &serde_json::json!({"mcpServers": {"from-claude": {"command": "claude-server"}}}),
+    );
+    world.write(
+        "project/.codex/config.toml",
+        "[mcp_servers.from-codex]\ncommand = \"codex-server\"\n",
+    );
+    world.write_json(
+        "project/.cursor/mcp.json",
+        &serde_json::json!({"mcpServers": {"from-cursor": {"command": "cursor-server"}}}),
+    );
+    // The user's own servers need no approval.
+    world.write_json(
+        "home/.cursor/mcp.json",
+        &serde_json::json!({"mcpServers": {"mine": {"command": "my-server"}}}),
+    );
+    let waiting = |found: &DiscoveryResult| -> Vec<String> {
+        let mut names: Vec<String> = found
+            .skipped
+            .iter()
+            .filter(|skipped| skipped.reason == SkipReason::NeedsApproval)
+            .map(|skipped| skipped.name.clone())
+            .collect();
+        names.sort();
+        names
+    };
+    let found = world.load(&DiscoveryOptions::default());
+    assert_eq!(
+        waiting(&found),
+        ["from-claude", "from-codex", "from-cursor"]
+    );
+    assert_eq!(found.servers.keys().collect::<Vec<_>>(), ["mine"]);
+
+    // Claude Code's approval for the .mcp.json, Codex's trusted project for .codex.
+    let cwd = world.cwd().display().to_string();
+    world.write_json(
+        "home/.claude.json",
+        &serde_json::json!({"projects": {cwd.clone(): {"enabledMcpjsonServers": ["from-claude"]}}}),
+    );
+    world.write(
+        "home/.codex/config.toml",
+        &format!("[projects.\"{cwd}\"]\ntrust_level = \"trusted\"\n"),
+    );
+    let found = world.load(&DiscoveryOptions::default());
+    assert_eq!(waiting(&found), ["from-cursor"]);
+
+    // Our own approval, by definition hash: an edit asks again.
+    let ctx = world.ctx();
+    let everything = world.load(&trusting());
+    let cursor = &everything.servers["from-cursor"].definition;
+    mcp_config::writer::trust_project_servers(&ctx, &[("from-cursor", cursor)]).unwrap();
+    assert!(waiting(&world.load(&DiscoveryOptions::default())).is_empty());
+    world.write_json(
+        "project/.cursor/mcp.json",
+        &serde_json::json!({"mcpServers": {"from-cursor": {"command": "cursor-server", "args": ["--new"]}}}),
+    );
+    assert_eq!(
+        waiting(&world.load(&DiscoveryOptions::default())),
+        ["from-cursor"]
+    );
+
+    // The policies that do not ask.
+    assert_eq!(waiting(&world.load(&trusting())), Vec::<String>::new());
+    let none = world.load(&DiscoveryOptions::default().trust(mcp_config::TrustPolicy::TrustNone));
+    assert_eq!(waiting(&none), ["from-claude", "from-codex", "from-cursor"]);
 }

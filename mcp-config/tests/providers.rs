@@ -1302,7 +1302,10 @@ fn discovery_over_the_default_sources_keeps_priority_and_names_broken_files() {
         "{\n  // shadowed by Claude Code and Codex\n  \"servers\": {\"github\": {\"type\": \"http\", \"url\": \"https://vscode.example.com/mcp\"},},\n}",
     );
     let broken = sandbox.write("home/.cursor/mcp.json", "{ broken");
-    let found = load_all_configs(&sandbox.ctx(), &DiscoveryOptions::default());
+    let found = load_all_configs(
+        &sandbox.ctx(),
+        &DiscoveryOptions::default().trust(mcp_config::TrustPolicy::TrustAll),
+    );
     assert_eq!(
         found.servers["github"].config,
         mcp_config::ServerConfig::http("https://claude.example.com/mcp")

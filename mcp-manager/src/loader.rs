@@ -73,6 +73,14 @@ impl LoadOptions {
         self
     }
 
+    /// Decides which servers of the project folder's files may run (default: those the user
+    /// approved).
+    #[must_use]
+    pub fn trust(mut self, policy: mcp_config::TrustPolicy) -> Self {
+        self.discovery = self.discovery.trust(policy);
+        self
+    }
+
     /// Whether project-level config files count.
     pub fn enable_project_config(&self) -> bool {
         self.discovery.enable_project_config

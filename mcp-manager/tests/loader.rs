@@ -63,6 +63,8 @@ impl Project {
                 self.home.path(),
             ))
             .cache(memory_cache())
+            // The project's servers are the user's own here.
+            .trust(mcp_config::TrustPolicy::TrustAll)
     }
 }
 
@@ -249,8 +251,12 @@ async fn the_cache_key_ignores_a_variables_value_and_changes_with_the_definition
     let discover = |secret: &str| {
         let context = DiscoveryContext::new("testapp", dir.path(), home.path())
             .with_env([("SECRET", secret)]);
-        let loaded =
-            discover_mcp_servers(dir.path(), &LoadOptions::new("testapp").context(context));
+        let loaded = discover_mcp_servers(
+            dir.path(),
+            &LoadOptions::new("testapp")
+                .context(context)
+                .trust(mcp_config::TrustPolicy::TrustAll),
+        );
         loaded.discovery.servers["fp"].clone()
     };
     write("");

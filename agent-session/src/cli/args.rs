@@ -158,6 +158,18 @@ pub(crate) enum Command {
         #[arg(value_name = "NAME")]
         name: String,
     },
+    /// Approve this folder's project servers as they are now (all, or the named ones)
+    Trust {
+        /// The servers (default: every project server)
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+    },
+    /// Withdraw approvals of this folder's project servers (all, or the named ones)
+    Untrust {
+        /// The servers (default: every approval of this folder)
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+    },
     /// Read commands from stdin: /mcp ..., tools, list, call TOOL JSON, help, exit
     #[command(after_help = SHELL_EXAMPLES)]
     Shell,

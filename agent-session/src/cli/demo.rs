@@ -117,6 +117,9 @@ async fn demo(globals: &Globals, root: &Path, marker: &str) -> Result<(), String
     let options = SessionOptions::new(globals.app.clone(), &project)
         .context(context)
         .cache(Arc::new(cache.clone()));
+    // Servers of a project's files run only once approved: the demo approves its own.
+    agent_session::approve_project_servers(&options, None)
+        .map_err(|error| format!("cannot approve the demo's servers: {error}"))?;
     // The session's own discovery, before anything is started.
     let prepared = prepare_agent_session(options.clone());
     let found = prepared.discovery().cloned().unwrap_or_default();

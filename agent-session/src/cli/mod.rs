@@ -197,16 +197,30 @@ async fn run(cli: Cli) -> u8 {
             call_command(&running.session, &tool, args, timeout, globals.json, shown).await
         }
         Command::Login { name } => {
-            let command = format!("login {}", shell_words::quote(&name));
+            let line = mcp_line("login", std::slice::from_ref(&name));
             print_command(
-                &run_mcp_command(&running.session, &command).await,
+                &run_mcp_command(&running.session, &line).await,
                 globals.json,
             )
         }
         Command::Logout { name } => {
-            let command = format!("logout {}", shell_words::quote(&name));
+            let line = mcp_line("logout", std::slice::from_ref(&name));
             print_command(
-                &run_mcp_command(&running.session, &command).await,
+                &run_mcp_command(&running.session, &line).await,
+                globals.json,
+            )
+        }
+        Command::Trust { names } => {
+            let line = mcp_line("trust", &names);
+            print_command(
+                &run_mcp_command(&running.session, &line).await,
+                globals.json,
+            )
+        }
+        Command::Untrust { names } => {
+            let line = mcp_line("untrust", &names);
+            print_command(
+                &run_mcp_command(&running.session, &line).await,
                 globals.json,
             )
         }
@@ -215,6 +229,18 @@ async fn run(cli: Cli) -> u8 {
     };
     running.stop().await;
     code
+}
+
+/// `command NAME…` as a `/mcp` line, each name quoted as the shell would.
+fn mcp_line(command: &str, names: &[String]) -> String {
+    std::iter::once(command.to_owned())
+        .chain(
+            names
+                .iter()
+                .map(|name| shell_words::quote(name).into_owned()),
+        )
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Prints a `/mcp` command's output (text, or JSON with `--json`); its exit status.
@@ -407,13 +433,29 @@ fn summary(
             many.join(", ")
         ),
     };
+    let waiting: Vec<String> = session
+        .discovery()
+        .skipped
+        .iter()
+        .filter(|skipped| matches!(skipped.reason, mcp_config::SkipReason::NeedsApproval))
+        .map(|skipped| skipped.name.clone())
+        .collect();
+    let approvals = match waiting.as_slice() {
+        [] => String::new(),
+        [one] => format!("; project server {one} needs approval: agent-session trust {one}"),
+        many => format!(
+            "; {} project servers need approval (agent-session trust): {}",
+            many.len(),
+            many.join(", ")
+        ),
+    };
     let invalid = match session.discovery().invalid().count() {
         0 => String::new(),
         1 => "; 1 invalid entry skipped, see `agent-session list`".to_owned(),
         count => format!("; {count} invalid entries skipped, see `agent-session list`"),
     };
     format!(
-        "ready in {} ms ({live} live, {deferred} deferred, {failed} failed){logins}{invalid}",
+        "ready in {} ms ({live} live, {deferred} deferred, {failed} failed){logins}{approvals}{invalid}",
         took.as_millis()
     )
 }

@@ -101,6 +101,20 @@ pub(super) async fn add(session: &AgentSession, rest: &[String]) -> CommandOutpu
         Ok(path) => path,
         Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
     };
+    // The user added it: a project server needs no further approval.
+    if level == Level::Project
+        && session.options().enable_project_config()
+        && let Err(error) = crate::trust::approve_project_servers(
+            session.options(),
+            Some(std::slice::from_ref(&name)),
+        )
+    {
+        return CommandOutput::failed(format!(
+            "added \"{name}\" to {} but could not approve it: {}",
+            path.display(),
+            one_line(&error.to_string())
+        ));
+    }
     let reloaded = Reloaded::run(session).await;
     let after = reloaded.server(&name);
     let mut text = format!("added \"{name}\" to {} ({level} config)\n", path.display());

@@ -54,6 +54,9 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
             if row.status == ServerStatus::NeedsLogin {
                 let _ = writeln!(text, "  {}", login_hint(&row.name));
             }
+            if row.status == ServerStatus::NeedsApproval {
+                let _ = writeln!(text, "  {}", super::trust::approval_hint(&row.name));
+            }
         }
     }
     let file_problems: Vec<&Problem> = servers

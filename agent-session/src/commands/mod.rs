@@ -1,5 +1,5 @@
 //! The `/mcp` command controller: `help`, `list`, `reload`, `add`, `remove`, `enable`,
-//! `disable`, `test`, `reconnect`, `login`, `logout`.
+//! `disable`, `test`, `reconnect`, `login`, `logout`, `trust`, `untrust`.
 //!
 //! [`run_mcp_command`] takes what follows `/mcp` on a line, splits it into words like a shell
 //! does, runs the command against a session and answers with a [`CommandOutput`]: text for
@@ -27,6 +27,7 @@ mod reload;
 mod remove;
 mod status;
 mod test;
+mod trust;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -88,6 +89,8 @@ pub const HELP: &str = "\
 /mcp reconnect NAME                         disconnect and connect one server again
 /mcp login NAME                             log in to a remote server (OAuth, in the browser)
 /mcp logout NAME                            forget a remote server's tokens
+/mcp trust [NAME...]                        approve this folder's project servers as they are now
+/mcp untrust [NAME...]                      withdraw approvals of this folder's project servers
 
 add, remove, enable and disable write this agent's own config files (mode 0600) and then
 reload the session automatically, so the change applies at once. --scope project (the default)
@@ -126,9 +129,11 @@ pub async fn run_mcp_command(session: &Arc<AgentSession>, args: &str) -> Command
         "reconnect" => Ok(reconnect::reconnect(session, rest).await),
         "login" => Ok(login::login(session, rest).await),
         "logout" => Ok(login::logout(session, rest).await),
+        "trust" => Ok(trust::trust(session, rest).await),
+        "untrust" => Ok(trust::untrust(session, rest).await),
         other => Err(CommandOutput::failed(format!(
             "unknown /mcp command \"{other}\"; the commands are help, list, reload, add, remove, \
-             enable, disable, test, reconnect, login and logout (/mcp help)"
+             enable, disable, test, reconnect, login, logout, trust and untrust (/mcp help)"
         ))),
     };
     outcome.unwrap_or_else(|error| error)

@@ -28,6 +28,9 @@ pub enum ServerStatus {
     Failed,
     /// The server wants the user to log in (`agent-session login NAME`, `/mcp login NAME`).
     NeedsLogin,
+    /// A server of the project folder's files that the user has not approved: it does not run
+    /// (`agent-session trust NAME`, `/mcp trust NAME`).
+    NeedsApproval,
     /// Configured but not connected (disconnected, or never connected).
     Disconnected,
     /// Switched off in a config file.
@@ -38,7 +41,7 @@ pub enum ServerStatus {
 
 impl ServerStatus {
     /// The word shown: `connected`, `connecting`, `reconnecting`, `failed`, `needs-login`,
-    /// `disconnected`, `disabled`, `invalid`.
+    /// `needs-approval`, `disconnected`, `disabled`, `invalid`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Connected => "connected",
@@ -46,6 +49,7 @@ impl ServerStatus {
             Self::Reconnecting => "reconnecting",
             Self::Failed => "failed",
             Self::NeedsLogin => "needs-login",
+            Self::NeedsApproval => "needs-approval",
             Self::Disconnected => "disconnected",
             Self::Disabled => "disabled",
             Self::Invalid => "invalid",
@@ -115,7 +119,7 @@ impl Servers {
         names.extend(discovery.skipped.iter().filter_map(|skipped| {
             let shown = matches!(
                 skipped.reason,
-                SkipReason::Disabled | SkipReason::Invalid(_)
+                SkipReason::Disabled | SkipReason::Invalid(_) | SkipReason::NeedsApproval
             );
             shown.then(|| skipped.name.clone())
         }));
@@ -142,6 +146,7 @@ impl Servers {
                         Some(RowError::Failed(cause.clone())),
                     ),
                     (_, Some(SkipReason::Disabled)) => (ServerStatus::Disabled, None),
+                    (_, Some(SkipReason::NeedsApproval)) => (ServerStatus::NeedsApproval, None),
                     // An entry discovery rejected: it never gets to connect.
                     (_, Some(SkipReason::Invalid(invalid))) => (
                         ServerStatus::Invalid,

@@ -182,10 +182,13 @@ impl World {
     }
 
     /// Session options for this world with `cache`.
+    /// Project servers are trusted: these tests are about what a session does with its
+    /// servers (project trust has tests of its own).
     pub fn options_with_cache(&self, cache: Arc<dyn ToolCache>) -> SessionOptions {
         SessionOptions::new(APP, &self.project)
             .context(self.context())
             .cache(cache)
+            .trust(mcp_config::TrustPolicy::TrustAll)
     }
 
     /// Starts a session with [`Self::options`].

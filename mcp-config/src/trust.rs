@@ -1,0 +1,263 @@
+//! Project trust: servers defined in files inside the project folder — a cloned repository's
+//! `.mcp.json`, `.cursor/mcp.json`, `.codex/config.toml` and the like — run only when the user
+//! approved them.
+//!
+//! [`TrustPolicy::Approvals`] (the default) counts:
+//!
+//! - the runtime's own approvals: `trustedProjects` in the user's native file
+//!   (`<config dir>/<app>/mcp.json`), a folder mapped to the approved servers and the hash of
+//!   each definition as written ([`definition_hash`]); an edited definition needs approval again;
+//! - Claude Code's, for the project `.mcp.json`: `enableAllProjectMcpServers` and
+//!   `enabledMcpjsonServers` for the folder in `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`) and in
+//!   the project's `.claude/settings.json` and `settings.local.json`;
+//! - Codex's, for the project `.codex/config.toml`: `trust_level = "trusted"` for the folder
+//!   under `[projects]` in `$CODEX_HOME/config.toml`.
+//!
+//! A server that is not approved is skipped at discovery with
+//! [`SkipReason::NeedsApproval`](crate::SkipReason::NeedsApproval): it is never started, its
+//! cached tools are never offered and none of its `!command` values runs. Definitions in the
+//! user's own files (including Claude Code's per-project "local" servers, which live in the
+//! user's home) need no approval.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+
+use crate::context::DiscoveryContext;
+use crate::server_config::ServerConfig;
+use crate::source::{SourceMeta, parse_json, parse_jsonc, read_config_file};
+
+/// The key of the approvals in the user's native file.
+pub const TRUSTED_PROJECTS_KEY: &str = "trustedProjects";
+
+/// A project server that asks to run.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct ProjectServer<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// The project folder.
+    pub folder: &'a Path,
+    /// Where it is defined.
+    pub source: &'a SourceMeta,
+    /// Its definition as written (`${VAR}` unexpanded).
+    pub definition: &'a ServerConfig,
+}
+
+/// Decides whether a project server may run.
+pub type ApprovalCallback = Arc<dyn Fn(&ProjectServer<'_>) -> bool + Send + Sync>;
+
+/// Which project servers may run.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub enum TrustPolicy {
+    /// The approvals the user gave: the runtime's own, Claude Code's and Codex's (the default).
+    #[default]
+    Approvals,
+    /// Every project server runs: for an agent that asks the user itself before it loads a
+    /// project (the behaviour before trust existed).
+    TrustAll,
+    /// No project server runs.
+    TrustNone,
+    /// The callback decides, server by server (after the user's approvals, which count too).
+    Ask(ApprovalCallback),
+}
+
+impl std::fmt::Debug for TrustPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Approvals => "Approvals",
+            Self::TrustAll => "TrustAll",
+            Self::TrustNone => "TrustNone",
+            Self::Ask(_) => "Ask(…)",
+        })
+    }
+}
+
+/// The SHA-256 (hex) of a definition as canonical JSON (keys sorted): what an approval records.
+pub fn definition_hash(definition: &ServerConfig) -> String {
+    let value = serde_json::to_value(definition).unwrap_or(Value::Null);
+    let mut canonical = String::new();
+    write_canonical(&value, &mut canonical);
+    let mut hex = String::with_capacity(64);
+    for byte in Sha256::digest(canonical.as_bytes()) {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (index, key) in keys.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(&map[key.as_str()], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// True when `source` is a file inside the project folder `folder` (what trust is about).
+pub fn in_project(source: &SourceMeta, folder: &Path) -> bool {
+    source.path.starts_with(folder)
+}
+
+/// The approvals that count for one project folder.
+#[derive(Debug, Default)]
+pub(crate) struct Approvals {
+    /// Ours: server name → approved definition hash.
+    ours: BTreeMap<String, String>,
+    claude_all: bool,
+    claude_enabled: BTreeSet<String>,
+    codex_trusted: bool,
+}
+
+impl Approvals {
+    /// Reads the approvals for `ctx.cwd`; unreadable files approve nothing.
+    pub(crate) fn load(ctx: &DiscoveryContext) -> Self {
+        let mut approvals = Self::default();
+        let folder = ctx.cwd.to_string_lossy().into_owned();
+        if let Some(root) = json_file(&ctx.native_user_file(), false)
+            && let Some(Value::Object(servers)) = root
+                .get(TRUSTED_PROJECTS_KEY)
+                .and_then(|projects| projects.get(&folder))
+        {
+            for (name, hash) in servers {
+                if let Some(hash) = hash.as_str() {
+                    approvals.ours.insert(name.clone(), hash.to_owned());
+                }
+            }
+        }
+        // Claude Code.
+        let config_dir = ctx.var("CLAUDE_CONFIG_DIR").filter(|dir| !dir.is_empty());
+        let global = config_dir.map_or_else(
+            || ctx.home.join(".claude.json"),
+            |dir| Path::new(dir).join(".claude.json"),
+        );
+        let mut claude_files = Vec::new();
+        if let Some(root) = json_file(&global, false) {
+            claude_files.push(root.get("projects").and_then(|p| p.get(&folder)).cloned());
+        }
+        for settings in ["settings.json", "settings.local.json"] {
+            claude_files.push(json_file(&ctx.cwd.join(".claude").join(settings), true));
+        }
+        for settings in claude_files.into_iter().flatten() {
+            if settings.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
+                approvals.claude_all = true;
+            }
+            for name in settings
+                .get("enabledMcpjsonServers")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                approvals.claude_enabled.insert(name.to_owned());
+            }
+        }
+        // Codex.
+        let codex_home = ctx
+            .var("CODEX_HOME")
+            .filter(|dir| !dir.is_empty())
+            .map_or_else(|| ctx.home.join(".codex"), std::path::PathBuf::from);
+        if let Ok(Some(text)) = read_config_file(&codex_home.join("config.toml"))
+            && let Ok(root) = text.parse::<toml::Table>()
+        {
+            approvals.codex_trusted = root
+                .get("projects")
+                .and_then(|projects| projects.get(&folder))
+                .and_then(|project| project.get("trust_level"))
+                .and_then(toml::Value::as_str)
+                == Some("trusted");
+        }
+        approvals
+    }
+
+    /// True when the user approved `server`.
+    pub(crate) fn approve(&self, server: &ProjectServer<'_>) -> bool {
+        if self
+            .ours
+            .get(server.name)
+            .is_some_and(|hash| *hash == definition_hash(server.definition))
+        {
+            return true;
+        }
+        let file = server.source.path.strip_prefix(server.folder).ok();
+        let claude_file = file == Some(Path::new(".mcp.json"));
+        if server.source.provider == "claude-code"
+            && claude_file
+            && (self.claude_all || self.claude_enabled.contains(server.name))
+        {
+            return true;
+        }
+        let codex_file = file == Some(&Path::new(".codex").join("config.toml"));
+        server.source.provider == "codex" && codex_file && self.codex_trusted
+    }
+}
+
+fn json_file(path: &Path, comments: bool) -> Option<Value> {
+    let text = read_config_file(path).ok()??;
+    let parsed = if comments {
+        parse_jsonc(path, &text)
+    } else {
+        parse_json(path, &text)
+    };
+    parsed.ok()
+}
+
+impl TrustPolicy {
+    /// Whether `server` may run, `approvals` being the user's for its folder.
+    pub(crate) fn allows(&self, server: &ProjectServer<'_>, approvals: &Approvals) -> bool {
+        match self {
+            Self::TrustAll => true,
+            Self::TrustNone => false,
+            Self::Approvals => approvals.approve(server),
+            Self::Ask(callback) => approvals.approve(server) || callback(server),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_ignores_key_order_and_follows_every_value() {
+        let a: ServerConfig = serde_json::from_value(
+            serde_json::json!({"command": "x", "args": ["1"], "env": {"B": "2", "A": "1"}}),
+        )
+        .unwrap();
+        let b: ServerConfig = serde_json::from_value(
+            serde_json::json!({"env": {"A": "1", "B": "2"}, "args": ["1"], "command": "x"}),
+        )
+        .unwrap();
+        assert_eq!(definition_hash(&a), definition_hash(&b));
+        let c: ServerConfig =
+            serde_json::from_value(serde_json::json!({"command": "x", "args": ["2"]})).unwrap();
+        assert_ne!(definition_hash(&a), definition_hash(&c));
+        assert_eq!(definition_hash(&a).len(), 64);
+    }
+}
