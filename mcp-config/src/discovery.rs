@@ -320,6 +320,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         }
     }
 
+    let approvals = Approvals::load(ctx);
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
     for candidate in candidates {
         let transport = Some(candidate.config.transport_kind());
@@ -331,6 +332,29 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                 SkipReason::Disabled,
             );
             continue;
+        }
+        // Decided before the winner is chosen: an unapproved project definition does not
+        // hide the user's own definition of the same name.
+        if in_project(&candidate.meta, &ctx.cwd) {
+            let asking = ProjectServer {
+                name: &candidate.name,
+                folder: &ctx.cwd,
+                source: &candidate.meta,
+                definition: &candidate.config,
+            };
+            if !options.trust.allows(&asking, &approvals) {
+                tracing::debug!(
+                    server = candidate.name,
+                    "a project server waits for approval"
+                );
+                result.skip(
+                    candidate.name,
+                    &candidate.meta,
+                    transport,
+                    SkipReason::NeedsApproval,
+                );
+                continue;
+            }
         }
         if options.filter_exa && is_exa(&candidate.name, &candidate.config) {
             let expanded = expand_server_config(&candidate.name, &candidate.config, &ctx.env);
@@ -356,25 +380,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         }
     }
 
-    let approvals = Approvals::load(ctx);
     for (name, (winner, shadowed)) in winners {
-        if in_project(&winner.meta, &ctx.cwd) {
-            let asking = ProjectServer {
-                name: &name,
-                folder: &ctx.cwd,
-                source: &winner.meta,
-                definition: &winner.config,
-            };
-            if !options.trust.allows(&asking, &approvals) {
-                tracing::debug!(
-                    server = name,
-                    "a project server waits for the user's approval"
-                );
-                let transport = Some(winner.config.transport_kind());
-                result.skip(name, &winner.meta, transport, SkipReason::NeedsApproval);
-                continue;
-            }
-        }
         let problems = match expand_server_config(&name, &winner.config, &ctx.env) {
             Ok(expanded) => {
                 let problems = validate_server_config(&name, &expanded);

@@ -512,6 +512,21 @@ fn project_servers_wait_for_approval_and_each_tools_own_approvals_count() {
         ["from-cursor"]
     );
 
+    // An unapproved project definition does not hide the user's own one of the same name.
+    world.write_json(
+        "home/.cursor/mcp.json",
+        &serde_json::json!({"mcpServers": {"mine": {"command": "my-server"}, "from-cursor": {"command": "my-cursor-server"}}}),
+    );
+    let found = world.load(&DiscoveryOptions::default());
+    assert_eq!(waiting(&found), ["from-cursor"]);
+    let TransportConfig::Stdio(stdio) = &found.servers["from-cursor"].config.transport else {
+        panic!("a stdio server");
+    };
+    assert_eq!(
+        stdio.command, "my-cursor-server",
+        "the user's definition runs"
+    );
+
     // The policies that do not ask.
     assert_eq!(waiting(&world.load(&trusting())), Vec::<String>::new());
     let none = world.load(&DiscoveryOptions::default().trust(mcp_config::TrustPolicy::TrustNone));
