@@ -35,10 +35,7 @@ pub fn approve_project_servers(
     options: &SessionOptions,
     names: Option<&[String]>,
 ) -> Result<Vec<String>, TrustError> {
-    let ctx = options
-        .load
-        .discovery_context(&options.cwd)
-        .map_err(|error| TrustError::Discovery(error.to_string()))?;
+    let ctx = context(options)?;
     let everything = options.load.discovery.clone().trust(TrustPolicy::TrustAll);
     let found = load_all_configs(&ctx, &everything);
     let project: Vec<(&str, &mcp_config::ServerConfig)> = found
@@ -69,9 +66,12 @@ pub fn withdraw_project_servers(
     options: &SessionOptions,
     names: Option<&[String]>,
 ) -> Result<Vec<String>, TrustError> {
-    let ctx = options
+    Ok(untrust_project_servers(&context(options)?, names)?)
+}
+
+fn context(options: &SessionOptions) -> Result<mcp_config::DiscoveryContext, TrustError> {
+    options
         .load
         .discovery_context(&options.cwd)
-        .map_err(|error| TrustError::Discovery(error.to_string()))?;
-    Ok(untrust_project_servers(&ctx, names)?)
+        .map_err(|error| TrustError::Discovery(error.to_string()))
 }
