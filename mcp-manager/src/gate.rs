@@ -237,8 +237,13 @@ impl Inner {
         name: &str,
         config: &ServerConfig,
     ) -> Result<Loaded, ServerError> {
-        // The server's timeout bounds the whole connection, tool listing included: a server
-        // the gate awaits (no cache entry) holds the session up no longer than that.
+        // At most so many servers start at once: on a small machine a hundred processes
+        // spawned together would not finish their handshakes within their timeouts. The
+        // permit is held until the tools are listed.
+        let _starting = self.connect_permits.acquire().await.ok();
+        // The server's timeout bounds the whole connection, tool listing included, from its
+        // start (not from when it was queued): a server the gate awaits (no cache entry) holds
+        // the session up no longer than that once it starts.
         let connect_timeout = Duration::from_millis(config.timeout_ms());
         let deadline = Instant::now() + connect_timeout;
         let mut options = self.options.client.clone().connect_timeout(connect_timeout);

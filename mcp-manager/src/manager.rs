@@ -50,6 +50,10 @@ pub struct ManagerOptions {
     pub reconnect: ReconnectPolicy,
     /// The health ping, off by default.
     pub health_check: Option<HealthCheck>,
+    /// How many servers are started (spawned or dialled, handshake and tool listing) at once;
+    /// the others wait their turn, and a server's timeout starts with its turn. Default: eight
+    /// per CPU core, at least eight.
+    pub max_parallel_starts: usize,
     /// What one tool result may cost the model's context (a server's `outputBudget` overrides
     /// the size); `None` lets results through whole. Default: 100 KiB, cut results not kept
     /// (a session keeps them in its own directory).
@@ -65,6 +69,9 @@ impl Default for ManagerOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             reconnect: ReconnectPolicy::default(),
             health_check: None,
+            max_parallel_starts: std::thread::available_parallelism()
+                .map_or(8, |cores| cores.get() * 8)
+                .max(8),
             output_budget: Some(OutputBudget::default()),
         }
     }
@@ -85,6 +92,13 @@ impl ManagerOptions {
     #[must_use]
     pub fn client(mut self, options: ClientOptions) -> Self {
         self.client = options;
+        self
+    }
+
+    /// Starts at most `count` servers at once.
+    #[must_use]
+    pub fn max_parallel_starts(mut self, count: usize) -> Self {
+        self.max_parallel_starts = count;
         self
     }
 
@@ -150,6 +164,8 @@ pub(crate) struct Inner {
     pub(crate) options: ManagerOptions,
     pub(crate) cache: Arc<dyn ToolCache>,
     pub(crate) auth: Option<Arc<dyn AuthStorage>>,
+    /// One permit per server being started ([`ManagerOptions::max_parallel_starts`]).
+    pub(crate) connect_permits: tokio::sync::Semaphore,
     state: Mutex<State>,
     events: broadcast::Sender<ManagerEvent>,
 }
@@ -242,6 +258,7 @@ impl McpManager {
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
+                connect_permits: tokio::sync::Semaphore::new(options.max_parallel_starts.max(1)),
                 options,
                 cache,
                 auth,

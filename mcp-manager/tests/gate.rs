@@ -316,3 +316,61 @@ async fn a_required_server_is_awaited_even_with_a_cache_entry() {
     assert!(tools.iter().all(|tool| !tool.deferred));
     within("disconnect_all", manager.disconnect_all()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_servers_with_a_2_s_timeout_all_connect_on_a_small_machine() {
+    let servers: Vec<(String, Fixture)> = (0..100)
+        .map(|n| {
+            let mut server = plain(&format!("hundred-{n}"));
+            server.config.timeout = Some(2000);
+            (format!("s{n}"), server)
+        })
+        .collect();
+    let named: Vec<(&str, &Fixture)> = servers
+        .iter()
+        .map(|(name, server)| (name.as_str(), server))
+        .collect();
+    let manager = manager(memory_cache());
+    let outcome = within("connect_servers", manager.connect_servers(&configs(&named))).await;
+    assert!(
+        outcome.errors.is_empty(),
+        "{} failed: {:?}",
+        outcome.errors.len(),
+        outcome.errors.first()
+    );
+    for (name, _) in &servers {
+        assert_eq!(
+            manager.get_connection_status(name),
+            ConnectionStatus::Connected,
+            "{name}"
+        );
+    }
+    within("disconnect_all", manager.disconnect_all()).await;
+    for (_, server) in &servers {
+        assert_no_process(&server.marker).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_timeout_starts_when_its_turn_to_start_comes() {
+    // Two at a time, 300 ms each: the last of ten starts about 1.2 s after the first, past
+    // the 1 s timeout each has, and still connects, its clock started with its turn.
+    let servers: Vec<(String, Fixture)> = (0..10)
+        .map(|n| {
+            let mut server = fixture(&format!("turns-{n}"), |s| s.delay("initialize", 300));
+            server.config.timeout = Some(1000);
+            (format!("t{n}"), server)
+        })
+        .collect();
+    let named: Vec<(&str, &Fixture)> = servers
+        .iter()
+        .map(|(name, server)| (name.as_str(), server))
+        .collect();
+    let manager = manager_with(
+        mcp_manager::ManagerOptions::default().max_parallel_starts(2),
+        memory_cache(),
+    );
+    let outcome = within("connect_servers", manager.connect_servers(&configs(&named))).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors.first());
+    within("disconnect_all", manager.disconnect_all()).await;
+}
