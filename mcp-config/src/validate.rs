@@ -9,6 +9,7 @@ use crate::server_config::{ServerConfig, TransportConfig};
 /// was checked when it was read.)
 pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> {
     let mut problems = Vec::new();
+    let name = cut(name);
     let mut problem = |text: String| problems.push(format!("Server \"{name}\": {text}"));
     if name.trim().is_empty() {
         problem("the server name is empty".to_owned());
@@ -20,7 +21,10 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
             }
             for key in stdio.env.keys() {
                 if key.is_empty() || key.contains('=') || key.contains('\0') {
-                    problem(format!("invalid environment variable name \"{key}\""));
+                    problem(format!(
+                        "invalid environment variable name \"{}\"",
+                        cut(key)
+                    ));
                 }
             }
         }
@@ -28,12 +32,12 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
             if let Err(why) = check_url(&remote.url) {
                 problem(format!(
                     "invalid URL \"{}\": {why}",
-                    redact_url_secrets(&remote.url)
+                    cut(&redact_url_secrets(&remote.url))
                 ));
             }
             for key in remote.headers.keys() {
                 if key.is_empty() || !key.bytes().all(is_header_name_byte) {
-                    problem(format!("invalid header name \"{key}\""));
+                    problem(format!("invalid header name \"{}\"", cut(key)));
                 }
             }
         }
@@ -68,6 +72,18 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
         }
     }
     problems
+}
+
+/// The longest piece of a config value a message quotes.
+const QUOTED_CHARS: usize = 120;
+
+/// `text`, cut to [`QUOTED_CHARS`] with a marker: a message never quotes a value whole (it
+/// may be huge).
+fn cut(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((end, _)) => format!("{}… ({} bytes in all)", &text[..end], text.len()).into(),
+        None => text.into(),
+    }
 }
 
 fn is_header_name_byte(byte: u8) -> bool {
@@ -145,5 +161,16 @@ mod tests {
             validate_server_config(" ", &ServerConfig::stdio("npx", ["y"])),
             ["Server \" \": the server name is empty"]
         );
+    }
+
+    #[test]
+    fn a_huge_value_is_never_quoted_whole() {
+        let huge = format!("not a url {}", "x".repeat(5 << 20));
+        let config = ServerConfig::http(huge);
+        let name = "n".repeat(10_000);
+        let problems = validate_server_config(&name, &config);
+        let message = problems.join("; ");
+        assert!(message.len() < 1000, "{} bytes", message.len());
+        assert!(message.contains("bytes in all"), "{message}");
     }
 }
