@@ -1470,3 +1470,116 @@ fn server_status(list: &Value, name: &str) -> String {
         .unwrap_or_default()
         .to_owned()
 }
+
+#[test]
+fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
+    let sandbox = Sandbox::new("secret-sweep");
+    let web = testkit::HttpFixture::start(
+        testkit::HttpFixtureOptions::default().bearer_token("header-secret-2"),
+    );
+    let (program, args) = FixtureServer::new()
+        .name(format!("{}local", sandbox.marker))
+        .command();
+    let mut script = format!("exec '{}'", program.display());
+    for arg in &args {
+        script.push_str(&format!(" '{arg}'"));
+    }
+    sandbox.write_mcp_json(&json!({
+        "local": {
+            "command": "sh",
+            // The word after the script is sh's $0: a secret in args that the server ignores.
+            "args": ["-c", script, "args-secret-5"],
+            "env": {"API_KEY": "env-secret-1", "FROM_VAR": "${SWEEP_SECRET}"},
+        },
+        "web": {
+            "type": "http",
+            "url": format!("{}?token=url-secret-6", web.url()),
+            "headers": {
+                "Authorization": "Bearer header-secret-2",
+                "X-Api-Key": "!echo command-secret-4",
+            },
+        },
+    }));
+    let secrets = [
+        "env-secret-1",
+        "header-secret-2",
+        "var-secret-3",
+        "command-secret-4",
+        "args-secret-5",
+        "url-secret-6",
+    ];
+    let cache = sandbox.cache_dir();
+    let mut shown = String::new();
+    let runs: [&[&str]; 7] = [
+        &["list"],
+        &["list", "--json"],
+        &["tools", "--json"],
+        &["call", "mcp_local_echo", r#"{"message":"hi"}"#],
+        &["call", "mcp_web_echo", r#"{"message":"hi"}"#, "--json"],
+        &[
+            "call",
+            "mcp_local_environment",
+            r#"{"name":"API_KEY"}"#,
+            "--json",
+        ],
+        &["call", "mcp_nothing_here", "{}"],
+    ];
+    for run in runs {
+        let mut args = run.to_vec();
+        args.extend(["--cache-dir", &cache]);
+        let mut command = sandbox.command(&args);
+        command
+            .env("RUST_LOG", "trace")
+            .env("SWEEP_SECRET", "var-secret-3");
+        let outcome = run_to_end(command, None);
+        // The environment tool answers the variable's value by design: that is the server
+        // speaking, not the runtime leaking; its answer is left out of the sweep (and shows the
+        // secret did reach the server).
+        if run.get(1) == Some(&"mcp_local_environment") {
+            assert!(
+                outcome.stdout.contains("env-secret-1"),
+                "{}",
+                outcome.stdout
+            );
+        } else {
+            shown.push_str(&outcome.stdout);
+        }
+        if run.get(1) == Some(&"mcp_web_echo") {
+            assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+        }
+        shown.push_str(&outcome.stderr);
+    }
+    // The remote server got its credentials and its URL's query.
+    assert!(
+        web.requests()
+            .iter()
+            .any(|request| request.target.contains("token=url-secret-6")
+                && request.authorization.as_deref() == Some("Bearer header-secret-2")),
+        "the remote server was reached with its secrets"
+    );
+    let mut shell = sandbox.command(&["shell", "--json", "--cache-dir", &cache]);
+    shell
+        .env("RUST_LOG", "trace")
+        .env("SWEEP_SECRET", "var-secret-3");
+    shell.stdin(Stdio::piped());
+    let outcome = run_to_end(
+        shell,
+        Some("/mcp list\n/mcp test web\n/mcp test local\ntools\n"),
+    );
+    shown.push_str(&outcome.stdout);
+    shown.push_str(&outcome.stderr);
+    for secret in secrets {
+        assert!(!shown.contains(secret), "{secret} was shown");
+    }
+    // Every file we wrote (the cache, anything else), not the user's own config files.
+    let own = [sandbox.mcp_json(), sandbox.home.join(".claude.json")];
+    for (path, text) in texts_under(&sandbox.root) {
+        if own.contains(&path) {
+            continue;
+        }
+        for secret in secrets {
+            assert!(!text.contains(secret), "{secret} in {}", path.display());
+        }
+    }
+    sandbox.assert_no_server_left("the secret sweep");
+}
