@@ -31,17 +31,10 @@ impl McpManager {
     ) -> Result<usize, ServerError> {
         let key = remote_key(name, config)?;
         let store = &self.inner.options.credentials;
-        let stored = store
-            .load(&key)
+        store
+            .forget_tokens(&key)
             .await
             .map_err(|source| credentials(name, source))?;
-        if let Some(mut kept) = stored.filter(|kept| kept.tokens.is_some()) {
-            kept.tokens = None;
-            store
-                .save(&key, &kept)
-                .await
-                .map_err(|source| credentials(name, source))?;
-        }
         let context = ConnectContext {
             storage: self.inner.auth.as_deref(),
             oauth: store,

@@ -101,24 +101,6 @@ impl OAuthAuthorizer {
         &self.key
     }
 
-    /// Forgets the tokens (kept and stored); the client registration stays, so the next login
-    /// does not register again.
-    pub async fn forget_tokens(&self) -> Result<(), OAuthError> {
-        let mut state = self.state.lock().await;
-        self.load(&mut state).await?;
-        if state.credentials.tokens.take().is_some() {
-            self.save(&state).await?;
-        }
-        Ok(())
-    }
-
-    /// True when tokens are at hand (stored or obtained), whether or not they are still valid.
-    pub async fn has_tokens(&self) -> Result<bool, OAuthError> {
-        let mut state = self.state.lock().await;
-        self.load(&mut state).await?;
-        Ok(state.credentials.tokens.is_some())
-    }
-
     async fn load(&self, state: &mut State) -> Result<(), OAuthError> {
         if !state.loaded {
             state.credentials = self

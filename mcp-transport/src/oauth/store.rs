@@ -110,6 +110,20 @@ pub trait CredentialStore: Send + Sync {
     async fn save(&self, server: &str, credentials: &Credentials) -> Result<(), OAuthError>;
     /// Forgets `server`'s credentials; true when there were some.
     async fn remove(&self, server: &str) -> Result<bool, OAuthError>;
+
+    /// Forgets `server`'s tokens but keeps its client registration, so the next login does
+    /// not register the client again.
+    async fn forget_tokens(&self, server: &str) -> Result<(), OAuthError> {
+        if let Some(mut kept) = self
+            .load(server)
+            .await?
+            .filter(|kept| kept.tokens.is_some())
+        {
+            kept.tokens = None;
+            self.save(server, &kept).await?;
+        }
+        Ok(())
+    }
 }
 
 impl std::fmt::Debug for dyn CredentialStore {
