@@ -9,12 +9,12 @@ use serde::Deserialize;
 use super::challenge::Challenge;
 use super::crypto::{Pkce, basic_credentials, client_assertion, random_token};
 use super::discovery::{Discovery, canonical_resource, discover};
-use super::error::shown;
 use super::store::{Credentials, RegisteredClient, TokenAuthMethod, Tokens};
 use super::{
     ClientCredential, Grant, IdentityAssertion, OAuthError, OAuthOptions, PreRegisteredClient,
     Secret, Url,
 };
+use crate::http::display_url;
 use crate::http::{Authorizer, Refusal};
 use crate::transport::TransportError;
 
@@ -287,7 +287,7 @@ impl OAuthAuthorizer {
                 query.append_pair("scope", scope);
             }
         }
-        tracing::info!(server = %self.key, authorization_server = %shown(&discovery.authorization_endpoint), "asking the user to log in");
+        tracing::info!(server = %self.key, authorization_server = %display_url(&discovery.authorization_endpoint), "asking the user to log in");
         let arrived = pending.complete(&url).await?;
         let code = authorization_code_of(&arrived, &expected_state, discovery)?;
         let form = [
@@ -361,7 +361,7 @@ impl OAuthAuthorizer {
             #[serde(default)]
             token_endpoint_auth_method: Option<String>,
         }
-        let action = format!("registering a client at {}", shown(endpoint));
+        let action = format!("registering a client at {}", display_url(endpoint));
         let body = serde_json::json!({
             "client_name": self.options.client_name,
             "redirect_uris": [redirect_uri],
@@ -427,7 +427,7 @@ impl OAuthAuthorizer {
         ];
         let action = format!(
             "exchanging the ID token at {}",
-            shown(&assertion.idp_token_endpoint)
+            display_url(&assertion.idp_token_endpoint)
         );
         let grant = self
             .post_form(&assertion.idp_token_endpoint, &form, None, &action)
@@ -514,7 +514,10 @@ impl OAuthAuthorizer {
             .iter()
             .map(|(name, value)| (*name, value.as_str()))
             .collect();
-        let action = format!("token request to {}", shown(&discovery.token_endpoint));
+        let action = format!(
+            "token request to {}",
+            display_url(&discovery.token_endpoint)
+        );
         self.post_form(&discovery.token_endpoint, &borrowed, basic, &action)
             .await
     }
@@ -636,7 +639,10 @@ fn authorization_code_of(
     if state.as_deref() != Some(expected_state) {
         return Err(OAuthError::StateMismatch);
     }
-    let action = format!("logging in at {}", shown(&discovery.authorization_endpoint));
+    let action = format!(
+        "logging in at {}",
+        display_url(&discovery.authorization_endpoint)
+    );
     if let Some(error) = error {
         return Err(OAuthError::Rejected {
             action,

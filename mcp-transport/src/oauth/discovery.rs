@@ -15,8 +15,8 @@
 use serde::Deserialize;
 
 use super::challenge::Challenge;
-use super::error::shown;
 use super::{OAuthError, Url};
+use crate::http::display_url;
 
 /// What discovery found: where to send the user and the token requests, and what the
 /// authorization server supports.
@@ -97,14 +97,14 @@ pub(crate) async fn discover(
         Some(advertised) => {
             let parsed = Url::parse(advertised).map_err(|_| {
                 OAuthError::invalid(
-                    format!("reading {}", shown(&metadata_url)),
+                    format!("reading {}", display_url(&metadata_url)),
                     format!("\"resource\" is not a URL: {advertised}"),
                 )
             })?;
             if !resource_covers(&parsed, server) {
                 return Err(OAuthError::ResourceMismatch {
-                    server: shown(server),
-                    advertised: shown(&parsed),
+                    server: display_url(server),
+                    advertised: display_url(&parsed),
                 });
             }
             advertised.clone()
@@ -113,26 +113,30 @@ pub(crate) async fn discover(
     };
     let Some(issuer_text) = metadata.authorization_servers.first() else {
         return Err(OAuthError::invalid(
-            format!("reading {}", shown(&metadata_url)),
+            format!("reading {}", display_url(&metadata_url)),
             "it names no authorization server",
         ));
     };
     let issuer = Url::parse(issuer_text).map_err(|_| {
         OAuthError::invalid(
-            format!("reading {}", shown(&metadata_url)),
+            format!("reading {}", display_url(&metadata_url)),
             format!("the authorization server is not a URL: {issuer_text}"),
         )
     })?;
     let candidates = server_metadata_urls(&issuer);
     let Some((found_at, found)) = first_document::<ServerMetadata>(http, &candidates).await? else {
         return Err(OAuthError::NoAuthorizationServerMetadata {
-            issuer: shown(&issuer),
-            tried: candidates.iter().map(shown).collect::<Vec<_>>().join(", "),
+            issuer: display_url(&issuer),
+            tried: candidates
+                .iter()
+                .map(display_url)
+                .collect::<Vec<_>>()
+                .join(", "),
         });
     };
     if found.issuer.trim_end_matches('/') != issuer_text.trim_end_matches('/') {
         return Err(OAuthError::invalid(
-            format!("reading {}", shown(&found_at)),
+            format!("reading {}", display_url(&found_at)),
             format!(
                 "its issuer is {}, not the authorization server asked for ({issuer_text})",
                 found.issuer
@@ -201,7 +205,7 @@ fn from_server_metadata(
     let endpoint = |name: &str, value: &str| {
         found_at.join(value).map_err(|_| {
             OAuthError::invalid(
-                format!("reading {}", shown(found_at)),
+                format!("reading {}", display_url(found_at)),
                 format!("{name} is not a URL: {value}"),
             )
         })
@@ -306,7 +310,7 @@ async fn first_document<T: for<'de> Deserialize<'de>>(
     urls: &[Url],
 ) -> Result<Option<(Url, T)>, OAuthError> {
     for url in urls {
-        let action = format!("GET {}", shown(url));
+        let action = format!("GET {}", display_url(url));
         let response = http
             .get(url.clone())
             .header(reqwest::header::ACCEPT, "application/json")
@@ -315,7 +319,7 @@ async fn first_document<T: for<'de> Deserialize<'de>>(
             .map_err(|error| OAuthError::http(&action, error))?;
         let status = response.status();
         if !status.is_success() {
-            tracing::debug!(url = %shown(url), status = status.as_u16(), "no metadata here");
+            tracing::debug!(url = %display_url(url), status = status.as_u16(), "no metadata here");
             continue;
         }
         let body = response
@@ -325,7 +329,7 @@ async fn first_document<T: for<'de> Deserialize<'de>>(
         match serde_json::from_slice::<T>(&body) {
             Ok(document) => return Ok(Some((url.clone(), document))),
             Err(error) => {
-                tracing::debug!(url = %shown(url), %error, "not a metadata document");
+                tracing::debug!(url = %display_url(url), %error, "not a metadata document");
             }
         }
     }

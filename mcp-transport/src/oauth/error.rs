@@ -1,7 +1,4 @@
 //! What can go wrong while authorizing, each case with what the user can do about it.
-
-use super::Url;
-
 /// Authorizing with a server failed. Messages name the URLs involved (without their query) and
 /// what the server said; never a token, a secret or an authorization code.
 #[derive(Debug, thiserror::Error)]
@@ -130,9 +127,4 @@ impl OAuthError {
             _ => false,
         }
     }
-}
-
-/// `scheme://host:port/path` of a URL, for messages.
-pub(crate) fn shown(url: &Url) -> String {
-    crate::http::display_url(url)
 }
