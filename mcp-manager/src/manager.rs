@@ -405,17 +405,15 @@ impl McpManager {
         if self.inner.options.client.roots.is_none() {
             return;
         }
-        let clients: Vec<(String, Arc<McpClient>)> = {
+        let (clients, roots): (Vec<(String, Arc<McpClient>)>, Vec<Root>) = {
             let mut state = self.inner.lock();
             let clients = state
                 .connections
                 .iter()
                 .map(|(name, connection)| (name.clone(), Arc::clone(&connection.client)))
                 .collect();
-            state.roots = Some(roots);
-            clients
+            (clients, state.roots.insert(roots).clone())
         };
-        let roots = self.inner.lock().roots.clone().unwrap_or_default();
         for (name, client) in clients {
             if !client.set_roots(roots.clone()) {
                 tracing::debug!(server = %name, "could not tell the server its roots changed");
