@@ -320,7 +320,8 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         }
     }
 
-    let approvals = Approvals::load(ctx);
+    // Read once, when the first project server asks: most folders have none.
+    let mut approvals = None;
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
     for candidate in candidates {
         let transport = Some(candidate.config.transport_kind());
@@ -342,7 +343,10 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                 source: &candidate.meta,
                 definition: &candidate.config,
             };
-            if !options.trust.allows(&asking, &approvals) {
+            let allowed = options.trust.allows(&asking, || {
+                approvals.get_or_insert_with(|| Approvals::load(ctx))
+            });
+            if !allowed {
                 tracing::debug!(
                     server = candidate.name,
                     "a project server waits for approval"

@@ -229,13 +229,18 @@ fn json_file(path: &Path, comments: bool) -> Option<Value> {
 }
 
 impl TrustPolicy {
-    /// Whether `server` may run, `approvals` being the user's for its folder.
-    pub(crate) fn allows(&self, server: &ProjectServer<'_>, approvals: &Approvals) -> bool {
+    /// Whether `server` may run, `approvals` giving the user's approvals for its folder: only
+    /// called by the policies that consult them, so `TrustAll` and `TrustNone` read no file.
+    pub(crate) fn allows<'a>(
+        &self,
+        server: &ProjectServer<'_>,
+        approvals: impl FnOnce() -> &'a Approvals,
+    ) -> bool {
         match self {
             Self::TrustAll => true,
             Self::TrustNone => false,
-            Self::Approvals => approvals.approve(server),
-            Self::Ask(callback) => approvals.approve(server) || callback(server),
+            Self::Approvals => approvals().approve(server),
+            Self::Ask(callback) => approvals().approve(server) || callback(server),
         }
     }
 }
