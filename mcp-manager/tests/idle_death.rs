@@ -7,7 +7,6 @@ mod common;
 
 use common::*;
 use mcp_manager::{ConnectionStatus, ManagerError, ManagerEvent, ManagerOptions, ReconnectPolicy};
-use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_while_idle_is_reported_its_tools_turn_deferred_and_calls_get_mcp_error() {
@@ -26,13 +25,7 @@ async fn a_server_killed_while_idle_is_reported_its_tools_turn_deferred_and_call
     let client = within("wait_for_connection", manager.wait_for_connection(SERVER))
         .await
         .unwrap();
-    let pids = call(
-        find_tool(&outcome.tools, SERVER, "pids").tool.as_ref(),
-        json!({}),
-    )
-    .await;
-    let pids: Value = serde_json::from_str(&pids.to_text()).unwrap();
-    let pid = i32::try_from(pids["pid"].as_i64().unwrap()).unwrap();
+    let pid = server_pid(&outcome.tools, SERVER).await;
     drain_events(&mut events);
 
     // Nothing is in flight: the server dies on its own (here, killed from outside).

@@ -16,7 +16,7 @@ use mcp_manager::{
     ConnectionStatus, HealthCheck, ManagedTool, ManagerEvent, ManagerOptions, McpManager,
     ReconnectPolicy,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use testkit::{HttpFixture, HttpFixtureOptions};
 use tokio::sync::broadcast;
 
@@ -38,9 +38,7 @@ fn tool(manager: &McpManager, server: &str, name: &str) -> ManagedTool {
 }
 
 async fn pid_of(manager: &McpManager, server: &str) -> i32 {
-    let output = call(tool(manager, server, "pids").tool.as_ref(), json!({})).await;
-    let pids: Value = serde_json::from_str(&output.to_text()).unwrap();
-    i32::try_from(pids["pid"].as_i64().unwrap()).unwrap()
+    server_pid(&manager.tools(), server).await
 }
 
 async fn wait_for_status(

@@ -204,6 +204,14 @@ pub async fn call(tool: &dyn AgentTool, args: Value) -> ToolOutput {
         .expect("the call was not cancelled")
 }
 
+/// The process id of `server`'s fixture, as its `pids` tool reports it.
+pub async fn server_pid(tools: &[ManagedTool], server: &str) -> i32 {
+    let output = call(find_tool(tools, server, "pids").tool.as_ref(), json!({})).await;
+    assert!(!output.is_error, "{output:?}");
+    let pids: Value = serde_json::from_str(&output.to_text()).unwrap();
+    i32::try_from(pids["pid"].as_i64().unwrap()).unwrap()
+}
+
 /// Calls the fixture's `echo` through `tool` and returns the output's text.
 pub async fn echo(tool: &dyn AgentTool, message: &str) -> ToolOutput {
     call(tool, json!({"message": message})).await
