@@ -129,6 +129,10 @@ pub trait AuthStorage: Send + Sync {
 /// A remote server's URL as credentials are keyed: lowercase scheme and host, the default port
 /// dropped, the path kept (without a trailing slash at the root), query and fragment dropped;
 /// `None` when it is not a URL.
+///
+/// The same key as `mcp_transport::oauth::credential_key`, so an [`AuthStorage`] and the
+/// OAuth credential store name a server alike; written again here because this crate depends
+/// on no other workspace crate (see DESIGN.md).
 pub fn canonical_server_url(url: &str) -> Option<String> {
     let parsed = url::Url::parse(url).ok()?;
     let mut canonical = format!("{}://{}", parsed.scheme(), parsed.host_str()?);

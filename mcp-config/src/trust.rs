@@ -79,6 +79,10 @@ impl std::fmt::Debug for TrustPolicy {
 }
 
 /// The SHA-256 (hex) of a definition as canonical JSON (keys sorted): what an approval records.
+///
+/// `mcp_cache::Fingerprint` hashes the same way; it is written again here because this crate
+/// depends on no other workspace crate (see DESIGN.md), and an approval must not change when
+/// the cache's key format does.
 pub fn definition_hash(definition: &ServerConfig) -> String {
     let value = serde_json::to_value(definition).unwrap_or(Value::Null);
     let mut canonical = String::new();

@@ -67,7 +67,9 @@ impl std::fmt::Debug for OAuthAuthorizer {
 }
 
 /// The store key of the server at `server`: its canonical URL (scheme, host, port, path; no
-/// query, no fragment). Tokens kept under it never reach a server at another URL.
+/// query, no fragment). Tokens kept under it never reach a server at another URL. The same
+/// key as `mcp_config::canonical_server_url`, which cannot call this one (that crate depends on
+/// no other workspace crate).
 pub fn credential_key(server: &Url) -> String {
     canonical_resource(server)
 }
