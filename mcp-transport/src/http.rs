@@ -504,14 +504,35 @@ async fn read_body(
     limit: usize,
     action: &str,
 ) -> Result<Bytes, TransportError> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
+    read_limited(response, limit)
         .await
-        .map_err(|error| request_failed(format!("reading the answer to {action}"), error))?
-    {
+        .map_err(|error| match error {
+            BodyError::Read(error) => {
+                request_failed(format!("reading the answer to {action}"), error)
+            }
+            BodyError::TooLarge => TransportError::MessageTooLarge { limit },
+        })
+}
+
+/// Why [`read_limited`] gave no body.
+#[derive(Debug)]
+pub(crate) enum BodyError {
+    /// The connection failed while the body was read.
+    Read(reqwest::Error),
+    /// The body is longer than the limit; the rest was not read.
+    TooLarge,
+}
+
+/// Reads a whole body chunk by chunk and stops as soon as it passes `limit` bytes, so a huge
+/// or endless answer never fills memory. Each caller maps the failure to its own error.
+pub(crate) async fn read_limited(
+    response: &mut reqwest::Response,
+    limit: usize,
+) -> Result<Bytes, BodyError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(BodyError::Read)? {
         if body.len() + chunk.len() > limit {
-            return Err(TransportError::MessageTooLarge { limit });
+            return Err(BodyError::TooLarge);
         }
         body.extend_from_slice(&chunk);
     }

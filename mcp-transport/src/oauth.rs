@@ -57,6 +57,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::http::BodyError;
 pub use crate::http::Url;
 pub use authorizer::{OAuthAuthorizer, credential_key};
 pub use error::OAuthError;
@@ -70,6 +71,28 @@ pub use store::{
 
 /// How long one request to an authorization server may take.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most an authorization server's answer (protected resource or authorization server
+/// metadata, a registration, a token) may hold. Real ones are a few kilobytes; a hostile or
+/// broken server could otherwise send gigabytes into memory before any parsing starts. A
+/// longer answer is [`OAuthError::AnswerTooLarge`] and is not read further.
+pub const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+
+/// The body of an authorization server's answer, at most [`MAX_ANSWER_BYTES`] of it.
+async fn read_answer(
+    mut response: reqwest::Response,
+    action: &str,
+) -> Result<bytes::Bytes, OAuthError> {
+    crate::http::read_limited(&mut response, MAX_ANSWER_BYTES)
+        .await
+        .map_err(|error| match error {
+            BodyError::Read(error) => OAuthError::http(action, error),
+            BodyError::TooLarge => OAuthError::AnswerTooLarge {
+                action: action.to_owned(),
+                limit: MAX_ANSWER_BYTES,
+            },
+        })
+}
 
 /// A credential: shown as `Secret(…)` by `Debug`, never displayed, reachable only through
 /// [`expose`](Secret::expose).

@@ -1,7 +1,8 @@
 //! OAuth against testkit's HTTP fixture acting as its own authorization server: the loopback
 //! login driven by the test as a browser would, refresh in the middle of a session (once for
 //! many calls), stored tokens bound to the server's URL, a revoked refresh token turning into
-//! "log in again", and no token, code or secret in logs, errors or `Debug` output.
+//! "log in again", no token, code or secret in logs, errors or `Debug` output, and an
+//! authorization server that answers without end or with a huge error text.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -13,12 +14,15 @@ use std::time::Duration;
 use common::{Captured, guard, object, text};
 use mcp_transport::http::{HttpServerParams, Url};
 use mcp_transport::oauth::{
-    CredentialStore, FileCredentialStore, LoopbackBrowser, MemoryCredentialStore, OAuthAuthorizer,
-    OAuthOptions, credential_key,
+    ClientCredential, CredentialStore, FileCredentialStore, Grant, LoopbackBrowser,
+    MAX_ANSWER_BYTES, MemoryCredentialStore, OAuthAuthorizer, OAuthError, OAuthOptions, Secret,
+    credential_key,
 };
-use mcp_transport::{ClientOptions, Error, McpClient};
+use mcp_transport::{ClientOptions, Error, McpClient, TransportError};
 use serde_json::json;
 use testkit::{HttpFixture, HttpFixtureOptions};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
 fn oauth_fixture() -> HttpFixture {
@@ -358,4 +362,207 @@ async fn an_idle_browser_connection_does_not_hold_up_the_login() {
         .unwrap_or_else(|error| panic!("{error}"));
     assert_eq!(echo(&client, "in time").await.unwrap(), "in time");
     guard(client.close()).await.unwrap();
+}
+
+/// What the hand-written server of [`misbehaving_server`] does wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// Its protected resource metadata never ends.
+    EndlessMetadata,
+    /// The answer of its token endpoint never ends.
+    EndlessTokenAnswer,
+    /// Its token endpoint refuses with an `error_description` of this many bytes.
+    LongDescription(usize),
+}
+
+/// An MCP server that is its own authorization server and misbehaves as `fault` says; written
+/// here, not in testkit, because no fixture meant to be well behaved should stream forever.
+/// Every answer closes its connection. Returns the MCP endpoint's URL.
+async fn misbehaving_server(fault: Fault) -> (String, tokio::task::JoinHandle<()>) {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let url = format!("{origin}/mcp");
+    let server = tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let origin = origin.clone();
+            tokio::spawn(async move { misbehave(stream, &origin, fault).await });
+        }
+    });
+    (url, server)
+}
+
+async fn misbehave(mut stream: TcpStream, origin: &str, fault: Fault) {
+    let Some((method, path)) = read_request(&mut stream).await else {
+        return;
+    };
+    let json = |status: &str, body: String| {
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let answer = match (method.as_str(), path.as_str()) {
+        ("POST", "/mcp") => format!(
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer \
+             resource_metadata=\"{origin}/.well-known/oauth-protected-resource\"\r\n\
+             Content-Length: 0\r\nConnection: close\r\n\r\n"
+        ),
+        ("GET", "/.well-known/oauth-protected-resource") if fault == Fault::EndlessMetadata => {
+            return stream_forever(stream).await;
+        }
+        ("GET", "/.well-known/oauth-protected-resource") => json(
+            "200 OK",
+            json!({"resource": format!("{origin}/mcp"), "authorization_servers": [origin]})
+                .to_string(),
+        ),
+        ("GET", "/.well-known/oauth-authorization-server") => json(
+            "200 OK",
+            json!({
+                "issuer": origin,
+                "token_endpoint": format!("{origin}/token"),
+                "grant_types_supported": ["client_credentials"],
+                "token_endpoint_auth_methods_supported": ["client_secret_post"],
+            })
+            .to_string(),
+        ),
+        ("POST", "/token") => match fault {
+            Fault::EndlessTokenAnswer => return stream_forever(stream).await,
+            Fault::LongDescription(bytes) => json(
+                "400 Bad Request",
+                json!({"error": "invalid_client", "error_description": "d".repeat(bytes)})
+                    .to_string(),
+            ),
+            Fault::EndlessMetadata => json(
+                "200 OK",
+                json!({"access_token": "never-used", "token_type": "Bearer"}).to_string(),
+            ),
+        },
+        _ => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned(),
+    };
+    let _ = stream.write_all(answer.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+/// A 200 JSON answer without a length whose body (blanks) goes on until the client hangs up.
+async fn stream_forever(mut stream: TcpStream) {
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    let blanks = vec![b' '; 64 * 1024];
+    while stream.write_all(&blanks).await.is_ok() {}
+}
+
+/// The method and path of a request, its body read and ignored.
+async fn read_request(stream: &mut TcpStream) -> Option<(String, String)> {
+    let mut bytes = Vec::new();
+    let mut buffer = [0; 4096];
+    let head_end = loop {
+        if let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") {
+            break end + 4;
+        }
+        let read = stream.read(&mut buffer).await.ok()?;
+        if read == 0 {
+            return None;
+        }
+        bytes.extend_from_slice(&buffer[..read]);
+    };
+    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
+    let length = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    while bytes.len() < head_end + length {
+        let read = stream.read(&mut buffer).await.ok()?;
+        if read == 0 {
+            return None;
+        }
+        bytes.extend_from_slice(&buffer[..read]);
+    }
+    let mut request_line = head.lines().next()?.split_whitespace();
+    Some((
+        request_line.next()?.to_owned(),
+        request_line.next()?.to_owned(),
+    ))
+}
+
+/// Connects to a misbehaving server with the client credentials grant (discovery, then a token
+/// request, no browser); the connection's error and the server's origin.
+async fn connect_to_misbehaving(fault: Fault) -> (Error, String) {
+    let (url, server) = misbehaving_server(fault).await;
+    let grant = Grant::ClientCredentials {
+        client_id: "agent".to_owned(),
+        credential: ClientCredential::Secret(Secret::new("client-secret")),
+    };
+    let options = OAuthOptions::new(Arc::new(MemoryCredentialStore::new()))
+        .grant(grant)
+        // Far longer than the test may take: the size limit must end it, not a timeout.
+        .request_timeout(Duration::from_secs(600));
+    let error = try_connect(&url, authorizer(&url, options))
+        .await
+        .expect_err("the authorization server misbehaves");
+    server.abort();
+    (error, url.trim_end_matches("/mcp").to_owned())
+}
+
+/// The authorization failure behind a connection error.
+fn oauth_error(error: &Error) -> &OAuthError {
+    match error.transport_error() {
+        Some(TransportError::Authorization(oauth)) => oauth,
+        _ => panic!("not an authorization error: {error}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_protected_resource_metadata_fails_the_login_at_the_size_limit() {
+    let (error, origin) = connect_to_misbehaving(Fault::EndlessMetadata).await;
+    let OAuthError::AnswerTooLarge { action, limit } = oauth_error(&error) else {
+        panic!("not the size error: {error}");
+    };
+    assert_eq!(*limit, MAX_ANSWER_BYTES);
+    assert_eq!(
+        action,
+        &format!("GET {origin}/.well-known/oauth-protected-resource")
+    );
+    let shown = error.to_string();
+    assert!(
+        shown.contains(&format!("larger than {MAX_ANSWER_BYTES} bytes")),
+        "{shown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_token_answer_fails_the_grant_at_the_size_limit() {
+    let (error, origin) = connect_to_misbehaving(Fault::EndlessTokenAnswer).await;
+    let OAuthError::AnswerTooLarge { action, limit } = oauth_error(&error) else {
+        panic!("not the size error: {error}");
+    };
+    assert_eq!(*limit, MAX_ANSWER_BYTES);
+    assert_eq!(action, &format!("token request to {origin}/token"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_error_description_is_cut_in_the_error() {
+    let bytes = 512 * 1024;
+    let (error, _) = connect_to_misbehaving(Fault::LongDescription(bytes)).await;
+    let OAuthError::Rejected {
+        error: code,
+        description: Some(description),
+        ..
+    } = oauth_error(&error)
+    else {
+        panic!("not a refusal: {error}");
+    };
+    assert_eq!(code, "invalid_client");
+    assert_eq!(
+        description,
+        &format!("{}… ({bytes} bytes in all)", "d".repeat(120))
+    );
+    assert!(error.to_string().len() < 1000, "{error}");
 }

@@ -9,10 +9,11 @@ use serde::Deserialize;
 use super::challenge::Challenge;
 use super::crypto::{Pkce, basic_credentials, client_assertion, random_token};
 use super::discovery::{Discovery, canonical_resource, discover};
+use super::error::quoted;
 use super::store::{Credentials, RegisteredClient, TokenAuthMethod, Tokens};
 use super::{
     ClientCredential, Grant, IdentityAssertion, OAuthError, OAuthOptions, PreRegisteredClient,
-    Secret, Url,
+    Secret, Url, read_answer,
 };
 use crate::http::display_url;
 use crate::http::{Authorizer, Refusal};
@@ -343,7 +344,7 @@ impl OAuthAuthorizer {
         match &discovery.registration_endpoint {
             Some(endpoint) => self.register(discovery, endpoint, redirect_uri).await,
             None => Err(OAuthError::NoClientIdentity {
-                issuer: discovery.issuer.clone(),
+                issuer: quoted(&discovery.issuer),
             }),
         }
     }
@@ -385,7 +386,7 @@ impl OAuthAuthorizer {
             .as_deref()
             .and_then(TokenAuthMethod::parse)
             .unwrap_or_else(|| choose_auth_method(discovery, registered.client_secret.is_some()));
-        tracing::info!(server = %self.key, authorization_server = %discovery.issuer, "registered a client");
+        tracing::info!(server = %self.key, authorization_server = %quoted(&discovery.issuer), "registered a client");
         Ok(RegisteredClient {
             client_id: registered.client_id,
             client_secret: registered.client_secret.map(Secret::new),
@@ -646,11 +647,7 @@ fn authorization_code_of(
         display_url(&discovery.authorization_endpoint)
     );
     if let Some(error) = error {
-        return Err(OAuthError::Rejected {
-            action,
-            error,
-            description,
-        });
+        return Err(OAuthError::rejected(action, &error, description.as_deref()));
     }
     code.map(Secret::new)
         .ok_or_else(|| OAuthError::invalid(action, "the redirect carried no code"))
@@ -729,25 +726,24 @@ async fn read_json<T: for<'de> Deserialize<'de>>(
         error_description: Option<String>,
     }
     let status = response.status();
-    let body = response
-        .bytes()
-        .await
-        .map_err(|error| OAuthError::http(action, error))?;
+    let body = read_answer(response, action).await?;
     if !status.is_success() {
         return Err(match serde_json::from_slice::<ErrorAnswer>(&body) {
-            Ok(answer) => OAuthError::Rejected {
-                action: action.to_owned(),
-                error: answer.error,
-                description: answer.error_description,
-            },
+            Ok(answer) => {
+                OAuthError::rejected(action, &answer.error, answer.error_description.as_deref())
+            }
             Err(_) => OAuthError::invalid(action, format!("HTTP {}", status.as_u16())),
         });
     }
     serde_json::from_slice(&body).map_err(|error| {
-        // serde_json names the line and column, not the text: the body may hold a token.
+        // serde_json names the line and column and what it expected; it quotes a value only
+        // where the type is wrong (`"expires_in": "…"`), and that is cut.
         OAuthError::invalid(
             action,
-            format!("the answer is not what OAuth describes ({error})"),
+            format!(
+                "the answer is not what OAuth describes ({})",
+                quoted(&error.to_string())
+            ),
         )
     })
 }

@@ -15,7 +15,8 @@
 use serde::Deserialize;
 
 use super::challenge::Challenge;
-use super::{OAuthError, Url};
+use super::error::quoted;
+use super::{OAuthError, Url, read_answer};
 use crate::http::display_url;
 
 /// What discovery found: where to send the user and the token requests, and what the
@@ -48,7 +49,7 @@ impl Discovery {
         match &self.code_challenge_methods {
             Some(methods) if !methods.iter().any(|method| method == "S256") => {
                 Err(OAuthError::PkceUnsupported {
-                    issuer: self.issuer.clone(),
+                    issuer: quoted(&self.issuer),
                 })
             }
             _ => Ok(()),
@@ -98,13 +99,13 @@ pub(crate) async fn discover(
             let parsed = Url::parse(advertised).map_err(|_| {
                 OAuthError::invalid(
                     format!("reading {}", display_url(&metadata_url)),
-                    format!("\"resource\" is not a URL: {advertised}"),
+                    format!("\"resource\" is not a URL: {}", quoted(advertised)),
                 )
             })?;
             if !resource_covers(&parsed, server) {
                 return Err(OAuthError::ResourceMismatch {
                     server: display_url(server),
-                    advertised: display_url(&parsed),
+                    advertised: quoted(&display_url(&parsed)),
                 });
             }
             advertised.clone()
@@ -120,16 +121,19 @@ pub(crate) async fn discover(
     let issuer = Url::parse(issuer_text).map_err(|_| {
         OAuthError::invalid(
             format!("reading {}", display_url(&metadata_url)),
-            format!("the authorization server is not a URL: {issuer_text}"),
+            format!(
+                "the authorization server is not a URL: {}",
+                quoted(issuer_text)
+            ),
         )
     })?;
     let candidates = server_metadata_urls(&issuer);
     let Some((found_at, found)) = first_document::<ServerMetadata>(http, &candidates).await? else {
         return Err(OAuthError::NoAuthorizationServerMetadata {
-            issuer: display_url(&issuer),
+            issuer: quoted(&display_url(&issuer)),
             tried: candidates
                 .iter()
-                .map(display_url)
+                .map(|url| quoted(&display_url(url)))
                 .collect::<Vec<_>>()
                 .join(", "),
         });
@@ -138,8 +142,9 @@ pub(crate) async fn discover(
         return Err(OAuthError::invalid(
             format!("reading {}", display_url(&found_at)),
             format!(
-                "its issuer is {}, not the authorization server asked for ({issuer_text})",
-                found.issuer
+                "its issuer is {}, not the authorization server asked for ({})",
+                quoted(&found.issuer),
+                quoted(issuer_text)
             ),
         ));
     }
@@ -206,7 +211,7 @@ fn from_server_metadata(
         found_at.join(value).map_err(|_| {
             OAuthError::invalid(
                 format!("reading {}", display_url(found_at)),
-                format!("{name} is not a URL: {value}"),
+                format!("{name} is not a URL: {}", quoted(value)),
             )
         })
     };
@@ -322,13 +327,11 @@ async fn first_document<T: for<'de> Deserialize<'de>>(
             tracing::debug!(url = %display_url(url), status = status.as_u16(), "no metadata here");
             continue;
         }
-        let body = response
-            .bytes()
-            .await
-            .map_err(|error| OAuthError::http(&action, error))?;
+        let body = read_answer(response, &action).await?;
         match serde_json::from_slice::<T>(&body) {
             Ok(document) => return Ok(Some((url.clone(), document))),
             Err(error) => {
+                let error = quoted(&error.to_string());
                 tracing::debug!(url = %display_url(url), %error, "not a metadata document");
             }
         }

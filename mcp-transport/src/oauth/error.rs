@@ -1,6 +1,7 @@
 //! What can go wrong while authorizing, each case with what the user can do about it.
 /// Authorizing with a server failed. Messages name the URLs involved (without their query) and
-/// what the server said; never a token, a secret or an authorization code.
+/// what the server said (a long text cut with a marker); never a token, a secret or an
+/// authorization code.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OAuthError {
@@ -66,14 +67,27 @@ pub enum OAuthError {
         /// The authorization server.
         issuer: String,
     },
+    /// An authorization server's answer (a metadata document, a registration, a token) was
+    /// longer than [`MAX_ANSWER_BYTES`](super::MAX_ANSWER_BYTES); the rest was not read.
+    #[error(
+        "{action}: the answer is larger than {limit} bytes, far more than any OAuth document \
+         needs; it was not read further (check that the server's URL is right, or tell whoever \
+         runs its authorization server)"
+    )]
+    AnswerTooLarge {
+        /// What was being done, naming the URL (without its query).
+        action: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// The authorization server answered with an OAuth error.
     #[error("{action}: {error}{}", .description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
     Rejected {
         /// What was being done, e.g. `token request to https://auth.example.com/token`.
         action: String,
-        /// The OAuth error code (`invalid_grant`, `access_denied`, …).
+        /// The OAuth error code (`invalid_grant`, `access_denied`, …), cut after 120 characters.
         error: String,
-        /// The server's description, if any.
+        /// The server's description, if any, cut after 120 characters.
         description: Option<String>,
     },
     /// The redirect came back with another `state` than the one sent: it does not belong to
@@ -111,6 +125,19 @@ impl OAuthError {
         }
     }
 
+    /// An OAuth error answer; the server's texts are cut (see [`quoted`]).
+    pub(crate) fn rejected(
+        action: impl Into<String>,
+        error: &str,
+        description: Option<&str>,
+    ) -> Self {
+        Self::Rejected {
+            action: action.into(),
+            error: quoted(error),
+            description: description.map(quoted),
+        }
+    }
+
     pub(crate) fn invalid(action: impl Into<String>, problem: impl Into<String>) -> Self {
         Self::InvalidResponse {
             action: action.into(),
@@ -126,5 +153,41 @@ impl OAuthError {
             Self::Rejected { error, .. } => error == "invalid_grant",
             _ => false,
         }
+    }
+}
+
+/// The longest piece of a server's value an error quotes.
+const QUOTED_CHARS: usize = 120;
+
+/// `text`, cut to [`QUOTED_CHARS`] with the marker configuration messages use too: an error
+/// never quotes what a server sent whole (an `error_description` may be a megabyte).
+pub(crate) fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((end, _)) => format!("{}… ({} bytes in all)", &text[..end], text.len()),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_server_text_is_cut_with_a_marker_and_a_short_one_kept_whole() {
+        let huge = "é".repeat(10 * 1024 * 1024);
+        let error = OAuthError::rejected(
+            "token request to https://a.example/token",
+            "invalid_grant",
+            Some(&huge),
+        );
+        let shown = error.to_string();
+        assert!(shown.len() < 400, "{shown}");
+        assert!(
+            shown.contains(&format!("… ({} bytes in all)", huge.len())),
+            "{shown}"
+        );
+        assert!(error.needs_login(), "the code still counts");
+        assert_eq!(quoted("invalid_grant"), "invalid_grant");
+        assert_eq!(quoted(&"x".repeat(QUOTED_CHARS)), "x".repeat(QUOTED_CHARS));
     }
 }
