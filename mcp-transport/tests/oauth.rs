@@ -150,16 +150,18 @@ async fn a_login_through_the_loopback_browser_connects_and_keeps_the_tokens_unde
         .filter(|request| request.target == "/mcp" && request.status == 200)
         .collect();
     assert!(!mcp_posts.is_empty());
+    let key = credential_key(&Url::parse(&fixture.url()).unwrap());
+    let kept = store.load(&key).await.unwrap().expect("credentials kept");
+    let access_token = kept.tokens.unwrap().access_token.expose().to_owned();
+    assert!(
+        access_token.starts_with("fixture-access-1-"),
+        "the first token issued"
+    );
+    let bearer = format!("Bearer {access_token}");
     assert!(
         mcp_posts
             .iter()
-            .all(|request| request.authorization.as_deref() == Some("Bearer fixture-access-1"))
-    );
-    let key = credential_key(&Url::parse(&fixture.url()).unwrap());
-    let kept = store.load(&key).await.unwrap().expect("credentials kept");
-    assert_eq!(
-        kept.tokens.unwrap().access_token.expose(),
-        "fixture-access-1"
+            .all(|request| request.authorization.as_deref() == Some(bearer.as_str()))
     );
     assert_eq!(kept.issuer.as_deref(), Some(fixture.origin().as_str()));
 }

@@ -25,7 +25,9 @@
 //! that checks PKCE) and the MCP endpoint takes only the access tokens it issued; a test
 //! expires them ([`HttpFixture::expire_access_tokens`]), revokes refresh tokens
 //! ([`HttpFixture::revoke_refresh_tokens`]) or issues a pair to store beforehand
-//! ([`HttpFixture::issue_tokens`]).
+//! ([`HttpFixture::issue_tokens`]); with [`HttpFixtureOptions::client_secrets`] registered
+//! clients get a secret too. Everything secret it hands out ends in random hex
+//! ([`HttpFixture::handed_out_secrets`]).
 //!
 //! Every request is recorded ([`HttpFixture::requests`]) with the headers a test checks.
 
@@ -60,6 +62,7 @@ pub struct HttpFixtureOptions {
     answer_delay: Option<(String, Duration)>,
     oauth: bool,
     token_lifetime_secs: u64,
+    client_secrets: bool,
 }
 
 impl HttpFixtureOptions {
@@ -137,6 +140,14 @@ impl HttpFixtureOptions {
         if self.token_lifetime_secs == 0 {
             self.token_lifetime_secs = 3600;
         }
+        self
+    }
+
+    /// OAuth mode: dynamic registration gives each client a secret (`client_secret_post`),
+    /// which the token endpoint then requires.
+    #[must_use]
+    pub fn client_secrets(mut self) -> Self {
+        self.client_secrets = true;
         self
     }
 
@@ -308,6 +319,13 @@ impl HttpFixture {
     /// OAuth mode: a valid access and refresh token pair, as a login would have given.
     pub fn issue_tokens(&self) -> (String, String) {
         lock(&self.state.tokens).issue()
+    }
+
+    /// OAuth mode: every access token, refresh token, authorization code and client secret
+    /// handed out so far, in order; each ends in random hex, so a test can search output for
+    /// them.
+    pub fn handed_out_secrets(&self) -> Vec<String> {
+        lock(&self.state.tokens).handed_out()
     }
 
     /// OAuth mode: every access token issued so far stops being accepted.

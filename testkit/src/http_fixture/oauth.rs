@@ -1,7 +1,9 @@
 //! The fixture as its own OAuth 2.1 authorization server ([`HttpFixtureOptions::oauth`]):
 //! protected resource metadata, authorization server metadata, dynamic registration, an
 //! authorization endpoint that redirects at once (no user to ask), and a token endpoint that
-//! checks PKCE and issues, refreshes and forgets tokens as the test says.
+//! checks PKCE and issues, refreshes and forgets tokens as the test says. Tokens, codes and
+//! client secrets end in random hex, so a test that searches output for them finds only a
+//! real leak.
 //!
 //! [`HttpFixtureOptions::oauth`]: super::HttpFixtureOptions::oauth
 
@@ -21,17 +23,42 @@ pub(super) struct Tokens {
     refresh: HashSet<String>,
     /// Authorization codes not used yet, with their PKCE challenge.
     codes: HashMap<String, String>,
+    /// The secrets of the clients registered (with [`client_secrets`]).
+    ///
+    /// [`client_secrets`]: super::HttpFixtureOptions::client_secrets
+    client_secrets: HashMap<String, String>,
+    /// Every token, code and client secret ever handed out.
+    handed_out: Vec<String>,
 }
 
 impl Tokens {
     /// A new access and refresh token pair.
     pub(super) fn issue(&mut self) -> (String, String) {
         self.issued += 1;
-        let access = format!("fixture-access-{}", self.issued);
-        let refresh = format!("fixture-refresh-{}", self.issued);
+        let access = self.hand_out(&format!("fixture-access-{}", self.issued));
+        let refresh = self.hand_out(&format!("fixture-refresh-{}", self.issued));
         self.access.insert(access.clone());
         self.refresh.insert(refresh.clone());
         (access, refresh)
+    }
+
+    /// `prefix-<32 random hex digits>`, remembered as handed out.
+    fn hand_out(&mut self, prefix: &str) -> String {
+        let mut random = [0_u8; 16];
+        // The fixture needs unpredictable strings, not secrets: a failing system generator
+        // would be a broken test machine, which this panic reports.
+        aws_lc_rs::rand::fill(&mut random)
+            .unwrap_or_else(|_| panic!("the system random generator failed"));
+        let mut value = format!("{prefix}-");
+        for byte in random {
+            value.push_str(&format!("{byte:02x}"));
+        }
+        self.handed_out.push(value.clone());
+        value
+    }
+
+    pub(super) fn handed_out(&self) -> Vec<String> {
+        self.handed_out.clone()
     }
 
     pub(super) fn expire_access(&mut self) {
@@ -74,6 +101,11 @@ impl State {
                 200
             }
             ("GET", "/.well-known/oauth-authorization-server") => {
+                let auth_method = if self.options.client_secrets {
+                    "client_secret_post"
+                } else {
+                    "none"
+                };
                 let metadata = json!({
                     "issuer": origin,
                     "authorization_endpoint": format!("{origin}/authorize"),
@@ -82,14 +114,27 @@ impl State {
                     "response_types_supported": ["code"],
                     "grant_types_supported": ["authorization_code", "refresh_token"],
                     "code_challenge_methods_supported": ["S256"],
-                    "token_endpoint_auth_methods_supported": ["none"],
+                    "token_endpoint_auth_methods_supported": [auth_method],
                 });
                 respond(conn, 200, &json_headers, &metadata.to_string());
                 200
             }
             ("POST", "/register") => {
-                let client =
-                    json!({"client_id": "fixture-client", "token_endpoint_auth_method": "none"});
+                let client = if self.options.client_secrets {
+                    let mut tokens = lock(&self.tokens);
+                    let client_id = format!("fixture-client-{}", tokens.client_secrets.len() + 1);
+                    let secret = tokens.hand_out("fixture-client-secret");
+                    tokens
+                        .client_secrets
+                        .insert(client_id.clone(), secret.clone());
+                    json!({
+                        "client_id": client_id,
+                        "client_secret": secret,
+                        "token_endpoint_auth_method": "client_secret_post",
+                    })
+                } else {
+                    json!({"client_id": "fixture-client", "token_endpoint_auth_method": "none"})
+                };
                 respond(conn, 201, &json_headers, &client.to_string());
                 201
             }
@@ -118,7 +163,8 @@ impl State {
         };
         let code = {
             let mut tokens = lock(&self.tokens);
-            let code = format!("fixture-code-{}", tokens.codes.len() + 1);
+            let prefix = format!("fixture-code-{}", tokens.codes.len() + 1);
+            let code = tokens.hand_out(&prefix);
             tokens.codes.insert(code.clone(), challenge.clone());
             code
         };
@@ -146,6 +192,14 @@ impl State {
             400
         };
         let mut tokens = lock(&self.tokens);
+        if self.options.client_secrets {
+            let known = form
+                .get("client_id")
+                .and_then(|client_id| tokens.client_secrets.get(client_id));
+            if known.is_none() || known != form.get("client_secret") {
+                return refuse("invalid_client");
+            }
+        }
         match form.get("grant_type").map(String::as_str) {
             Some("authorization_code") => {
                 let challenge = form.get("code").and_then(|code| tokens.codes.remove(code));
