@@ -1091,6 +1091,67 @@ fn texts_under(dir: &Path) -> Vec<(PathBuf, String)> {
     found
 }
 
+/// What `login` gave, the test having played the browser.
+struct Login {
+    code: Option<i32>,
+    stdout: String,
+    stderr_lines: Vec<String>,
+}
+
+/// Runs a `login` command and plays the user's browser: opens the authorization URL it prints
+/// on stderr (`authorization_server` redirects at once) and follows the redirect to the
+/// command's listener.
+fn log_in_through_the_browser(
+    mut command: Command,
+    authorization_server: &testkit::HttpFixture,
+) -> Login {
+    let origin = authorization_server.origin();
+    let mut child = KillOnDrop(command.spawn().unwrap());
+    let stdout = reader(child.0.stdout.take().unwrap());
+    let stderr = BufReader::new(child.0.stderr.take().unwrap());
+    let (lines_out, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            let Ok(line) = line else { break };
+            if lines_out.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut shown = Vec::new();
+    let login_url = loop {
+        let line = lines
+            .recv_timeout(LIMIT)
+            .unwrap_or_else(|_| panic!("no login URL on stderr: {shown:?}"));
+        shown.push(line.clone());
+        if let Some(url) = line.trim().strip_prefix(&format!("{origin}/authorize?")) {
+            break format!("{origin}/authorize?{url}");
+        }
+    };
+    let (status, location, _) = testkit::browser_get(&login_url);
+    assert_eq!(status, 302);
+    let callback = location.expect("the authorization server redirects");
+    assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
+    let (status, _, page) = testkit::browser_get(&callback);
+    assert_eq!(status, 200);
+    assert!(page.contains("Logged in"), "{page}");
+    let deadline = Instant::now() + LIMIT;
+    let code = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status.code();
+        }
+        assert!(Instant::now() < deadline, "login did not finish");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stdout = stdout.recv_timeout(LIMIT).unwrap();
+    shown.extend(lines.try_iter());
+    Login {
+        code,
+        stdout,
+        stderr_lines: shown,
+    }
+}
+
 #[test]
 fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
     let sandbox = Sandbox::new("login");
@@ -1112,49 +1173,9 @@ fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
     let mut command = sandbox.command(&["login", "web", "--cache-dir", &cache]);
     // Every log line, to be searched for tokens.
     command.env("RUST_LOG", "trace");
-    let mut child = KillOnDrop(command.spawn().unwrap());
-    let stdout = reader(child.0.stdout.take().unwrap());
-    let stderr = BufReader::new(child.0.stderr.take().unwrap());
-    let (lines_out, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stderr.lines() {
-            let Ok(line) = line else { break };
-            if lines_out.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut shown = Vec::new();
-    let login_url = loop {
-        let line = lines
-            .recv_timeout(LIMIT)
-            .unwrap_or_else(|_| panic!("no login URL on stderr: {shown:?}"));
-        shown.push(line.clone());
-        if let Some(url) = line
-            .trim()
-            .strip_prefix(&format!("{}/authorize?", web.origin()))
-        {
-            break format!("{}/authorize?{url}", web.origin());
-        }
-    };
-    let (status, location, _) = testkit::browser_get(&login_url);
-    assert_eq!(status, 302);
-    let callback = location.expect("the authorization server redirects");
-    assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
-    let (status, _, page) = testkit::browser_get(&callback);
-    assert_eq!(status, 200);
-    assert!(page.contains("Logged in"), "{page}");
-    let deadline = Instant::now() + LIMIT;
-    let code = loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            break status.code();
-        }
-        assert!(Instant::now() < deadline, "login did not finish");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let login_stdout = stdout.recv_timeout(LIMIT).unwrap();
-    shown.extend(lines.try_iter());
-    assert_eq!(code, Some(0), "{login_stdout}\n{shown:#?}");
+    let login = log_in_through_the_browser(command, &web);
+    let (login_stdout, shown) = (login.stdout, login.stderr_lines);
+    assert_eq!(login.code, Some(0), "{login_stdout}\n{shown:#?}");
     assert!(
         login_stdout.contains("logged in to \"web\": connected, 4 tools"),
         "{login_stdout}"
@@ -1477,6 +1498,13 @@ fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
     let web = testkit::HttpFixture::start(
         testkit::HttpFixtureOptions::default().bearer_token("header-secret-2"),
     );
+    // Its own authorization server: a registered client secret, and tokens kept in
+    // credentials.json once `login` ran, refreshed on the way.
+    let authed = testkit::HttpFixture::start(
+        testkit::HttpFixtureOptions::default()
+            .oauth()
+            .client_secrets(),
+    );
     let (program, args) = FixtureServer::new()
         .name(format!("{}local", sandbox.marker))
         .command();
@@ -1499,8 +1527,9 @@ fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
                 "X-Api-Key": "!echo command-secret-4",
             },
         },
+        "authed": {"type": "http", "url": authed.url()},
     }));
-    let secrets = [
+    let configured = [
         "env-secret-1",
         "header-secret-2",
         "var-secret-3",
@@ -1509,13 +1538,29 @@ fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
         "url-secret-6",
     ];
     let cache = sandbox.cache_dir();
+    let traced = |args: &[&str]| {
+        let mut args = args.to_vec();
+        args.extend(["--cache-dir", &cache]);
+        let mut command = sandbox.command(&args);
+        command
+            .env("RUST_LOG", "trace")
+            .env("SWEEP_SECRET", "var-secret-3");
+        command
+    };
     let mut shown = String::new();
-    let runs: [&[&str]; 7] = [
+
+    let login = log_in_through_the_browser(traced(&["login", "authed"]), &authed);
+    assert_eq!(login.code, Some(0), "{}", login.stderr_lines.join("\n"));
+    shown.push_str(&login.stdout);
+    shown.push_str(&login.stderr_lines.join("\n"));
+
+    let runs: [&[&str]; 8] = [
         &["list"],
         &["list", "--json"],
         &["tools", "--json"],
         &["call", "mcp_local_echo", r#"{"message":"hi"}"#],
         &["call", "mcp_web_echo", r#"{"message":"hi"}"#, "--json"],
+        &["call", "mcp_authed_echo", r#"{"message":"hi"}"#, "--json"],
         &[
             "call",
             "mcp_local_environment",
@@ -1525,13 +1570,12 @@ fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
         &["call", "mcp_nothing_here", "{}"],
     ];
     for run in runs {
-        let mut args = run.to_vec();
-        args.extend(["--cache-dir", &cache]);
-        let mut command = sandbox.command(&args);
-        command
-            .env("RUST_LOG", "trace")
-            .env("SWEEP_SECRET", "var-secret-3");
-        let outcome = run_to_end(command, None);
+        if run.get(1) == Some(&"mcp_authed_echo") {
+            // The stored access token is refused: the refresh token goes out, new tokens come
+            // back and are stored.
+            authed.expire_access_tokens();
+        }
+        let outcome = run_to_end(traced(run), None);
         // The environment tool answers the variable's value by design: that is the server
         // speaking, not the runtime leaking; its answer is left out of the sweep (and shows the
         // secret did reach the server).
@@ -1544,7 +1588,7 @@ fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
         } else {
             shown.push_str(&outcome.stdout);
         }
-        if run.get(1) == Some(&"mcp_web_echo") {
+        if matches!(run.get(1), Some(&"mcp_web_echo" | &"mcp_authed_echo")) {
             assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
         }
         shown.push_str(&outcome.stderr);
@@ -1557,29 +1601,82 @@ fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
                 && request.authorization.as_deref() == Some("Bearer header-secret-2")),
         "the remote server was reached with its secrets"
     );
-    let mut shell = sandbox.command(&["shell", "--json", "--cache-dir", &cache]);
-    shell
-        .env("RUST_LOG", "trace")
-        .env("SWEEP_SECRET", "var-secret-3");
+    assert_eq!(
+        authed.token_requests("refresh_token"),
+        1,
+        "the expired token was refreshed"
+    );
+    let mut shell = traced(&["shell", "--json"]);
     shell.stdin(Stdio::piped());
     let outcome = run_to_end(
         shell,
-        Some("/mcp list\n/mcp test web\n/mcp test local\ntools\n"),
+        Some("/mcp list\n/mcp test web\n/mcp test authed\n/mcp test local\ntools\n"),
     );
     shown.push_str(&outcome.stdout);
     shown.push_str(&outcome.stderr);
-    for secret in secrets {
+
+    // The login's tokens, the refreshed ones, the authorization code and the client secret.
+    let handed_out = authed.handed_out_secrets();
+    assert!(
+        handed_out.len() >= 6,
+        "two token pairs, a code, a client secret: {}",
+        handed_out.len()
+    );
+    let secrets: Vec<&str> = configured
+        .into_iter()
+        .chain(handed_out.iter().map(String::as_str))
+        .collect();
+    // The stored login lives in the user's credential file, private, and only there.
+    let credentials = sandbox.home.join(".config/agent-session/credentials.json");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&credentials).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
+    let kept = std::fs::read_to_string(&credentials).unwrap();
+    let client_secret = handed_out
+        .iter()
+        .find(|secret| secret.starts_with("fixture-client-secret-"))
+        .expect("a client secret was registered");
+    let latest_refresh = handed_out
+        .iter()
+        .rfind(|secret| secret.starts_with("fixture-refresh-"))
+        .unwrap();
+    let latest_access = handed_out
+        .iter()
+        .rfind(|secret| secret.starts_with("fixture-access-"))
+        .unwrap();
+    for stored in [client_secret, latest_access, latest_refresh] {
+        assert!(
+            kept.contains(stored.as_str()),
+            "credentials.json lacks {stored}"
+        );
+    }
+
+    // Every file we wrote (the cache, anything else), not the user's own config files nor, while
+    // it holds the login, the credential file.
+    let own = [sandbox.mcp_json(), sandbox.home.join(".claude.json")];
+    let sweep_files = |allowed: &dyn Fn(&Path, &str) -> bool| {
+        for (path, text) in texts_under(&sandbox.root) {
+            if own.contains(&path) {
+                continue;
+            }
+            for secret in &secrets {
+                if !allowed(&path, secret) {
+                    assert!(!text.contains(secret), "{secret} in {}", path.display());
+                }
+            }
+        }
+    };
+    sweep_files(&|path, _| path == credentials);
+
+    let logout = run_to_end(traced(&["logout", "authed"]), None);
+    assert_eq!(logout.code, Some(0), "{}", logout.stderr);
+    shown.push_str(&logout.stdout);
+    shown.push_str(&logout.stderr);
+    for secret in &secrets {
         assert!(!shown.contains(secret), "{secret} was shown");
     }
-    // Every file we wrote (the cache, anything else), not the user's own config files.
-    let own = [sandbox.mcp_json(), sandbox.home.join(".claude.json")];
-    for (path, text) in texts_under(&sandbox.root) {
-        if own.contains(&path) {
-            continue;
-        }
-        for secret in secrets {
-            assert!(!text.contains(secret), "{secret} in {}", path.display());
-        }
-    }
+    // After the logout the credential file keeps the client's registration, and no token.
+    sweep_files(&|path, secret| path == credentials && secret == client_secret.as_str());
     sandbox.assert_no_server_left("the secret sweep");
 }
