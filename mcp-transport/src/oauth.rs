@@ -24,7 +24,9 @@
 //! top of those held (step-up), a bounded number of times. Credentials are kept in a
 //! [`CredentialStore`] under the server's canonical URL ([`credential_key`]), never its
 //! configured name: a project file that names another URL under a familiar name gets nothing.
-//! Tokens, secrets and codes never appear in `Debug` output, errors or logs ([`Secret`]).
+//! Tokens, secrets and codes never appear in `Debug` output, errors or logs ([`Secret`]). An
+//! authorization server's answers are read at most [`MAX_ANSWER_BYTES`] each, and what errors
+//! quote of them is cut after 120 characters.
 //!
 //! ```no_run
 //! use std::sync::Arc;
