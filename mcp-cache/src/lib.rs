@@ -24,11 +24,14 @@
 //!   corrupt, or a full disk is a miss (or a skipped write), logged once, never an error or a
 //!   panic. A corrupt store is moved aside and rebuilt.
 //! - Three stores: [`SledToolCache`] (the default, on disk, shared by the agent processes of a
-//!   machine), [`MemoryToolCache`] and [`NoopToolCache`].
+//!   machine), [`MemoryToolCache`] and [`NoopToolCache`]. The sled store keeps each entry as a
+//!   file too, so that any number of agents starting together read their entries at once
+//!   instead of taking turns on sled's lock; writes hold the database only for their batch.
 
 mod entry;
 mod fingerprint;
 mod memory;
+mod read_view;
 mod sled_store;
 
 use std::time::{Duration, SystemTime};

@@ -1,12 +1,22 @@
 //! [`SledToolCache`]: the on-disk store, shared by every agent process of a machine.
 //!
 //! sled lets one opener hold a database at a time (even within a process; a second open fails
-//! at once with "could not acquire lock"). So the store is opened on demand and held only
-//! briefly: it is closed after [`HOLD_IDLE`] without use, and after [`HOLD_MAX`] of continuous
-//! use, after which this process stays away for [`STEP_ASIDE`] so that the others get in. An
-//! open that finds the database locked retries with a growing, jittered delay for up to
-//! [`OPEN_BUDGET`], then gives up: a miss, never a wait that could hold up a session; for the
-//! next [`OPEN_BUDGET`] operations try once and miss at once instead of each waiting again.
+//! at once with "could not acquire lock"). Agents that start together (an IDE opening several
+//! windows, a script running many sessions) all read the cache within their startup gate, so
+//! the store is held only for one batch of operations: opened by the first operation, kept
+//! while more are queued or arrive within [`LINGER`], then flushed and closed. Opening, a
+//! handful of reads and closing take a few milliseconds, so a dozen processes get their turn
+//! well inside a gate of a quarter second. (Measured in release on a 5 MB store: open 2–5 ms,
+//! three 100 KB reads 1 ms, flush and close 1 ms; holding the store 100 ms after its last use,
+//! as this store once did, let only 2 of 6 processes started together read it in time.)
+//!
+//! An open that finds the database locked polls again after a millisecond or two (a few
+//! milliseconds at most) until it gets in, for up to [`OPEN_BUDGET`] — and no longer than its
+//! caller waits: an operation whose future was dropped (the startup gate answered without it)
+//! stops polling at once. An open that used up its budget is a miss, never a wait that could
+//! hold up a session; for the next [`OPEN_BUDGET`] operations try once and miss at once
+//! instead of each waiting again. A process in continuous use for [`HOLD_MAX`] steps aside for
+//! [`STEP_ASIDE`] so that the others get in.
 //!
 //! Everything sled does runs on tokio's blocking threads, never on the async workers. Every
 //! failure is a miss or a skipped write, logged once per kind. A database sled reports as
@@ -16,7 +26,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -25,17 +35,23 @@ use mcp_transport::Tool;
 
 use crate::entry::{Lookup, MissReason, decode_entry, encode_entry};
 use crate::fingerprint::Fingerprint;
+use crate::read_view::{ReadView, ViewRead};
 use crate::{CacheOptions, ToolCache};
 
-/// How long the database stays open after its last use.
-pub(crate) const HOLD_IDLE: Duration = Duration::from_millis(100);
+/// How long the database stays open after its last operation when none is queued: long enough
+/// to keep a burst of lookups (one per server, started together) in one batch, short enough
+/// that a dozen processes take their turns within a startup gate.
+pub(crate) const LINGER: Duration = Duration::from_millis(3);
 /// The longest the database stays open while in continuous use, so other processes get in.
-pub(crate) const HOLD_MAX: Duration = Duration::from_millis(150);
+pub(crate) const HOLD_MAX: Duration = Duration::from_millis(100);
 /// After stepping aside, how long this process leaves the database to the others before it
-/// opens it again; longer than the longest retry delay of a waiting opener.
-pub(crate) const STEP_ASIDE: Duration = Duration::from_millis(80);
-/// How long an open keeps retrying a database locked by another process.
+/// opens it again; several times the longest poll delay of a waiting opener.
+pub(crate) const STEP_ASIDE: Duration = Duration::from_millis(20);
+/// How long an open keeps polling a database locked by another process.
 pub(crate) const OPEN_BUDGET: Duration = Duration::from_secs(1);
+/// The first and the longest delay between two polls of a locked database.
+const POLL_FIRST: Duration = Duration::from_millis(1);
+const POLL_MAX: Duration = Duration::from_millis(4);
 /// How long [`SledToolCache::close`] waits for sled to let go of its file lock.
 const RELEASE_WAIT: Duration = Duration::from_millis(200);
 /// sled's page cache; its default (1 GiB) is far more than a tool cache needs.
@@ -49,8 +65,13 @@ pub struct SledToolCache {
 
 struct Shared {
     path: PathBuf,
+    /// Every entry as a file of its own, read without opening the database.
+    view: ReadView,
     options: CacheOptions,
     db: Mutex<Slot>,
+    /// Operations started and not finished (queued for the database or running): the store
+    /// is not closed under them.
+    in_flight: AtomicUsize,
     closer_scheduled: AtomicBool,
     warned: Mutex<HashSet<&'static str>>,
 }
@@ -66,6 +87,14 @@ struct Slot {
     unavailable_until: Option<Instant>,
 }
 
+/// Why an open did not give a database.
+enum OpenFailure {
+    /// Locked past the budget, or not openable at all (logged).
+    Unavailable,
+    /// The caller stopped waiting while the database was locked.
+    Abandoned,
+}
+
 struct Held {
     db: sled::Db,
     opened_at: Instant,
@@ -75,11 +104,14 @@ struct Held {
 impl SledToolCache {
     /// A store in `dir` (created when first used).
     pub fn open_at(dir: impl Into<PathBuf>, options: CacheOptions) -> Self {
+        let dir = dir.into();
         Self {
             shared: Arc::new(Shared {
-                path: dir.into(),
+                view: ReadView::of_store(&dir),
+                path: dir,
                 options,
                 db: Mutex::new(Slot::default()),
+                in_flight: AtomicUsize::new(0),
                 closer_scheduled: AtomicBool::new(false),
                 warned: Mutex::new(HashSet::new()),
             }),
@@ -122,39 +154,54 @@ impl SledToolCache {
         T: Send + 'static,
         F: FnOnce(&sled::Db) -> sled::Result<T> + Send + 'static,
     {
+        let operation = Operation::start(&self.shared);
+        let abandoned = Arc::new(AtomicBool::new(false));
+        // Dropped with this future: an open still polling for this operation gives up.
+        let _abandon_on_drop = AbandonOnDrop(Arc::clone(&abandoned));
         let shared = Arc::clone(&self.shared);
-        let outcome = tokio::task::spawn_blocking(move || shared.with_db(op))
-            .await
-            .ok()
-            .flatten();
-        self.schedule_close();
-        outcome
+        tokio::task::spawn_blocking(move || {
+            let outcome = shared.with_db(&abandoned, op);
+            drop(operation);
+            // From here, not from the caller: a caller that stopped waiting must not leave the
+            // database open (and every other process locked out) until its next operation.
+            Shared::schedule_close(&shared);
+            outcome
+        })
+        .await
+        .ok()
+        .flatten()
     }
+}
 
-    /// Makes sure the database gets closed once it has been idle for [`HOLD_IDLE`]. A plain
-    /// thread does it, so any runtime (with or without timers) works; it holds the store
-    /// weakly, so dropping the store releases the database at once.
-    fn schedule_close(&self) {
-        if self.shared.closer_scheduled.swap(true, Ordering::AcqRel) {
-            return;
+/// One operation from its call until its blocking part finished (or was dropped unrun): counted
+/// in [`Shared::in_flight`], so the database stays open for it.
+struct Operation {
+    shared: Arc<Shared>,
+}
+
+impl Operation {
+    fn start(shared: &Arc<Shared>) -> Self {
+        shared.in_flight.fetch_add(1, Ordering::AcqRel);
+        Self {
+            shared: Arc::clone(shared),
         }
-        let shared = Arc::downgrade(&self.shared);
-        let spawned = std::thread::Builder::new()
-            .name("mcp-cache-closer".to_owned())
-            .spawn(move || {
-                loop {
-                    std::thread::sleep(HOLD_IDLE);
-                    let Some(shared) = shared.upgrade() else {
-                        return;
-                    };
-                    if shared.close_if_idle() {
-                        return;
-                    }
-                }
-            });
-        if spawned.is_err() {
-            self.shared.closer_scheduled.store(false, Ordering::Release);
-        }
+    }
+}
+
+impl Drop for Operation {
+    fn drop(&mut self) {
+        self.shared.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Raises its flag when dropped. Held by the async side of an operation: its caller going away
+/// (the future dropped, as the startup gate drops the lookups it stopped waiting for) stops an
+/// open that is still polling a locked database for it.
+struct AbandonOnDrop(Arc<AtomicBool>);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
     }
 }
 
@@ -171,8 +218,18 @@ impl std::fmt::Debug for SledToolCache {
 impl ToolCache for SledToolCache {
     async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
         let key = server.to_owned();
-        let Some(stored) = self.run(move |db| db.get(key.as_bytes())).await else {
-            return Lookup::Miss(MissReason::Unavailable);
+        let view = self.shared.view.clone();
+        let read = tokio::task::spawn_blocking(move || view.read(&key)).await;
+        let stored = match read.unwrap_or(ViewRead::Unknown) {
+            ViewRead::Entry(bytes) => Some(bytes),
+            ViewRead::Absent => None,
+            ViewRead::Unknown => {
+                let key = server.to_owned();
+                let Some(stored) = self.run(move |db| db.get(key.as_bytes())).await else {
+                    return Lookup::Miss(MissReason::Unavailable);
+                };
+                stored.map(|bytes| bytes.to_vec())
+            }
         };
         let Some(bytes) = stored else {
             return Lookup::Miss(MissReason::Absent);
@@ -191,22 +248,67 @@ impl ToolCache for SledToolCache {
     async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
         let bytes = encode_entry(fingerprint, tools, (self.shared.options.clock)());
         let key = server.to_owned();
-        let _ = self.run(move |db| db.insert(key.as_bytes(), bytes)).await;
+        let shared = Arc::clone(&self.shared);
+        let _ = self
+            .run(move |db| {
+                db.insert(key.as_bytes(), bytes.as_slice())?;
+                shared.follow_in_view(shared.view.publish(&key, &bytes));
+                Ok(())
+            })
+            .await;
     }
 
     async fn remove(&self, server: &str) {
         let key = server.to_owned();
-        let _ = self.run(move |db| db.remove(key.as_bytes())).await;
+        let shared = Arc::clone(&self.shared);
+        let _ = self
+            .run(move |db| {
+                db.remove(key.as_bytes())?;
+                shared.follow_in_view(shared.view.withdraw(&key));
+                Ok(())
+            })
+            .await;
     }
 }
 
 impl Shared {
+    /// Makes sure the database gets closed once no operation is queued and none came for
+    /// [`LINGER`]. A plain thread does it, so any runtime (with or without timers) works; it
+    /// holds the store weakly, so dropping the store releases the database at once.
+    fn schedule_close(this: &Arc<Self>) {
+        if this.closer_scheduled.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let shared = Arc::downgrade(this);
+        let spawned = std::thread::Builder::new()
+            .name("mcp-cache-closer".to_owned())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(LINGER);
+                    let Some(shared) = shared.upgrade() else {
+                        return;
+                    };
+                    if shared.close_if_idle() {
+                        return;
+                    }
+                }
+            });
+        if spawned.is_err() {
+            this.closer_scheduled.store(false, Ordering::Release);
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Slot> {
         self.db.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs one operation on the open database, opening it first if needed.
-    fn with_db<T>(&self, op: impl FnOnce(&sled::Db) -> sled::Result<T>) -> Option<T> {
+    /// Runs one operation on the open database, opening it first if needed; `abandoned` is
+    /// raised when the caller stopped waiting.
+    fn with_db<T>(
+        &self,
+        abandoned: &AtomicBool,
+        op: impl FnOnce(&sled::Db) -> sled::Result<T>,
+    ) -> Option<T> {
         let mut slot = self.lock();
         if slot.held.is_none() {
             let now = Instant::now();
@@ -219,12 +321,18 @@ impl Shared {
                 // Give the processes waiting for the lock their turn.
                 std::thread::sleep(remaining);
             }
-            match self.open(patient) {
-                Some(opened) => {
+            match self.open(patient, abandoned) {
+                Ok(opened) => {
+                    if !self.view.is_complete() {
+                        // First open since the view was lost or never built (a store written
+                        // by an older version): copy every entry before anyone trusts it.
+                        self.follow_in_view(self.view.rebuild(&opened.db));
+                    }
                     slot.held = Some(opened);
                     slot.unavailable_until = None;
                 }
-                None => {
+                Err(OpenFailure::Abandoned) => return None,
+                Err(OpenFailure::Unavailable) => {
                     if patient {
                         slot.unavailable_until = Some(Instant::now() + OPEN_BUDGET);
                     }
@@ -261,12 +369,12 @@ impl Shared {
         }
     }
 
-    /// Opens the database, waiting out another process's lock within [`OPEN_BUDGET`], and
-    /// replacing a corrupt database with a fresh one.
-    fn open(&self, patient: bool) -> Option<Held> {
+    /// Opens the database, polling another process's lock within [`OPEN_BUDGET`] (until
+    /// `abandoned` is raised), and replacing a corrupt database with a fresh one.
+    fn open(&self, patient: bool, abandoned: &AtomicBool) -> Result<Held, OpenFailure> {
         let started = Instant::now();
         let budget = if patient { OPEN_BUDGET } else { Duration::ZERO };
-        let mut delay = Duration::from_millis(2);
+        let mut delay = POLL_FIRST;
         let mut rebuilt = false;
         loop {
             let opened = sled::Config::new()
@@ -277,22 +385,30 @@ impl Shared {
             match opened {
                 Ok(db) => {
                     let now = Instant::now();
-                    return Some(Held {
+                    tracing::debug!(
+                        path = %self.path.display(),
+                        waited_ms = started.elapsed().as_millis(),
+                        "tool cache opened"
+                    );
+                    return Ok(Held {
                         db,
                         opened_at: now,
                         last_used: now,
                     });
                 }
                 Err(error) if is_locked(&error) => {
+                    if abandoned.load(Ordering::Acquire) {
+                        return Err(OpenFailure::Abandoned);
+                    }
                     if started.elapsed() >= budget {
                         self.warn_once(
                             "locked",
                             "the tool cache stayed locked by another process; continuing without it",
                         );
-                        return None;
+                        return Err(OpenFailure::Unavailable);
                     }
                     std::thread::sleep(delay + jitter(delay));
-                    delay = (delay * 2).min(Duration::from_millis(40));
+                    delay = (delay * 2).min(POLL_MAX);
                 }
                 Err(error) if is_unusable_on_disk(&error) && !rebuilt => {
                     self.warn_once(
@@ -310,7 +426,7 @@ impl Shared {
                             self.path.display()
                         ),
                     );
-                    return None;
+                    return Err(OpenFailure::Unavailable);
                 }
             }
         }
@@ -320,6 +436,11 @@ impl Shared {
         if let Some(current) = held.take() {
             // Writes reach disk here (no background flusher): before another process opens.
             let _ = current.db.flush();
+            drop(current.db);
+            tracing::debug!(
+                held_ms = current.opened_at.elapsed().as_millis(),
+                "tool cache closed"
+            );
         }
     }
 
@@ -354,13 +475,15 @@ impl Shared {
         }
     }
 
-    /// Closes the database if it has not been used for [`HOLD_IDLE`]; true once it is closed.
+    /// Closes the database if no operation is queued and none ran for [`LINGER`]; true once
+    /// it is closed.
     fn close_if_idle(&self) -> bool {
         let mut slot = self.lock();
-        let idle = slot
-            .held
-            .as_ref()
-            .is_none_or(|current| current.last_used.elapsed() >= HOLD_IDLE);
+        let idle = self.in_flight.load(Ordering::Acquire) == 0
+            && slot
+                .held
+                .as_ref()
+                .is_none_or(|current| current.last_used.elapsed() >= LINGER);
         if idle {
             Self::release(&mut slot.held);
             // Cleared under the lock: an operation that runs after this sees no closer and
@@ -398,6 +521,18 @@ impl Shared {
             if entry.file_name().to_string_lossy().starts_with(&prefix) {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
+        }
+    }
+
+    /// After a change the read view had to follow: if it could not, the view is marked
+    /// incomplete so that nobody reads an entry the database no longer has.
+    fn follow_in_view(&self, followed: std::io::Result<()>) {
+        if let Err(error) = followed {
+            self.warn_once(
+                "view",
+                &format!("could not update the tool cache's entry files: {error}; reading through the database until it is rebuilt"),
+            );
+            let _ = self.view.invalidate();
         }
     }
 

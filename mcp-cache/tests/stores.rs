@@ -224,6 +224,14 @@ fn write_raw(dir: &Path, server: &str, bytes: Vec<u8>) {
     let db = open_direct(dir);
     db.insert(server.as_bytes(), bytes).unwrap();
     db.flush().unwrap();
+    // A writer that does not keep the entry files: lookups go back to the database.
+    drop_entry_files(dir);
+}
+
+/// Deletes the store's entry files (its read view), as a user cleaning up might: lookups read
+/// the database again until the next open rebuilds them.
+fn drop_entry_files(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir.join("entries"));
 }
 
 /// Bounds an operation that must never hang (far above anything it should take).
@@ -595,6 +603,9 @@ fn damage(dir: &Path, damage: Damage) {
         damaged += 1;
     }
     assert!(damaged > 0, "nothing to damage for {damage:?} in {files:?}");
+    // The entry files would still answer lookups; these cases are about the database under
+    // them, so the next lookup has to open it.
+    drop_entry_files(dir);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -613,7 +624,9 @@ async fn sled_corrupt_store_directory_is_moved_aside_and_rebuilt() {
         let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
         bounded(cache.set("acme", &fp, &tools())).await;
         bounded(cache.close()).await;
-        // sled writes its first snapshot when it opens an existing database.
+        // sled writes its first snapshot when it opens an existing database; without entry
+        // files, the lookup opens it.
+        drop_entry_files(&temp.store());
         assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
         bounded(cache.close()).await;
         damage(&temp.store(), kind);
@@ -709,6 +722,8 @@ async fn sled_store_locked_by_another_opener_is_unavailable_until_it_lets_go() {
     let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
     bounded(cache.set("acme", &fp, &tools())).await;
     bounded(cache.close()).await;
+    // Without entry files, a lookup needs the database.
+    drop_entry_files(&temp.store());
 
     // Another opener (here: this test, straight through sled) holds the database.
     let held = open_direct(&temp.store());
@@ -734,6 +749,69 @@ async fn sled_store_locked_by_another_opener_is_unavailable_until_it_lets_go() {
     bounded(cache.set("acme", &fp, &other_tools())).await;
     assert_hit(bounded(cache.lookup("acme", &fp)).await, &other_tools());
     bounded(cache.close()).await;
+    assert_no_panic();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lookups_read_the_entry_files_while_another_process_holds_the_database() {
+    count_panics();
+    let temp = TempDir::new("view-locked");
+    let fp = fingerprint();
+    let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    bounded(cache.set("acme", &fp, &tools())).await;
+    bounded(cache.set("gone", &fp, &tools())).await;
+    bounded(cache.remove("gone")).await;
+    bounded(cache.close()).await;
+
+    // Another process holds the database for as long as it likes: lookups do not wait for it.
+    let held = open_direct(&temp.store());
+    let started = Instant::now();
+    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    // A removed entry is gone from the files too, and an entry never written is absent.
+    assert_miss(
+        &bounded(cache.lookup("gone", &fp)).await,
+        MissReason::Absent,
+    );
+    assert_miss(
+        &bounded(cache.lookup("never", &fp)).await,
+        MissReason::Absent,
+    );
+    // A lookup that waited for the lock would have polled for a whole budget (a second).
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "lookups waited for the database: {:?}",
+        started.elapsed()
+    );
+    // Another configuration still misses: the files hold the same records as the database.
+    let other = Fingerprint::of(&json!({"command": "other"}));
+    assert_miss(
+        &bounded(cache.lookup("acme", &other)).await,
+        MissReason::OtherFingerprint,
+    );
+    drop(held);
+    assert_no_panic();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_store_without_entry_files_gets_them_back_on_its_next_open() {
+    count_panics();
+    let temp = TempDir::new("view-rebuilt");
+    let fp = fingerprint();
+    let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    bounded(cache.set("acme", &fp, &tools())).await;
+    bounded(cache.set("beta", &fp, &other_tools())).await;
+    bounded(cache.close()).await;
+    // A store written before the entry files existed, or whose files were deleted.
+    drop_entry_files(&temp.store());
+
+    // Read through the database, which is opened and copied into files on the way.
+    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    bounded(cache.close()).await;
+    let held = open_direct(&temp.store());
+    let again = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    assert_hit(bounded(again.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(again.lookup("beta", &fp)).await, &other_tools());
+    drop(held);
     assert_no_panic();
 }
 
