@@ -1307,24 +1307,30 @@ fn report_soak(plan: &Plan, soak: &Soak) -> Value {
 }
 
 fn report_load(load: &Load) -> Value {
-    let mut all: Vec<u32> = load
-        .healthy
-        .latencies_us
-        .iter()
-        .chain(&load.victim.latencies_us)
-        .copied()
-        .collect();
-    all.sort_unstable();
-    let mut victim = load.victim.latencies_us.clone();
-    victim.sort_unstable();
+    let sorted = |latencies: &[u32]| {
+        let mut sorted = latencies.to_vec();
+        sorted.sort_unstable();
+        sorted
+    };
+    let healthy = sorted(&load.healthy.latencies_us);
+    let victim = sorted(&load.victim.latencies_us);
     let total = load.healthy.ok + load.healthy.failed + load.victim.ok + load.victim.failed;
     let throughput = (load.healthy.ok + load.victim.ok) as f64 / load.wall.as_secs_f64();
+    let millis = |micros: u32| f64::from(micros) / 1000.0;
     let latency = |sorted: &[u32]| {
         json!({
-            "p50": f64::from(percentile(sorted, 0.5)) / 1000.0,
-            "p99": f64::from(percentile(sorted, 0.99)) / 1000.0,
-            "max": f64::from(sorted.last().copied().unwrap_or(0)) / 1000.0,
+            "p50": millis(percentile(sorted, 0.5)),
+            "p99": millis(percentile(sorted, 0.99)),
+            "max": millis(sorted.last().copied().unwrap_or(0)),
         })
+    };
+    let shown = |sorted: &[u32]| {
+        format!(
+            "p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            millis(percentile(sorted, 0.5)),
+            millis(percentile(sorted, 0.99)),
+            millis(sorted.last().copied().unwrap_or(0))
+        )
     };
     println!(
         "\nload: {} servers, {} callers at once for {:.1} s, {VICTIM} SIGKILLed every 100-200 ms \
@@ -1333,29 +1339,27 @@ fn report_load(load: &Load) -> Value {
         load.callers,
         load.wall.as_secs_f64()
     );
+    println!("calls {total}, throughput {throughput:.0} successful calls/s");
     println!(
-        "calls {total}, throughput {throughput:.0} successful calls/s, latency p50 {:.2} ms, p99 \
-         {:.2} ms, max {:.2} ms",
-        f64::from(percentile(&all, 0.5)) / 1000.0,
-        f64::from(percentile(&all, 0.99)) / 1000.0,
-        f64::from(all.last().copied().unwrap_or(0)) / 1000.0
+        "healthy servers: {} ok, {} failed; latency {}",
+        load.healthy.ok,
+        load.healthy.failed,
+        shown(&healthy)
     );
     println!(
-        "healthy servers: {} ok, {} failed",
-        load.healthy.ok, load.healthy.failed
-    );
-    println!(
-        "killed server: {} kills, {} calls ok, {} failed (first: {})",
+        "killed server: {} kills, {} calls ok, {} failed (first: {}); latency of its successful \
+         calls {}",
         load.kills,
         load.victim.ok,
         load.victim.failed,
         load.victim.first_failure.as_deref().unwrap_or("none"),
+        shown(&victim)
     );
     println!(
-        "killed server down after each kill: p50 {:.1} ms, max {:.1} ms; connected {} after \
-         the killer stopped",
-        f64::from(percentile(&load.downtimes_us, 0.5)) / 1000.0,
-        f64::from(load.downtimes_us.last().copied().unwrap_or(0)) / 1000.0,
+        "killed server down after each kill (SIGKILL to connected again): p50 {:.1} ms, max \
+         {:.1} ms; connected {} after the killer stopped",
+        millis(percentile(&load.downtimes_us, 0.5)),
+        millis(load.downtimes_us.last().copied().unwrap_or(0)),
         load.recovered_after
             .map_or("never".to_owned(), |after| format!("{:.1} ms", ms(after)))
     );
@@ -1365,8 +1369,11 @@ fn report_load(load: &Load) -> Value {
         "wall_ms": ms(load.wall),
         "calls": total,
         "throughput_per_s": throughput.round(),
-        "latency_ms": latency(&all),
-        "healthy": {"ok": load.healthy.ok, "failed": load.healthy.failed},
+        "healthy": {
+            "ok": load.healthy.ok,
+            "failed": load.healthy.failed,
+            "latency_ms": latency(&healthy),
+        },
         "killed": {
             "kills": load.kills,
             "ok": load.victim.ok,
