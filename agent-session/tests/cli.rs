@@ -1381,23 +1381,56 @@ fn sigterm_sighup_and_sigquit_stop_the_cli_and_every_server_like_ctrl_c() {
 }
 
 #[test]
-fn the_cli_raises_its_open_files_limit_so_many_servers_all_start() {
-    let sandbox = Sandbox::new("many-fds");
-    const SERVERS: usize = 80;
-    let servers: serde_json::Map<String, Value> = (0..SERVERS)
+fn servers_die_with_the_cli_even_when_it_is_killed_with_sigkill() {
+    let sandbox = Sandbox::new("sigkill");
+    // Deaf to its stdin closing and to SIGTERM: only a signal from the kernel stops it.
+    let fx = sandbox.fixture("fx", |server| server.ignore_stdin_close().ignore_sigterm());
+    sandbox.write_mcp_json(&json!({"fx": fx}));
+    let mut command = sandbox.command(&["shell", "--json", "--no-cache"]);
+    command.stdin(Stdio::piped());
+    let mut child = KillOnDrop(command.spawn().unwrap());
+    let mut stdin = child.0.stdin.take().unwrap();
+    let stdout = BufReader::new(child.0.stdout.take().unwrap());
+    let (lines_out, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = lines_out.send(line);
+        }
+    });
+    writeln!(stdin, "call mcp_fx_pids {{}}").unwrap();
+    let reply: Value = serde_json::from_str(&lines.recv_timeout(LIMIT).unwrap()).unwrap();
+    let pids: Value =
+        serde_json::from_str(reply["output"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let server = i32::try_from(pids["pid"].as_i64().unwrap()).unwrap();
+    // The server runs as itself (the launcher replaced itself with it), a child of the CLI.
+    assert!(args_of(server).contains(&format!("{}fx", sandbox.marker)));
+
+    testkit::signal_process(i32::try_from(child.0.id()).unwrap(), libc::SIGKILL);
+    let _ = child.0.wait();
+    assert!(
+        testkit::wait_until(PROCESS_LIMIT, || !testkit::process_is_alive(server)),
+        "the server outlived the CLI killed with SIGKILL"
+    );
+    drop(stdin);
+}
+
+/// Runs `list --json --no-cache` under an open-files soft limit of `soft_limit` on a project of
+/// `count` fixture servers, each entry with `extra` fields added; the number that connected.
+fn list_many_servers(sandbox: &Sandbox, count: usize, extra: &Value, soft_limit: u32) -> usize {
+    let servers: serde_json::Map<String, Value> = (0..count)
         .map(|n| {
-            (
-                format!("s{n}"),
-                sandbox.fixture(&format!("s{n}"), |server| server),
-            )
+            let mut entry = sandbox.fixture(&format!("s{n}"), |server| server);
+            for (key, value) in extra.as_object().unwrap() {
+                entry[key] = value.clone();
+            }
+            (format!("s{n}"), entry)
         })
         .collect();
     sandbox.write_mcp_json(&Value::Object(servers));
-    // 80 servers need more than 200 descriptors (three pipes each, and more).
     let mut command = sandbox.command_of("sh", &[]);
     command.args([
         "-c",
-        "ulimit -Sn 200 && exec \"$0\" \"$@\"",
+        &format!("ulimit -Sn {soft_limit} && exec \"$0\" \"$@\""),
         BIN,
         "list",
         "--json",
@@ -1406,14 +1439,47 @@ fn the_cli_raises_its_open_files_limit_so_many_servers_all_start() {
     let outcome = run_to_end(command, None);
     assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
     let listed = outcome.json();
-    let connected = listed["servers"]
-        .as_array()
-        .unwrap()
+    let statuses = listed["servers"].as_array().unwrap();
+    assert_eq!(statuses.len(), count, "{}", outcome.stderr);
+    let connected = statuses
         .iter()
         .filter(|server| server["status"] == "connected")
         .count();
-    assert_eq!(connected, SERVERS, "{}", outcome.stderr);
-    sandbox.assert_no_server_left("list with 80 servers");
+    if connected < count {
+        let failed: Vec<&Value> = statuses
+            .iter()
+            .filter(|server| server["status"] != "connected")
+            .take(3)
+            .collect();
+        eprintln!("not connected, for example: {failed:#?}");
+    }
+    sandbox.assert_no_server_left(&format!("list with {count} servers"));
+    connected
+}
+
+#[test]
+fn the_cli_raises_its_open_files_limit_so_many_servers_all_start() {
+    let sandbox = Sandbox::new("many-fds");
+    // 80 servers need more than 200 descriptors (three pipes each, and more).
+    assert_eq!(list_many_servers(&sandbox, 80, &json!({}), 200), 80);
+}
+
+#[test]
+fn a_thousand_servers_all_connect_under_the_usual_open_files_limit() {
+    let sandbox = Sandbox::new("thousand");
+    // 1,024 is the soft limit most systems start a shell with; the hard limit is higher.
+    assert_eq!(list_many_servers(&sandbox, 1_000, &json!({}), 1_024), 1_000);
+}
+
+#[test]
+fn a_hundred_servers_with_a_two_second_timeout_all_connect_on_a_small_machine() {
+    let sandbox = Sandbox::new("hundred");
+    // Each server's clock starts when its own start does, and starts are bounded in parallel:
+    // spawning all hundred at once on two cores would lose some to their timeouts.
+    assert_eq!(
+        list_many_servers(&sandbox, 100, &json!({"timeout": 2_000}), 1_024),
+        100
+    );
 }
 
 #[test]

@@ -20,7 +20,7 @@ use mcp_transport::oauth::{
     AuthorizationHandler, CredentialStore, Grant, OAuthAuthorizer, OAuthError, OAuthOptions,
     PreRegisteredClient, Secret,
 };
-use mcp_transport::{ClientOptions, McpClient, StdioServerParams};
+use mcp_transport::{ClientOptions, Launcher, McpClient, StdioServerParams};
 
 use crate::error::ManagerError;
 
@@ -35,6 +35,8 @@ pub(crate) struct ConnectContext<'a> {
     pub(crate) login: Option<&'a Arc<dyn AuthorizationHandler>>,
     /// The message size limit of servers whose entry sets none.
     pub(crate) max_message_bytes: usize,
+    /// What stdio servers are started through.
+    pub(crate) launcher: Option<&'a Launcher>,
 }
 
 /// Validates the configuration, resolves its `!command` values and OAuth token, and connects
@@ -56,7 +58,9 @@ pub(crate) async fn connect_client(
         .unwrap_or(context.max_message_bytes);
     let transport = match resolved.transport() {
         TransportConfig::Stdio(stdio) => {
-            let params = stdio_params(stdio).max_message_bytes(max_message_bytes);
+            let params = stdio_params(stdio)
+                .max_message_bytes(max_message_bytes)
+                .launcher(context.launcher.cloned());
             return Ok(McpClient::connect_stdio(name, params, options).await?);
         }
         TransportConfig::Http(remote) => (remote, RemoteTransport::Auto),

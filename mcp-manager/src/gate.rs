@@ -255,6 +255,7 @@ impl Inner {
             oauth: &self.options.credentials,
             login: None,
             max_message_bytes: self.options.max_message_bytes,
+            launcher: self.options.launcher.as_ref(),
         };
         let client = connect_client(name, config, context, options).await?;
         let client = Arc::new(client);

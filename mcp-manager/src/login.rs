@@ -40,6 +40,7 @@ impl McpManager {
             oauth: store,
             login: Some(&handler),
             max_message_bytes: self.inner.options.max_message_bytes,
+            launcher: self.inner.options.launcher.as_ref(),
         };
         let options = self
             .inner

@@ -17,7 +17,7 @@ use mcp_config::{AuthStorage, DiscoveredServer, ServerConfig, SourceMeta};
 use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 use mcp_transport::protocol::methods;
-use mcp_transport::{ClientOptions, McpClient, Root, ServerNotification, Tool};
+use mcp_transport::{ClientOptions, Launcher, McpClient, Root, ServerNotification, Tool};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -58,6 +58,10 @@ pub struct ManagerOptions {
     /// the size); `None` lets results through whole. Default: 100 KiB, cut results not kept
     /// (a session keeps them in its own directory).
     pub output_budget: Option<OutputBudget>,
+    /// The program stdio servers are started through (see [`Launcher`]); `None`, the default,
+    /// starts them directly. The `agent-session` CLI uses itself, so that its servers get a
+    /// parent-death signal and die with it even when it is killed with SIGKILL.
+    pub launcher: Option<Launcher>,
 }
 
 impl Default for ManagerOptions {
@@ -73,6 +77,7 @@ impl Default for ManagerOptions {
                 .map_or(8, |cores| cores.get() * 8)
                 .max(8),
             output_budget: Some(OutputBudget::default()),
+            launcher: None,
         }
     }
 }
@@ -92,6 +97,13 @@ impl ManagerOptions {
     #[must_use]
     pub fn client(mut self, options: ClientOptions) -> Self {
         self.client = options;
+        self
+    }
+
+    /// Starts stdio servers through `launcher`.
+    #[must_use]
+    pub fn launcher(mut self, launcher: Option<Launcher>) -> Self {
+        self.launcher = launcher;
         self
     }
 

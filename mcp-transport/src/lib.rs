@@ -90,6 +90,6 @@ pub use protocol::{
     ProgressNotificationParams, ProtocolVersion, Root, ServerCapabilities, Tool,
 };
 #[cfg(feature = "stdio")]
-pub use stdio::{StdioServerParams, StdioTransport};
+pub use stdio::{Launcher, StdioServerParams, StdioTransport};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::{CloseReason, ProtocolViolation, Transport, TransportError};

@@ -19,7 +19,7 @@
 //! grandchild holding the pipe).
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -58,6 +58,39 @@ pub struct StdioServerParams {
     pub shutdown_grace: Duration,
     /// How many of the server's last stderr lines an error carries. Default 10.
     pub stderr_tail_lines: usize,
+    /// A program the server is started through; `None` (the default) starts it directly.
+    pub launcher: Option<Launcher>,
+}
+
+/// A program that starts a server for the client: run as `program args… -- COMMAND ARGS…` with
+/// the server's environment and working directory, it must replace itself with the server
+/// (`exec`, same process id, same pipes) after preparing what a library cannot do without
+/// `unsafe` between fork and exec — on Linux, a parent-death signal, so that the server dies
+/// with its client even when the client is killed with SIGKILL and has no chance to clean up.
+///
+/// The `agent-session` CLI is its own launcher. Whether `COMMAND` exists is checked before the
+/// launcher runs, so a missing program is the same immediate spawn error as without one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Launcher {
+    /// The launcher program (a path, e.g. `/proc/self/exe`).
+    pub program: PathBuf,
+    /// Its arguments before `--` and the server's command line.
+    pub args: Vec<String>,
+}
+
+impl Launcher {
+    /// `program args…`, to which `-- COMMAND ARGS…` is added for each server.
+    pub fn new<I, S>(program: impl Into<PathBuf>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
 }
 
 impl StdioServerParams {
@@ -75,6 +108,7 @@ impl StdioServerParams {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             shutdown_grace: Duration::from_secs(1),
             stderr_tail_lines: 10,
+            launcher: None,
         }
     }
 
@@ -106,6 +140,66 @@ impl StdioServerParams {
         self
     }
 
+    /// Starts the server through `launcher`.
+    #[must_use]
+    pub fn launcher(mut self, launcher: Option<Launcher>) -> Self {
+        self.launcher = launcher;
+        self
+    }
+
+    /// The process to spawn: the server itself, or the launcher with the server's command line
+    /// after `--` once the server's program is known to exist.
+    fn command(&self) -> std::io::Result<tokio::process::Command> {
+        let Some(launcher) = &self.launcher else {
+            let mut command = tokio::process::Command::new(&self.command);
+            command.args(&self.args);
+            return Ok(command);
+        };
+        self.check_program_exists()?;
+        let mut command = tokio::process::Command::new(&launcher.program);
+        command
+            .args(&launcher.args)
+            .arg("--")
+            .arg(&self.command)
+            .args(&self.args);
+        Ok(command)
+    }
+
+    /// What spawning the program directly would say when it is missing: a path (relative to
+    /// the working directory) that is no file, or a bare name found in no `PATH` folder (the
+    /// server's own `PATH` when its environment sets one).
+    fn check_program_exists(&self) -> std::io::Result<()> {
+        let not_found = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let program = Path::new(&self.command);
+        if self.command.is_empty() {
+            return Err(not_found());
+        }
+        if self.command.contains('/') {
+            let path = match &self.cwd {
+                Some(cwd) if program.is_relative() => cwd.join(program),
+                _ => program.to_path_buf(),
+            };
+            return if path.is_file() {
+                Ok(())
+            } else {
+                Err(not_found())
+            };
+        }
+        let path = self
+            .env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "PATH")
+            .map(|(_, value)| std::ffi::OsString::from(value))
+            .or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default();
+        if std::env::split_paths(&path).any(|dir| dir.join(program).is_file()) {
+            Ok(())
+        } else {
+            Err(not_found())
+        }
+    }
+
     /// The command line, for messages.
     /// The program as errors show it: cut to [`SHOWN_COMMAND_CHARS`], with the number of
     /// arguments (their values may be secrets, and may be huge).
@@ -135,6 +229,7 @@ impl std::fmt::Debug for StdioServerParams {
             .field("max_message_bytes", &self.max_message_bytes)
             .field("shutdown_grace", &self.shutdown_grace)
             .field("stderr_tail_lines", &self.stderr_tail_lines)
+            .field("launcher", &self.launcher)
             .finish()
     }
 }
@@ -189,9 +284,8 @@ impl StdioTransport {
                 format!("the working directory {} does not exist", cwd.display()),
             )));
         }
-        let mut command = tokio::process::Command::new(&params.command);
+        let mut command = params.command().map_err(spawn_error)?;
         command
-            .args(&params.args)
             .envs(params.env.iter().map(|(key, value)| (key, value)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -8,7 +8,8 @@ mod common;
 use std::time::Duration;
 
 use common::{
-    connect, connect_with, connect_with_params, guard, params, processes_with_arg, unique_marker,
+    call_json, connect, connect_with, connect_with_params, guard, params, processes_with_arg,
+    unique_marker,
 };
 use mcp_transport::{ClientOptions, Error, McpClient, ProtocolVersion, StdioServerParams};
 use testkit::FixtureServer;
@@ -200,4 +201,54 @@ async fn environment(client: &McpClient, name: &str) -> serde_json::Value {
         .await
         .expect("environment");
     serde_json::from_str(common::text(&result)).expect("JSON")
+}
+
+/// A launcher that only replaces itself with the server: `sh -c 'shift; exec "$@"' sh -- …`.
+fn exec_launcher() -> mcp_transport::Launcher {
+    mcp_transport::Launcher::new("/bin/sh", ["-c", "shift; exec \"$@\"", "sh"])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_started_through_a_launcher_is_the_process_the_launcher_became() {
+    let fixture = FixtureServer::new();
+    let server = params(&fixture).launcher(Some(exec_launcher()));
+    let client = connect_with_params(server).await;
+    let pids = call_json(&client, "pids").await;
+    // The launcher exec'd the server in place: the server is the child this process spawned.
+    let pid = pids["pid"].as_u64().expect("the server's pid");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let parent = status
+        .lines()
+        .find_map(|line| line.strip_prefix("PPid:"))
+        .map(str::trim);
+    assert_eq!(
+        parent,
+        Some(std::process::id().to_string().as_str()),
+        "{pids}"
+    );
+    guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_command_behind_a_launcher_is_the_same_immediate_spawn_error() {
+    for command in ["/nonexistent/mcp-server", "no-such-mcp-server-anywhere"] {
+        let server = StdioServerParams::new(command, ["--flag"]).launcher(Some(exec_launcher()));
+        let error = guard(McpClient::connect_stdio(
+            "ghost",
+            server,
+            ClientOptions::default(),
+        ))
+        .await
+        .expect_err("nothing to start");
+        let message = error.to_string();
+        assert!(
+            matches!(
+                error.transport_error(),
+                Some(mcp_transport::TransportError::Spawn { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound
+            ),
+            "{error:?}"
+        );
+        assert!(message.contains(&format!("`{command}`")), "{message}");
+    }
 }

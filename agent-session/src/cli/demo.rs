@@ -114,9 +114,10 @@ async fn demo(globals: &Globals, root: &Path, marker: &str) -> Result<(), String
         DiscoveryContext::new(globals.app.clone(), &project, &home)
             .with_env(Vec::<(String, String)>::new());
     let cache = SledToolCache::open_at(root.join("cache"), CacheOptions::default());
-    let options = SessionOptions::new(globals.app.clone(), &project)
+    let mut options = SessionOptions::new(globals.app.clone(), &project)
         .context(context)
         .cache(Arc::new(cache.clone()));
+    options.load.manager.launcher = super::launcher::for_this_process();
     // Servers of a project's files run only once approved: the demo approves its own.
     agent_session::approve_project_servers(&options, None)
         .map_err(|error| format!("cannot approve the demo's servers: {error}"))?;

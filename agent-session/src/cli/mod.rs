@@ -5,6 +5,7 @@ mod args;
 mod demo;
 mod demo_server;
 mod elicit;
+mod launcher;
 mod output;
 mod progress;
 mod shell;
@@ -43,7 +44,11 @@ pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// Runs the command line of this process.
 pub(crate) fn main() -> ExitCode {
-    let cli = match args::parse(std::env::args_os()) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = launcher::run_if_asked(&args) {
+        return code;
+    }
+    let cli = match args::parse(args) {
         Parsed::Run(cli) => cli,
         Parsed::Print(text) => {
             output::print(&text);
@@ -175,10 +180,21 @@ async fn run(cli: Cli) -> u8 {
     };
     let code = match command {
         // The same report as `/mcp list` in the shell.
-        Command::List => print_command(
-            &run_mcp_command(&running.session, "list").await,
-            globals.json,
-        ),
+        Command::List => {
+            // What each server came to, not where it was at the startup gate: a server still
+            // connecting (its cached tools offered meanwhile) is waited for, within its own
+            // timeout.
+            let manager = running.session.manager();
+            for server in manager.server_names() {
+                if manager.get_connection_status(&server) == ConnectionStatus::Connecting {
+                    let _ = manager.wait_for_connection(&server).await;
+                }
+            }
+            print_command(
+                &run_mcp_command(&running.session, "list").await,
+                globals.json,
+            )
+        }
         Command::Tools { server } => tools_command(&running, server.as_deref(), globals.json),
         Command::Call {
             tool,
@@ -297,6 +313,8 @@ impl Running {
             .cache(cache);
         // A server's questions are asked on the terminal (and declined without one).
         options.load.manager.client.elicitation = Some(Arc::new(elicit::TerminalElicitation));
+        // Servers die with the CLI, even when it is killed with SIGKILL.
+        options.load.manager.launcher = launcher::for_this_process();
         if let Some(bytes) = globals.max_message_bytes {
             options.load.manager.max_message_bytes = bytes;
         }

@@ -22,6 +22,7 @@ mod tools;
 #[path = "mcp-fixture-server/wire.rs"]
 mod wire;
 
+use std::io::Write as _;
 use std::sync::Arc;
 
 use options::{Options, Parsed};
@@ -84,7 +85,12 @@ fn main() {
     let server = Arc::new(Server::new(opts, out, grandchild));
     server.serve();
     if ignore_stdin_close {
-        eprintln!("fixture: stdin closed; staying alive as asked");
+        // Not `eprintln!`: with its client gone, stderr is a closed pipe, and a failed print
+        // would end the process this flag keeps alive.
+        let _ = writeln!(
+            std::io::stderr(),
+            "fixture: stdin closed; staying alive as asked"
+        );
         process::sleep_forever();
     }
     // Threads of slow tools may still be waiting: they end with the process.
