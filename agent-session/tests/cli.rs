@@ -1380,13 +1380,9 @@ fn sigterm_sighup_and_sigquit_stop_the_cli_and_every_server_like_ctrl_c() {
     }
 }
 
-#[test]
-fn servers_die_with_the_cli_even_when_it_is_killed_with_sigkill() {
-    let sandbox = Sandbox::new("sigkill");
-    // Deaf to its stdin closing and to SIGTERM: only a signal from the kernel stops it.
-    let fx = sandbox.fixture("fx", |server| server.ignore_stdin_close().ignore_sigterm());
-    sandbox.write_mcp_json(&json!({"fx": fx}));
-    let mut command = sandbox.command(&["shell", "--json", "--no-cache"]);
+/// Starts `command` (a `shell --json`) with a pipe on stdin, calls the `fx` fixture's `pids`
+/// tool and gives back the running shell, its stdin and the server's pid.
+fn shell_and_server_pid(mut command: Command) -> (KillOnDrop, ChildStdin, i32) {
     command.stdin(Stdio::piped());
     let mut child = KillOnDrop(command.spawn().unwrap());
     let mut stdin = child.0.stdin.take().unwrap();
@@ -1402,6 +1398,17 @@ fn servers_die_with_the_cli_even_when_it_is_killed_with_sigkill() {
     let pids: Value =
         serde_json::from_str(reply["output"]["content"][0]["text"].as_str().unwrap()).unwrap();
     let server = i32::try_from(pids["pid"].as_i64().unwrap()).unwrap();
+    (child, stdin, server)
+}
+
+#[test]
+fn servers_die_with_the_cli_even_when_it_is_killed_with_sigkill() {
+    let sandbox = Sandbox::new("sigkill");
+    // Deaf to its stdin closing and to SIGTERM: only a signal from the kernel stops it.
+    let fx = sandbox.fixture("fx", |server| server.ignore_stdin_close().ignore_sigterm());
+    sandbox.write_mcp_json(&json!({"fx": fx}));
+    let command = sandbox.command(&["shell", "--json", "--no-cache"]);
+    let (mut child, stdin, server) = shell_and_server_pid(command);
     // The server runs as itself (the launcher replaced itself with it), a child of the CLI.
     assert!(args_of(server).contains(&format!("{}fx", sandbox.marker)));
 
@@ -1411,6 +1418,36 @@ fn servers_die_with_the_cli_even_when_it_is_killed_with_sigkill() {
         testkit::wait_until(PROCESS_LIMIT, || !testkit::process_is_alive(server)),
         "the server outlived the CLI killed with SIGKILL"
     );
+    drop(stdin);
+}
+
+#[test]
+fn servers_get_the_open_files_limit_the_cli_started_with_not_its_raised_one() {
+    let sandbox = Sandbox::new("server-nofile");
+    let fx = sandbox.fixture("fx", |server| server);
+    sandbox.write_mcp_json(&json!({"fx": fx}));
+    let mut command = sandbox.command_of("sh", &[]);
+    command.args([
+        "-c",
+        "ulimit -Sn 512 && exec \"$0\" \"$@\"",
+        BIN,
+        "shell",
+        "--json",
+        "--no-cache",
+    ]);
+    let (child, stdin, server) = shell_and_server_pid(command);
+    let soft_limit = |pid: u32| {
+        let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+        let line = limits
+            .lines()
+            .find(|line| line.starts_with("Max open files"))
+            .unwrap()
+            .to_owned();
+        line.split_whitespace().nth(3).unwrap().to_owned()
+    };
+    assert_eq!(soft_limit(u32::try_from(server).unwrap()), "512");
+    // While the CLI itself runs with more (its hard limit, here above 512).
+    assert_ne!(soft_limit(child.0.id()), "512");
     drop(stdin);
 }
 

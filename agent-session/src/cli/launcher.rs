@@ -1,6 +1,7 @@
 //! The CLI is its own server launcher: every stdio server is started as
-//! `agent-session __launch-server PARENT_PID -- COMMAND ARGS…`, which asks Linux to kill it
-//! when its parent dies (`PR_SET_PDEATHSIG`, SIGKILL), checks that the parent is still the agent,
+//! `agent-session __launch-server PARENT_PID [--nofile SOFT] -- COMMAND ARGS…`, which asks Linux
+//! to kill it when its parent dies (`PR_SET_PDEATHSIG`, SIGKILL), checks that the parent is
+//! still the agent, gives back the open-files soft limit the CLI had before raising its own,
 //! and replaces itself with the server (same process id, same pipes, environment and folder).
 //!
 //! Why: the CLI stops its servers on Ctrl-C, SIGTERM, SIGHUP and SIGQUIT, but a SIGKILL (the
@@ -16,6 +17,7 @@
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt as _;
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use mcp_transport::Launcher;
 
@@ -23,17 +25,29 @@ use mcp_transport::Launcher;
 const LAUNCH: &str = "__launch-server";
 /// Exit status when the server cannot be started (as a shell reports a command not run).
 const EXIT_NOT_STARTED: u8 = 127;
+/// The option that carries the open-files soft limit servers get.
+const NOFILE: &str = "--nofile";
+
+/// The open-files soft limit the CLI started with, when it raised its own.
+static SERVERS_OPEN_FILES_LIMIT: OnceLock<u64> = OnceLock::new();
+
+/// Servers started from now on get `soft` as their open-files soft limit (the CLI's own was
+/// raised, and a server need not inherit that).
+pub(crate) fn give_servers_open_files_limit(soft: u64) {
+    let _ = SERVERS_OPEN_FILES_LIMIT.set(soft);
+}
 
 /// The launcher the CLI's servers are started through, on systems with a parent-death signal.
 pub(crate) fn for_this_process() -> Option<Launcher> {
     if !cfg!(any(target_os = "linux", target_os = "android")) {
         return None;
     }
+    let mut args = vec![LAUNCH.to_owned(), std::process::id().to_string()];
+    if let Some(soft) = SERVERS_OPEN_FILES_LIMIT.get() {
+        args.extend([NOFILE.to_owned(), soft.to_string()]);
+    }
     // The running binary, even if it was replaced or deleted since it started.
-    Some(Launcher::new(
-        "/proc/self/exe",
-        [LAUNCH.to_owned(), std::process::id().to_string()],
-    ))
+    Some(Launcher::new("/proc/self/exe", args))
 }
 
 /// Runs the launcher if this process was started as one; `None` for every other command line.
@@ -41,21 +55,32 @@ pub(crate) fn run_if_asked(args: &[OsString]) -> Option<ExitCode> {
     if args.get(1).map(OsString::as_os_str) != Some(OsStr::new(LAUNCH)) {
         return None;
     }
-    let parent = args
-        .get(2)
-        .and_then(|pid| pid.to_str()?.parse::<i32>().ok());
-    let (Some(parent), Some(separator)) = (parent, args.get(3)) else {
+    let number = |index: usize| {
+        args.get(index)
+            .and_then(|arg| arg.to_str()?.parse::<u64>().ok())
+    };
+    let Some(parent) = number(2).and_then(|pid| i32::try_from(pid).ok()) else {
         return Some(usage());
     };
-    let Some(program) = args.get(4).filter(|_| separator == "--") else {
+    let (open_files, separator) = if args.get(3).is_some_and(|arg| arg == NOFILE) {
+        let Some(soft) = number(4) else {
+            return Some(usage());
+        };
+        (Some(soft), 5)
+    } else {
+        (None, 3)
+    };
+    let is_separator = args.get(separator).is_some_and(|arg| arg == "--");
+    let Some(program) = args.get(separator + 1).filter(|_| is_separator) else {
         return Some(usage());
     };
-    Some(launch(parent, program, &args[5..]))
+    Some(launch(parent, open_files, program, &args[separator + 2..]))
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: agent-session {LAUNCH} PARENT_PID -- COMMAND [ARGS…] (used by the CLI itself)"
+        "usage: agent-session {LAUNCH} PARENT_PID [{NOFILE} SOFT] -- COMMAND [ARGS…] \
+         (used by the CLI itself)"
     );
     ExitCode::from(crate::cli::EXIT_USAGE)
 }
@@ -77,13 +102,20 @@ fn die_with_parent(_parent: i32) -> Result<(), String> {
     Ok(())
 }
 
-fn launch(parent: i32, program: &OsString, args: &[OsString]) -> ExitCode {
+fn launch(parent: i32, open_files: Option<u64>, program: &OsString, args: &[OsString]) -> ExitCode {
     if let Err(reason) = die_with_parent(parent) {
         eprintln!(
             "agent-session: not starting {}: {reason}",
             program.to_string_lossy()
         );
         return ExitCode::from(EXIT_NOT_STARTED);
+    }
+    if let Some(soft) = open_files {
+        use nix::sys::resource::{Resource, getrlimit, setrlimit};
+        // Lowering the soft limit needs no privilege; failing leaves the server the CLI's.
+        if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+            let _ = setrlimit(Resource::RLIMIT_NOFILE, soft.min(hard), hard);
+        }
     }
     // Only returns on failure. The arguments are not shown: they may hold secrets.
     let error = std::process::Command::new(program).args(args).exec();
@@ -92,4 +124,38 @@ fn launch(parent: i32, program: &OsString, args: &[OsString]) -> ExitCode {
         program.to_string_lossy()
     );
     ExitCode::from(EXIT_NOT_STARTED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn only_the_hidden_first_argument_makes_a_launcher() {
+        assert!(run_if_asked(&args(&["agent-session", "list"])).is_none());
+        assert!(run_if_asked(&args(&["agent-session", "list", LAUNCH])).is_none());
+        assert!(run_if_asked(&args(&["agent-session"])).is_none());
+    }
+
+    #[test]
+    fn a_malformed_launch_line_is_refused_before_anything_runs() {
+        for line in [
+            &["x", LAUNCH][..],
+            &["x", LAUNCH, "not-a-pid", "--", "true"],
+            &["x", LAUNCH, "1", "true"],
+            &["x", LAUNCH, "1", "--"],
+            &["x", LAUNCH, "1", NOFILE, "--", "true"],
+            &["x", LAUNCH, "1", NOFILE, "many", "--", "true"],
+        ] {
+            assert_eq!(
+                run_if_asked(&args(line)),
+                Some(ExitCode::from(crate::cli::EXIT_USAGE)),
+                "{line:?}"
+            );
+        }
+    }
 }

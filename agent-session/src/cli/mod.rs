@@ -96,15 +96,17 @@ pub(crate) fn main() -> ExitCode {
 
 /// Raises the soft limit on open files to the hard limit: every stdio server takes a few
 /// descriptors, and the usual soft limit of 1,024 would make the 300th server fail with "Too
-/// many open files". Failing to raise it only leaves the limit as it was.
+/// many open files". Failing to raise it only leaves the limit as it was. The servers get the
+/// old limit back from the launcher: programs that use `select` expect descriptors below 1,024.
 fn raise_open_files_limit() {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
     match getrlimit(Resource::RLIMIT_NOFILE) {
-        Ok((soft, hard)) if soft < hard => {
-            if let Err(error) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) => launcher::give_servers_open_files_limit(soft),
+            Err(error) => {
                 tracing::debug!(%error, soft, hard, "could not raise the open-files limit");
             }
-        }
+        },
         Ok(_) => {}
         Err(error) => tracing::debug!(%error, "could not read the open-files limit"),
     }
