@@ -162,8 +162,11 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             }
         }
         self.scanned = self.buffer.len();
-        if self.buffer.len() > limit {
-            // Discard it as it comes: the buffer never holds more than the limit.
+        // The line so far, less a `\r` at its end that the coming `\n` may drop: a message of
+        // exactly the limit followed by `\r\n` fits however the reads split it.
+        let pending = self.buffer.len() - usize::from(self.buffer.last() == Some(&b'\r'));
+        if pending > limit {
+            // Discard it as it comes: the buffer never holds more than the limit (and a `\r`).
             let mut skipped = Skipped::default();
             skipped.push(&self.buffer);
             self.buffer.clear();
@@ -173,8 +176,14 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         Ok(None)
     }
 
+    /// The error for the line being discarded, which just ended (at a newline or at the end of
+    /// the stream). Its last `\r` is not counted, as it is not for a line read whole.
     fn finish_skipping(&mut self, limit: usize) -> TransportError {
-        let skipped = self.skipping.take().unwrap_or_default();
+        let mut skipped = self.skipping.take().unwrap_or_default();
+        if skipped.tail.last() == Some(&b'\r') {
+            skipped.tail.pop();
+            skipped.size -= 1;
+        }
         skipped.into_error(limit)
     }
 
@@ -187,13 +196,17 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         self.reader.read_buf(&mut self.buffer).await
     }
 
-    /// At the end of the stream: what is left without a newline, if it is a message.
+    /// At the end of the stream: what is left without a newline, if it is a message (a `\r`
+    /// at its end dropped, as at the end of any line).
     fn take_rest(&mut self) -> Result<Option<Bytes>, TransportError> {
         if self.skipping.is_some() {
             return Err(self.finish_skipping(self.max_message_bytes));
         }
         self.scanned = 0;
-        let rest = self.buffer.split();
+        let mut rest = self.buffer.split();
+        if rest.last() == Some(&b'\r') {
+            rest.truncate(rest.len() - 1);
+        }
         if rest.iter().all(u8::is_ascii_whitespace) {
             Ok(None)
         } else {
@@ -398,6 +411,42 @@ mod tests {
             assert!(error.contains("20 bytes"), "{error}");
             assert!(error.contains("limit of 10 bytes"), "{error}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_message_of_exactly_the_limit_with_crlf_fits_however_the_reads_split_it() {
+        // Found by `cargo xtask fuzz` (target `line_reader`): read a byte at a time, the `\r`
+        // of a line at the limit used to push it over before its `\n` arrived.
+        struct OneByteAtATime<'a>(&'a [u8]);
+        impl AsyncRead for OneByteAtATime<'_> {
+            fn poll_read(
+                mut self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> Poll<io::Result<()>> {
+                if let Some((first, rest)) = self.0.split_first() {
+                    buf.put_slice(&[*first]);
+                    self.0 = rest;
+                }
+                Poll::Ready(Ok(()))
+            }
+        }
+        let input = b"{\"a\":1}\r\n{\"b\":22}\r\n{\"c\":3}\r";
+        let mut reader = LineReader::new(OneByteAtATime(input), 7);
+        assert_eq!(
+            reader.next_message().await.unwrap(),
+            Some(Bytes::from_static(b"{\"a\":1}"))
+        );
+        match reader.next_message().await {
+            Err(TransportError::MessageSkipped { size, .. }) => assert_eq!(size, 8, "no \\r"),
+            other => panic!("expected a skipped message: {other:?}"),
+        }
+        assert_eq!(
+            reader.next_message().await.unwrap(),
+            Some(Bytes::from_static(b"{\"c\":3}")),
+            "the last line's \\r goes too"
+        );
+        assert_eq!(reader.next_message().await.unwrap(), None);
     }
 
     #[tokio::test]
