@@ -129,7 +129,15 @@ impl SseDecoder {
                 }
             }
             let Some(end) = memchr::memchr2(b'\n', b'\r', rest) else {
-                if self.block_bytes + rest.len() > self.max_event_bytes {
+                // An unfinished line counts as it will once it ends (a data line with the
+                // block's data, any other line alone), so where the chunks split the body never
+                // changes the outcome.
+                let counted = if rest.starts_with(b"data") {
+                    self.block_bytes + rest.len()
+                } else {
+                    rest.len()
+                };
+                if counted > self.max_event_bytes {
                     break Err(self.too_large());
                 }
                 break Ok(None);
@@ -338,6 +346,29 @@ mod tests {
         decoder.push(b"data: 0123456\n\ndata: 0123456\n\n");
         assert_eq!(decoder.next_event().unwrap().unwrap().data, "0123456");
         assert_eq!(decoder.next_event().unwrap().unwrap().data, "0123456");
+    }
+
+    #[test]
+    fn a_line_after_data_counts_alone_even_while_it_is_unfinished() {
+        // Found by `cargo xtask fuzz` (target `sse`): the start of an `id:` line after a
+        // data line used to count with the data and fail the stream, but only when the
+        // chunks split the body there.
+        let body = b"data: 01234567\nid: 7\n\n";
+        for chunk in 1..=body.len() {
+            let mut decoder = SseDecoder::new(16);
+            let mut events = Vec::new();
+            for piece in body.chunks(chunk) {
+                decoder.push(piece);
+                while let Some(event) = decoder.next_event().expect("within the limit") {
+                    events.push(event);
+                }
+            }
+            assert_eq!(
+                events,
+                [event("message", "01234567", Some("7"))],
+                "chunks of {chunk} bytes"
+            );
+        }
     }
 
     #[test]
