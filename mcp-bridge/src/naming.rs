@@ -6,9 +6,11 @@
 //! (`^[a-zA-Z0-9_-]{1,64}$`): a longer name is cut and ends with `_` and a short hash of the
 //! original server and tool names. Two tools that would get one name are told apart the same
 //! way, deterministically: the one whose original (server, tool) sorts first keeps the plain
-//! name, whatever order the servers connected in. Should a name with a hash meet the name of yet
-//! another tool, the tool that already had to give way takes a hash salted with the round, until
-//! every name is unique.
+//! name, whatever order the servers connected in. Copies of one (server, tool) pair (a server
+//! may list a tool twice, or a hundred times) are told apart by their rank among the copies,
+//! which salts the hash. Should a name with a hash meet the name of yet another tool, the tool
+//! that already had to give way takes a hash salted with the round, until every name is
+//! unique.
 
 use std::collections::BTreeMap;
 use std::hash::Hasher as _;
@@ -78,10 +80,15 @@ pub fn assign_names(tools: &[(&str, &str)]) -> Vec<String> {
                     .then(tools[*a].cmp(&tools[*b]))
                     .then(a.cmp(b))
             });
-            // The first keeps its name; the others get their own hash.
+            // The first keeps its name; the others get their own hash. Copies of one pair
+            // would all get the same hash and meet again, round after round, so each copy's
+            // rank among the copies that give way salts its hash too.
+            let mut copies: BTreeMap<(&str, &str), u32> = BTreeMap::new();
             for index in indexes.into_iter().skip(1) {
                 let (server, tool) = tools[index];
-                renames.push((index, with_hash(&plain[index], server, tool, round)));
+                let copy = copies.entry((server, tool)).or_default();
+                renames.push((index, with_hash(&plain[index], server, tool, round, *copy)));
+                *copy += 1;
             }
         }
         if renames.is_empty() {
@@ -100,29 +107,32 @@ fn fit(name: String, server: &str, tool: &str) -> String {
     if name.len() <= MAX_TOOL_NAME_LEN {
         name
     } else {
-        with_hash(&name, server, tool, 0)
+        with_hash(&name, server, tool, 0, 0)
     }
 }
 
 /// `name` cut so that `_` and 8 hex digits of the hash of (server, tool) fit after it; a
-/// `round` past 0 salts the hash.
-fn with_hash(name: &str, server: &str, tool: &str, round: u32) -> String {
-    let suffix = format!("_{:08x}", short_hash(server, tool, round));
+/// `round` or a `copy` past 0 salts the hash.
+fn with_hash(name: &str, server: &str, tool: &str, round: u32, copy: u32) -> String {
+    let suffix = format!("_{:08x}", short_hash(server, tool, round, copy));
     let keep = name.len().min(MAX_TOOL_NAME_LEN - suffix.len());
     // Names are ASCII here, so any cut is on a character boundary.
     let cut = name[..keep].trim_end_matches('_');
     format!("{cut}{suffix}")
 }
 
-/// 32 bits of FNV-1a (the hash of `mcp-cache`'s fingerprints) over the original names, and the
-/// round past 0: stable across builds and platforms.
-fn short_hash(server: &str, tool: &str, round: u32) -> u32 {
+/// 32 bits of FNV-1a (the hash of `mcp-cache`'s fingerprints) over the original names, the
+/// round past 0 and the copy past 0: stable across builds and platforms.
+fn short_hash(server: &str, tool: &str, round: u32, copy: u32) -> u32 {
     let mut hasher = fnv::FnvHasher::default();
     hasher.write(server.as_bytes());
     hasher.write(&[0]);
     hasher.write(tool.as_bytes());
     if round > 0 {
         hasher.write(format!("\0{round}").as_bytes());
+    }
+    if copy > 0 {
+        hasher.write(format!("\0copy {copy}").as_bytes());
     }
     let hash = hasher.finish();
     // Fold the high half in so every input bit counts.

@@ -174,6 +174,33 @@ fn a_hashed_name_that_meets_another_tool_is_told_apart_again() {
 }
 
 #[test]
+fn a_tool_listed_many_times_gets_a_name_of_its_own_for_each_copy() {
+    // A server may list a tool more than once; model APIs refuse repeated names. Forty copies
+    // are more than the collision rounds, so the copies must be told apart in one round.
+    let tools = vec![("srv", "echo"); 40];
+    let names = assign_names(&tools);
+    assert_eq!(
+        names[0], "mcp_srv_echo",
+        "the first copy keeps the plain name"
+    );
+    assert_eq!(unique(&names), tools.len(), "{names:?}");
+    for name in &names[1..] {
+        assert!(fits_model_api(name), "{name:?}");
+        assert_eq!(split_hash(name).0, "mcp_srv_echo");
+    }
+    // Beside other tools, in any order: the copies share the same names among themselves.
+    let mut mixed = tools.clone();
+    mixed.extend([("srv", "other"), ("a", "x"), ("A", "x")]);
+    let mut reference = assign_names(&mixed);
+    assert_eq!(unique(&reference), mixed.len());
+    reference.sort();
+    mixed.rotate_left(17);
+    let mut rotated = assign_names(&mixed);
+    rotated.sort();
+    assert_eq!(rotated, reference);
+}
+
+#[test]
 fn collision_handling_does_not_depend_on_input_order() {
     let tools = [
         ("a-b", "c"),
