@@ -13,10 +13,12 @@
 //! 7. every test, the `#[ignore]`d real-peer ones included: with cargo-nextest when it is
 //!    installed (`--run-ignored all`), then the doctests, which nextest does not run; otherwise
 //!    `cargo test -- --include-ignored`
-//! 8. the benchmarks' smoke runs (`cargo test --bench '*'`: each bench checks that every client
+//! 8. a short fuzz run (`cargo xtask fuzz --time 20`: every target for a few seconds, from a
+//!    new seed each time)
+//! 9. the benchmarks' smoke runs (`cargo test --bench '*'`: each bench checks that every client
 //!    and store works, on a small scale; nextest does not run them)
-//! 9. the official conformance suite's client scenarios (`cargo xtask conformance`)
-//! 10. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`
+//! 10. the official conformance suite's client scenarios (`cargo xtask conformance`)
+//! 11. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`
 //!
 //! Each step prints a banner with its duration; a failure names the step and exits non-zero.
 
@@ -26,10 +28,10 @@ use std::time::{Duration, Instant};
 
 use crate::command::{self, human};
 use crate::error::Error;
-use crate::interop;
+use crate::{fuzz, interop};
 
 /// What a step does: run cargo with these arguments (and environment), check the feature
-/// boundaries, or install the peers.
+/// boundaries, install the peers, run the conformance suite, or fuzz for a few seconds.
 enum Action {
     Cargo {
         args: &'static [&'static str],
@@ -38,6 +40,7 @@ enum Action {
     FeatureBoundaries,
     Interop,
     Conformance,
+    Fuzz,
 }
 
 /// Crates (with `cargo tree` arguments) that must compile no process or HTTP code.
@@ -93,6 +96,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
             Action::FeatureBoundaries => check_feature_boundaries(root),
             Action::Interop => interop::install(root),
             Action::Conformance => crate::conformance::run(root),
+            Action::Fuzz => fuzz::run(root, &["--time".to_owned(), fuzz::CI_SECONDS.to_owned()]),
         };
         let elapsed = step_started.elapsed();
         if let Err(error) = outcome {
@@ -197,6 +201,10 @@ fn plan(root: &Path) -> Vec<Step> {
             &["test", "--workspace", "--", "--include-ignored"],
         ));
     }
+    steps.push(Step {
+        name: "fuzz, a short run",
+        action: Action::Fuzz,
+    });
     steps.push(cargo_step(
         "bench smoke runs",
         &["test", "--workspace", "--bench", "*"],

@@ -11,6 +11,9 @@
 //! - `cargo xtask bench [--quick]`: the benchmarks, in one run: the `tools/call` round trip of
 //!   `mcp-transport` against a raw floor (client and server pinned to one core, then unpinned),
 //!   the tool cache of `mcp-cache`, and the startup time of `mcp-manager` for 50 servers.
+//! - `cargo xtask fuzz [--time S] [--target NAME]… [--seed N] [--list]`: the fuzz targets of
+//!   `mcp-fuzz` (every parser of outside input), `--time` seconds in all (default 60), shared
+//!   evenly among the targets.
 //!
 //! The crate uses the standard library only, so that it builds quickly on a fresh clone. It
 //! invokes the cargo that runs it (the `CARGO` environment variable) and runs every command from
@@ -21,6 +24,7 @@ mod ci;
 mod command;
 mod conformance;
 mod error;
+mod fuzz;
 mod interop;
 
 use std::path::{Path, PathBuf};
@@ -34,12 +38,16 @@ Usage: cargo xtask <command>
 Commands:
   ci               every check CI runs, stopping at the first failure: format, clippy
                    (-D warnings), interop install, fixture build, all tests (ignored ones
-                   too), bench smoke runs, conformance, rustdoc (-D warnings)
+                   too), a short fuzz run, bench smoke runs, conformance, rustdoc (-D warnings)
   interop          install the pinned real MCP peers under interop/ (skipped when up to date)
   conformance      run the official MCP conformance suite's client scenarios against the
                    conformance-client example (installs the pinned suite and Node 22)
   bench [--quick]  run the benchmarks: the round trip (pinned to one core, then unpinned),
                    the tool cache, and the startup of 50 servers (cold and warm)
+  fuzz [--time S] [--target NAME]... [--seed N] [--list]
+                   fuzz every parser of outside input for S seconds in all (default 60,
+                   shared evenly among the targets); a failure prints its minimal input and
+                   the seed that replays it
   help             show this text
 ";
 
@@ -82,6 +90,7 @@ fn run(args: &[String]) -> Result<(), Error> {
             conformance::run(&workspace_root()?)
         }
         "bench" => bench::run(&workspace_root()?, rest),
+        "fuzz" => fuzz::run(&workspace_root()?, rest),
         other => Err(Error::Usage(format!("unknown command `{other}`"))),
     }
 }
