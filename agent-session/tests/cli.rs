@@ -228,33 +228,54 @@ fn reader(mut source: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     receiver
 }
 
-fn run_to_end(mut command: Command, input: Option<&str>) -> Outcome {
+/// A command started, its output being read.
+struct Running {
+    child: KillOnDrop,
+    shown: String,
+    stdout: mpsc::Receiver<String>,
+    stderr: mpsc::Receiver<String>,
+}
+
+/// Starts `command` with `input` on stdin (then closed).
+fn start(mut command: Command, input: Option<&str>) -> Running {
     let mut child = KillOnDrop(command.spawn().unwrap());
-    let pid = child.0.id();
     if let Some(input) = input {
         let mut stdin = child.0.stdin.take().unwrap();
         stdin.write_all(input.as_bytes()).unwrap();
         // Dropping stdin is the end of input.
     }
-    let stdout = reader(child.0.stdout.take().unwrap());
-    let stderr = reader(child.0.stderr.take().unwrap());
+    Running {
+        stdout: reader(child.0.stdout.take().unwrap()),
+        stderr: reader(child.0.stderr.take().unwrap()),
+        shown: format!("{command:?}"),
+        child,
+    }
+}
+
+/// Waits (within [`LIMIT`]) for a started command to end.
+fn finish(mut running: Running) -> Outcome {
     let deadline = Instant::now() + LIMIT;
     let status = loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
+        if let Some(status) = running.child.0.try_wait().unwrap() {
             break status;
         }
         assert!(
             Instant::now() < deadline,
-            "{command:?} did not finish within {LIMIT:?}"
+            "{} did not finish within {LIMIT:?}",
+            running.shown
         );
         std::thread::sleep(Duration::from_millis(10));
     };
     Outcome {
         code: status.code(),
-        stdout: stdout.recv_timeout(LIMIT).unwrap(),
-        stderr: stderr.recv_timeout(LIMIT).unwrap(),
-        pid,
+        stdout: running.stdout.recv_timeout(LIMIT).unwrap(),
+        stderr: running.stderr.recv_timeout(LIMIT).unwrap(),
+        pid: running.child.0.id(),
     }
+}
+
+fn run_to_end(command: Command, input: Option<&str>) -> Outcome {
+    finish(start(command, input))
 }
 
 /// The arguments of a process, from `/proc/<pid>/cmdline`.
@@ -1333,39 +1354,24 @@ fn sigterm_sighup_and_sigquit_stop_the_cli_and_every_server_like_ctrl_c() {
         // A server that ignores its stdin closing and leaves a grandchild behind.
         let fx = sandbox.fixture("fx", |server| server.ignore_stdin_close().grandchild());
         sandbox.write_mcp_json(&json!({"fx": fx}));
-        let mut command = sandbox.command(&["shell", "--json", "--no-cache"]);
-        command.stdin(Stdio::piped());
-        let mut child = KillOnDrop(command.spawn().unwrap());
-        let mut stdin = child.0.stdin.take().unwrap();
-        let stdout = BufReader::new(child.0.stdout.take().unwrap());
-        let stderr = reader(child.0.stderr.take().unwrap());
-        let (lines_out, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                let _ = lines_out.send(line);
-            }
-        });
-        writeln!(stdin, "call mcp_fx_pids {{}}").unwrap();
-        let reply: Value = serde_json::from_str(&lines.recv_timeout(LIMIT).unwrap()).unwrap();
-        let pids: Value =
-            serde_json::from_str(reply["output"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        let mut shell = shell_with_server(sandbox.command(&["shell", "--json", "--no-cache"]));
         let (server, grandchild) = (
-            i32::try_from(pids["pid"].as_i64().unwrap()).unwrap(),
-            i32::try_from(pids["grandchild"].as_i64().unwrap()).unwrap(),
+            shell.server,
+            i32::try_from(shell.pids["grandchild"].as_i64().unwrap()).unwrap(),
         );
         assert!(testkit::process_is_alive(grandchild));
 
-        testkit::signal_process(i32::try_from(child.0.id()).unwrap(), signal);
+        testkit::signal_process(i32::try_from(shell.child.0.id()).unwrap(), signal);
         let deadline = Instant::now() + LIMIT;
         let status = loop {
-            if let Some(status) = child.0.try_wait().unwrap() {
+            if let Some(status) = shell.child.0.try_wait().unwrap() {
                 break status;
             }
             assert!(Instant::now() < deadline, "the CLI did not stop on {said}");
             std::thread::sleep(Duration::from_millis(10));
         };
         assert_eq!(status.code(), Some(130), "{said}");
-        let stderr = stderr.recv_timeout(LIMIT).unwrap();
+        let stderr = shell.stderr.recv_timeout(LIMIT).unwrap();
         assert!(
             stderr.contains(&format!("{said}; servers stopped")),
             "{stderr}"
@@ -1376,17 +1382,30 @@ fn sigterm_sighup_and_sigquit_stop_the_cli_and_every_server_like_ctrl_c() {
                 "{pid} outlived the CLI after {said}"
             );
         }
-        drop(stdin);
+        drop(shell.stdin);
     }
 }
 
-/// Starts `command` (a `shell --json`) with a pipe on stdin, calls the `fx` fixture's `pids`
-/// tool and gives back the running shell, its stdin and the server's pid.
-fn shell_and_server_pid(mut command: Command) -> (KillOnDrop, ChildStdin, i32) {
+/// A `shell --json` that has called the `fx` fixture's `pids` tool.
+struct ShellWithServer {
+    child: KillOnDrop,
+    /// Kept open: the shell ends when its input does.
+    stdin: ChildStdin,
+    /// Everything the shell writes on stderr, once it ended.
+    stderr: mpsc::Receiver<String>,
+    /// The server's own pid.
+    server: i32,
+    /// The `pids` answer (`pid`, and `grandchild` when the fixture has one).
+    pids: Value,
+}
+
+/// Starts `command` (a `shell --json`) with a pipe on stdin and calls `mcp_fx_pids`.
+fn shell_with_server(mut command: Command) -> ShellWithServer {
     command.stdin(Stdio::piped());
     let mut child = KillOnDrop(command.spawn().unwrap());
     let mut stdin = child.0.stdin.take().unwrap();
     let stdout = BufReader::new(child.0.stdout.take().unwrap());
+    let stderr = reader(child.0.stderr.take().unwrap());
     let (lines_out, lines) = mpsc::channel();
     std::thread::spawn(move || {
         for line in stdout.lines().map_while(Result::ok) {
@@ -1398,7 +1417,13 @@ fn shell_and_server_pid(mut command: Command) -> (KillOnDrop, ChildStdin, i32) {
     let pids: Value =
         serde_json::from_str(reply["output"]["content"][0]["text"].as_str().unwrap()).unwrap();
     let server = i32::try_from(pids["pid"].as_i64().unwrap()).unwrap();
-    (child, stdin, server)
+    ShellWithServer {
+        child,
+        stdin,
+        stderr,
+        server,
+        pids,
+    }
 }
 
 #[test]
@@ -1407,18 +1432,16 @@ fn servers_die_with_the_cli_even_when_it_is_killed_with_sigkill() {
     // Deaf to its stdin closing and to SIGTERM: only a signal from the kernel stops it.
     let fx = sandbox.fixture("fx", |server| server.ignore_stdin_close().ignore_sigterm());
     sandbox.write_mcp_json(&json!({"fx": fx}));
-    let command = sandbox.command(&["shell", "--json", "--no-cache"]);
-    let (mut child, stdin, server) = shell_and_server_pid(command);
+    let mut shell = shell_with_server(sandbox.command(&["shell", "--json", "--no-cache"]));
     // The server runs as itself (the launcher replaced itself with it), a child of the CLI.
-    assert!(args_of(server).contains(&format!("{}fx", sandbox.marker)));
+    assert!(args_of(shell.server).contains(&format!("{}fx", sandbox.marker)));
 
-    testkit::signal_process(i32::try_from(child.0.id()).unwrap(), libc::SIGKILL);
-    let _ = child.0.wait();
+    testkit::signal_process(i32::try_from(shell.child.0.id()).unwrap(), libc::SIGKILL);
+    let _ = shell.child.0.wait();
     assert!(
-        testkit::wait_until(PROCESS_LIMIT, || !testkit::process_is_alive(server)),
+        testkit::wait_until(PROCESS_LIMIT, || !testkit::process_is_alive(shell.server)),
         "the server outlived the CLI killed with SIGKILL"
     );
-    drop(stdin);
 }
 
 #[test]
@@ -1435,7 +1458,7 @@ fn servers_get_the_open_files_limit_the_cli_started_with_not_its_raised_one() {
         "--json",
         "--no-cache",
     ]);
-    let (child, stdin, server) = shell_and_server_pid(command);
+    let shell = shell_with_server(command);
     let soft_limit = |pid: u32| {
         let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
         let line = limits
@@ -1445,10 +1468,9 @@ fn servers_get_the_open_files_limit_the_cli_started_with_not_its_raised_one() {
             .to_owned();
         line.split_whitespace().nth(3).unwrap().to_owned()
     };
-    assert_eq!(soft_limit(u32::try_from(server).unwrap()), "512");
+    assert_eq!(soft_limit(u32::try_from(shell.server).unwrap()), "512");
     // While the CLI itself runs with more (its hard limit, here above 512).
-    assert_ne!(soft_limit(child.0.id()), "512");
-    drop(stdin);
+    assert_ne!(soft_limit(shell.child.0.id()), "512");
 }
 
 /// Runs `list --json --no-cache` under an open-files soft limit of `soft_limit` on a project of
@@ -1782,4 +1804,61 @@ fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
     // After the logout the credential file keeps the client's registration, and no token.
     sweep_files(&|path, secret| path == credentials && secret == client_secret.as_str());
     sandbox.assert_no_server_left("the secret sweep");
+}
+
+/// Twelve agents started at once on one tool cache (an IDE opening several windows, a script
+/// running several sessions): each must offer the cached tools of a server far slower than its
+/// startup gate, which it can only do by reading the cache within the gate. A first run, with
+/// no entry, waits for the server and fills the cache; then three rounds of twelve `tools
+/// --json` at once, each process with its own server process. Nothing here asserts a duration:
+/// a process that missed the cache lists the tools live (it waited for the server), and that
+/// is what fails.
+#[test]
+fn twelve_agents_started_together_all_get_the_cached_tools_within_their_gate() {
+    const AGENTS: usize = 12;
+    const ROUNDS: usize = 3;
+    let sandbox = Sandbox::new("shared-cache");
+    let cache = sandbox.cache_dir();
+    let slow = sandbox.fixture("slow", |server| server.tools(30).delay("tools/list", 4_000));
+    sandbox.write_mcp_json(&json!({"slow": slow}));
+    let tools = ["tools", "--json", "--cache-dir", &cache];
+    // The `slow` server's tools in an answer, and whether every one is deferred.
+    let slow_tools = |output: &Outcome| {
+        let listed = tools_of(&output.json(), "slow").len();
+        let deferred = tools_of(&output.json(), "slow")
+            .iter()
+            .all(|tool| tool["deferred"] == true);
+        (listed, deferred)
+    };
+
+    let fill = sandbox.run(&tools);
+    let (listed, deferred) = slow_tools(fill.assert_code(0));
+    assert!(listed >= 30 && !deferred, "{}", fill.stdout);
+
+    for round in 1..=ROUNDS {
+        let agents: Vec<Running> = (0..AGENTS)
+            .map(|_| start(sandbox.command(&tools), None))
+            .collect();
+        let outcomes: Vec<Outcome> = agents.into_iter().map(finish).collect();
+        let hits = outcomes
+            .iter()
+            .filter(|outcome| outcome.code == Some(0) && slow_tools(outcome) == (listed, true))
+            .count();
+        let report: Vec<String> = outcomes
+            .iter()
+            .map(|outcome| {
+                format!(
+                    "{:?} {:?}: {}",
+                    outcome.code,
+                    slow_tools(outcome),
+                    outcome.stderr
+                )
+            })
+            .collect();
+        assert_eq!(
+            hits, AGENTS,
+            "round {round}: {hits} of {AGENTS} hit\n{report:#?}"
+        );
+        sandbox.assert_no_server_left(&format!("round {round}"));
+    }
 }
