@@ -247,7 +247,8 @@ const STRING_PIECES: &[&str] = &[
     "'",
 ];
 
-/// A string from [`STRING_PIECES`], up to `max` pieces.
+/// A string of up to `max` pieces: plain characters, escapes, control characters, non-ASCII,
+/// `${…}` pieces.
 pub fn text(max: usize) -> impl Strategy<Value = String> {
     prop::collection::vec(select(STRING_PIECES), 0..max).prop_map(|pieces| pieces.concat())
 }
