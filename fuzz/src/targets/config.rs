@@ -234,9 +234,12 @@ fn input() -> impl Strategy<Value = ConfigInput> {
             .copied()
             .filter(|spot| spot.format == format)
             .collect();
+        // Damaged files mostly stop at the parser, whole ones reach conversion, expansion and
+        // validation: both kinds, in about equal numbers.
         let contents = prop_oneof![
             1 => grammar::raw_bytes(256),
-            4 => grammar::mutated(file(format)),
+            3 => grammar::mutated(file(format)),
+            3 => file(format).prop_map(Blob),
         ];
         (select(spots), contents)
     };
@@ -256,9 +259,10 @@ fn input() -> impl Strategy<Value = ConfigInput> {
 }
 
 /// A value the providers expand or translate: a `${…}` template, a tool's own placeholder, a
-/// plain string.
+/// plain string, sometimes a value of another JSON type.
 fn config_text() -> BoxedStrategy<Value> {
     prop_oneof![
+        3 => grammar::text(8).prop_map(|text| Value::String(text.replace('$', ""))),
         3 => expansion::template().prop_map(|pieces| Value::String(expansion::render(&pieces))),
         1 => select(
             &[
@@ -284,8 +288,56 @@ fn text_map() -> BoxedStrategy<Value> {
         .boxed()
 }
 
-/// A server entry with the fields any of the tools use.
+/// A server entry: a local one, a remote one, OpenCode's shape, or any mix of the fields the
+/// tools use (mostly of a wrong combination).
 fn entry() -> BoxedStrategy<Value> {
+    let url = prop_oneof![
+        3 => (
+            select(&["https://", "http://", "ftp://", "", "https://mcp.exa.ai/"][..]),
+            grammar::text(4),
+            select(&["example.com/mcp", "localhost:8080/sse", "${A}/x", "?exaApiKey=k"][..]),
+        )
+            .prop_map(|(scheme, middle, rest)| json!(format!("{scheme}{middle}{rest}"))),
+        1 => config_text(),
+    ]
+    .boxed();
+    let local = grammar::shaped(vec![
+        ("command", config_text()),
+        ("args", texts()),
+        ("env", text_map()),
+        ("cwd", config_text()),
+        ("type", Just(json!("stdio")).boxed()),
+        ("enabled", any::<bool>().prop_map(Value::Bool).boxed()),
+        ("timeout", (1u64..100_000).prop_map(Value::from).boxed()),
+    ]);
+    let remote = grammar::shaped(vec![
+        ("url", url.clone()),
+        ("headers", text_map()),
+        (
+            "type",
+            select(&["http", "sse", "streamable-http"][..])
+                .prop_map(|kind| json!(kind))
+                .boxed(),
+        ),
+        ("disabled", any::<bool>().prop_map(Value::Bool).boxed()),
+    ]);
+    let opencode = grammar::shaped(vec![
+        (
+            "type",
+            select(&["local", "remote"][..])
+                .prop_map(|kind| json!(kind))
+                .boxed(),
+        ),
+        ("command", texts()),
+        ("environment", text_map()),
+        ("url", url),
+        ("enabled", any::<bool>().prop_map(Value::Bool).boxed()),
+    ]);
+    prop_oneof![3 => local, 2 => remote, 1 => opencode, 2 => any_entry()].boxed()
+}
+
+/// An entry with any of the fields any of the tools use, of the right type or not.
+fn any_entry() -> BoxedStrategy<Value> {
     let kind = select(
         &[
             "stdio",
@@ -348,6 +400,7 @@ fn server_name() -> impl Strategy<Value = String> {
     ]
 }
 
+/// The servers of a file, by name.
 fn servers() -> BoxedStrategy<Value> {
     prop::collection::vec((server_name(), entry()), 0..4)
         .prop_map(|entries| Value::Object(entries.into_iter().collect::<Map<String, Value>>()))
@@ -418,8 +471,12 @@ fn file(format: Format) -> BoxedStrategy<Vec<u8>> {
             .prop_map(|(value, decorations)| jsonc(&value, &decorations).into_bytes())
             .boxed(),
         Format::Toml => (
-            prop::collection::vec((server_name(), entry()), 0..4),
-            prop::collection::vec((grammar::text(3), grammar::json()), 0..2),
+            prop::collection::btree_map(server_name(), entry(), 0..4),
+            prop::collection::btree_map(
+                grammar::text(3).prop_filter("a key of its own", |key| key != "mcp_servers"),
+                grammar::json(),
+                0..2,
+            ),
         )
             .prop_map(|(servers, others)| toml(&servers, &others).into_bytes())
             .boxed(),
@@ -449,7 +506,7 @@ fn jsonc(value: &Value, decorations: &[(Index, bool)]) -> String {
 }
 
 /// A Codex `config.toml`: a table per server, and other keys.
-fn toml(servers: &[(String, Value)], others: &[(String, Value)]) -> String {
+fn toml(servers: &BTreeMap<String, Value>, others: &BTreeMap<String, Value>) -> String {
     let mut text = String::new();
     for (key, value) in others {
         text.push_str(&format!("{} = {}\n", toml_key(key), toml_value(value)));
@@ -473,9 +530,22 @@ fn toml_key(key: &str) -> String {
     if bare { key.to_owned() } else { quoted(key) }
 }
 
-/// A TOML basic string: JSON's escapes are TOML's.
+/// A TOML basic string: `"` and `\` escaped, and every control character but tab (TOML
+/// refuses DEL too, which JSON leaves alone).
 fn quoted(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_default()
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push('\t'),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn toml_value(value: &Value) -> String {
@@ -492,6 +562,8 @@ fn toml_value(value: &Value) -> String {
                     format!("{shown}.0")
                 }
             }
+            // TOML integers are 64-bit signed: a larger one is written as a float.
+            _ if number.is_u64() && number.as_i64().is_none() => format!("{number}.0"),
             _ => number.to_string(),
         },
         Value::String(text) => quoted(text),
