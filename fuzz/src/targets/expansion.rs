@@ -128,12 +128,32 @@ fn literal() -> impl Strategy<Value = Piece> {
     grammar::text(6).prop_map(|text| Piece::Literal(text.replace(['$', '}'], "")))
 }
 
-/// A template: pieces, with references whose defaults nest up to ten deep.
+/// A chain of defaults up to twelve deep, `${U:-${V:-…x…}}`, of mostly unset or empty
+/// variables, so that the nesting limit is reached as often as not.
+fn chain() -> impl Strategy<Value = Piece> {
+    let name = prop_oneof![
+        4 => select(&["UNSET", "NOPE9", "EMPTY"][..]),
+        1 => select(NAMES),
+    ];
+    (prop::collection::vec(name, 1..13), literal()).prop_map(|(names, bottom)| {
+        names
+            .into_iter()
+            .rev()
+            .fold(bottom, |inner, name| Piece::Reference {
+                name,
+                default: Some(vec![inner]),
+            })
+    })
+}
+
+/// A template: pieces, with references whose defaults nest, a few levels at random or in a
+/// long chain.
 pub fn template() -> impl Strategy<Value = Vec<Piece>> {
     let leaf = prop_oneof![
         3 => literal(),
         3 => select(NAMES).prop_map(|name| Piece::Reference { name, default: None }),
         1 => select(FOREIGN).prop_map(Piece::Foreign),
+        1 => chain(),
     ];
     let piece = leaf.prop_recursive(10, 40, 3, |inner| {
         (select(NAMES), prop::collection::vec(inner, 0..3)).prop_map(|(name, default)| {
