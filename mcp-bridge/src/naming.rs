@@ -121,8 +121,8 @@ fn with_hash(name: &str, server: &str, tool: &str, round: u32, copy: u32) -> Str
     format!("{cut}{suffix}")
 }
 
-/// 32 bits of FNV-1a (the hash of `mcp-cache`'s fingerprints) over the original names, the
-/// round past 0 and the copy past 0: stable across builds and platforms.
+/// 32 bits of FNV-1a over the original names, the round past 0 and the copy past 0: stable
+/// across builds and platforms.
 fn short_hash(server: &str, tool: &str, round: u32, copy: u32) -> u32 {
     let mut hasher = fnv::FnvHasher::default();
     hasher.write(server.as_bytes());
