@@ -477,12 +477,12 @@ impl AgentSession {
     /// connection, a list change, a failure, a disconnect) refreshes the MCP tools.
     fn follow_manager(self: &Arc<Self>) {
         let mut events = self.manager.subscribe();
+        // A server may have finished between the load and this subscription; caught up here,
+        // not in the task: a refresh the agent makes before the task first runs must not be
+        // overwritten by this one.
+        self.refresh_mcp_tools(self.manager.tools());
         let session: Weak<Self> = Arc::downgrade(self);
         let follower = tokio::spawn(async move {
-            // A server may have finished between the load and this subscription.
-            if let Some(session) = session.upgrade() {
-                session.refresh_mcp_tools(session.manager.tools());
-            }
             loop {
                 let refresh = match events.recv().await {
                     Ok(ManagerEvent::ToolsChanged { .. }) => true,
