@@ -1,6 +1,7 @@
-//! [`McpClient`]: the MCP handshake and the tool operations over one [`Peer`].
+//! [`McpClient`]: the MCP handshake, the tool, resource and prompt operations over one
+//! [`Peer`], and the paging of every list.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,16 +15,53 @@ use crate::http::{HttpServerParams, LegacySseTransport, RemoteTransport, Streama
 use crate::jsonrpc::ServerNotification;
 use crate::peer::{Peer, PeerOptions, RequestOptions, RpcError};
 use crate::protocol::{
-    CallToolParams, CallToolResult, ClientCapabilities, EmptyResult, Implementation,
-    InitializeParams, InitializeResult, JsonObject, ListToolsResult, PaginatedParams,
-    ProtocolVersion, Root, RootsCapability, ServerCapabilities, Tool, methods,
+    CallToolParams, CallToolResult, ClientCapabilities, EmptyResult, GetPromptParams,
+    GetPromptResult, Implementation, InitializeParams, InitializeResult, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedParams, Prompt, ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource,
+    ResourceTemplate, Root, RootsCapability, ServerCapabilities, Tool, methods,
 };
 #[cfg(feature = "stdio")]
 use crate::stdio::{StdioServerParams, StdioTransport};
 use crate::transport::{CloseReason, Transport};
 
-/// The most `tools/list` pages followed before giving up on a server.
-const MAX_TOOL_PAGES: usize = 10_000;
+/// The most pages of one list (`tools/list`, `resources/list`, …) followed before giving up
+/// on a server.
+const MAX_PAGES: usize = 10_000;
+
+/// One page of a paginated list: its items and the cursor of the next page.
+trait Page: serde::de::DeserializeOwned {
+    type Item;
+    fn into_parts(self) -> (Vec<Self::Item>, Option<String>);
+}
+
+impl Page for ListToolsResult {
+    type Item = Tool;
+    fn into_parts(self) -> (Vec<Tool>, Option<String>) {
+        (self.tools, self.next_cursor)
+    }
+}
+
+impl Page for ListResourcesResult {
+    type Item = Resource;
+    fn into_parts(self) -> (Vec<Resource>, Option<String>) {
+        (self.resources, self.next_cursor)
+    }
+}
+
+impl Page for ListResourceTemplatesResult {
+    type Item = ResourceTemplate;
+    fn into_parts(self) -> (Vec<ResourceTemplate>, Option<String>) {
+        (self.resource_templates, self.next_cursor)
+    }
+}
+
+impl Page for ListPromptsResult {
+    type Item = Prompt;
+    fn into_parts(self) -> (Vec<Prompt>, Option<String>) {
+        (self.prompts, self.next_cursor)
+    }
+}
 
 /// How a client connects and behaves.
 #[derive(Debug, Clone)]
@@ -341,26 +379,83 @@ impl McpClient {
 
     /// Lists every tool, following `nextCursor` to the last page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
+        self.list_all::<ListToolsResult>(methods::TOOLS_LIST).await
+    }
+
+    /// Lists every resource, following `nextCursor` to the last page. Ask only a server whose
+    /// capabilities [offer resources](ServerCapabilities::offers_resources); others answer
+    /// with an error (usually "method not found").
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
+        self.list_all::<ListResourcesResult>(methods::RESOURCES_LIST)
+            .await
+    }
+
+    /// Lists every resource template, following `nextCursor` to the last page.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
+        self.list_all::<ListResourceTemplatesResult>(methods::RESOURCES_TEMPLATES_LIST)
+            .await
+    }
+
+    /// Reads one resource: a listed resource's URI, or one a template expands to.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        self.peer
+            .request(
+                methods::RESOURCES_READ,
+                Some(ReadResourceParams::new(uri)),
+                &RequestOptions::default(),
+            )
+            .await
+            .map_err(|source| self.request_error(format!("resources/read {uri:?}"), source))
+    }
+
+    /// Lists every prompt, following `nextCursor` to the last page. Ask only a server whose
+    /// capabilities [offer prompts](ServerCapabilities::offers_prompts).
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, Error> {
+        self.list_all::<ListPromptsResult>(methods::PROMPTS_LIST)
+            .await
+    }
+
+    /// Gets a prompt's messages, with its (string) arguments.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, Error> {
+        self.peer
+            .request(
+                methods::PROMPTS_GET,
+                Some(GetPromptParams::new(name, arguments)),
+                &RequestOptions::default(),
+            )
+            .await
+            .map_err(|source| self.request_error(format!("prompts/get {name:?}"), source))
+    }
+
+    /// Every item of a paginated list, following `nextCursor` to the last page; a cursor seen
+    /// before, or more than [`MAX_PAGES`] pages, is an error rather than an endless loop.
+    async fn list_all<P: Page>(&self, method: &'static str) -> Result<Vec<P::Item>, Error> {
         let options = RequestOptions::default();
-        let mut tools = Vec::new();
+        let mut items = Vec::new();
         let mut seen_cursors = HashSet::new();
         let mut cursor: Option<String> = None;
-        for _ in 0..MAX_TOOL_PAGES {
+        for _ in 0..MAX_PAGES {
             let params = PaginatedParams {
                 cursor: cursor.clone(),
             };
-            let page: ListToolsResult = self
+            let page: P = self
                 .peer
-                .request(methods::TOOLS_LIST, Some(&params), &options)
+                .request(method, Some(&params), &options)
                 .await
-                .map_err(|source| self.request_error(methods::TOOLS_LIST.to_owned(), source))?;
-            tools.extend(page.tools);
-            match page.next_cursor {
-                None => return Ok(tools),
+                .map_err(|source| self.request_error(method.to_owned(), source))?;
+            let (page_items, next_cursor) = page.into_parts();
+            items.extend(page_items);
+            match next_cursor {
+                None => return Ok(items),
                 Some(next) => {
                     if !seen_cursors.insert(next.clone()) {
                         return Err(Error::RepeatedCursor {
                             server: self.server.to_string(),
+                            method,
                             cursor: next,
                         });
                     }
@@ -370,7 +465,8 @@ impl McpClient {
         }
         Err(Error::TooManyPages {
             server: self.server.to_string(),
-            pages: MAX_TOOL_PAGES,
+            method,
+            pages: MAX_PAGES,
         })
     }
 
@@ -434,7 +530,9 @@ impl McpClient {
             .map_err(|source| self.request_error(methods::PING.to_owned(), source))
     }
 
-    /// Receives the server's notifications (`notifications/tools/list_changed`, …) from now on.
+    /// Receives the server's notifications (`notifications/tools/list_changed`,
+    /// `notifications/resources/list_changed`, `notifications/prompts/list_changed`, …) from
+    /// now on.
     pub fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
         self.peer.subscribe()
     }

@@ -64,23 +64,28 @@ pub enum Error {
         #[source]
         source: TransportError,
     },
-    /// `tools/list` handed out a cursor it had handed out before; following it would loop
-    /// forever. The server is broken; its tools are not available.
+    /// A paginated list (`tools/list`, `resources/list`, `prompts/list`, …) handed out a cursor
+    /// it had handed out before; following it would loop forever. The server is broken; that
+    /// list is not available from it.
     #[error(
-        "MCP server \"{server}\": tools/list returned the cursor {cursor:?} a second time; \
+        "MCP server \"{server}\": {method} returned the cursor {cursor:?} a second time; \
          stopped instead of looping forever"
     )]
     RepeatedCursor {
         /// The server's name.
         server: String,
+        /// The list request, e.g. `tools/list`.
+        method: &'static str,
         /// The repeated cursor.
         cursor: String,
     },
-    /// `tools/list` kept returning pages past a sane bound.
-    #[error("MCP server \"{server}\": tools/list returned more than {pages} pages; stopped")]
+    /// A paginated list kept returning pages past a sane bound.
+    #[error("MCP server \"{server}\": {method} returned more than {pages} pages; stopped")]
     TooManyPages {
         /// The server's name.
         server: String,
+        /// The list request, e.g. `tools/list`.
+        method: &'static str,
         /// The bound.
         pages: usize,
     },

@@ -41,7 +41,10 @@
 //!   [`handlers`] the agent gave (anything else gets -32601), hands other notifications to
 //!   subscribers, and fails every pending request at once when the transport dies.
 //! - [`McpClient`] offers protocol version 2025-11-25 and accepts any supported older one,
-//!   lists tools across all pages, calls tools and closes the connection.
+//!   lists tools, resources, resource templates and prompts across all pages (a repeated
+//!   cursor is an error, not a loop), calls tools, reads resources, gets prompts and closes the
+//!   connection. The servers' `list_changed` notifications come through
+//!   [`McpClient::subscribe`].
 //!
 //! Every [`Error`] names the server, what was being done and why; a dead stdio server's error
 //! carries its exit status and its last stderr lines.
@@ -86,8 +89,10 @@ pub use framing::LineTransport;
 pub use jsonrpc::{ErrorObject, RequestId, ServerNotification};
 pub use peer::{Peer, PeerOptions, ProgressCallback, RequestOptions, RpcError};
 pub use protocol::{
-    CallToolParams, CallToolResult, ContentBlock, Implementation, InitializeResult, JsonObject,
-    ProgressNotificationParams, ProtocolVersion, Root, ServerCapabilities, Tool,
+    CallToolParams, CallToolResult, ContentBlock, GetPromptResult, Implementation,
+    InitializeResult, JsonObject, ProgressNotificationParams, Prompt, PromptArgument,
+    PromptMessage, ProtocolVersion, ReadResourceResult, Resource, ResourceContents,
+    ResourceTemplate, Root, ServerCapabilities, Tool,
 };
 #[cfg(feature = "stdio")]
 pub use stdio::{Launcher, StdioServerParams, StdioTransport};

@@ -1,7 +1,8 @@
 //! MCP protocol types for the handshake-era versions (2024-11-05 … 2025-11-25).
 //!
-//! Only what a tool-using client needs is modelled field by field; everything else a server sends
-//! is kept, not dropped: unknown fields of a [`Tool`] land in [`Tool::extra`], tool schemas are
+//! Only what a client of tools, resources and prompts needs is modelled field by field;
+//! everything else a server sends is kept, not dropped: unknown fields of a [`Tool`],
+//! [`Resource`] or [`Prompt`] land in its `extra`, tool schemas are
 //! kept verbatim (key order included), and a content block of a type this crate does not know is
 //! kept as [`ContentBlock::Unknown`] instead of failing the whole result.
 
@@ -11,10 +12,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod content;
+mod prompts;
+mod resources;
 mod tools;
 
 pub use content::{
     BinaryContent, ContentBlock, EmbeddedResource, ResourceContents, ResourceLink, TextContent,
+};
+pub use prompts::{
+    GetPromptParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage,
+};
+pub use resources::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceParams, ReadResourceResult,
+    Resource, ResourceTemplate,
 };
 pub use tools::{CallToolParams, CallToolResult, ListToolsResult, PaginatedParams, Tool};
 
@@ -150,6 +160,19 @@ pub struct ServerCapabilities {
     /// Everything else (`completions`, `experimental`, `tasks`, …).
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+impl ServerCapabilities {
+    /// True when the server declared the `resources` capability (`resources/list`,
+    /// `resources/templates/list`, `resources/read`).
+    pub fn offers_resources(&self) -> bool {
+        self.resources.is_some()
+    }
+
+    /// True when the server declared the `prompts` capability (`prompts/list`, `prompts/get`).
+    pub fn offers_prompts(&self) -> bool {
+        self.prompts.is_some()
+    }
 }
 
 /// The `tools` server capability.
@@ -291,6 +314,20 @@ pub mod methods {
     pub const TOOLS_CALL: &str = "tools/call";
     /// Server → client: the tool list changed.
     pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    /// Lists a server's resources, page by page.
+    pub const RESOURCES_LIST: &str = "resources/list";
+    /// Lists a server's resource templates, page by page.
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    /// Reads a resource.
+    pub const RESOURCES_READ: &str = "resources/read";
+    /// Server → client: the resource list changed.
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    /// Lists a server's prompts, page by page.
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    /// Gets a prompt's messages.
+    pub const PROMPTS_GET: &str = "prompts/get";
+    /// Server → client: the prompt list changed.
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
     /// Server → client: asks for the client's roots.
     pub const ROOTS_LIST: &str = "roots/list";
     /// Client → server: the client's roots changed.

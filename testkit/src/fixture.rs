@@ -153,6 +153,23 @@ impl FixtureServer {
         self.arg("--false-answers-at").arg(phase)
     }
 
+    /// `--resources`: offer three static resources and a resource template.
+    pub fn resources(self) -> Self {
+        self.flag("--resources")
+    }
+
+    /// `--prompts`: offer the prompts `greet` (with arguments) and `summarize_readme`.
+    pub fn prompts(self) -> Self {
+        self.flag("--prompts")
+    }
+
+    /// `--catalog-change-after MS`: `ms` after `notifications/initialized`, add a resource and
+    /// a prompt and send `notifications/resources/list_changed` and
+    /// `notifications/prompts/list_changed` (for the lists offered).
+    pub fn catalog_change_after(self, ms: u64) -> Self {
+        self.flag_value("--catalog-change-after", ms.to_string())
+    }
+
     /// Any other argument, verbatim.
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.args.push(arg.into());

@@ -11,6 +11,8 @@
 //!
 #![doc = concat!("```text\n", include_str!("mcp-fixture-server/usage.txt"), "```")]
 
+#[path = "mcp-fixture-server/catalog.rs"]
+mod catalog;
 #[path = "mcp-fixture-server/options.rs"]
 mod options;
 #[path = "mcp-fixture-server/process.rs"]

@@ -36,6 +36,9 @@ pub(crate) struct Options {
     pub(crate) server_requests: bool,
     pub(crate) no_tools: bool,
     pub(crate) false_answers_at: HashSet<String>,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
+    pub(crate) catalog_change_after: Option<u64>,
 }
 
 impl Default for Options {
@@ -63,6 +66,9 @@ impl Default for Options {
             server_requests: false,
             no_tools: false,
             false_answers_at: HashSet::new(),
+            resources: false,
+            prompts: false,
+            catalog_change_after: None,
         }
     }
 }
@@ -137,6 +143,11 @@ impl Options {
                 "--no-tools" => opts.no_tools = true,
                 "--false-answers-at" => {
                     opts.false_answers_at.insert(value()?);
+                }
+                "--resources" => opts.resources = true,
+                "--prompts" => opts.prompts = true,
+                "--catalog-change-after" => {
+                    opts.catalog_change_after = Some(number(&flag, &value()?)?);
                 }
                 _ => return Err(format!("unknown flag {flag}")),
             }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use crate::catalog::{Catalog, Paging};
 use crate::options::Options;
 use crate::tools;
 use crate::wire::{
@@ -39,6 +40,8 @@ pub(crate) struct Server {
     response_signal: Condvar,
     asked: AtomicUsize,
     pub(crate) grandchild: Option<u32>,
+    /// Resources and prompts (`--resources`, `--prompts`).
+    catalog: Catalog,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -61,6 +64,7 @@ impl Server {
             response_signal: Condvar::new(),
             asked: AtomicUsize::new(0),
             grandchild,
+            catalog: Catalog::default(),
         }
     }
 
@@ -165,6 +169,18 @@ impl Server {
             );
             return;
         }
+        let offered = |prefix: &str, flag: bool| method.starts_with(prefix) && flag;
+        if offered("resources/", self.opts.resources) || offered("prompts/", self.opts.prompts) {
+            let paging = Paging {
+                page_size: self.opts.page_size,
+                repeat_cursor: self.opts.repeat_cursor,
+            };
+            match self.catalog.answer(method, &params, paging) {
+                Ok(result) => self.send_result(&id, &result),
+                Err((code, message)) => self.send_error(&id, code, &message),
+            }
+            return;
+        }
         match method {
             "initialize" => self.send_result(&id, &self.initialize_result(&params)),
             "ping" => self.send_result(&id, &json!({})),
@@ -225,6 +241,13 @@ impl Server {
             thread::spawn(move || {
                 thread::sleep(Duration::from_millis(ms));
                 server.add_late_tool();
+            });
+        }
+        if let Some(ms) = self.opts.catalog_change_after {
+            let server = Arc::clone(self);
+            thread::spawn(move || {
+                thread::sleep(Duration::from_millis(ms));
+                server.change_catalog();
             });
         }
         if self.opts.server_requests {
@@ -325,6 +348,20 @@ impl Server {
         }));
     }
 
+    /// Adds the late resource and prompt and sends the list-change notifications of the lists
+    /// offered.
+    fn change_catalog(&self) {
+        self.catalog.change();
+        for (offered, method) in [
+            (self.opts.resources, "notifications/resources/list_changed"),
+            (self.opts.prompts, "notifications/prompts/list_changed"),
+        ] {
+            if offered {
+                self.notify(&json!({"jsonrpc": "2.0", "method": method}));
+            }
+        }
+    }
+
     /// Sends a notification (or any whole message) to the client.
     pub(crate) fn notify(&self, message: &Value) {
         self.out.send(&message_line(message));
@@ -344,11 +381,19 @@ impl Server {
                 .filter(|asked| SUPPORTED_VERSIONS.contains(asked))
                 .unwrap_or(LATEST_VERSION),
         };
-        let capabilities = if self.opts.no_tools {
+        let mut capabilities = if self.opts.no_tools {
             json!({"prompts": {}, "logging": {}})
         } else {
             json!({"tools": {"listChanged": true}, "logging": {}})
         };
+        if let Value::Object(map) = &mut capabilities {
+            if self.opts.prompts {
+                map.insert("prompts".to_owned(), json!({"listChanged": true}));
+            }
+            if self.opts.resources {
+                map.insert("resources".to_owned(), json!({"listChanged": true}));
+            }
+        }
         let mut result = json!({
             "protocolVersion": version,
             "capabilities": capabilities,
