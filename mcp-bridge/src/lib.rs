@@ -17,12 +17,14 @@
 //! - [`convert`]: MCP results to [`ToolOutput`]: every content type, structured content,
 //!   `isError`; failures as `MCP error: <message>`; a cancellation stays [`ToolCancelled`].
 
+mod arguments;
 mod budget;
 pub mod convert;
 mod mcp_tool;
 pub mod naming;
 mod tool;
 
+pub use arguments::{ArgumentMismatch, check_arguments};
 pub use budget::{DEFAULT_OUTPUT_BUDGET, OutputBudget};
 pub use mcp_tool::{
     ConnectionError, ConnectionProvider, DeferredMcpTool, MAX_CALL_DURATION, McpTool,

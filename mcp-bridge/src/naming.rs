@@ -56,6 +56,26 @@ pub fn tool_name(server: &str, tool: &str) -> String {
     fit(format!("mcp_{server_part}_{tool_part}"), server, tool)
 }
 
+/// Whether `name` can be the model-facing name of a tool of `server`, judged from the names
+/// alone (so a command can start just that server): it begins with the server's part
+/// (`mcp_<server>_`), or, for a name cut to [`MAX_TOOL_NAME_LEN`], what is left before its hash
+/// is a beginning of that part. A tool of another server whose part begins the same way may
+/// pass too; none of `server`'s tools fails.
+pub fn may_name_a_tool_of(name: &str, server: &str) -> bool {
+    let prefix = format!("mcp_{}_", sanitize_part(server, "server"));
+    if name.starts_with(&prefix) {
+        return true;
+    }
+    // A cut name: `<beginning>_<8 hex digits>`, the beginning no longer than the room left.
+    let cut = name.len() == MAX_TOOL_NAME_LEN
+        && name.rsplit_once('_').is_some_and(|(_, hash)| {
+            hash.len() == 8 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+        });
+    cut && name
+        .rsplit_once('_')
+        .is_some_and(|(beginning, _)| prefix.starts_with(beginning))
+}
+
 /// Names for a whole set of tools, collisions told apart; `names[i]` is the name of
 /// `tools[i]`. The same set gives the same names in any order.
 pub fn assign_names(tools: &[(&str, &str)]) -> Vec<String> {

@@ -321,3 +321,32 @@ fn random_part(rng: &mut Lcg) -> String {
         .map(|_| ALPHABET[rng.below(ALPHABET.len())])
         .collect()
 }
+
+#[test]
+fn a_tool_name_maps_back_to_the_servers_it_may_belong_to() {
+    use mcp_bridge::naming::may_name_a_tool_of;
+    let servers = [
+        "github",
+        "GitHub Enterprise",
+        "a",
+        "a_b",
+        &"long-server-".repeat(8),
+    ];
+    let tools = ["create_issue", "list", &"very_long_tool_name_".repeat(4)];
+    let pairs: Vec<(&str, &str)> = servers
+        .iter()
+        .flat_map(|server| tools.iter().map(move |tool| (*server, *tool)))
+        .collect();
+    // Every assigned name, cut or told apart by a hash, maps back to its own server.
+    for ((server, tool), name) in pairs.iter().zip(assign_names(&pairs)) {
+        assert!(
+            may_name_a_tool_of(&name, server),
+            "{name} of {server}/{tool}"
+        );
+    }
+    // And not to a server whose part differs.
+    assert!(!may_name_a_tool_of("mcp_github_create_issue", "gitlab"));
+    assert!(!may_name_a_tool_of("mcp_github_create_issue", "a"));
+    // A server whose part begins another's may pass (the caller starts both).
+    assert!(may_name_a_tool_of("mcp_a_b_list", "a"));
+}

@@ -1,12 +1,14 @@
 //! The loader facade a session calls: discovery, then the manager, then the tools and every
 //! problem met on the way, each about a file, a server or discovery as a whole.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
 use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
 use mcp_config::{
-    AuthStorage, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason, load_all_configs,
+    AuthStorage, DiscoveredServer, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason,
+    load_all_configs,
 };
 
 use crate::error::{ManagerError, Problem, ProviderPanic, ServerError};
@@ -162,7 +164,28 @@ impl LoadResult {
     /// gate: fills [`tools`](Self::tools) and adds a problem per server that failed before the
     /// gate answered.
     pub async fn connect(&mut self) {
-        let outcome = self.manager.connect_servers(&self.discovery.servers).await;
+        let discovery = Arc::clone(&self.discovery);
+        self.connect_these(&discovery.servers).await;
+    }
+
+    /// Connects only the named servers, as [`connect`](Self::connect) does; the others are
+    /// neither started nor reported (a command that needs one server has no business with the
+    /// problems of the rest), problems about files stay.
+    pub async fn connect_only(&mut self, names: &BTreeSet<String>) {
+        let discovery = Arc::clone(&self.discovery);
+        let servers: BTreeMap<String, DiscoveredServer> = discovery
+            .servers
+            .iter()
+            .filter(|(name, _)| names.contains(*name))
+            .map(|(name, server)| (name.clone(), server.clone()))
+            .collect();
+        self.problems
+            .retain(|problem| problem.server().is_none_or(|server| names.contains(server)));
+        self.connect_these(&servers).await;
+    }
+
+    async fn connect_these(&mut self, servers: &BTreeMap<String, DiscoveredServer>) {
+        let outcome = self.manager.connect_servers(servers).await;
         for error in outcome.errors {
             let name = error.server().unwrap_or_default().to_owned();
             let source = self
