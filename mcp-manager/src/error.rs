@@ -87,6 +87,18 @@ pub enum ManagerError {
         /// How long the ping waited.
         waited: std::time::Duration,
     },
+    /// A resource was read or a prompt got from a server that did not declare that capability
+    /// in its initialize answer. Ask a server that offers it; retrying does not help.
+    #[error(
+        "MCP server \"{server}\" does not offer {capability} (it declared no \"{capability}\" \
+         capability); ask a server that lists some"
+    )]
+    NotOffered {
+        /// The server.
+        server: String,
+        /// `resources` or `prompts`.
+        capability: &'static str,
+    },
     /// The server is not connected and not connecting (never was, or was disconnected).
     #[error("MCP server not connected: {server}")]
     NotConnected {
@@ -148,7 +160,8 @@ impl ManagerError {
             | Self::Unresponsive { server, .. }
             | Self::OwnCredentials { server }
             | Self::Credentials { server, .. }
-            | Self::NotConnected { server } => Some(server),
+            | Self::NotConnected { server }
+            | Self::NotOffered { server, .. } => Some(server),
             Self::Discovery(_) | Self::ProviderPanicked(_) => None,
         }
     }

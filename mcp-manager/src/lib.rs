@@ -3,7 +3,11 @@
 //! Connects every configured MCP server in parallel, answers within a startup gate (250 ms by
 //! default) with the tools that are ready, an error per failed server and cached (deferred)
 //! tools for servers still connecting, finishes the rest in the background, follows tool-list
-//! changes, and shuts everything down.
+//! changes, and shuts everything down. It also lists the servers' resources, resource
+//! templates and prompts ([`McpManager::all_resources`], [`McpManager::list_prompts`], …;
+//! servers without the capability are skipped), reads resources, gets prompts, and turns the
+//! servers' resource and prompt `list_changed` notifications into
+//! [`ManagerEvent::ResourcesChanged`] and [`ManagerEvent::PromptsChanged`].
 //!
 //! ```no_run
 //! use mcp_manager::{LoadOptions, discover_and_load_mcp_tools};
@@ -35,6 +39,7 @@
 //! failed. [`McpManager::login`] runs the one login that asks the user (through the agent's
 //! `AuthorizationHandler`); [`McpManager::logout`] forgets it.
 
+mod catalog;
 mod connect;
 mod error;
 mod gate;
@@ -44,6 +49,7 @@ mod manager;
 mod reconnect;
 mod status;
 
+pub use catalog::ServerListing;
 pub use error::{DISCOVERY_PROBLEM_PATH, ManagerError, Problem, ProviderPanic, ServerError};
 pub use loader::{
     LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers,

@@ -663,8 +663,8 @@ pub(crate) fn offered(config: &ServerConfig, mut tools: Vec<Tool>) -> Vec<Tool> 
     tools
 }
 
-/// Follows one connection: re-lists tools on `notifications/tools/list_changed`, and notices
-/// at once when the connection dies.
+/// Follows one connection: re-lists tools on `notifications/tools/list_changed`, tells of
+/// resource and prompt list changes, and notices at once when the connection dies.
 pub(crate) async fn watch_connection(
     inner: Weak<Inner>,
     name: String,
@@ -677,15 +677,29 @@ pub(crate) async fn watch_connection(
     loop {
         tokio::select! {
             notification = notifications.recv() => {
-                let changed = match notification {
-                    Ok(notification) => notification.method == methods::TOOLS_LIST_CHANGED,
-                    // Missed some: one of them may have been a list change.
-                    Err(broadcast::error::RecvError::Lagged(_)) => true,
+                let change = match notification {
+                    Ok(notification) => ListChange::of(&notification.method),
+                    // Missed some: any of them may have been a list change.
+                    Err(broadcast::error::RecvError::Lagged(_)) => ListChange::Any,
                     Err(broadcast::error::RecvError::Closed) => return,
                 };
-                if changed {
-                    let Some(inner) = inner.upgrade() else { return };
+                if change == ListChange::None {
+                    continue;
+                }
+                let Some(inner) = inner.upgrade() else { return };
+                if matches!(change, ListChange::Tools | ListChange::Any) {
                     inner.relist(&name, &config, &client).await;
+                }
+                let capabilities = client.capabilities();
+                let resources = change == ListChange::Resources
+                    || (change == ListChange::Any && capabilities.offers_resources());
+                if resources {
+                    inner.emit(ManagerEvent::ResourcesChanged { server: name.clone() });
+                }
+                let prompts = change == ListChange::Prompts
+                    || (change == ListChange::Any && capabilities.offers_prompts());
+                if prompts {
+                    inner.emit(ManagerEvent::PromptsChanged { server: name.clone() });
                 }
             }
             reason = client.closed() => {
@@ -710,6 +724,29 @@ pub(crate) async fn watch_connection(
                     return;
                 }
             }
+        }
+    }
+}
+
+/// Which list a server notification says changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListChange {
+    /// Not a list change.
+    None,
+    Tools,
+    Resources,
+    Prompts,
+    /// Notifications were missed: any list may have changed.
+    Any,
+}
+
+impl ListChange {
+    fn of(method: &str) -> Self {
+        match method {
+            methods::TOOLS_LIST_CHANGED => Self::Tools,
+            methods::RESOURCES_LIST_CHANGED => Self::Resources,
+            methods::PROMPTS_LIST_CHANGED => Self::Prompts,
+            _ => Self::None,
         }
     }
 }

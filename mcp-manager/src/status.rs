@@ -77,6 +77,18 @@ pub enum ManagerEvent {
         /// The server.
         server: String,
     },
+    /// A server said its resource list changed (`notifications/resources/list_changed`):
+    /// list its resources again to see them.
+    ResourcesChanged {
+        /// The server.
+        server: String,
+    },
+    /// A server said its prompt list changed (`notifications/prompts/list_changed`): list its
+    /// prompts again to see them.
+    PromptsChanged {
+        /// The server.
+        server: String,
+    },
     /// A server failed after the startup gate had already answered.
     LateError {
         /// The server.
