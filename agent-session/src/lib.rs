@@ -26,7 +26,7 @@ mod session;
 mod spill;
 mod trust;
 
-pub use commands::{CommandOutput, ServerStatus, run_mcp_command};
+pub use commands::{CommandOutput, ServerStatus, run_config_command, run_mcp_command};
 pub use error::SessionError;
 pub use proxy::{DEFAULT_CALL_TIMEOUT, SubagentProxyTool, subagent_tools};
 pub use registry::{ToolOrigin, ToolRegistry};

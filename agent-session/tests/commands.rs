@@ -554,11 +554,12 @@ async fn every_usage_error_is_one_clear_line() {
     let world = World::new();
     world.write_mcp_json(&[("fast", FixtureServer::new())]);
     let session = world.start().await.session;
-    let add = "usage: /mcp add NAME [--scope project|user] -- COMMAND [ARGS...]  or  /mcp add \
-               NAME --url URL [--transport http|sse] [--scope project|user] [--token TOKEN]";
+    let add = "usage: /mcp add NAME [--scope project|user] [-e KEY=VALUE]... -- COMMAND \
+               [ARGS...]  or  /mcp add NAME [--transport http|sse] [--scope project|user] \
+               [-H 'Name: value']... URL";
     let cases: &[(&str, &str)] = &[
         ("add", "missing NAME"),
-        ("add x", "missing \"-- COMMAND\" or \"--url URL\""),
+        ("add x", "missing \"-- COMMAND\" or a URL"),
         ("add x --", "missing COMMAND after \"--\""),
         ("add x --bogus 1 -- cmd", "unknown flag \"--bogus\""),
         (
@@ -567,18 +568,18 @@ async fn every_usage_error_is_one_clear_line() {
         ),
         (
             "add x --url http://h/mcp --transport ws",
-            "--transport must be http or sse, not \"ws\"",
+            "--transport must be stdio, http or sse, not \"ws\"",
         ),
         (
             "add x --url http://h/mcp -- cmd",
-            "either --url URL or -- COMMAND, not both",
+            "either a URL or -- COMMAND, not both",
         ),
-        ("add x y -- cmd", "unexpected argument \"y\""),
+        ("add x y -- cmd", "\"y\" is not a URL"),
         ("add 'bad name' -- cmd", "invalid server name \"bad name\""),
         ("add x --url", "--url needs a value"),
         (
             "add x --transport sse -- cmd",
-            "--transport only applies to a remote server",
+            "--transport sse takes the server's URL",
         ),
         (
             "add x --token t -- cmd",

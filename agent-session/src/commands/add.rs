@@ -1,120 +1,402 @@
-//! `/mcp add`: a stdio server (`-- COMMAND ARGS…`) or a remote one (`--url URL`), written to
-//! this agent's own config file, then a reload.
+//! `add` and `add-json`, in the shell (`/mcp add`) and on the command line (`agent-session
+//! add`), with the spellings of `claude mcp add`: a stdio server (`-- COMMAND ARGS…`,
+//! `-e KEY=VALUE`…) or a remote one (`URL`, `--transport http|sse`, `-H 'Name: value'`…),
+//! written to this agent's own config file. The shell reloads its session after; the command
+//! line starts nothing.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use mcp_config::writer::{add_server, validate_server_name};
-use mcp_config::{Level, RemoteConfig, ServerConfig, TransportConfig, validate_server_config};
-use serde_json::json;
+use mcp_config::{
+    DiscoveryContext, Level, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
+    TransportKind, standard_entry, validate_server_config,
+};
+use serde_json::{Value, json};
 
-use super::CommandOutput;
 use super::parse::{parse_scope, parse_words};
 use super::reload::Reloaded;
+use super::{Caller, CommandOutput};
 use crate::render::one_line;
-use crate::session::AgentSession;
+use crate::session::{AgentSession, SessionOptions};
 
-const ADD_USAGE: &str = "usage: /mcp add NAME [--scope project|user] -- COMMAND [ARGS...]  or  \
-     /mcp add NAME --url URL [--transport http|sse] [--scope project|user] [--token TOKEN]";
+const SHELL_ADD_USAGE: &str = "usage: /mcp add NAME [--scope project|user] [-e KEY=VALUE]... -- \
+     COMMAND [ARGS...]  or  /mcp add NAME [--transport http|sse] [--scope project|user] \
+     [-H 'Name: value']... URL";
+const CLI_ADD_USAGE: &str = "usage: agent-session add NAME [--scope project|user] \
+     [-e KEY=VALUE]... -- COMMAND [ARGS...]  or  agent-session add NAME [--transport http|sse] \
+     [--scope project|user] [-H 'Name: value']... URL";
+const SHELL_ADD_JSON_USAGE: &str = "usage: /mcp add-json NAME JSON [--scope project|user]";
+const CLI_ADD_JSON_USAGE: &str = "usage: agent-session add-json NAME JSON [--scope project|user]";
 
-/// Turns the words of `add` into a name, a level and a configuration.
-fn parse_add(rest: &[String]) -> Result<(String, Level, ServerConfig), String> {
-    let parsed = parse_words(
-        rest,
-        &["--scope", "--url", "--transport", "--token"],
-        true,
-        ADD_USAGE,
-    )?;
-    let name = parsed.name(ADD_USAGE)?.to_owned();
-    validate_server_name(&name).map_err(|error| format!("{error}; {ADD_USAGE}"))?;
-    let level = parse_scope(&parsed, ADD_USAGE)?.unwrap_or(Level::Project);
-    let config = match (&parsed.command, parsed.flag("--url")) {
+/// The flags `add` takes (`--url` and `--token` are this agent's older spellings).
+const ADD_FLAGS: [&str; 6] = [
+    "--scope",
+    "--transport",
+    "--env",
+    "--header",
+    "--url",
+    "--token",
+];
+
+fn add_usage(caller: Caller) -> &'static str {
+    match caller {
+        Caller::Shell => SHELL_ADD_USAGE,
+        Caller::Cli => CLI_ADD_USAGE,
+    }
+}
+
+fn add_json_usage(caller: Caller) -> &'static str {
+    match caller {
+        Caller::Shell => SHELL_ADD_JSON_USAGE,
+        Caller::Cli => CLI_ADD_JSON_USAGE,
+    }
+}
+
+/// A server to add: its name, the file level it goes to and its configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct NewServer {
+    pub(super) name: String,
+    pub(super) level: Level,
+    pub(super) config: ServerConfig,
+}
+
+/// `-e KEY=VALUE` values as an environment; a value without `=`, an empty name or a name
+/// given twice is refused, naming it.
+fn parse_env(values: &[String], usage: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut env = BTreeMap::new();
+    for value in values {
+        let Some((key, value)) = value.split_once('=') else {
+            return Err(format!(
+                "-e \"{value}\" is not KEY=VALUE; write -e {value}=... (the value may be \
+                 ${{VAR}} to take it from your environment when the server starts); {usage}"
+            ));
+        };
+        if key.is_empty() {
+            return Err(format!(
+                "-e \"={}\" has no variable name before \"=\"; write -e NAME=VALUE; {usage}",
+                first_word(value)
+            ));
+        }
+        if env.insert(key.to_owned(), value.to_owned()).is_some() {
+            return Err(format!("-e {key} is given twice; keep one; {usage}"));
+        }
+    }
+    Ok(env)
+}
+
+/// `-H 'Name: value'` values as headers; a value without `:`, an empty name or a name given
+/// twice (in any case) is refused, naming it (never quoting a value, which may be a secret).
+fn parse_headers(values: &[String], usage: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    for value in values {
+        let Some((name, value)) = value.split_once(':') else {
+            return Err(format!(
+                "-H \"{}\" is not 'Name: value' (it has no \":\"); write it as -H \
+                 'Authorization: Bearer TOKEN'; {usage}",
+                first_word(value)
+            ));
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!(
+                "a -H value has no header name before \":\"; write it as -H 'Name: value'; \
+                 {usage}"
+            ));
+        }
+        if headers.keys().any(|known| known.eq_ignore_ascii_case(name)) {
+            return Err(format!(
+                "the header \"{name}\" is given twice; keep one; {usage}"
+            ));
+        }
+        headers.insert(name.to_owned(), value.trim().to_owned());
+    }
+    Ok(headers)
+}
+
+/// The first word of a value, with `…` when more follows: enough to find it in the command
+/// line without printing what may be a secret.
+fn first_word(value: &str) -> String {
+    let word: String = value
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(40)
+        .collect();
+    if word.len() < value.trim().len() {
+        format!("{word}…")
+    } else {
+        word
+    }
+}
+
+/// `--transport stdio|http|sse`.
+fn parse_transport(value: Option<&str>, usage: &str) -> Result<Option<TransportKind>, String> {
+    match value {
+        None => Ok(None),
+        Some("stdio") => Ok(Some(TransportKind::Stdio)),
+        Some("http" | "streamable-http") => Ok(Some(TransportKind::Http)),
+        Some("sse") => Ok(Some(TransportKind::Sse)),
+        Some(other) => Err(format!(
+            "--transport must be stdio, http or sse, not \"{other}\"; {usage}"
+        )),
+    }
+}
+
+/// Turns the words of `add` into the server to add.
+pub(super) fn parse_add(rest: &[String], caller: Caller) -> Result<NewServer, String> {
+    let usage = add_usage(caller);
+    let parsed = parse_words(rest, &ADD_FLAGS, true, usage)?;
+    let (name, word_url) = match parsed.positionals.as_slice() {
+        [] => return Err(format!("missing NAME; {usage}")),
+        [name] => (name.clone(), None),
+        [name, url] => (name.clone(), Some(url.clone())),
+        [_, _, extra, ..] => {
+            return Err(format!(
+                "unexpected argument \"{extra}\"; a stdio server's arguments go after \"--\"; \
+                 {usage}"
+            ));
+        }
+    };
+    validate_server_name(&name).map_err(|error| format!("{error}; {usage}"))?;
+    let level = parse_scope(&parsed, usage)?.unwrap_or(Level::Project);
+    let transport = parse_transport(parsed.flag("--transport"), usage)?;
+    let env = parse_env(parsed.values("--env"), usage)?;
+    let mut headers = parse_headers(parsed.values("--header"), usage)?;
+    let url = match (word_url, parsed.flag("--url")) {
         (Some(_), Some(_)) => {
             return Err(format!(
-                "give either --url URL or -- COMMAND, not both; {ADD_USAGE}"
+                "the URL is given twice (as a word and with --url); keep one; {usage}"
+            ));
+        }
+        (Some(url), None) => {
+            if !url.contains("://") && !url.starts_with("${") {
+                return Err(format!(
+                    "\"{url}\" is not a URL (http://… or https://…); a stdio server's command \
+                     goes after \"--\": add {name} -- {url} [ARGS...]; {usage}"
+                ));
+            }
+            Some(url)
+        }
+        (None, url) => url.map(str::to_owned),
+    };
+    let config = match (&parsed.command, url) {
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "give either a URL or -- COMMAND, not both; {usage}"
             ));
         }
         (None, None) => {
-            return Err(format!(
-                "missing \"-- COMMAND\" or \"--url URL\" for \"{name}\"; {ADD_USAGE}"
-            ));
+            return Err(match transport {
+                Some(kind @ (TransportKind::Http | TransportKind::Sse)) => format!(
+                    "--transport {kind} needs the server's URL: add {name} --transport {kind} \
+                     https://…; {usage}"
+                ),
+                _ => format!("missing \"-- COMMAND\" or a URL for \"{name}\"; {usage}"),
+            });
         }
         (Some(command), None) => {
-            for flag in ["--transport", "--token"] {
-                if parsed.flag(flag).is_some() {
-                    return Err(format!(
-                        "{flag} only applies to a remote server (--url); {ADD_USAGE}"
-                    ));
-                }
+            if let Some(kind @ (TransportKind::Http | TransportKind::Sse)) = transport {
+                return Err(format!(
+                    "--transport {kind} takes the server's URL, not \"-- COMMAND\"; {usage}"
+                ));
+            }
+            if parsed.flag("--token").is_some() {
+                return Err(format!(
+                    "--token only applies to a remote server (a URL); {usage}"
+                ));
+            }
+            if !headers.is_empty() {
+                return Err(format!(
+                    "-H/--header sends an HTTP header, so it only applies to a remote server (a \
+                     URL); a stdio server takes -e KEY=VALUE; {usage}"
+                ));
             }
             let Some((program, args)) = command.split_first() else {
-                return Err(format!("missing COMMAND after \"--\"; {ADD_USAGE}"));
+                return Err(format!("missing COMMAND after \"--\"; {usage}"));
             };
             if program.trim().is_empty() {
-                return Err(format!("the COMMAND after \"--\" is empty; {ADD_USAGE}"));
+                return Err(format!("the COMMAND after \"--\" is empty; {usage}"));
             }
-            ServerConfig::stdio(program.clone(), args.iter().cloned())
+            let mut stdio = StdioConfig::new(program.clone(), args.iter().cloned());
+            stdio.env = env;
+            ServerConfig::new(TransportConfig::Stdio(stdio))
         }
         (None, Some(url)) => {
-            let mut remote = RemoteConfig::new(url);
+            if transport == Some(TransportKind::Stdio) {
+                return Err(format!(
+                    "--transport stdio takes \"-- COMMAND [ARGS...]\", not a URL; {usage}"
+                ));
+            }
+            if !env.is_empty() {
+                return Err(format!(
+                    "-e/--env sets a stdio server's environment, so it does not apply to a \
+                     remote server (a URL); send a header with -H 'Name: value' instead; {usage}"
+                ));
+            }
             if let Some(token) = parsed.flag("--token") {
                 if token.is_empty() {
-                    return Err(format!("--token is empty; {ADD_USAGE}"));
+                    return Err(format!("--token is empty; {usage}"));
                 }
-                remote
-                    .headers
-                    .insert("Authorization".to_owned(), format!("Bearer {token}"));
-            }
-            let transport = match parsed.flag("--transport") {
-                None | Some("http") => TransportConfig::Http(remote),
-                Some("sse") => TransportConfig::Sse(remote),
-                Some(other) => {
+                if headers
+                    .keys()
+                    .any(|known| known.eq_ignore_ascii_case("authorization"))
+                {
                     return Err(format!(
-                        "--transport must be http or sse, not \"{other}\"; {ADD_USAGE}"
+                        "--token and -H 'Authorization: …' both set the Authorization header; \
+                         keep one; {usage}"
                     ));
                 }
-            };
-            ServerConfig::new(transport)
+                headers.insert("Authorization".to_owned(), format!("Bearer {token}"));
+            }
+            let mut remote = RemoteConfig::new(url);
+            remote.headers = headers;
+            ServerConfig::new(match transport {
+                Some(TransportKind::Sse) => TransportConfig::Sse(remote),
+                _ => TransportConfig::Http(remote),
+            })
         }
     };
-    // `${VAR}` references are expanded at discovery; a config with them is checked then.
+    check(&name, &config, usage)?;
+    Ok(NewServer {
+        name,
+        level,
+        config,
+    })
+}
+
+/// Turns the words of `add-json` (`NAME JSON`, the entry as this agent's and Claude Code's
+/// files write it) into the server to add.
+pub(super) fn parse_add_json(rest: &[String], caller: Caller) -> Result<NewServer, String> {
+    let usage = add_json_usage(caller);
+    let parsed = parse_words(rest, &["--scope"], false, usage)?;
+    let (name, text) = match parsed.positionals.as_slice() {
+        [] => return Err(format!("missing NAME and JSON; {usage}")),
+        [_] => return Err(format!("missing the server's JSON after the name; {usage}")),
+        [name, text] => (name.clone(), text),
+        [_, _, extra, ..] => {
+            return Err(format!(
+                "unexpected argument \"{extra}\"; quote the JSON as one word: '{{...}}'; {usage}"
+            ));
+        }
+    };
+    validate_server_name(&name).map_err(|error| format!("{error}; {usage}"))?;
+    let level = parse_scope(&parsed, usage)?.unwrap_or(Level::Project);
+    let entry: Value = serde_json::from_str(text).map_err(|error| {
+        format!(
+            "the JSON for \"{name}\" does not parse ({error}); give one object such as \
+             '{{\"command\": \"npx\", \"args\": [\"-y\", \"some-server\"]}}' or \
+             '{{\"type\": \"http\", \"url\": \"https://…\"}}'; {usage}"
+        )
+    })?;
+    let config = standard_entry(&entry).map_err(|error| {
+        format!("the JSON for \"{name}\" is not a server entry: {error}; {usage}")
+    })?;
+    check(&name, &config, usage)?;
+    Ok(NewServer {
+        name,
+        level,
+        config,
+    })
+}
+
+/// Checks the values of a new server. `${VAR}` references are expanded at discovery; a
+/// config with them is checked then.
+fn check(name: &str, config: &ServerConfig, usage: &str) -> Result<(), String> {
     let unexpanded = match &config.transport {
         TransportConfig::Stdio(stdio) => stdio.command.contains("${"),
         TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote.url.contains("${"),
     };
-    if !unexpanded {
-        let problems = validate_server_config(&name, &config);
-        if !problems.is_empty() {
-            return Err(format!("{}; {ADD_USAGE}", problems.join("; ")));
-        }
+    if unexpanded {
+        return Ok(());
     }
-    Ok((name, level, config))
+    let problems = validate_server_config(name, config);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}; {usage}", problems.join("; ")))
+    }
 }
 
-pub(super) async fn add(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let (name, level, config) = match parse_add(rest) {
-        Ok(parsed) => parsed,
+/// Writes a new server to this agent's file of its level (atomically, mode 0600, the rest of
+/// the file kept) and approves it when it is a project server: the user added it. The file.
+pub(super) fn write_new_server(
+    ctx: &DiscoveryContext,
+    options: &SessionOptions,
+    new: &NewServer,
+) -> Result<PathBuf, String> {
+    let NewServer {
+        name,
+        level,
+        config,
+    } = new;
+    let path =
+        add_server(ctx, *level, name, config).map_err(|error| one_line(&error.to_string()))?;
+    if *level == Level::Project
+        && options.enable_project_config()
+        && let Err(error) =
+            crate::trust::approve_project_servers(options, Some(std::slice::from_ref(name)))
+    {
+        return Err(format!(
+            "added \"{name}\" to {} but could not approve it: {}",
+            path.display(),
+            one_line(&error.to_string())
+        ));
+    }
+    Ok(path)
+}
+
+/// What the command line prints for a server added without starting anything.
+pub(super) fn added_output(
+    options: &SessionOptions,
+    new: &NewServer,
+    path: &std::path::Path,
+) -> CommandOutput {
+    let NewServer { name, level, .. } = new;
+    let mut text = format!("added \"{name}\" to {} ({level} config)", path.display());
+    if *level == Level::Project && !options.enable_project_config() {
+        text.push_str(
+            "\nnote: project config is off (--no-project-config), so this server is not used; \
+             add it with --scope user instead",
+        );
+    }
+    text.push_str(&format!(
+        "\nagent-session get {name} connects it and shows its tools"
+    ));
+    let json = json!({
+        "added": name,
+        "scope": level.as_str(),
+        "path": path.display().to_string(),
+        "transport": new.config.transport_kind().as_str(),
+    });
+    CommandOutput::ok(text, json)
+}
+
+/// `/mcp add` and `/mcp add-json`: the server written, then the session reloaded.
+pub(super) async fn add(session: &AgentSession, rest: &[String], from_json: bool) -> CommandOutput {
+    let parsed = if from_json {
+        parse_add_json(rest, Caller::Shell)
+    } else {
+        parse_add(rest, Caller::Shell)
+    };
+    let new = match parsed {
+        Ok(new) => new,
         Err(error) => return CommandOutput::failed(error),
     };
     let ctx = match session.context() {
         Ok(ctx) => ctx,
         Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
     };
-    let path = match add_server(&ctx, level, &name, &config) {
+    let path = match write_new_server(&ctx, session.options(), &new) {
         Ok(path) => path,
-        Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
+        Err(error) => return CommandOutput::failed(error),
     };
-    // The user added it: a project server needs no further approval.
-    if level == Level::Project
-        && session.options().enable_project_config()
-        && let Err(error) = crate::trust::approve_project_servers(
-            session.options(),
-            Some(std::slice::from_ref(&name)),
-        )
-    {
-        return CommandOutput::failed(format!(
-            "added \"{name}\" to {} but could not approve it: {}",
-            path.display(),
-            one_line(&error.to_string())
-        ));
-    }
+    let NewServer {
+        name,
+        level,
+        config,
+    } = new;
     let reloaded = Reloaded::run(session).await;
     let after = reloaded.server(&name);
     let mut text = format!("added \"{name}\" to {} ({level} config)\n", path.display());
@@ -142,32 +424,126 @@ pub(super) async fn add(session: &AgentSession, rest: &[String]) -> CommandOutpu
 
 #[cfg(test)]
 mod tests {
-    use mcp_config::TransportKind;
-
     use super::*;
     use crate::commands::parse::split_words;
 
-    fn parse(line: &str) -> Result<(String, Level, ServerConfig), String> {
-        parse_add(&split_words(line).unwrap())
+    fn parse(line: &str) -> Result<NewServer, String> {
+        parse_add(&split_words(line).unwrap(), Caller::Shell)
+    }
+
+    fn parse_json(line: &str) -> Result<NewServer, String> {
+        parse_add_json(&split_words(line).unwrap(), Caller::Cli)
+    }
+
+    fn remote(config: &ServerConfig) -> &RemoteConfig {
+        match &config.transport {
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote,
+            TransportConfig::Stdio(_) => panic!("a remote server"),
+        }
     }
 
     #[test]
     fn add_parses_both_forms() {
-        let (name, level, config) = parse("x --scope user -- npx -y 'a server' --scope p").unwrap();
-        assert_eq!((name.as_str(), level), ("x", Level::User));
+        let new = parse("x --scope user -- npx -y 'a server' --scope p").unwrap();
+        assert_eq!((new.name.as_str(), new.level), ("x", Level::User));
         assert_eq!(
-            config,
+            new.config,
             ServerConfig::stdio("npx", ["-y", "a server", "--scope", "p"])
         );
 
-        let (_, level, config) =
-            parse("r --url=https://h/mcp --transport sse --token \"a b\"").unwrap();
-        assert_eq!(level, Level::Project);
-        assert_eq!(config.transport_kind(), TransportKind::Sse);
-        let TransportConfig::Sse(remote) = &config.transport else {
-            panic!("an sse server");
+        let new = parse("r --url=https://h/mcp --transport sse --token \"a b\"").unwrap();
+        assert_eq!(new.level, Level::Project);
+        assert_eq!(new.config.transport_kind(), TransportKind::Sse);
+        assert_eq!(remote(&new.config).headers["Authorization"], "Bearer a b");
+    }
+
+    #[test]
+    fn add_takes_the_spellings_of_claude_mcp_add() {
+        let new = parse("gh -s user -e TOKEN=abc --env=MODE=x=y -- npx -y gh-server").unwrap();
+        assert_eq!(new.level, Level::User);
+        let mut stdio = StdioConfig::new("npx", ["-y", "gh-server"]);
+        stdio.env.insert("TOKEN".into(), "abc".into());
+        stdio.env.insert("MODE".into(), "x=y".into());
+        assert_eq!(new.config, ServerConfig::new(TransportConfig::Stdio(stdio)));
+
+        let new = parse(
+            "sentry --transport http https://mcp.sentry.dev/mcp -H 'Authorization: Bearer s k' \
+             --header X-Team:core",
+        )
+        .unwrap();
+        assert_eq!(new.config.transport_kind(), TransportKind::Http);
+        let remote = remote(&new.config);
+        assert_eq!(remote.url, "https://mcp.sentry.dev/mcp");
+        assert_eq!(remote.headers["Authorization"], "Bearer s k");
+        assert_eq!(remote.headers["X-Team"], "core");
+
+        // A URL alone is a Streamable HTTP server; -t sse picks the legacy transport.
+        let new = parse("web https://h/mcp").unwrap();
+        assert_eq!(new.config, ServerConfig::http("https://h/mcp"));
+        let new = parse("old -t sse https://h/sse").unwrap();
+        assert_eq!(new.config, ServerConfig::sse("https://h/sse"));
+        // ${VAR} references are kept for discovery to expand.
+        let new = parse("v -e KEY='${API_KEY}' -- ${HOME}/bin/server").unwrap();
+        let TransportConfig::Stdio(stdio) = &new.config.transport else {
+            panic!("a stdio server");
         };
-        assert_eq!(remote.headers["Authorization"], "Bearer a b");
+        assert_eq!(stdio.env["KEY"], "${API_KEY}");
+    }
+
+    #[test]
+    fn add_errors_name_the_bad_piece() {
+        for (line, expected) in [
+            ("x -e FOO -- c", "-e \"FOO\" is not KEY=VALUE"),
+            ("x -e =v -- c", "has no variable name before \"=\""),
+            ("x -e A=1 -e A=2 -- c", "-e A is given twice"),
+            (
+                "x -H 'Authorization Bearer sk' https://h",
+                "-H \"Authorization…\" is not",
+            ),
+            ("x -H ': v' https://h", "no header name before \":\""),
+            (
+                "x -H 'A: 1' -H 'a: 2' https://h",
+                "the header \"a\" is given twice",
+            ),
+            (
+                "x --transport http",
+                "--transport http needs the server's URL",
+            ),
+            ("x -t sse -- c", "--transport sse takes the server's URL"),
+            (
+                "x --transport stdio https://h",
+                "--transport stdio takes \"-- COMMAND",
+            ),
+            ("x https://h -- c", "either a URL or -- COMMAND, not both"),
+            ("x --url https://h https://h", "the URL is given twice"),
+            ("x -H 'A: 1' -- c", "-H/--header sends an HTTP header"),
+            (
+                "x -e A=1 https://h",
+                "-e/--env sets a stdio server's environment",
+            ),
+            (
+                "x --token t -H 'authorization: x' https://h",
+                "both set the Authorization",
+            ),
+            ("x npx", "\"npx\" is not a URL"),
+            ("x a b", "unexpected argument \"b\""),
+            (
+                "x --transport ws https://h",
+                "--transport must be stdio, http or sse",
+            ),
+            ("x --scope local -- c", "--scope local is Claude Code's"),
+            (
+                "x -H 'Bad Name: v' https://h",
+                "invalid header name \"Bad Name\"",
+            ),
+        ] {
+            let error = parse(line).unwrap_err();
+            assert!(error.contains(expected), "{line}: {error}");
+            assert!(error.ends_with(SHELL_ADD_USAGE), "{line}: {error}");
+        }
+        // A header's value is never repeated in an error: it may be a secret.
+        let error = parse("x -H 'Authorization Bearer sk-secret' https://h").unwrap_err();
+        assert!(!error.contains("sk-secret"), "{error}");
     }
 
     #[test]
@@ -186,10 +562,50 @@ mod tests {
             "'a b' -- c",
             "x --scope user --scope user -- c",
             "x --url ftp://h",
+            "x -e",
         ] {
             let error = parse(line).unwrap_err();
             assert!(!error.contains('\n'), "{line}: {error}");
-            assert!(error.contains(ADD_USAGE), "{line}: {error}");
+            assert!(error.contains(SHELL_ADD_USAGE), "{line}: {error}");
+        }
+    }
+
+    #[test]
+    fn add_json_takes_an_entry_as_config_files_write_it() {
+        let new = parse_json(
+            r#"gh '{"command": "npx", "args": ["-y", "gh"], "env": {"T": "1"}}' --scope user"#,
+        )
+        .unwrap();
+        assert_eq!(new.level, Level::User);
+        let mut stdio = StdioConfig::new("npx", ["-y", "gh"]);
+        stdio.env.insert("T".into(), "1".into());
+        assert_eq!(new.config, ServerConfig::new(TransportConfig::Stdio(stdio)));
+
+        let new = parse_json(
+            r#"web '{"type": "sse", "url": "https://h/sse", "headers": {"X-Key": "k"}}'"#,
+        )
+        .unwrap();
+        assert_eq!(new.config.transport_kind(), TransportKind::Sse);
+        assert_eq!(remote(&new.config).headers["X-Key"], "k");
+
+        for (line, expected) in [
+            ("gh", "missing the server's JSON"),
+            ("gh '{bad'", "the JSON for \"gh\" does not parse"),
+            ("gh '[1]'", "is not a server entry"),
+            (
+                r#"gh '{"url": "https://h", "command": "c"}'"#,
+                "both \"command\" and \"url\"",
+            ),
+            (
+                r#"gh '{"type": "ws", "url": "https://h"}'"#,
+                "unknown transport type \"ws\"",
+            ),
+            (r#"gh '{"url": "ftp://h"}'"#, "invalid URL"),
+            (r#"gh '{}' extra"#, "unexpected argument \"extra\""),
+        ] {
+            let error = parse_json(line).unwrap_err();
+            assert!(error.contains(expected), "{line}: {error}");
+            assert!(error.ends_with(CLI_ADD_JSON_USAGE), "{line}: {error}");
         }
     }
 }

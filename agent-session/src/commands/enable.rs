@@ -1,21 +1,115 @@
-//! `/mcp enable` and `/mcp disable`: a server switched in this agent's own files (its entry, or
-//! the user file's `disabledServers` for a server of another tool's file), then a reload.
+//! `enable` and `disable`, in the shell (`/mcp enable`, then a reload) and on the command line
+//! (`agent-session enable`, nothing started): a server switched in this agent's own files (its
+//! entry, or the user file's `disabledServers` for a server of another tool's file).
 
 use std::fmt::Write as _;
 
-use mcp_config::SkipReason;
 use mcp_config::writer::{ChangeAction, ConfigChange, set_server_enabled};
+use mcp_config::{DiscoveryContext, DiscoveryResult, SkipReason, SourceMeta};
 use serde_json::{Value, json};
 
 use super::parse::one_name;
 use super::reload::Reloaded;
 use super::status::Servers;
-use super::{CommandOutput, unknown_server};
+use super::{Caller, CommandOutput, unknown_server};
 use crate::render::{describe_source, one_line};
 use crate::session::AgentSession;
 
-const ENABLE_USAGE: &str = "usage: /mcp enable NAME";
-const DISABLE_USAGE: &str = "usage: /mcp disable NAME";
+const SHELL_ENABLE_USAGE: &str = "usage: /mcp enable NAME";
+const SHELL_DISABLE_USAGE: &str = "usage: /mcp disable NAME";
+const CLI_ENABLE_USAGE: &str = "usage: agent-session enable NAME";
+const CLI_DISABLE_USAGE: &str = "usage: agent-session disable NAME";
+
+/// The verb and the usage line of `enable` or `disable`.
+fn verb_and_usage(enabled: bool, caller: Caller) -> (&'static str, &'static str) {
+    match (enabled, caller) {
+        (true, Caller::Shell) => ("enable", SHELL_ENABLE_USAGE),
+        (false, Caller::Shell) => ("disable", SHELL_DISABLE_USAGE),
+        (true, Caller::Cli) => ("enable", CLI_ENABLE_USAGE),
+        (false, Caller::Cli) => ("disable", CLI_DISABLE_USAGE),
+    }
+}
+
+/// The NAME of `enable` or `disable`.
+pub(super) fn parse_switch(
+    rest: &[String],
+    enabled: bool,
+    caller: Caller,
+) -> Result<String, String> {
+    one_name(rest, verb_and_usage(enabled, caller).1)
+}
+
+/// Switches `name` on or off in this agent's files (`source` is where discovery found it):
+/// the changes written, none when it already was.
+pub(super) fn switch_server(
+    ctx: &DiscoveryContext,
+    name: &str,
+    enabled: bool,
+    source: Option<&SourceMeta>,
+) -> Result<Vec<ConfigChange>, String> {
+    set_server_enabled(ctx, name, enabled, source).map_err(|error| one_line(&error.to_string()))
+}
+
+/// What a switch did, as discovery sees the files after it: the lines and the JSON both the
+/// shell and the command line print. An `enable` that cannot take effect (the server is
+/// switched off in a file this agent does not edit) is an error.
+pub(super) fn switched_report(
+    name: &str,
+    enabled: bool,
+    changes: &[ConfigChange],
+    after: &DiscoveryResult,
+    caller: Caller,
+) -> Result<(String, Value), String> {
+    let (verb, _) = verb_and_usage(enabled, caller);
+    let prefix = caller.prefix();
+    let switched_off = after
+        .skip_of(name)
+        .filter(|skipped| skipped.reason == SkipReason::Disabled);
+    let now_disabled = switched_off.is_some();
+    let now_configured = after.servers.contains_key(name);
+    if enabled
+        && changes.is_empty()
+        && let Some(skipped) = switched_off
+    {
+        let place = describe_source(&skipped.source);
+        return Err(format!(
+            "\"{name}\" is switched off in {place}, which {} does not edit; turn it on there",
+            prefix.trim_end()
+        ));
+    }
+    let mut text = String::new();
+    if changes.is_empty() {
+        let _ = writeln!(text, "\"{name}\" was already {verb}d; nothing was written");
+    }
+    for change in changes {
+        let _ = writeln!(text, "{change}");
+    }
+    if !enabled && now_configured {
+        let place = after.servers.get(name).map_or_else(
+            || "another file".to_owned(),
+            |server| describe_source(&server.source.meta),
+        );
+        let _ = writeln!(
+            text,
+            "note: \"{name}\" is still on: its definition in {place} is used now; run \
+             {prefix}disable {name} again to switch that one off too"
+        );
+    }
+    if enabled && now_disabled {
+        let _ = writeln!(
+            text,
+            "note: \"{name}\" is still switched off elsewhere (see {prefix}list)"
+        );
+    }
+    let mut json = json!({
+        "server": name,
+        "changes": changes.iter().map(change_json).collect::<Vec<_>>(),
+        "on": now_configured,
+    });
+    // `{"enabled": name}` or `{"disabled": name}`.
+    json[format!("{verb}d")] = Value::String(name.to_owned());
+    Ok((text, json))
+}
 
 fn action_name(action: ChangeAction) -> &'static str {
     match action {
@@ -43,15 +137,11 @@ pub(super) async fn set_enabled(
     rest: &[String],
     enabled: bool,
 ) -> CommandOutput {
-    let (verb, usage) = if enabled {
-        ("enable", ENABLE_USAGE)
-    } else {
-        ("disable", DISABLE_USAGE)
-    };
-    let name = match one_name(rest, usage) {
+    let name = match parse_switch(rest, enabled, Caller::Shell) {
         Ok(name) => name,
         Err(error) => return CommandOutput::failed(error),
     };
+    let (_, usage) = verb_and_usage(enabled, Caller::Shell);
     let servers = Servers::collect(session);
     let Some(row) = servers.row(&name) else {
         return CommandOutput::failed(unknown_server(&name, usage));
@@ -61,64 +151,27 @@ pub(super) async fn set_enabled(
         Ok(ctx) => ctx,
         Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
     };
-    let changes = match set_server_enabled(&ctx, &name, enabled, source.as_ref()) {
+    let changes = match switch_server(&ctx, &name, enabled, source.as_ref()) {
         Ok(changes) => changes,
-        Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
+        Err(error) => return CommandOutput::failed(error),
     };
     let reloaded = Reloaded::run(session).await;
-    let switched_off = reloaded
-        .servers
-        .discovery
-        .skip_of(&name)
-        .filter(|skipped| skipped.reason == SkipReason::Disabled);
-    let now_disabled = switched_off.is_some();
-    let now_configured = reloaded.servers.is_configured(&name);
-    if enabled
-        && changes.is_empty()
-        && let Some(skipped) = switched_off
-    {
-        let place = describe_source(&skipped.source);
-        return CommandOutput::failed(format!(
-            "\"{name}\" is switched off in {place}, which /mcp does not edit; turn it on there"
-        ));
-    }
-    let mut text = String::new();
-    if changes.is_empty() {
-        let _ = writeln!(text, "\"{name}\" was already {verb}d; nothing was written");
-    }
-    for change in &changes {
-        let _ = writeln!(text, "{change}");
-    }
-    if !enabled && now_configured {
-        let place = reloaded
-            .servers
-            .row(&name)
-            .and_then(|row| row.source.as_ref())
-            .map_or_else(|| "another file".to_owned(), describe_source);
-        let _ = writeln!(
-            text,
-            "note: \"{name}\" is still on: its definition in {place} is used now; run \
-             /mcp disable {name} again to switch that one off too"
-        );
-    }
-    if enabled && now_disabled {
-        let _ = writeln!(
-            text,
-            "note: \"{name}\" is still switched off elsewhere (see /mcp list)"
-        );
-    }
+    let (mut text, mut json) = match switched_report(
+        &name,
+        enabled,
+        &changes,
+        &reloaded.servers.discovery,
+        Caller::Shell,
+    ) {
+        Ok(report) => report,
+        Err(error) => return CommandOutput::failed(error),
+    };
     let after = reloaded.server(&name);
     text.push_str(&after.line(&name));
     text.push('\n');
     text.push_str(&reloaded.short_text());
-    let mut json = json!({
-        "server": name,
-        "changes": changes.iter().map(change_json).collect::<Vec<_>>(),
-        "status": after.status_word(),
-        "tools": reloaded.tools(),
-        "reload": reloaded.json(),
-    });
-    // `{"enabled": name}` or `{"disabled": name}`.
-    json[format!("{verb}d")] = Value::String(name);
+    json["status"] = Value::from(after.status_word());
+    json["tools"] = Value::from(reloaded.tools());
+    json["reload"] = reloaded.json();
     CommandOutput::ok(text, json)
 }

@@ -1,4 +1,4 @@
-//! The `/mcp` command controller: `help`, `list`, `reload`, `add`, `remove`, `enable`,
+//! The `/mcp` command controller: `help`, `list`, `reload`, `add`, `add-json`, `remove`, `enable`,
 //! `disable`, `test`, `reconnect`, `login`, `logout`, `trust`, `untrust`.
 //!
 //! [`run_mcp_command`] takes what follows `/mcp` on a line, splits it into words like a shell
@@ -6,8 +6,10 @@
 //! people and a JSON value for programs. Every usage error is one line saying what is wrong and
 //! the right form.
 //!
-//! `add`, `remove`, `enable` and `disable` write only this agent's own config files (through
-//! [`mcp_config::writer`]) and then reload the session, so a change applies at once. What a
+//! `add`, `add-json`, `remove`, `enable` and `disable` write only this agent's own config files
+//! (through [`mcp_config::writer`]) and then reload the session, so a change applies at once.
+//! [`run_config_command`] runs the same commands, with the same parser, without a session (the
+//! `agent-session add` … of the command line): nothing is connected. What a
 //! command knows about the servers comes from the session (the discovery it keeps, its
 //! manager): no command reads a config file itself.
 //!
@@ -16,8 +18,10 @@
 //! | `parse` | splitting a line, flags, `--`, one-line usage errors |
 //! | `status` | the status view: one row per server, with its [`ServerStatus`] |
 //! | `list`, `reload`, `add`, `remove`, `enable`, `test`, `reconnect`, `login` | one handler each (`login` holds logout too) |
+//! | `config` | the config-changing commands without a session |
 
 mod add;
+mod config;
 mod enable;
 mod list;
 mod login;
@@ -37,7 +41,26 @@ use mcp_transport::McpClient;
 use serde_json::{Value, json};
 
 use crate::session::AgentSession;
+pub use config::{CONFIG_COMMANDS, run_config_command};
 pub use status::ServerStatus;
+
+/// Who runs a command: the shell's `/mcp`, or the `agent-session` command line. Usage lines
+/// and hints name the form the user typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    Shell,
+    Cli,
+}
+
+impl Caller {
+    /// `/mcp ` or `agent-session `.
+    const fn prefix(self) -> &'static str {
+        match self {
+            Self::Shell => "/mcp ",
+            Self::Cli => "agent-session ",
+        }
+    }
+}
 
 /// What a command printed, for people (`text`) and for programs (`json`).
 #[derive(Debug, Clone, PartialEq)]
@@ -77,11 +100,16 @@ pub const HELP: &str = "\
 /mcp help                                   this text
 /mcp list                                   servers with status, transport, source, tool count, last error
 /mcp reload                                 re-read the config files and reconnect every server
-/mcp add NAME [--scope project|user] -- COMMAND [ARGS...]
-                                            add a stdio server (everything after -- is its command line)
-/mcp add NAME --url URL [--transport http|sse] [--scope project|user] [--token TOKEN]
-                                            add a remote server (default http; --token sends
-                                            \"Authorization: Bearer TOKEN\")
+/mcp add NAME [--scope project|user] [-e KEY=VALUE]... -- COMMAND [ARGS...]
+                                            add a stdio server (everything after -- is its command
+                                            line; -e sets a variable of its environment)
+/mcp add NAME [--transport http|sse] [--scope project|user] [-H 'Name: value']... URL
+                                            add a remote server (default http; -H sends a header;
+                                            --token TOKEN sends \"Authorization: Bearer TOKEN\")
+/mcp add-json NAME JSON [--scope project|user]
+                                            add a server from its JSON entry, as config files write
+                                            it: '{\"command\": \"npx\", \"args\": [\"-y\", \"pkg\"]}'
+                                            or '{\"type\": \"http\", \"url\": \"https://...\"}'
 /mcp remove NAME [--scope project|user]     delete a server from this agent's own config
 /mcp enable NAME                            turn a server back on
 /mcp disable NAME                           turn a server off (also one from another tool's file)
@@ -92,11 +120,12 @@ pub const HELP: &str = "\
 /mcp trust [NAME...]                        approve this folder's project servers as they are now
 /mcp untrust [NAME...]                      withdraw approvals of this folder's project servers
 
-add, remove, enable and disable write this agent's own config files (mode 0600) and then
+add, add-json, remove, enable and disable write this agent's own config files (mode 0600) and then
 reload the session automatically, so the change applies at once. --scope project (the default)
 is <project>/.<agent>/mcp.json, --scope user is <config dir>/<agent>/mcp.json. Servers from
 other tools' files are never edited: disable lists them in the user file's \"disabledServers\".
-Quote words with spaces: --token \"a b\".";
+Short flags as in `claude mcp`: -s (--scope), -t (--transport), -e (--env), -H (--header).
+Quote words with spaces: -H 'Authorization: Bearer TOKEN'.";
 
 const HELP_USAGE: &str = "usage: /mcp help";
 const LIST_USAGE: &str = "usage: /mcp list";
@@ -121,7 +150,8 @@ pub async fn run_mcp_command(session: &Arc<AgentSession>, args: &str) -> Command
             Ok(()) => Ok(reload::reload(session).await),
             Err(error) => Err(error),
         },
-        "add" => Ok(add::add(session, rest).await),
+        "add" => Ok(add::add(session, rest, false).await),
+        "add-json" => Ok(add::add(session, rest, true).await),
         "remove" => Ok(remove::remove(session, rest).await),
         "enable" => Ok(enable::set_enabled(session, rest, true).await),
         "disable" => Ok(enable::set_enabled(session, rest, false).await),
@@ -132,8 +162,8 @@ pub async fn run_mcp_command(session: &Arc<AgentSession>, args: &str) -> Command
         "trust" => Ok(trust::trust(session, rest).await),
         "untrust" => Ok(trust::untrust(session, rest).await),
         other => Err(CommandOutput::failed(format!(
-            "unknown /mcp command \"{other}\"; the commands are help, list, reload, add, remove, \
-             enable, disable, test, reconnect, login, logout, trust and untrust (/mcp help)"
+            "unknown /mcp command \"{other}\"; the commands are help, list, reload, add, add-json, \
+             remove, enable, disable, test, reconnect, login, logout, trust and untrust (/mcp help)"
         ))),
     };
     outcome.unwrap_or_else(|error| error)
@@ -145,7 +175,13 @@ fn help() -> CommandOutput {
 
 /// The one-line message for a name no server has.
 fn unknown_server(name: &str, usage: &str) -> String {
-    format!("unknown server \"{name}\" (/mcp list shows the servers); {usage}")
+    unknown_name(name, Caller::Shell, usage)
+}
+
+/// The one-line message for a name no server has, pointing at the caller's `list`.
+fn unknown_name(name: &str, caller: Caller, usage: &str) -> String {
+    let prefix = caller.prefix();
+    format!("unknown server \"{name}\" ({prefix}list shows the servers); {usage}")
 }
 
 /// The NAME of a command about one server that must be usable now (configured, not disabled

@@ -1,7 +1,9 @@
-//! `/mcp remove`: a server out of this agent's own config file (never another tool's), then a
-//! reload.
+//! `remove`, in the shell (`/mcp remove`, then a reload) and on the command line
+//! (`agent-session remove`, nothing started): a server out of this agent's own config file,
+//! never another tool's.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 
 use mcp_config::writer::{native_config_path, remove_server};
 use mcp_config::{ConfigError, DiscoveryContext, Level, SourceMeta};
@@ -10,47 +12,54 @@ use serde_json::json;
 use super::parse::{parse_scope, parse_words};
 use super::reload::Reloaded;
 use super::status::Servers;
-use super::{CommandOutput, unknown_server};
+use super::{Caller, CommandOutput, unknown_name};
 use crate::render::{describe_source, one_line};
 use crate::session::AgentSession;
 
-const REMOVE_USAGE: &str = "usage: /mcp remove NAME [--scope project|user]";
+const SHELL_REMOVE_USAGE: &str = "usage: /mcp remove NAME [--scope project|user]";
+const CLI_REMOVE_USAGE: &str = "usage: agent-session remove NAME [--scope project|user]";
 
-pub(super) async fn remove(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let parsed = match parse_words(rest, &["--scope"], false, REMOVE_USAGE) {
-        Ok(parsed) => parsed,
-        Err(error) => return CommandOutput::failed(error),
-    };
-    let (name, scope) = match parsed
-        .name(REMOVE_USAGE)
-        .and_then(|name| Ok((name.to_owned(), parse_scope(&parsed, REMOVE_USAGE)?)))
-    {
-        Ok(found) => found,
-        Err(error) => return CommandOutput::failed(error),
-    };
-    let ctx = match session.context() {
-        Ok(ctx) => ctx,
-        Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
-    };
-    let servers = Servers::collect(session);
-    let source = servers.source(&name);
+fn remove_usage(caller: Caller) -> &'static str {
+    match caller {
+        Caller::Shell => SHELL_REMOVE_USAGE,
+        Caller::Cli => CLI_REMOVE_USAGE,
+    }
+}
+
+/// The words of `remove`: the name, and the scope when one is given.
+pub(super) fn parse_remove(
+    rest: &[String],
+    caller: Caller,
+) -> Result<(String, Option<Level>), String> {
+    let usage = remove_usage(caller);
+    let parsed = parse_words(rest, &["--scope"], false, usage)?;
+    let name = parsed.name(usage)?.to_owned();
+    Ok((name, parse_scope(&parsed, usage)?))
+}
+
+/// Removes `name` from this agent's own file of `scope`, or (without one) from the file
+/// discovery found it in first, then the other. `source` is where discovery found the
+/// definition in use. The level and file it was removed from, or one line saying why not.
+pub(super) fn remove_from_files(
+    ctx: &DiscoveryContext,
+    name: &str,
+    scope: Option<Level>,
+    source: Option<SourceMeta>,
+    caller: Caller,
+) -> Result<(Level, PathBuf), String> {
     let native_level = source
         .as_ref()
-        .filter(|meta| is_native(&ctx, meta))
+        .filter(|meta| is_native(ctx, meta))
         .map(|meta| meta.level);
     let levels = match (scope, native_level) {
         (Some(level), _) => vec![level],
         (None, Some(Level::User)) => vec![Level::User, Level::Project],
         (None, _) => vec![Level::Project, Level::User],
     };
-    let mut removed = None;
     let mut failure = None;
     for level in &levels {
-        match remove_server(&ctx, *level, &name) {
-            Ok(path) => {
-                removed = Some((*level, path));
-                break;
-            }
+        match remove_server(ctx, *level, name) {
+            Ok(path) => return Ok((*level, path)),
             // Not in this file: try the next one.
             Err(ConfigError::Invalid(_)) => {}
             // A file that cannot be read or parsed: try the next one, report it if nothing
@@ -60,30 +69,47 @@ pub(super) async fn remove(session: &AgentSession, rest: &[String]) -> CommandOu
             }
         }
     }
-    let foreign = source.as_ref().is_some_and(|meta| !is_native(&ctx, meta));
-    if let (None, Some(error), false) = (&removed, failure, foreign) {
-        return CommandOutput::failed(one_line(&error.to_string()));
+    let foreign = source.as_ref().is_some_and(|meta| !is_native(ctx, meta));
+    if let (Some(error), false) = (failure, foreign) {
+        return Err(one_line(&error.to_string()));
     }
-    let Some((level, path)) = removed else {
-        let files: Vec<String> = levels
-            .iter()
-            .map(|level| native_config_path(&ctx, *level).display().to_string())
-            .collect();
-        let files = files.join(" or ");
-        return CommandOutput::failed(match source {
-            Some(meta) if !is_native(&ctx, &meta) => format!(
-                "\"{name}\" is not in this agent's config ({files}); it is defined in {}'s {} \
-                 config {}, which /mcp does not edit; /mcp disable {name} turns it off instead",
-                meta.provider_name,
-                meta.level,
-                meta.path.display()
-            ),
-            Some(meta) => format!(
-                "\"{name}\" is not in {files}; it is defined in {}; {REMOVE_USAGE}",
-                meta.path.display()
-            ),
-            None => unknown_server(&name, REMOVE_USAGE),
-        });
+    let files: Vec<String> = levels
+        .iter()
+        .map(|level| native_config_path(ctx, *level).display().to_string())
+        .collect();
+    let files = files.join(" or ");
+    let prefix = caller.prefix();
+    let usage = remove_usage(caller);
+    Err(match source {
+        Some(meta) if !is_native(ctx, &meta) => format!(
+            "\"{name}\" is not in this agent's config ({files}); it is defined in {}'s {} \
+             config {}, which {prefix}remove does not edit; {prefix}disable {name} turns it off \
+             instead",
+            meta.provider_name,
+            meta.level,
+            meta.path.display()
+        ),
+        Some(meta) => format!(
+            "\"{name}\" is not in {files}; it is defined in {}; {usage}",
+            meta.path.display()
+        ),
+        None => unknown_name(name, caller, usage),
+    })
+}
+
+pub(super) async fn remove(session: &AgentSession, rest: &[String]) -> CommandOutput {
+    let (name, scope) = match parse_remove(rest, Caller::Shell) {
+        Ok(found) => found,
+        Err(error) => return CommandOutput::failed(error),
+    };
+    let ctx = match session.context() {
+        Ok(ctx) => ctx,
+        Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
+    };
+    let source = Servers::collect(session).source(&name);
+    let (level, path) = match remove_from_files(&ctx, &name, scope, source, Caller::Shell) {
+        Ok(removed) => removed,
+        Err(error) => return CommandOutput::failed(error),
     };
     let reloaded = Reloaded::run(session).await;
     let mut text = format!(
@@ -112,6 +138,6 @@ pub(super) async fn remove(session: &AgentSession, rest: &[String]) -> CommandOu
 }
 
 /// Whether a definition is in one of this agent's own files.
-fn is_native(ctx: &DiscoveryContext, meta: &SourceMeta) -> bool {
+pub(super) fn is_native(ctx: &DiscoveryContext, meta: &SourceMeta) -> bool {
     meta.path == ctx.native_project_file() || meta.path == ctx.native_user_file()
 }
