@@ -877,8 +877,9 @@ fn shell_reads_a_pipe_to_its_end_without_a_prompt() {
     let input = "help\n\n# a comment\ntools\ncall mcp_alpha_echo {\"message\": \"through the pipe\"}\n\
                  call mcp_alpha_nope\nfrobnicate\n/mcp help\n";
 
+    // Two of the commands fail (an unknown tool, an unknown command): the shell exits 1.
     let plain = sandbox.run_with_input(&["shell", "--no-cache"], input);
-    let stdout = &plain.assert_code(0).stdout;
+    let stdout = &plain.assert_code(1).stdout;
     assert!(
         !stdout.contains("mcp> ") && !plain.stderr.contains("mcp> "),
         "{plain:?}"
@@ -897,7 +898,7 @@ fn shell_reads_a_pipe_to_its_end_without_a_prompt() {
 
     let json_lines = sandbox.run_with_input(&["shell", "--json", "--no-cache"], input);
     let replies: Vec<Value> = json_lines
-        .assert_code(0)
+        .assert_code(1)
         .stdout
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())

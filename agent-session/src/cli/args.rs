@@ -10,6 +10,8 @@ use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
+use super::completions::CompletionShell;
+
 /// Exit status and logs, under every help text.
 const AFTER_HELP: &str = "\
 Exit status: 0 success; 1 a tool or a command failed; 2 a usage error.
@@ -28,7 +30,10 @@ const SHELL_EXAMPLES: &str = "\
 Examples:
   agent-session shell
   printf '/mcp list\\ntools\\n' | agent-session shell --json    # one JSON line per command
-The prompt `mcp> ` shows only when stdin is a terminal; `/mcp help` lists the /mcp commands.";
+The prompt `mcp> ` shows only when stdin is a terminal: there the line can be edited, the history
+(kept in ~/.local/state/<app>/shell_history) comes back with the up arrow, Ctrl-C cancels the
+running command and Ctrl-D leaves. `/mcp help` lists the /mcp commands. Exit status 1 when any
+command failed.";
 
 const LOGIN_EXAMPLES: &str = "\
 Examples:
@@ -173,6 +178,13 @@ pub(crate) enum Command {
     /// Read commands from stdin: /mcp ..., tools, list, call TOOL JSON, help, exit
     #[command(after_help = SHELL_EXAMPLES)]
     Shell,
+    /// Print the completion script for bash, zsh or fish
+    #[command(after_help = super::completions::EXAMPLES)]
+    Completions {
+        /// The shell
+        #[arg(value_name = "SHELL")]
+        shell: CompletionShell,
+    },
     /// A guided tour with a built-in demo server: discovery, the gate, calls, reload, shutdown
     Demo,
     /// The demo's MCP server on stdio (used by `demo`)

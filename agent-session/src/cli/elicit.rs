@@ -3,7 +3,8 @@
 //! When a server sends `elicitation/create` during a command, the question and each field of
 //! its form are written to stderr and the answers read from stdin, one line per field: an empty
 //! line keeps the field's default (or leaves an optional field out), and the end of input
-//! cancels. The user first chooses to answer, decline or cancel.
+//! cancels. The user first chooses to answer, decline or cancel. In the shell on a terminal the
+//! answers are typed in its line editor (Ctrl-C there cancels).
 //!
 //! Nobody can answer when stdin is not a terminal (a pipe, CI): then the question is declined
 //! at once, with one line on stderr saying so, and the server decides what that means. URL
@@ -16,7 +17,7 @@ use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
 use mcp_transport::{ErrorObject, JsonObject};
 use serde_json::Value;
 
-use super::stdin::stdin_lines;
+use super::stdin::answer;
 
 /// Asks on the terminal, declines without one.
 pub(crate) struct TerminalElicitation;
@@ -51,20 +52,13 @@ fn say(line: &str) {
     let _ = writeln!(stderr, "{line}");
 }
 
-fn prompt(text: &str) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = write!(stderr, "{text}");
-    let _ = stderr.flush();
-}
-
 async fn ask(server: &str, request: &ElicitRequest) -> ElicitResult {
     say(&format!(
         "MCP server \"{server}\" asks: {}",
         request.message
     ));
     loop {
-        prompt("Answer? [y]es, [n]o (decline), [c]ancel (y): ");
-        let Some(choice) = stdin_lines().next().await else {
+        let Some(choice) = answer("Answer? [y]es, [n]o (decline), [c]ancel (y): ").await else {
             return ElicitResult::cancel();
         };
         match choice.trim().to_ascii_lowercase().as_str() {
@@ -78,8 +72,7 @@ async fn ask(server: &str, request: &ElicitRequest) -> ElicitResult {
     for (name, schema) in request.fields() {
         let is_required = request.is_required(name);
         loop {
-            prompt(&field_prompt(name, schema, is_required));
-            let Some(line) = stdin_lines().next().await else {
+            let Some(line) = answer(&field_prompt(name, schema, is_required)).await else {
                 return ElicitResult::cancel();
             };
             match read_value(schema, line.trim()) {

@@ -2,8 +2,10 @@
 //! commands, and the guarantee that every server is disconnected before the process exits.
 
 mod args;
+mod completions;
 mod demo;
 mod demo_server;
+mod editor;
 mod elicit;
 mod launcher;
 mod output;
@@ -65,6 +67,10 @@ pub(crate) fn main() -> ExitCode {
     {
         return ExitCode::from(demo_server::run(name, slow_ms));
     }
+    if let Command::Completions { shell } = cli.command {
+        completions::print(shell);
+        return ExitCode::SUCCESS;
+    }
     init_tracing();
     raise_open_files_limit();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -114,19 +120,28 @@ fn raise_open_files_limit() {
 
 /// Waits for a signal that asks the CLI to stop (SIGINT, SIGTERM, SIGHUP, SIGQUIT); what
 /// came, for the message. A signal that cannot be listened for is left to its default action.
+/// While the interactive shell runs, SIGINT (Ctrl-C) is its own: it cancels the running command
+/// and the CLI goes on.
 async fn stop_signal() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
     let listen = |kind: SignalKind| signal(kind).ok();
-    let (mut terminate, mut hangup, mut quit) = (
+    let (mut interrupt, mut terminate, mut hangup, mut quit) = (
+        listen(SignalKind::interrupt()),
         listen(SignalKind::terminate()),
         listen(SignalKind::hangup()),
         listen(SignalKind::quit()),
     );
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => "interrupted",
-        _ = received(terminate.as_mut()) => "terminated (SIGTERM)",
-        _ = received(hangup.as_mut()) => "hung up (SIGHUP)",
-        _ = received(quit.as_mut()) => "quit (SIGQUIT)",
+    loop {
+        tokio::select! {
+            _ = received(interrupt.as_mut()) => {
+                if !shell::ctrl_c_is_the_shells() {
+                    return "interrupted";
+                }
+            }
+            _ = received(terminate.as_mut()) => return "terminated (SIGTERM)",
+            _ = received(hangup.as_mut()) => return "hung up (SIGHUP)",
+            _ = received(quit.as_mut()) => return "quit (SIGQUIT)",
+        }
     }
 }
 
@@ -242,7 +257,9 @@ async fn run(cli: Cli) -> u8 {
                 globals.json,
             )
         }
-        Command::Shell => shell::run(&running.session, globals.json).await,
+        Command::Shell => shell::run(&running.session, globals.json, &globals.app).await,
+        // Printed before any runtime or session (in `main`).
+        Command::Completions { .. } => EXIT_OK,
         Command::Demo | Command::DemoServer { .. } => EXIT_OK,
     };
     running.stop().await;

@@ -3,11 +3,33 @@
 //! The shell reads its commands from stdin, and a server's question (an elicitation) is answered
 //! on stdin while a command runs. Both take lines from here, so neither steals the other's
 //! input, and a blocking read never holds up the async runtime.
+//!
+//! While the interactive shell has its line editor open, the terminal belongs to the editor:
+//! [`answer`] reads a server's question through it, and this reader is never started.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write as _};
 use std::sync::OnceLock;
 
 use tokio::sync::{Mutex, mpsc};
+
+use super::editor::{self, Input};
+
+/// Shows `prompt` on the terminal and reads the answer: through the shell's line editor when
+/// it is open, else from stdin's lines; `None` at the end of input (or Ctrl-C in the editor).
+pub(crate) async fn answer(prompt: &str) -> Option<String> {
+    if let Some(editor) = editor::active() {
+        return match editor.read(prompt, false).await {
+            Input::Line(line) => Some(line),
+            Input::Interrupted | Input::End => None,
+        };
+    }
+    {
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(stderr, "{prompt}");
+        let _ = stderr.flush();
+    }
+    stdin_lines().next().await
+}
 
 /// Lines as they arrive; `None` once stdin ends.
 pub(crate) struct StdinLines {
