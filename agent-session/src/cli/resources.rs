@@ -1,0 +1,596 @@
+//! The resource and prompt commands: `resources [--server X]` (resources and resource
+//! templates), `read SERVER URI`, `prompts [--server X]` and `prompt SERVER NAME [--arg k=v]…`,
+//! as tables or, with `--json`, as JSON. A server that does not offer resources (or prompts) is
+//! skipped and named as skipped, never a failure; a server whose list fails makes the command
+//! exit 1 after printing what the others gave.
+
+use std::collections::BTreeMap;
+
+use agent_session::render::{Align, table};
+use mcp_manager::{ConnectionStatus, McpManager, ServerError, ServerListing};
+use mcp_transport::{ContentBlock, GetPromptResult, Prompt, ReadResourceResult, ResourceContents};
+use serde_json::{Value, json};
+
+use super::failure::{self, Kind};
+use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, Running, output};
+
+/// Parses one `--arg KEY=VALUE` of `prompt`: prompt arguments are strings, taken as given.
+pub(crate) fn parse_prompt_arg(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!(
+            "takes KEY=VALUE such as --arg city=Paris, not {text:?}"
+        )),
+    }
+}
+
+/// `resources [--server X]`: every resource and resource template.
+pub(crate) async fn resources_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
+    let manager = running.session.manager();
+    let (resources, templates) = match server {
+        Some(server) => {
+            if let Err(code) = known(running, server, json) {
+                return code;
+            }
+            let resources = manager.list_resources(server).await;
+            let templates = manager.list_resource_templates(server).await;
+            (one(server, resources), one(server, templates))
+        }
+        None => {
+            settle(manager).await;
+            (
+                Listings::of_all(manager, manager.all_resources().await),
+                Listings::of_all(manager, manager.all_resource_templates().await),
+            )
+        }
+    };
+    // The same servers are skipped by both lists; errors of either count.
+    let mut errors = resources.errors.clone();
+    errors.extend(templates.errors.iter().cloned());
+    if json {
+        output::print_json(
+            &json!({
+                "resources": tagged(&resources.items, serde_json::to_value),
+                "templates": tagged(&templates.items, serde_json::to_value),
+                "skipped": resources.skipped,
+                "errors": errors_json(&errors),
+            }),
+            false,
+        );
+    } else {
+        output::print(&resources_text(&resources, &templates));
+    }
+    finish(&errors, json)
+}
+
+/// `prompts [--server X]`: every prompt, with its arguments.
+pub(crate) async fn prompts_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
+    let manager = running.session.manager();
+    let prompts = match server {
+        Some(server) => {
+            if let Err(code) = known(running, server, json) {
+                return code;
+            }
+            one(server, manager.list_prompts(server).await)
+        }
+        None => {
+            settle(manager).await;
+            Listings::of_all(manager, manager.all_prompts().await)
+        }
+    };
+    if json {
+        output::print_json(
+            &json!({
+                "prompts": tagged(&prompts.items, serde_json::to_value),
+                "skipped": prompts.skipped,
+                "errors": errors_json(&prompts.errors),
+            }),
+            false,
+        );
+    } else {
+        output::print(&prompts_text(&prompts));
+    }
+    finish(&prompts.errors, json)
+}
+
+/// `read SERVER URI`: a resource's contents; text as it is, binary described (its base64 with
+/// `--json`).
+pub(crate) async fn read_command(running: &Running, server: &str, uri: &str, json: bool) -> u8 {
+    if let Err(code) = known(running, server, json) {
+        return code;
+    }
+    let read = running.session.manager().read_resource(server, uri).await;
+    match read {
+        Ok(read) => {
+            if json {
+                output::print_json(
+                    &json!({"server": server, "uri": uri, "contents": read.contents}),
+                    false,
+                );
+            } else {
+                output::print(&read_text(&read));
+            }
+            EXIT_OK
+        }
+        Err(error) => {
+            let message = format!(
+                "{error}; run `agent-session resources --server {server}` to see its resources"
+            );
+            failure::report(json, Kind::Server, &message);
+            EXIT_FAILED
+        }
+    }
+}
+
+/// `prompt SERVER NAME [--arg k=v]…`: the prompt's messages. Missing required arguments and
+/// unknown names are told before the prompt is asked for, when the server lists its prompts.
+pub(crate) async fn prompt_command(
+    running: &Running,
+    server: &str,
+    name: &str,
+    arguments: Vec<(String, String)>,
+    json: bool,
+) -> u8 {
+    if let Err(code) = known(running, server, json) {
+        return code;
+    }
+    let manager = running.session.manager();
+    let arguments: BTreeMap<String, String> = arguments.into_iter().collect();
+    if let Ok(Some(prompts)) = manager.list_prompts(server).await
+        && let Err(message) = check_prompt(server, name, &prompts, &arguments)
+    {
+        failure::report(json, Kind::Usage, &message);
+        return EXIT_USAGE;
+    }
+    match manager.get_prompt(server, name, arguments).await {
+        Ok(prompt) => {
+            if json {
+                output::print_json(
+                    &json!({
+                        "server": server,
+                        "prompt": name,
+                        "description": prompt.description,
+                        "messages": prompt.messages,
+                    }),
+                    false,
+                );
+            } else {
+                output::print(&prompt_text(server, name, &prompt));
+            }
+            EXIT_OK
+        }
+        Err(error) => {
+            let message = format!(
+                "{error}; run `agent-session prompts --server {server}` to see its prompts and \
+                 their arguments"
+            );
+            failure::report(json, Kind::Server, &message);
+            EXIT_FAILED
+        }
+    }
+}
+
+/// A prompt's name and required arguments, checked against the server's list.
+fn check_prompt(
+    server: &str,
+    name: &str,
+    prompts: &[Prompt],
+    arguments: &BTreeMap<String, String>,
+) -> Result<(), String> {
+    let Some(prompt) = prompts.iter().find(|prompt| prompt.name == name) else {
+        let names: Vec<&str> = prompts.iter().map(|prompt| prompt.name.as_str()).collect();
+        let known = if names.is_empty() {
+            "it lists none".to_owned()
+        } else {
+            format!("it has: {}", names.join(", "))
+        };
+        return Err(format!(
+            "MCP server \"{server}\" has no prompt named \"{name}\" ({known})"
+        ));
+    };
+    let missing: Vec<&str> = prompt
+        .required_arguments()
+        .filter(|required| !arguments.contains_key(*required))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let flags: Vec<String> = missing
+        .iter()
+        .map(|argument| format!("--arg {argument}=VALUE"))
+        .collect();
+    Err(format!(
+        "prompt \"{name}\" of \"{server}\" needs {}: add {}",
+        missing.join(", "),
+        flags.join(" ")
+    ))
+}
+
+/// Refuses a server name discovery did not find: exit 2 with a pointer to `list`.
+fn known(running: &Running, server: &str, json: bool) -> Result<(), u8> {
+    let discovery = running.session.discovery();
+    let known = discovery.names().contains(server)
+        || running
+            .session
+            .manager()
+            .server_names()
+            .iter()
+            .any(|name| name == server);
+    if known {
+        return Ok(());
+    }
+    failure::report(
+        json,
+        Kind::Usage,
+        &format!("no MCP server named \"{server}\"; run `agent-session list` to see the servers"),
+    );
+    Err(EXIT_USAGE)
+}
+
+/// Waits for every server still connecting (each within its own timeout), so that a listing of
+/// all servers holds what they came to, not where they were at the startup gate.
+async fn settle(manager: &McpManager) {
+    for server in manager.server_names() {
+        if manager.get_connection_status(&server) == ConnectionStatus::Connecting {
+            let _ = manager.wait_for_connection(&server).await;
+        }
+    }
+}
+
+/// What a listing command shows: items with their server, servers skipped for not offering
+/// the capability, and servers whose list failed.
+struct Listings<T> {
+    items: Vec<(String, T)>,
+    skipped: Vec<String>,
+    errors: Vec<(String, ServerError)>,
+}
+
+impl<T> Listings<T> {
+    /// The listings of every connected server; the connected servers left out are the ones
+    /// without the capability.
+    fn of_all(manager: &McpManager, listings: Vec<ServerListing<T>>) -> Self {
+        let mut this = Self {
+            items: Vec::new(),
+            skipped: Vec::new(),
+            errors: Vec::new(),
+        };
+        for server in manager.server_names() {
+            let listed = listings.iter().any(|listing| listing.server == server);
+            if !listed && manager.get_connection_status(&server) == ConnectionStatus::Connected {
+                this.skipped.push(server);
+            }
+        }
+        for listing in listings {
+            match listing.result {
+                Ok(items) => this
+                    .items
+                    .extend(items.into_iter().map(|item| (listing.server.clone(), item))),
+                Err(error) => this.errors.push((listing.server, error)),
+            }
+        }
+        this
+    }
+}
+
+/// The listing of one server: its items, skipped when it does not offer them, or its error.
+fn one<T>(server: &str, listed: Result<Option<Vec<T>>, ServerError>) -> Listings<T> {
+    let mut this = Listings {
+        items: Vec::new(),
+        skipped: Vec::new(),
+        errors: Vec::new(),
+    };
+    match listed {
+        Ok(Some(items)) => this
+            .items
+            .extend(items.into_iter().map(|item| (server.to_owned(), item))),
+        Ok(None) => this.skipped.push(server.to_owned()),
+        Err(error) => this.errors.push((server.to_owned(), error)),
+    }
+    this
+}
+
+/// Each item as its protocol JSON with `"server"` first.
+fn tagged<'a, T: 'a>(
+    items: &'a [(String, T)],
+    to_json: impl Fn(&'a T) -> Result<Value, serde_json::Error>,
+) -> Vec<Value> {
+    items
+        .iter()
+        .map(|(server, item)| {
+            let mut object = serde_json::Map::new();
+            object.insert("server".to_owned(), json!(server));
+            if let Ok(Value::Object(fields)) = to_json(item) {
+                object.extend(fields);
+            }
+            Value::Object(object)
+        })
+        .collect()
+}
+
+fn errors_json(errors: &[(String, ServerError)]) -> Vec<Value> {
+    errors
+        .iter()
+        .map(|(server, error)| json!({"server": server, "message": error.to_string()}))
+        .collect()
+}
+
+/// Exit 1 when a server's list failed (each error on stderr too, in text mode after the
+/// table).
+fn finish(errors: &[(String, ServerError)], json: bool) -> u8 {
+    if errors.is_empty() {
+        return EXIT_OK;
+    }
+    if !json {
+        for (_, error) in errors {
+            super::complain(&error.to_string());
+        }
+    }
+    EXIT_FAILED
+}
+
+fn resources_text(
+    resources: &Listings<mcp_transport::Resource>,
+    templates: &Listings<mcp_transport::ResourceTemplate>,
+) -> String {
+    let mut sections = Vec::new();
+    if resources.items.is_empty() && templates.items.is_empty() {
+        sections.push(
+            "No MCP resources. Run `agent-session list` to see the servers and their errors."
+                .to_owned(),
+        );
+    }
+    if !resources.items.is_empty() {
+        sections.push(table(
+            &[
+                ("SERVER", Align::Left),
+                ("URI", Align::Left),
+                ("NAME", Align::Left),
+                ("MIME", Align::Left),
+                ("DESCRIPTION", Align::Left),
+            ],
+            &resources
+                .items
+                .iter()
+                .map(|(server, resource)| {
+                    vec![
+                        server.clone(),
+                        resource.uri.clone(),
+                        resource
+                            .title
+                            .clone()
+                            .unwrap_or_else(|| resource.name.clone()),
+                        resource.mime_type.clone().unwrap_or_default(),
+                        first_line(resource.description.as_deref().unwrap_or_default()),
+                    ]
+                })
+                .collect::<Vec<_>>(),
+        ));
+    }
+    if !templates.items.is_empty() {
+        sections.push(table(
+            &[
+                ("SERVER", Align::Left),
+                ("URI TEMPLATE", Align::Left),
+                ("NAME", Align::Left),
+                ("MIME", Align::Left),
+                ("DESCRIPTION", Align::Left),
+            ],
+            &templates
+                .items
+                .iter()
+                .map(|(server, template)| {
+                    vec![
+                        server.clone(),
+                        template.uri_template.clone(),
+                        template
+                            .title
+                            .clone()
+                            .unwrap_or_else(|| template.name.clone()),
+                        template.mime_type.clone().unwrap_or_default(),
+                        first_line(template.description.as_deref().unwrap_or_default()),
+                    ]
+                })
+                .collect::<Vec<_>>(),
+        ));
+    }
+    if !resources.skipped.is_empty() {
+        sections.push(format!(
+            "Not offering resources: {}",
+            resources.skipped.join(", ")
+        ));
+    }
+    sections.join("\n\n")
+}
+
+fn prompts_text(prompts: &Listings<Prompt>) -> String {
+    let mut sections = Vec::new();
+    if prompts.items.is_empty() {
+        sections.push(
+            "No MCP prompts. Run `agent-session list` to see the servers and their errors."
+                .to_owned(),
+        );
+    } else {
+        sections.push(table(
+            &[
+                ("SERVER", Align::Left),
+                ("NAME", Align::Left),
+                ("ARGUMENTS", Align::Left),
+                ("DESCRIPTION", Align::Left),
+            ],
+            &prompts
+                .items
+                .iter()
+                .map(|(server, prompt)| {
+                    let arguments: Vec<String> = prompt
+                        .arguments
+                        .iter()
+                        .map(|argument| {
+                            let mark = if argument.required { "*" } else { "" };
+                            format!("{}{mark}", argument.name)
+                        })
+                        .collect();
+                    vec![
+                        server.clone(),
+                        prompt.name.clone(),
+                        arguments.join(", "),
+                        first_line(prompt.description.as_deref().unwrap_or_default()),
+                    ]
+                })
+                .collect::<Vec<_>>(),
+        ));
+        if prompts
+            .items
+            .iter()
+            .any(|(_, prompt)| prompt.required_arguments().next().is_some())
+        {
+            sections
+                .push("* required: agent-session prompt SERVER NAME --arg KEY=VALUE …".to_owned());
+        }
+    }
+    if !prompts.skipped.is_empty() {
+        sections.push(format!(
+            "Not offering prompts: {}",
+            prompts.skipped.join(", ")
+        ));
+    }
+    sections.join("\n\n")
+}
+
+/// A resource's contents: text as it is; one header per part when there are several.
+fn read_text(read: &ReadResourceResult) -> String {
+    let several = read.contents.len() > 1;
+    let parts: Vec<String> = read
+        .contents
+        .iter()
+        .map(|contents| {
+            let body = contents_text(contents);
+            if several {
+                format!("── {} ──\n{body}", contents.uri)
+            } else {
+                body
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        return "(the resource is empty)".to_owned();
+    }
+    parts.join("\n")
+}
+
+fn contents_text(contents: &ResourceContents) -> String {
+    match (&contents.text, &contents.blob) {
+        (Some(text), _) => text.trim_end_matches('\n').to_owned(),
+        (None, Some(blob)) => format!(
+            "[binary: {} bytes of {}; --json gives the base64 data]",
+            base64_len(blob),
+            contents.mime_type.as_deref().unwrap_or("unknown type")
+        ),
+        (None, None) => "(no contents)".to_owned(),
+    }
+}
+
+/// The prompt's messages, one `role: content` block each.
+fn prompt_text(server: &str, name: &str, prompt: &GetPromptResult) -> String {
+    let mut lines = vec![match &prompt.description {
+        Some(description) => format!("{name} ({server}): {description}"),
+        None => format!("{name} ({server})"),
+    }];
+    for message in &prompt.messages {
+        lines.push(format!(
+            "{}: {}",
+            message.role,
+            block_text(&message.content)
+        ));
+    }
+    lines.join("\n")
+}
+
+fn block_text(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text.clone(),
+        ContentBlock::Image(binary) | ContentBlock::Audio(binary) => format!(
+            "[{}: {} bytes of {}]",
+            block.kind(),
+            base64_len(&binary.data),
+            binary.mime_type
+        ),
+        ContentBlock::ResourceLink(link) => format!("[resource link: {}]", link.uri),
+        ContentBlock::Resource(embedded) => format!(
+            "[resource {}]\n{}",
+            embedded.resource.uri,
+            contents_text(&embedded.resource)
+        ),
+        other => format!("[{} content]", other.kind()),
+    }
+}
+
+/// How many bytes base64 text decodes to.
+fn base64_len(data: &str) -> usize {
+    let digits = data
+        .bytes()
+        .filter(|byte| !byte.is_ascii_whitespace())
+        .count();
+    let padding = data
+        .trim_end()
+        .bytes()
+        .rev()
+        .take_while(|byte| *byte == b'=')
+        .count();
+    (digits * 3 / 4).saturating_sub(padding)
+}
+
+/// The first line of `text`, cut to 70 characters.
+fn first_line(text: &str) -> String {
+    const MAX: usize = 70;
+    let line = text.lines().next().unwrap_or_default().trim();
+    if line.chars().count() <= MAX {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(MAX - 1).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_arguments_are_key_value_strings() {
+        assert_eq!(
+            parse_prompt_arg("city=New York=NY"),
+            Ok(("city".to_owned(), "New York=NY".to_owned()))
+        );
+        assert_eq!(
+            parse_prompt_arg("empty="),
+            Ok(("empty".to_owned(), String::new()))
+        );
+        assert!(parse_prompt_arg("=x").is_err());
+        assert!(parse_prompt_arg("novalue").is_err());
+    }
+
+    #[test]
+    fn base64_lengths_count_decoded_bytes() {
+        assert_eq!(base64_len("AAE="), 2);
+        assert_eq!(base64_len("AAEC"), 3);
+        assert_eq!(base64_len("AA=="), 1);
+        assert_eq!(base64_len(""), 0);
+    }
+
+    #[test]
+    fn a_missing_required_argument_is_named_with_the_flag_to_add() {
+        let prompt: Prompt = serde_json::from_value(json!({
+            "name": "greet",
+            "arguments": [{"name": "name", "required": true}, {"name": "style"}]
+        }))
+        .unwrap_or_else(|error| panic!("{error}"));
+        let prompts = [prompt];
+        let message =
+            check_prompt("s", "greet", &prompts, &BTreeMap::new()).expect_err("name is missing");
+        assert!(message.contains("--arg name=VALUE"), "{message}");
+        let unknown =
+            check_prompt("s", "nope", &prompts, &BTreeMap::new()).expect_err("unknown prompt");
+        assert!(unknown.contains("it has: greet"), "{unknown}");
+        let given = BTreeMap::from([("name".to_owned(), "Ada".to_owned())]);
+        assert!(check_prompt("s", "greet", &prompts, &given).is_ok());
+    }
+}

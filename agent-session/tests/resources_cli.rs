@@ -1,0 +1,406 @@
+//! `agent-session resources`, `read`, `prompts` and `prompt` end to end, against a project with
+//! a fixture server that offers resources and prompts (`catalog`) and one that offers neither
+//! (`plain`): tables and `--json` output, servers without the capability skipped (not
+//! failures), and the exit status and message of each mistake a user can make.
+//!
+//! Every run gets a temporary project and home (`HOME` set, `XDG_CONFIG_HOME` unset), so the
+//! user's own config files are never read or written; the project's `.mcp.json` is approved
+//! the way a Claude Code user would have approved it.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use testkit::FixtureServer;
+
+/// The binary under test.
+const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
+/// The longest any one command may take before the test calls it hung.
+const LIMIT: Duration = Duration::from_secs(90);
+/// How long a server process may take to go away after its command ended.
+const PROCESS_LIMIT: Duration = Duration::from_secs(5);
+
+/// A temporary project and home with `catalog` and `plain` configured, removed at the end.
+struct Sandbox {
+    root: PathBuf,
+    project: PathBuf,
+    home: PathBuf,
+    /// Every fixture of this sandbox has a `--name` starting with this.
+    marker: String,
+}
+
+impl Sandbox {
+    fn new(test: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let unique = format!(
+            "{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let root = std::env::temp_dir().join(format!("agent-session-res-{test}-{unique}"));
+        let project = root.join("project");
+        let home = root.join("home");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let sandbox = Self {
+            root,
+            project,
+            home,
+            marker: format!("res-{test}-{unique}-"),
+        };
+        let servers = json!({
+            "catalog": sandbox.fixture("catalog", |server| server.resources().prompts()),
+            "plain": sandbox.fixture("plain", |server| server),
+        });
+        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
+        std::fs::write(sandbox.project.join(".mcp.json"), text).unwrap();
+        let approval = json!({"projects": {
+            sandbox.project.display().to_string(): {"enableAllProjectMcpServers": true}
+        }});
+        std::fs::write(sandbox.home.join(".claude.json"), approval.to_string()).unwrap();
+        sandbox
+    }
+
+    /// A fixture server entry for `.mcp.json`, marked with this sandbox's marker.
+    fn fixture(
+        &self,
+        server: &str,
+        configure: impl FnOnce(FixtureServer) -> FixtureServer,
+    ) -> Value {
+        let (program, args) =
+            configure(FixtureServer::new().name(format!("{}{server}", self.marker))).command();
+        json!({"command": program.display().to_string(), "args": args})
+    }
+
+    /// Runs the binary in the project folder with this sandbox's home and no cache, to its end
+    /// (within [`LIMIT`]), and checks that it left no server behind.
+    fn run(&self, args: &[&str]) -> Outcome {
+        let mut command = Command::new(BIN);
+        command
+            .arg("--no-cache")
+            .args(args)
+            .current_dir(&self.project)
+            .env("HOME", &self.home)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for var in [
+            "XDG_CONFIG_HOME",
+            "XDG_CACHE_HOME",
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "OPENCODE_CONFIG",
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
+        ] {
+            command.env_remove(var);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let out = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stdout.read_to_string(&mut text);
+            text
+        });
+        let err = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let deadline = Instant::now() + LIMIT;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{args:?} did not finish within {LIMIT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let outcome = Outcome {
+            code: status.code(),
+            stdout: out.join().unwrap(),
+            stderr: err.join().unwrap(),
+        };
+        let marker = self.marker.clone();
+        let gone = testkit::wait_until(PROCESS_LIMIT, || {
+            testkit::processes_with_arg_where(|arg| arg.starts_with(&marker)).is_empty()
+        });
+        assert!(gone, "server processes outlived {args:?}");
+        outcome
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// What a finished command gave.
+#[derive(Debug)]
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+            panic!(
+                "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "exit status; stdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+fn strings(value: &Value, key: &str) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {value}"))
+        .iter()
+        .map(|item| item[key].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn resources_lists_resources_and_templates_and_skips_a_server_without_them() {
+    let sandbox = Sandbox::new("resources");
+    let listed = sandbox.run(&["--json", "resources"]);
+    let report = listed.assert_code(0).json();
+    assert_eq!(
+        strings(&report["resources"], "uri"),
+        [
+            "fixture://docs/readme",
+            "fixture://docs/notes",
+            "fixture://images/pixel"
+        ]
+    );
+    assert_eq!(strings(&report["resources"], "server"), ["catalog"; 3]);
+    assert_eq!(report["resources"][0]["mimeType"], "text/markdown");
+    assert_eq!(report["resources"][2]["x-extra"], json!({"kept": true}));
+    assert_eq!(
+        strings(&report["templates"], "uriTemplate"),
+        ["fixture://greetings/{name}"]
+    );
+    assert_eq!(report["skipped"], json!(["plain"]));
+    assert_eq!(report["errors"], json!([]));
+
+    let text = sandbox.run(&["resources"]);
+    text.assert_code(0);
+    for expected in [
+        "URI TEMPLATE",
+        "fixture://docs/readme",
+        "Read me",
+        "fixture://greetings/{name}",
+        "Not offering resources: plain",
+    ] {
+        assert!(
+            text.stdout.contains(expected),
+            "{expected}:\n{}",
+            text.stdout
+        );
+    }
+}
+
+#[test]
+fn resources_of_a_server_without_them_is_an_empty_listing_not_a_failure() {
+    let sandbox = Sandbox::new("resources-plain");
+    let report = sandbox
+        .run(&["resources", "--server", "plain", "--json"])
+        .assert_code(0)
+        .json();
+    assert_eq!(report["resources"], json!([]));
+    assert_eq!(report["skipped"], json!(["plain"]));
+    let text = sandbox.run(&["resources", "--server", "plain"]);
+    text.assert_code(0);
+    assert!(text.stdout.contains("No MCP resources"), "{}", text.stdout);
+}
+
+#[test]
+fn read_prints_text_as_it_is_and_binary_as_a_description_or_base64_in_json() {
+    let sandbox = Sandbox::new("read");
+    let notes = sandbox.run(&["read", "catalog", "fixture://docs/notes"]);
+    notes.assert_code(0);
+    assert_eq!(notes.stdout, "first line\nsecond line\n");
+
+    let greeting = sandbox.run(&["--json", "read", "catalog", "fixture://greetings/Ada"]);
+    let report = greeting.assert_code(0).json();
+    assert_eq!(report["server"], "catalog");
+    assert_eq!(report["uri"], "fixture://greetings/Ada");
+    assert_eq!(report["contents"][0]["text"], "Hello, Ada!");
+
+    let pixel = sandbox.run(&["read", "catalog", "fixture://images/pixel"]);
+    pixel.assert_code(0);
+    assert!(
+        pixel.stdout.starts_with("[binary: ") && pixel.stdout.contains("bytes of image/png"),
+        "{}",
+        pixel.stdout
+    );
+    let pixel = sandbox.run(&["read", "catalog", "fixture://images/pixel", "--json"]);
+    let report = pixel.assert_code(0).json();
+    assert!(
+        report["contents"][0]["blob"]
+            .as_str()
+            .is_some_and(|blob| blob.starts_with("iVBOR")),
+        "{report}"
+    );
+}
+
+#[test]
+fn read_of_an_unknown_resource_exits_1_with_the_servers_reason_in_json() {
+    let sandbox = Sandbox::new("read-unknown");
+    let failed = sandbox.run(&["--json", "read", "catalog", "fixture://nope"]);
+    let report = failed.assert_code(1).json();
+    assert_eq!(report["error"]["kind"], "server");
+    let message = report["error"]["message"].as_str().unwrap();
+    assert!(message.contains("Resource not found"), "{message}");
+    assert!(
+        message.contains("agent-session resources --server catalog"),
+        "{message}"
+    );
+}
+
+#[test]
+fn read_from_a_server_without_resources_says_it_offers_none() {
+    let sandbox = Sandbox::new("read-plain");
+    let failed = sandbox.run(&["read", "plain", "fixture://docs/notes"]);
+    failed.assert_code(1);
+    assert!(
+        failed.stderr.contains("does not offer resources"),
+        "{}",
+        failed.stderr
+    );
+}
+
+#[test]
+fn prompts_lists_arguments_and_skips_a_server_without_prompts() {
+    let sandbox = Sandbox::new("prompts");
+    let report = sandbox.run(&["prompts", "--json"]).assert_code(0).json();
+    assert_eq!(
+        strings(&report["prompts"], "name"),
+        ["greet", "summarize_readme"]
+    );
+    assert_eq!(report["prompts"][0]["server"], "catalog");
+    assert_eq!(
+        report["prompts"][0]["arguments"][0],
+        json!({"name": "name", "description": "Who to greet", "required": true})
+    );
+    assert_eq!(report["skipped"], json!(["plain"]));
+    assert_eq!(report["errors"], json!([]));
+
+    let text = sandbox.run(&["prompts"]);
+    text.assert_code(0);
+    for expected in [
+        "ARGUMENTS",
+        "name*, style",
+        "summarize_readme",
+        "Not offering prompts: plain",
+    ] {
+        assert!(
+            text.stdout.contains(expected),
+            "{expected}:\n{}",
+            text.stdout
+        );
+    }
+}
+
+#[test]
+fn prompt_sends_its_arguments_and_prints_the_messages() {
+    let sandbox = Sandbox::new("prompt");
+    let text = sandbox.run(&[
+        "prompt",
+        "catalog",
+        "greet",
+        "--arg",
+        "name=Ada",
+        "--arg",
+        "style=formal",
+    ]);
+    text.assert_code(0);
+    assert!(
+        text.stdout.contains("greet (catalog): A greeting for Ada"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("user: Please greet Ada formally.\nassistant: Sure."),
+        "{}",
+        text.stdout
+    );
+
+    let report = sandbox
+        .run(&["--json", "prompt", "catalog", "summarize_readme"])
+        .assert_code(0)
+        .json();
+    assert_eq!(report["server"], "catalog");
+    assert_eq!(report["prompt"], "summarize_readme");
+    assert_eq!(report["messages"][0]["role"], "user");
+    assert_eq!(
+        report["messages"][1]["content"]["resource"]["uri"],
+        "fixture://docs/readme"
+    );
+}
+
+#[test]
+fn a_prompt_without_its_required_argument_names_the_flag_to_add() {
+    let sandbox = Sandbox::new("prompt-missing");
+    let refused = sandbox.run(&["prompt", "catalog", "greet"]);
+    refused.assert_code(2);
+    assert!(
+        refused.stderr.contains("--arg name=VALUE"),
+        "{}",
+        refused.stderr
+    );
+    let unknown = sandbox.run(&["--json", "prompt", "catalog", "gret"]);
+    let report = unknown.assert_code(2).json();
+    let message = report["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("it has: greet, summarize_readme"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_unknown_server_is_a_usage_error_that_points_at_list() {
+    let sandbox = Sandbox::new("unknown-server");
+    for args in [
+        &["resources", "--server", "ghost"][..],
+        &["prompts", "--server", "ghost"],
+        &["read", "ghost", "fixture://docs/notes"],
+        &["prompt", "ghost", "greet"],
+    ] {
+        let refused = sandbox.run(args);
+        refused.assert_code(2);
+        assert!(
+            refused.stderr.contains("no MCP server named \"ghost\"")
+                && refused.stderr.contains("agent-session list"),
+            "{args:?}: {}",
+            refused.stderr
+        );
+    }
+}
