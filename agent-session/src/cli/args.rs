@@ -185,6 +185,9 @@ pub(crate) enum Command {
         #[arg(value_name = "SHELL")]
         shell: CompletionShell,
     },
+    /// add, add-json, get, remove, enable, disable: the management commands of `claude mcp`
+    #[command(flatten)]
+    Manage(super::manage::ManageCommand),
     /// A guided tour with a built-in demo server: discovery, the gate, calls, reload, shutdown
     Demo,
     /// The demo's MCP server on stdio (used by `demo`)

@@ -8,6 +8,7 @@ mod demo_server;
 mod editor;
 mod elicit;
 mod launcher;
+mod manage;
 mod output;
 mod progress;
 mod shell;
@@ -180,6 +181,11 @@ async fn run(cli: Cli) -> u8 {
     if command == Command::Demo {
         return demo::run(&globals).await;
     }
+    // The management commands start no session (`get` connects its one server itself).
+    let command = match command {
+        Command::Manage(manage) => return manage::run(&globals, manage).await,
+        command => command,
+    };
     if let Command::Call { tool: None, .. } = command {
         // A usage error: reported before any server is started.
         complain(
@@ -261,6 +267,8 @@ async fn run(cli: Cli) -> u8 {
         // Printed before any runtime or session (in `main`).
         Command::Completions { .. } => EXIT_OK,
         Command::Demo | Command::DemoServer { .. } => EXIT_OK,
+        // Run before any session (above).
+        Command::Manage(_) => EXIT_OK,
     };
     running.stop().await;
     code

@@ -1,0 +1,515 @@
+//! The management commands at the top level, spelled as in `claude mcp`: `add`, `add-json`,
+//! `get`, `remove`, `enable` and `disable`.
+//!
+//! They start no session. `add`, `add-json`, `remove`, `enable` and `disable` go through
+//! [`run_config_command`], the shell's own `/mcp` parser and writer, and connect nothing;
+//! `get NAME` reads the config files and connects that one server alone, to show its status and
+//! tools. Secrets stay hidden: `get` shows env and header names, never their values.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_session::render::{describe_source, plural, source_json};
+use agent_session::{CommandOutput, ServerStatus, SessionOptions, run_config_command};
+use clap::Subcommand;
+use mcp_cache::NoopToolCache;
+use mcp_config::{
+    DiscoveredServer, DiscoveryResult, REDACTED, SkipReason, SourceMeta, TransportConfig,
+    TransportKind, load_all_configs,
+};
+use mcp_manager::{ConnectionStatus, McpManager};
+use mcp_transport::oauth::FileCredentialStore;
+use serde_json::{Value, json};
+
+use super::args::Globals;
+use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, complain, launcher, print_command, project_dir};
+
+const ADD_EXAMPLES: &str = "\
+Examples:
+  agent-session add github -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
+  agent-session add sentry --transport http https://mcp.sentry.dev/mcp
+  agent-session add linear -s user -t sse -H 'Authorization: Bearer ${LINEAR_TOKEN}' https://mcp.linear.app/sse
+The server is written to <project>/.<app>/mcp.json (--scope project, the default; approved, as
+you added it) or <config dir>/<app>/mcp.json (--scope user), mode 0600, the rest of the file
+kept. Nothing is started: `agent-session get NAME` connects it and shows its tools.";
+
+const GET_EXAMPLES: &str = "\
+Examples:
+  agent-session get github
+  agent-session get github --json
+Shows the definition in use (env and header values hidden), its file, the definitions it
+shadows, and connects that one server for its status and tools. Exit status 1 when the server
+is not connected (failed, needs a login or approval, disabled, invalid).";
+
+/// The management commands, flattened into the top-level commands.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub(crate) enum ManageCommand {
+    /// Add a server to this agent's config: a stdio server (-- COMMAND ARGS...) or a remote one
+    /// (URL); nothing is started
+    #[command(after_help = ADD_EXAMPLES)]
+    Add {
+        /// The server's name (letters, digits, -, _ and .)
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// A remote server's URL (leave out for a stdio server: give -- COMMAND ARGS...)
+        #[arg(value_name = "URL")]
+        url: Option<String>,
+        /// Which file: project (this folder, the default) or user (every folder)
+        #[arg(short = 's', long, value_name = "project|user")]
+        scope: Option<String>,
+        /// stdio (the default with a command), http (the default with a URL) or sse
+        #[arg(short = 't', long, value_name = "stdio|http|sse")]
+        transport: Option<String>,
+        /// A variable of a stdio server's environment; repeat for more (${VAR} is read from
+        /// your environment when the server starts)
+        #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A header sent to a remote server; repeat for more
+        #[arg(short = 'H', long = "header", value_name = "'Name: value'")]
+        header: Vec<String>,
+        /// A stdio server's command line, after --
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Add a server from its JSON entry, as config files write it:
+    /// '{"command": "npx", "args": [...]}' or '{"type": "http", "url": "https://..."}'
+    AddJson {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The entry, one JSON object
+        #[arg(value_name = "JSON")]
+        entry: String,
+        /// Which file: project (this folder, the default) or user (every folder)
+        #[arg(short = 's', long, value_name = "project|user")]
+        scope: Option<String>,
+    },
+    /// One server: its definition (secrets hidden), file, shadowed definitions, and its status
+    /// and tools after connecting it (no other server is started)
+    #[command(after_help = GET_EXAMPLES)]
+    Get {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Remove a server from this agent's config (another tool's file is never edited: use
+    /// disable)
+    Remove {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// Only from this file: project or user (default: where it is defined)
+        #[arg(short = 's', long, value_name = "project|user")]
+        scope: Option<String>,
+    },
+    /// Turn a server back on
+    Enable {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Turn a server off (one of another tool's file too, through this agent's user file)
+    Disable {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+}
+
+impl ManageCommand {
+    /// The words of the shared `/mcp` parser (`get` is not one of its commands: its words are
+    /// only for completeness). Flags are written `--flag=value`, so a value starting with `-`
+    /// stays a value.
+    fn config_words(&self) -> Vec<String> {
+        let flag = |name: &str, value: &str| format!("--{name}={value}");
+        let mut words = Vec::new();
+        match self {
+            Self::Add {
+                name,
+                url,
+                scope,
+                transport,
+                env,
+                header,
+                command,
+            } => {
+                words.extend(["add".to_owned(), name.clone()]);
+                words.extend(scope.iter().map(|scope| flag("scope", scope)));
+                words.extend(transport.iter().map(|kind| flag("transport", kind)));
+                words.extend(env.iter().map(|pair| flag("env", pair)));
+                words.extend(header.iter().map(|header| flag("header", header)));
+                words.extend(url.iter().cloned());
+                if !command.is_empty() {
+                    words.push("--".to_owned());
+                    words.extend(command.iter().cloned());
+                }
+            }
+            Self::AddJson { name, entry, scope } => {
+                words.extend(["add-json".to_owned(), name.clone(), entry.clone()]);
+                words.extend(scope.iter().map(|scope| flag("scope", scope)));
+            }
+            Self::Remove { name, scope } => {
+                words.extend(["remove".to_owned(), name.clone()]);
+                words.extend(scope.iter().map(|scope| flag("scope", scope)));
+            }
+            Self::Enable { name } => words.extend(["enable".to_owned(), name.clone()]),
+            Self::Disable { name } => words.extend(["disable".to_owned(), name.clone()]),
+            Self::Get { name } => words.extend(["get".to_owned(), name.clone()]),
+        }
+        words
+    }
+}
+
+/// Runs a management command; its exit status.
+pub(crate) async fn run(globals: &Globals, command: ManageCommand) -> u8 {
+    let options = match options(globals) {
+        Ok(options) => options,
+        Err(message) => {
+            complain(&message);
+            return EXIT_USAGE;
+        }
+    };
+    match command {
+        ManageCommand::Get { name } => {
+            let done = get(&options, &name).await;
+            match print_command(&done.output, globals.json) {
+                EXIT_OK if !done.connected => EXIT_FAILED,
+                code => code,
+            }
+        }
+        config => {
+            let words = config.config_words();
+            print_command(&run_config_command(&options, &words), globals.json)
+        }
+    }
+}
+
+/// The session options of the command line, for discovery and for connecting one server:
+/// servers die with the CLI, logins come from the user's credentials file, no tool cache.
+fn options(globals: &Globals) -> Result<SessionOptions, String> {
+    let cwd = project_dir(globals.cwd.as_deref())?;
+    let mut options = SessionOptions::new(globals.app.clone(), cwd)
+        .project_config(globals.project_config())
+        .cache(Arc::new(NoopToolCache::new()));
+    options.load.manager.launcher = launcher::for_this_process();
+    if let Some(bytes) = globals.max_message_bytes {
+        options.load.manager.max_message_bytes = bytes;
+    }
+    if let Ok(context) = options.load.discovery_context(&options.cwd) {
+        let store = FileCredentialStore::new(context.credentials_file());
+        options.load.manager.credentials = Arc::new(store);
+    }
+    Ok(options)
+}
+
+/// What `get` printed, and whether the server is connected.
+struct Got {
+    output: CommandOutput,
+    connected: bool,
+}
+
+/// A server's state after connecting it alone.
+struct Live {
+    status: ServerStatus,
+    tools: Vec<String>,
+    error: Option<String>,
+}
+
+/// `get NAME`: the definition in use (or the one skipped, and why), where it is, what it
+/// shadows, and its status and tools after connecting it alone.
+async fn get(options: &SessionOptions, name: &str) -> Got {
+    let failed = |text: String| Got {
+        output: CommandOutput::failed(text),
+        connected: false,
+    };
+    let ctx = match options.load.discovery_context(&options.cwd) {
+        Ok(ctx) => ctx,
+        Err(error) => return failed(error.to_string()),
+    };
+    let discovery = load_all_configs(&ctx, &options.load.discovery);
+    let skipped = discovery
+        .skipped
+        .iter()
+        .filter(|skipped| skipped.name == name);
+    let Some(shown) = describe(&discovery, name) else {
+        return failed(format!(
+            "unknown server \"{name}\"; run `agent-session list` to see the servers"
+        ));
+    };
+    // Lower-priority definitions of the name, and every definition not used (switched off,
+    // waiting for approval, invalid) but the one shown.
+    let mut shadowed: Vec<(SourceMeta, &'static str)> = discovery
+        .servers
+        .get(name)
+        .map(|server| {
+            server
+                .source
+                .shadowed
+                .iter()
+                .map(|meta| (meta.clone(), "shadowed"))
+                .collect()
+        })
+        .unwrap_or_default();
+    shadowed.extend(
+        skipped
+            .filter(|skipped| skipped.source != shown.source)
+            .map(|skipped| (skipped.source.clone(), reason_word(&skipped.reason))),
+    );
+    let live = match discovery.servers.get(name) {
+        Some(server) => connect_alone(options, name, server).await,
+        None => Live {
+            status: shown.status,
+            tools: Vec::new(),
+            error: shown.problem.clone(),
+        },
+    };
+    let connected = live.status == ServerStatus::Connected;
+    Got {
+        output: CommandOutput::ok(
+            get_text(name, &shown, &shadowed, &live),
+            get_json(name, &shown, &shadowed, &live),
+        ),
+        connected,
+    }
+}
+
+/// The definition `get` shows.
+struct Shown {
+    source: SourceMeta,
+    transport: Option<TransportKind>,
+    /// `None` for a definition discovery did not use (only its transport is known).
+    transport_config: Option<TransportConfig>,
+    /// The status without connecting: connecting for a server in use, else why it is not.
+    status: ServerStatus,
+    /// Why it is not used, when that has a message.
+    problem: Option<String>,
+}
+
+/// The definition in use, as written (`${VAR}` unexpanded) with secrets hidden; else the
+/// first one skipped, and why.
+fn describe(discovery: &DiscoveryResult, name: &str) -> Option<Shown> {
+    if let Some(DiscoveredServer {
+        definition, source, ..
+    }) = discovery.servers.get(name)
+    {
+        return Some(Shown {
+            source: source.meta.clone(),
+            transport: Some(definition.transport_kind()),
+            transport_config: Some(definition.redacted().transport),
+            status: ServerStatus::Connecting,
+            problem: None,
+        });
+    }
+    let skipped = discovery.skip_of(name)?;
+    let (status, problem) = match &skipped.reason {
+        SkipReason::Disabled => (ServerStatus::Disabled, None),
+        SkipReason::NeedsApproval => (
+            ServerStatus::NeedsApproval,
+            Some(format!(
+                "a project server waiting for approval: agent-session trust {name}"
+            )),
+        ),
+        SkipReason::Invalid(invalid) => (ServerStatus::Invalid, Some(invalid.to_string())),
+        SkipReason::ProjectConfigOff => (
+            ServerStatus::Disconnected,
+            Some("in a project file while project config is off".to_owned()),
+        ),
+        SkipReason::ExaFiltered => (
+            ServerStatus::Disconnected,
+            Some("an Exa server, which sessions leave out".to_owned()),
+        ),
+        _ => (ServerStatus::Disconnected, None),
+    };
+    Some(Shown {
+        source: skipped.source.clone(),
+        transport: skipped.transport,
+        transport_config: None,
+        status,
+        problem,
+    })
+}
+
+/// Why a definition is not used, as one word.
+fn reason_word(reason: &SkipReason) -> &'static str {
+    match reason {
+        SkipReason::Disabled => "disabled",
+        SkipReason::Invalid(_) => "invalid",
+        SkipReason::ProjectConfigOff => "project-config-off",
+        SkipReason::ExaFiltered => "exa-filtered",
+        SkipReason::NeedsApproval => "needs-approval",
+        _ => "skipped",
+    }
+}
+
+/// Connects `name` alone (its connect timeout bounds the wait), reads its status and tools,
+/// and disconnects it.
+async fn connect_alone(options: &SessionOptions, name: &str, server: &DiscoveredServer) -> Live {
+    let manager = McpManager::new(
+        options.load.manager.clone(),
+        Arc::new(NoopToolCache::new()),
+        options.load.auth.clone(),
+    );
+    let one = BTreeMap::from([(name.to_owned(), server.clone())]);
+    manager.connect_servers(&one).await;
+    if manager.get_connection_status(name) == ConnectionStatus::Connecting {
+        let limit = Duration::from_millis(server.config.timeout_ms()) + Duration::from_secs(1);
+        let _ = tokio::time::timeout(limit, manager.wait_for_connection(name)).await;
+    }
+    let (status, error) = match manager.get_connection_status(name) {
+        ConnectionStatus::Connected => (ServerStatus::Connected, None),
+        ConnectionStatus::Connecting => (
+            ServerStatus::Connecting,
+            Some("still connecting after its connect timeout".to_owned()),
+        ),
+        ConnectionStatus::NeedsLogin(error) => (
+            ServerStatus::NeedsLogin,
+            Some(format!("{error}; run `agent-session login {name}`")),
+        ),
+        ConnectionStatus::Failed(error) => (ServerStatus::Failed, Some(error.to_string())),
+        ConnectionStatus::Reconnecting { cause, .. } => {
+            (ServerStatus::Reconnecting, Some(cause.to_string()))
+        }
+        _ => (ServerStatus::Disconnected, None),
+    };
+    let mut tools: Vec<String> = manager
+        .tools()
+        .into_iter()
+        .filter(|tool| tool.server == name)
+        .map(|tool| tool.original_name)
+        .collect();
+    tools.sort();
+    manager.disconnect_all().await;
+    Live {
+        status,
+        tools,
+        error,
+    }
+}
+
+/// Names with their values hidden.
+fn redacted_names(map: &BTreeMap<String, String>) -> Value {
+    Value::Object(
+        map.keys()
+            .map(|key| (key.clone(), Value::from(REDACTED)))
+            .collect(),
+    )
+}
+
+fn get_json(
+    name: &str,
+    shown: &Shown,
+    shadowed: &[(SourceMeta, &'static str)],
+    live: &Live,
+) -> Value {
+    let mut json = json!({
+        "name": name,
+        "status": live.status.as_str(),
+        "tools": live.tools.len(),
+        "tool_names": live.tools,
+        "error": live.error,
+        "transport": shown.transport.map(TransportKind::as_str),
+        "source": source_json(&shown.source),
+        "shadowed": shadowed.iter().map(|(meta, reason)| {
+            let mut entry = source_json(meta);
+            entry["reason"] = Value::from(*reason);
+            entry
+        }).collect::<Vec<_>>(),
+    });
+    match &shown.transport_config {
+        Some(TransportConfig::Stdio(stdio)) => {
+            json["command"] = Value::from(stdio.command.clone());
+            json["args"] = Value::from(stdio.args.clone());
+            json["env"] = redacted_names(&stdio.env);
+            json["cwd"] = stdio.cwd.clone().map_or(Value::Null, Value::from);
+        }
+        Some(TransportConfig::Http(remote) | TransportConfig::Sse(remote)) => {
+            json["url"] = Value::from(remote.url.clone());
+            json["headers"] = redacted_names(&remote.headers);
+        }
+        None => {}
+    }
+    json
+}
+
+fn get_text(
+    name: &str,
+    shown: &Shown,
+    shadowed: &[(SourceMeta, &'static str)],
+    live: &Live,
+) -> String {
+    let mut lines = vec![format!("{name}:")];
+    let mut line = |label: &str, value: String| lines.push(format!("  {label:<10} {value}"));
+    let status = match (live.status, live.tools.len()) {
+        (ServerStatus::Connected, count) => format!("connected ({count} tool{})", plural(count)),
+        (status, _) => status.as_str().to_owned(),
+    };
+    line("status:", status);
+    if let Some(error) = &live.error {
+        line("error:", error.clone());
+    }
+    if let Some(kind) = shown.transport {
+        line("transport:", kind.as_str().to_owned());
+    }
+    match &shown.transport_config {
+        Some(TransportConfig::Stdio(stdio)) => {
+            line("command:", stdio.command.clone());
+            if !stdio.args.is_empty() {
+                let args: Vec<String> = stdio
+                    .args
+                    .iter()
+                    .map(|arg| shell_words::quote(arg).into_owned())
+                    .collect();
+                line("args:", args.join(" "));
+            }
+            if let Some(cwd) = &stdio.cwd {
+                line("cwd:", cwd.clone());
+            }
+            for key in stdio.env.keys() {
+                line("env:", format!("{key}={REDACTED}"));
+            }
+        }
+        Some(TransportConfig::Http(remote) | TransportConfig::Sse(remote)) => {
+            line("url:", remote.url.clone());
+            for key in remote.headers.keys() {
+                line("header:", format!("{key}: {REDACTED}"));
+            }
+        }
+        None => {}
+    }
+    line("source:", describe_source(&shown.source));
+    for (meta, reason) in shadowed {
+        line("shadows:", format!("{} ({reason})", describe_source(meta)));
+    }
+    if !live.tools.is_empty() {
+        line("tools:", live.tools.join(", "));
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_becomes_the_words_of_the_shared_parser_with_values_kept_whole() {
+        let add = ManageCommand::Add {
+            name: "gh".to_owned(),
+            url: None,
+            scope: Some("user".to_owned()),
+            transport: None,
+            env: vec!["A=-x".to_owned()],
+            header: Vec::new(),
+            command: vec!["npx".to_owned(), "-y".to_owned()],
+        };
+        assert_eq!(
+            add.config_words(),
+            ["add", "gh", "--scope=user", "--env=A=-x", "--", "npx", "-y"]
+        );
+        let remove = ManageCommand::Remove {
+            name: "gh".to_owned(),
+            scope: Some("project".to_owned()),
+        };
+        assert_eq!(remove.config_words(), ["remove", "gh", "--scope=project"]);
+    }
+}

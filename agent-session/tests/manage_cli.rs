@@ -1,0 +1,612 @@
+//! The management commands at the top level (`add`, `add-json`, `get`, `remove`, `enable`,
+//! `disable`), end to end through the binary: their JSON output, the files they write (mode
+//! 0600, other content kept), `get` with secrets hidden and shadowed definitions shown, and
+//! that none of them starts a server it does not need.
+//!
+//! Every run gets a temporary project and home (`HOME` set, XDG variables removed, `--no-cache`),
+//! so the user's own files are never read or written. The project's Claude Code file holds a
+//! `sentinel` server whose command leaves a file behind when it starts: no command here may
+//! start it.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use testkit::FixtureServer;
+
+/// The binary under test.
+const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
+
+/// A temporary project and home, removed at the end.
+struct Sandbox {
+    root: PathBuf,
+    project: PathBuf,
+    home: PathBuf,
+}
+
+/// What a finished command gave.
+#[derive(Debug)]
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+            panic!(
+                "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+impl Sandbox {
+    fn new(test: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let unique = format!(
+            "{}-{}-{stamp}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let root = std::env::temp_dir().join(format!("agent-session-manage-{test}-{unique}"));
+        let project = root.join("project");
+        let home = root.join("home");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let sandbox = Self {
+            root,
+            project,
+            home,
+        };
+        sandbox.write_claude_project_file(&json!({}));
+        sandbox
+    }
+
+    /// Writes the project's `.mcp.json` (Claude Code's project file) with `servers` and the
+    /// `sentinel`, approved the way a Claude Code user would have.
+    fn write_claude_project_file(&self, servers: &Value) {
+        let mut servers = servers.clone();
+        let started = self.started_file().display().to_string();
+        let (program, args) = FixtureServer::new().command();
+        let mut line = format!("echo started >> '{started}'; exec '{}'", program.display());
+        for arg in args {
+            line.push_str(&format!(" '{arg}'"));
+        }
+        servers["sentinel"] = json!({"command": "sh", "args": ["-c", line]});
+        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
+        std::fs::write(self.claude_project_file(), text).unwrap();
+        let approval = json!({"projects": {
+            self.project.display().to_string(): {"enableAllProjectMcpServers": true}
+        }});
+        std::fs::write(self.home.join(".claude.json"), approval.to_string()).unwrap();
+    }
+
+    fn claude_project_file(&self) -> PathBuf {
+        self.project.join(".mcp.json")
+    }
+
+    /// Where the sentinel notes that it was started.
+    fn started_file(&self) -> PathBuf {
+        self.root.join("sentinel-started")
+    }
+
+    fn assert_sentinel_never_started(&self) {
+        assert!(
+            !self.started_file().exists(),
+            "a command started the sentinel server, which it did not need"
+        );
+    }
+
+    fn project_file(&self) -> PathBuf {
+        self.project.join(".agent-session/mcp.json")
+    }
+
+    fn user_file(&self) -> PathBuf {
+        self.home.join(".config/agent-session/mcp.json")
+    }
+
+    /// Runs the binary in the project folder, with this sandbox's home and nothing of the
+    /// user's, to its end.
+    fn run(&self, args: &[&str]) -> Outcome {
+        let mut command = Command::new(BIN);
+        command
+            .arg("--no-cache")
+            .args(args)
+            .current_dir(&self.project)
+            .env("HOME", &self.home)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null());
+        for var in [
+            "XDG_CONFIG_HOME",
+            "XDG_CACHE_HOME",
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "OPENCODE_CONFIG",
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
+        ] {
+            command.env_remove(var);
+        }
+        let output = command.output().unwrap();
+        Outcome {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn mode_of(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A fixture server's command line as `add` words: `-- PROGRAM ARGS…`.
+fn fixture_words(fixture: &FixtureServer) -> Vec<String> {
+    let (program, args) = fixture.command();
+    std::iter::once("--".to_owned())
+        .chain(std::iter::once(program.display().to_string()))
+        .chain(args)
+        .collect()
+}
+
+fn with_words<'a>(head: &[&'a str], tail: &'a [String]) -> Vec<&'a str> {
+    head.iter()
+        .copied()
+        .chain(tail.iter().map(String::as_str))
+        .collect()
+}
+
+#[test]
+fn add_and_add_json_write_private_files_keep_other_content_and_start_nothing() {
+    let sandbox = Sandbox::new("add");
+    let project_file = sandbox.project_file();
+    std::fs::create_dir_all(project_file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &project_file,
+        r#"{"note": "mine", "mcpServers": {"keep": {"command": "keep-me", "custom": 1}}}"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&project_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    let fixture = fixture_words(&FixtureServer::new());
+    let added = sandbox
+        .run(&with_words(
+            &[
+                "--json",
+                "add",
+                "gh",
+                "-s",
+                "project",
+                "-e",
+                "TOKEN=abc",
+                "--env",
+                "MODE=x=y",
+            ],
+            &fixture,
+        ))
+        .assert_code(0)
+        .json();
+    assert_eq!(
+        added,
+        json!({
+            "added": "gh",
+            "scope": "project",
+            "path": project_file.display().to_string(),
+            "transport": "stdio",
+        })
+    );
+    let added = sandbox
+        .run(&[
+            "--json",
+            "add",
+            "web",
+            "--transport",
+            "sse",
+            "-H",
+            "Authorization: Bearer sk-1",
+            "--header",
+            "X-Team:core",
+            "http://127.0.0.1:9/sse",
+        ])
+        .assert_code(0)
+        .json();
+    assert_eq!(added["transport"], "sse");
+    let added = sandbox
+        .run(&[
+            "--json",
+            "add-json",
+            "j",
+            r#"{"command": "cat", "args": ["-u"], "timeout": 5000}"#,
+            "--scope",
+            "user",
+        ])
+        .assert_code(0)
+        .json();
+    assert_eq!(added["scope"], "user");
+    assert_eq!(added["path"], sandbox.user_file().display().to_string());
+    // The plain text says where it went and what to run next.
+    let text = sandbox.run(&["add", "h", "https://h.example/mcp"]);
+    text.assert_code(0);
+    assert!(
+        text.stdout.contains("added \"h\" to") && text.stdout.contains("agent-session get h"),
+        "{}",
+        text.stdout
+    );
+
+    let written = read_json(&project_file);
+    assert_eq!(mode_of(&project_file), 0o600);
+    assert_eq!(written["note"], "mine");
+    assert_eq!(
+        written["mcpServers"]["keep"],
+        json!({"command": "keep-me", "custom": 1})
+    );
+    let names: Vec<&String> = written["mcpServers"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["keep", "gh", "web", "h"]);
+    assert_eq!(
+        written["mcpServers"]["gh"]["env"],
+        json!({"TOKEN": "abc", "MODE": "x=y"})
+    );
+    assert_eq!(
+        written["mcpServers"]["web"],
+        json!({
+            "type": "sse",
+            "url": "http://127.0.0.1:9/sse",
+            "headers": {"Authorization": "Bearer sk-1", "X-Team": "core"},
+        })
+    );
+    assert_eq!(mode_of(&sandbox.user_file()), 0o600);
+    assert_eq!(
+        read_json(&sandbox.user_file())["mcpServers"]["j"],
+        json!({"command": "cat", "args": ["-u"], "timeout": 5000})
+    );
+
+    // The servers added to the project file are approved: the user added them.
+    let listed = sandbox.run(&["--json", "get", "gh"]).assert_code(0).json();
+    assert_eq!(listed["status"], "connected");
+    sandbox.assert_sentinel_never_started();
+}
+
+#[test]
+fn add_refuses_each_bad_piece_by_name_and_writes_nothing() {
+    let sandbox = Sandbox::new("add-errors");
+    for (args, expected) in [
+        (
+            &["add", "x", "-e", "FOO", "--", "cat"][..],
+            "-e \"FOO\" is not KEY=VALUE",
+        ),
+        (
+            &[
+                "add",
+                "x",
+                "-H",
+                "Authorization Bearer sk-2",
+                "http://h.example/mcp",
+            ],
+            "-H \"Authorization…\" is not 'Name: value'",
+        ),
+        (
+            &["add", "x", "--transport", "http"],
+            "--transport http needs the server's URL",
+        ),
+        (
+            &["add", "x", "http://h.example/mcp", "--", "cat"],
+            "give either a URL or -- COMMAND, not both",
+        ),
+        (
+            &["add", "x", "-e", "A=1", "http://h.example/mcp"],
+            "-e/--env sets a stdio server's environment",
+        ),
+        (
+            &["add", "x", "--scope", "team", "--", "cat"],
+            "--scope must be project or user, not \"team\"",
+        ),
+        (&["add", "x", "npx"], "\"npx\" is not a URL"),
+        (
+            &["add-json", "x", "{bad"],
+            "the JSON for \"x\" does not parse",
+        ),
+        (
+            &["add-json", "x", r#"{"url": "http://h", "command": "c"}"#],
+            "both \"command\" and \"url\" are set",
+        ),
+    ] {
+        let outcome = sandbox.run(args);
+        outcome.assert_code(1);
+        assert!(
+            outcome.stderr.contains(expected),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+        assert!(
+            outcome.stderr.contains("usage: agent-session add"),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+        assert!(!outcome.stderr.contains("sk-2"), "{}", outcome.stderr);
+        assert!(!sandbox.project_file().exists(), "{args:?} wrote a file");
+    }
+    // A name already there is refused, and the file stays as it was.
+    sandbox.run(&["add", "x", "--", "cat"]).assert_code(0);
+    let before = std::fs::read_to_string(sandbox.project_file()).unwrap();
+    let again = sandbox.run(&["add", "x", "--", "other"]);
+    again.assert_code(1);
+    assert!(
+        again.stderr.contains("already in") && again.stderr.contains("remove it first"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(sandbox.project_file()).unwrap(),
+        before
+    );
+    sandbox.assert_sentinel_never_started();
+}
+
+#[test]
+fn get_shows_secrets_hidden_the_source_and_shadowed_definitions_after_connecting_only_that_server()
+{
+    let sandbox = Sandbox::new("get");
+    // Claude Code's file defines `gh` too: this agent's own project file comes first.
+    sandbox.write_claude_project_file(&json!({"gh": {"command": "other-gh", "env": {"T": "x"}}}));
+    let fixture = fixture_words(&FixtureServer::new().tools(3));
+    sandbox
+        .run(&with_words(
+            &["add", "gh", "-e", "TOKEN=sk-env-secret"],
+            &fixture,
+        ))
+        .assert_code(0);
+    // And a switched-off definition in the user's own file.
+    sandbox
+        .run(&["add", "gh", "--scope", "user", "--", "user-gh"])
+        .assert_code(0);
+    let mut user = read_json(&sandbox.user_file());
+    user["mcpServers"]["gh"]["enabled"] = json!(false);
+    std::fs::write(sandbox.user_file(), user.to_string()).unwrap();
+
+    let got = sandbox.run(&["--json", "get", "gh"]);
+    got.assert_code(0);
+    assert!(!got.stdout.contains("sk-env-secret"), "{}", got.stdout);
+    let got = got.json();
+    assert_eq!(got["name"], "gh");
+    assert_eq!(got["status"], "connected");
+    // The fixture's own tools and the three more it was asked for.
+    let tools = got["tool_names"].as_array().unwrap().len();
+    assert!(tools > 3, "{got}");
+    assert_eq!(got["tools"], tools);
+    assert_eq!(got["transport"], "stdio");
+    assert_eq!(got["env"], json!({"TOKEN": "<redacted>"}));
+    assert_eq!(got["error"], Value::Null);
+    assert_eq!(
+        got["source"]["path"],
+        sandbox.project_file().display().to_string()
+    );
+    assert_eq!(got["source"]["level"], "project");
+    let shadowed: Vec<(String, String)> = got["shadowed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            (
+                entry["path"].as_str().unwrap().to_owned(),
+                entry["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        shadowed.contains(&(
+            sandbox.claude_project_file().display().to_string(),
+            "shadowed".to_owned()
+        )),
+        "{shadowed:?}"
+    );
+    assert!(
+        shadowed.contains(&(
+            sandbox.user_file().display().to_string(),
+            "disabled".to_owned()
+        )),
+        "{shadowed:?}"
+    );
+
+    let text = sandbox.run(&["get", "gh"]);
+    text.assert_code(0);
+    for expected in [
+        &format!("connected ({tools} tools)")[..],
+        "TOKEN=<redacted>",
+        "shadows:",
+        "(shadowed)",
+        "(disabled)",
+    ] {
+        assert!(
+            text.stdout.contains(expected),
+            "{expected}: {}",
+            text.stdout
+        );
+    }
+    assert!(!text.stdout.contains("sk-env-secret"), "{}", text.stdout);
+
+    // A remote server that does not answer: its error, its header names, exit status 1.
+    sandbox
+        .run(&[
+            "add",
+            "web",
+            "-H",
+            "Authorization: Bearer sk-header-secret",
+            "http://127.0.0.1:9/mcp?key=sk-url-secret",
+        ])
+        .assert_code(0);
+    let web = sandbox.run(&["--json", "get", "web"]);
+    web.assert_code(1);
+    for secret in ["sk-header-secret", "sk-url-secret"] {
+        assert!(!web.stdout.contains(secret), "{}", web.stdout);
+        assert!(!web.stderr.contains(secret), "{}", web.stderr);
+    }
+    let web = web.json();
+    assert_eq!(web["status"], "failed");
+    assert_eq!(web["transport"], "http");
+    assert_eq!(web["headers"], json!({"Authorization": "<redacted>"}));
+    assert!(web["error"].as_str().unwrap().contains("web"), "{web}");
+
+    let unknown = sandbox.run(&["get", "nosuch"]);
+    unknown.assert_code(1);
+    assert!(
+        unknown.stderr.contains("unknown server \"nosuch\""),
+        "{}",
+        unknown.stderr
+    );
+    sandbox.assert_sentinel_never_started();
+}
+
+#[test]
+fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
+    let sandbox = Sandbox::new("switch");
+    let claude_before = std::fs::read_to_string(sandbox.claude_project_file()).unwrap();
+
+    // A server of another tool's file is switched through the user file's disabledServers.
+    let disabled = sandbox
+        .run(&["--json", "disable", "sentinel"])
+        .assert_code(0)
+        .json();
+    assert_eq!(disabled["disabled"], "sentinel");
+    assert_eq!(disabled["on"], false);
+    assert_eq!(
+        disabled["changes"][0]["action"],
+        "added_to_disabled_servers"
+    );
+    assert_eq!(
+        disabled["changes"][0]["path"],
+        sandbox.user_file().display().to_string()
+    );
+    assert_eq!(mode_of(&sandbox.user_file()), 0o600);
+    assert_eq!(
+        read_json(&sandbox.user_file())["disabledServers"],
+        json!(["sentinel"])
+    );
+    let got = sandbox.run(&["--json", "get", "sentinel"]);
+    got.assert_code(1);
+    assert_eq!(got.json()["status"], "disabled");
+    let enabled = sandbox
+        .run(&["--json", "enable", "sentinel"])
+        .assert_code(0)
+        .json();
+    assert_eq!(enabled["enabled"], "sentinel");
+    assert_eq!(enabled["on"], true);
+    assert_eq!(
+        enabled["changes"][0]["action"],
+        "removed_from_disabled_servers"
+    );
+    let again = sandbox.run(&["enable", "sentinel"]);
+    again.assert_code(0);
+    assert!(
+        again
+            .stdout
+            .contains("was already enabled; nothing was written"),
+        "{}",
+        again.stdout
+    );
+    // Removing it points at disable: another tool's file is never edited.
+    let refused = sandbox.run(&["remove", "sentinel"]);
+    refused.assert_code(1);
+    assert!(
+        refused
+            .stderr
+            .contains("agent-session disable sentinel turns it off instead"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(sandbox.claude_project_file()).unwrap(),
+        claude_before
+    );
+
+    // This agent's own server is switched in its entry, and removed from its file.
+    sandbox
+        .run(&["add", "gh", "-e", "A=1", "--", "gh-server"])
+        .assert_code(0);
+    let mut project = read_json(&sandbox.project_file());
+    project["custom"] = json!({"kept": true});
+    std::fs::write(sandbox.project_file(), project.to_string()).unwrap();
+    let disabled = sandbox
+        .run(&["--json", "disable", "gh"])
+        .assert_code(0)
+        .json();
+    assert_eq!(disabled["changes"][0]["action"], "set_enabled_false");
+    assert_eq!(
+        read_json(&sandbox.project_file())["mcpServers"]["gh"]["enabled"],
+        false
+    );
+    let enabled = sandbox
+        .run(&["--json", "enable", "gh"])
+        .assert_code(0)
+        .json();
+    assert_eq!(enabled["changes"][0]["action"], "removed_enabled_flag");
+    let removed = sandbox
+        .run(&["--json", "remove", "gh", "--scope", "project"])
+        .assert_code(0)
+        .json();
+    assert_eq!(
+        removed,
+        json!({
+            "removed": "gh",
+            "scope": "project",
+            "path": sandbox.project_file().display().to_string(),
+            "still_defined": null,
+        })
+    );
+    let project = read_json(&sandbox.project_file());
+    assert_eq!(mode_of(&sandbox.project_file()), 0o600);
+    assert_eq!(project["custom"], json!({"kept": true}));
+    assert_eq!(project["mcpServers"], json!({}));
+
+    for (args, expected) in [
+        (
+            &["remove", "gh"][..],
+            "unknown server \"gh\" (agent-session list",
+        ),
+        (&["enable", "nosuch"], "unknown server \"nosuch\""),
+        (&["disable", "nosuch"], "usage: agent-session disable NAME"),
+        (&["remove", "x", "--scope", "local"], "--scope local"),
+    ] {
+        let outcome = sandbox.run(args);
+        outcome.assert_code(1);
+        assert!(
+            outcome.stderr.contains(expected),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+    }
+    sandbox.assert_sentinel_never_started();
+}
