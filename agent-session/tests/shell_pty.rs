@@ -21,6 +21,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nix::pty::{Winsize, openpty};
+use nix::sys::termios::{LocalFlags, tcgetattr};
 use serde_json::json;
 use testkit::FixtureServer;
 
@@ -217,6 +218,12 @@ impl Terminal {
         between
     }
 
+    /// Whether the terminal is in its usual (cooked) mode: lines and echo.
+    fn is_cooked(&self) -> bool {
+        let flags = tcgetattr(&self.keyboard).unwrap().local_flags;
+        flags.contains(LocalFlags::ICANON) && flags.contains(LocalFlags::ECHO)
+    }
+
     /// Waits (within [`LIMIT`]) for the shell to exit.
     fn exit_status(&mut self) -> ExitStatus {
         let deadline = Instant::now() + LIMIT;
@@ -357,4 +364,23 @@ fn a_failed_command_makes_the_shell_exit_1_after_exit() {
         "{:?}",
         terminal.seen
     );
+}
+
+#[test]
+fn sigterm_at_the_prompt_ends_the_shell_and_gives_the_terminal_back() {
+    let sandbox = Sandbox::new("sigterm");
+    let mut terminal = Terminal::start(&sandbox);
+    terminal.expect("mcp> ");
+    // The editor has the terminal in raw mode while it waits at the prompt.
+    assert!(!terminal.is_cooked(), "{:?}", terminal.seen);
+
+    testkit::signal_process(i32::try_from(terminal.child.id()).unwrap(), libc::SIGTERM);
+    assert_eq!(
+        terminal.exit_status().code(),
+        Some(130),
+        "{:?}",
+        terminal.seen
+    );
+    terminal.expect("terminated (SIGTERM)");
+    assert!(terminal.is_cooked(), "the terminal was left in raw mode");
 }
