@@ -6,7 +6,7 @@
 //! both. The session keeps the discovery result it started (or last reloaded) with, and the
 //! problems of that load, as they are.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
@@ -173,6 +173,8 @@ pub struct PreparedSession {
     cache: Arc<dyn ToolCache>,
     /// `None` when MCP is off.
     loaded: Option<LoadResult>,
+    /// Only these servers are started; all when `None`.
+    only: Option<BTreeSet<String>>,
 }
 
 /// Runs MCP discovery for a session (unless `enable_mcp` is off), with the Exa filter on;
@@ -216,6 +218,7 @@ pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
         spill,
         cache,
         loaded,
+        only: None,
     }
 }
 
@@ -223,6 +226,14 @@ impl PreparedSession {
     /// The servers discovery found (and skipped); `None` when MCP is off.
     pub fn discovery(&self) -> Option<&DiscoveryResult> {
         self.loaded.as_ref().map(|loaded| &*loaded.discovery)
+    }
+
+    /// Starts only the named servers (of those discovery found): a command that needs one
+    /// server neither starts the others nor reports their problems. A reload starts them all.
+    #[must_use]
+    pub fn only_servers(mut self, names: BTreeSet<String>) -> Self {
+        self.only = Some(names);
+        self
     }
 
     /// Connects the servers behind the startup gate and starts the session; per-server
@@ -233,6 +244,7 @@ impl PreparedSession {
             spill,
             cache,
             loaded,
+            only,
         } = self;
         let mut registry = ToolRegistry::new();
         for tool in &options.own_tools {
@@ -241,7 +253,10 @@ impl PreparedSession {
         }
         let (manager, state) = match loaded {
             Some(mut loaded) => {
-                loaded.connect().await;
+                match &only {
+                    Some(names) => loaded.connect_only(names).await,
+                    None => loaded.connect().await,
+                }
                 report(&loaded.problems);
                 registry.replace_mcp_tools(loaded.tools);
                 let state = Loaded {

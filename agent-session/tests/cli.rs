@@ -378,9 +378,9 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
         "level": "project"
     });
 
-    // list: without a cache the slow server is awaited.
+    // list: without a cache the slow server is awaited; the invalid one makes it exit 1.
     let list = sandbox.run(&["list", "--json", "--no-cache"]);
-    let list = list.assert_code(0).json();
+    let list = list.assert_code(1).json();
     let fast = server(&list, "fast");
     assert_eq!(fast["status"], "connected", "{list:#}");
     assert_eq!(fast["transport"], "stdio");
@@ -413,7 +413,7 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
 
     // The same as a table.
     let table = sandbox.run(&["list", "--no-cache"]);
-    let table = &table.assert_code(0).stdout;
+    let table = &table.assert_code(1).stdout;
     assert!(table.starts_with("NAME"), "{table}");
     assert!(
         table
@@ -640,8 +640,9 @@ fn troubled_project(sandbox: &Sandbox) -> PathBuf {
 fn each_problem_is_reported_once_on_stderr() {
     let sandbox = Sandbox::new("once");
     let cursor = troubled_project(&sandbox);
+    // A failed server makes `list` exit 1.
     let list = sandbox.run(&["list", "--no-cache"]);
-    let stderr = &list.assert_code(0).stderr;
+    let stderr = &list.assert_code(1).stderr;
     let lines_about = |needle: &str| stderr.lines().filter(|line| line.contains(needle)).count();
     assert_eq!(lines_about("\"crashy\""), 1, "{stderr}");
     assert_eq!(lines_about("boom at init"), 1, "{stderr}");
@@ -719,7 +720,8 @@ fn on_a_terminal_the_progress_line_stays_whole_and_logs_follow_it() {
     let script = on_a_terminal(&sandbox, &["list", "--no-cache"]);
     let outcome = run_to_end(script, None);
     sandbox.assert_no_server_left("script");
-    let text = outcome.assert_code(0).stdout.replace('\r', "");
+    // The failed server makes `list` exit 1.
+    let text = outcome.assert_code(1).stdout.replace('\r', "");
     let lines: Vec<&str> = text.lines().collect();
     let progress = lines
         .iter()
@@ -1181,8 +1183,9 @@ fn a_remote_server_needs_a_login_until_login_and_again_after_logout() {
     sandbox.write_mcp_json(&json!({"web": {"type": "http", "url": web.url()}}));
     let cache = sandbox.cache_dir();
 
+    // A server that needs a login makes `list` exit 1.
     let before = sandbox.run(&["list", "--cache-dir", &cache]);
-    before.assert_code(0);
+    before.assert_code(1);
     assert!(before.stdout.contains("needs-login"), "{}", before.stdout);
     assert!(
         before.stdout.contains("agent-session login web"),
@@ -1333,8 +1336,9 @@ fn a_fifo_or_a_device_named_like_a_config_file_is_reported_at_once_and_never_rea
     std::fs::create_dir_all(sandbox.project.join(".cursor")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", sandbox.project.join(".cursor/mcp.json")).unwrap();
 
+    // A config file that could not be read makes `list` exit 1.
     let list = sandbox.run(&["list", "--json", "--no-cache"]);
-    list.assert_code(0);
+    list.assert_code(1);
     let errors = list.json()["errors"].to_string();
     assert!(errors.contains("is a FIFO, not a config file"), "{errors}");
     assert!(
@@ -1862,4 +1866,162 @@ fn twelve_agents_started_together_all_get_the_cached_tools_within_their_gate() {
         );
         sandbox.assert_no_server_left(&format!("round {round}"));
     }
+}
+
+#[test]
+fn call_and_tools_start_only_the_servers_they_need_and_report_what_went_wrong() {
+    let sandbox = Sandbox::new("needs");
+    // `other` leaves a file behind the moment it starts.
+    let witness = sandbox.root.join("other-started");
+    let (program, args) = FixtureServer::new()
+        .name(format!("{}other", sandbox.marker))
+        .command();
+    let script = format!("touch '{}'; exec \"$0\" \"$@\"", witness.display());
+    let mut other_args = vec!["-c".to_owned(), script, program.display().to_string()];
+    other_args.extend(args);
+    sandbox.write_mcp_json(&json!({
+        "fast": sandbox.fixture("fast", |s| s),
+        "other": {"command": "sh", "args": other_args},
+        "broken": sandbox.fixture("broken", |s| s
+            .crash_at("initialize")
+            .crash_stderr("database password expired")),
+    }));
+
+    for args in [
+        &["call", "mcp_fast_echo", r#"{"message":"x"}"#, "--no-cache"][..],
+        &["call", "fast/echo", r#"{"message":"x"}"#, "--no-cache"],
+        &["tools", "--server", "fast", "--no-cache"],
+    ] {
+        let outcome = sandbox.run(args);
+        outcome.assert_code(0);
+        assert!(!witness.exists(), "{args:?} started `other`");
+        assert!(
+            !outcome.stderr.contains("broken"),
+            "{args:?} spoke of an unrelated server: {}",
+            outcome.stderr
+        );
+    }
+
+    // A tool of a server that failed: its error (with its stderr), not "unknown tool".
+    let failed = sandbox.run(&["call", "mcp_broken_echo", "{}", "--no-cache", "--json"]);
+    failed.assert_code(1);
+    assert!(
+        failed.stderr.contains("database password expired"),
+        "{}",
+        failed.stderr
+    );
+    let error = failed.json();
+    assert_eq!(error["error"]["kind"], "server", "{error:#}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("database password expired"),
+        "{error:#}"
+    );
+    assert!(!witness.exists(), "a call to `broken` started `other`");
+
+    // A misspelt tool: the nearest names, as JSON too.
+    let unknown = sandbox.run(&["call", "mcp_fast_ecoh", "--no-cache", "--json"]);
+    unknown.assert_code(2);
+    assert!(
+        unknown.stderr.contains("did you mean \"mcp_fast_echo\""),
+        "{}",
+        unknown.stderr
+    );
+    assert_eq!(unknown.json()["error"]["kind"], "unknown_tool");
+
+    // A usage error with --json is JSON on stdout too.
+    let usage = sandbox.run(&["call", "--json", "--no-cache"]);
+    usage.assert_code(2);
+    assert_eq!(usage.json()["error"]["kind"], "usage");
+    let unparsed = sandbox.run(&["call", "mcp_fast_echo", "--timeout-ms", "soon", "--json"]);
+    unparsed.assert_code(2);
+    assert_eq!(unparsed.json()["error"]["kind"], "usage");
+
+    // `list` starts everything, and exits 1 for the failed server with its report intact.
+    let list = sandbox.run(&["list", "--json", "--no-cache"]);
+    let report = list.assert_code(1).json();
+    assert_eq!(server(&report, "broken")["status"], "failed", "{report:#}");
+    assert_eq!(server(&report, "fast")["status"], "connected", "{report:#}");
+    assert!(witness.exists(), "list starts every server");
+}
+
+#[test]
+fn call_arguments_come_inline_from_stdin_from_a_file_or_as_pairs_and_are_checked_first() {
+    let sandbox = Sandbox::new("arguments");
+    sandbox.write_mcp_json(&json!({"fast": sandbox.fixture("fast", |s| s)}));
+    let file = sandbox.root.join("args.json");
+    std::fs::write(&file, r#"{"a": 1, "b": 2}"#).unwrap();
+    let at_file = format!("@{}", file.display());
+
+    let inline = sandbox.run(&[
+        "call",
+        "mcp_fast_add",
+        r#"{"a":1,"b":2}"#,
+        "--json",
+        "--no-cache",
+    ]);
+    let expected = inline.assert_code(0).json();
+    assert_eq!(
+        expected["structured_content"],
+        json!({"sum": 3}),
+        "{expected:#}"
+    );
+    let from_stdin = sandbox.run_with_input(
+        &["call", "mcp_fast_add", "-", "--json", "--no-cache"],
+        r#"{"a": 1, "b": 2}"#,
+    );
+    let from_file = sandbox.run(&["call", "mcp_fast_add", &at_file, "--json", "--no-cache"]);
+    let from_pairs = sandbox.run(&[
+        "call",
+        "mcp_fast_add",
+        "--arg",
+        "a=1",
+        "--arg",
+        "b=2",
+        "--json",
+        "--no-cache",
+    ]);
+    for (how, outcome) in [
+        ("-", from_stdin),
+        ("@file", from_file),
+        ("--arg", from_pairs),
+    ] {
+        assert_eq!(outcome.assert_code(0).json(), expected, "{how}");
+    }
+
+    // A wrong type is refused before the call (exit 2, not the server's error), field named.
+    let wrong = sandbox.run(&[
+        "call",
+        "mcp_fast_add",
+        "--arg",
+        "a=one",
+        "--arg",
+        "b=2",
+        "--json",
+        "--no-cache",
+    ]);
+    wrong.assert_code(2);
+    let error = wrong.json();
+    assert_eq!(error["error"]["kind"], "arguments", "{error:#}");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("argument `a` must be a number, not a string"),
+        "{message}"
+    );
+    let missing = sandbox.run(&["call", "mcp_fast_add", "--arg", "a=1", "--no-cache"]);
+    missing.assert_code(2);
+    assert!(
+        missing.stderr.contains("argument `b` is required"),
+        "{}",
+        missing.stderr
+    );
+    let no_file = sandbox.run(&["call", "mcp_fast_add", "@/no/such/args.json", "--no-cache"]);
+    no_file.assert_code(2);
+    assert!(
+        no_file.stderr.contains("/no/such/args.json"),
+        "{}",
+        no_file.stderr
+    );
 }

@@ -140,15 +140,51 @@ pub(crate) enum Command {
         /// The tool: its model-facing name, or server/tool
         #[arg(value_name = "TOOL")]
         tool: Option<String>,
-        /// The arguments, a JSON object (default {})
-        #[arg(value_name = "ARGS_JSON", value_parser = parse_tool_args)]
-        args: Option<Value>,
+        /// The arguments: a JSON object inline, `-` to read it from stdin, or @FILE (default {})
+        #[arg(value_name = "ARGS", value_parser = parse_args_source)]
+        args: Option<String>,
+        /// An argument KEY=VALUE (repeatable; VALUE is JSON when it parses, else a string)
+        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = super::call_args::parse_pair)]
+        arg: Vec<(String, Value)>,
         /// Give up (and cancel the call) after this many milliseconds
         #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
         timeout_ms: Option<u64>,
         /// Print the whole result, not what the model gets within the output budget
         #[arg(long)]
         full: bool,
+    },
+    /// The servers' resources and resource templates (servers without them are skipped)
+    Resources {
+        /// Only this server's resources
+        #[arg(long, value_name = "NAME")]
+        server: Option<String>,
+    },
+    /// Read a resource of a server by its URI (a listed one, or one a template expands to)
+    Read {
+        /// The server's name
+        #[arg(value_name = "SERVER")]
+        server: String,
+        /// The resource's URI
+        #[arg(value_name = "URI")]
+        uri: String,
+    },
+    /// The servers' prompts and their arguments (servers without them are skipped)
+    Prompts {
+        /// Only this server's prompts
+        #[arg(long, value_name = "NAME")]
+        server: Option<String>,
+    },
+    /// Get a prompt's messages from a server
+    Prompt {
+        /// The server's name
+        #[arg(value_name = "SERVER")]
+        server: String,
+        /// The prompt's name
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// A prompt argument KEY=VALUE (repeatable; values are strings)
+        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = super::resources::parse_prompt_arg)]
+        arg: Vec<(String, String)>,
     },
     /// Log in to a remote server (OAuth): opens the login page, waits for the browser
     #[command(after_help = LOGIN_EXAMPLES)]
@@ -280,6 +316,15 @@ pub(crate) fn parse_tool_args(text: &str) -> Result<Value, String> {
     }
 }
 
+/// `call`'s ARGS: `-` and `@FILE` are read later; inline JSON is checked now, so a mistake is
+/// a usage error before anything starts.
+fn parse_args_source(text: &str) -> Result<String, String> {
+    if text != "-" && !text.starts_with('@') {
+        parse_tool_args(text)?;
+    }
+    Ok(text.to_owned())
+}
+
 /// A size in bytes: `1048576`, `64KiB`, `32MiB`, `1GiB` (`K`, `M`, `G` and `KB`, `MB`, `GB`
 /// mean the same binary units).
 fn parse_size(text: &str) -> Result<usize, String> {
@@ -383,7 +428,8 @@ mod tests {
             cli.command,
             Command::Call {
                 tool: Some("mcp_a_echo".to_owned()),
-                args: Some(serde_json::json!({"message": "hi"})),
+                args: Some(r#"{"message": "hi"}"#.to_owned()),
+                arg: Vec::new(),
                 timeout_ms: Some(50),
                 full: false,
             }

@@ -2,19 +2,24 @@
 //! commands, and the guarantee that every server is disconnected before the process exits.
 
 mod args;
+mod call_args;
 mod completions;
 mod demo;
 mod demo_server;
 mod editor;
 mod elicit;
+mod failure;
 mod launcher;
 mod manage;
+mod needs;
 mod output;
 mod progress;
+mod resources;
 mod shell;
 mod stdin;
 mod style;
 
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -51,14 +56,16 @@ pub(crate) fn main() -> ExitCode {
     if let Some(code) = launcher::run_if_asked(&args) {
         return code;
     }
-    let cli = match args::parse(args) {
+    let cli = match args::parse(args.clone()) {
         Parsed::Run(cli) => cli,
         Parsed::Print(text) => {
             output::print(&text);
             return ExitCode::SUCCESS;
         }
         Parsed::Usage(message) => {
-            complain(&message);
+            // The line did not parse, so `--json` is looked for by hand.
+            let json = args.iter().any(|arg| arg == "--json");
+            failure::report(json, failure::Kind::Usage, &message);
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -188,16 +195,47 @@ async fn run(cli: Cli) -> u8 {
     };
     if let Command::Call { tool: None, .. } = command {
         // A usage error: reported before any server is started.
-        complain(
+        failure::report(
+            globals.json,
+            failure::Kind::Usage,
             "`call` needs a tool name: agent-session call TOOL [ARGS_JSON]; run \
              `agent-session tools` to see the tools",
         );
         return EXIT_USAGE;
     }
-    let running = match Running::start(&globals).await {
+    // The arguments are read (from stdin or a file) before anything is started.
+    let mut call_arguments = None;
+    if let Command::Call { args, arg, .. } = &command {
+        match call_args::resolve(args.as_deref(), arg) {
+            Ok(arguments) => call_arguments = Some(arguments),
+            Err(message) => {
+                failure::report(globals.json, failure::Kind::Usage, &message);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    // Only the servers the command needs are started.
+    let needs = |discovery: &mcp_config::DiscoveryResult| match &command {
+        Command::Call {
+            tool: Some(tool), ..
+        } => needs::for_tool(tool, discovery),
+        Command::Tools {
+            server: Some(server),
+        } => needs::for_server(server, discovery),
+        Command::Resources {
+            server: Some(server),
+        }
+        | Command::Prompts {
+            server: Some(server),
+        }
+        | Command::Read { server, .. }
+        | Command::Prompt { server, .. } => needs::for_server(server, discovery),
+        _ => None,
+    };
+    let running = match Running::start_needing(&globals, needs).await {
         Ok(running) => running,
         Err(message) => {
-            complain(&message);
+            failure::report(globals.json, failure::Kind::Usage, &message);
             return EXIT_USAGE;
         }
     };
@@ -213,20 +251,38 @@ async fn run(cli: Cli) -> u8 {
                     let _ = manager.wait_for_connection(&server).await;
                 }
             }
-            print_command(
-                &run_mcp_command(&running.session, "list").await,
-                globals.json,
-            )
+            let listed = run_mcp_command(&running.session, "list").await;
+            let code = print_command(&listed, globals.json);
+            // A script can trust the status: a server that does not work, or a file that
+            // could not be read, is a failure.
+            if code == EXIT_OK && failure::list_failed(&listed.json) {
+                EXIT_FAILED
+            } else {
+                code
+            }
         }
         Command::Tools { server } => tools_command(&running, server.as_deref(), globals.json),
+        Command::Resources { server } => {
+            resources::resources_command(&running, server.as_deref(), globals.json).await
+        }
+        Command::Read { server, uri } => {
+            resources::read_command(&running, &server, &uri, globals.json).await
+        }
+        Command::Prompts { server } => {
+            resources::prompts_command(&running, server.as_deref(), globals.json).await
+        }
+        Command::Prompt { server, name, arg } => {
+            resources::prompt_command(&running, &server, &name, arg, globals.json).await
+        }
         Command::Call {
             tool,
-            args,
+            args: _,
+            arg: _,
             timeout_ms,
             full,
         } => {
             let tool = tool.unwrap_or_default();
-            let args = args.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            let args = call_arguments.take().unwrap_or_default();
             let timeout = timeout_ms.map(Duration::from_millis);
             let shown = if full {
                 Shown::Whole
@@ -288,14 +344,16 @@ fn mcp_line(command: &str, names: &[String]) -> String {
 
 /// Prints a `/mcp` command's output (text, or JSON with `--json`); its exit status.
 fn print_command(done: &CommandOutput, json: bool) -> u8 {
+    if !done.ok {
+        failure::report(json, failure::Kind::Command, &done.text);
+        return EXIT_FAILED;
+    }
     if json {
         output::print_json(&done.json, false);
-    } else if done.ok {
-        output::print(&done.text);
     } else {
-        complain(&done.text);
+        output::print(&done.text);
     }
-    if done.ok { EXIT_OK } else { EXIT_FAILED }
+    EXIT_OK
 }
 
 /// The whole result behind an output the budget cut: its raw MCP result, kept in the details,
@@ -332,7 +390,12 @@ pub(crate) struct Running {
 impl Running {
     /// Starts a session with the command line's options (a line on stderr while servers
     /// connect, when stderr is a terminal).
-    pub(crate) async fn start(globals: &Globals) -> Result<Self, String> {
+    /// Only the servers `needs` picks from what discovery found are started (all of them for
+    /// `None`).
+    pub(crate) async fn start_needing(
+        globals: &Globals,
+        needs: impl FnOnce(&mcp_config::DiscoveryResult) -> Option<BTreeSet<String>>,
+    ) -> Result<Self, String> {
         let cwd = project_dir(globals.cwd.as_deref())?;
         let (cache, sled) = open_cache(&globals.cache(), &globals.app);
         let mut options = SessionOptions::new(globals.app.clone(), cwd)
@@ -358,7 +421,10 @@ impl Running {
         }
         options = options.authorization(Arc::new(browser_login()));
         let began = Instant::now();
-        let prepared = prepare_agent_session(options);
+        let mut prepared = prepare_agent_session(options);
+        if let Some(names) = prepared.discovery().and_then(needs) {
+            prepared = prepared.only_servers(names);
+        }
         let progress = std::io::stderr()
             .is_terminal()
             .then(|| announce(&prepared))
@@ -597,9 +663,29 @@ async fn call_command(
     shown: Shown,
 ) -> u8 {
     let Some(tool) = find_tool(session, name) else {
-        complain(&unknown_tool(name));
+        // A tool of a server that could not start: that server's error, not "unknown tool".
+        let failures = needs::failures_behind(session, name);
+        if !failures.is_empty() {
+            failure::report(json, failure::Kind::Server, &failures.join("\n"));
+            return EXIT_FAILED;
+        }
+        let message = format!(
+            "{}{}",
+            unknown_tool(name),
+            needs::suggestions(session, name)
+        );
+        failure::report(json, failure::Kind::UnknownTool, &message);
         return EXIT_USAGE;
     };
+    // Refused before the call, with the field named, rather than by the server.
+    if let Err(mismatch) = mcp_bridge::check_arguments(tool.parameters(), &args) {
+        let message = format!(
+            "{mismatch} (tool {}); `agent-session tools --json` shows its input schema",
+            tool.name()
+        );
+        failure::report(json, failure::Kind::Arguments, &message);
+        return EXIT_USAGE;
+    }
     let mut result = call_tool(&tool, args, timeout).await;
     if shown == Shown::Whole {
         result = whole(result);

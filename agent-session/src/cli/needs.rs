@@ -1,0 +1,103 @@
+//! Which servers a command needs, decided from discovery alone, before anything is started:
+//! `call mcp_github_create_issue` starts `github` (and any other server whose name could have
+//! given that tool name), `call github/create_issue` and `tools --server github` start
+//! `github`; everything else starts every server. A tool name that maps back to no server
+//! (a name the agent made up, or a typo) starts every server, so that the nearest names can
+//! be suggested.
+
+use std::collections::BTreeSet;
+
+use agent_session::AgentSession;
+use mcp_config::DiscoveryResult;
+
+/// The servers `call TOOL` needs; `None` for all of them.
+pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeSet<String>> {
+    if let Some((server, _)) = tool.split_once('/')
+        && discovery.servers.contains_key(server)
+    {
+        return Some(BTreeSet::from([server.to_owned()]));
+    }
+    let candidates: BTreeSet<String> = discovery
+        .servers
+        .keys()
+        .filter(|server| mcp_bridge::naming::may_name_a_tool_of(tool, server))
+        .cloned()
+        .collect();
+    (!candidates.is_empty()).then_some(candidates)
+}
+
+/// The servers `tools --server NAME` needs: that one, if discovery found it.
+pub(crate) fn for_server(server: &str, discovery: &DiscoveryResult) -> Option<BTreeSet<String>> {
+    discovery
+        .servers
+        .contains_key(server)
+        .then(|| BTreeSet::from([server.to_owned()]))
+}
+
+/// The errors of the started servers that `tool` may belong to: why a tool of theirs is
+/// missing.
+pub(crate) fn failures_behind(session: &AgentSession, tool: &str) -> Vec<String> {
+    let named_server = tool.split_once('/').map(|(server, _)| server);
+    session
+        .problems()
+        .iter()
+        .filter(|problem| {
+            problem.server().is_some_and(|server| {
+                named_server == Some(server) || mcp_bridge::naming::may_name_a_tool_of(tool, server)
+            })
+        })
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// ` (did you mean "a", "b"?)` with the session's tool names nearest to `tool`, or nothing.
+pub(crate) fn suggestions(session: &AgentSession, tool: &str) -> String {
+    let names: Vec<String> = session
+        .manager()
+        .tools()
+        .iter()
+        .map(|managed| managed.tool.name().to_owned())
+        .collect();
+    let nearest = nearest(tool, names.iter().map(String::as_str));
+    if nearest.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = nearest.iter().map(|name| format!("\"{name}\"")).collect();
+    format!(" (did you mean {}?)", quoted.join(", "))
+}
+
+/// Up to three of `names` close to `wanted` (an edit distance of at most a third of its
+/// length, at least 2), nearest first.
+fn nearest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let limit = (wanted.chars().count() / 3).max(2);
+    let mut close: Vec<(usize, &str)> = names
+        .map(|name| (strsim::levenshtein(wanted, name), name))
+        .filter(|(distance, _)| *distance <= limit)
+        .collect();
+    close.sort();
+    close.dedup();
+    close.into_iter().take(3).map(|(_, name)| name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nearest_names_are_suggested_nearest_first_and_far_ones_never() {
+        let names = [
+            "mcp_github_create_issue",
+            "mcp_github_close_issue",
+            "mcp_fs_read_file",
+        ];
+        assert_eq!(
+            nearest("mcp_github_create_isue", names.into_iter()),
+            ["mcp_github_create_issue", "mcp_github_close_issue"]
+        );
+        assert_eq!(
+            nearest("mcp_github_clse_issue", names.into_iter()),
+            ["mcp_github_close_issue", "mcp_github_create_issue"]
+        );
+        assert!(nearest("weather", names.into_iter()).is_empty());
+    }
+}
