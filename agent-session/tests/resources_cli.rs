@@ -5,7 +5,8 @@
 //!
 //! Every run gets a temporary project and home (`HOME` set, `XDG_CONFIG_HOME` unset), so the
 //! user's own config files are never read or written; the project's `.mcp.json` is approved
-//! the way a Claude Code user would have approved it.
+//! the way a Claude Code user would have approved it. The `#[ignore]`d test runs the commands
+//! against the pinned TypeScript `server-everything` (`cargo xtask ci` installs it).
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -65,6 +66,12 @@ impl Sandbox {
         }});
         std::fs::write(sandbox.home.join(".claude.json"), approval.to_string()).unwrap();
         sandbox
+    }
+
+    /// Replaces the project's servers with `servers` (still approved).
+    fn write_servers(&self, servers: &Value) {
+        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
+        std::fs::write(self.project.join(".mcp.json"), text).unwrap();
     }
 
     /// A fixture server entry for `.mcp.json`, marked with this sandbox's marker.
@@ -403,4 +410,58 @@ fn an_unknown_server_is_a_usage_error_that_points_at_list() {
             refused.stderr
         );
     }
+}
+
+#[test]
+#[ignore = "needs the interop peers (cargo xtask interop)"]
+fn the_commands_work_against_server_everything() {
+    let sandbox = Sandbox::new("everything");
+    let script = testkit::interop_path(
+        "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    sandbox.write_servers(&json!({
+        "everything": {"command": "node", "args": [script.display().to_string(), "stdio"]},
+        "plain": sandbox.fixture("plain", |server| server),
+    }));
+
+    let resources = sandbox.run(&["--json", "resources"]).assert_code(0).json();
+    assert!(
+        strings(&resources["resources"], "uri")
+            .iter()
+            .any(|uri| uri.starts_with("demo://resource/static/document/")),
+        "{resources}"
+    );
+    assert!(
+        strings(&resources["templates"], "uriTemplate")
+            .contains(&"demo://resource/dynamic/text/{resourceId}".to_owned()),
+        "{resources}"
+    );
+    assert_eq!(resources["skipped"], json!(["plain"]));
+
+    let read = sandbox.run(&["read", "everything", "demo://resource/dynamic/text/1"]);
+    read.assert_code(0);
+    assert!(read.stdout.starts_with("Resource 1:"), "{}", read.stdout);
+
+    let prompts = sandbox
+        .run(&["prompts", "--server", "everything", "--json"])
+        .assert_code(0)
+        .json();
+    assert!(
+        strings(&prompts["prompts"], "name").contains(&"args-prompt".to_owned()),
+        "{prompts}"
+    );
+    let prompt = sandbox.run(&["prompt", "everything", "args-prompt", "--arg", "city=Paris"]);
+    prompt.assert_code(0);
+    assert!(
+        prompt.stdout.contains("user: What's weather in Paris?"),
+        "{}",
+        prompt.stdout
+    );
+    let refused = sandbox.run(&["prompt", "everything", "args-prompt"]);
+    refused.assert_code(2);
+    assert!(
+        refused.stderr.contains("--arg city=VALUE"),
+        "{}",
+        refused.stderr
+    );
 }

@@ -1,7 +1,9 @@
 //! Resources and prompts against the fixture: every page of `resources/list`,
 //! `resources/templates/list` and `prompts/list`, a repeated cursor refused, `resources/read`
 //! of text, blob and template URIs, `prompts/get` with arguments, the errors a user sees, and
-//! the `list_changed` notifications.
+//! the `list_changed` notifications. The `#[ignore]`d tests do the same against the pinned
+//! TypeScript `server-everything` over stdio and Streamable HTTP (`cargo xtask ci` installs it
+//! and runs them).
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -9,11 +11,15 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use common::{connect, guard};
-use mcp_transport::{ContentBlock, Error, ErrorObject, RpcError};
+use mcp_transport::http::HttpServerParams;
+use mcp_transport::{
+    ClientOptions, ContentBlock, Error, ErrorObject, McpClient, RpcError, StdioServerParams,
+};
 use serde_json::json;
-use testkit::FixtureServer;
+use testkit::{FixtureServer, RemotePeer};
 
 fn catalog() -> FixtureServer {
     FixtureServer::new().resources().prompts()
@@ -239,5 +245,137 @@ async fn resource_and_prompt_list_changes_reach_subscribers_and_the_lists_grow()
     assert!(resources.iter().any(|r| r.uri == "fixture://docs/late"));
     let prompts = guard(client.list_prompts()).await.expect("prompts");
     assert!(prompts.iter().any(|p| p.name == "late_prompt"));
+    guard(client.close()).await.expect("close");
+}
+
+/// `server-everything` over stdio, as `cargo xtask interop` installs it.
+async fn everything_over_stdio() -> McpClient {
+    let script = testkit::interop_path(
+        "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    let params = StdioServerParams::new(
+        "node",
+        [script.to_string_lossy().into_owned(), "stdio".to_owned()],
+    );
+    let options = ClientOptions::default().connect_timeout(Duration::from_secs(20));
+    guard(McpClient::connect_stdio("everything", params, options))
+        .await
+        .unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// What every transport of `server-everything` must give: its static documents and dynamic
+/// templates, a text and a blob read through a template, its prompts with their arguments,
+/// a prompt with arguments and one with an embedded resource.
+async fn everything_offers_resources_and_prompts(client: &McpClient) {
+    assert!(client.capabilities().offers_resources());
+    assert!(client.capabilities().offers_prompts());
+
+    let resources = guard(client.list_resources())
+        .await
+        .expect("resources/list");
+    assert!(
+        resources
+            .iter()
+            .any(|r| r.uri.starts_with("demo://resource/static/document/")),
+        "{resources:?}"
+    );
+    let templates = guard(client.list_resource_templates())
+        .await
+        .expect("resources/templates/list");
+    let uri_templates: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+    assert!(
+        uri_templates.contains(&"demo://resource/dynamic/text/{resourceId}"),
+        "{uri_templates:?}"
+    );
+
+    let text = guard(client.read_resource("demo://resource/dynamic/text/1"))
+        .await
+        .expect("read a text resource");
+    assert!(
+        text.contents[0]
+            .text
+            .as_deref()
+            .is_some_and(|t| t.starts_with("Resource 1:")),
+        "{text:?}"
+    );
+    let blob = guard(client.read_resource("demo://resource/dynamic/blob/2"))
+        .await
+        .expect("read a blob resource");
+    assert!(blob.contents[0].blob.is_some(), "{blob:?}");
+
+    let prompts = guard(client.list_prompts()).await.expect("prompts/list");
+    let args_prompt = prompts
+        .iter()
+        .find(|p| p.name == "args-prompt")
+        .unwrap_or_else(|| panic!("an args-prompt in {prompts:?}"));
+    assert_eq!(
+        args_prompt.required_arguments().collect::<Vec<_>>(),
+        ["city"]
+    );
+    let arguments = BTreeMap::from([
+        ("city".to_owned(), "Paris".to_owned()),
+        ("state".to_owned(), "TX".to_owned()),
+    ]);
+    let weather = guard(client.get_prompt("args-prompt", arguments))
+        .await
+        .expect("prompts/get args-prompt");
+    assert_eq!(
+        weather.messages[0].content.as_text(),
+        Some("What's weather in Paris, TX?")
+    );
+    let arguments = BTreeMap::from([
+        ("resourceType".to_owned(), "Text".to_owned()),
+        ("resourceId".to_owned(), "3".to_owned()),
+    ]);
+    let embedded = guard(client.get_prompt("resource-prompt", arguments))
+        .await
+        .expect("prompts/get resource-prompt");
+    assert!(
+        embedded.messages.iter().any(|m| matches!(
+            &m.content,
+            ContentBlock::Resource(r) if r.resource.uri == "demo://resource/dynamic/text/3"
+        )),
+        "{embedded:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the interop peers (cargo xtask interop)"]
+async fn server_everything_lists_and_reads_resources_and_gets_prompts_over_stdio() {
+    let client = everything_over_stdio().await;
+    everything_offers_resources_and_prompts(&client).await;
+    guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the interop peers (cargo xtask interop)"]
+async fn server_everything_lists_and_reads_resources_and_gets_prompts_over_streamable_http() {
+    let running = RemotePeer::EverythingStreamableHttp.start();
+    let params = HttpServerParams::new(running.url()).expect("a valid URL");
+    let options = ClientOptions::default().connect_timeout(Duration::from_secs(20));
+    let client = guard(McpClient::connect_http("everything", params, options))
+        .await
+        .unwrap_or_else(|error| panic!("{error}"));
+    everything_offers_resources_and_prompts(&client).await;
+    guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the interop peers (cargo xtask interop)"]
+async fn an_unknown_resource_of_server_everything_is_an_error_naming_the_uri() {
+    let client = everything_over_stdio().await;
+    let error = guard(client.read_resource("demo://resource/nowhere"))
+        .await
+        .expect_err("no such resource");
+    assert!(
+        error
+            .rpc_error()
+            .is_some_and(|e| matches!(e, RpcError::Server(_))),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("demo://resource/nowhere"),
+        "{error}"
+    );
     guard(client.close()).await.expect("close");
 }
