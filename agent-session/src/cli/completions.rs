@@ -69,8 +69,9 @@ mod tests {
                 "list",
                 "call",
                 "shell",
-                "--timeout-ms",
-                "--json",
+                // Fish names long options without their dashes (`-l timeout-ms`).
+                "timeout-ms",
+                "no-cache",
             ] {
                 assert!(script.contains(word), "{shell:?} lacks {word}:\n{script}");
             }
