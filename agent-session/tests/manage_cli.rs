@@ -610,3 +610,71 @@ fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
     }
     sandbox.assert_sentinel_never_started();
 }
+
+#[test]
+fn json_failures_are_json_on_stdout_with_the_message_naming_the_bad_piece() {
+    let sandbox = Sandbox::new("json-errors");
+    let outcome = sandbox.run(&[
+        "--json",
+        "add",
+        "x",
+        "-H",
+        "no colon",
+        "http://h.example/mcp",
+    ]);
+    outcome.assert_code(1);
+    let error = outcome.json();
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is not 'Name: value'"),
+        "{error}"
+    );
+    assert!(!sandbox.project_file().exists());
+}
+
+#[test]
+fn the_shell_takes_the_same_add_options_as_the_command_line() {
+    let sandbox = Sandbox::new("shell");
+    let mut command = Command::new(BIN);
+    command
+        .args(["--no-cache", "--json", "shell"])
+        .current_dir(&sandbox.project)
+        .env("HOME", &sandbox.home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_CACHE_HOME")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let input = "/mcp add web -t sse -H 'X-Key: k' -s user http://127.0.0.1:9/sse\n\
+                 /mcp add-json j '{\"command\": \"cat\"}' --scope user\n\
+                 /mcp add bad -e NOEQUALS -- cat\n";
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert_eq!(lines[0]["ok"], true, "{}", lines[0]);
+    assert_eq!(lines[1]["ok"], true, "{}", lines[1]);
+    assert_eq!(lines[2]["ok"], false, "{}", lines[2]);
+    assert!(
+        lines[2]
+            .to_string()
+            .contains("-e \\\"NOEQUALS\\\" is not KEY=VALUE"),
+        "{}",
+        lines[2]
+    );
+    let user = read_json(&sandbox.user_file());
+    assert_eq!(mode_of(&sandbox.user_file()), 0o600);
+    assert_eq!(
+        user["mcpServers"]["web"],
+        json!({"type": "sse", "url": "http://127.0.0.1:9/sse", "headers": {"X-Key": "k"}})
+    );
+    assert_eq!(user["mcpServers"]["j"], json!({"command": "cat"}));
+    assert!(user["mcpServers"].get("bad").is_none());
+}

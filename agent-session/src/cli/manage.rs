@@ -23,7 +23,7 @@ use mcp_transport::oauth::FileCredentialStore;
 use serde_json::{Value, json};
 
 use super::args::Globals;
-use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, complain, launcher, print_command, project_dir};
+use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, failure, launcher, print_command, project_dir};
 
 const ADD_EXAMPLES: &str = "\
 Examples:
@@ -166,7 +166,7 @@ pub(crate) async fn run(globals: &Globals, command: ManageCommand) -> u8 {
     let options = match options(globals) {
         Ok(options) => options,
         Err(message) => {
-            complain(&message);
+            failure::report(globals.json, failure::Kind::Usage, &message);
             return EXIT_USAGE;
         }
     };
@@ -490,6 +490,74 @@ fn get_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::args::{Command, Parsed, parse};
+
+    fn manage(line: &[&str]) -> ManageCommand {
+        let words = std::iter::once("agent-session").chain(line.iter().copied());
+        match parse(words.map(std::ffi::OsString::from)) {
+            Parsed::Run(cli) => match cli.command {
+                Command::Manage(command) => command,
+                other => panic!("{line:?}: {other:?}"),
+            },
+            other => panic!("{line:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_command_line_takes_claude_mcp_spellings_in_any_order() {
+        let add = manage(&[
+            "add",
+            "--transport",
+            "http",
+            "sentry",
+            "https://h/mcp",
+            "-H",
+            "A: 1",
+            "--json",
+        ]);
+        assert_eq!(
+            add.config_words(),
+            [
+                "add",
+                "sentry",
+                "--transport=http",
+                "--header=A: 1",
+                "https://h/mcp"
+            ]
+        );
+        let add = manage(&[
+            "add", "gh", "-s", "user", "-e", "T=1", "--", "npx", "-y", "--x",
+        ]);
+        assert_eq!(
+            add.config_words(),
+            [
+                "add",
+                "gh",
+                "--scope=user",
+                "--env=T=1",
+                "--",
+                "npx",
+                "-y",
+                "--x"
+            ]
+        );
+        let add_json = manage(&["add-json", "j", r#"{"command": "c"}"#, "-s", "user"]);
+        assert_eq!(
+            add_json.config_words(),
+            ["add-json", "j", r#"{"command": "c"}"#, "--scope=user"]
+        );
+        for (line, expected) in [
+            (&["get", "gh"][..], vec!["get", "gh"]),
+            (&["enable", "gh"], vec!["enable", "gh"]),
+            (&["disable", "gh"], vec!["disable", "gh"]),
+            (
+                &["remove", "gh", "-s", "project"],
+                vec!["remove", "gh", "--scope=project"],
+            ),
+        ] {
+            assert_eq!(manage(line).config_words(), expected, "{line:?}");
+        }
+    }
 
     #[test]
     fn add_becomes_the_words_of_the_shared_parser_with_values_kept_whole() {
