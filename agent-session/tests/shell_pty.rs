@@ -384,3 +384,45 @@ fn sigterm_at_the_prompt_ends_the_shell_and_gives_the_terminal_back() {
     terminal.expect("terminated (SIGTERM)");
     assert!(terminal.is_cooked(), "the terminal was left in raw mode");
 }
+
+#[test]
+fn a_servers_question_during_a_command_is_answered_in_the_line_editor() {
+    let sandbox = Sandbox::new("ask");
+    let mut terminal = Terminal::start(&sandbox);
+    terminal.expect("mcp> ");
+
+    terminal.press(
+        r#"call mcp_fx_ask {"message": "Who are you?", "schema": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer", "default": 30}}, "required": ["name"]}}"#,
+    );
+    terminal.press(ENTER);
+    terminal.expect("asks: Who are you?");
+    terminal.expect("Answer? [y]es");
+    terminal.press("y");
+    terminal.press(ENTER);
+    terminal.expect("name (string, required)");
+    terminal.press("Ada");
+    terminal.press(ENTER);
+    terminal.expect("age (integer) [30]: ");
+    terminal.press(ENTER);
+    let result = terminal.next_prompt();
+    assert!(
+        result.contains(r#"{"action":"accept","content":{"name":"Ada","age":30}}"#),
+        "{result:?}"
+    );
+
+    terminal.press(CTRL_D);
+    assert_eq!(
+        terminal.exit_status().code(),
+        Some(0),
+        "{:?}",
+        terminal.seen
+    );
+    // The answers are not commands: only the call is in the history.
+    let history = std::fs::read_to_string(sandbox.history_file()).unwrap();
+    let lines: Vec<&str> = history
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .collect();
+    assert_eq!(lines.len(), 1, "{history}");
+    assert!(lines[0].starts_with("call mcp_fx_ask"), "{history}");
+}
