@@ -9,9 +9,10 @@
 //! history kept across sessions, see [`super::editor`]) with the prompt `mcp> `; Ctrl-C while a
 //! command runs cancels that command (a tool call is cancelled on the server) and the shell
 //! carries on, Ctrl-C at the prompt drops the line, Ctrl-D on an empty line leaves. For that
-//! the CLI-wide Ctrl-C handler leaves SIGINT to the shell while it runs ([`ctrl_c_is_the_shells`]);
-//! SIGTERM, SIGHUP and SIGQUIT still end the CLI and stop the servers. From a pipe the lines
-//! are read as they come, with no prompt and no editor, and Ctrl-C ends the CLI as elsewhere.
+//! the CLI-wide Ctrl-C handler leaves SIGINT to the shell while it runs
+//! ([`ctrl_c_is_the_shells`]); SIGTERM, SIGHUP and SIGQUIT still end the CLI and stop the
+//! servers. From a pipe the lines are read as they come, with no prompt and no editor, and
+//! Ctrl-C ends the CLI as elsewhere.
 
 use std::io::{IsTerminal, Write as _};
 use std::sync::Arc;
