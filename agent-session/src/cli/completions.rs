@@ -14,7 +14,7 @@ use super::output;
 pub(crate) const EXAMPLES: &str = "\
 Examples:
   agent-session completions bash > ~/.local/share/bash-completion/completions/agent-session
-  agent-session completions zsh > ~/.zfunc/_agent-session    # with fpath+=(~/.zfunc) before compinit
+  agent-session completions zsh > ~/.zfunc/_agent-session    # fpath+=(~/.zfunc) before compinit
   agent-session completions fish > ~/.config/fish/completions/agent-session.fish";
 
 /// The shells a script is made for.
