@@ -344,8 +344,9 @@ fn add_refuses_each_bad_piece_by_name_and_writes_nothing() {
             "both \"command\" and \"url\" are set",
         ),
     ] {
+        // A definition given wrongly is a usage error: exit 2.
         let outcome = sandbox.run(args);
-        outcome.assert_code(1);
+        outcome.assert_code(2);
         assert!(
             outcome.stderr.contains(expected),
             "{args:?}: {}",
@@ -622,8 +623,9 @@ fn json_failures_are_json_on_stdout_with_the_message_naming_the_bad_piece() {
         "no colon",
         "http://h.example/mcp",
     ]);
-    outcome.assert_code(1);
+    outcome.assert_code(2);
     let error = outcome.json();
+    assert_eq!(error["error"]["kind"], "usage", "{error}");
     assert!(
         error["error"]["message"]
             .as_str()

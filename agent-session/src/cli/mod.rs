@@ -344,6 +344,10 @@ fn mcp_line(command: &str, names: &[String]) -> String {
 
 /// Prints a `/mcp` command's output (text, or JSON with `--json`); its exit status.
 fn print_command(done: &CommandOutput, json: bool) -> u8 {
+    if done.usage {
+        failure::report(json, failure::Kind::Usage, &done.text);
+        return EXIT_USAGE;
+    }
     if !done.ok {
         failure::report(json, failure::Kind::Command, &done.text);
         return EXIT_FAILED;

@@ -66,7 +66,7 @@ fn discover(ctx: &DiscoveryContext, options: &SessionOptions) -> DiscoveryResult
 /// content kept. Usage errors name the bad piece and end with the command's usage.
 pub fn run_config_command(options: &SessionOptions, words: &[String]) -> CommandOutput {
     let Some((command, rest)) = words.split_first() else {
-        return CommandOutput::failed(format!(
+        return CommandOutput::usage(format!(
             "no command given; the commands are {}",
             CONFIG_COMMANDS.join(", ")
         ));
@@ -76,15 +76,27 @@ pub fn run_config_command(options: &SessionOptions, words: &[String]) -> Command
         Err(error) => return CommandOutput::failed(error),
     };
     let outcome = match command.as_str() {
-        "add" => add(options, &files, parse_add(rest, Caller::Cli)),
-        "add-json" => add(options, &files, parse_add_json(rest, Caller::Cli)),
+        "add" | "add-json" => {
+            let parsed = if command == "add" {
+                parse_add(rest, Caller::Cli)
+            } else {
+                parse_add_json(rest, Caller::Cli)
+            };
+            // A definition given wrongly is a usage error, not a failed write.
+            match parsed {
+                Ok(new) => add(options, &files, &new),
+                Err(error) => return CommandOutput::usage(error),
+            }
+        }
         "remove" => remove(options, &files, rest),
         "enable" => switch(options, &files, rest, true),
         "disable" => switch(options, &files, rest, false),
-        other => Err(format!(
-            "\"{other}\" is not a config command; the commands are {}",
-            CONFIG_COMMANDS.join(", ")
-        )),
+        other => {
+            return CommandOutput::usage(format!(
+                "\"{other}\" is not a config command; the commands are {}",
+                CONFIG_COMMANDS.join(", ")
+            ));
+        }
     };
     outcome.unwrap_or_else(CommandOutput::failed)
 }
@@ -92,11 +104,10 @@ pub fn run_config_command(options: &SessionOptions, words: &[String]) -> Command
 fn add(
     options: &SessionOptions,
     files: &Files,
-    parsed: Result<super::add::NewServer, String>,
+    new: &super::add::NewServer,
 ) -> Result<CommandOutput, String> {
-    let new = parsed?;
-    let path = write_new_server(&files.ctx, options, &new)?;
-    Ok(added_output(options, &new, &path))
+    let path = write_new_server(&files.ctx, options, new)?;
+    Ok(added_output(options, new, &path))
 }
 
 fn remove(

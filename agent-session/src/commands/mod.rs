@@ -68,6 +68,9 @@ impl Caller {
 pub struct CommandOutput {
     /// False for a usage error or a failed command.
     pub ok: bool,
+    /// True when the command was not run because it was given wrongly (a usage error), not
+    /// because it failed: the command line exits 2 for it, 1 for a failure.
+    pub usage: bool,
     /// Human-readable text (may span lines).
     pub text: String,
     /// The same as a JSON value.
@@ -79,6 +82,7 @@ impl CommandOutput {
     pub fn ok(text: impl Into<String>, json: Value) -> Self {
         Self {
             ok: true,
+            usage: false,
             text: text.into(),
             json,
         }
@@ -89,8 +93,17 @@ impl CommandOutput {
         let text = text.into();
         Self {
             ok: false,
+            usage: false,
             json: json!({"error": text}),
             text,
+        }
+    }
+
+    /// A command given wrongly: one line naming the bad piece and the usage.
+    pub fn usage(text: impl Into<String>) -> Self {
+        Self {
+            usage: true,
+            ..Self::failed(text)
         }
     }
 }

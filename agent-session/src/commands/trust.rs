@@ -58,6 +58,7 @@ async fn reloaded(session: &AgentSession, text: String, json: serde_json::Value)
     let after = reload(session).await;
     CommandOutput {
         ok: after.ok,
+        usage: false,
         text: format!("{text}\n{}", after.text),
         json: json!({"change": json, "reload": after.json}),
     }
