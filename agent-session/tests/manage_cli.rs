@@ -11,77 +11,21 @@
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod cli_support;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use cli_support::{BIN, Sandbox};
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 
-/// The binary under test.
-const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
-
-/// A temporary project and home, removed at the end.
-struct Sandbox {
-    root: PathBuf,
-    project: PathBuf,
-    home: PathBuf,
-}
-
-/// What a finished command gave.
-#[derive(Debug)]
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
-            panic!(
-                "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-
-    fn assert_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "stdout:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
-        self
-    }
-}
-
 impl Sandbox {
+    /// A project and home labelled `manage`, every command run with `--no-cache`, whose
+    /// project file holds only the sentinel.
     fn new(test: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let stamp = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let unique = format!(
-            "{}-{}-{stamp}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let root = std::env::temp_dir().join(format!("agent-session-manage-{test}-{unique}"));
-        let project = root.join("project");
-        let home = root.join("home");
-        std::fs::create_dir_all(&project).unwrap();
-        std::fs::create_dir_all(&home).unwrap();
-        let sandbox = Self {
-            root,
-            project,
-            home,
-        };
+        let sandbox = Self::labelled("manage", test).without_cache();
         sandbox.write_claude_project_file(&json!({}));
         sandbox
     }
@@ -97,16 +41,7 @@ impl Sandbox {
             line.push_str(&format!(" '{arg}'"));
         }
         servers["sentinel"] = json!({"command": "sh", "args": ["-c", line]});
-        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
-        std::fs::write(self.claude_project_file(), text).unwrap();
-        let approval = json!({"projects": {
-            self.project.display().to_string(): {"enableAllProjectMcpServers": true}
-        }});
-        std::fs::write(self.home.join(".claude.json"), approval.to_string()).unwrap();
-    }
-
-    fn claude_project_file(&self) -> PathBuf {
-        self.project.join(".mcp.json")
+        self.write_mcp_json(&servers);
     }
 
     /// Where the sentinel notes that it was started.
@@ -123,46 +58,6 @@ impl Sandbox {
 
     fn project_file(&self) -> PathBuf {
         self.project.join(".agent-session/mcp.json")
-    }
-
-    fn user_file(&self) -> PathBuf {
-        self.home.join(".config/agent-session/mcp.json")
-    }
-
-    /// Runs the binary in the project folder, with this sandbox's home and nothing of the
-    /// user's, to its end.
-    fn run(&self, args: &[&str]) -> Outcome {
-        let mut command = Command::new(BIN);
-        command
-            .arg("--no-cache")
-            .args(args)
-            .current_dir(&self.project)
-            .env("HOME", &self.home)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null());
-        for var in [
-            "XDG_CONFIG_HOME",
-            "XDG_CACHE_HOME",
-            "CLAUDE_CONFIG_DIR",
-            "CODEX_HOME",
-            "OPENCODE_CONFIG",
-            "NO_COLOR",
-            "CLICOLOR_FORCE",
-        ] {
-            command.env_remove(var);
-        }
-        let output = command.output().unwrap();
-        Outcome {
-            code: output.status.code(),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -429,7 +324,7 @@ fn get_shows_secrets_hidden_the_source_and_shadowed_definitions_after_connecting
         .collect();
     assert!(
         shadowed.contains(&(
-            sandbox.claude_project_file().display().to_string(),
+            sandbox.mcp_json().display().to_string(),
             "shadowed".to_owned()
         )),
         "{shadowed:?}"
@@ -494,7 +389,7 @@ fn get_shows_secrets_hidden_the_source_and_shadowed_definitions_after_connecting
 #[test]
 fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
     let sandbox = Sandbox::new("switch");
-    let claude_before = std::fs::read_to_string(sandbox.claude_project_file()).unwrap();
+    let claude_before = std::fs::read_to_string(sandbox.mcp_json()).unwrap();
 
     // A server of another tool's file is switched through the user file's disabledServers.
     let disabled = sandbox
@@ -549,7 +444,7 @@ fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
         refused.stderr
     );
     assert_eq!(
-        std::fs::read_to_string(sandbox.claude_project_file()).unwrap(),
+        std::fs::read_to_string(sandbox.mcp_json()).unwrap(),
         claude_before
     );
 

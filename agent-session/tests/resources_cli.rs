@@ -11,176 +11,21 @@
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+mod cli_support;
 
+use cli_support::Sandbox;
 use serde_json::{Value, json};
-use testkit::FixtureServer;
-
-/// The binary under test.
-const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
-/// The longest any one command may take before the test calls it hung.
-const LIMIT: Duration = Duration::from_secs(90);
-/// How long a server process may take to go away after its command ended.
-const PROCESS_LIMIT: Duration = Duration::from_secs(5);
-
-/// A temporary project and home with `catalog` and `plain` configured, removed at the end.
-struct Sandbox {
-    root: PathBuf,
-    project: PathBuf,
-    home: PathBuf,
-    /// Every fixture of this sandbox has a `--name` starting with this.
-    marker: String,
-}
 
 impl Sandbox {
+    /// A project and home labelled `res` with `catalog` and `plain` configured, every command
+    /// run with `--no-cache`.
     fn new(test: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let unique = format!(
-            "{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let root = std::env::temp_dir().join(format!("agent-session-res-{test}-{unique}"));
-        let project = root.join("project");
-        let home = root.join("home");
-        std::fs::create_dir_all(&project).unwrap();
-        std::fs::create_dir_all(&home).unwrap();
-        let sandbox = Self {
-            root,
-            project,
-            home,
-            marker: format!("res-{test}-{unique}-"),
-        };
-        let servers = json!({
+        let sandbox = Self::labelled("res", test).without_cache();
+        sandbox.write_mcp_json(&json!({
             "catalog": sandbox.fixture("catalog", |server| server.resources().prompts()),
             "plain": sandbox.fixture("plain", |server| server),
-        });
-        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
-        std::fs::write(sandbox.project.join(".mcp.json"), text).unwrap();
-        let approval = json!({"projects": {
-            sandbox.project.display().to_string(): {"enableAllProjectMcpServers": true}
-        }});
-        std::fs::write(sandbox.home.join(".claude.json"), approval.to_string()).unwrap();
+        }));
         sandbox
-    }
-
-    /// Replaces the project's servers with `servers` (still approved).
-    fn write_servers(&self, servers: &Value) {
-        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
-        std::fs::write(self.project.join(".mcp.json"), text).unwrap();
-    }
-
-    /// A fixture server entry for `.mcp.json`, marked with this sandbox's marker.
-    fn fixture(
-        &self,
-        server: &str,
-        configure: impl FnOnce(FixtureServer) -> FixtureServer,
-    ) -> Value {
-        let (program, args) =
-            configure(FixtureServer::new().name(format!("{}{server}", self.marker))).command();
-        json!({"command": program.display().to_string(), "args": args})
-    }
-
-    /// Runs the binary in the project folder with this sandbox's home and no cache, to its end
-    /// (within [`LIMIT`]), and checks that it left no server behind.
-    fn run(&self, args: &[&str]) -> Outcome {
-        let mut command = Command::new(BIN);
-        command
-            .arg("--no-cache")
-            .args(args)
-            .current_dir(&self.project)
-            .env("HOME", &self.home)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for var in [
-            "XDG_CONFIG_HOME",
-            "XDG_CACHE_HOME",
-            "CLAUDE_CONFIG_DIR",
-            "CODEX_HOME",
-            "OPENCODE_CONFIG",
-            "NO_COLOR",
-            "CLICOLOR_FORCE",
-        ] {
-            command.env_remove(var);
-        }
-        let mut child = command.spawn().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let mut stderr = child.stderr.take().unwrap();
-        let out = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stdout.read_to_string(&mut text);
-            text
-        });
-        let err = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text);
-            text
-        });
-        let deadline = Instant::now() + LIMIT;
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{args:?} did not finish within {LIMIT:?}");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let outcome = Outcome {
-            code: status.code(),
-            stdout: out.join().unwrap(),
-            stderr: err.join().unwrap(),
-        };
-        let marker = self.marker.clone();
-        let gone = testkit::wait_until(PROCESS_LIMIT, || {
-            testkit::processes_with_arg_where(|arg| arg.starts_with(&marker)).is_empty()
-        });
-        assert!(gone, "server processes outlived {args:?}");
-        outcome
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
-/// What a finished command gave.
-#[derive(Debug)]
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
-            panic!(
-                "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-
-    fn assert_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "exit status; stdout:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
-        self
     }
 }
 
@@ -419,7 +264,7 @@ fn the_commands_work_against_server_everything() {
     let script = testkit::interop_path(
         "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );
-    sandbox.write_servers(&json!({
+    sandbox.write_mcp_json(&json!({
         "everything": {"command": "node", "args": [script.display().to_string(), "stdio"]},
         "plain": sandbox.fixture("plain", |server| server),
     }));

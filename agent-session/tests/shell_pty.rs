@@ -10,23 +10,22 @@
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod cli_support;
+
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Child, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
+use cli_support::Sandbox;
 use nix::pty::{Winsize, openpty};
 use nix::sys::termios::{LocalFlags, tcgetattr};
 use serde_json::json;
-use testkit::FixtureServer;
 
-/// The binary under test.
-const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
 /// The longest any expected output may take before the test calls the shell hung.
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -37,57 +36,17 @@ const LEFT: &str = "\x1b[D";
 const CTRL_C: &str = "\x03";
 const CTRL_D: &str = "\x04";
 
-/// A temporary project and home whose `.mcp.json` has one approved fixture server, `fx`.
-struct Sandbox {
-    root: PathBuf,
-    project: PathBuf,
-    home: PathBuf,
-}
-
 impl Sandbox {
+    /// A project and home labelled `pty` whose `.mcp.json` has one approved fixture server,
+    /// `fx`.
     fn new(test: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let stamp = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let unique = format!(
-            "{}-{}-{stamp}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let root = std::env::temp_dir().join(format!("agent-session-pty-{test}-{unique}"));
-        let project = root.join("project");
-        let home = root.join("home");
-        std::fs::create_dir_all(&project).unwrap();
-        std::fs::create_dir_all(&home).unwrap();
-        let (program, args) = FixtureServer::new()
-            .name(format!("pty-{test}-{unique}-fx"))
-            .command();
-        let servers = json!({"mcpServers": {
-            "fx": {"command": program.display().to_string(), "args": args}
-        }});
-        std::fs::write(project.join(".mcp.json"), servers.to_string()).unwrap();
-        // Approved as a Claude Code user would have approved the folder's servers.
-        let approval = json!({"projects": {
-            project.display().to_string(): {"enableAllProjectMcpServers": true}
-        }});
-        std::fs::write(home.join(".claude.json"), approval.to_string()).unwrap();
-        Self {
-            root,
-            project,
-            home,
-        }
+        let sandbox = Self::labelled("pty", test);
+        sandbox.write_mcp_json(&json!({"fx": sandbox.fixture("fx", |server| server)}));
+        sandbox
     }
 
     fn history_file(&self) -> PathBuf {
         self.home.join(".local/state/agent-session/shell_history")
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -111,28 +70,16 @@ impl Terminal {
             ws_ypixel: 0,
         };
         let pty = openpty(Some(&size), None).unwrap();
-        let mut command = Command::new(BIN);
+        // The sandbox's command on the pty, with a terminal's variables and no state folder of
+        // the user's.
+        let mut command = sandbox.command(&["shell", "--no-cache"]);
         command
-            .args(["shell", "--no-cache"])
-            .current_dir(&sandbox.project)
-            .env("HOME", &sandbox.home)
             .env("TERM", "xterm")
             .env("NO_COLOR", "1")
-            .env("RUST_LOG", "warn")
+            .env_remove("XDG_STATE_HOME")
             .stdin(Stdio::from(pty.slave.try_clone().unwrap()))
             .stdout(Stdio::from(pty.slave.try_clone().unwrap()))
             .stderr(Stdio::from(pty.slave));
-        for var in [
-            "XDG_CONFIG_HOME",
-            "XDG_CACHE_HOME",
-            "XDG_STATE_HOME",
-            "CLAUDE_CONFIG_DIR",
-            "CODEX_HOME",
-            "OPENCODE_CONFIG",
-            "CLICOLOR_FORCE",
-        ] {
-            command.env_remove(var);
-        }
         // A session of its own with the pty as its controlling terminal: what a terminal
         // emulator does for the shell it runs, and what makes Ctrl-C a SIGINT.
         #[allow(unsafe_code)]

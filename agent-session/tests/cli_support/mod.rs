@@ -1,0 +1,316 @@
+//! Test support for the tests that run the `agent-session` binary: a throw-away project and
+//! home ([`Sandbox`]) with fixture servers marked so that `/proc` can be searched for them,
+//! the binary as a [`Command`] that reads nothing of the user's, runs bounded by [`LIMIT`] that
+//! end in an [`Outcome`], and a check that no server outlived its command.
+//!
+//! Each test file gives `Sandbox` a `new(test)` of its own that calls [`Sandbox::labelled`] with
+//! the file's label and writes the servers its tests need.
+
+// Each test binary uses a different subset of these helpers.
+#![allow(dead_code, unreachable_pub)]
+// Helpers panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use testkit::FixtureServer;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
+/// The longest any one command may take before the test calls it hung.
+pub const LIMIT: Duration = Duration::from_secs(90);
+/// How long a server process may take to go away after its command ended.
+pub const PROCESS_LIMIT: Duration = Duration::from_secs(5);
+
+/// A temporary project and home, removed at the end.
+pub struct Sandbox {
+    pub root: PathBuf,
+    pub project: PathBuf,
+    pub home: PathBuf,
+    /// Every fixture of this sandbox has a `--name` starting with this.
+    pub marker: String,
+    /// Whether every [`command`](Self::command) starts with `--no-cache`.
+    no_cache: bool,
+}
+
+impl Sandbox {
+    /// An empty project and home under `agent-session-<label>-<test>-…` in the temporary
+    /// folder; the marker is `<label>-<test>-…-`.
+    pub fn labelled(label: &str, test: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let unique = format!(
+            "{}-{}-{stamp}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let root = std::env::temp_dir().join(format!("agent-session-{label}-{test}-{unique}"));
+        let project = root.join("project");
+        let home = root.join("home");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        Self {
+            root,
+            project,
+            home,
+            marker: format!("{label}-{test}-{unique}-"),
+            no_cache: false,
+        }
+    }
+
+    /// Every later [`command`](Self::command) of the binary starts with `--no-cache`.
+    pub fn without_cache(mut self) -> Self {
+        self.no_cache = true;
+        self
+    }
+
+    /// A fixture server entry for `.mcp.json`, marked with this sandbox's marker.
+    pub fn fixture(
+        &self,
+        server: &str,
+        configure: impl FnOnce(FixtureServer) -> FixtureServer,
+    ) -> Value {
+        let (program, args) =
+            configure(FixtureServer::new().name(format!("{}{server}", self.marker))).command();
+        json!({"command": program.display().to_string(), "args": args})
+    }
+
+    /// Writes the project's `.mcp.json` (Claude Code's project file) and approves its servers
+    /// the way a Claude Code user would have (`enableAllProjectMcpServers` for the folder in
+    /// `~/.claude.json`): tests are about what runs; a project trust test starts without it.
+    pub fn write_mcp_json(&self, servers: &Value) {
+        self.write_unapproved_mcp_json(servers);
+        let approval = json!({"projects": {
+            self.project.display().to_string(): {"enableAllProjectMcpServers": true}
+        }});
+        std::fs::write(self.home.join(".claude.json"), approval.to_string()).unwrap();
+    }
+
+    /// Writes the project's `.mcp.json`, nothing approved.
+    pub fn write_unapproved_mcp_json(&self, servers: &Value) {
+        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
+        std::fs::write(self.mcp_json(), text).unwrap();
+    }
+
+    /// The project's `.mcp.json` (Claude Code's project file).
+    pub fn mcp_json(&self) -> PathBuf {
+        self.project.join(".mcp.json")
+    }
+
+    /// The user's native file, where `/mcp disable` lists servers of other tools.
+    pub fn user_file(&self) -> PathBuf {
+        self.home.join(".config/agent-session/mcp.json")
+    }
+
+    pub fn cache_dir(&self) -> String {
+        self.root.join("cache").display().to_string()
+    }
+
+    /// The binary in the project folder, with this sandbox's home and nothing of the user's.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = self.command_of(BIN, &[]);
+        if self.no_cache {
+            command.arg("--no-cache");
+        }
+        command.args(args);
+        command
+    }
+
+    /// `program` run as [`command`](Self::command) runs the binary.
+    pub fn command_of(&self, program: &str, args: &[&str]) -> Command {
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .current_dir(&self.project)
+            .env("HOME", &self.home)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for var in [
+            "XDG_CONFIG_HOME",
+            "XDG_CACHE_HOME",
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "OPENCODE_CONFIG",
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
+        ] {
+            command.env_remove(var);
+        }
+        command
+    }
+
+    /// Runs a command to its end (within [`LIMIT`]) and checks that it left no server behind.
+    pub fn run(&self, args: &[&str]) -> Outcome {
+        let outcome = run_to_end(self.command(args), None);
+        self.assert_no_server_left(&format!("{args:?}"));
+        outcome
+    }
+
+    /// Runs a command with `input` on stdin.
+    pub fn run_with_input(&self, args: &[&str], input: &str) -> Outcome {
+        let mut command = self.command(args);
+        command.stdin(Stdio::piped());
+        let outcome = run_to_end(command, Some(input));
+        self.assert_no_server_left(&format!("{args:?}"));
+        outcome
+    }
+
+    /// Polls `/proc` until no process carries this sandbox's marker.
+    pub fn assert_no_server_left(&self, after: &str) {
+        let marker = self.marker.clone();
+        let gone = testkit::wait_until(PROCESS_LIMIT, || pids_with_prefix(&marker).is_empty());
+        assert!(
+            gone,
+            "server processes outlived {after}: {:?}",
+            pids_with_prefix(&self.marker)
+        );
+    }
+
+    /// How many processes of the fixture `server` of this sandbox are running.
+    pub fn servers_running(&self, server: &str) -> usize {
+        let marker = format!("{}{server}", self.marker);
+        pids_with_prefix(&marker)
+            .into_iter()
+            .filter(|pid| args_of(*pid).contains(&marker))
+            .count()
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// What a finished command gave.
+#[derive(Debug)]
+pub struct Outcome {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub pid: u32,
+}
+
+impl Outcome {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+            panic!(
+                "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    pub fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "exit status; stdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+/// Kills the child if the test gives up on it, so a failing test leaves nothing running.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Reads `source` to its end on a thread of its own; the text comes on the receiver.
+pub fn reader(mut source: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = source.read_to_string(&mut text);
+        let _ = sender.send(text);
+    });
+    receiver
+}
+
+/// A command started, its output being read.
+pub struct Running {
+    pub child: KillOnDrop,
+    pub shown: String,
+    pub stdout: mpsc::Receiver<String>,
+    pub stderr: mpsc::Receiver<String>,
+}
+
+/// Starts `command` with `input` on stdin (then closed).
+pub fn start(mut command: Command, input: Option<&str>) -> Running {
+    let mut child = KillOnDrop(command.spawn().unwrap());
+    if let Some(input) = input {
+        let mut stdin = child.0.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        // Dropping stdin is the end of input.
+    }
+    Running {
+        stdout: reader(child.0.stdout.take().unwrap()),
+        stderr: reader(child.0.stderr.take().unwrap()),
+        shown: format!("{command:?}"),
+        child,
+    }
+}
+
+/// Waits (within [`LIMIT`]) for a started command to end.
+pub fn finish(mut running: Running) -> Outcome {
+    let deadline = Instant::now() + LIMIT;
+    let status = loop {
+        if let Some(status) = running.child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} did not finish within {LIMIT:?}",
+            running.shown
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Outcome {
+        code: status.code(),
+        stdout: running.stdout.recv_timeout(LIMIT).unwrap(),
+        stderr: running.stderr.recv_timeout(LIMIT).unwrap(),
+        pid: running.child.0.id(),
+    }
+}
+
+/// Starts `command` and waits for it to end (see [`start`] and [`finish`]).
+pub fn run_to_end(command: Command, input: Option<&str>) -> Outcome {
+    finish(start(command, input))
+}
+
+/// The arguments of a process, from `/proc/<pid>/cmdline`.
+pub fn args_of(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|bytes| {
+            bytes
+                .split(|byte| *byte == 0)
+                .map(|arg| String::from_utf8_lossy(arg).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Live processes with an argument that starts with `prefix`.
+pub fn pids_with_prefix(prefix: &str) -> Vec<i32> {
+    testkit::processes_with_arg_where(|arg| arg.starts_with(prefix))
+}
