@@ -1622,6 +1622,7 @@ fn call_and_tools_start_only_the_servers_they_need_and_report_what_went_wrong() 
         "broken": sandbox.fixture("broken", |s| s
             .crash_at("initialize")
             .crash_stderr("database password expired")),
+        "off": {"command": "sh", "args": ["-c", "exit 1"], "enabled": false},
     }));
 
     for args in [
@@ -1657,6 +1658,16 @@ fn call_and_tools_start_only_the_servers_they_need_and_report_what_went_wrong() 
         "{error:#}"
     );
     assert!(!witness.exists(), "a call to `broken` started `other`");
+
+    // A tool of a disabled server: what keeps it off and how to turn it on; nothing starts.
+    let off = sandbox.run(&["call", "mcp_off_echo", "{}", "--no-cache"]);
+    off.assert_code(1);
+    assert!(
+        off.stderr.contains("agent-session enable off"),
+        "{}",
+        off.stderr
+    );
+    assert!(!witness.exists(), "a call to `off` started `other`");
 
     // A misspelt tool: the nearest names, as JSON too.
     let unknown = sandbox.run(&["call", "mcp_fast_ecoh", "--no-cache", "--json"]);

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use agent_session::AgentSession;
-use mcp_config::DiscoveryResult;
+use mcp_config::{DiscoveryResult, SkipReason};
 
 /// The servers `call TOOL` needs; `None` for all of them.
 pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeSet<String>> {
@@ -17,9 +17,13 @@ pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeS
     {
         return Some(BTreeSet::from([server.to_owned()]));
     }
+    // Skipped servers count too: a tool of a disabled or unapproved server starts nothing, and
+    // the call says why the server is off.
+    let skipped = discovery.skipped.iter().map(|skipped| &skipped.name);
     let candidates: BTreeSet<String> = discovery
         .servers
         .keys()
+        .chain(skipped)
         .filter(|server| mcp_bridge::naming::may_name_a_tool_of(tool, server))
         .cloned()
         .collect();
@@ -34,20 +38,45 @@ pub(crate) fn for_server(server: &str, discovery: &DiscoveryResult) -> Option<BT
         .then(|| BTreeSet::from([server.to_owned()]))
 }
 
-/// The errors of the started servers that `tool` may belong to: why a tool of theirs is
-/// missing.
+/// Why the servers `tool` may belong to offer no such tool: the errors of those that failed,
+/// and what keeps the skipped ones off (with what to run).
 pub(crate) fn failures_behind(session: &AgentSession, tool: &str) -> Vec<String> {
     let named_server = tool.split_once('/').map(|(server, _)| server);
-    session
+    let owns = |server: &str| {
+        named_server == Some(server) || mcp_bridge::naming::may_name_a_tool_of(tool, server)
+    };
+    let discovery = session.discovery();
+    let failed = session
         .problems()
+        .into_iter()
+        .filter(|problem| problem.server().is_some_and(owns))
+        .map(|problem| problem.to_string());
+    let off = discovery
+        .skipped
         .iter()
-        .filter(|problem| {
-            problem.server().is_some_and(|server| {
-                named_server == Some(server) || mcp_bridge::naming::may_name_a_tool_of(tool, server)
-            })
-        })
-        .map(ToString::to_string)
-        .collect()
+        .filter(|skipped| owns(&skipped.name) && !discovery.servers.contains_key(&skipped.name))
+        .filter_map(|skipped| why_off(&skipped.name, &skipped.reason));
+    failed.chain(off).collect()
+}
+
+/// What keeps a skipped server off, and how to turn it on; `None` when that is not the user's
+/// to change (a filtered server).
+fn why_off(server: &str, reason: &SkipReason) -> Option<String> {
+    Some(match reason {
+        SkipReason::Disabled => format!(
+            "MCP server \"{server}\" is disabled; enable it with: agent-session enable {server}"
+        ),
+        SkipReason::NeedsApproval => format!(
+            "MCP server \"{server}\" is defined in this project and not approved; approve it \
+             with: agent-session trust {server}"
+        ),
+        SkipReason::Invalid(invalid) => invalid.to_string(),
+        SkipReason::ProjectConfigOff => format!(
+            "MCP server \"{server}\" is defined in this project, and project config is off \
+             (--no-project-config)"
+        ),
+        _ => return None,
+    })
 }
 
 /// ` (did you mean "a", "b"?)` with the session's tool names nearest to `tool`, or nothing.
