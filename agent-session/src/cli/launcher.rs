@@ -1,5 +1,7 @@
-//! The CLI is its own server launcher: every stdio server is started as
-//! `agent-session __launch-server PARENT_PID [--nofile SOFT] -- COMMAND ARGS…`, which asks Linux
+//! The CLI's server launcher: every stdio server is started as
+//! `agent-session-launch __launch-server PARENT_PID [--nofile SOFT] -- COMMAND ARGS…` (or, when
+//! that small binary is not next to the CLI, as the CLI itself, `agent-session
+//! __launch-server …`, through `/proc/self/exe`), which asks Linux
 //! to kill it when its parent dies (`PR_SET_PDEATHSIG`, SIGKILL), checks that the parent is
 //! still the agent, gives back the open-files soft limit the CLI had before raising its own,
 //! and replaces itself with the server (same process id, same pipes, environment and folder).
@@ -9,7 +11,9 @@
 //! closing of its stdin would run on forever. The signal must be asked for in the child between
 //! fork and exec; the library crates have no `unsafe` to do that, and process-wrap does not
 //! offer it, so this program does it before it execs. It runs before the CLI parses anything:
-//! no runtime, no logging, a few hundred microseconds.
+//! no runtime, no logging. The separate binary exists for speed: loading the whole CLI (tens
+//! of MiB) cost about 1.5 ms per server start, the small one a fraction of that. This file is
+//! compiled into both binaries.
 //!
 //! The signal comes when the thread that spawned the server ends; the CLI spawns servers from
 //! its runtime's worker threads, which live as long as the CLI.
@@ -25,6 +29,8 @@ use mcp_transport::Launcher;
 const LAUNCH: &str = "__launch-server";
 /// Exit status when the server cannot be started (as a shell reports a command not run).
 const EXIT_NOT_STARTED: u8 = 127;
+/// Exit status of a malformed launch line (a usage error, as everywhere in the CLI).
+const EXIT_USAGE: u8 = 2;
 /// The option that carries the open-files soft limit servers get.
 const NOFILE: &str = "--nofile";
 
@@ -33,11 +39,16 @@ static SERVERS_OPEN_FILES_LIMIT: OnceLock<u64> = OnceLock::new();
 
 /// Servers started from now on get `soft` as their open-files soft limit (the CLI's own was
 /// raised, and a server need not inherit that).
+#[allow(dead_code, reason = "the launcher binary compiles this file too and starts nothing")]
 pub(crate) fn give_servers_open_files_limit(soft: u64) {
     let _ = SERVERS_OPEN_FILES_LIMIT.set(soft);
 }
 
+/// The small launcher binary's name, looked for next to the CLI.
+const LAUNCHER_BINARY: &str = "agent-session-launch";
+
 /// The launcher the CLI's servers are started through, on systems with a parent-death signal.
+#[allow(dead_code, reason = "the launcher binary compiles this file too and starts nothing")]
 pub(crate) fn for_this_process() -> Option<Launcher> {
     if !cfg!(any(target_os = "linux", target_os = "android")) {
         return None;
@@ -46,8 +57,13 @@ pub(crate) fn for_this_process() -> Option<Launcher> {
     if let Some(soft) = SERVERS_OPEN_FILES_LIMIT.get() {
         args.extend([NOFILE.to_owned(), soft.to_string()]);
     }
-    // The running binary, even if it was replaced or deleted since it started.
-    Some(Launcher::new("/proc/self/exe", args))
+    let small = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join(LAUNCHER_BINARY)))
+        .filter(|path| path.is_file());
+    // Else the running binary, even if it was replaced or deleted since it started.
+    let program = small.unwrap_or_else(|| "/proc/self/exe".into());
+    Some(Launcher::new(program, args))
 }
 
 /// Runs the launcher if this process was started as one; `None` for every other command line.
@@ -82,7 +98,7 @@ fn usage() -> ExitCode {
         "usage: agent-session {LAUNCH} PARENT_PID [{NOFILE} SOFT] -- COMMAND [ARGS…] \
          (used by the CLI itself)"
     );
-    ExitCode::from(crate::cli::EXIT_USAGE)
+    ExitCode::from(EXIT_USAGE)
 }
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -153,7 +169,7 @@ mod tests {
         ] {
             assert_eq!(
                 run_if_asked(&args(line)),
-                Some(ExitCode::from(crate::cli::EXIT_USAGE)),
+                Some(ExitCode::from(EXIT_USAGE)),
                 "{line:?}"
             );
         }

@@ -1,0 +1,18 @@
+//! `agent-session-launch`: the small binary the `agent-session` CLI starts its stdio servers
+//! through. It asks for a parent-death signal, gives the server the CLI's original open-files
+//! limit, and execs the server; see `cli/launcher.rs`, which it shares with the CLI.
+
+use std::process::ExitCode;
+
+#[path = "cli/launcher.rs"]
+mod launcher;
+
+fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    launcher::run_if_asked(&args).unwrap_or_else(|| {
+        eprintln!(
+            "agent-session-launch starts the servers of the agent-session CLI; it is not run by hand"
+        );
+        ExitCode::from(2)
+    })
+}
