@@ -39,7 +39,10 @@ static SERVERS_OPEN_FILES_LIMIT: OnceLock<u64> = OnceLock::new();
 
 /// Servers started from now on get `soft` as their open-files soft limit (the CLI's own was
 /// raised, and a server need not inherit that).
-#[allow(dead_code, reason = "the launcher binary compiles this file too and starts nothing")]
+#[allow(
+    dead_code,
+    reason = "the launcher binary compiles this file too and starts nothing"
+)]
 pub(crate) fn give_servers_open_files_limit(soft: u64) {
     let _ = SERVERS_OPEN_FILES_LIMIT.set(soft);
 }
@@ -48,7 +51,10 @@ pub(crate) fn give_servers_open_files_limit(soft: u64) {
 const LAUNCHER_BINARY: &str = "agent-session-launch";
 
 /// The launcher the CLI's servers are started through, on systems with a parent-death signal.
-#[allow(dead_code, reason = "the launcher binary compiles this file too and starts nothing")]
+#[allow(
+    dead_code,
+    reason = "the launcher binary compiles this file too and starts nothing"
+)]
 pub(crate) fn for_this_process() -> Option<Launcher> {
     if !cfg!(any(target_os = "linux", target_os = "android")) {
         return None;
