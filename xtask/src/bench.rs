@@ -12,6 +12,12 @@
 //! 100 servers, 10 of them hanging, answers at its gate and leaves no process; it fails the run
 //! when a check fails. Each benchmark prints its own report; `--quick` is passed through to
 //! each.
+//!
+//! `cargo xtask bench --peers [--quick] [--rounds N]` runs the side-by-side harness instead: the
+//! separate workspace under `bench/` (outside the library crates' dependency graph, so peer SDKs
+//! such as rmcp are never their dependencies) is built in release mode and its `runner` runs
+//! every client driver (raw floor, ours in three shapes, rmcp) against one reference server in
+//! interleaved rounds, unpinned and pinned to one core, and writes `bench/report.md`.
 
 use std::path::Path;
 use std::process::Command;
@@ -71,15 +77,37 @@ const RUNS: [Run; 6] = [
 /// Runs every benchmark pass from the workspace root, stopping if one fails.
 pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), Error> {
     let mut quick = false;
-    for arg in args {
+    let mut peers = false;
+    let mut rounds = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--peers" => peers = true,
+            "--rounds" => match args.next() {
+                Some(count) if count.parse::<usize>().is_ok_and(|count| count > 0) => {
+                    rounds = Some(count.clone());
+                }
+                _ => {
+                    return Err(Error::Usage(
+                        "`--rounds` wants a positive number of rounds".to_owned(),
+                    ));
+                }
+            },
             other => {
                 return Err(Error::Usage(format!(
-                    "`bench` accepts only `--quick`, got `{other}`"
+                    "`bench` accepts `--quick`, `--peers` and `--rounds N`, got `{other}`"
                 )));
             }
         }
+    }
+    if peers {
+        return run_peers(root, quick, rounds.as_deref());
+    }
+    if rounds.is_some() {
+        return Err(Error::Usage(
+            "`--rounds` applies to `bench --peers` only".to_owned(),
+        ));
     }
     for (index, run) in RUNS.iter().enumerate() {
         println!("\n==> bench [{}/{}] {}", index + 1, RUNS.len(), run.title);
@@ -101,5 +129,44 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), Error> {
             human(started.elapsed())
         );
     }
+    Ok(())
+}
+
+/// The side-by-side harness of `bench/`: builds its binaries, then runs its `runner`.
+fn run_peers(root: &Path, quick: bool, rounds: Option<&str>) -> Result<(), Error> {
+    let manifest = root.join("bench").join("Cargo.toml");
+    println!(
+        "\n==> bench --peers: building the harness ({})",
+        manifest.display()
+    );
+    let started = Instant::now();
+    let mut build = Command::new(crate::cargo());
+    build
+        .current_dir(root)
+        .arg("build")
+        .arg("--release")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .arg("--bins");
+    command::run(&mut build)?;
+    let mut runner = Command::new(crate::cargo());
+    runner
+        .current_dir(root)
+        .arg("run")
+        .arg("--release")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .args(["--bin", "runner", "--"]);
+    if quick {
+        runner.arg("--quick");
+    }
+    if let Some(rounds) = rounds {
+        runner.args(["--rounds", rounds]);
+    }
+    command::run(&mut runner)?;
+    println!(
+        "<== bench --peers: done in {}, report in bench/report.md",
+        human(started.elapsed())
+    );
     Ok(())
 }

@@ -11,6 +11,8 @@
 //! - `cargo xtask bench [--quick]`: the benchmarks, in one run: the `tools/call` round trip of
 //!   `mcp-transport` against a raw floor (client and server pinned to one core, then unpinned),
 //!   the tool cache of `mcp-cache`, and the startup time of `mcp-manager` for 50 servers.
+//!   `cargo xtask bench --peers [--quick] [--rounds N]` runs the side-by-side harness of the
+//!   separate `bench/` workspace instead (our client beside rmcp and a raw floor).
 //! - `cargo xtask fuzz [--time S] [--target NAME]… [--seed N] [--list]`: the fuzz targets of
 //!   `mcp-fuzz` (every parser of outside input), `--time` seconds in all (default 60), shared
 //!   evenly among the targets.
@@ -44,6 +46,10 @@ Commands:
                    conformance-client example (installs the pinned suite and Node 22)
   bench [--quick]  run the benchmarks: the round trip (pinned to one core, then unpinned),
                    the tool cache, and the startup of 50 servers (cold and warm)
+  bench --peers [--quick] [--rounds N]
+                   the side-by-side harness of bench/: raw floor, our client (three
+                   shapes), rmcp, one reference server, interleaved rounds (default 3),
+                   unpinned and pinned; writes bench/report.md
   fuzz [--time S] [--target NAME]... [--seed N] [--list]
                    fuzz every parser of outside input for S seconds in all (default 60,
                    shared evenly among the targets); a failure prints its minimal input and
