@@ -13,7 +13,8 @@
 //! makes the same calls (`Sizes::FULL`, or `Sizes::QUICK` with `--quick`); warm-up calls are not
 //! measured. The report holds, per placement, the median of each figure over the rounds and
 //! its ratio to the raw floor's median. It is printed and written to `--out` (default
-//! `bench/report.md`). The `client` and `reference-server` binaries are taken from the
+//! `bench/report.md`). A client run that fails is listed at the end of the report and left out
+//! of the medians; the runner then exits non-zero. The `client` and `reference-server` binaries are taken from the
 //! directory this binary is in: build the workspace first (`cargo build --release --bins`).
 
 use std::fmt::Write as _;
@@ -148,8 +149,14 @@ fn medians(runs: &[Figures]) -> Option<Medians> {
     })
 }
 
-fn table(report: &mut String, results: &[Vec<Figures>]) {
+fn table(report: &mut String, results: &[Vec<Figures>], rounds: usize) {
     let rows: Vec<Medians> = results.iter().filter_map(|runs| medians(runs)).collect();
+    let missing: Vec<String> = results
+        .iter()
+        .zip(CLIENTS)
+        .filter(|(runs, _)| runs.len() < rounds)
+        .map(|(runs, client)| format!("`{client}` ({} of {rounds} rounds)", runs.len()))
+        .collect();
     let Some(floor) = rows.iter().find(|row| row.client == "raw") else {
         report.push_str("(no raw floor figures: no ratios)\n");
         return;
@@ -175,9 +182,22 @@ fn table(report: &mut String, results: &[Vec<Figures>]) {
             row.throughput / floor_tp,
         );
     }
+    if !missing.is_empty() {
+        let _ = writeln!(
+            report,
+            "\nMedians over fewer rounds, or no row, for: {}.",
+            missing.join(", ")
+        );
+    }
 }
 
-fn run(args: &Args) -> Result<String, String> {
+/// The report, and whether any client run failed.
+struct Outcome {
+    report: String,
+    failed: bool,
+}
+
+fn run(args: &Args) -> Result<Outcome, String> {
     let exe = std::env::current_exe().map_err(|error| format!("no current exe: {error}"))?;
     let dir = exe
         .parent()
@@ -199,6 +219,7 @@ fn run(args: &Args) -> Result<String, String> {
     let placements = [Placement::Unpinned, Placement::Pinned(args.core)];
     // results[placement][client] holds one `Figures` per round.
     let mut results = vec![vec![Vec::new(); CLIENTS.len()]; placements.len()];
+    let mut failures = Vec::new();
     for round in 0..args.rounds {
         for (p, &placement) in placements.iter().enumerate() {
             for step in 0..CLIENTS.len() {
@@ -210,7 +231,14 @@ fn run(args: &Args) -> Result<String, String> {
                     args.rounds,
                     placement.title()
                 );
-                results[p][index].push(run_client(&dir, client, placement, sizes)?);
+                // A failing client is reported, not fatal: the others' figures still count.
+                match run_client(&dir, client, placement, sizes) {
+                    Ok(figures) => results[p][index].push(figures),
+                    Err(message) => {
+                        eprintln!("runner: {message}");
+                        failures.push(format!("round {}: {message}", round + 1));
+                    }
+                }
             }
         }
     }
@@ -229,9 +257,18 @@ fn run(args: &Args) -> Result<String, String> {
     );
     for (p, placement) in placements.iter().enumerate() {
         let _ = writeln!(report, "\n## {}\n", placement.title());
-        table(&mut report, &results[p]);
+        table(&mut report, &results[p], args.rounds);
     }
-    Ok(report)
+    if !failures.is_empty() {
+        report.push_str("\n## Failed runs (not in the medians)\n\n");
+        for failure in &failures {
+            let _ = writeln!(report, "- {failure}");
+        }
+    }
+    Ok(Outcome {
+        report,
+        failed: !failures.is_empty(),
+    })
 }
 
 fn main() -> ExitCode {
@@ -243,14 +280,19 @@ fn main() -> ExitCode {
         }
     };
     match run(&args) {
-        Ok(report) => {
+        Ok(Outcome { report, failed }) => {
             print!("{report}");
             if let Err(error) = std::fs::write(&args.out, &report) {
                 eprintln!("runner: could not write {}: {error}", args.out.display());
                 return ExitCode::FAILURE;
             }
             eprintln!("runner: report written to {}", args.out.display());
-            ExitCode::SUCCESS
+            if failed {
+                eprintln!("runner: some client runs failed (listed at the end of the report)");
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(message) => {
             eprintln!("runner: error: {message}");
