@@ -30,12 +30,7 @@ impl Fingerprint {
     fn of_json(value: &Value) -> Self {
         let mut canonical = String::new();
         write_canonical(value, &mut canonical);
-        let digest = Sha256::digest(canonical.as_bytes());
-        let mut hex = String::with_capacity(64);
-        for byte in digest {
-            let _ = write!(hex, "{byte:02x}");
-        }
-        Self(hex)
+        Self(sha256_hex(canonical.as_bytes()))
     }
 
     /// A fingerprint from its hex form (as stored).
@@ -95,6 +90,16 @@ fn write_separated<T>(
 
 fn write_string(text: &str, out: &mut String) {
     out.push_str(&Value::String(text.to_owned()).to_string());
+}
+
+/// SHA-256 of `bytes` as 64 lowercase hex digits: the fingerprint, and the file names of the
+/// sled store's entry files.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    let mut hex = String::with_capacity(64);
+    for byte in Sha256::digest(bytes) {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use sha2::{Digest as _, Sha256};
+use crate::fingerprint::sha256_hex;
 
 /// The marker that the view holds every entry of the database.
 const COMPLETE: &str = "complete";
@@ -114,9 +114,7 @@ impl ReadView {
 
     /// The file of `server`: a hash, since a server name may hold any character.
     fn file_of(&self, server: &str) -> PathBuf {
-        let digest = Sha256::digest(server.as_bytes());
-        let name: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
-        self.dir.join(name)
+        self.dir.join(sha256_hex(server.as_bytes()))
     }
 
     /// Replaces `path` whole: written to a file of its own in the same folder, then renamed.
