@@ -5,8 +5,9 @@
 //!
 //! Every run gets a temporary project and home (`HOME` set, `XDG_CONFIG_HOME` unset), so the
 //! user's own config files are never read or written; the project's `.mcp.json` is approved
-//! the way a Claude Code user would have approved it. The `#[ignore]`d test runs the commands
-//! against the pinned TypeScript `server-everything` (`cargo xtask ci` installs it).
+//! the way a Claude Code user would have approved it. One test, ignored under a plain `cargo
+//! test` because it needs the interop peers, runs the commands against the pinned TypeScript
+//! `server-everything` (`cargo xtask ci` installs it and runs that test).
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]

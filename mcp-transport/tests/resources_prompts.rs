@@ -1,9 +1,9 @@
 //! Resources and prompts against the fixture: every page of `resources/list`,
 //! `resources/templates/list` and `prompts/list`, a repeated cursor refused, `resources/read`
 //! of text, blob and template URIs, `prompts/get` with arguments, the errors a user sees, and
-//! the `list_changed` notifications. The `#[ignore]`d tests do the same against the pinned
-//! TypeScript `server-everything` over stdio and Streamable HTTP (`cargo xtask ci` installs it
-//! and runs them).
+//! the `list_changed` notifications. Three tests, ignored under a plain `cargo test` because
+//! they need the interop peers, do the same against the pinned TypeScript `server-everything`
+//! over stdio and Streamable HTTP (`cargo xtask ci` installs it and runs them).
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
