@@ -3,28 +3,20 @@
 //! `/proc/<pid>/schedstat`, so the server is measured separately from the client.
 
 use std::io;
-use std::mem::MaybeUninit;
 use std::time::Duration;
 
-/// User plus system CPU time used so far by every thread of this process.
-#[allow(unsafe_code)]
+use nix::sys::resource::{UsageWho, getrusage};
+use nix::sys::time::{TimeVal, TimeValLike as _};
+
+/// User plus system CPU time used so far by every thread of this process (nix's safe
+/// `getrusage`; `RUSAGE_SELF` does not count the server, a child).
 pub fn process_cpu_time() -> io::Result<Duration> {
-    let mut usage = MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `usage` is writable memory the size of a `rusage`, which getrusage(2) fills on
-    // success; RUSAGE_SELF is a valid `who`.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: getrusage returned 0, so the struct is filled (all-zero is valid anyway).
-    let usage = unsafe { usage.assume_init() };
-    Ok(timeval(usage.ru_utime) + timeval(usage.ru_stime))
+    let usage = getrusage(UsageWho::RUSAGE_SELF).map_err(io::Error::from)?;
+    Ok(micros(usage.user_time()) + micros(usage.system_time()))
 }
 
-fn timeval(tv: libc::timeval) -> Duration {
-    let secs = u64::try_from(tv.tv_sec).unwrap_or(0);
-    let micros = u64::try_from(tv.tv_usec).unwrap_or(0);
-    Duration::from_secs(secs) + Duration::from_micros(micros)
+fn micros(time: TimeVal) -> Duration {
+    Duration::from_micros(u64::try_from(time.num_microseconds()).unwrap_or(0))
 }
 
 /// The one child process of this process (the server the client spawned).
