@@ -213,15 +213,16 @@ impl Catalog {
     }
 }
 
-/// How lists are paged: the `--page-size` and `--repeat-cursor` of tools.
+/// How lists are paged: `--page-size` and `--repeat-cursor`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Paging {
     pub(crate) page_size: Option<usize>,
     pub(crate) repeat_cursor: bool,
 }
 
-/// One page of `items` under `key`; cursors are `page-<n>`, counted from 1.
-fn page(
+/// One page of `items` under `key` (tools, resources, templates, prompts); cursors are
+/// `page-<n>`, counted from 1.
+pub(crate) fn page(
     items: Vec<Value>,
     key: &str,
     params: &Value,

@@ -10,12 +10,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::catalog::{Catalog, Paging};
+use crate::catalog::{Catalog, Paging, page};
 use crate::options::Options;
 use crate::tools;
-use crate::wire::{
-    self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Output, PARSE_ERROR, message_line,
-};
+use crate::wire::{self, INVALID_REQUEST, METHOD_NOT_FOUND, Output, PARSE_ERROR, message_line};
 
 /// Protocol versions the fixture accepts when a client asks for them.
 const SUPPORTED_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -171,11 +169,7 @@ impl Server {
         }
         let offered = |prefix: &str, flag: bool| method.starts_with(prefix) && flag;
         if offered("resources/", self.opts.resources) || offered("prompts/", self.opts.prompts) {
-            let paging = Paging {
-                page_size: self.opts.page_size,
-                repeat_cursor: self.opts.repeat_cursor,
-            };
-            match self.catalog.answer(method, &params, paging) {
+            match self.catalog.answer(method, &params, self.paging()) {
                 Ok(result) => self.send_result(&id, &result),
                 Err((code, message)) => self.send_error(&id, code, &message),
             }
@@ -186,7 +180,7 @@ impl Server {
             "ping" => self.send_result(&id, &json!({})),
             "tools/list" => match self.list_tools(&params) {
                 Ok(result) => self.send_result(&id, &result),
-                Err(message) => self.send_error(&id, INVALID_PARAMS, &message),
+                Err((code, message)) => self.send_error(&id, code, &message),
             },
             "tools/call" => tools::call(self, id, params),
             _ => self.send_error(
@@ -408,45 +402,21 @@ impl Server {
         result
     }
 
-    /// One page of the tool list; cursors are `page-<n>`, counted from 1.
-    fn list_tools(&self, params: &Value) -> Result<Value, String> {
-        let page: usize = match params.get("cursor") {
-            None | Some(Value::Null) => 1,
-            Some(Value::String(cursor)) => cursor
-                .strip_prefix("page-")
-                .and_then(|n| n.parse().ok())
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| format!("Invalid cursor: {cursor}"))?,
-            Some(other) => return Err(format!("Invalid cursor: {other}")),
-        };
+    /// One page of the tool list (paged as the resource and prompt lists are).
+    fn list_tools(&self, params: &Value) -> Result<Value, (i64, String)> {
         let late = self
             .late_tool_added
             .load(Ordering::Acquire)
             .then_some(&self.late_tool);
-        let total = self.tools.len() + usize::from(late.is_some());
-        let (start, end) = match self.opts.page_size {
-            Some(size) => {
-                let start = (page - 1).saturating_mul(size).min(total);
-                (start, start.saturating_add(size).min(total))
-            }
-            None if page == 1 => (0, total),
-            None => (total, total),
-        };
-        let tools: Vec<Value> = self
-            .tools
-            .iter()
-            .chain(late)
-            .skip(start)
-            .take(end - start)
-            .cloned()
-            .collect();
-        let mut result = Map::new();
-        result.insert("tools".to_owned(), Value::Array(tools));
-        if self.opts.repeat_cursor {
-            result.insert("nextCursor".to_owned(), json!("page-2"));
-        } else if end < total {
-            result.insert("nextCursor".to_owned(), json!(format!("page-{}", page + 1)));
+        let tools = self.tools.iter().chain(late).cloned().collect();
+        page(tools, "tools", params, self.paging())
+    }
+
+    /// `--page-size` and `--repeat-cursor`, for every list.
+    fn paging(&self) -> Paging {
+        Paging {
+            page_size: self.opts.page_size,
+            repeat_cursor: self.opts.repeat_cursor,
         }
-        Ok(Value::Object(result))
     }
 }
