@@ -208,11 +208,14 @@ impl Peer {
         });
         let mut deadline = deadlines.as_ref().and_then(|d| d.next(d.started));
         let cancellable = method != methods::INITIALIZE;
-        let wake_sweeper = {
+        let (wake_sweeper, alone) = {
             let mut state = shared.lock_state();
             if let Some(reason) = &state.closed {
                 return Err(RpcError::ConnectionClosed(reason.clone()));
             }
+            // With other requests in flight, callers are likely to queue several messages in a
+            // row: the writer task then hands them to the transport in one write.
+            let alone = state.pending.is_empty();
             state.pending.insert(
                 id,
                 Pending {
@@ -222,8 +225,10 @@ impl Peer {
                     cancellable,
                 },
             );
-            deadline
-                .is_some_and(|deadline| state.sweeper_target.is_none_or(|target| deadline < target))
+            let wake = deadline.is_some_and(|deadline| {
+                state.sweeper_target.is_none_or(|target| deadline < target)
+            });
+            (wake, alone)
         };
         if wake_sweeper {
             shared.sweeper_wake.notify_one();
@@ -234,7 +239,11 @@ impl Peer {
             cancellable,
             finished: false,
         };
-        self.send(message);
+        if alone {
+            self.send(message);
+        } else {
+            shared.enqueue(message);
+        }
 
         let cancelled = cancelled(options.cancel.as_ref());
         tokio::pin!(cancelled);
@@ -363,6 +372,9 @@ impl Peer {
 
     /// Writes a message straight from the caller's task when the transport can take it at once
     /// and nothing is queued ahead of it; otherwise queues it for the writer task.
+    ///
+    /// Worth it for a lone message (one hand-over and one wake-up fewer); a request sent while
+    /// others are in flight is queued instead, so a burst of them leaves in one write.
     fn send(&self, message: String) {
         if self.shared.queued.load(Ordering::Acquire) == 0 {
             match self.transport.try_send_now(&message) {

@@ -406,6 +406,17 @@ pub(super) async fn write_loop(
         if outbound.recv_many(&mut batch, MAX_WRITE_BATCH).await == 0 {
             return;
         }
+        if batch.len() < MAX_WRITE_BATCH {
+            // The callers woken by the same read usually queue their next messages right after
+            // this one: let them run first, so the burst leaves in one write rather than many.
+            tokio::task::yield_now().await;
+            while batch.len() < MAX_WRITE_BATCH {
+                match outbound.try_recv() {
+                    Ok(message) => batch.push(message),
+                    Err(_) => break,
+                }
+            }
+        }
         if let Err(error) = transport.send(&batch).await {
             // A dead server usually shows up here first as a broken pipe; the reader will see
             // the exit soon after and report the status and stderr, which say much more.
