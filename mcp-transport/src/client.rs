@@ -488,11 +488,23 @@ impl McpClient {
         arguments: Option<JsonObject>,
         options: &RequestOptions,
     ) -> Result<CallToolResult, Error> {
+        self.call_tool_borrowed(name, arguments.as_ref(), options)
+            .await
+    }
+
+    /// [`call_tool_with`](Self::call_tool_with) with borrowed arguments: a caller that keeps
+    /// them (an agent's tool call, a retry, a log) makes no copy. They are only serialized.
+    pub async fn call_tool_borrowed(
+        &self,
+        name: &str,
+        arguments: Option<&JsonObject>,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult, Error> {
         #[derive(serde::Serialize)]
         struct Params<'a> {
             name: &'a str,
             #[serde(skip_serializing_if = "Option::is_none")]
-            arguments: Option<JsonObject>,
+            arguments: Option<&'a JsonObject>,
         }
         self.peer
             .request(
