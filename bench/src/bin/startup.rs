@@ -1,0 +1,335 @@
+//! The startup shapes: one fresh process that starts reference servers, initializes them, lists
+//! their tools and exits. The runner times each process from outside (spawn to reaped), so
+//! the time includes loading this binary, building a runtime, and shutting everything down.
+//!
+//! ```text
+//! startup --shape SHAPE --server PATH [--servers N]
+//! ```
+//!
+//! | shape | what the process does |
+//! |---|---|
+//! | `oneshot-raw` | the floor: one server with std process and pipes, pre-serialized lines, answers read to the newline and checked for a marker, no runtime |
+//! | `oneshot-ours-current-thread` | `McpClient::connect_stdio` + `list_tools` + `close` on a current-thread runtime |
+//! | `oneshot-ours-multi-thread` | the same on a multi-thread runtime (what `#[tokio::main]` builds) |
+//! | `oneshot-rmcp-current-thread` | rmcp: `().serve(TokioChildProcess)` + `list_tools` + `cancel`, current-thread runtime |
+//! | `fanout-raw` | the floor: N servers spawned with std, every `initialize` written, then the answers read, then every `tools/list` |
+//! | `fanout-ours-multi-thread` | N `McpClient`s connected and listed concurrently (one task each) on a multi-thread runtime, as a `#[tokio::main]` program would, then closed concurrently |
+//! | `fanout-ours-current-thread` | the same on a current-thread runtime |
+//! | `fanout-rmcp-multi-thread` | rmcp, N services concurrently on a multi-thread runtime |
+//!
+//! `--servers` is the fan-out's server count (default 50; one-shot shapes start one). Every
+//! shape checks that each server lists the `echo` tool and waits for (or, for the libraries,
+//! lets its client stop) every server before it exits. It prints one JSON line,
+//! `{"shape", "servers", "peak_rss_kib"}`: the peak resident set of this process alone
+//! (`VmHWM` of `/proc/self/status` read at the end; the servers are children and are not in
+//! it).
+
+use std::error::Error;
+use std::io::{self, BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+
+use mcp_transport::{ClientOptions, McpClient, StdioServerParams};
+use rmcp::ServiceExt as _;
+use rmcp::transport::TokioChildProcess;
+
+type BoxError = Box<dyn Error + Send + Sync>;
+
+/// Every shape, as `--shape` names it.
+const SHAPES: [&str; 8] = [
+    "oneshot-raw",
+    "oneshot-ours-current-thread",
+    "oneshot-ours-multi-thread",
+    "oneshot-rmcp-current-thread",
+    "fanout-raw",
+    "fanout-ours-multi-thread",
+    "fanout-ours-current-thread",
+    "fanout-rmcp-multi-thread",
+];
+
+const INITIALIZE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"floor\",\"version\":\"0\"}}}\n";
+const INITIALIZED_AND_LIST: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n";
+
+struct Args {
+    shape: String,
+    server: PathBuf,
+    servers: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut shape = None;
+    let mut server = None;
+    let mut servers = 50;
+    let mut argv = std::env::args().skip(1);
+    while let Some(flag) = argv.next() {
+        let mut value = || argv.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--shape" => shape = Some(value()?),
+            "--server" => server = Some(PathBuf::from(value()?)),
+            "--servers" => {
+                let text = value()?;
+                servers = text
+                    .parse()
+                    .ok()
+                    .filter(|&count| count > 0)
+                    .ok_or_else(|| format!("--servers wants a positive number, got `{text}`"))?;
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    let shape = shape.ok_or("--shape is required")?;
+    if !SHAPES.contains(&shape.as_str()) {
+        return Err(format!(
+            "--shape wants one of {}, got `{shape}`",
+            SHAPES.join(", ")
+        ));
+    }
+    let server = server.ok_or("--server is required")?;
+    let servers = if shape.starts_with("oneshot") {
+        1
+    } else {
+        servers
+    };
+    Ok(Args {
+        shape,
+        server,
+        servers,
+    })
+}
+
+/// One server driven by the floor: blocking std pipes, nothing parsed.
+struct RawServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    line: Vec<u8>,
+}
+
+impl RawServer {
+    fn spawn(program: &Path) -> io::Result<Self> {
+        let mut child = Command::new(program)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(io::Error::other("the server has no stdin/stdout pipe"));
+        };
+        Ok(Self {
+            child,
+            stdin: Some(stdin),
+            stdout: BufReader::new(stdout),
+            line: Vec::with_capacity(512),
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stdin
+            .as_mut()
+            .ok_or_else(|| io::Error::other("stdin already closed"))?
+            .write_all(bytes)
+    }
+
+    /// Reads one answer line and checks that it holds `needle`.
+    fn expect(&mut self, needle: &[u8], what: &str) -> io::Result<()> {
+        self.line.clear();
+        if self.stdout.read_until(b'\n', &mut self.line)? == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the server closed its stdout",
+            ));
+        }
+        if self.line.windows(needle.len()).any(|window| window == needle) {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!(
+                "unexpected {what} answer: {}",
+                String::from_utf8_lossy(&self.line)
+            )))
+        }
+    }
+
+    /// Closes stdin (the server exits at end of input) without waiting.
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    fn wait(mut self) -> io::Result<()> {
+        self.stdin = None;
+        let status = self.child.wait()?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!("the server ended with {status}")))
+        }
+    }
+}
+
+impl Drop for RawServer {
+    fn drop(&mut self) {
+        if self.stdin.is_some() {
+            // Dropped on an error path: do not leave the server behind.
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The floor for `count` servers: spawn all, write every `initialize`, read every answer and
+/// write `initialized` + `tools/list`, read every list, close every stdin, reap every server.
+fn raw(program: &Path, count: usize) -> io::Result<()> {
+    let mut servers = (0..count)
+        .map(|_| RawServer::spawn(program))
+        .collect::<io::Result<Vec<_>>>()?;
+    for server in &mut servers {
+        server.write(INITIALIZE)?;
+    }
+    for server in &mut servers {
+        server.expect(b"\"result\"", "initialize")?;
+        server.write(INITIALIZED_AND_LIST)?;
+    }
+    for server in &mut servers {
+        server.expect(b"\"name\":\"echo\"", "tools/list")?;
+        server.close_stdin();
+    }
+    for server in servers {
+        server.wait()?;
+    }
+    Ok(())
+}
+
+async fn ours_one(program: String) -> Result<McpClient, BoxError> {
+    let params = StdioServerParams::new(program, Vec::<String>::new());
+    let client = McpClient::connect_stdio("reference", params, ClientOptions::default()).await?;
+    let tools = client.list_tools().await?;
+    if !tools.iter().any(|tool| tool.name == "echo") {
+        return Err("the reference server lists no echo tool".into());
+    }
+    Ok(client)
+}
+
+/// `count` of our clients connected and listed concurrently, one task each, then closed
+/// concurrently (each close stops its server).
+async fn ours(program: &Path, count: usize) -> Result<(), BoxError> {
+    let program = program.to_string_lossy().into_owned();
+    if count == 1 {
+        let client = ours_one(program).await?;
+        client.close().await?;
+        return Ok(());
+    }
+    let mut connecting = tokio::task::JoinSet::new();
+    for _ in 0..count {
+        connecting.spawn(ours_one(program.clone()));
+    }
+    let mut clients = Vec::with_capacity(count);
+    while let Some(client) = connecting.join_next().await {
+        clients.push(client??);
+    }
+    let mut closing = tokio::task::JoinSet::new();
+    for client in clients {
+        closing.spawn(async move { client.close().await });
+    }
+    while let Some(closed) = closing.join_next().await {
+        closed??;
+    }
+    Ok(())
+}
+
+type RmcpService = rmcp::service::RunningService<rmcp::service::RoleClient, ()>;
+
+async fn rmcp_one(program: PathBuf) -> Result<RmcpService, BoxError> {
+    let transport = TokioChildProcess::new(tokio::process::Command::new(&program))?;
+    let service = ().serve(transport).await?;
+    let tools = service.peer().list_tools(None).await?;
+    if !tools.tools.iter().any(|tool| tool.name == "echo") {
+        return Err("the reference server lists no echo tool".into());
+    }
+    Ok(service)
+}
+
+/// rmcp, `count` services concurrently, then cancelled concurrently.
+async fn rmcp(program: &Path, count: usize) -> Result<(), BoxError> {
+    let mut connecting = tokio::task::JoinSet::new();
+    for _ in 0..count {
+        connecting.spawn(rmcp_one(program.to_owned()));
+    }
+    let mut services = Vec::with_capacity(count);
+    while let Some(service) = connecting.join_next().await {
+        services.push(service??);
+    }
+    let mut closing = tokio::task::JoinSet::new();
+    for service in services {
+        closing.spawn(service.cancel());
+    }
+    while let Some(closed) = closing.join_next().await {
+        closed??;
+    }
+    Ok(())
+}
+
+fn runtime(multi_thread: bool) -> io::Result<tokio::runtime::Runtime> {
+    let mut builder = if multi_thread {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    builder.enable_all().build()
+}
+
+fn run(args: &Args) -> Result<(), BoxError> {
+    let (program, count) = (args.server.as_path(), args.servers);
+    let (library, multi_thread) = match args.shape.split_once('-').map(|(_, rest)| rest) {
+        Some("raw") => return Ok(raw(program, count)?),
+        Some("ours-current-thread") => ("ours", false),
+        Some("ours-multi-thread") => ("ours", true),
+        Some("rmcp-current-thread") => ("rmcp", false),
+        Some("rmcp-multi-thread") => ("rmcp", true),
+        _ => return Err(format!("unknown shape `{}`", args.shape).into()),
+    };
+    let runtime = runtime(multi_thread)?;
+    if library == "ours" {
+        runtime.block_on(ours(program, count))
+    } else {
+        runtime.block_on(rmcp(program, count))
+    }
+}
+
+/// `VmHWM` of `/proc/self/status`: this process's peak resident set, KiB.
+fn peak_rss_kib() -> io::Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| io::Error::other("no VmHWM line in /proc/self/status"))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("startup: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = run(&args).and_then(|()| Ok(peak_rss_kib()?));
+    match outcome {
+        Ok(peak) => {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "shape": args.shape,
+                    "servers": args.servers,
+                    "peak_rss_kib": peak,
+                })
+            );
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("startup {}: error: {error}", args.shape);
+            ExitCode::FAILURE
+        }
+    }
+}
