@@ -8,14 +8,20 @@
 //! comes from `getrusage(RUSAGE_SELF)` around the sequential phase: the server is a child
 //! process and is not counted. The server's own CPU over the same phase is read separately
 //! from `/proc/<server pid>/schedstat` (nanosecond on-CPU time of its single thread).
+//!
+//! The peer SDKs that are not Rust (TypeScript, Python) have drivers of their own under
+//! `bench/peers/` that make the same calls and print the same line; [`peers`] says where they
+//! are, how they are started and how many calls they make.
 
 pub mod measure;
+pub mod peers;
 pub mod sys;
 
 pub use measure::{Figures, IN_FLIGHT, Sizes};
 
-/// Every client driver, as `client --client NAME` names it; the runner runs them in this order
-/// (rotated each round). `raw` is the floor the report divides by.
+/// Every client driver of the `client` binary, as `client --client NAME` names it; the runner
+/// runs them in this order, then the installed [`peers::PEERS`] (rotated each round). `raw` is
+/// the floor the report divides by.
 pub const CLIENTS: [&str; 7] = [
     "raw",
     "ours-task",

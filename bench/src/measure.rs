@@ -59,8 +59,9 @@ pub struct Figures {
     pub seq_p99_us: f64,
     /// Client process CPU (user + system) per sequential call, µs.
     pub cpu_us_per_call: f64,
-    /// Server CPU per sequential call, µs (measured from outside the server).
-    pub server_cpu_us_per_call: f64,
+    /// Server CPU per sequential call, µs (measured from outside the server); `None` (JSON
+    /// `null`) when a driver cannot find the server's pid.
+    pub server_cpu_us_per_call: Option<f64>,
     /// Calls per second with [`IN_FLIGHT`] requests outstanding.
     pub inflight32_calls_per_s: f64,
 }
@@ -85,7 +86,7 @@ impl Figures {
             seq_p50_us: micros(percentile(samples, 0.50)),
             seq_p99_us: micros(percentile(samples, 0.99)),
             cpu_us_per_call: micros(client_cpu) / calls,
-            server_cpu_us_per_call: micros(server_cpu) / calls,
+            server_cpu_us_per_call: Some(micros(server_cpu) / calls),
             inflight32_calls_per_s: count as f64 / elapsed.as_secs_f64().max(1e-9),
         }
     }
@@ -98,13 +99,14 @@ impl Figures {
             "seq_p50_us": round2(self.seq_p50_us),
             "seq_p99_us": round2(self.seq_p99_us),
             "cpu_us_per_call": round2(self.cpu_us_per_call),
-            "server_cpu_us_per_call": round2(self.server_cpu_us_per_call),
+            "server_cpu_us_per_call": self.server_cpu_us_per_call.map(round2),
             "inflight32_calls_per_s": self.inflight32_calls_per_s.round(),
         })
         .to_string()
     }
 
-    /// Reads a line printed by [`Figures::to_json_line`]; `None` if it is not one.
+    /// Reads a line printed by [`Figures::to_json_line`] (or by a peer driver under
+    /// `bench/peers/`, which prints the same shape); `None` if it is not one.
     pub fn from_json_line(line: &str) -> Option<Self> {
         let value: serde_json::Value = serde_json::from_str(line).ok()?;
         let text = |key: &str| value.get(key)?.as_str().map(str::to_owned);
@@ -115,7 +117,10 @@ impl Figures {
             seq_p50_us: number("seq_p50_us")?,
             seq_p99_us: number("seq_p99_us")?,
             cpu_us_per_call: number("cpu_us_per_call")?,
-            server_cpu_us_per_call: number("server_cpu_us_per_call")?,
+            server_cpu_us_per_call: match value.get("server_cpu_us_per_call")? {
+                serde_json::Value::Null => None,
+                figure => Some(figure.as_f64()?),
+            },
             inflight32_calls_per_s: number("inflight32_calls_per_s")?,
         })
     }
@@ -173,6 +178,17 @@ mod tests {
         assert_eq!(figures.inflight32_calls_per_s.round(), 10_000.0);
         let line = figures.to_json_line();
         assert_eq!(Figures::from_json_line(&line), Some(figures));
+    }
+
+    #[test]
+    fn a_peer_line_without_server_cpu_reads_as_none() {
+        let line = r#"{"client":"ts-sdk","shape":"node","seq_p50_us":70.5,"seq_p99_us":900,"cpu_us_per_call":120,"server_cpu_us_per_call":null,"inflight32_calls_per_s":30000}"#;
+        let figures = Figures::from_json_line(line);
+        assert_eq!(
+            figures.map(|f| (f.seq_p99_us, f.server_cpu_us_per_call)),
+            Some((900.0, None))
+        );
+        assert_eq!(Figures::from_json_line(r#"{"client":"x"}"#), None);
     }
 
     #[test]

@@ -1,27 +1,46 @@
 //! The side-by-side run: every client driver against the reference server, in interleaved
-//! rounds, unpinned and pinned to one core, and a markdown report of the medians with ratios
-//! to the raw floor.
+//! rounds, unpinned and pinned to one core, then the startup shapes, and a markdown report of
+//! the medians with ratios to the raw floors.
 //!
 //! ```text
-//! runner [--quick] [--rounds N] [--core C] [--out PATH]
+//! runner [--quick] [--rounds N] [--core C] [--out PATH] [--unavailable NAME=REASON]...
 //! ```
+//!
+//! Rows: the `client` binary's drivers (`CLIENTS`: raw, ours and rmcp in three shapes), then
+//! the peer SDK drivers of `bench/peers/` (`peers::PEERS`: `ts-sdk` under `node`,
+//! `python-sdk-v2` and `python-sdk-v1` under the interop virtualenvs' Python). A peer whose
+//! install marker is missing is not run and is listed in the report as not measured, with the
+//! reason given by `--unavailable NAME=REASON` (what `cargo xtask bench --peers` passes when
+//! an install failed) or else the missing path. The Python rows make fewer calls (their cap
+//! is in `peers.rs`); the report lists each row's call counts.
+//!
+//! Startup shapes (the `startup` binary, timed from outside: spawn to reaped): per round and
+//! placement, every one-shot shape is run 40 times (`--quick`: 10) and every fan-out shape
+//! (50 servers) 10 times (`--quick`: 3), shapes interleaved; the report holds the median over
+//! the rounds of each round's median wall time, the ratio to the raw shape, the median peak
+//! RSS the process reported, and whether issue 15's targets are met (one-shot: ours ≤ floor +
+//! 1 ms; fan-out: ours ≤ 1.15× the floor's time and ≤ 4 MiB peak RSS).
 //!
 //! Each round runs every client once per placement, each as a fresh `client` process that
 //! spawns its own reference server: first unpinned, then under `taskset -c C` (the server, a
 //! child, inherits the mask, so client and server share one core: software cost alone). The
 //! client order is rotated each round so no client always runs first or last. Every client
-//! makes the same calls (`Sizes::FULL`, or `Sizes::QUICK` with `--quick`); warm-up calls are not
-//! measured. The report holds, per placement, the median of each figure over the rounds and
+//! makes the same calls (`Sizes::FULL`, or `Sizes::QUICK` with `--quick`; the Python rows at
+//! most their cap); warm-up calls are not measured. The report holds, per placement, the median of each figure over the rounds and
 //! its ratio to the raw floor's median. It is printed and written to `--out` (default
-//! `bench/report.md`). A client run that fails is listed at the end of the report and left out
-//! of the medians; the runner then exits non-zero. The `client` and `reference-server` binaries are taken from the
-//! directory this binary is in: build the workspace first (`cargo build --release --bins`).
+//! `bench/report.md`). A client or startup run that fails is listed at the end of the report
+//! and left out of the medians; the runner then exits non-zero. The `client`, `startup` and
+//! `reference-server` binaries are taken from the directory this binary is in: build the
+//! workspace first (`cargo build --release --bins`).
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
 
 use mcp_bench_peers::measure::median;
+use mcp_bench_peers::peers::{PEERS, Peer, repo_root};
 use mcp_bench_peers::{CLIENTS, Figures, IN_FLIGHT, Sizes};
 
 struct Args {
@@ -29,6 +48,8 @@ struct Args {
     rounds: usize,
     core: usize,
     out: PathBuf,
+    /// Peers the caller could not install, with why.
+    unavailable: Vec<(String, String)>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -37,6 +58,7 @@ fn parse_args() -> Result<Args, String> {
         rounds: 3,
         core: 0,
         out: Path::new(env!("CARGO_MANIFEST_DIR")).join("report.md"),
+        unavailable: Vec::new(),
     };
     let mut argv = std::env::args().skip(1);
     while let Some(flag) = argv.next() {
@@ -58,6 +80,16 @@ fn parse_args() -> Result<Args, String> {
                     .map_err(|_| format!("--core wants a CPU number, got `{text}`"))?;
             }
             "--out" => args.out = PathBuf::from(value()?),
+            "--unavailable" => {
+                let text = value()?;
+                let (name, reason) = text
+                    .split_once('=')
+                    .ok_or_else(|| format!("--unavailable wants NAME=REASON, got `{text}`"))?;
+                if !PEERS.iter().any(|peer| peer.name == name) {
+                    return Err(format!("--unavailable: no peer is called `{name}`"));
+                }
+                args.unavailable.push((name.to_owned(), reason.to_owned()));
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -79,40 +111,86 @@ impl Placement {
             Self::Pinned(core) => format!("pinned: client and server on core {core}"),
         }
     }
+
+    /// A command for `program`, under `taskset` when pinned.
+    fn command(self, program: impl Into<OsString>) -> Command {
+        match self {
+            Self::Unpinned => Command::new(program.into()),
+            Self::Pinned(core) => {
+                let mut taskset = Command::new("taskset");
+                taskset.arg("-c").arg(core.to_string()).arg(program.into());
+                taskset
+            }
+        }
+    }
+}
+
+/// One row of the client tables: a driver of the `client` binary or a peer SDK driver.
+#[derive(Debug, Clone, Copy)]
+enum Row {
+    Client(&'static str),
+    Peer(Peer),
+}
+
+impl Row {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Client(name) => name,
+            Self::Peer(peer) => peer.name,
+        }
+    }
+
+    fn sizes(self, sizes: Sizes) -> Sizes {
+        match self {
+            Self::Client(_) => sizes,
+            Self::Peer(peer) => peer.sizes(sizes),
+        }
+    }
+}
+
+/// Where the binaries and the peers are.
+struct Paths {
+    /// The directory of this binary, `client`, `startup` and `reference-server`.
+    bin: PathBuf,
+    /// The repository root the peers' paths are relative to.
+    root: PathBuf,
 }
 
 /// One run of one client driver; its figures.
 fn run_client(
-    dir: &Path,
-    client: &str,
+    paths: &Paths,
+    row: Row,
     placement: Placement,
     sizes: Sizes,
 ) -> Result<Figures, String> {
-    let driver = dir.join("client");
-    let server = dir.join("reference-server");
-    let mut command = match placement {
-        Placement::Unpinned => Command::new(&driver),
-        Placement::Pinned(core) => {
-            let mut taskset = Command::new("taskset");
-            taskset.arg("-c").arg(core.to_string()).arg(&driver);
-            taskset
+    let server = paths.bin.join("reference-server");
+    let mut command = match row {
+        Row::Client(client) => {
+            let mut command = placement.command(paths.bin.join("client"));
+            command.arg("--client").arg(client);
+            command
+        }
+        Row::Peer(peer) => {
+            let (program, args) = peer.command(&paths.root);
+            let mut command = placement.command(program);
+            command.args(args);
+            command
         }
     };
     command
-        .arg("--client")
-        .arg(client)
         .arg("--server")
         .arg(&server)
-        .args(sizes.to_args())
+        .args(row.sizes(sizes).to_args())
         .stdin(Stdio::null())
         .stderr(Stdio::inherit());
+    let name = row.name();
     let output = command
         .output()
-        .map_err(|error| format!("could not run {}: {error}", driver.display()))?;
+        .map_err(|error| format!("could not run the {name} driver: {error}"))?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
         return Err(format!(
-            "client {client} ({}) ended with {}",
+            "client {name} ({}) ended with {}",
             placement.title(),
             output.status
         ));
@@ -121,7 +199,7 @@ fn run_client(
         .lines()
         .rev()
         .find_map(Figures::from_json_line)
-        .ok_or_else(|| format!("client {client} printed no figures: {stdout}"))
+        .ok_or_else(|| format!("client {name} printed no figures: {stdout}"))
 }
 
 /// The medians over the rounds of one client in one placement.
@@ -131,33 +209,37 @@ struct Medians {
     p50: f64,
     p99: f64,
     cpu: f64,
-    server_cpu: f64,
+    server_cpu: Option<f64>,
     throughput: f64,
 }
 
 fn medians(runs: &[Figures]) -> Option<Medians> {
     let first = runs.first()?;
     let of = |figure: fn(&Figures) -> f64| median(&mut runs.iter().map(figure).collect::<Vec<_>>());
+    let mut server_cpu: Vec<f64> = runs
+        .iter()
+        .filter_map(|f| f.server_cpu_us_per_call)
+        .collect();
     Some(Medians {
         shape: first.shape.clone(),
         client: first.client.clone(),
         p50: of(|f| f.seq_p50_us),
         p99: of(|f| f.seq_p99_us),
         cpu: of(|f| f.cpu_us_per_call),
-        server_cpu: of(|f| f.server_cpu_us_per_call),
+        server_cpu: (!server_cpu.is_empty()).then(|| median(&mut server_cpu)),
         throughput: of(|f| f.inflight32_calls_per_s),
     })
 }
 
-fn table(report: &mut String, results: &[Vec<Figures>], rounds: usize) {
-    let rows: Vec<Medians> = results.iter().filter_map(|runs| medians(runs)).collect();
+fn table(report: &mut String, rows: &[Row], results: &[Vec<Figures>], rounds: usize) {
+    let medians: Vec<Medians> = results.iter().filter_map(|runs| medians(runs)).collect();
     let missing: Vec<String> = results
         .iter()
-        .zip(CLIENTS)
+        .zip(rows)
         .filter(|(runs, _)| runs.len() < rounds)
-        .map(|(runs, client)| format!("`{client}` ({} of {rounds} rounds)", runs.len()))
+        .map(|(runs, row)| format!("`{}` ({} of {rounds} rounds)", row.name(), runs.len()))
         .collect();
-    let Some(floor) = rows.iter().find(|row| row.client == "raw") else {
+    let Some(floor) = medians.iter().find(|row| row.client == "raw") else {
         report.push_str("(no raw floor figures: no ratios)\n");
         return;
     };
@@ -166,10 +248,13 @@ fn table(report: &mut String, results: &[Vec<Figures>], rounds: usize) {
         "| client | shape | seq p50 µs | seq p99 µs | client CPU µs/call | server CPU µs/call | 32 in flight, calls/s |\n\
          |---|---|---:|---:|---:|---:|---:|\n",
     );
-    for row in &rows {
+    for row in &medians {
+        let server_cpu = row
+            .server_cpu
+            .map_or_else(|| "—".to_owned(), |cpu| format!("{cpu:.1}"));
         let _ = writeln!(
             report,
-            "| {} | {} | {:.1} ({:.2}×) | {:.1} | {:.1} ({:.2}×) | {:.1} | {:.0} ({:.2}×) |",
+            "| {} | {} | {:.1} ({:.2}×) | {:.1} | {:.1} ({:.2}×) | {server_cpu} | {:.0} ({:.2}×) |",
             row.client,
             row.shape,
             row.p50,
@@ -177,7 +262,6 @@ fn table(report: &mut String, results: &[Vec<Figures>], rounds: usize) {
             row.p99,
             row.cpu,
             row.cpu / floor_cpu,
-            row.server_cpu,
             row.throughput,
             row.throughput / floor_tp,
         );
@@ -191,7 +275,159 @@ fn table(report: &mut String, results: &[Vec<Figures>], rounds: usize) {
     }
 }
 
-/// The report, and whether any client run failed.
+/// The startup shapes of the `startup` binary, floor first.
+const ONE_SHOT: [&str; 4] = [
+    "oneshot-raw",
+    "oneshot-ours-current-thread",
+    "oneshot-ours-multi-thread",
+    "oneshot-rmcp-current-thread",
+];
+const FAN_OUT: [&str; 4] = [
+    "fanout-raw",
+    "fanout-ours-multi-thread",
+    "fanout-ours-current-thread",
+    "fanout-rmcp-multi-thread",
+];
+/// Servers the fan-out shapes start.
+const FAN_OUT_SERVERS: usize = 50;
+/// Issue 15's targets: one-shot ours ≤ floor + 1 ms; fan-out ours ≤ 1.15× floor, ≤ 4 MiB.
+const ONE_SHOT_MARGIN_MS: f64 = 1.0;
+const FAN_OUT_RATIO: f64 = 1.15;
+const FAN_OUT_RSS_KIB: f64 = 4096.0;
+
+/// One startup process: its wall time from spawn to reaped (ms) and the peak RSS it reported.
+fn run_startup(paths: &Paths, shape: &str, placement: Placement) -> Result<(f64, f64), String> {
+    let mut command = placement.command(paths.bin.join("startup"));
+    command
+        .args(["--shape", shape, "--servers", &FAN_OUT_SERVERS.to_string()])
+        .arg("--server")
+        .arg(paths.bin.join("reference-server"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit());
+    let started = Instant::now();
+    let output = command
+        .output()
+        .map_err(|error| format!("could not run startup: {error}"))?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    if !output.status.success() {
+        return Err(format!(
+            "startup {shape} ({}) ended with {}",
+            placement.title(),
+            output.status
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let peak = stdout
+        .lines()
+        .rev()
+        .find_map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).ok()?;
+            value.get("peak_rss_kib")?.as_f64()
+        })
+        .ok_or_else(|| format!("startup {shape} printed no peak RSS: {stdout}"))?;
+    Ok((wall_ms, peak))
+}
+
+/// The samples of one startup shape in one placement.
+#[derive(Clone, Default)]
+struct StartupRuns {
+    /// The median wall time (ms) of each round.
+    round_medians: Vec<f64>,
+    /// Every run's peak RSS (KiB).
+    peaks: Vec<f64>,
+}
+
+/// Runs every shape of `shapes` `repeats` times, interleaved and rotated, and adds each
+/// shape's round median to `runs`.
+fn startup_round(
+    paths: &Paths,
+    shapes: &[&str],
+    repeats: usize,
+    placement: Placement,
+    round: usize,
+    runs: &mut [StartupRuns],
+    failures: &mut Vec<String>,
+) {
+    let mut walls = vec![Vec::new(); shapes.len()];
+    for repeat in 0..repeats {
+        for step in 0..shapes.len() {
+            let index = (step + round + repeat) % shapes.len();
+            match run_startup(paths, shapes[index], placement) {
+                Ok((wall, peak)) => {
+                    walls[index].push(wall);
+                    runs[index].peaks.push(peak);
+                }
+                Err(message) => {
+                    eprintln!("runner: {message}");
+                    failures.push(format!("round {}: {message}", round + 1));
+                }
+            }
+        }
+    }
+    for (index, mut wall) in walls.into_iter().enumerate() {
+        if !wall.is_empty() {
+            runs[index].round_medians.push(median(&mut wall));
+        }
+    }
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok { "met" } else { "**missed**" }
+}
+
+fn startup_table(report: &mut String, shapes: &[&str], runs: &[StartupRuns], fan_out: bool) {
+    let figures: Vec<Option<(f64, f64)>> = runs
+        .iter()
+        .map(|run| {
+            (!run.round_medians.is_empty()).then(|| {
+                (
+                    median(&mut run.round_medians.clone()),
+                    median(&mut run.peaks.clone()),
+                )
+            })
+        })
+        .collect();
+    let Some((floor_ms, floor_rss)) = figures.first().copied().flatten() else {
+        report.push_str("(no raw floor figures: no ratios)\n");
+        return;
+    };
+    report.push_str(
+        "| shape | wall ms | × floor | − floor ms | peak RSS KiB | − floor KiB | target |\n\
+         |---|---:|---:|---:|---:|---:|---|\n",
+    );
+    for (shape, figure) in shapes.iter().zip(&figures) {
+        let Some((ms, rss)) = *figure else {
+            let _ = writeln!(
+                report,
+                "| {shape} | — | — | — | — | — | no successful run |"
+            );
+            continue;
+        };
+        let target = if !shape.contains("-ours-") {
+            String::new()
+        } else if fan_out {
+            format!(
+                "time ≤ {FAN_OUT_RATIO}× floor: {}; peak RSS ≤ 4 MiB: {}",
+                met(ms <= FAN_OUT_RATIO * floor_ms),
+                met(rss <= FAN_OUT_RSS_KIB)
+            )
+        } else {
+            format!(
+                "≤ floor + {ONE_SHOT_MARGIN_MS} ms: {}",
+                met(ms <= floor_ms + ONE_SHOT_MARGIN_MS)
+            )
+        };
+        let _ = writeln!(
+            report,
+            "| {shape} | {ms:.2} | {:.2}× | {:+.2} | {rss:.0} | {:+.0} | {target} |",
+            ms / floor_ms,
+            ms - floor_ms,
+            rss - floor_rss,
+        );
+    }
+}
+
+/// The report, and whether any run failed.
 struct Outcome {
     report: String,
     failed: bool,
@@ -199,15 +435,18 @@ struct Outcome {
 
 fn run(args: &Args) -> Result<Outcome, String> {
     let exe = std::env::current_exe().map_err(|error| format!("no current exe: {error}"))?;
-    let dir = exe
-        .parent()
-        .ok_or("the runner's path has no directory")?
-        .to_owned();
-    for binary in ["client", "reference-server"] {
-        if !dir.join(binary).is_file() {
+    let paths = Paths {
+        bin: exe
+            .parent()
+            .ok_or("the runner's path has no directory")?
+            .to_owned(),
+        root: repo_root(),
+    };
+    for binary in ["client", "startup", "reference-server"] {
+        if !paths.bin.join(binary).is_file() {
             return Err(format!(
                 "{} is missing: build every binary first (cargo build --release --manifest-path bench/Cargo.toml --bins)",
-                dir.join(binary).display()
+                paths.bin.join(binary).display()
             ));
         }
     }
@@ -216,23 +455,46 @@ fn run(args: &Args) -> Result<Outcome, String> {
     } else {
         Sizes::FULL
     };
+    let mut rows: Vec<Row> = CLIENTS.iter().map(|&client| Row::Client(client)).collect();
+    let mut not_measured = Vec::new();
+    for peer in PEERS {
+        let given = args.unavailable.iter().find(|(name, _)| name == peer.name);
+        if let Some((_, reason)) = given {
+            not_measured.push(format!("`{}`: {reason}", peer.name));
+        } else if peer.installed(&paths.root) {
+            rows.push(Row::Peer(peer));
+        } else {
+            not_measured.push(format!(
+                "`{}`: not installed ({} is missing; `cargo xtask bench --peers` installs it)",
+                peer.name, peer.marker
+            ));
+        }
+    }
+    for line in &not_measured {
+        eprintln!("runner: not measured: {line}");
+    }
+
     let placements = [Placement::Unpinned, Placement::Pinned(args.core)];
-    // results[placement][client] holds one `Figures` per round.
-    let mut results = vec![vec![Vec::new(); CLIENTS.len()]; placements.len()];
+    // results[placement][row] holds one `Figures` per round.
+    let mut results = vec![vec![Vec::new(); rows.len()]; placements.len()];
+    let mut one_shot = vec![vec![StartupRuns::default(); ONE_SHOT.len()]; placements.len()];
+    let mut fan_out = vec![vec![StartupRuns::default(); FAN_OUT.len()]; placements.len()];
+    let (one_shot_repeats, fan_out_repeats) = if args.quick { (10, 3) } else { (40, 10) };
     let mut failures = Vec::new();
     for round in 0..args.rounds {
         for (p, &placement) in placements.iter().enumerate() {
-            for step in 0..CLIENTS.len() {
-                let index = (step + round) % CLIENTS.len();
-                let client = CLIENTS[index];
+            for step in 0..rows.len() {
+                let index = (step + round) % rows.len();
+                let row = rows[index];
                 eprintln!(
-                    "round {}/{}, {}: {client}",
+                    "round {}/{}, {}: {}",
                     round + 1,
                     args.rounds,
-                    placement.title()
+                    placement.title(),
+                    row.name()
                 );
                 // A failing client is reported, not fatal: the others' figures still count.
-                match run_client(&dir, client, placement, sizes) {
+                match run_client(&paths, row, placement, sizes) {
                     Ok(figures) => results[p][index].push(figures),
                     Err(message) => {
                         eprintln!("runner: {message}");
@@ -240,6 +502,30 @@ fn run(args: &Args) -> Result<Outcome, String> {
                     }
                 }
             }
+            eprintln!(
+                "round {}/{}, {}: startup shapes",
+                round + 1,
+                args.rounds,
+                placement.title()
+            );
+            startup_round(
+                &paths,
+                &ONE_SHOT,
+                one_shot_repeats,
+                placement,
+                round,
+                &mut one_shot[p],
+                &mut failures,
+            );
+            startup_round(
+                &paths,
+                &FAN_OUT,
+                fan_out_repeats,
+                placement,
+                round,
+                &mut fan_out[p],
+                &mut failures,
+            );
         }
     }
 
@@ -248,16 +534,58 @@ fn run(args: &Args) -> Result<Outcome, String> {
     let _ = writeln!(
         report,
         "# Side-by-side MCP client benchmark (stdio, echo tool)\n\n\
-         {} round(s), interleaved; medians over the rounds; ratios are to the raw floor. \
-         Per client: {} warm-up calls (not measured), {} sequential calls, {} calls with \
-         {IN_FLIGHT} in flight; {cpus} CPUs available. Client CPU is `getrusage(RUSAGE_SELF)` \
-         of the client process; server CPU is the reference server's `/proc/<pid>/schedstat`, \
-         both over the sequential phase.",
-        args.rounds, sizes.warmup, sizes.sequential, sizes.pipelined
+         {} round(s), interleaved; medians over the rounds; ratios are to the raw floor; \
+         {cpus} CPUs available. Client CPU is the client process's own CPU time \
+         (`getrusage(RUSAGE_SELF)`, Node's `process.cpuUsage()`); server CPU is the reference \
+         server's `/proc/<pid>/schedstat`, both over the sequential phase. The pipelined phase \
+         keeps {IN_FLIGHT} calls in flight.\n\n\
+         Calls per run (warm-up, not measured / sequential / pipelined):\n",
+        args.rounds
     );
+    for row in &rows {
+        let row_sizes = row.sizes(sizes);
+        let _ = writeln!(
+            report,
+            "- `{}`: {} / {} / {}",
+            row.name(),
+            row_sizes.warmup,
+            row_sizes.sequential,
+            row_sizes.pipelined
+        );
+    }
+    if !not_measured.is_empty() {
+        report.push_str("\nNot measured:\n");
+        for line in &not_measured {
+            let _ = writeln!(report, "- {line}");
+        }
+    }
     for (p, placement) in placements.iter().enumerate() {
         let _ = writeln!(report, "\n## {}\n", placement.title());
-        table(&mut report, &results[p], args.rounds);
+        table(&mut report, &rows, &results[p], args.rounds);
+    }
+    let _ = writeln!(
+        report,
+        "\n# Startup shapes\n\n\
+         Each a fresh `startup` process, timed by the runner from spawn to reaped; wall ms is the \
+         median over the rounds of each round's median ({one_shot_repeats} one-shot and \
+         {fan_out_repeats} fan-out runs per shape, round and placement, interleaved). Peak RSS \
+         is the process's own `VmHWM` at its end (the servers, children, are not in it), median \
+         over every run. One binary holds every shape, so the floor's RSS includes the same \
+         mapped code as the others' (only the pages touched count)."
+    );
+    for (p, placement) in placements.iter().enumerate() {
+        let _ = writeln!(
+            report,
+            "\n## One-shot, {}: start → spawn the server → initialize → tools/list → exit\n",
+            placement.title()
+        );
+        startup_table(&mut report, &ONE_SHOT, &one_shot[p], false);
+        let _ = writeln!(
+            report,
+            "\n## Fan-out, {}: {FAN_OUT_SERVERS} servers started, initialized and listed concurrently, then exit\n",
+            placement.title()
+        );
+        startup_table(&mut report, &FAN_OUT, &fan_out[p], true);
     }
     if !failures.is_empty() {
         report.push_str("\n## Failed runs (not in the medians)\n\n");
@@ -288,7 +616,7 @@ fn main() -> ExitCode {
             }
             eprintln!("runner: report written to {}", args.out.display());
             if failed {
-                eprintln!("runner: some client runs failed (listed at the end of the report)");
+                eprintln!("runner: some runs failed (listed at the end of the report)");
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS

@@ -141,7 +141,11 @@ impl RawServer {
                 "the server closed its stdout",
             ));
         }
-        if self.line.windows(needle.len()).any(|window| window == needle) {
+        if self
+            .line
+            .windows(needle.len())
+            .any(|window| window == needle)
+        {
             Ok(())
         } else {
             Err(io::Error::other(format!(
