@@ -1,13 +1,28 @@
-//! The reference MCP server every client is measured against: newline-delimited JSON-RPC over
-//! stdio, answering `initialize`, `ping`, `tools/list` and `tools/call` of one `echo` tool.
+//! The reference MCP server every client is measured against, answering `initialize`, `ping`,
+//! `tools/list` and `tools/call` of one `echo` tool, over stdio or Streamable HTTP:
 //!
-//! It does the least a correct server can: no JSON parser, no framework. Each request line is
+//! ```text
+//! reference-server                 # newline-delimited JSON-RPC on stdin/stdout
+//! reference-server --http [--sse]  # Streamable HTTP at http://127.0.0.1:PORT/mcp
+//! ```
+//!
+//! It does the least a correct server can: no JSON parser, no framework. Each request is
 //! scanned for its `"method"`, its `"id"` (copied verbatim) and, for `echo`, the `"message"`
 //! string (copied verbatim, escapes included); the answer is a pre-built template with those
-//! pieces spliced in. Notifications are ignored. Answers are buffered and flushed when no
-//! further request is already waiting in the input buffer, so pipelined requests share writes
-//! and a lone request is answered at once. It exits at end of input. Its CPU is measured from
-//! outside (`/proc/<pid>/schedstat`) by the client drivers.
+//! pieces spliced in. Notifications are ignored. Its CPU is measured from outside
+//! (`/proc/<pid>/task/*/schedstat`) by the client drivers.
+//!
+//! **stdio**: answers are buffered and flushed when no further request is already waiting in
+//! the input buffer, so pipelined requests share writes and a lone request is answered at once.
+//! It exits at end of input.
+//!
+//! **HTTP** (`--http`, see `reference-server/http.rs`): it listens on 127.0.0.1 only, on a port
+//! the system picks, and prints `listening 127.0.0.1:PORT` as its one line of stdout. Answers
+//! are `application/json` bodies, or with `--sse` a `text/event-stream` body holding one event.
+//! It exits when its stdin closes, so the client that spawned it ends it by dropping the pipe.
+
+#[path = "reference-server/http.rs"]
+mod http;
 
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
@@ -23,7 +38,22 @@ const PROTOCOLS: [&[u8]; 4] = [
 ];
 
 fn main() {
-    if let Err(error) = serve() {
+    let mut transport = Transport::Stdio;
+    for arg in std::env::args().skip(1) {
+        transport = match (arg.as_str(), transport) {
+            ("--http", Transport::Stdio) => Transport::Http { sse: false },
+            ("--sse", Transport::Http { .. }) => Transport::Http { sse: true },
+            _ => {
+                eprintln!("reference-server: usage: reference-server [--http [--sse]]");
+                std::process::exit(2);
+            }
+        };
+    }
+    let served = match transport {
+        Transport::Stdio => serve_stdio(),
+        Transport::Http { sse } => http::serve(sse),
+    };
+    if let Err(error) = served {
         // A closed pipe at shutdown is the client going away, not a failure worth a message.
         if error.kind() != io::ErrorKind::BrokenPipe {
             eprintln!("reference-server: {error}");
@@ -32,7 +62,13 @@ fn main() {
     }
 }
 
-fn serve() -> io::Result<()> {
+#[derive(Clone, Copy)]
+enum Transport {
+    Stdio,
+    Http { sse: bool },
+}
+
+fn serve_stdio() -> io::Result<()> {
     let mut input = BufReader::with_capacity(64 * 1024, io::stdin().lock());
     let mut output = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let mut line = Vec::with_capacity(1024);
@@ -42,51 +78,61 @@ fn serve() -> io::Result<()> {
             output.flush()?;
             return Ok(());
         }
-        answer(&line, &mut output)?;
+        if answer(&line, &mut output)? {
+            output.write_all(b"\n")?;
+        }
         if input.buffer().is_empty() {
             output.flush()?;
         }
     }
 }
 
-/// Writes the answer to one request line (nothing for a notification or a blank line).
-fn answer(line: &[u8], out: &mut impl Write) -> io::Result<()> {
-    let Some(id) = raw_value_after(line, b"\"id\":") else {
-        return Ok(());
+/// The id of a request (its raw JSON text), `None` for a notification or a response.
+fn request_id(message: &[u8]) -> Option<&[u8]> {
+    raw_value_after(message, b"\"method\":")?;
+    raw_value_after(message, b"\"id\":")
+}
+
+/// Writes the answer to one request (no newline after it); false, and nothing written, for a
+/// notification, a response or a blank line.
+fn answer(message: &[u8], out: &mut impl Write) -> io::Result<bool> {
+    let Some(id) = request_id(message) else {
+        return Ok(false);
     };
-    let method = string_after(line, b"\"method\":").unwrap_or_default();
+    let method = string_after(message, b"\"method\":").unwrap_or_default();
     out.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":")?;
     out.write_all(id)?;
     match method {
         b"tools/call" => {
             // Not "the first `name`": a request's `_meta` may hold other names before it.
-            if contains(line, b"\"name\":\"echo\"") {
-                let message = string_after(line, b"\"message\":").unwrap_or_default();
+            if contains(message, b"\"name\":\"echo\"") {
+                let text = string_after(message, b"\"message\":").unwrap_or_default();
                 out.write_all(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"")?;
-                out.write_all(message)?;
-                out.write_all(b"\"}],\"isError\":false}}\n")
+                out.write_all(text)?;
+                out.write_all(b"\"}],\"isError\":false}}")?;
             } else {
-                out.write_all(b",\"error\":{\"code\":-32602,\"message\":\"unknown tool\"}}\n")
+                out.write_all(b",\"error\":{\"code\":-32602,\"message\":\"unknown tool\"}}")?;
             }
         }
         b"tools/list" => {
             out.write_all(b",\"result\":")?;
             out.write_all(TOOLS_LIST)?;
-            out.write_all(b"}\n")
+            out.write_all(b"}")?;
         }
         b"initialize" => {
-            let asked = raw_value_after(line, b"\"protocolVersion\":").unwrap_or_default();
+            let asked = raw_value_after(message, b"\"protocolVersion\":").unwrap_or_default();
             let version = PROTOCOLS
                 .into_iter()
                 .find(|known| *known == asked)
                 .unwrap_or(PROTOCOLS[0]);
             out.write_all(b",\"result\":{\"protocolVersion\":")?;
             out.write_all(version)?;
-            out.write_all(b",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"bench-reference\",\"version\":\"0.1.0\"}}}\n")
+            out.write_all(b",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"bench-reference\",\"version\":\"0.1.0\"}}}")?;
         }
-        b"ping" => out.write_all(b",\"result\":{}}\n"),
-        _ => out.write_all(b",\"error\":{\"code\":-32601,\"message\":\"method not found\"}}\n"),
+        b"ping" => out.write_all(b",\"result\":{}}")?,
+        _ => out.write_all(b",\"error\":{\"code\":-32601,\"message\":\"method not found\"}}")?,
     }
+    Ok(true)
 }
 
 fn contains(line: &[u8], needle: &[u8]) -> bool {
@@ -111,7 +157,8 @@ fn raw_value_after<'a>(line: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
         string_len(&rest[1..])? + 2
     } else {
         rest.iter()
-            .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\r' | b'\n'))?
+            .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\r' | b'\n'))
+            .unwrap_or(rest.len())
     };
     let value = &rest[..len];
     (!value.is_empty() && value != b"null").then_some(value)

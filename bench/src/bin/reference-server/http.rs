@@ -1,0 +1,343 @@
+//! Streamable HTTP for the reference server: a hand-written HTTP/1.1 server, one blocking
+//! thread per connection.
+//!
+//! Why not hyper: the server is the one every client shares, so it should add as little as
+//! possible to each round trip. A blocking thread per kept-alive connection answers a lone
+//! request with one `read` and one `write`, with no event loop, no waker and no task in
+//! between; the clients open at most a few dozen connections, so a thread each is cheap. The
+//! HTTP it has to understand is small: the request line, `Content-Length`, `Mcp-Session-Id`
+//! and `Connection: close`.
+//!
+//! What it serves, at `/mcp` only:
+//!
+//! - `POST` with one JSON-RPC message. `initialize` opens a session and its answer carries a
+//!   new `Mcp-Session-Id`; every other message must carry a session id this server issued
+//!   (missing: 400, unknown or ended: 404). A request is answered with `200` and an
+//!   `application/json` body, or with `--sse` a chunked `text/event-stream` body holding one
+//!   `message` event and then ending; a notification or a response gets `202` and no body. A
+//!   chunked request body gets `411` (no client measured here sends one).
+//! - `GET` gets `405`: this server never starts messages of its own, so it has no stream.
+//! - `DELETE` ends the session: `204`.
+//!
+//! Connections are kept alive (HTTP/1.1) unless the client says `Connection: close`. Answers
+//! are written when no further request is already waiting in the connection's input buffer,
+//! as on stdio. Session ids are a process-wide counter mixed with the start time, not secret
+//! tokens: the server listens on 127.0.0.1 only and lives as long as one benchmark run.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Largest request head or body accepted.
+const MAX_REQUEST: usize = 1024 * 1024;
+
+/// Serves Streamable HTTP until stdin closes.
+pub(crate) fn serve(sse: bool) -> io::Result<()> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+    {
+        let mut stdout = io::stdout().lock();
+        writeln!(stdout, "listening {}", listener.local_addr()?)?;
+        stdout.flush()?;
+    }
+    let sessions = Arc::new(Sessions::new());
+    std::thread::Builder::new()
+        .name("accept".to_owned())
+        .spawn(move || accept(&listener, &sessions, sse))?;
+    // The client that spawned us ends us by closing our stdin; anything written to it is
+    // ignored.
+    io::copy(&mut io::stdin().lock(), &mut io::sink())?;
+    Ok(())
+}
+
+fn accept(listener: &TcpListener, sessions: &Arc<Sessions>, sse: bool) {
+    for stream in listener.incoming() {
+        let stream = match stream {
+            Ok(stream) => stream,
+            Err(error) => {
+                eprintln!("reference-server: accept: {error}");
+                continue;
+            }
+        };
+        let sessions = Arc::clone(sessions);
+        let spawned = std::thread::Builder::new()
+            .name("connection".to_owned())
+            .spawn(move || {
+                if let Err(error) = Connection::new(stream, sessions, sse).and_then(Connection::run)
+                    && !matches!(
+                        error.kind(),
+                        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+                    )
+                {
+                    eprintln!("reference-server: connection: {error}");
+                }
+            });
+        if let Err(error) = spawned {
+            eprintln!("reference-server: no thread for a connection: {error}");
+        }
+    }
+}
+
+/// The sessions issued and not yet ended.
+struct Sessions {
+    live: Mutex<Vec<u64>>,
+    /// The next id to issue.
+    next: AtomicU64,
+}
+
+impl Sessions {
+    fn new() -> Self {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos());
+        Self {
+            live: Mutex::new(Vec::new()),
+            // Enough to tell the sessions of two runs apart.
+            next: AtomicU64::new((nanos as u64).rotate_left(32) ^ u64::from(std::process::id())),
+        }
+    }
+
+    fn open(&self) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        live.push(id);
+        id
+    }
+
+    fn is_live(&self, id: u64) -> bool {
+        let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        live.contains(&id)
+    }
+
+    fn end(&self, id: u64) -> bool {
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = live.len();
+        live.retain(|known| *known != id);
+        live.len() != before
+    }
+}
+
+/// What the head of a request says.
+#[derive(Default)]
+struct Head {
+    method: Method,
+    mcp_path: bool,
+    content_length: Option<usize>,
+    chunked: bool,
+    /// `Some(None)`: a session header that is not one of ours.
+    session: Option<Option<u64>>,
+    close: bool,
+}
+
+#[derive(Default, PartialEq, Eq)]
+enum Method {
+    Post,
+    Get,
+    Delete,
+    #[default]
+    Other,
+}
+
+struct Connection {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+    sessions: Arc<Sessions>,
+    sse: bool,
+    line: Vec<u8>,
+    body: Vec<u8>,
+    /// The JSON-RPC answer being built.
+    answer: Vec<u8>,
+    /// Answers not yet written.
+    out: Vec<u8>,
+}
+
+impl Connection {
+    fn new(stream: TcpStream, sessions: Arc<Sessions>, sse: bool) -> io::Result<Self> {
+        stream.set_nodelay(true)?;
+        Ok(Self {
+            reader: BufReader::with_capacity(64 * 1024, stream.try_clone()?),
+            writer: stream,
+            sessions,
+            sse,
+            line: Vec::with_capacity(256),
+            body: Vec::with_capacity(1024),
+            answer: Vec::with_capacity(1024),
+            out: Vec::with_capacity(4096),
+        })
+    }
+
+    fn run(mut self) -> io::Result<()> {
+        loop {
+            let Some(head) = self.read_head()? else {
+                return Ok(());
+            };
+            let keep_alive = self.respond(&head)?;
+            if !keep_alive || self.reader.buffer().is_empty() {
+                self.writer.write_all(&self.out)?;
+                self.out.clear();
+            }
+            if !keep_alive {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads a request head; `None` when the connection ends before one starts.
+    fn read_head(&mut self) -> io::Result<Option<Head>> {
+        let mut head = Head::default();
+        let mut size = 0;
+        let mut first = true;
+        loop {
+            self.line.clear();
+            let read = self.reader.read_until(b'\n', &mut self.line)?;
+            if read == 0 {
+                return if first && size == 0 {
+                    Ok(None)
+                } else {
+                    Err(io::ErrorKind::UnexpectedEof.into())
+                };
+            }
+            size += read;
+            if size > MAX_REQUEST {
+                return Err(io::Error::other("request head too large"));
+            }
+            let line = self.line.trim_ascii_end();
+            if first {
+                // Blank lines before a request line are tolerated (RFC 9112 §2.2).
+                if line.is_empty() {
+                    continue;
+                }
+                first = false;
+                let mut parts = line.split(|b| *b == b' ');
+                head.method = match parts.next() {
+                    Some(b"POST") => Method::Post,
+                    Some(b"GET") => Method::Get,
+                    Some(b"DELETE") => Method::Delete,
+                    _ => Method::Other,
+                };
+                let target = parts.next().unwrap_or_default();
+                head.mcp_path = target == b"/mcp" || target.starts_with(b"/mcp?");
+                head.close = parts.next() == Some(b"HTTP/1.0");
+                continue;
+            }
+            if line.is_empty() {
+                return Ok(Some(head));
+            }
+            let Some(colon) = line.iter().position(|b| *b == b':') else {
+                continue;
+            };
+            let (name, value) = (&line[..colon], line[colon + 1..].trim_ascii());
+            if name.eq_ignore_ascii_case(b"content-length") {
+                head.content_length = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|text| text.parse().ok());
+            } else if name.eq_ignore_ascii_case(b"mcp-session-id") {
+                head.session = Some(
+                    std::str::from_utf8(value)
+                        .ok()
+                        .and_then(|text| u64::from_str_radix(text, 16).ok()),
+                );
+            } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+                head.chunked = !value.eq_ignore_ascii_case(b"identity");
+            } else if name.eq_ignore_ascii_case(b"connection") {
+                head.close = value.eq_ignore_ascii_case(b"close");
+            }
+        }
+    }
+
+    /// Reads the request's body and queues its answer; false when the connection is to close.
+    fn respond(&mut self, head: &Head) -> io::Result<bool> {
+        if head.chunked {
+            self.status(b"411 Length Required", true);
+            return Ok(false);
+        }
+        let length = head.content_length.unwrap_or(0);
+        if length > MAX_REQUEST {
+            self.status(b"413 Content Too Large", true);
+            return Ok(false);
+        }
+        self.body.resize(length, 0);
+        self.reader.read_exact(&mut self.body)?;
+        let close = head.close;
+        if !head.mcp_path {
+            self.status(b"404 Not Found", close);
+            return Ok(!close);
+        }
+        match head.method {
+            Method::Post => self.post(head)?,
+            Method::Get => self.status(b"405 Method Not Allowed\r\nAllow: POST, DELETE", close),
+            Method::Delete => match head.session {
+                Some(Some(id)) if self.sessions.end(id) => self.status(b"204 No Content", close),
+                Some(_) => self.status(b"404 Not Found", close),
+                None => self.status(b"400 Bad Request", close),
+            },
+            Method::Other => self.status(b"405 Method Not Allowed\r\nAllow: POST, DELETE", close),
+        }
+        Ok(!close)
+    }
+
+    fn post(&mut self, head: &Head) -> io::Result<()> {
+        let close = head.close;
+        let initialize = crate::request_id(&self.body).is_some()
+            && crate::string_after(&self.body, b"\"method\":") == Some(b"initialize");
+        let session = if initialize {
+            Some(self.sessions.open())
+        } else {
+            match head.session {
+                Some(Some(id)) if self.sessions.is_live(id) => None,
+                Some(_) => {
+                    self.status(b"404 Not Found", close);
+                    return Ok(());
+                }
+                None => {
+                    self.status(b"400 Bad Request", close);
+                    return Ok(());
+                }
+            }
+        };
+        self.answer.clear();
+        if !crate::answer(&self.body, &mut self.answer)? {
+            self.status(b"202 Accepted", close);
+            return Ok(());
+        }
+        let out = &mut self.out;
+        out.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+        if let Some(id) = session {
+            write!(out, "Mcp-Session-Id: {id:016x}\r\n")?;
+        }
+        if close {
+            out.extend_from_slice(b"Connection: close\r\n");
+        }
+        if self.sse {
+            const EVENT: &[u8] = b"event: message\ndata: ";
+            let chunk = EVENT.len() + self.answer.len() + 2;
+            write!(
+                out,
+                "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+                 Transfer-Encoding: chunked\r\n\r\n{chunk:x}\r\n"
+            )?;
+            out.extend_from_slice(EVENT);
+            out.extend_from_slice(&self.answer);
+            out.extend_from_slice(b"\n\n\r\n0\r\n\r\n");
+        } else {
+            write!(
+                out,
+                "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                self.answer.len()
+            )?;
+            out.extend_from_slice(&self.answer);
+        }
+        Ok(())
+    }
+
+    /// Queues an answer with no body.
+    fn status(&mut self, status: &[u8], close: bool) {
+        self.out.extend_from_slice(b"HTTP/1.1 ");
+        self.out.extend_from_slice(status);
+        if close {
+            self.out.extend_from_slice(b"\r\nConnection: close");
+        }
+        self.out.extend_from_slice(b"\r\nContent-Length: 0\r\n\r\n");
+    }
+}
