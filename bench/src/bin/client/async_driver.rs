@@ -1,7 +1,8 @@
 //! The measurement loop shared by the async clients (ours and rmcp), so both are timed by the
 //! same code: warm-up, then sequential calls each timed with `Instant`, client CPU from
-//! `getrusage` and server CPU from `/proc/<pid>/schedstat` around that phase, then warm-up and
-//! a pipelined phase where 32 spawned tasks each make one call at a time until M calls are done.
+//! `getrusage` and server CPU from `/proc/<pid>/task/*/schedstat` (all its threads) around
+//! that phase, then warm-up and a pipelined phase where 32 spawned tasks each make one call at
+//! a time until M calls are done.
 //!
 //! The shape says where the sequential calls are awaited: inside a task spawned on a
 //! multi-thread runtime, directly in a multi-thread runtime's `block_on` (what
@@ -13,10 +14,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_bench_peers::sys::{process_cpu_time, schedstat_cpu_time};
+use mcp_bench_peers::sys::process_cpu_time;
 use mcp_bench_peers::{Figures, IN_FLIGHT, Sizes};
 
 use crate::BoxError;
+use crate::http_server::server_cpu_time;
 
 /// Where the client's calls are awaited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +68,7 @@ pub(crate) async fn measure<C: EchoClient>(
         client.echo().await?;
     }
     let mut samples = Vec::with_capacity(sizes.sequential);
-    let server_before = schedstat_cpu_time(server_pid)?;
+    let server_before = server_cpu_time(server_pid)?;
     let cpu_before = process_cpu_time()?;
     for _ in 0..sizes.sequential {
         let started = Instant::now();
@@ -74,7 +76,7 @@ pub(crate) async fn measure<C: EchoClient>(
         samples.push(started.elapsed());
     }
     let client_cpu = process_cpu_time()?.saturating_sub(cpu_before);
-    let server_cpu = schedstat_cpu_time(server_pid)?.saturating_sub(server_before);
+    let server_cpu = server_cpu_time(server_pid)?.saturating_sub(server_before);
 
     pipelined(&client, sizes.warmup).await?;
     let elapsed = pipelined(&client, sizes.pipelined).await?;

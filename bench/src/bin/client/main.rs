@@ -7,16 +7,28 @@
 //! ```text
 //! client --client raw|ours-task|ours-block-on|ours-current-thread|rmcp-task|rmcp-block-on|rmcp-current-thread
 //!        --server PATH [--warmup W] [--sequential N] [--pipelined M]
+//! client --client raw-http|ours-http-task|ours-http-block-on|ours-http-current-thread
+//!                 |rmcp-http-task|rmcp-http-block-on|rmcp-http-current-thread
+//!        --server PATH [--answers json|sse] [--warmup W] [--sequential N] [--pipelined M]
 //! ```
+//!
+//! The `-http` clients start the server in its Streamable HTTP mode (`--http`, and `--sse`
+//! with `--answers sse`), read the address it prints, and talk to `http://ADDRESS/mcp`;
+//! `--answers` (default `json`) picks `application/json` or `text/event-stream` answers. Their
+//! JSON line names the client with the answer kind: `raw-http-json`, `ours-http-sse`,
+//! `rmcp-http-json`, … (the shape is in `shape` as for stdio). `raw-http` is the HTTP floor
+//! (`raw_http.rs`): blocking kept-alive `TcpStream`s, one per call in flight.
 //!
 //! Client CPU per call is `getrusage(RUSAGE_SELF)` over the sequential phase divided by N (the
 //! server is a child process and is not counted); the server's CPU over the same phase is read
-//! from `/proc/<pid>/schedstat`. Each run is its own process, so no client warms another's
+//! from `/proc/<pid>/schedstat` of its threads (the HTTP server has one per connection). Each run is its own process, so no client warms another's
 //! caches or allocator.
 
 mod async_driver;
+mod http_server;
 mod ours;
 mod raw;
+mod raw_http;
 mod rmcp_sdk;
 
 use std::error::Error;
@@ -26,12 +38,25 @@ use std::process::ExitCode;
 use mcp_bench_peers::{CLIENTS, Figures, Sizes};
 
 use crate::async_driver::Shape;
+use crate::http_server::Answers;
 
 type BoxError = Box<dyn Error + Send + Sync>;
+
+/// The Streamable HTTP clients (`CLIENTS` lists the stdio ones).
+const HTTP_CLIENTS: [&str; 7] = [
+    "raw-http",
+    "ours-http-task",
+    "ours-http-block-on",
+    "ours-http-current-thread",
+    "rmcp-http-task",
+    "rmcp-http-block-on",
+    "rmcp-http-current-thread",
+];
 
 struct Args {
     client: String,
     server: PathBuf,
+    answers: Answers,
     sizes: Sizes,
 }
 
@@ -39,12 +64,20 @@ fn parse_args() -> Result<Args, String> {
     let mut client = None;
     let mut server = None;
     let mut sizes = Sizes::QUICK;
+    let mut answers = None;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--client" => client = Some(value()?),
             "--server" => server = Some(PathBuf::from(value()?)),
+            "--answers" => {
+                let text = value()?;
+                answers = Some(
+                    Answers::parse(&text)
+                        .ok_or_else(|| format!("--answers wants json or sse, got `{text}`"))?,
+                );
+            }
             "--warmup" | "--sequential" | "--pipelined" => {
                 let text = value()?;
                 let count = text
@@ -60,16 +93,22 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     let client = client.ok_or("--client is required")?;
-    if !CLIENTS.contains(&client.as_str()) {
+    let http = HTTP_CLIENTS.contains(&client.as_str());
+    if !http && !CLIENTS.contains(&client.as_str()) {
         return Err(format!(
-            "--client wants one of {}, got `{client}`",
-            CLIENTS.join(", ")
+            "--client wants one of {}, {}, got `{client}`",
+            CLIENTS.join(", "),
+            HTTP_CLIENTS.join(", ")
         ));
+    }
+    if !http && answers.is_some() {
+        return Err(format!("--answers is for the HTTP clients, not `{client}`"));
     }
     let server = server.ok_or("--server is required")?;
     Ok(Args {
         client,
         server,
+        answers: answers.unwrap_or(Answers::Json),
         sizes,
     })
 }
@@ -77,6 +116,7 @@ fn parse_args() -> Result<Args, String> {
 fn run(args: &Args) -> Result<Figures, BoxError> {
     let sizes = args.sizes;
     let server = args.server.as_path();
+    let answers = args.answers;
     match args.client.as_str() {
         "raw" => Ok(raw::run(server, sizes)?),
         "ours-task" => ours::run(server, sizes, Shape::SpawnedTask),
@@ -85,6 +125,15 @@ fn run(args: &Args) -> Result<Figures, BoxError> {
         "rmcp-task" => rmcp_sdk::run(server, sizes, Shape::SpawnedTask),
         "rmcp-block-on" => rmcp_sdk::run(server, sizes, Shape::BlockOn),
         "rmcp-current-thread" => rmcp_sdk::run(server, sizes, Shape::CurrentThread),
+        "raw-http" => Ok(raw_http::run(server, answers, sizes)?),
+        "ours-http-task" => ours::run_http(server, answers, sizes, Shape::SpawnedTask),
+        "ours-http-block-on" => ours::run_http(server, answers, sizes, Shape::BlockOn),
+        "ours-http-current-thread" => ours::run_http(server, answers, sizes, Shape::CurrentThread),
+        "rmcp-http-task" => rmcp_sdk::run_http(server, answers, sizes, Shape::SpawnedTask),
+        "rmcp-http-block-on" => rmcp_sdk::run_http(server, answers, sizes, Shape::BlockOn),
+        "rmcp-http-current-thread" => {
+            rmcp_sdk::run_http(server, answers, sizes, Shape::CurrentThread)
+        }
         other => Err(format!("unknown client `{other}`").into()),
     }
 }

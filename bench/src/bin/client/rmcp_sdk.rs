@@ -1,19 +1,27 @@
-//! rmcp, the official Rust SDK (crates.io, features `client` and `transport-child-process`):
-//! `().serve(TokioChildProcess)` to initialize, then `Peer::call_tool` with an `echo`
-//! `CallToolRequestParams`, driven by the shared loop in `async_driver.rs`.
+//! rmcp, the official Rust SDK (crates.io, features `client`, `transport-child-process` and
+//! `transport-streamable-http-client-reqwest`): `().serve(transport)` to initialize, then
+//! `Peer::call_tool` with an `echo` `CallToolRequestParams`, driven by the shared loop in
+//! `async_driver.rs`.
+//!
+//! Over stdio the transport is `TokioChildProcess`; over HTTP it is
+//! `StreamableHttpClientTransport` with its own reqwest client, its configuration's defaults
+//! except `max_concurrent_requests`, raised from 16 to [`IN_FLIGHT`] so the pipelined phase
+//! really has 32 calls in flight.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use mcp_bench_peers::sys::only_child;
-use mcp_bench_peers::{Figures, Sizes};
+use mcp_bench_peers::{Figures, IN_FLIGHT, Sizes};
 use rmcp::model::{CallToolRequestParams, JsonObject};
-use rmcp::service::RoleClient;
-use rmcp::transport::TokioChildProcess;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{Peer, ServiceExt};
 
 use crate::BoxError;
 use crate::async_driver::{EchoClient, Shape, measure, run_in_shape};
+use crate::http_server::{Answers, HttpServer};
 
 struct Rmcp {
     peer: Peer<RoleClient>,
@@ -31,33 +39,70 @@ impl EchoClient for Rmcp {
     }
 }
 
+/// Over stdio: the client spawns the server itself.
 pub(crate) fn run(server: &Path, sizes: Sizes, shape: Shape) -> Result<Figures, BoxError> {
     let program = server.to_owned();
     run_in_shape(shape, async move {
         let transport = TokioChildProcess::new(tokio::process::Command::new(&program))?;
         let service = ().serve(transport).await?;
-        let peer = service.peer().clone();
-        let tools = peer.list_tools(None).await?;
-        if !tools.tools.iter().any(|tool| tool.name == "echo") {
-            return Err("the reference server lists no echo tool".into());
-        }
-        let mut arguments = JsonObject::new();
-        arguments.insert("message".to_owned(), "ping".into());
-        let first = peer
-            .call_tool(CallToolRequestParams::new("echo").with_arguments(arguments.clone()))
-            .await?;
-        let text = first
-            .content
-            .first()
-            .and_then(|content| content.as_text())
-            .map(|text| text.text.as_str());
-        if text != Some("ping") {
-            return Err(format!("unexpected echo answer: {first:?}").into());
-        }
         let server_pid = only_child()?;
-        let rmcp = Arc::new(Rmcp { peer, arguments });
-        let figures = measure(rmcp, server_pid, sizes, "rmcp", shape).await?;
-        service.cancel().await?;
-        Ok(figures)
+        check_and_measure(service, server_pid, sizes, "rmcp", shape).await
     })
+}
+
+/// Over Streamable HTTP, against the server started in HTTP mode.
+pub(crate) fn run_http(
+    server: &Path,
+    answers: Answers,
+    sizes: Sizes,
+    shape: Shape,
+) -> Result<Figures, BoxError> {
+    let server = HttpServer::spawn(server, answers)?;
+    let figures = run_in_shape(shape, {
+        let url = server.url();
+        let pid = server.pid();
+        async move {
+            let config = StreamableHttpClientTransportConfig::with_uri(url)
+                .max_concurrent_requests(IN_FLIGHT);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let service = ().serve(transport).await?;
+            let name = format!("rmcp-http-{}", answers.name());
+            check_and_measure(service, pid, sizes, &name, shape).await
+        }
+    })?;
+    server.finish()?;
+    Ok(figures)
+}
+
+/// Lists the tools and checks one echo answer before anything is timed, measures, then ends
+/// the service.
+async fn check_and_measure(
+    service: RunningService<RoleClient, ()>,
+    server_pid: u32,
+    sizes: Sizes,
+    name: &str,
+    shape: Shape,
+) -> Result<Figures, BoxError> {
+    let peer = service.peer().clone();
+    let tools = peer.list_tools(None).await?;
+    if !tools.tools.iter().any(|tool| tool.name == "echo") {
+        return Err("the reference server lists no echo tool".into());
+    }
+    let mut arguments = JsonObject::new();
+    arguments.insert("message".to_owned(), "ping".into());
+    let first = peer
+        .call_tool(CallToolRequestParams::new("echo").with_arguments(arguments.clone()))
+        .await?;
+    let text = first
+        .content
+        .first()
+        .and_then(|content| content.as_text())
+        .map(|text| text.text.as_str());
+    if text != Some("ping") {
+        return Err(format!("unexpected echo answer: {first:?}").into());
+    }
+    let rmcp = Arc::new(Rmcp { peer, arguments });
+    let figures = measure(rmcp, server_pid, sizes, name, shape).await?;
+    service.cancel().await?;
+    Ok(figures)
 }
