@@ -529,12 +529,25 @@ pub(crate) async fn read_limited(
     response: &mut reqwest::Response,
     limit: usize,
 ) -> Result<Bytes, BodyError> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(BodyError::Read)? {
+    // Most answers arrive as one chunk: it is kept as it came, without a copy.
+    let Some(first) = response.chunk().await.map_err(BodyError::Read)? else {
+        return Ok(Bytes::new());
+    };
+    if first.len() > limit {
+        return Err(BodyError::TooLarge);
+    }
+    let Some(second) = response.chunk().await.map_err(BodyError::Read)? else {
+        return Ok(first);
+    };
+    let mut body = Vec::with_capacity(first.len() + second.len());
+    body.extend_from_slice(&first);
+    let mut next = Some(second);
+    while let Some(chunk) = next {
         if body.len() + chunk.len() > limit {
             return Err(BodyError::TooLarge);
         }
         body.extend_from_slice(&chunk);
+        next = response.chunk().await.map_err(BodyError::Read)?;
     }
     Ok(Bytes::from(body))
 }

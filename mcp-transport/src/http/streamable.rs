@@ -186,6 +186,21 @@ impl Transport for StreamableHttpTransport {
         Ok(())
     }
 
+    /// A request other than `initialize` is posted from a task of its own anyway: start that
+    /// task from the caller, saving the hand-over to the peer's writer task.
+    fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
+        if self.shared.closed.is_cancelled() {
+            return Ok(false);
+        }
+        match Outgoing::of(message) {
+            Outgoing::Request { id, method } if method != INITIALIZE => {
+                Arc::clone(&self.shared).spawn_request(message.to_owned(), id, method);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     async fn receive(&self) -> Result<Bytes, TransportError> {
         self.inbox.receive().await
     }
