@@ -13,11 +13,26 @@
 //! when a check fails. Each benchmark prints its own report; `--quick` is passed through to
 //! each.
 //!
-//! `cargo xtask bench --peers [--quick] [--rounds N]` runs the side-by-side harness instead: the
-//! separate workspace under `bench/` (outside the library crates' dependency graph, so peer SDKs
-//! such as rmcp are never their dependencies) is built in release mode and its `runner` runs
-//! every client driver (raw floor, ours in three shapes, rmcp) against one reference server in
-//! interleaved rounds, unpinned and pinned to one core, and writes `bench/report.md`.
+//! `cargo xtask bench --peers [--quick] [--rounds N]` runs the side-by-side harness instead.
+//! First it installs the peer SDKs that are not Rust, as `cargo xtask interop` does (each is
+//! left alone when its stamp matches its pins):
+//!
+//! | row | installed into | from |
+//! |---|---|---|
+//! | `ts-sdk` | `bench/peers/node/node_modules` (`npm ci`; stamp `bench/peers/.installed-node`) | `bench/peers/node/package.json` + `package-lock.json` |
+//! | `python-sdk-v2` | `interop/.venv-mcp-v2` | `interop/python/requirements-v2.txt` |
+//! | `python-sdk-v1` | `interop/.venv-mcp-v1` | `interop/python/requirements-v1.txt` |
+//!
+//! A peer that cannot be installed is reported on stderr and passed to the runner as
+//! `--unavailable NAME=REASON`, so the report lists it as not measured; the other rows still
+//! run. Then the separate workspace under `bench/` (outside the library crates' dependency
+//! graph, so peer SDKs such as rmcp are never their dependencies) is built in release mode and
+//! its `runner` runs every client driver (raw floor, ours in three shapes, rmcp in three, the
+//! TypeScript SDK under `node`, the Python SDK v2 and v1 under the virtualenvs' Python)
+//! against one reference server in interleaved rounds, unpinned and pinned to one core, then
+//! the startup shapes (one-shot, and a fan-out of 50 servers with peak RSS), and writes
+//! `bench/report.md`. The runner finds the peers at those paths itself (`BENCH_NODE` chooses
+//! the `node`), so it also runs by hand after one install.
 
 use std::path::Path;
 use std::process::Command;
@@ -25,6 +40,18 @@ use std::time::Instant;
 
 use crate::command::{self, human};
 use crate::error::Error;
+use crate::interop::{self, NodePeer, PYTHON_PEERS};
+
+/// The TypeScript SDK the `ts-sdk` row drives, pinned in `bench/peers/node`.
+const TS_SDK: NodePeer = NodePeer {
+    label: "node ts-sdk (bench)",
+    dir: "bench/peers/node",
+    entry: "bench/peers/node/node_modules/@modelcontextprotocol/sdk/package.json",
+    stamp: "bench/peers/.installed-node",
+};
+
+/// The runner's row names of the Python virtualenvs, in `PYTHON_PEERS` order.
+const PYTHON_ROWS: [&str; 2] = ["python-sdk-v2", "python-sdk-v1"];
 
 /// One run of a benchmark: a title for the log, the package and bench target, and the
 /// arguments after `--`.
@@ -132,8 +159,38 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), Error> {
     Ok(())
 }
 
-/// The side-by-side harness of `bench/`: builds its binaries, then runs its `runner`.
+/// Installs every peer it can; the `NAME=REASON` of each one that could not be installed.
+fn install_peers(root: &Path) -> Vec<String> {
+    let mut unavailable = Vec::new();
+    let mut give_up = |row: &str, error: &Error| {
+        eprintln!("bench --peers: {row} cannot be installed and will not be measured: {error}");
+        unavailable.push(format!("{row}=could not be installed: {error}"));
+    };
+    if let Err(error) = interop::install_node(root, &TS_SDK) {
+        give_up("ts-sdk", &error);
+    }
+    match interop::base_python(root) {
+        Ok(base) => {
+            for (peer, row) in PYTHON_PEERS.iter().zip(PYTHON_ROWS) {
+                if let Err(error) = interop::install_python(root, peer, &base) {
+                    give_up(row, &error);
+                }
+            }
+        }
+        Err(error) => {
+            for row in PYTHON_ROWS {
+                give_up(row, &error);
+            }
+        }
+    }
+    unavailable
+}
+
+/// The side-by-side harness of `bench/`: installs the peers, builds its binaries, then runs
+/// its `runner`.
 fn run_peers(root: &Path, quick: bool, rounds: Option<&str>) -> Result<(), Error> {
+    println!("\n==> bench --peers: installing the peer SDKs");
+    let unavailable = install_peers(root);
     let manifest = root.join("bench").join("Cargo.toml");
     println!(
         "\n==> bench --peers: building the harness ({})",
@@ -162,6 +219,9 @@ fn run_peers(root: &Path, quick: bool, rounds: Option<&str>) -> Result<(), Error
     }
     if let Some(rounds) = rounds {
         runner.args(["--rounds", rounds]);
+    }
+    for peer in &unavailable {
+        runner.arg("--unavailable").arg(peer);
     }
     command::run(&mut runner)?;
     println!(

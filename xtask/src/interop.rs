@@ -7,6 +7,10 @@
 //! | Python SDK v2 | `interop/python/requirements-v2.txt` | `interop/.venv-mcp-v2` | `interop/.installed-py-v2` |
 //! | Python SDK v1 | `interop/python/requirements-v1.txt` | `interop/.venv-mcp-v1` | `interop/.installed-py-v1` |
 //!
+//! `cargo xtask bench --peers` installs the two Python virtualenvs too (its Python SDK driver
+//! runs under them), and its own pinned TypeScript SDK (`bench/peers/node`) with
+//! [`install_node`].
+//!
 //! A stamp records a fingerprint of the pin files (and, for Python, of the base interpreter) as
 //! of the last successful install. A peer is reinstalled from scratch when its stamp is missing
 //! or differs, or when what it installed is gone; otherwise it is left alone, so a second run
@@ -24,12 +28,12 @@ use crate::error::Error;
 
 /// A Node package set pinned by a `package.json` and its lock, installed with `npm ci`.
 pub(crate) struct NodePeer {
-    label: &'static str,
+    pub(crate) label: &'static str,
     /// Where the pins live and `npm ci` runs, relative to the workspace root.
-    dir: &'static str,
+    pub(crate) dir: &'static str,
     /// A file the install must produce, relative to the workspace root.
     pub(crate) entry: &'static str,
-    stamp: &'static str,
+    pub(crate) stamp: &'static str,
 }
 
 /// `server-everything`, started as `node <entry> stdio`.
@@ -52,14 +56,15 @@ pub(crate) const CONFORMANCE_SUITE: NodePeer = NodePeer {
 const PYTHON_ENV: &str = "XTASK_PYTHON";
 
 /// One virtualenv holding one pinned release of the Python `mcp` SDK.
-struct PythonPeer {
-    label: &'static str,
+pub(crate) struct PythonPeer {
+    pub(crate) label: &'static str,
     requirements: &'static str,
     venv: &'static str,
     stamp: &'static str,
 }
 
-const PYTHON_PEERS: [PythonPeer; 2] = [
+/// v2 first, then v1 (`cargo xtask bench --peers` runs its Python driver under both).
+pub(crate) const PYTHON_PEERS: [PythonPeer; 2] = [
     PythonPeer {
         label: "python mcp v2",
         requirements: "interop/python/requirements-v2.txt",
@@ -78,21 +83,33 @@ const PYTHON_PEERS: [PythonPeer; 2] = [
 pub(crate) fn install(root: &Path) -> Result<(), Error> {
     let started = Instant::now();
     install_node(root, &SERVER_EVERYTHING)?;
-    let python = std::env::var_os(PYTHON_ENV).unwrap_or_else(|| "python3".into());
-    let mut version_probe = Command::new(&python);
-    version_probe.current_dir(root).arg("--version");
-    let python_version = command::probe(&mut version_probe).ok_or_else(|| {
-        Error::Setup(format!(
-            "`{} --version` failed: the Python peers need Python 3.10 or newer \
-             (set {PYTHON_ENV} to choose the interpreter)",
-            python.to_string_lossy()
-        ))
-    })?;
+    let python = base_python(root)?;
     for peer in &PYTHON_PEERS {
-        install_python(root, peer, &python, &python_version)?;
+        install_python(root, peer, &python)?;
     }
     println!("interop: all peers ready ({})", human(started.elapsed()));
     Ok(())
+}
+
+/// The interpreter the virtualenvs are made from and its `--version` text.
+pub(crate) struct BasePython {
+    program: std::ffi::OsString,
+    version: String,
+}
+
+/// Finds the base interpreter (`python3`, or `$XTASK_PYTHON`) and asks its version.
+pub(crate) fn base_python(root: &Path) -> Result<BasePython, Error> {
+    let program = std::env::var_os(PYTHON_ENV).unwrap_or_else(|| "python3".into());
+    let mut version_probe = Command::new(&program);
+    version_probe.current_dir(root).arg("--version");
+    let version = command::probe(&mut version_probe).ok_or_else(|| {
+        Error::Setup(format!(
+            "`{} --version` failed: the Python peers need Python 3.10 or newer \
+             (set {PYTHON_ENV} to choose the interpreter)",
+            program.to_string_lossy()
+        ))
+    })?;
+    Ok(BasePython { program, version })
 }
 
 /// Installs a Node peer unless its stamp matches its pins and its entry file exists.
@@ -137,14 +154,16 @@ pub(crate) fn install_node(root: &Path, peer: &NodePeer) -> Result<(), Error> {
     Ok(())
 }
 
-fn install_python(
+/// Installs a Python peer's virtualenv unless its stamp matches its pins and the base
+/// interpreter, and its interpreter exists.
+pub(crate) fn install_python(
     root: &Path,
     peer: &PythonPeer,
-    python: &std::ffi::OsStr,
-    python_version: &str,
+    base: &BasePython,
 ) -> Result<(), Error> {
     let label = peer.label;
-    let fingerprint = fingerprint(root, &[peer.requirements], &[("python", python_version)])?;
+    let python = base.program.as_os_str();
+    let fingerprint = fingerprint(root, &[peer.requirements], &[("python", &base.version)])?;
     let venv = root.join(peer.venv);
     let venv_python = venv.join("bin").join("python");
     // `is_file` follows the symlink, so a venv whose base interpreter vanished counts as missing.
