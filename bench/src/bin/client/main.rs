@@ -8,7 +8,7 @@
 //! client --client raw|ours-task|ours-block-on|ours-current-thread|rmcp-task|rmcp-block-on|rmcp-current-thread
 //!        --server PATH [--warmup W] [--sequential N] [--pipelined M]
 //! client --client raw-http|ours-http-task|ours-http-block-on|ours-http-current-thread
-//!                 |rmcp-http-task|rmcp-http-block-on|rmcp-http-current-thread
+//!                 |rmcp-http-task|rmcp-http-block-on|rmcp-http-current-thread|rmcp-http-pooled-task
 //!        --server PATH [--answers json|sse] [--warmup W] [--sequential N] [--pipelined M]
 //! ```
 //!
@@ -17,7 +17,9 @@
 //! `--answers` (default `json`) picks `application/json` or `text/event-stream` answers. Their
 //! JSON line names the client with the answer kind: `raw-http-json`, `ours-http-sse`,
 //! `rmcp-http-json`, … (the shape is in `shape` as for stdio). `raw-http` is the HTTP floor
-//! (`raw_http.rs`): blocking kept-alive `TcpStream`s, one per call in flight.
+//! (`raw_http.rs`): blocking kept-alive `TcpStream`s, one per call in flight. rmcp's default
+//! HTTP client opens a connection per POST; `rmcp-http-pooled-task` (JSON line
+//! `rmcp-http-pooled-json`/`-sse`) gives it a reqwest client that keeps them alive.
 //!
 //! Client CPU per call is `getrusage(RUSAGE_SELF)` over the sequential phase divided by N (the
 //! server is a child process and is not counted); the server's CPU over the same phase is read
@@ -39,11 +41,12 @@ use mcp_bench_peers::{CLIENTS, Figures, Sizes};
 
 use crate::async_driver::Shape;
 use crate::http_server::Answers;
+use crate::rmcp_sdk::Pool;
 
 type BoxError = Box<dyn Error + Send + Sync>;
 
 /// The Streamable HTTP clients (`CLIENTS` lists the stdio ones).
-const HTTP_CLIENTS: [&str; 7] = [
+const HTTP_CLIENTS: [&str; 8] = [
     "raw-http",
     "ours-http-task",
     "ours-http-block-on",
@@ -51,6 +54,7 @@ const HTTP_CLIENTS: [&str; 7] = [
     "rmcp-http-task",
     "rmcp-http-block-on",
     "rmcp-http-current-thread",
+    "rmcp-http-pooled-task",
 ];
 
 struct Args {
@@ -129,10 +133,25 @@ fn run(args: &Args) -> Result<Figures, BoxError> {
         "ours-http-task" => ours::run_http(server, answers, sizes, Shape::SpawnedTask),
         "ours-http-block-on" => ours::run_http(server, answers, sizes, Shape::BlockOn),
         "ours-http-current-thread" => ours::run_http(server, answers, sizes, Shape::CurrentThread),
-        "rmcp-http-task" => rmcp_sdk::run_http(server, answers, sizes, Shape::SpawnedTask),
-        "rmcp-http-block-on" => rmcp_sdk::run_http(server, answers, sizes, Shape::BlockOn),
-        "rmcp-http-current-thread" => {
-            rmcp_sdk::run_http(server, answers, sizes, Shape::CurrentThread)
+        "rmcp-http-task" => rmcp_sdk::run_http(
+            server,
+            answers,
+            Pool::RmcpDefault,
+            sizes,
+            Shape::SpawnedTask,
+        ),
+        "rmcp-http-block-on" => {
+            rmcp_sdk::run_http(server, answers, Pool::RmcpDefault, sizes, Shape::BlockOn)
+        }
+        "rmcp-http-current-thread" => rmcp_sdk::run_http(
+            server,
+            answers,
+            Pool::RmcpDefault,
+            sizes,
+            Shape::CurrentThread,
+        ),
+        "rmcp-http-pooled-task" => {
+            rmcp_sdk::run_http(server, answers, Pool::KeepAlive, sizes, Shape::SpawnedTask)
         }
         other => Err(format!("unknown client `{other}`").into()),
     }

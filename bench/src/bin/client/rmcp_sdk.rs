@@ -4,9 +4,13 @@
 //! `async_driver.rs`.
 //!
 //! Over stdio the transport is `TokioChildProcess`; over HTTP it is
-//! `StreamableHttpClientTransport` with its own reqwest client, its configuration's defaults
-//! except `max_concurrent_requests`, raised from 16 to [`IN_FLIGHT`] so the pipelined phase
-//! really has 32 calls in flight.
+//! `StreamableHttpClientTransport` with its configuration's defaults except
+//! `max_concurrent_requests`, raised from 16 to [`IN_FLIGHT`] so the pipelined phase really has
+//! 32 calls in flight. Its default reqwest client keeps no connection alive
+//! (`pool_max_idle_per_host(0)`): every POST opens a new TCP connection. That is what rmcp's
+//! users get, so it is the measured default; [`Pool::KeepAlive`] (`rmcp-http-pooled-task`)
+//! hands rmcp a plain `reqwest::Client` instead, to show what is left once connections are
+//! reused.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -50,10 +54,20 @@ pub(crate) fn run(server: &Path, sizes: Sizes, shape: Shape) -> Result<Figures, 
     })
 }
 
+/// Which reqwest client rmcp's Streamable HTTP transport uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pool {
+    /// rmcp's own default client, which opens a connection per POST.
+    RmcpDefault,
+    /// `reqwest::Client::new()`, which keeps connections alive.
+    KeepAlive,
+}
+
 /// Over Streamable HTTP, against the server started in HTTP mode.
 pub(crate) fn run_http(
     server: &Path,
     answers: Answers,
+    pool: Pool,
     sizes: Sizes,
     shape: Shape,
 ) -> Result<Figures, BoxError> {
@@ -64,9 +78,17 @@ pub(crate) fn run_http(
         async move {
             let config = StreamableHttpClientTransportConfig::with_uri(url)
                 .max_concurrent_requests(IN_FLIGHT);
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let (transport, name) = match pool {
+                Pool::RmcpDefault => (
+                    StreamableHttpClientTransport::from_config(config),
+                    format!("rmcp-http-{}", answers.name()),
+                ),
+                Pool::KeepAlive => (
+                    StreamableHttpClientTransport::with_client(reqwest::Client::new(), config),
+                    format!("rmcp-http-pooled-{}", answers.name()),
+                ),
+            };
             let service = ().serve(transport).await?;
-            let name = format!("rmcp-http-{}", answers.name());
             check_and_measure(service, pid, sizes, &name, shape).await
         }
     })?;

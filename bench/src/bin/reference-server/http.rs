@@ -4,9 +4,11 @@
 //! Why not hyper: the server is the one every client shares, so it should add as little as
 //! possible to each round trip. A blocking thread per kept-alive connection answers a lone
 //! request with one `read` and one `write`, with no event loop, no waker and no task in
-//! between; the clients open at most a few dozen connections, so a thread each is cheap. The
-//! HTTP it has to understand is small: the request line, `Content-Length`, `Mcp-Session-Id`
-//! and `Connection: close`.
+//! between; the clients open at most a few dozen connections at once, so a thread each is
+//! cheap, and a thread whose connection ends waits for the next one (a client that opens a
+//! connection per request does not pay for a thread start each time). The HTTP it has to
+//! understand is small: the request line, `Content-Length`, `Mcp-Session-Id` and
+//! `Connection: close`.
 //!
 //! What it serves, at `/mcp` only:
 //!
@@ -26,8 +28,8 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Largest request head or body accepted.
@@ -51,7 +53,16 @@ pub(crate) fn serve(sse: bool) -> io::Result<()> {
     Ok(())
 }
 
+/// Hands each accepted connection to an idle connection thread, or to a new one when none is
+/// idle. A thread whose connection ends waits for the next, so a client that opens a
+/// connection per request (rmcp's default reqwest client keeps none alive) costs the server a
+/// channel hand-off, not a thread start.
 fn accept(listener: &TcpListener, sessions: &Arc<Sessions>, sse: bool) {
+    let (handoff, waiting) = mpsc::channel::<TcpStream>();
+    let waiting = Arc::new(Mutex::new(waiting));
+    // Threads that have finished a connection and wait (or are about to wait) on `waiting`.
+    // Taken here, before a hand-off, so every stream sent has a thread to receive it.
+    let idle = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         let stream = match stream {
             Ok(stream) => stream,
@@ -60,22 +71,52 @@ fn accept(listener: &TcpListener, sessions: &Arc<Sessions>, sse: bool) {
                 continue;
             }
         };
-        let sessions = Arc::clone(sessions);
+        let reserved = idle
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+            .is_ok();
+        if reserved {
+            if handoff.send(stream).is_err() {
+                eprintln!("reference-server: no connection thread is left");
+            }
+            continue;
+        }
+        let (sessions, waiting, idle) = (
+            Arc::clone(sessions),
+            Arc::clone(&waiting),
+            Arc::clone(&idle),
+        );
         let spawned = std::thread::Builder::new()
             .name("connection".to_owned())
             .spawn(move || {
-                if let Err(error) = Connection::new(stream, sessions, sse).and_then(Connection::run)
-                    && !matches!(
-                        error.kind(),
-                        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
-                    )
-                {
-                    eprintln!("reference-server: connection: {error}");
+                let mut stream = stream;
+                loop {
+                    serve_connection(stream, &sessions, sse);
+                    idle.fetch_add(1, Ordering::AcqRel);
+                    let next = waiting
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .recv();
+                    match next {
+                        Ok(next) => stream = next,
+                        Err(_) => return,
+                    }
                 }
             });
         if let Err(error) = spawned {
             eprintln!("reference-server: no thread for a connection: {error}");
         }
+    }
+}
+
+fn serve_connection(stream: TcpStream, sessions: &Arc<Sessions>, sse: bool) {
+    let served = Connection::new(stream, Arc::clone(sessions), sse).and_then(Connection::run);
+    if let Err(error) = served
+        && !matches!(
+            error.kind(),
+            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+        )
+    {
+        eprintln!("reference-server: connection: {error}");
     }
 }
 
