@@ -16,6 +16,9 @@
 //!   deterministically; the original names stay on the tool's [`McpToolDefinition`].
 //! - [`convert`]: MCP results to [`ToolOutput`]: every content type, structured content,
 //!   `isError`; failures as `MCP error: <message>`; a cancellation stays [`ToolCancelled`].
+//! - [`check_arguments`]: are a call's arguments what the tool's input schema asks for; an MCP
+//!   tool answers [`AgentTool::check_arguments`] from an [`ArgumentCheck`] prepared once when it
+//!   is made, so a check per call reads no schema.
 
 mod arguments;
 mod budget;
@@ -24,7 +27,7 @@ mod mcp_tool;
 pub mod naming;
 mod tool;
 
-pub use arguments::{ArgumentMismatch, check_arguments};
+pub use arguments::{ArgumentCheck, ArgumentMismatch, check_arguments};
 pub use budget::{DEFAULT_OUTPUT_BUDGET, OutputBudget};
 pub use mcp_tool::{
     ConnectionError, ConnectionProvider, DeferredMcpTool, MAX_CALL_DURATION, McpTool,

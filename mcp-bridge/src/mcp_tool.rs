@@ -11,6 +11,7 @@ use mcp_transport::{
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::arguments::{ArgumentCheck, ArgumentMismatch};
 use crate::budget::OutputBudget;
 use crate::convert::{convert_call, error_output};
 use crate::tool::{AgentTool, ToolCancelled, ToolOutput};
@@ -163,7 +164,8 @@ async fn call(
 }
 
 /// The [`AgentTool`] impl of an MCP tool type: the four accessors answer from
-/// `self.definition`, and `execute` runs the body with the tool, the arguments and the
+/// `self.definition`, the argument check from `self.arguments` (prepared from the schema when
+/// the tool is made), and `execute` runs the body with the tool, the arguments and the
 /// cancellation token bound to the names given.
 macro_rules! mcp_agent_tool {
     ($type:ty, |$tool:ident, $args:ident, $cancel:ident| $body:block) => {
@@ -185,6 +187,10 @@ macro_rules! mcp_agent_tool {
                 &self.definition.parameters
             }
 
+            fn check_arguments(&self, args: &Value) -> Result<(), ArgumentMismatch> {
+                self.arguments.check(args)
+            }
+
             async fn execute(
                 &self,
                 $args: Value,
@@ -201,13 +207,18 @@ macro_rules! mcp_agent_tool {
 #[derive(Debug)]
 pub struct McpTool {
     definition: McpToolDefinition,
+    arguments: ArgumentCheck,
     client: Arc<McpClient>,
 }
 
 impl McpTool {
     /// A tool calling through `client`.
     pub fn new(definition: McpToolDefinition, client: Arc<McpClient>) -> Self {
-        Self { definition, client }
+        Self {
+            arguments: ArgumentCheck::new(&definition.parameters),
+            definition,
+            client,
+        }
     }
 
     /// The definition, with the original server and tool names.
@@ -225,6 +236,7 @@ mcp_agent_tool!(McpTool, |tool, args, cancel| {
 #[derive(Debug)]
 pub struct DeferredMcpTool {
     definition: McpToolDefinition,
+    arguments: ArgumentCheck,
     provider: Arc<dyn ConnectionProvider>,
 }
 
@@ -232,6 +244,7 @@ impl DeferredMcpTool {
     /// A tool that reaches its server through `provider`.
     pub fn new(definition: McpToolDefinition, provider: Arc<dyn ConnectionProvider>) -> Self {
         Self {
+            arguments: ArgumentCheck::new(&definition.parameters),
             definition,
             provider,
         }

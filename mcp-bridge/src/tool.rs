@@ -5,6 +5,10 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+#[cfg(doc)]
+use crate::arguments::ArgumentCheck;
+use crate::arguments::{ArgumentMismatch, check_arguments};
+
 /// A tool in an agent's registry: MCP tools, proxies and the agent's own tools alike.
 #[async_trait]
 pub trait AgentTool: Send + Sync {
@@ -19,6 +23,15 @@ pub trait AgentTool: Send + Sync {
 
     /// The JSON Schema of the arguments.
     fn parameters(&self) -> &Value;
+
+    /// Whether `args` are what [`parameters`](Self::parameters) asks for (see
+    /// [`check_arguments`]); the first mismatch found. An agent checks a call with it before
+    /// [`execute`](Self::execute), to refuse a wrong argument with the field named. The default
+    /// reads the schema on every call; a tool called often keeps an [`ArgumentCheck`] prepared
+    /// once.
+    fn check_arguments(&self, args: &Value) -> Result<(), ArgumentMismatch> {
+        check_arguments(self.parameters(), args)
+    }
 
     /// Runs the tool. A failure of the tool is an output with `is_error` set (the model sees
     /// it); only a cancellation through `cancel` is an `Err`.

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use mcp_bridge::naming::tool_name;
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
-    OutputBlock, ToolCancelled, ToolOutput,
+    OutputBlock, ToolCancelled, ToolOutput, check_arguments,
 };
 use mcp_transport::{ClientOptions, McpClient, StdioServerParams, Tool};
 use serde_json::{Map, Value, json};
@@ -611,6 +611,45 @@ async fn parameters_are_the_input_schema_without_dollar_schema() {
         nested.parameters,
         json!({"type": "object", "properties": {"inner": {"$schema": "x", "type": "object"}}})
     );
+    guard(client.close()).await.unwrap();
+}
+
+/// A live and a deferred tool check arguments against their own schema (prepared when the tool
+/// is made) as `check_arguments` does against the schema they show.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_check_arguments_against_the_schema_they_show() {
+    let (live, client) = live_tool("add").await;
+    let deferred = DeferredMcpTool::new(cached_echo("fixture"), Arc::new(FailingProvider));
+    let cases: [(&dyn AgentTool, Value); 6] = [
+        (&live, json!({"a": 1, "b": 2})),
+        (&live, json!({"a": 1})),
+        (&live, json!({"a": 1, "b": "2"})),
+        (&live, json!({"a": 1, "b": 2, "c": 3})),
+        (&deferred, json!({"message": "hi"})),
+        (&deferred, json!({"message": 7})),
+    ];
+    for (tool, args) in cases {
+        assert_eq!(
+            tool.check_arguments(&args),
+            check_arguments(tool.parameters(), &args),
+            "{} {args}",
+            tool.name()
+        );
+    }
+    assert_eq!(
+        live.check_arguments(&json!({"a": 1, "b": 2, "c": 3}))
+            .unwrap_err()
+            .to_string(),
+        "argument `c` is not an argument of this tool (it takes a, b)"
+    );
+    assert_eq!(
+        deferred
+            .check_arguments(&json!({"message": 7}))
+            .unwrap_err()
+            .to_string(),
+        "argument `message` must be a string, not an integer"
+    );
+    assert_eq!(live.check_arguments(&json!({"a": 1, "b": 2.5})), Ok(()));
     guard(client.close()).await.unwrap();
 }
 
