@@ -7,36 +7,77 @@
 //! text of its own. `isError` makes an error output. A transport or protocol failure becomes
 //! `MCP error: <message>` with the error flag; a cancellation stays a cancellation.
 
+use mcp_transport::protocol::TextContent;
 use mcp_transport::{CallToolResult, ContentBlock};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::tool::{OutputBlock, ToolCancelled, ToolOutput};
 
 /// Converts a successful `tools/call` result.
 pub fn convert_result(result: &CallToolResult, server: &str, tool: &str) -> ToolOutput {
-    let mut content: Vec<OutputBlock> = result.content.iter().map(convert_block).collect();
+    convert_owned(result.clone(), server, tool)
+}
+
+/// [`convert_result`] of a result the caller gives away: each block is copied once (for the
+/// model's content) and moved into the details, instead of copied twice.
+pub fn convert_owned(result: CallToolResult, server: &str, tool: &str) -> ToolOutput {
+    let CallToolResult {
+        content: blocks,
+        structured_content,
+        is_error,
+        meta,
+        ..
+    } = result;
+    let mut content: Vec<OutputBlock> = Vec::with_capacity(blocks.len() + 1);
+    let mut raw = Vec::with_capacity(blocks.len());
     // Text of the result's own: what resource links and unknown blocks are rendered as does not
     // say what the structured content says.
-    let has_text = result
-        .content
-        .iter()
-        .any(|block| matches!(block, ContentBlock::Text(_)));
-    if let Some(structured) = result.structured_content.as_ref().filter(|_| !has_text) {
+    let mut has_text = false;
+    for block in blocks {
+        has_text |= matches!(block, ContentBlock::Text(_));
+        content.push(convert_block(&block));
+        raw.push(block_json(block));
+    }
+    if let Some(structured) = structured_content.as_ref().filter(|_| !has_text) {
         content.push(OutputBlock::Text {
             text: structured.to_string(),
         });
     }
+    // The details are built by hand, not through `json!`: that would serialize every block
+    // into a new tree (the hot path of every call); the keys and values are the same.
+    let mut details = Map::with_capacity(6);
+    details.insert("server".to_owned(), Value::from(server));
+    details.insert("tool".to_owned(), Value::from(tool));
+    details.insert("content".to_owned(), Value::Array(raw));
+    details.insert(
+        "structuredContent".to_owned(),
+        structured_content.unwrap_or(Value::Null),
+    );
+    details.insert("isError".to_owned(), Value::Bool(is_error));
+    details.insert("_meta".to_owned(), meta.map_or(Value::Null, Value::Object));
     ToolOutput {
         content,
-        is_error: result.is_error,
-        details: json!({
-            "server": server,
-            "tool": tool,
-            "content": result.content,
-            "structuredContent": result.structured_content,
-            "isError": result.is_error,
-            "_meta": result.meta,
-        }),
+        is_error,
+        details: Value::Object(details),
+    }
+}
+
+/// A block as the JSON it was sent as (what serializing it gives). Text blocks, nearly every
+/// block there is, are taken apart without a serializer; their fields are moved, not copied.
+fn block_json(block: ContentBlock) -> Value {
+    match block {
+        ContentBlock::Text(text) => {
+            let TextContent { text, extra, .. } = text;
+            let mut object = Map::with_capacity(2 + extra.len());
+            object.insert("type".to_owned(), Value::from("text"));
+            object.insert("text".to_owned(), Value::String(text));
+            // The fields kept as sent follow, as serializing the flattened map puts them.
+            object.extend(extra);
+            Value::Object(object)
+        }
+        ContentBlock::Unknown(value) => value,
+        // Serializing a content block into a JSON value cannot fail: its keys are strings.
+        other => serde_json::to_value(&other).unwrap_or(Value::Null),
     }
 }
 
@@ -60,7 +101,7 @@ pub fn convert_call(
     tool: &str,
 ) -> Result<ToolOutput, ToolCancelled> {
     match outcome {
-        Ok(result) => Ok(convert_result(&result, server, tool)),
+        Ok(result) => Ok(convert_owned(result, server, tool)),
         Err(error) if error.is_cancelled() => Err(ToolCancelled::new()),
         Err(error) => Ok(error_output(&error, server, tool)),
     }

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use mcp_bridge::convert::{convert_call, convert_result, error_output};
+use mcp_bridge::convert::{convert_call, convert_owned, convert_result, error_output};
 use mcp_bridge::{OutputBlock, ToolCancelled, ToolOutput};
 use mcp_transport::transport::TransportError;
 use mcp_transport::{CallToolResult, CloseReason, ErrorObject, RpcError};
@@ -259,6 +259,40 @@ fn details_carry_server_tool_and_the_raw_result() {
             "_meta": {"trace": "abc"},
         })
     );
+}
+
+/// The details' content is what serializing the result's blocks gives, every kind of block
+/// (text with extra fields too), whether the result is lent or given away.
+#[test]
+fn details_content_is_the_blocks_as_serialized_lent_or_given() {
+    let wire = json!({
+        "content": [
+            {"type": "text", "text": "plain"},
+            {"type": "text", "text": "hinted", "annotations": {"audience": ["user"]}, "_meta": {"k": 1}},
+            {"type": "image", "data": "aGk=", "mimeType": "image/png"},
+            {"type": "audio", "data": "aGk=", "mimeType": "audio/wav"},
+            {"type": "resource_link", "uri": "file:///a", "name": "a", "mimeType": "text/plain"},
+            {"type": "resource", "resource": {"uri": "file:///b", "text": "body"}},
+            {"type": "x-custom", "payload": [1, 2]},
+        ],
+        "structuredContent": {"ok": true},
+        "isError": true,
+        "_meta": {"trace": "abc"},
+    });
+    let result = result(wire);
+    let lent = convert_result(&result, "srv", "tool");
+    assert_eq!(
+        lent.details["content"],
+        serde_json::to_value(&result.content).unwrap()
+    );
+    let keys: Vec<&str> = lent.details["content"][1]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["type", "text", "annotations", "_meta"]);
+    assert_eq!(convert_owned(result, "srv", "tool"), lent);
 }
 
 #[test]
