@@ -19,7 +19,9 @@
 //! (50 servers) 10 times (`--quick`: 3), shapes interleaved; the report holds the median over
 //! the rounds of each round's median wall time, the ratio to the raw shape, the median peak
 //! RSS the process reported, and whether issue 15's targets are met (one-shot: ours ≤ floor +
-//! 1 ms; fan-out: ours ≤ 1.15× the floor's time and ≤ 4 MiB peak RSS).
+//! 1 ms; fan-out: ours ≤ 1.15× the floor's time and ≤ 4 MiB peak RSS). Under each client table
+//! the per-call targets are checked for each of our shapes (seq p50 ≤ 1.7× the floor, client
+//! CPU ≤ 2.5×, 32-in-flight throughput ≥ 0.4×).
 //!
 //! Each round runs every client once per placement, each as a fresh `client` process that
 //! spawns its own reference server: first unpinned, then under `taskset -c C` (the server, a
@@ -266,6 +268,25 @@ fn table(report: &mut String, rows: &[Row], results: &[Vec<Figures>], rounds: us
             row.throughput / floor_tp,
         );
     }
+    report.push_str(
+        "\nIssue 15's per-call targets for ours: seq p50 ≤ 1.7× the floor, client CPU ≤ 2.5×, \
+         32 in flight ≥ 0.4×.\n\n",
+    );
+    for row in medians.iter().filter(|row| row.client == "ours") {
+        let (p50, cpu, tp) = (
+            row.p50 / floor_p50,
+            row.cpu / floor_cpu,
+            row.throughput / floor_tp,
+        );
+        let _ = writeln!(
+            report,
+            "- ours, {}: p50 {p50:.2}× {}, CPU {cpu:.2}× {}, 32 in flight {tp:.2}× {}",
+            row.shape,
+            met(p50 <= P50_TARGET),
+            met(cpu <= CPU_TARGET),
+            met(tp >= THROUGHPUT_TARGET),
+        );
+    }
     if !missing.is_empty() {
         let _ = writeln!(
             report,
@@ -274,6 +295,11 @@ fn table(report: &mut String, rows: &[Row], results: &[Vec<Figures>], rounds: us
         );
     }
 }
+
+/// Issue 15's per-call targets for ours, as ratios to the floor.
+const P50_TARGET: f64 = 1.7;
+const CPU_TARGET: f64 = 2.5;
+const THROUGHPUT_TARGET: f64 = 0.4;
 
 /// The startup shapes of the `startup` binary, floor first.
 const ONE_SHOT: [&str; 4] = [
