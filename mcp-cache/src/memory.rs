@@ -1,7 +1,7 @@
 //! The in-memory and no-op stores.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use mcp_transport::Tool;
@@ -11,10 +11,11 @@ use crate::fingerprint::Fingerprint;
 use crate::{CacheOptions, ToolCache};
 
 /// A cache that lives as long as the process: for tests, and for agents that want no disk.
-/// Entries are kept encoded, so they behave exactly like the on-disk store's.
+/// Entries are kept encoded, so they behave exactly like the on-disk store's; a lookup decodes
+/// outside the lock, so lookups of several servers at once decode in parallel.
 #[derive(Debug, Default)]
 pub struct MemoryToolCache {
-    entries: Mutex<HashMap<String, Vec<u8>>>,
+    entries: Mutex<HashMap<String, Arc<[u8]>>>,
     options: CacheOptions,
 }
 
@@ -32,18 +33,23 @@ impl MemoryToolCache {
         self.entries
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(server.to_owned(), bytes);
+            .insert(server.to_owned(), bytes.into());
     }
 }
 
 #[async_trait]
 impl ToolCache for MemoryToolCache {
     async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
-        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        match entries.get(server) {
+        let entry = self
+            .entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(server)
+            .cloned();
+        match entry {
             None => Lookup::Miss(MissReason::Absent),
             Some(bytes) => {
-                decode_entry(bytes, fingerprint, self.options.ttl, (self.options.clock)())
+                decode_entry(&bytes, fingerprint, self.options.ttl, (self.options.clock)())
             }
         }
     }
