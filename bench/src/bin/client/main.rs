@@ -9,6 +9,7 @@
 //!        --server PATH [--warmup W] [--sequential N] [--pipelined M]
 //! client --client raw-http|ours-http-task|ours-http-block-on|ours-http-current-thread
 //!                 |rmcp-http-task|rmcp-http-block-on|rmcp-http-current-thread|rmcp-http-pooled-task
+//!                 |reqwest-http-task|reqwest-http-block-on|reqwest-http-current-thread
 //!        --server PATH [--answers json|sse] [--warmup W] [--sequential N] [--pipelined M]
 //! ```
 //!
@@ -20,17 +21,20 @@
 //! (`raw_http.rs`): blocking kept-alive `TcpStream`s, one per call in flight. rmcp's default
 //! HTTP client opens a connection per POST; `rmcp-http-pooled-task` (JSON line
 //! `rmcp-http-pooled-json`/`-sse`) gives it a reqwest client that keeps them alive.
+//! `reqwest-http-*` (`reqwest_http.rs`) is reqwest alone posting pre-serialized bodies, no MCP
+//! client: the cost of the HTTP stack under ours and rmcp's, told apart from the MCP layers'.
 //!
 //! Client CPU per call is `getrusage(RUSAGE_SELF)` over the sequential phase divided by N (the
 //! server is a child process and is not counted); the server's CPU over the same phase is read
-//! from `/proc/<pid>/schedstat` of its threads (the HTTP server has one per connection). Each run is its own process, so no client warms another's
-//! caches or allocator.
+//! from `/proc/<pid>/schedstat` of its threads (the HTTP server has one per connection). Each
+//! run is its own process, so no client warms another's caches or allocator.
 
 mod async_driver;
 mod http_server;
 mod ours;
 mod raw;
 mod raw_http;
+mod reqwest_http;
 mod rmcp_sdk;
 
 use std::error::Error;
@@ -46,7 +50,7 @@ use crate::rmcp_sdk::Pool;
 type BoxError = Box<dyn Error + Send + Sync>;
 
 /// The Streamable HTTP clients (`CLIENTS` lists the stdio ones).
-const HTTP_CLIENTS: [&str; 8] = [
+const HTTP_CLIENTS: [&str; 11] = [
     "raw-http",
     "ours-http-task",
     "ours-http-block-on",
@@ -55,6 +59,9 @@ const HTTP_CLIENTS: [&str; 8] = [
     "rmcp-http-block-on",
     "rmcp-http-current-thread",
     "rmcp-http-pooled-task",
+    "reqwest-http-task",
+    "reqwest-http-block-on",
+    "reqwest-http-current-thread",
 ];
 
 struct Args {
@@ -152,6 +159,11 @@ fn run(args: &Args) -> Result<Figures, BoxError> {
         ),
         "rmcp-http-pooled-task" => {
             rmcp_sdk::run_http(server, answers, Pool::KeepAlive, sizes, Shape::SpawnedTask)
+        }
+        "reqwest-http-task" => reqwest_http::run(server, answers, sizes, Shape::SpawnedTask),
+        "reqwest-http-block-on" => reqwest_http::run(server, answers, sizes, Shape::BlockOn),
+        "reqwest-http-current-thread" => {
+            reqwest_http::run(server, answers, sizes, Shape::CurrentThread)
         }
         other => Err(format!("unknown client `{other}`").into()),
     }
