@@ -5,27 +5,32 @@
 //!   holds for the server.
 //! - `session`: what an agent does for a tool call of the model — the session's registry looks
 //!   the tool up by its model-facing name (`mcp_fx_echo`), the arguments (a JSON value, as the
-//!   model's call is parsed) are checked against the tool's input schema, and the tool is
+//!   model's call is parsed) are checked against the tool's input schema
+//!   (`AgentTool::check_arguments`), and the tool is
 //!   executed (`McpTool`: arguments, progress and cancellation options, the client call, the
 //!   result converted to a `ToolOutput` within the output budget).
 //!
 //! ```text
 //! cargo bench -p agent-session --bench session_call -- [--pin-core N] [--quick]
-//!     [--rounds N] [--calls N] [--warmup N]
+//!     [--rounds N] [--calls N] [--warmup N] [--diagnose]
 //! ```
 //!
-//! Calls are sequential, awaited inside a task spawned on a multi-thread runtime. The two ways
-//! alternate in rounds (which one goes first alternates too), so drift of the machine hits
+//! Calls are sequential, awaited inside a task spawned on a multi-thread runtime. The ways
+//! alternate in rounds (which one goes first rotates too), so drift of the machine hits
 //! both alike. For each way: p50 and p99 latency over every call, and client CPU per call from
 //! `getrusage(RUSAGE_SELF)` (the fixture server is a child: not counted), summed over its
 //! rounds. The report gives the session's figures as ratios of the bare ones, against the
 //! target (≤ 1.3×), and ends with one JSON line of every figure. Missing the target is
 //! reported, not failed.
 //!
+//! `--diagnose` adds a third way, the bare call with the options `McpTool` gives every call
+//! (progress asked for, a cancellation token, the progress-restarted timeout): the part of the
+//! difference that lies in the transport.
+//!
 //! `--pin-core N` restricts the process to CPU N before any thread starts (the server
 //! inherits it): software cost alone, the figures to compare. `--quick` runs a tenth of the
 //! calls. Run by `cargo test --benches` (no `--bench` flag) it only checks, with a handful of
-//! calls, that both ways work and give the same text; with `--list` (as `cargo nextest` asks)
+//! calls, that every way works and that the bare and the session's give the same text; with `--list` (as `cargo nextest` asks)
 //! it prints nothing.
 
 use std::error::Error;
@@ -35,10 +40,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_session::{AgentSession, SessionOptions, create_agent_session};
-use mcp_bridge::{ToolOutput, check_arguments};
+use mcp_bridge::ToolOutput;
 use mcp_cache::NoopToolCache;
 use mcp_config::{DiscoveryContext, TrustPolicy};
-use mcp_transport::{JsonObject, McpClient};
+use mcp_transport::{
+    JsonObject, McpClient, ProgressCallback, ProgressNotificationParams, RequestOptions,
+};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -67,6 +74,7 @@ struct Args {
     rounds: Option<usize>,
     calls: Option<usize>,
     warmup: Option<usize>,
+    diagnose: bool,
 }
 
 impl Args {
@@ -79,6 +87,7 @@ impl Args {
             rounds: None,
             calls: None,
             warmup: None,
+            diagnose: false,
         };
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -100,6 +109,7 @@ impl Args {
                 "--list" => list = true,
                 "--bench" => bench = true,
                 "--quick" => quick = true,
+                "--diagnose" => parsed.diagnose = true,
                 "--pin-core" => parsed.pin_core = Some(number("--pin-core")?),
                 "--rounds" => parsed.rounds = Some(number("--rounds")?),
                 "--calls" => parsed.calls = Some(number("--calls")?),
@@ -167,11 +177,15 @@ fn run(args: &Args) -> Result<(), BoxError> {
         .build()?;
     let (rounds, calls, warmup) = args.sizes();
     let smoke = args.scale == Scale::Smoke;
+    let mut ways = vec![Way::Bare, Way::Session];
+    if args.diagnose || smoke {
+        ways.push(Way::BareWithToolOptions);
+    }
     let report = runtime.block_on(async {
         let task = tokio::spawn(async move {
             let session = world.start().await?;
             let bench = Bench::new(&session).await?;
-            let outcome = bench.measure(rounds, calls, warmup, smoke).await;
+            let outcome = bench.measure(&ways, rounds, calls, warmup, smoke).await;
             session.shutdown().await;
             drop(world);
             outcome
@@ -232,11 +246,33 @@ impl Drop for World {
     }
 }
 
-/// The two ways of making the call.
+/// The ways of making the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Way {
     Bare,
     Session,
+    /// `--diagnose`: the bare call with the options `McpTool` gives every call (progress asked
+    /// for, a cancellation token, the progress-restarted timeout): what of the session's cost
+    /// is the transport's.
+    BareWithToolOptions,
+}
+
+impl Way {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Bare => "bare call_tool",
+            Self::Session => "through the session",
+            Self::BareWithToolOptions => "bare, McpTool's options",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Self::Bare => "bare",
+            Self::Session => "session",
+            Self::BareWithToolOptions => "bare_tool_options",
+        }
+    }
 }
 
 struct Bench<'a> {
@@ -246,6 +282,8 @@ struct Bench<'a> {
     object: JsonObject,
     /// The same arguments as the model's call gives them to the agent.
     value: Value,
+    /// The progress callback of [`Way::BareWithToolOptions`], made once as `McpTool`'s is.
+    progress: ProgressCallback,
 }
 
 impl<'a> Bench<'a> {
@@ -269,6 +307,7 @@ impl<'a> Bench<'a> {
             client,
             object,
             value,
+            progress: Arc::new(|_: ProgressNotificationParams| {}),
         })
     }
 
@@ -294,7 +333,7 @@ impl<'a> Bench<'a> {
             .tool(TOOL)
             .ok_or_else(|| format!("the session lost {TOOL}"))?;
         let arguments = self.value.clone();
-        check_arguments(tool.parameters(), &arguments)?;
+        tool.check_arguments(&arguments)?;
         let output = tool
             .execute(arguments, CancellationToken::new())
             .await
@@ -305,10 +344,27 @@ impl<'a> Bench<'a> {
         Ok(output)
     }
 
+    /// One call the bare way with the options `McpTool` gives every call.
+    async fn bare_with_tool_options(&self) -> Result<(), BoxError> {
+        let mut options = RequestOptions::default()
+            .cancel_with(CancellationToken::new())
+            .reset_timeout_on_progress(mcp_bridge::MAX_CALL_DURATION);
+        options.on_progress = Some(Arc::clone(&self.progress));
+        let result = self
+            .client
+            .call_tool_with("echo", Some(self.object.clone()), &options)
+            .await?;
+        if result.is_error {
+            return Err(format!("the echo call failed: {:?}", result.content).into());
+        }
+        Ok(())
+    }
+
     async fn call(&self, way: Way) -> Result<(), BoxError> {
         match way {
             Way::Bare => self.bare().await.map(drop),
             Way::Session => self.through_session().await.map(drop),
+            Way::BareWithToolOptions => self.bare_with_tool_options().await,
         }
     }
 
@@ -326,6 +382,7 @@ impl<'a> Bench<'a> {
 
     async fn measure(
         &self,
+        ways: &[Way],
         rounds: usize,
         calls: usize,
         warmup: usize,
@@ -337,30 +394,28 @@ impl<'a> Bench<'a> {
         if bare != agent {
             return Err(format!("the ways disagree: bare {bare:?}, session {agent:?}").into());
         }
-        for way in [Way::Bare, Way::Session] {
+        for &way in ways {
             self.phase(way, warmup).await?;
         }
-        let mut figures = [Figures::default(), Figures::default()];
+        let mut figures: Vec<Figures> = ways.iter().map(|_| Figures::default()).collect();
         for round in 0..rounds {
-            let order = if round % 2 == 0 {
-                [Way::Bare, Way::Session]
-            } else {
-                [Way::Session, Way::Bare]
-            };
-            for way in order {
-                let (samples, cpu) = self.phase(way, calls).await?;
-                let figure = &mut figures[usize::from(way == Way::Session)];
-                figure.samples.extend(samples);
-                figure.cpu += cpu;
+            // Each round starts with the next way: none is always first (or last).
+            for step in 0..ways.len() {
+                let index = (round + step) % ways.len();
+                let (samples, cpu) = self.phase(ways[index], calls).await?;
+                figures[index].samples.extend(samples);
+                figures[index].cpu += cpu;
             }
         }
-        let [bare, session] = figures;
         Ok(Report {
             rounds,
             calls,
             smoke,
-            bare: bare.summary(),
-            session: session.summary(),
+            ways: ways
+                .iter()
+                .copied()
+                .zip(figures.into_iter().map(Figures::summary))
+                .collect(),
         })
     }
 }
@@ -400,8 +455,8 @@ struct Report {
     rounds: usize,
     calls: usize,
     smoke: bool,
-    bare: Summary,
-    session: Summary,
+    /// Bare first, the session second, then the `--diagnose` ways.
+    ways: Vec<(Way, Summary)>,
 }
 
 fn micros(duration: Duration) -> f64 {
@@ -432,20 +487,32 @@ impl Report {
                 ""
             },
         );
-        out.push_str("| way | p50 µs | p99 µs | CPU µs/call |\n|---|---:|---:|---:|\n");
-        for (name, summary) in [
-            ("bare call_tool", &self.bare),
-            ("through the session", &self.session),
-        ] {
+        out.push_str(
+            "| way | p50 µs | p99 µs | CPU µs/call | p50 / bare | CPU / bare |\n\
+             |---|---:|---:|---:|---:|---:|\n",
+        );
+        let bare = &self.ways[0].1;
+        let mut line = serde_json::Map::new();
+        for (way, summary) in &self.ways {
+            let p50 = ratio(summary.p50, bare.p50);
+            let cpu = ratio(summary.cpu_per_call, bare.cpu_per_call);
             out.push_str(&format!(
-                "| {name} | {:.1} | {:.1} | {:.1} |\n",
+                "| {} | {:.1} | {:.1} | {:.1} | {p50:.2}× | {cpu:.2}× |\n",
+                way.name(),
                 micros(summary.p50),
                 micros(summary.p99),
                 micros(summary.cpu_per_call)
             ));
+            line.insert(
+                way.key().to_owned(),
+                json!({"p50_us": micros(summary.p50), "p99_us": micros(summary.p99),
+                    "cpu_us_per_call": micros(summary.cpu_per_call),
+                    "p50_ratio": p50, "cpu_ratio": cpu}),
+            );
         }
-        let p50 = ratio(self.session.p50, self.bare.p50);
-        let cpu = ratio(self.session.cpu_per_call, self.bare.cpu_per_call);
+        let session = &self.ways[1].1;
+        let p50 = ratio(session.p50, bare.p50);
+        let cpu = ratio(session.cpu_per_call, bare.cpu_per_call);
         let verdict = |value: f64| {
             if value <= TARGET_RATIO {
                 "met"
@@ -458,18 +525,11 @@ impl Report {
             verdict(p50),
             verdict(cpu)
         ));
-        let line = json!({
-            "bench": "session_call",
-            "rounds": self.rounds,
-            "calls_per_round": self.calls,
-            "pin_core": args.pin_core,
-            "bare": {"p50_us": micros(self.bare.p50), "p99_us": micros(self.bare.p99),
-                "cpu_us_per_call": micros(self.bare.cpu_per_call)},
-            "session": {"p50_us": micros(self.session.p50), "p99_us": micros(self.session.p99),
-                "cpu_us_per_call": micros(self.session.cpu_per_call)},
-            "ratio": {"p50": p50, "cpu_per_call": cpu},
-        });
-        out.push_str(&format!("{line}\n"));
+        line.insert("bench".to_owned(), json!("session_call"));
+        line.insert("rounds".to_owned(), json!(self.rounds));
+        line.insert("calls_per_round".to_owned(), json!(self.calls));
+        line.insert("pin_core".to_owned(), json!(args.pin_core));
+        out.push_str(&format!("{}\n", Value::Object(line)));
         out
     }
 }
