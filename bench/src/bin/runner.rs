@@ -308,8 +308,9 @@ const ONE_SHOT: [&str; 4] = [
     "oneshot-ours-multi-thread",
     "oneshot-rmcp-current-thread",
 ];
-const FAN_OUT: [&str; 4] = [
+const FAN_OUT: [&str; 5] = [
     "fanout-raw",
+    "fanout-raw-threads",
     "fanout-ours-multi-thread",
     "fanout-ours-current-thread",
     "fanout-rmcp-multi-thread",
@@ -597,7 +598,10 @@ fn run(args: &Args) -> Result<Outcome, String> {
          {fan_out_repeats} fan-out runs per shape, round and placement, interleaved). Peak RSS \
          is the process's own `VmHWM` at its end (the servers, children, are not in it), median \
          over every run. One binary holds every shape, so the floor's RSS includes the same \
-         mapped code as the others' (only the pages touched count)."
+         mapped code as the others' (only the pages touched count). Fan-out ratios and \
+         targets are to `fanout-raw`, one thread; `fanout-raw-threads` is the same work split \
+         over one thread per CPU (std's spawn waits for each child's exec, so one thread \
+         spawns one server at a time, while a multi-thread runtime spawns from every worker)."
     );
     for (p, placement) in placements.iter().enumerate() {
         let _ = writeln!(

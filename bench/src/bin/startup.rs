@@ -13,6 +13,7 @@
 //! | `oneshot-ours-multi-thread` | the same on a multi-thread runtime (what `#[tokio::main]` builds) |
 //! | `oneshot-rmcp-current-thread` | rmcp: `().serve(TokioChildProcess)` + `list_tools` + `cancel`, current-thread runtime |
 //! | `fanout-raw` | the floor: N servers spawned with std, every `initialize` written, then the answers read, then every `tools/list` |
+//! | `fanout-raw-threads` | the same split over one thread per CPU, each doing its share: std's spawn blocks until the child has exec'd, so one thread spawns one server at a time, while a multi-thread runtime spawns from each worker |
 //! | `fanout-ours-multi-thread` | N `McpClient`s connected and listed concurrently (one task each) on a multi-thread runtime, as a `#[tokio::main]` program would, then closed concurrently |
 //! | `fanout-ours-current-thread` | the same on a current-thread runtime |
 //! | `fanout-rmcp-multi-thread` | rmcp, N services concurrently on a multi-thread runtime |
@@ -36,12 +37,13 @@ use rmcp::transport::TokioChildProcess;
 type BoxError = Box<dyn Error + Send + Sync>;
 
 /// Every shape, as `--shape` names it.
-const SHAPES: [&str; 8] = [
+const SHAPES: [&str; 9] = [
     "oneshot-raw",
     "oneshot-ours-current-thread",
     "oneshot-ours-multi-thread",
     "oneshot-rmcp-current-thread",
     "fanout-raw",
+    "fanout-raw-threads",
     "fanout-ours-multi-thread",
     "fanout-ours-current-thread",
     "fanout-rmcp-multi-thread",
@@ -204,6 +206,26 @@ fn raw(program: &Path, count: usize) -> io::Result<()> {
     Ok(())
 }
 
+/// [`raw`] over one thread per CPU, the servers split evenly between them.
+fn raw_threads(program: &Path, count: usize) -> io::Result<()> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(count);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|thread| {
+                let share = count / threads + usize::from(thread < count % threads);
+                scope.spawn(move || raw(program, share))
+            })
+            .collect();
+        workers.into_iter().try_for_each(|worker| {
+            worker
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("a spawning thread panicked")))
+        })
+    })
+}
+
 async fn ours_one(program: String) -> Result<McpClient, BoxError> {
     let params = StdioServerParams::new(program, Vec::<String>::new());
     let client = McpClient::connect_stdio("reference", params, ClientOptions::default()).await?;
@@ -286,6 +308,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
     let (program, count) = (args.server.as_path(), args.servers);
     let (library, multi_thread) = match args.shape.split_once('-').map(|(_, rest)| rest) {
         Some("raw") => return Ok(raw(program, count)?),
+        Some("raw-threads") => return Ok(raw_threads(program, count)?),
         Some("ours-current-thread") => ("ours", false),
         Some("ours-multi-thread") => ("ours", true),
         Some("rmcp-current-thread") => ("rmcp", false),
