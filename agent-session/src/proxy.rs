@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcp_bridge::convert::error_output;
-use mcp_bridge::{AgentTool, ToolCancelled, ToolOutput};
+use mcp_bridge::{AgentTool, ArgumentMismatch, ToolCancelled, ToolOutput};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -164,6 +164,12 @@ impl AgentTool for SubagentProxyTool {
 
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+
+    /// The parent's tool checks them: the proxy shows its schema, and an MCP tool has its check
+    /// prepared.
+    fn check_arguments(&self, args: &Value) -> Result<(), ArgumentMismatch> {
+        self.captured.check_arguments(args)
     }
 
     async fn execute(

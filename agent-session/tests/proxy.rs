@@ -224,6 +224,15 @@ async fn proxies_mirror_the_parents_mcp_tools_only() {
     );
     assert_eq!(single.server(), Some("fx"));
     assert_eq!(single.call_timeout(), Duration::from_secs(5));
+    // Arguments are checked against the schema the proxy shows.
+    assert_eq!(single.check_arguments(&json!({"message": "hi"})), Ok(()));
+    assert_eq!(
+        single
+            .check_arguments(&json!({"message": 1}))
+            .unwrap_err()
+            .to_string(),
+        "argument `message` must be a string, not an integer"
+    );
     within("shutdown", parent.session.shutdown()).await;
 }
 
