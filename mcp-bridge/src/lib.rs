@@ -17,8 +17,8 @@
 //! - [`convert`]: MCP results to [`ToolOutput`]: every content type, structured content,
 //!   `isError`; failures as `MCP error: <message>`; a cancellation stays [`ToolCancelled`].
 //! - [`check_arguments`]: are a call's arguments what the tool's input schema asks for; an MCP
-//!   tool answers [`AgentTool::check_arguments`] from an [`ArgumentCheck`] prepared once when it
-//!   is made, so a check per call reads no schema.
+//!   tool answers [`AgentTool::check_arguments`] from an [`ArgumentCheck`] prepared at its first
+//!   check, so a check per call reads no schema.
 
 mod arguments;
 mod budget;

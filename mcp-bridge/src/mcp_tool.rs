@@ -1,7 +1,7 @@
 //! [`McpTool`] (a live connection) and [`DeferredMcpTool`] (a cached definition whose server is
 //! still connecting), and the [`ConnectionProvider`] the deferred one waits through.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -164,8 +164,8 @@ async fn call(
 }
 
 /// The [`AgentTool`] impl of an MCP tool type: the four accessors answer from
-/// `self.definition`, the argument check from `self.arguments` (prepared from the schema when
-/// the tool is made), and `execute` runs the body with the tool, the arguments and the
+/// `self.definition`, the argument check from `self.arguments` (prepared from the schema at
+/// the first check: making a tool, thousands at a start, stays cheap), and `execute` runs the body with the tool, the arguments and the
 /// cancellation token bound to the names given.
 macro_rules! mcp_agent_tool {
     ($type:ty, |$tool:ident, $args:ident, $cancel:ident| $body:block) => {
@@ -188,7 +188,9 @@ macro_rules! mcp_agent_tool {
             }
 
             fn check_arguments(&self, args: &Value) -> Result<(), ArgumentMismatch> {
-                self.arguments.check(args)
+                self.arguments
+                    .get_or_init(|| ArgumentCheck::new(&self.definition.parameters))
+                    .check(args)
             }
 
             async fn execute(
@@ -207,7 +209,8 @@ macro_rules! mcp_agent_tool {
 #[derive(Debug)]
 pub struct McpTool {
     definition: McpToolDefinition,
-    arguments: ArgumentCheck,
+    /// The check of the arguments, prepared at the first call that is checked.
+    arguments: OnceLock<ArgumentCheck>,
     client: Arc<McpClient>,
 }
 
@@ -215,7 +218,7 @@ impl McpTool {
     /// A tool calling through `client`.
     pub fn new(definition: McpToolDefinition, client: Arc<McpClient>) -> Self {
         Self {
-            arguments: ArgumentCheck::new(&definition.parameters),
+            arguments: OnceLock::new(),
             definition,
             client,
         }
@@ -236,7 +239,8 @@ mcp_agent_tool!(McpTool, |tool, args, cancel| {
 #[derive(Debug)]
 pub struct DeferredMcpTool {
     definition: McpToolDefinition,
-    arguments: ArgumentCheck,
+    /// The check of the arguments, prepared at the first call that is checked.
+    arguments: OnceLock<ArgumentCheck>,
     provider: Arc<dyn ConnectionProvider>,
 }
 
@@ -244,7 +248,7 @@ impl DeferredMcpTool {
     /// A tool that reaches its server through `provider`.
     pub fn new(definition: McpToolDefinition, provider: Arc<dyn ConnectionProvider>) -> Self {
         Self {
-            arguments: ArgumentCheck::new(&definition.parameters),
+            arguments: OnceLock::new(),
             definition,
             provider,
         }
