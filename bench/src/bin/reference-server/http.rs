@@ -382,3 +382,171 @@ impl Connection {
         self.out.extend_from_slice(b"\r\nContent-Length: 0\r\n\r\n");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{Ipv4Addr, TcpListener, TcpStream};
+    use std::sync::Arc;
+
+    use super::{Sessions, accept};
+
+    /// A server on a port of its own (its accept thread ends with the test process).
+    fn start(sse: bool) -> String {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let sessions = Arc::new(Sessions::new());
+        std::thread::spawn(move || accept(&listener, &sessions, sse));
+        address
+    }
+
+    struct Answer {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    }
+
+    impl Answer {
+        fn header(&self, name: &str) -> Option<&str> {
+            self.headers
+                .iter()
+                .find(|(key, _)| key.eq_ignore_ascii_case(name))
+                .map(|(_, value)| value.as_str())
+        }
+    }
+
+    /// Sends one request on the kept-alive connection and reads its answer (a body to its
+    /// `Content-Length`, or a chunked body decoded).
+    fn exchange(
+        connection: &mut BufReader<TcpStream>,
+        method: &str,
+        session: Option<&str>,
+        body: &str,
+    ) -> Answer {
+        let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
+        let request = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: x\r\n{session}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        connection.get_mut().write_all(request.as_bytes()).unwrap();
+        let mut line = String::new();
+        connection.read_line(&mut line).unwrap();
+        let status = line[9..12].parse().unwrap();
+        let mut headers = Vec::new();
+        loop {
+            line.clear();
+            connection.read_line(&mut line).unwrap();
+            let Some((name, value)) = line.trim_end().split_once(':') else {
+                break;
+            };
+            headers.push((name.to_owned(), value.trim().to_owned()));
+        }
+        let mut answer = Answer {
+            status,
+            headers,
+            body: String::new(),
+        };
+        if answer.header("transfer-encoding") == Some("chunked") {
+            loop {
+                line.clear();
+                connection.read_line(&mut line).unwrap();
+                let size = usize::from_str_radix(line.trim_end(), 16).unwrap();
+                let mut chunk = vec![0; size + 2];
+                connection.read_exact(&mut chunk).unwrap();
+                if size == 0 {
+                    break;
+                }
+                answer
+                    .body
+                    .push_str(std::str::from_utf8(&chunk[..size]).unwrap());
+            }
+        } else {
+            let length = answer.header("content-length").unwrap().parse().unwrap();
+            let mut body = vec![0; length];
+            connection.read_exact(&mut body).unwrap();
+            answer.body = String::from_utf8(body).unwrap();
+        }
+        answer
+    }
+
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
+    const ECHO: &str = r#"{"jsonrpc":"2.0","id":"e1","method":"tools/call","params":{"name":"echo","arguments":{"message":"hi \"there\""}}}"#;
+
+    #[test]
+    fn a_session_from_initialize_to_delete_on_one_connection() {
+        let address = start(false);
+        let mut connection = BufReader::new(TcpStream::connect(address).unwrap());
+
+        let initialized = exchange(&mut connection, "POST", None, INITIALIZE);
+        assert_eq!(initialized.status, 200);
+        assert_eq!(initialized.header("content-type"), Some("application/json"));
+        assert!(
+            initialized
+                .body
+                .starts_with(r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18""#),
+            "{}",
+            initialized.body
+        );
+        let session = initialized.header("mcp-session-id").unwrap().to_owned();
+
+        let notified = exchange(
+            &mut connection,
+            "POST",
+            Some(&session),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        assert_eq!((notified.status, notified.body.as_str()), (202, ""));
+
+        let echoed = exchange(&mut connection, "POST", Some(&session), ECHO);
+        assert_eq!(echoed.status, 200);
+        assert_eq!(
+            echoed.body,
+            r#"{"jsonrpc":"2.0","id":"e1","result":{"content":[{"type":"text","text":"hi \"there\""}],"isError":false}}"#
+        );
+
+        assert_eq!(
+            exchange(&mut connection, "GET", Some(&session), "").status,
+            405
+        );
+        assert_eq!(exchange(&mut connection, "POST", None, ECHO).status, 400);
+        assert_eq!(
+            exchange(&mut connection, "POST", Some("12ab"), ECHO).status,
+            404
+        );
+        assert_eq!(
+            exchange(&mut connection, "DELETE", Some(&session), "").status,
+            204
+        );
+        assert_eq!(
+            exchange(&mut connection, "POST", Some(&session), ECHO).status,
+            404
+        );
+    }
+
+    #[test]
+    fn sse_answers_hold_one_message_event() {
+        let address = start(true);
+        let mut connection = BufReader::new(TcpStream::connect(address).unwrap());
+        let initialized = exchange(&mut connection, "POST", None, INITIALIZE);
+        let session = initialized.header("mcp-session-id").unwrap().to_owned();
+        assert_eq!(
+            initialized.header("content-type"),
+            Some("text/event-stream")
+        );
+
+        let echoed = exchange(&mut connection, "POST", Some(&session), ECHO);
+        assert_eq!(echoed.status, 200);
+        assert_eq!(
+            echoed.body,
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hi \\\"there\\\"\"}],\"isError\":false}}\n\n"
+        );
+        // The connection is still usable after the stream ended.
+        let notified = exchange(
+            &mut connection,
+            "POST",
+            Some(&session),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        assert_eq!(notified.status, 202);
+    }
+}
