@@ -8,10 +8,11 @@
 //! `required: true`, is awaited, bounded by its own timeout. A pipeline that finishes after the gate replaces only its own server's tools and is
 //! reported as an event.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, btree_map};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_bridge::naming::tool_name;
 use mcp_cache::Fingerprint;
 use mcp_config::{DiscoveredServer, ServerConfig};
 use mcp_transport::{McpClient, ServerNotification, Tool};
@@ -23,7 +24,7 @@ use tracing::Instrument;
 
 use crate::connect::{ConnectContext, connect_client};
 use crate::error::ServerError;
-use crate::manager::{ConnectOutcome, Connection, Inner, McpManager, lock};
+use crate::manager::{ConnectOutcome, Connection, Inner, ManagedTool, McpManager, Prebuilt, lock};
 use crate::status::{ConnectionStatus, ManagerEvent};
 
 /// What a pipeline ended with: `None` while it runs.
@@ -52,8 +53,11 @@ struct Started {
     name: String,
     id: u64,
     outcome: watch::Receiver<Outcome>,
-    lookup: JoinHandle<Option<Vec<Tool>>>,
+    lookup: JoinHandle<Option<Cached>>,
 }
+
+/// A server's cached tools, and the deferred tools the gate's answer offers for them.
+type Cached = (Vec<Tool>, Vec<ManagedTool>);
 
 /// What a batch's pipelines need to know about its gate.
 #[derive(Default)]
@@ -97,9 +101,21 @@ impl McpManager {
             // rotated variable keeps it.
             let fingerprint = Fingerprint::of(&server.definition);
             if let Some((id, outcome)) = inner.start(name, config, &fingerprint, &gate) {
-                let cache = Arc::clone(&inner.cache);
-                let key = name.clone();
-                let lookup = tokio::spawn(async move { cache.get(&key, &fingerprint).await });
+                let (inner, key, config) = (Arc::clone(inner), name.clone(), config.clone());
+                let lookup = tokio::spawn(async move {
+                    let tools = inner.cache.get(&key, &fingerprint).await?;
+                    // Built now, while the gate waits, rather than at its answer.
+                    let budget = inner.budget_of(Some(&config));
+                    let offered = tools
+                        .iter()
+                        .map(|tool| {
+                            let name = tool_name(&key, &tool.name);
+                            let budget = budget.clone();
+                            inner.managed_tool(&key, name, tool, Some(&config), budget, None)
+                        })
+                        .collect();
+                    Some((tools, offered))
+                });
                 started.push(Started {
                     name: name.clone(),
                     id,
@@ -116,6 +132,7 @@ impl McpManager {
         // The cache had the whole gate to answer; a store that is still busy counts as a miss.
         // Servers that already finished need no cached tools: their lookup is not waited for.
         let mut cached = HashMap::new();
+        let mut prebuilt = Prebuilt::new();
         for server in &mut started {
             if server.outcome.borrow().is_some() {
                 server.lookup.abort();
@@ -123,8 +140,8 @@ impl McpManager {
             }
             let grace = deadline.max(Instant::now()) + Duration::from_millis(50);
             match tokio::time::timeout_at(grace, &mut server.lookup).await {
-                Ok(Ok(Some(tools))) => {
-                    cached.insert(server.name.clone(), tools);
+                Ok(Ok(Some(found))) => {
+                    cached.insert(server.name.clone(), found);
                 }
                 Ok(_) => {}
                 // Not left running past the gate.
@@ -150,9 +167,14 @@ impl McpManager {
                     .get(&server.name)
                     .is_some_and(|server| server.config.required());
                 match cached.remove(&server.name).filter(|_| !required) {
-                    Some(tools) => {
+                    Some((tools, offered)) => {
                         // Deferred tools: the server finishes in the background.
-                        state.tools.entry(server.name.clone()).or_insert(tools);
+                        if let btree_map::Entry::Vacant(entry) =
+                            state.tools.entry(server.name.clone())
+                        {
+                            entry.insert(tools);
+                            prebuilt.insert(server.name.clone(), (server.id, offered));
+                        }
                     }
                     None => {
                         gate.awaited.insert(server.name.clone());
@@ -176,7 +198,7 @@ impl McpManager {
             }
         }
         ConnectOutcome {
-            tools: self.tools(),
+            tools: self.tools_with(prebuilt),
             errors,
         }
     }
@@ -398,5 +420,69 @@ impl Inner {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::expect_used, clippy::unwrap_used)]
+
+    use mcp_cache::{MemoryToolCache, ToolCache};
+    use mcp_config::{Level, SourceMeta};
+    use serde_json::json;
+    use testkit::FixtureServer;
+
+    use super::*;
+    use crate::manager::ManagerOptions;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cached_tools_at_the_gate_are_defined_as_a_later_listing_defines_them() {
+        let (program, args) = FixtureServer::new().delay("tools/list", 3000).command();
+        let config = ServerConfig::stdio(program.to_string_lossy(), args);
+        let source = SourceMeta::new("test", "Test", "test.json", Level::User);
+        let server = DiscoveredServer::new(config, source);
+        let tools: Vec<Tool> = serde_json::from_value(json!([
+            {"name": "echo", "description": "Echoes.",
+             "inputSchema": {"$schema": "x", "type": "object", "zeta": 1, "alpha": 2}},
+            {"name": "titled", "title": "Only a title", "description": " ",
+             "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}},
+            {"name": "echo_", "x-vendor": true},
+            // The same name once sanitized: one of them is named with a hash at the answer.
+            {"name": "a.b"},
+            {"name": "a-b"},
+        ]))
+        .unwrap();
+        let cache = Arc::new(MemoryToolCache::default());
+        cache
+            .set("slow.server", &Fingerprint::of(&server.definition), &tools)
+            .await;
+        let manager = McpManager::new(ManagerOptions::default(), cache, None);
+        let servers = BTreeMap::from([("slow.server".to_owned(), server)]);
+
+        let at_gate =
+            tokio::time::timeout(Duration::from_secs(30), manager.connect_servers(&servers))
+                .await
+                .expect("the gate answers")
+                .tools;
+        // The answer took the tools built while the gate waited; the server is still listing,
+        // so this call builds every one afresh.
+        let later = manager.tools();
+
+        assert_eq!(at_gate.len(), tools.len());
+        assert_eq!(later.len(), tools.len());
+        for (gate, fresh) in at_gate.iter().zip(&later) {
+            assert!(gate.deferred && fresh.deferred);
+            assert_eq!(gate.server, fresh.server);
+            assert_eq!(gate.original_name, fresh.original_name);
+            assert_eq!(gate.tool.name(), fresh.tool.name());
+            assert_eq!(gate.tool.label(), fresh.tool.label());
+            assert_eq!(gate.tool.description(), fresh.tool.description());
+            assert_eq!(gate.tool.parameters(), fresh.tool.parameters());
+        }
+        let mut names: Vec<&str> = at_gate.iter().map(|tool| tool.tool.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), tools.len(), "{names:?}");
+        manager.disconnect_all().await;
     }
 }

@@ -157,6 +157,11 @@ pub struct ManagedTool {
     pub tool: Arc<dyn AgentTool>,
 }
 
+/// Deferred tools built ahead, by server: the attempt they were built for, and the tools in
+/// the order of the server's cached tools, each under the name it has when no other server's
+/// tool takes it.
+pub(crate) type Prebuilt = HashMap<String, (u64, Vec<ManagedTool>)>;
+
 /// What `connect_servers` answers at the startup gate.
 #[derive(Debug, Default)]
 #[non_exhaustive]
@@ -287,60 +292,63 @@ impl McpManager {
 
     /// Every tool the manager offers now, named across all servers.
     pub fn tools(&self) -> Vec<ManagedTool> {
-        let state = self.inner.lock();
-        let entries: Vec<(&str, &Tool)> = state
-            .tools
-            .iter()
-            .flat_map(|(server, tools)| tools.iter().map(move |tool| (server.as_str(), tool)))
-            .collect();
-        let pairs: Vec<(&str, &str)> = entries
-            .iter()
-            .map(|(server, tool)| (*server, tool.name.as_str()))
-            .collect();
-        let names = assign_names(&pairs);
-        let mut budgets: HashMap<&str, Option<Arc<OutputBudget>>> = HashMap::new();
-        entries
-            .into_iter()
-            .zip(names)
-            .map(|((server, tool), name)| {
-                let timeout = state
-                    .configs
-                    .get(server)
-                    .and_then(ServerConfig::tool_timeout);
-                let budget = budgets
-                    .entry(server)
-                    .or_insert_with(|| self.budget_of(state.configs.get(server)))
-                    .clone();
-                let definition = McpToolDefinition::new(name, server, tool.clone())
-                    .with_timeout(timeout)
-                    .with_budget(budget);
-                let live = state.connections.get(server);
-                let agent_tool: Arc<dyn AgentTool> = match live {
-                    Some(connection) => {
-                        Arc::new(McpTool::new(definition, Arc::clone(&connection.client)))
-                    }
-                    None => Arc::new(DeferredMcpTool::new(
-                        definition,
-                        Arc::clone(&self.inner) as Arc<dyn ConnectionProvider>,
-                    )),
-                };
-                ManagedTool {
-                    server: server.to_owned(),
-                    original_name: tool.name.clone(),
-                    deferred: live.is_none(),
-                    tool: agent_tool,
-                }
-            })
-            .collect()
+        self.tools_with(HashMap::new())
     }
 
-    /// The output budget of a server's tools: the manager's, with the size its entry sets.
-    fn budget_of(&self, config: Option<&ServerConfig>) -> Option<Arc<OutputBudget>> {
-        let mut budget = self.inner.options.output_budget.clone()?;
-        if let Some(bytes) = config.and_then(ServerConfig::output_budget) {
-            budget.max_bytes = bytes;
+    /// [`tools`](Self::tools), taking the deferred tools of a server from `prebuilt` (built
+    /// while the startup gate waited: at its answer, building 10,000 took tens of milliseconds)
+    /// when they are still what it would build: the server is still pending under the attempt
+    /// they were built for (so its tools are still the cached ones), and each keeps its name.
+    pub(crate) fn tools_with(&self, mut prebuilt: Prebuilt) -> Vec<ManagedTool> {
+        let state = self.inner.lock();
+        let pairs: Vec<(&str, &str)> = state
+            .tools
+            .iter()
+            .flat_map(|(server, tools)| {
+                tools
+                    .iter()
+                    .map(move |tool| (server.as_str(), tool.name.as_str()))
+            })
+            .collect();
+        // In the order of `pairs`: server by server, each server's tools in order.
+        let mut names = assign_names(&pairs).into_iter();
+        let mut offered = Vec::with_capacity(pairs.len());
+        for (server, tools) in &state.tools {
+            let live = state.connections.get(server);
+            let still_pending = |id: &u64| {
+                state
+                    .pending
+                    .get(server)
+                    .is_some_and(|pending| pending.id == *id)
+            };
+            // In the order of the server's tools, like `tools`.
+            let mut built = prebuilt
+                .remove(server)
+                .filter(|(id, _)| live.is_none() && still_pending(id))
+                .map(|(_, built)| built.into_iter());
+            let config = state.configs.get(server);
+            let mut budget = None;
+            for (tool, name) in tools.iter().zip(names.by_ref()) {
+                match built.as_mut().and_then(Iterator::next) {
+                    Some(built)
+                        if built.original_name == tool.name && built.tool.name() == name =>
+                    {
+                        offered.push(built);
+                    }
+                    _ => {
+                        let budget = budget
+                            .get_or_insert_with(|| self.inner.budget_of(config))
+                            .clone();
+                        let client = live.map(|connection| &connection.client);
+                        offered.push(
+                            self.inner
+                                .managed_tool(server, name, tool, config, budget, client),
+                        );
+                    }
+                }
+            }
         }
-        Some(Arc::new(budget))
+        offered
     }
 
     /// Where a server stands.
@@ -563,6 +571,44 @@ impl Inner {
 
     pub(crate) fn emit(&self, event: ManagerEvent) {
         let _ = self.events.send(event);
+    }
+
+    /// The output budget of a server's tools: the manager's, with the size its entry sets.
+    pub(crate) fn budget_of(&self, config: Option<&ServerConfig>) -> Option<Arc<OutputBudget>> {
+        let mut budget = self.options.output_budget.clone()?;
+        if let Some(bytes) = config.and_then(ServerConfig::output_budget) {
+            budget.max_bytes = bytes;
+        }
+        Some(Arc::new(budget))
+    }
+
+    /// `tool` of `server` as the manager offers it under `name`: calling through `client`, or
+    /// deferred (waiting for the server's connection) without one.
+    pub(crate) fn managed_tool(
+        self: &Arc<Self>,
+        server: &str,
+        name: String,
+        tool: &Tool,
+        config: Option<&ServerConfig>,
+        budget: Option<Arc<OutputBudget>>,
+        client: Option<&Arc<McpClient>>,
+    ) -> ManagedTool {
+        let definition = McpToolDefinition::new(name, server, tool.clone())
+            .with_timeout(config.and_then(ServerConfig::tool_timeout))
+            .with_budget(budget);
+        let agent_tool: Arc<dyn AgentTool> = match client {
+            Some(client) => Arc::new(McpTool::new(definition, Arc::clone(client))),
+            None => Arc::new(DeferredMcpTool::new(
+                definition,
+                Arc::clone(self) as Arc<dyn ConnectionProvider>,
+            )),
+        };
+        ManagedTool {
+            server: server.to_owned(),
+            original_name: tool.name.clone(),
+            deferred: client.is_none(),
+            tool: agent_tool,
+        }
     }
 
     async fn wait(&self, server: &str) -> Result<Arc<McpClient>, ServerError> {
