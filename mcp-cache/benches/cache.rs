@@ -14,6 +14,11 @@
 //!   The same for one server alone: what opening the database costs.
 //! - **get of one server (200 tools) from an open store**: [`SledToolCache`], and
 //!   [`MemoryToolCache`] as the reference, plus `decode_entry` alone (the decoding share of both).
+//! - **the same tools with schemas kept as JSON text**: a prototype of an API change, not
+//!   something the crate does: the tool list of one entry decoded into tools whose
+//!   `inputSchema`, `outputSchema` and `annotations` stay raw JSON (`Box<RawValue>`), parsed
+//!   only when asked for. Building every schema as a tree is what the other rows pay for; this
+//!   row is what they would cost without it.
 //! - **sizes**: one encoded 200-tool entry, and the store directory on disk after the fill.
 //!
 //! Each timing gives the median and p90 (p99 and max too, where there are enough samples),
@@ -34,6 +39,8 @@ use mcp_cache::{
     encode_entry,
 };
 use mcp_transport::{JsonObject, Tool};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 type BoxError = Box<dyn Error + Send + Sync>;
@@ -277,6 +284,7 @@ fn run(scale: Scale) -> Result<(), BoxError> {
     let warm_sled = runtime.block_on(warm_sled_gets(&dir, &servers[0], warm_repetitions))?;
     let warm_memory = runtime.block_on(warm_memory_gets(&servers[0], warm_repetitions))?;
     let decode_only = decode_gets(&servers[0], warm_repetitions)?;
+    let decode_raw = decode_raw_schemas(&servers[0], warm_repetitions)?;
     drop(runtime);
     drop(temp);
 
@@ -287,6 +295,7 @@ fn run(scale: Scale) -> Result<(), BoxError> {
         ("get 1 × 200 tools, open store (sled)", &warm_sled),
         ("get 1 × 200 tools (memory)", &warm_memory),
         ("decode_entry 1 × 200 tools", &decode_only),
+        ("decode 1 × 200 tools, schemas as text", &decode_raw),
     ];
     println!();
     println!(
@@ -324,6 +333,7 @@ fn run(scale: Scale) -> Result<(), BoxError> {
                 "sled": warm_sled.json(),
                 "memory": warm_memory.json(),
                 "decode_only": decode_only.json(),
+                "decode_schemas_as_text_prototype": decode_raw.json(),
             },
             "entry_bytes": entry_bytes,
             "store_bytes_on_disk": store_bytes,
@@ -454,6 +464,65 @@ fn decode_gets(
         times.push(started.elapsed());
         if lookup.miss_reason().is_some() {
             return Err(format!("the entry of {name} did not decode").into());
+        }
+    }
+    Ok(Stats::of(times))
+}
+
+/// A tool whose schemas stay JSON text: the prototype the "schemas as text" row decodes into.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolWithRawSchemas {
+    name: String,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    input_schema: Option<Box<RawValue>>,
+    #[serde(default)]
+    output_schema: Option<Box<RawValue>>,
+    #[serde(default)]
+    annotations: Option<Box<RawValue>>,
+    #[serde(flatten)]
+    extra: JsonObject,
+}
+
+/// The tool list of the same entry as [`decode_gets`], into [`ToolWithRawSchemas`]; checks that
+/// each schema is the one encoded.
+fn decode_raw_schemas(
+    (name, fingerprint, tools): &(String, Fingerprint, Vec<Tool>),
+    repetitions: usize,
+) -> Result<Stats, BoxError> {
+    #[derive(Deserialize)]
+    struct Entry<'a> {
+        #[serde(borrow)]
+        tools: &'a RawValue,
+    }
+    let bytes = encode_entry(fingerprint, tools, SystemTime::now());
+    let mut times = Vec::with_capacity(repetitions);
+    for _ in 0..repetitions {
+        let started = Instant::now();
+        let entry: Entry<'_> = serde_json::from_slice(&bytes)?;
+        let decoded: Vec<ToolWithRawSchemas> = serde_json::from_str(entry.tools.get())?;
+        times.push(started.elapsed());
+        let intact = decoded.len() == tools.len()
+            && decoded.iter().zip(tools).all(|(raw, tool)| {
+                raw.name == tool.name
+                    && raw.title == tool.title
+                    && raw.description == tool.description
+                    && raw.output_schema.is_none()
+                    && raw.annotations.is_none()
+                    && raw.extra == tool.extra
+                    && raw.input_schema.as_ref().is_some_and(|schema| {
+                        serde_json::from_str::<JsonObject>(schema.get())
+                            .ok()
+                            .as_ref()
+                            == Some(&tool.input_schema)
+                    })
+            });
+        if !intact {
+            return Err(format!("the tools of {name} did not decode with schemas as text").into());
         }
     }
     Ok(Stats::of(times))
