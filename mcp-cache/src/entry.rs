@@ -327,7 +327,7 @@ mod tests {
         let skipped = entry_with(&[
             ("format", json!(FORMAT_VERSION)),
             ("fingerprint", json!("other")),
-            ("written_at_ms", written.clone()),
+            ("written_at_ms", written),
             ("tools", json!({"not": "tools"})),
         ]);
         assert_eq!(
