@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -38,7 +38,8 @@ use request::{
 pub use request::{ProgressCallback, RequestOptions, RpcError};
 use tasks::{read_loop, sweep_timeouts, write_loop};
 
-/// How many server notifications a slow subscriber may lag behind before it misses some.
+/// How many server notifications a slow subscriber may lag behind before it misses some. The
+/// buffer (about 30 KiB) is only allocated once someone subscribes.
 const NOTIFICATION_BUFFER: usize = 256;
 /// The most messages handed to the transport in one write.
 const MAX_WRITE_BATCH: usize = 512;
@@ -78,7 +79,8 @@ struct Shared {
     /// only while this is zero, so no message overtakes one queued before it.
     queued: AtomicUsize,
     closed: watch::Sender<Option<CloseReason>>,
-    notifications: broadcast::Sender<ServerNotification>,
+    /// Created by the first [`Peer::subscribe`]: a client nobody listens to pays nothing.
+    notifications: OnceLock<broadcast::Sender<ServerNotification>>,
     /// Replaced by [`Peer::set_roots`] when the client's roots change.
     roots: std::sync::RwLock<Option<Vec<Root>>>,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
@@ -130,7 +132,7 @@ impl Peer {
             outbound,
             queued: AtomicUsize::new(0),
             closed: watch::Sender::new(None),
-            notifications: broadcast::Sender::new(NOTIFICATION_BUFFER),
+            notifications: OnceLock::new(),
             roots: std::sync::RwLock::new(options.roots),
             elicitation: options.elicitation,
             sampling: options.sampling,
@@ -337,7 +339,10 @@ impl Peer {
     /// Receives the server's notifications from now on (`notifications/tools/list_changed`,
     /// `notifications/message`, …). Progress goes to the request it belongs to instead.
     pub fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
-        self.shared.notifications.subscribe()
+        self.shared
+            .notifications
+            .get_or_init(|| broadcast::Sender::new(NOTIFICATION_BUFFER))
+            .subscribe()
     }
 
     /// Why the connection is closed, or `None` while it is open.

@@ -472,7 +472,8 @@ async fn drain_stderr(
     tail: Arc<Mutex<VecDeque<String>>>,
     done: watch::Sender<bool>,
 ) {
-    let mut buffer = BytesMut::with_capacity(8 * 1024);
+    // Most servers say little on stderr: a small buffer first, a larger one once they talk.
+    let mut buffer = BytesMut::with_capacity(1024);
     let mut lines = Vec::new();
     loop {
         let read = stderr.read_buf(&mut buffer).await;

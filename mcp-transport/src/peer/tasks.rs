@@ -308,11 +308,15 @@ impl Shared {
 
     /// Hands a notification to the client's subscribers, if there are any.
     fn publish(&self, method: &str, params: Option<&RawValue>) {
-        if self.notifications.receiver_count() == 0 {
+        let Some(notifications) = self
+            .notifications
+            .get()
+            .filter(|sender| sender.receiver_count() > 0)
+        else {
             return;
-        }
+        };
         let params = params.and_then(|params| serde_json::from_str(params.get()).ok());
-        let _ = self.notifications.send(ServerNotification {
+        let _ = notifications.send(ServerNotification {
             method: method.to_owned(),
             params,
         });
