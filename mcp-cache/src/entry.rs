@@ -2,17 +2,12 @@
 //! server's unresolved configuration, the write time and the tools.
 //!
 //! The header is checked before the tools are decoded, so a miss (other fingerprint, expired)
-//! costs little even for a server with hundreds of tools. An entry is read in one pass: the
-//! header comes first (as [`encode_entry`] writes it), so by the time the tools come it is known
-//! whether to build them or to skip them. Only an entry whose tools come before its header
-//! (not written by this crate) keeps them as text until the header is known.
+//! costs little even for a server with hundreds of tools.
 
-use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_transport::Tool;
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::fingerprint::Fingerprint;
@@ -74,6 +69,16 @@ struct EntryOut<'a> {
     tools: &'a [Tool],
 }
 
+#[derive(Deserialize)]
+struct EntryIn<'a> {
+    format: u32,
+    #[serde(borrow)]
+    fingerprint: &'a str,
+    written_at_ms: u64,
+    #[serde(borrow)]
+    tools: &'a RawValue,
+}
+
 /// Only the format, to tell another format from garbage.
 #[derive(Deserialize)]
 struct FormatOnly {
@@ -106,167 +111,28 @@ pub fn decode_entry(
     ttl: Duration,
     now: SystemTime,
 ) -> Lookup {
-    let expected = Expected {
-        fingerprint: fingerprint.as_str(),
-        ttl,
-        now_ms: millis_since_epoch(now),
+    let entry: EntryIn<'_> = match serde_json::from_slice(bytes) {
+        Ok(entry) => entry,
+        Err(_) => {
+            return Lookup::Miss(match serde_json::from_slice::<FormatOnly>(bytes) {
+                Ok(header) if header.format != FORMAT_VERSION => MissReason::OtherFormat,
+                _ => MissReason::Undecodable,
+            });
+        }
     };
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let decoded = expected
-        .deserialize(&mut deserializer)
-        .and_then(|lookup| deserializer.end().map(|()| lookup));
-    match decoded {
-        Ok(lookup) => lookup,
-        Err(_) => Lookup::Miss(match serde_json::from_slice::<FormatOnly>(bytes) {
-            Ok(header) if header.format != FORMAT_VERSION => MissReason::OtherFormat,
-            _ => MissReason::Undecodable,
-        }),
+    if entry.format != FORMAT_VERSION {
+        return Lookup::Miss(MissReason::OtherFormat);
     }
-}
-
-/// What an entry must match to be a hit; decodes an entry into a [`Lookup`]. A structural
-/// problem (not an object, a field missing or twice, tools that are not tools) is an error.
-struct Expected<'a> {
-    fingerprint: &'a str,
-    ttl: Duration,
-    now_ms: u64,
-}
-
-impl Expected<'_> {
-    /// Why an entry with this header misses, if it does.
-    fn miss(&self, format: u32, fingerprint: &str, written_at_ms: u64) -> Option<MissReason> {
-        if format != FORMAT_VERSION {
-            return Some(MissReason::OtherFormat);
-        }
-        if fingerprint != self.fingerprint {
-            return Some(MissReason::OtherFingerprint);
-        }
-        let age_ms = self.now_ms.saturating_sub(written_at_ms);
-        (u128::from(age_ms) > self.ttl.as_millis()).then_some(MissReason::Expired)
+    if entry.fingerprint != fingerprint.as_str() {
+        return Lookup::Miss(MissReason::OtherFingerprint);
     }
-}
-
-/// The fields of an entry.
-enum EntryField {
-    Format,
-    Fingerprint,
-    WrittenAt,
-    Tools,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for EntryField {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct FieldVisitor;
-
-        impl Visitor<'_> for FieldVisitor {
-            type Value = EntryField;
-
-            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-                formatter.write_str("an entry field")
-            }
-
-            fn visit_str<E: de::Error>(self, key: &str) -> Result<EntryField, E> {
-                Ok(match key {
-                    "format" => EntryField::Format,
-                    "fingerprint" => EntryField::Fingerprint,
-                    "written_at_ms" => EntryField::WrittenAt,
-                    "tools" => EntryField::Tools,
-                    _ => EntryField::Other,
-                })
-            }
-        }
-
-        deserializer.deserialize_identifier(FieldVisitor)
+    let age_ms = millis_since_epoch(now).saturating_sub(entry.written_at_ms);
+    if u128::from(age_ms) > ttl.as_millis() {
+        return Lookup::Miss(MissReason::Expired);
     }
-}
-
-/// The tools of an entry, as far as they were read.
-enum ToolsIn<'de> {
-    /// Not seen yet.
-    Missing,
-    /// Built: the header was read and matched.
-    Built(Vec<Tool>),
-    /// Skipped: the header was read and did not match.
-    Skipped,
-    /// Kept as text: they came before the header.
-    Text(&'de RawValue),
-}
-
-/// Sets a field seen for the first time; a second one is an error.
-fn once<T, E: de::Error>(slot: &mut Option<T>, value: T, name: &'static str) -> Result<(), E> {
-    if slot.is_some() {
-        return Err(E::duplicate_field(name));
-    }
-    *slot = Some(value);
-    Ok(())
-}
-
-impl<'de> DeserializeSeed<'de> for Expected<'_> {
-    type Value = Lookup;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Lookup, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Expected<'_> {
-    type Value = Lookup;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("a tool cache entry")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Lookup, A::Error> {
-        let mut format = None;
-        let mut fingerprint: Option<String> = None;
-        let mut written_at_ms = None;
-        let mut tools = ToolsIn::Missing;
-        while let Some(field) = map.next_key::<EntryField>()? {
-            match field {
-                EntryField::Format => once(&mut format, map.next_value()?, "format")?,
-                EntryField::Fingerprint => {
-                    once(&mut fingerprint, map.next_value()?, "fingerprint")?;
-                }
-                EntryField::WrittenAt => {
-                    once(&mut written_at_ms, map.next_value()?, "written_at_ms")?;
-                }
-                EntryField::Tools => {
-                    if !matches!(tools, ToolsIn::Missing) {
-                        return Err(de::Error::duplicate_field("tools"));
-                    }
-                    tools = match (format, &fingerprint, written_at_ms) {
-                        (Some(format), Some(fingerprint), Some(written_at_ms)) => {
-                            match self.miss(format, fingerprint, written_at_ms) {
-                                None => ToolsIn::Built(map.next_value()?),
-                                Some(_) => {
-                                    map.next_value::<IgnoredAny>()?;
-                                    ToolsIn::Skipped
-                                }
-                            }
-                        }
-                        _ => ToolsIn::Text(map.next_value()?),
-                    };
-                }
-                EntryField::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        let format = format.ok_or_else(|| de::Error::missing_field("format"))?;
-        let fingerprint = fingerprint.ok_or_else(|| de::Error::missing_field("fingerprint"))?;
-        let written_at_ms =
-            written_at_ms.ok_or_else(|| de::Error::missing_field("written_at_ms"))?;
-        if let Some(reason) = self.miss(format, &fingerprint, written_at_ms) {
-            return Ok(Lookup::Miss(reason));
-        }
-        match tools {
-            ToolsIn::Built(tools) => Ok(Lookup::Hit(tools)),
-            ToolsIn::Text(text) => serde_json::from_str(text.get())
-                .map(Lookup::Hit)
-                .map_err(de::Error::custom),
-            ToolsIn::Missing | ToolsIn::Skipped => Err(de::Error::missing_field("tools")),
-        }
+    match serde_json::from_str::<Vec<Tool>>(entry.tools.get()) {
+        Ok(tools) => Lookup::Hit(tools),
+        Err(_) => Lookup::Miss(MissReason::Undecodable),
     }
 }
 
