@@ -1,4 +1,5 @@
-//! Our client: `mcp_transport::McpClient::call_tool("echo")` over its stdio transport
+//! Our client: `mcp_transport::McpClient::call_tool_borrowed("echo")` (the arguments lent, as an
+//! agent that keeps its tool call does) over its stdio transport
 //! (`connect_stdio`) or its Streamable HTTP transport (`connect_http` with
 //! `RemoteTransport::StreamableHttp`), default options, driven by the shared loop in
 //! `async_driver.rs`.
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use mcp_bench_peers::sys::only_child;
 use mcp_bench_peers::{Figures, Sizes};
 use mcp_transport::http::{HttpServerParams, RemoteTransport};
-use mcp_transport::{ClientOptions, JsonObject, McpClient, StdioServerParams};
+use mcp_transport::{ClientOptions, JsonObject, McpClient, RequestOptions, StdioServerParams};
 
 use crate::BoxError;
 use crate::async_driver::{EchoClient, Shape, measure, run_in_shape};
@@ -24,7 +25,7 @@ impl EchoClient for Ours {
     async fn echo(&self) -> Result<(), BoxError> {
         let result = self
             .client
-            .call_tool("echo", Some(self.arguments.clone()))
+            .call_tool_borrowed("echo", Some(&self.arguments), &RequestOptions::default())
             .await?;
         if result.is_error {
             return Err(format!("the echo tool failed: {:?}", result.content).into());
