@@ -60,6 +60,18 @@
 //! With neither, the crate is the protocol, the peer, the client, [`McpClient::connect`] over
 //! any [`Transport`] and the line framing: a transport plugin compiles no process or HTTP code.
 //!
+//! ## Performance: where to await
+//!
+//! Calls cost least when they are awaited in a task the runtime runs (`tokio::spawn`) or on a
+//! current-thread runtime (`#[tokio::main(flavor = "current_thread")]`): the thread that reads
+//! the answer is the one that resumes the caller. Awaited straight in a multi-thread runtime's
+//! `block_on` — the body of a plain `#[tokio::main]` — every answer is read on a worker thread
+//! and handed across to the blocked main thread: about 1.5× the time and 1.8× the CPU of a
+//! spawned task, measured on stdio (reqwest and rmcp pay the same). Many calls in flight on
+//! one connection leave in shared writes. Use [`McpClient::call_tool_borrowed`] when you keep
+//! the arguments. `cargo xtask bench --peers` measures all of this beside the other SDKs and a
+//! raw floor (see `bench/README.md`).
+//!
 //! Run `cargo run -p mcp-transport --example probe -- -- COMMAND ARGS…` to try any stdio server,
 //! and `cargo run -p mcp-transport --example unix_socket -- COMMAND ARGS…` to see a transport
 //! built from a socket.
