@@ -1,11 +1,10 @@
-//! `cargo xtask bench [--quick]`: the `roundtrip` benchmark of `mcp-transport`, run twice, its
-//! `http_roundtrip` over Streamable HTTP, then the `cache` benchmark of `mcp-cache` and the
-//! `startup` and `soak` benchmarks of `mcp-manager`.
+//! `cargo xtask bench [--quick]`: the benchmarks of the library crates, one after the other:
+//! the `cache` benchmark of `mcp-cache` and the `startup` and `soak` benchmarks of
+//! `mcp-manager`. The per-call cost of the client itself (stdio and Streamable HTTP, beside a
+//! raw floor and the other SDKs) is measured by `--peers` below, the one round-trip harness.
 //!
-//! The round trip runs first with client and server pinned to core 0 (`--pin-core 0`), which
-//! measures pure software cost and is stable from run to run; then unpinned, which is what a
-//! user's machine does. The cache benchmark measures a warm start's reads: a cold open + get of
-//! 50 servers × 200 tools, and a get from an open store. The soak benchmark checks that a
+//! The cache benchmark measures a warm start's reads: a cold open + get of 50 servers × 200
+//! tools, and a get from an open store. The soak benchmark checks that a
 //! long-lived manager does not leak (200 reloads of three servers: processes and descriptors
 //! exactly back after each, threads and memory flat), that 1,000 concurrent callers on 20
 //! servers all succeed while one server is SIGKILLed every 100–200 ms, and that a startup of
@@ -62,25 +61,7 @@ struct Run {
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 6] = [
-    Run {
-        title: "roundtrip, same core (client and server pinned to core 0)",
-        package: "mcp-transport",
-        bench: "roundtrip",
-        args: &["--pin-core", "0"],
-    },
-    Run {
-        title: "roundtrip, unpinned",
-        package: "mcp-transport",
-        bench: "roundtrip",
-        args: &[],
-    },
-    Run {
-        title: "HTTP roundtrip (Streamable HTTP, JSON answers on a kept-alive connection)",
-        package: "mcp-transport",
-        bench: "http_roundtrip",
-        args: &[],
-    },
+const RUNS: [Run; 3] = [
     Run {
         title: "tool cache (cold open + get of 50 servers × 200 tools, get from an open store)",
         package: "mcp-cache",

@@ -17,8 +17,10 @@
 //!    new seed each time)
 //! 9. the benchmarks' smoke runs (`cargo test --bench '*'`: each bench checks that every client
 //!    and store works, on a small scale; nextest does not run them)
-//! 10. the official conformance suite's client scenarios (`cargo xtask conformance`)
-//! 11. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`
+//! 10. the side-by-side harness under `bench/` (a workspace of its own): format check, clippy
+//!     with `-D warnings` and its tests, so it keeps building against the library crates
+//! 11. the official conformance suite's client scenarios (`cargo xtask conformance`)
+//! 12. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`
 //!
 //! Each step prints a banner with its duration; a failure names the step and exits non-zero.
 
@@ -208,6 +210,26 @@ fn plan(root: &Path) -> Vec<Step> {
     steps.push(cargo_step(
         "bench smoke runs",
         &["test", "--workspace", "--bench", "*"],
+    ));
+    steps.push(cargo_step(
+        "bench harness format",
+        &["fmt", "--manifest-path", "bench/Cargo.toml", "--check"],
+    ));
+    steps.push(cargo_step(
+        "bench harness clippy",
+        &[
+            "clippy",
+            "--manifest-path",
+            "bench/Cargo.toml",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    ));
+    steps.push(cargo_step(
+        "bench harness tests",
+        &["test", "--manifest-path", "bench/Cargo.toml"],
     ));
     steps.push(Step {
         name: "conformance suite",

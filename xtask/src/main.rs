@@ -8,11 +8,11 @@
 //!   have not changed since its last install is left alone.
 //! - `cargo xtask conformance`: the official MCP conformance suite's client scenarios against the
 //!   `conformance-client` example of `mcp-transport`.
-//! - `cargo xtask bench [--quick]`: the benchmarks, in one run: the `tools/call` round trip of
-//!   `mcp-transport` against a raw floor (client and server pinned to one core, then unpinned),
-//!   the tool cache of `mcp-cache`, and the startup time of `mcp-manager` for 50 servers.
+//! - `cargo xtask bench [--quick]`: the library crates' benchmarks, in one run: the tool cache
+//!   of `mcp-cache`, the startup time of `mcp-manager` for 50 servers and its soak run.
 //!   `cargo xtask bench --peers [--quick] [--rounds N]` runs the side-by-side harness of the
-//!   separate `bench/` workspace instead (our client beside rmcp and a raw floor).
+//!   separate `bench/` workspace instead: the per-call cost of our client beside a raw floor,
+//!   rmcp and the TypeScript and Python SDKs, over stdio and Streamable HTTP.
 //! - `cargo xtask fuzz [--time S] [--target NAME]… [--seed N] [--list]`: the fuzz targets of
 //!   `mcp-fuzz` (every parser of outside input), `--time` seconds in all (default 60), shared
 //!   evenly among the targets.
@@ -40,15 +40,17 @@ Usage: cargo xtask <command>
 Commands:
   ci               every check CI runs, stopping at the first failure: format, clippy
                    (-D warnings), interop install, fixture build, all tests (ignored ones
-                   too), a short fuzz run, bench smoke runs, conformance, rustdoc (-D warnings)
+                   too), a short fuzz run, bench smoke runs, the bench/ harness's checks,
+                   conformance, rustdoc (-D warnings)
   interop          install the pinned real MCP peers under interop/ (skipped when up to date)
   conformance      run the official MCP conformance suite's client scenarios against the
                    conformance-client example (installs the pinned suite and Node 22)
-  bench [--quick]  run the benchmarks: the round trip (pinned to one core, then unpinned),
-                   the tool cache, and the startup of 50 servers (cold and warm)
+  bench [--quick]  run the library crates' benchmarks: the tool cache, the startup of 50
+                   servers (cold and warm) and the soak run
   bench --peers [--quick] [--rounds N]
-                   the side-by-side harness of bench/: raw floor, our client (three
-                   shapes), rmcp, one reference server, interleaved rounds (default 3),
+                   the side-by-side harness of bench/: raw floors, our client (three
+                   shapes), rmcp, reqwest, the TypeScript and Python SDKs, stdio and
+                   Streamable HTTP, one-shot and fan-out; interleaved rounds (default 3),
                    unpinned and pinned; writes bench/report.md
   fuzz [--time S] [--target NAME]... [--seed N] [--list]
                    fuzz every parser of outside input for S seconds in all (default 60,
