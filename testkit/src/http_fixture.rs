@@ -847,13 +847,15 @@ impl State {
                     .legacy_endpoint
                     .clone()
                     .unwrap_or_else(|| "/messages?session=1".to_owned());
+                // The stream is where answers go: keep it before naming the endpoint, or a
+                // client quick to post could have its answer dropped.
+                if let Ok(copy) = stream.try_clone() {
+                    *lock(&self.server_stream) = Some(copy);
+                }
                 let mut writer = &stream.stream;
                 let _ =
                     writer.write_all(format!("event: endpoint\ndata: {endpoint}\n\n").as_bytes());
                 let _ = writer.flush();
-                if let Ok(copy) = stream.try_clone() {
-                    *lock(&self.server_stream) = Some(copy);
-                }
                 let mut probe = [0u8; 1];
                 let _ = (&stream.stream).read(&mut probe);
                 200
