@@ -1,6 +1,7 @@
 //! `cargo xtask bench [--quick]`: the benchmarks of the library crates, one after the other:
-//! the `cache` benchmark of `mcp-cache` and the `startup` and `soak` benchmarks of
-//! `mcp-manager`. The per-call cost of the client itself (stdio and Streamable HTTP, beside a
+//! the `session_call` benchmark of `agent-session` (a tool call through the session beside a
+//! bare `McpClient::call_tool`, pinned to core 0), the `cache` benchmark of `mcp-cache` and the
+//! `startup` and `soak` benchmarks of `mcp-manager`. The per-call cost of the client itself (stdio and Streamable HTTP, beside a
 //! raw floor and the other SDKs) is measured by `--peers` below, the one round-trip harness.
 //!
 //! The cache benchmark measures a warm start's reads: a cold open + get of 50 servers × 200
@@ -61,7 +62,13 @@ struct Run {
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 3] = [
+const RUNS: [Run; 4] = [
+    Run {
+        title: "session call: a tool call through the session beside a bare call_tool (pinned to core 0)",
+        package: "agent-session",
+        bench: "session_call",
+        args: &["--pin-core", "0", "--diagnose"],
+    },
     Run {
         title: "tool cache (cold open + get of 50 servers × 200 tools, get from an open store)",
         package: "mcp-cache",
