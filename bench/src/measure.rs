@@ -33,6 +33,15 @@ impl Sizes {
         pipelined: 10_000,
     };
 
+    /// These counts cut down, phase by phase, to at most `cap`'s (never raised).
+    pub fn capped(self, cap: Self) -> Self {
+        Self {
+            warmup: self.warmup.min(cap.warmup),
+            sequential: self.sequential.min(cap.sequential),
+            pipelined: self.pipelined.min(cap.pipelined),
+        }
+    }
+
     /// The arguments that pass these counts to a client driver.
     pub fn to_args(self) -> Vec<String> {
         vec![
@@ -49,7 +58,8 @@ impl Sizes {
 /// What one client driver measured in one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figures {
-    /// The client: `raw`, `ours`, `rmcp`.
+    /// The client: `raw`, `ours`, `rmcp`, a peer's name, or an HTTP client with its answer
+    /// kind (`raw-http-json`, `ours-http-sse`, `rmcp-http-pooled-json`, …).
     pub client: String,
     /// How the client is driven: `blocking`, `spawned-task`, `block_on`, `current-thread`.
     pub shape: String,

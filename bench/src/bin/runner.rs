@@ -1,6 +1,6 @@
-//! The side-by-side run: every client driver against the reference server, in interleaved
-//! rounds, unpinned and pinned to one core, then the startup shapes, and a markdown report of
-//! the medians with ratios to the raw floors.
+//! The side-by-side run: every client driver against the reference server, over stdio and
+//! Streamable HTTP, in interleaved rounds, unpinned and pinned to one core, then the startup
+//! shapes, and a markdown report of the medians with ratios to the raw floors.
 //!
 //! ```text
 //! runner [--quick] [--rounds N] [--core C] [--out PATH] [--unavailable NAME=REASON]...
@@ -11,29 +11,39 @@
 //! `python-sdk-v2` and `python-sdk-v1` under the interop virtualenvs' Python). A peer whose
 //! install marker is missing is not run and is listed in the report as not measured, with the
 //! reason given by `--unavailable NAME=REASON` (what `cargo xtask bench --peers` passes when
-//! an install failed) or else the missing path. The Python rows make fewer calls (their cap
-//! is in `peers.rs`); the report lists each row's call counts.
+//! an install failed) or else the missing path. Then the `client` binary's Streamable HTTP
+//! drivers (`HTTP_CLIENTS`: `raw-http`, reqwest alone, ours and rmcp in three shapes, rmcp
+//! with kept-alive connections), each once with JSON and once with SSE answers (`client
+//! --answers KIND`). The Python rows and rmcp's HTTP rows make fewer calls (their caps are in
+//! `peers.rs` and `lib.rs`); the report lists each row's call counts.
+//!
+//! Tables, per placement: the stdio rows, ratios to `raw`, with issue 15 point 2's per-call
+//! targets under it (seq p50 ≤ 1.7× the floor, client CPU ≤ 2.5×, 32-in-flight throughput ≥
+//! 0.4×, for each of our shapes); then per answer kind the HTTP rows (the `client` of their
+//! figures carries the kind: `ours-http-json`, …), ratios to `raw-http-KIND`, with issue 15
+//! point 3's targets under it for each of our shapes (seq p50 ≤ 1.5× `raw-http-KIND`; rmcp's
+//! p50 in the same shape ≥ 2× ours) and, as information, rmcp with kept-alive connections and
+//! reqwest alone divided by ours.
 //!
 //! Startup shapes (the `startup` binary, timed from outside: spawn to reaped): per round and
 //! placement, every one-shot shape is run 40 times (`--quick`: 10) and every fan-out shape
 //! (50 servers) 10 times (`--quick`: 3), shapes interleaved; the report holds the median over
 //! the rounds of each round's median wall time, the ratio to the raw shape, the median peak
 //! RSS the process reported, and whether issue 15's targets are met (one-shot: ours ≤ floor +
-//! 1 ms; fan-out: ours ≤ 1.15× the floor's time and ≤ 4 MiB peak RSS). Under each client table
-//! the per-call targets are checked for each of our shapes (seq p50 ≤ 1.7× the floor, client
-//! CPU ≤ 2.5×, 32-in-flight throughput ≥ 0.4×).
+//! 1 ms; fan-out: ours ≤ 1.15× the floor's time and ≤ 4 MiB peak RSS).
 //!
-//! Each round runs every client once per placement, each as a fresh `client` process that
-//! spawns its own reference server: first unpinned, then under `taskset -c C` (the server, a
-//! child, inherits the mask, so client and server share one core: software cost alone). The
-//! client order is rotated each round so no client always runs first or last. Every client
-//! makes the same calls (`Sizes::FULL`, or `Sizes::QUICK` with `--quick`; the Python rows at
-//! most their cap); warm-up calls are not measured. The report holds, per placement, the median of each figure over the rounds and
-//! its ratio to the raw floor's median. It is printed and written to `--out` (default
-//! `bench/report.md`). A client or startup run that fails is listed at the end of the report
-//! and left out of the medians; the runner then exits non-zero. The `client`, `startup` and
-//! `reference-server` binaries are taken from the directory this binary is in: build the
-//! workspace first (`cargo build --release --bins`).
+//! Each round runs every client row (stdio, peers and HTTP) once per placement, each as a
+//! fresh process that spawns its own reference server: first unpinned, then under `taskset -c
+//! C` (the server, a child, inherits the mask, so client and server share one core: software
+//! cost alone). The row order is rotated each round so no client always runs first or last.
+//! Every client makes the same calls (`Sizes::FULL`, or `Sizes::QUICK` with `--quick`; the
+//! Python and rmcp HTTP rows at most their cap); warm-up calls are not measured. The report
+//! holds, per placement, the median of each figure over the rounds and its ratio to its
+//! table's floor's median. It is printed and written to `--out` (default `bench/report.md`). A
+//! client or startup run that fails is listed at the end of the report and left out of the
+//! medians; the runner then exits non-zero. The `client`, `startup` and `reference-server`
+//! binaries are taken from the directory this binary is in: build the workspace first
+//! (`cargo build --release --bins`).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -43,7 +53,7 @@ use std::time::Instant;
 
 use mcp_bench_peers::measure::median;
 use mcp_bench_peers::peers::{PEERS, Peer, repo_root};
-use mcp_bench_peers::{CLIENTS, Figures, IN_FLIGHT, Sizes};
+use mcp_bench_peers::{ANSWERS, CLIENTS, Figures, HTTP_CLIENTS, IN_FLIGHT, Sizes, http_sizes};
 
 struct Args {
     quick: bool,
@@ -127,18 +137,39 @@ impl Placement {
     }
 }
 
-/// One row of the client tables: a driver of the `client` binary or a peer SDK driver.
+/// One row of the client tables: a stdio driver of the `client` binary, a peer SDK driver, or
+/// an HTTP driver of the `client` binary with one answer kind.
 #[derive(Debug, Clone, Copy)]
 enum Row {
     Client(&'static str),
     Peer(Peer),
+    /// `client --client NAME --answers KIND`.
+    Http(&'static str, &'static str),
+}
+
+/// The table a row is in: the stdio one, or the HTTP one of an answer kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    Stdio,
+    Http(&'static str),
+}
+
+impl Table {
+    /// The `client` of the floor's figures, which the table's ratios divide by.
+    fn floor(self) -> String {
+        match self {
+            Self::Stdio => "raw".to_owned(),
+            Self::Http(kind) => format!("raw-http-{kind}"),
+        }
+    }
 }
 
 impl Row {
-    fn name(self) -> &'static str {
+    fn name(self) -> String {
         match self {
-            Self::Client(name) => name,
-            Self::Peer(peer) => peer.name,
+            Self::Client(name) => name.to_owned(),
+            Self::Peer(peer) => peer.name.to_owned(),
+            Self::Http(name, kind) => format!("{name} --answers {kind}"),
         }
     }
 
@@ -146,6 +177,14 @@ impl Row {
         match self {
             Self::Client(_) => sizes,
             Self::Peer(peer) => peer.sizes(sizes),
+            Self::Http(name, _) => http_sizes(name, sizes),
+        }
+    }
+
+    fn table(self) -> Table {
+        match self {
+            Self::Client(_) | Self::Peer(_) => Table::Stdio,
+            Self::Http(_, kind) => Table::Http(kind),
         }
     }
 }
@@ -170,6 +209,15 @@ fn run_client(
         Row::Client(client) => {
             let mut command = placement.command(paths.bin.join("client"));
             command.arg("--client").arg(client);
+            command
+        }
+        Row::Http(client, kind) => {
+            let mut command = placement.command(paths.bin.join("client"));
+            command
+                .arg("--client")
+                .arg(client)
+                .arg("--answers")
+                .arg(kind);
             command
         }
         Row::Peer(peer) => {
@@ -233,15 +281,21 @@ fn medians(runs: &[Figures]) -> Option<Medians> {
     })
 }
 
-fn table(report: &mut String, rows: &[Row], results: &[Vec<Figures>], rounds: usize) {
-    let medians: Vec<Medians> = results.iter().filter_map(|runs| medians(runs)).collect();
-    let missing: Vec<String> = results
+/// The table of `kind`'s rows (of `rows`, with their `results`), with the targets under it.
+fn table(report: &mut String, kind: Table, rows: &[Row], results: &[Vec<Figures>], rounds: usize) {
+    let mine: Vec<(&Row, &Vec<Figures>)> = rows
         .iter()
-        .zip(rows)
-        .filter(|(runs, _)| runs.len() < rounds)
-        .map(|(runs, row)| format!("`{}` ({} of {rounds} rounds)", row.name(), runs.len()))
+        .zip(results)
+        .filter(|(row, _)| row.table() == kind)
         .collect();
-    let Some(floor) = medians.iter().find(|row| row.client == "raw") else {
+    let medians: Vec<Medians> = mine.iter().filter_map(|(_, runs)| medians(runs)).collect();
+    let missing: Vec<String> = mine
+        .iter()
+        .filter(|(_, runs)| runs.len() < rounds)
+        .map(|(row, runs)| format!("`{}` ({} of {rounds} rounds)", row.name(), runs.len()))
+        .collect();
+    let floor_client = kind.floor();
+    let Some(floor) = medians.iter().find(|row| row.client == floor_client) else {
         report.push_str("(no raw floor figures: no ratios)\n");
         return;
     };
@@ -268,6 +322,22 @@ fn table(report: &mut String, rows: &[Row], results: &[Vec<Figures>], rounds: us
             row.throughput / floor_tp,
         );
     }
+    match kind {
+        Table::Stdio => stdio_targets(report, &medians, floor),
+        Table::Http(answers) => http_targets(report, answers, &medians, floor),
+    }
+    if !missing.is_empty() {
+        let _ = writeln!(
+            report,
+            "\nMedians over fewer rounds, or no row, for: {}.",
+            missing.join(", ")
+        );
+    }
+}
+
+/// Issue 15 point 2's per-call targets, for each shape of ours over stdio.
+fn stdio_targets(report: &mut String, medians: &[Medians], floor: &Medians) {
+    let (floor_p50, floor_cpu, floor_tp) = (floor.p50, floor.cpu, floor.throughput);
     report.push_str(
         "\nIssue 15's per-call targets for ours: seq p50 ≤ 1.7× the floor, client CPU ≤ 2.5×, \
          32 in flight ≥ 0.4×.\n\n",
@@ -287,14 +357,63 @@ fn table(report: &mut String, rows: &[Row], results: &[Vec<Figures>], rounds: us
             met(tp >= THROUGHPUT_TARGET),
         );
     }
-    if !missing.is_empty() {
+}
+
+/// Issue 15 point 3's targets, for each shape of ours over HTTP with `answers` answers: seq
+/// p50 ≤ 1.5× the raw HTTP floor's, and rmcp's p50 in the same shape ≥ 2× ours. The ratios to
+/// rmcp with kept-alive connections and to reqwest alone (the HTTP stack under ours) are shown
+/// beside them, as information.
+fn http_targets(report: &mut String, answers: &str, medians: &[Medians], floor: &Medians) {
+    let _ = writeln!(
+        report,
+        "\nIssue 15's HTTP targets for ours: seq p50 ≤ {HTTP_P50_TARGET}× `{}`, and \
+         `rmcp-http-{answers}` seq p50 ≥ {HTTP_RMCP_TARGET}× ours in the same shape. For \
+         information: `rmcp-http-pooled-{answers}` (its one shape, spawned-task) and \
+         `reqwest-http-{answers}` (same shape) ÷ ours.\n",
+        floor.client
+    );
+    let find = |client: String, shape: &str| {
+        medians
+            .iter()
+            .find(|row| row.client == client && row.shape == shape)
+    };
+    let pooled = medians
+        .iter()
+        .find(|row| row.client == format!("rmcp-http-pooled-{answers}"));
+    for row in medians
+        .iter()
+        .filter(|row| row.client == format!("ours-http-{answers}"))
+    {
+        let p50 = row.p50 / floor.p50;
+        let rmcp = find(format!("rmcp-http-{answers}"), &row.shape).map_or_else(
+            || "no rmcp row in this shape".to_owned(),
+            |rmcp| {
+                let ratio = rmcp.p50 / row.p50;
+                format!("{ratio:.2}× {}", met(ratio >= HTTP_RMCP_TARGET))
+            },
+        );
+        let pooled = pooled.map_or_else(
+            || "—".to_owned(),
+            |pooled| format!("{:.2}×", pooled.p50 / row.p50),
+        );
+        let reqwest = find(format!("reqwest-http-{answers}"), &row.shape).map_or_else(
+            || "—".to_owned(),
+            |reqwest| format!("{:.2}×", reqwest.p50 / row.p50),
+        );
         let _ = writeln!(
             report,
-            "\nMedians over fewer rounds, or no row, for: {}.",
-            missing.join(", ")
+            "- ours, {}: p50 {p50:.2}× the floor {}; rmcp ÷ ours {rmcp}; \
+             (rmcp pooled ÷ ours {pooled}; reqwest ÷ ours {reqwest})",
+            row.shape,
+            met(p50 <= HTTP_P50_TARGET),
         );
     }
 }
+
+/// Issue 15 point 3's targets: ours over HTTP ≤ 1.5× the raw HTTP floor's seq p50, and rmcp's
+/// streamable HTTP client's seq p50 ≥ 2× ours.
+const HTTP_P50_TARGET: f64 = 1.5;
+const HTTP_RMCP_TARGET: f64 = 2.0;
 
 /// Issue 15's per-call targets for ours, as ratios to the floor.
 const P50_TARGET: f64 = 1.7;
@@ -497,6 +616,9 @@ fn run(args: &Args) -> Result<Outcome, String> {
             ));
         }
     }
+    for kind in ANSWERS {
+        rows.extend(HTTP_CLIENTS.iter().map(|&client| Row::Http(client, kind)));
+    }
     for line in &not_measured {
         eprintln!("runner: not measured: {line}");
     }
@@ -560,24 +682,29 @@ fn run(args: &Args) -> Result<Outcome, String> {
     let cpus = std::thread::available_parallelism().map_or(0, usize::from);
     let _ = writeln!(
         report,
-        "# Side-by-side MCP client benchmark (stdio, echo tool)\n\n\
-         {} round(s), interleaved; medians over the rounds; ratios are to the raw floor; \
-         {cpus} CPUs available. Client CPU is the client process's own CPU time \
+        "# Side-by-side MCP client benchmark (stdio and Streamable HTTP, echo tool)\n\n\
+         {} round(s), stdio and HTTP rows interleaved in each; medians over the rounds; ratios \
+         are to the raw floor of the table (`raw` over stdio, `raw-http-json` or `raw-http-sse` \
+         over HTTP); {cpus} CPUs available. Client CPU is the client process's own CPU time \
          (`getrusage(RUSAGE_SELF)`, Node's `process.cpuUsage()`); server CPU is the reference \
-         server's `/proc/<pid>/schedstat`, both over the sequential phase. The pipelined phase \
-         keeps {IN_FLIGHT} calls in flight.\n\n\
+         server's, from `/proc/<pid>/schedstat` (summed over its threads for the HTTP server), \
+         both over the sequential phase. The pipelined phase keeps {IN_FLIGHT} calls in \
+         flight.\n\n\
          Calls per run (warm-up, not measured / sequential / pipelined):\n",
         args.rounds
     );
     for row in &rows {
         let row_sizes = row.sizes(sizes);
+        let name = match row {
+            // One line per HTTP client, for both answer kinds.
+            Row::Http(_, kind) if *kind != ANSWERS[0] => continue,
+            Row::Http(client, _) => format!("{client} --answers {}", ANSWERS.join("|")),
+            _ => row.name(),
+        };
         let _ = writeln!(
             report,
-            "- `{}`: {} / {} / {}",
-            row.name(),
-            row_sizes.warmup,
-            row_sizes.sequential,
-            row_sizes.pipelined
+            "- `{name}`: {} / {} / {}",
+            row_sizes.warmup, row_sizes.sequential, row_sizes.pipelined
         );
     }
     if !not_measured.is_empty() {
@@ -587,8 +714,36 @@ fn run(args: &Args) -> Result<Outcome, String> {
         }
     }
     for (p, placement) in placements.iter().enumerate() {
-        let _ = writeln!(report, "\n## {}\n", placement.title());
-        table(&mut report, &rows, &results[p], args.rounds);
+        let _ = writeln!(report, "\n## stdio, {}\n", placement.title());
+        table(&mut report, Table::Stdio, &rows, &results[p], args.rounds);
+    }
+    let _ = writeln!(
+        report,
+        "\n# Streamable HTTP\n\n\
+         The same server binary in its HTTP mode (`reference-server --http`, `--sse` for SSE \
+         answers) on 127.0.0.1, each client keeping its connections alive except \
+         `rmcp-http-*`, whose default reqwest client opens one per POST \
+         (`rmcp-http-pooled-*` is handed a client that keeps them). The floor `raw-http` \
+         writes pre-built POSTs on blocking kept-alive `TcpStream`s (one per call in flight) \
+         and never parses an answer; `reqwest-http` is reqwest alone posting pre-serialized \
+         bodies, the HTTP stack under ours."
+    );
+    for (p, placement) in placements.iter().enumerate() {
+        for kind in ANSWERS {
+            let _ = writeln!(
+                report,
+                "\n## HTTP, {} answers, {}\n",
+                if kind == "sse" { "SSE" } else { "JSON" },
+                placement.title()
+            );
+            table(
+                &mut report,
+                Table::Http(kind),
+                &rows,
+                &results[p],
+                args.rounds,
+            );
+        }
     }
     let _ = writeln!(
         report,
