@@ -21,6 +21,7 @@
 
 pub mod measure;
 pub mod peers;
+pub mod server_child;
 pub mod sys;
 
 pub use measure::{Figures, IN_FLIGHT, Sizes};

@@ -26,10 +26,11 @@
 //! it).
 
 use std::error::Error;
-use std::io::{self, BufRead as _, BufReader, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 
+use mcp_bench_peers::server_child::ServerChild;
 use mcp_transport::{ClientOptions, McpClient, StdioServerParams};
 use rmcp::ServiceExt as _;
 use rmcp::transport::TokioChildProcess;
@@ -99,109 +100,27 @@ fn parse_args() -> Result<Args, String> {
     })
 }
 
-/// One server driven by the floor: blocking std pipes, nothing parsed.
-struct RawServer {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    line: Vec<u8>,
-}
-
-impl RawServer {
-    fn spawn(program: &Path) -> io::Result<Self> {
-        let mut child = Command::new(program)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(io::Error::other("the server has no stdin/stdout pipe"));
-        };
-        Ok(Self {
-            child,
-            stdin: Some(stdin),
-            stdout: BufReader::new(stdout),
-            line: Vec::with_capacity(512),
-        })
-    }
-
-    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.stdin
-            .as_mut()
-            .ok_or_else(|| io::Error::other("stdin already closed"))?
-            .write_all(bytes)
-    }
-
-    /// Reads one answer line and checks that it holds `needle`.
-    fn expect(&mut self, needle: &[u8], what: &str) -> io::Result<()> {
-        self.line.clear();
-        if self.stdout.read_until(b'\n', &mut self.line)? == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "the server closed its stdout",
-            ));
-        }
-        if self
-            .line
-            .windows(needle.len())
-            .any(|window| window == needle)
-        {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!(
-                "unexpected {what} answer: {}",
-                String::from_utf8_lossy(&self.line)
-            )))
-        }
-    }
-
-    /// Closes stdin (the server exits at end of input) without waiting.
-    fn close_stdin(&mut self) {
-        self.stdin = None;
-    }
-
-    fn wait(mut self) -> io::Result<()> {
-        self.stdin = None;
-        let status = self.child.wait()?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!("the server ended with {status}")))
-        }
-    }
-}
-
-impl Drop for RawServer {
-    fn drop(&mut self) {
-        if self.stdin.is_some() {
-            // Dropped on an error path: do not leave the server behind.
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
 /// The floor for `count` servers: spawn all, write every `initialize`, read every answer and
 /// write `initialized` + `tools/list`, read every list, close every stdin, reap every server.
 fn raw(program: &Path, count: usize) -> io::Result<()> {
     let mut servers = (0..count)
-        .map(|_| RawServer::spawn(program))
+        .map(|_| ServerChild::spawn(program, &[], 8 * 1024))
         .collect::<io::Result<Vec<_>>>()?;
     for server in &mut servers {
         server.write(INITIALIZE)?;
     }
     for server in &mut servers {
+        server.read_line()?;
         server.expect(b"\"result\"", "initialize")?;
         server.write(INITIALIZED_AND_LIST)?;
     }
     for server in &mut servers {
+        server.read_line()?;
         server.expect(b"\"name\":\"echo\"", "tools/list")?;
         server.close_stdin();
     }
     for server in servers {
-        server.wait()?;
+        server.finish()?;
     }
     Ok(())
 }

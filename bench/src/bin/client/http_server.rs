@@ -6,10 +6,11 @@
 //! answers on a thread per connection, and every connection of a run stays open until the run
 //! ends, so no thread's time is lost to an early exit.
 
-use std::io::{self, BufRead, BufReader};
+use std::io;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
+
+use mcp_bench_peers::server_child::ServerChild;
 
 /// How the server answers requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,47 +40,26 @@ impl Answers {
 
 /// A running reference server in HTTP mode; killed if dropped before [`finish`](Self::finish).
 pub(crate) struct HttpServer {
-    child: Child,
-    stdin: Option<ChildStdin>,
+    server: ServerChild,
     /// `127.0.0.1:PORT`.
     pub(crate) address: String,
 }
 
 impl HttpServer {
     pub(crate) fn spawn(program: &Path, answers: Answers) -> io::Result<Self> {
-        let mut command = Command::new(program);
-        command.arg("--http");
-        if answers == Answers::Sse {
-            command.arg("--sse");
-        }
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(io::Error::other("the server has no stdin/stdout pipe"));
+        let args: &[&str] = match answers {
+            Answers::Json => &["--http"],
+            Answers::Sse => &["--http", "--sse"],
         };
-        let mut server = Self {
-            child,
-            stdin: Some(stdin),
-            address: String::new(),
-        };
-        let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line)?;
-        server.address = line
+        let mut server = ServerChild::spawn(program, args, 1024)?;
+        let line = String::from_utf8_lossy(server.read_line()?)
             .trim_end()
-            .strip_prefix("listening ")
-            .ok_or_else(|| {
-                io::Error::other(format!(
-                    "the server said `{}`, not its address",
-                    line.trim_end()
-                ))
-            })?
             .to_owned();
-        Ok(server)
+        let address = line
+            .strip_prefix("listening ")
+            .ok_or_else(|| io::Error::other(format!("the server said `{line}`, not its address")))?
+            .to_owned();
+        Ok(Self { server, address })
     }
 
     /// The MCP endpoint.
@@ -88,28 +68,12 @@ impl HttpServer {
     }
 
     pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
+        self.server.pid()
     }
 
     /// Closes the server's stdin (it exits then) and reaps it.
-    pub(crate) fn finish(mut self) -> io::Result<()> {
-        self.stdin = None;
-        let status = self.child.wait()?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!("the server ended with {status}")))
-        }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        if self.stdin.is_some() {
-            // Dropped on an error path: do not leave the server behind.
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+    pub(crate) fn finish(self) -> io::Result<()> {
+        self.server.finish()
     }
 }
 

@@ -3,98 +3,16 @@
 //! newline is found (`BufRead::read_until`), nothing is parsed. Only the first echo answer,
 //! before timing, is checked for its text.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io;
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use mcp_bench_peers::server_child::ServerChild;
 use mcp_bench_peers::sys::{process_cpu_time, schedstat_cpu_time};
 use mcp_bench_peers::{Figures, IN_FLIGHT, Sizes};
 
 const INITIALIZE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"floor\",\"version\":\"0\"}}}\n";
 const INITIALIZED: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
-
-struct RawServer {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    line: Vec<u8>,
-}
-
-impl RawServer {
-    fn spawn(program: &Path) -> io::Result<Self> {
-        let mut child = Command::new(program)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(io::Error::other("the server has no stdin/stdout pipe"));
-        };
-        Ok(Self {
-            child,
-            stdin: Some(stdin),
-            stdout: BufReader::with_capacity(64 * 1024, stdout),
-            line: Vec::with_capacity(256),
-        })
-    }
-
-    fn write(&mut self, line: &[u8]) -> io::Result<()> {
-        self.stdin
-            .as_mut()
-            .ok_or_else(|| io::Error::other("stdin already closed"))?
-            .write_all(line)
-    }
-
-    fn read(&mut self) -> io::Result<()> {
-        self.line.clear();
-        if self.stdout.read_until(b'\n', &mut self.line)? == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "the server closed its stdout",
-            ));
-        }
-        Ok(())
-    }
-
-    fn expect(&self, needle: &[u8], what: &str) -> io::Result<()> {
-        if self
-            .line
-            .windows(needle.len())
-            .any(|window| window == needle)
-        {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!(
-                "unexpected {what} answer: {}",
-                String::from_utf8_lossy(&self.line)
-            )))
-        }
-    }
-
-    /// Closes stdin (the server exits at end of input) and reaps it.
-    fn finish(mut self) -> io::Result<()> {
-        self.stdin = None;
-        let status = self.child.wait()?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!("the server ended with {status}")))
-        }
-    }
-}
-
-impl Drop for RawServer {
-    fn drop(&mut self) {
-        if self.stdin.is_some() {
-            // Dropped on an error path: do not leave the server behind.
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
 
 /// `count` echo request lines with ids from `first`.
 fn request_lines(first: u64, count: usize) -> Vec<Vec<u8>> {
@@ -109,14 +27,14 @@ fn request_lines(first: u64, count: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn pipelined(server: &mut RawServer, lines: &[Vec<u8>]) -> io::Result<Duration> {
+fn pipelined(server: &mut ServerChild, lines: &[Vec<u8>]) -> io::Result<Duration> {
     let started = Instant::now();
     let mut next = lines.iter();
     for line in next.by_ref().take(IN_FLIGHT) {
         server.write(line)?;
     }
     for _ in 0..lines.len() {
-        server.read()?;
+        server.read_line()?;
         if let Some(line) = next.next() {
             server.write(line)?;
         }
@@ -130,28 +48,28 @@ pub(crate) fn run(program: &Path, sizes: Sizes) -> io::Result<Figures> {
     let warmup_pipe = request_lines(2_000_000, sizes.warmup);
     let measured_pipe = request_lines(3_000_000, sizes.pipelined);
 
-    let mut server = RawServer::spawn(program)?;
+    let mut server = ServerChild::spawn(program, &[], 64 * 1024)?;
     server.write(INITIALIZE)?;
-    server.read()?;
+    server.read_line()?;
     server.expect(b"\"result\"", "initialize")?;
     server.write(INITIALIZED)?;
     server.write(b"{\"jsonrpc\":\"2.0\",\"id\":\"list\",\"method\":\"tools/list\"}\n")?;
-    server.read()?;
+    server.read_line()?;
     server.expect(b"\"name\":\"echo\"", "tools/list")?;
     for line in request_lines(0, 1).iter().chain(&warmup_seq) {
         server.write(line)?;
-        server.read()?;
+        server.read_line()?;
     }
     server.expect(b"\"text\":\"ping\"", "echo")?;
 
-    let server_pid = server.child.id();
+    let server_pid = server.pid();
     let mut samples = Vec::with_capacity(measured_seq.len());
     let server_before = schedstat_cpu_time(server_pid)?;
     let cpu_before = process_cpu_time()?;
     for line in &measured_seq {
         let started = Instant::now();
         server.write(line)?;
-        server.read()?;
+        server.read_line()?;
         samples.push(started.elapsed());
     }
     let client_cpu = process_cpu_time()?.saturating_sub(cpu_before);
