@@ -41,28 +41,13 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mcp_bench_peers::{CLIENTS, Figures, Sizes};
+use mcp_bench_peers::{CLIENTS, Figures, HTTP_CLIENTS, Sizes};
 
 use crate::async_driver::Shape;
 use crate::http_server::Answers;
 use crate::rmcp_sdk::Pool;
 
 type BoxError = Box<dyn Error + Send + Sync>;
-
-/// The Streamable HTTP clients (`CLIENTS` lists the stdio ones).
-const HTTP_CLIENTS: [&str; 11] = [
-    "raw-http",
-    "ours-http-task",
-    "ours-http-block-on",
-    "ours-http-current-thread",
-    "rmcp-http-task",
-    "rmcp-http-block-on",
-    "rmcp-http-current-thread",
-    "rmcp-http-pooled-task",
-    "reqwest-http-task",
-    "reqwest-http-block-on",
-    "reqwest-http-current-thread",
-];
 
 struct Args {
     client: String,
