@@ -48,9 +48,12 @@ impl ToolCache for MemoryToolCache {
             .cloned();
         match entry {
             None => Lookup::Miss(MissReason::Absent),
-            Some(bytes) => {
-                decode_entry(&bytes, fingerprint, self.options.ttl, (self.options.clock)())
-            }
+            Some(bytes) => decode_entry(
+                &bytes,
+                fingerprint,
+                self.options.ttl,
+                (self.options.clock)(),
+            ),
         }
     }
 
