@@ -165,8 +165,8 @@ async fn call(
 
 /// The [`AgentTool`] impl of an MCP tool type: the four accessors answer from
 /// `self.definition`, the argument check from `self.arguments` (prepared from the schema at
-/// the first check: making a tool, thousands at a start, stays cheap), and `execute` runs the body with the tool, the arguments and the
-/// cancellation token bound to the names given.
+/// the first check: making a tool, thousands at a start, stays cheap), and `execute` runs the
+/// body with the tool, the arguments and the cancellation token bound to the names given.
 macro_rules! mcp_agent_tool {
     ($type:ty, |$tool:ident, $args:ident, $cancel:ident| $body:block) => {
         #[async_trait]
