@@ -30,8 +30,8 @@
 //! `--pin-core N` restricts the process to CPU N before any thread starts (the server
 //! inherits it): software cost alone, the figures to compare. `--quick` runs a tenth of the
 //! calls. Run by `cargo test --benches` (no `--bench` flag) it only checks, with a handful of
-//! calls, that every way works and that the bare and the session's give the same text; with `--list` (as `cargo nextest` asks)
-//! it prints nothing.
+//! calls, that every way works and that the bare and the session's give the same text; with
+//! `--list` (as `cargo nextest` asks) it prints nothing.
 
 use std::error::Error;
 use std::path::PathBuf;
