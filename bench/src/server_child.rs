@@ -66,18 +66,7 @@ impl ServerChild {
     /// Checks that the last line read holds `needle`; the error quotes the line and says
     /// which answer (`what`) it was.
     pub fn expect(&self, needle: &[u8], what: &str) -> io::Result<()> {
-        if self
-            .line
-            .windows(needle.len())
-            .any(|window| window == needle)
-        {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!(
-                "unexpected {what} answer: {}",
-                String::from_utf8_lossy(&self.line)
-            )))
-        }
+        expect_marker(&self.line, needle, what)
     }
 
     /// Closes stdin (the server exits at the end of its input) without waiting.
@@ -104,5 +93,18 @@ impl Drop for ServerChild {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+/// Checks that an answer holds `needle` (a floor never parses what it reads); the error quotes
+/// the answer and says which one (`what`) it was.
+pub fn expect_marker(answer: &[u8], needle: &[u8], what: &str) -> io::Result<()> {
+    if answer.windows(needle.len()).any(|window| window == needle) {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "unexpected {what} answer: {}",
+            String::from_utf8_lossy(answer)
+        )))
     }
 }

@@ -10,7 +10,11 @@ use std::io;
 use std::path::Path;
 use std::time::Duration;
 
+use mcp_bench_peers::Figures;
 use mcp_bench_peers::server_child::ServerChild;
+
+use crate::BoxError;
+use crate::async_driver::{Shape, run_in_shape};
 
 /// How the server answers requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +79,24 @@ impl HttpServer {
     pub(crate) fn finish(self) -> io::Result<()> {
         self.server.finish()
     }
+}
+
+/// Starts the server in HTTP mode for `answers`, runs `body(url, server_pid)` in `shape`, then
+/// stops the server: the frame every async HTTP driver runs its measurement in.
+pub(crate) fn run_against<B, F>(
+    program: &Path,
+    answers: Answers,
+    shape: Shape,
+    body: B,
+) -> Result<Figures, BoxError>
+where
+    B: FnOnce(String, u32) -> F,
+    F: Future<Output = Result<Figures, BoxError>> + Send + 'static,
+{
+    let server = HttpServer::spawn(program, answers)?;
+    let figures = run_in_shape(shape, body(server.url(), server.pid()))?;
+    server.finish()?;
+    Ok(figures)
 }
 
 /// On-CPU time of every thread of process `pid` so far (`/proc/<pid>/task/*/schedstat`); for

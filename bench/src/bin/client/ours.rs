@@ -14,7 +14,7 @@ use mcp_transport::{ClientOptions, JsonObject, McpClient, RequestOptions, StdioS
 
 use crate::BoxError;
 use crate::async_driver::{EchoClient, Shape, measure, run_in_shape};
-use crate::http_server::{Answers, HttpServer};
+use crate::http_server::{Answers, run_against};
 
 struct Ours {
     client: McpClient,
@@ -53,20 +53,12 @@ pub(crate) fn run_http(
     sizes: Sizes,
     shape: Shape,
 ) -> Result<Figures, BoxError> {
-    let server = HttpServer::spawn(server, answers)?;
-    let figures = run_in_shape(shape, {
-        let url = server.url();
-        let pid = server.pid();
-        async move {
-            let params = HttpServerParams::new(&url)?.transport(RemoteTransport::StreamableHttp);
-            let client =
-                McpClient::connect_http("reference", params, ClientOptions::default()).await?;
-            let name = format!("ours-http-{}", answers.name());
-            check_and_measure(client, pid, sizes, &name, shape).await
-        }
-    })?;
-    server.finish()?;
-    Ok(figures)
+    run_against(server, answers, shape, |url, pid| async move {
+        let params = HttpServerParams::new(&url)?.transport(RemoteTransport::StreamableHttp);
+        let client = McpClient::connect_http("reference", params, ClientOptions::default()).await?;
+        let name = format!("ours-http-{}", answers.name());
+        check_and_measure(client, pid, sizes, &name, shape).await
+    })
 }
 
 /// Lists the tools and checks one echo answer before anything is timed, measures, then closes

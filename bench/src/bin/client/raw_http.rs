@@ -17,6 +17,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use mcp_bench_peers::server_child::expect_marker;
 use mcp_bench_peers::sys::process_cpu_time;
 use mcp_bench_peers::{Figures, IN_FLIGHT, Sizes};
 
@@ -142,18 +143,7 @@ impl Connection {
     }
 
     fn expect(&self, needle: &[u8], what: &str) -> io::Result<()> {
-        if self
-            .body
-            .windows(needle.len())
-            .any(|window| window == needle)
-        {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!(
-                "unexpected {what} answer: {}",
-                String::from_utf8_lossy(&self.body)
-            )))
-        }
+        expect_marker(&self.body, needle, what)
     }
 }
 

@@ -9,12 +9,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use mcp_bench_peers::server_child::expect_marker;
 use mcp_bench_peers::{Figures, Sizes};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 
 use crate::BoxError;
-use crate::async_driver::{EchoClient, Shape, measure, run_in_shape};
-use crate::http_server::{Answers, HttpServer};
+use crate::async_driver::{EchoClient, Shape, measure};
+use crate::http_server::{Answers, run_against};
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 const INITIALIZE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"reqwest\",\"version\":\"0\"}}}";
@@ -61,39 +62,25 @@ pub(crate) fn run(
     sizes: Sizes,
     shape: Shape,
 ) -> Result<Figures, BoxError> {
-    let server = HttpServer::spawn(server, answers)?;
-    let figures = run_in_shape(shape, {
-        let url = server.url();
-        let pid = server.pid();
-        async move {
-            let mut bare = Bare {
-                http: reqwest::Client::new(),
-                url: reqwest::Url::parse(&url)?,
-                session: None,
-            };
-            let initialized = bare.post(INITIALIZE).await?;
-            bare.session = Some(
-                initialized
-                    .headers()
-                    .get("mcp-session-id")
-                    .cloned()
-                    .ok_or("initialize answered with no Mcp-Session-Id")?,
-            );
-            initialized.bytes().await?;
-            bare.post(INITIALIZED).await?.bytes().await?;
-            let first = bare.post(ECHO).await?.bytes().await?;
-            let needle = b"\"text\":\"ping\"";
-            if !first.windows(needle.len()).any(|window| window == needle) {
-                return Err(format!(
-                    "unexpected echo answer: {}",
-                    String::from_utf8_lossy(&first)
-                )
-                .into());
-            }
-            let name = format!("reqwest-http-{}", answers.name());
-            measure(Arc::new(bare), pid, sizes, &name, shape).await
-        }
-    })?;
-    server.finish()?;
-    Ok(figures)
+    run_against(server, answers, shape, |url, pid| async move {
+        let mut bare = Bare {
+            http: reqwest::Client::new(),
+            url: reqwest::Url::parse(&url)?,
+            session: None,
+        };
+        let initialized = bare.post(INITIALIZE).await?;
+        bare.session = Some(
+            initialized
+                .headers()
+                .get("mcp-session-id")
+                .cloned()
+                .ok_or("initialize answered with no Mcp-Session-Id")?,
+        );
+        initialized.bytes().await?;
+        bare.post(INITIALIZED).await?.bytes().await?;
+        let first = bare.post(ECHO).await?.bytes().await?;
+        expect_marker(&first, b"\"text\":\"ping\"", "echo")?;
+        let name = format!("reqwest-http-{}", answers.name());
+        measure(Arc::new(bare), pid, sizes, &name, shape).await
+    })
 }

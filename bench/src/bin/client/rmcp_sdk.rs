@@ -25,7 +25,7 @@ use rmcp::{Peer, ServiceExt};
 
 use crate::BoxError;
 use crate::async_driver::{EchoClient, Shape, measure, run_in_shape};
-use crate::http_server::{Answers, HttpServer};
+use crate::http_server::{Answers, run_against};
 
 struct Rmcp {
     peer: Peer<RoleClient>,
@@ -71,29 +71,22 @@ pub(crate) fn run_http(
     sizes: Sizes,
     shape: Shape,
 ) -> Result<Figures, BoxError> {
-    let server = HttpServer::spawn(server, answers)?;
-    let figures = run_in_shape(shape, {
-        let url = server.url();
-        let pid = server.pid();
-        async move {
-            let config = StreamableHttpClientTransportConfig::with_uri(url)
-                .max_concurrent_requests(IN_FLIGHT);
-            let (transport, name) = match pool {
-                Pool::RmcpDefault => (
-                    StreamableHttpClientTransport::from_config(config),
-                    format!("rmcp-http-{}", answers.name()),
-                ),
-                Pool::KeepAlive => (
-                    StreamableHttpClientTransport::with_client(reqwest::Client::new(), config),
-                    format!("rmcp-http-pooled-{}", answers.name()),
-                ),
-            };
-            let service = ().serve(transport).await?;
-            check_and_measure(service, pid, sizes, &name, shape).await
-        }
-    })?;
-    server.finish()?;
-    Ok(figures)
+    run_against(server, answers, shape, |url, pid| async move {
+        let config =
+            StreamableHttpClientTransportConfig::with_uri(url).max_concurrent_requests(IN_FLIGHT);
+        let (transport, name) = match pool {
+            Pool::RmcpDefault => (
+                StreamableHttpClientTransport::from_config(config),
+                format!("rmcp-http-{}", answers.name()),
+            ),
+            Pool::KeepAlive => (
+                StreamableHttpClientTransport::with_client(reqwest::Client::new(), config),
+                format!("rmcp-http-pooled-{}", answers.name()),
+            ),
+        };
+        let service = ().serve(transport).await?;
+        check_and_measure(service, pid, sizes, &name, shape).await
+    })
 }
 
 /// Lists the tools and checks one echo answer before anything is timed, measures, then ends
