@@ -58,6 +58,7 @@ impl Sandbox {
         let home = root.join("home");
         std::fs::create_dir_all(&project).unwrap();
         std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(root.join("tmp")).unwrap();
         Self {
             root,
             project,
@@ -132,6 +133,9 @@ impl Sandbox {
             .args(args)
             .current_dir(&self.project)
             .env("HOME", &self.home)
+            // What the binary leaves in the temporary folder when a test kills it (its spill
+            // folder, removed on a clean exit) goes with the sandbox.
+            .env("TMPDIR", self.root.join("tmp"))
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
