@@ -36,7 +36,7 @@ impl std::fmt::Debug for dyn ConnectionProvider {
 }
 
 /// What the model sees of an MCP tool, and the original names behind it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct McpToolDefinition {
     /// The name the model calls (see [`crate::naming`]).
@@ -45,8 +45,6 @@ pub struct McpToolDefinition {
     pub label: String,
     /// The tool's description, or `MCP tool from <server>`.
     pub description: String,
-    /// The input schema without `$schema`.
-    pub parameters: Value,
     /// The server's configured name.
     pub server: String,
     /// The tool as the server listed it.
@@ -56,6 +54,22 @@ pub struct McpToolDefinition {
     pub timeout: Option<Duration>,
     /// What a result may cost the model's context; none: results go whole.
     pub budget: Option<Arc<OutputBudget>>,
+    /// The input schema without `$schema`, built at the first [`parameters`](Self::parameters):
+    /// a start from the cache makes thousands of definitions whose schemas are still JSON text.
+    parameters: OnceLock<Value>,
+}
+
+/// Equal when everything but the lazily built parameters is (they follow from the tool).
+impl PartialEq for McpToolDefinition {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.label == other.label
+            && self.description == other.description
+            && self.server == other.server
+            && self.tool == other.tool
+            && self.timeout == other.timeout
+            && self.budget == other.budget
+    }
 }
 
 impl McpToolDefinition {
@@ -67,18 +81,25 @@ impl McpToolDefinition {
             .filter(|text| !text.trim().is_empty())
             .or_else(|| tool.title.clone())
             .unwrap_or_else(|| format!("MCP tool from {server}"));
-        let mut schema = tool.input_schema.clone();
-        schema.shift_remove("$schema");
         Self {
             name: name.into(),
             label: format!("{server}/{}", tool.name),
             description,
-            parameters: Value::Object(schema),
             server: server.to_owned(),
             tool,
             timeout: None,
             budget: None,
+            parameters: OnceLock::new(),
         }
+    }
+
+    /// The input schema without `$schema`: what the model is given as the tool's parameters.
+    pub fn parameters(&self) -> &Value {
+        self.parameters.get_or_init(|| {
+            let mut schema = self.tool.input_schema.to_object();
+            schema.shift_remove("$schema");
+            Value::Object(schema)
+        })
     }
 
     /// This definition with results cut to `budget`.
@@ -184,12 +205,12 @@ macro_rules! mcp_agent_tool {
             }
 
             fn parameters(&self) -> &Value {
-                &self.definition.parameters
+                self.definition.parameters()
             }
 
             fn check_arguments(&self, args: &Value) -> Result<(), ArgumentMismatch> {
                 self.arguments
-                    .get_or_init(|| ArgumentCheck::new(&self.definition.parameters))
+                    .get_or_init(|| ArgumentCheck::new(self.definition.parameters()))
                     .check(args)
             }
 

@@ -569,7 +569,7 @@ async fn parameters_are_the_input_schema_without_dollar_schema() {
         "kept on the tool"
     );
     assert_eq!(
-        add.parameters,
+        *add.parameters(),
         json!({
             "type": "object",
             "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
@@ -578,7 +578,7 @@ async fn parameters_are_the_input_schema_without_dollar_schema() {
         })
     );
     let keys: Vec<&str> = add
-        .parameters
+        .parameters()
         .as_object()
         .unwrap()
         .keys()
@@ -608,7 +608,7 @@ async fn parameters_are_the_input_schema_without_dollar_schema() {
     );
     let nested = McpToolDefinition::new("mcp_s_nested", "s", nested);
     assert_eq!(
-        nested.parameters,
+        *nested.parameters(),
         json!({"type": "object", "properties": {"inner": {"$schema": "x", "type": "object"}}})
     );
     guard(client.close()).await.unwrap();

@@ -266,7 +266,7 @@ async fn shared_behaviours(cache: &dyn ToolCache) {
         json!({"vendor": "acme", "z": 1, "a": [1, 2, 3]})
     );
     assert_eq!(
-        got[0].input_schema["$schema"],
+        got[0].input_schema.as_object()["$schema"],
         json!("https://json-schema.org/draft/2020-12/schema")
     );
 

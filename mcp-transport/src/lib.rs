@@ -102,7 +102,7 @@ pub use jsonrpc::{ErrorObject, RequestId, ServerNotification};
 pub use peer::{Peer, PeerOptions, ProgressCallback, RequestOptions, RpcError};
 pub use protocol::{
     CallToolParams, CallToolResult, ContentBlock, GetPromptResult, Implementation,
-    InitializeResult, JsonObject, ProgressNotificationParams, Prompt, PromptArgument,
+    InitializeResult, JsonObject, JsonSchema, ProgressNotificationParams, Prompt, PromptArgument,
     PromptMessage, ProtocolVersion, ReadResourceResult, Resource, ResourceContents,
     ResourceTemplate, Root, ServerCapabilities, Tool,
 };

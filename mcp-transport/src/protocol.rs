@@ -3,7 +3,7 @@
 //! Only what a client of tools, resources and prompts needs is modelled field by field;
 //! everything else a server sends is kept, not dropped: unknown fields of a [`Tool`],
 //! [`Resource`] or [`Prompt`] land in its `extra`, tool schemas are
-//! kept verbatim (key order included), and a content block of a type this crate does not know is
+//! kept verbatim as JSON text and built into objects only when read ([`JsonSchema`]), and a content block of a type this crate does not know is
 //! kept as [`ContentBlock::Unknown`] instead of failing the whole result.
 
 use std::fmt;
@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 mod content;
 mod prompts;
 mod resources;
+mod schema;
 mod tools;
 
 pub use content::{
@@ -26,6 +27,7 @@ pub use resources::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceParams, ReadResourceResult,
     Resource, ResourceTemplate,
 };
+pub use schema::JsonSchema;
 pub use tools::{CallToolParams, CallToolResult, ListToolsResult, PaginatedParams, Tool};
 
 /// A JSON object, as used for schemas, `_meta` and tool arguments.

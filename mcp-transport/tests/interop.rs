@@ -86,7 +86,7 @@ async fn lists_tools_calls_echo_and_stops(peer: RealPeer) {
         .iter()
         .find(|tool| tool.name == "echo")
         .expect("an echo tool");
-    assert_eq!(echo.input_schema["type"], json!("object"));
+    assert_eq!(echo.input_schema.as_object()["type"], json!("object"));
     let result = guard(client.call_tool("echo", Some(object(json!({"message": "hi"})))))
         .await
         .expect("echo");

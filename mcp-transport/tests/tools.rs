@@ -38,7 +38,7 @@ async fn tool_schemas_and_unknown_fields_are_kept_verbatim() {
     let client = connect(&FixtureServer::new()).await;
     let tools = guard(client.list_tools()).await.expect("list");
     let add = tools.iter().find(|tool| tool.name == "add").expect("add");
-    let keys: Vec<&String> = add.input_schema.keys().collect();
+    let keys: Vec<&String> = add.input_schema.as_object().keys().collect();
     assert_eq!(
         keys,
         [

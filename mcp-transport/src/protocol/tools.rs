@@ -4,11 +4,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{ContentBlock, JsonObject, TextContent};
+use super::{ContentBlock, JsonObject, JsonSchema, TextContent};
 
 /// A tool as listed by `tools/list`.
 ///
-/// `input_schema` and `output_schema` are kept verbatim, key order included; fields this crate
+/// `input_schema` and `output_schema` are kept verbatim as JSON text, built into objects only when
+/// read ([`JsonSchema`]); fields this crate
 /// does not model (`icons`, `execution`, `_meta`, vendor extensions) are kept in `extra` and
 /// serialized back unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,11 +25,11 @@ pub struct Tool {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// JSON Schema of the arguments.
-    #[serde(default = "empty_object_schema")]
-    pub input_schema: JsonObject,
+    #[serde(default = "JsonSchema::empty_object")]
+    pub input_schema: JsonSchema,
     /// JSON Schema of `structuredContent`, when the tool declares one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<JsonObject>,
+    pub output_schema: Option<JsonSchema>,
     /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …), kept as sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
@@ -42,24 +43,18 @@ impl Tool {
     pub fn new(
         name: impl Into<String>,
         description: Option<String>,
-        input_schema: JsonObject,
+        input_schema: impl Into<JsonSchema>,
     ) -> Self {
         Self {
             name: name.into(),
             title: None,
             description,
-            input_schema,
+            input_schema: input_schema.into(),
             output_schema: None,
             annotations: None,
             extra: JsonObject::new(),
         }
     }
-}
-
-fn empty_object_schema() -> JsonObject {
-    let mut schema = JsonObject::new();
-    schema.insert("type".to_owned(), Value::String("object".to_owned()));
-    schema
 }
 
 /// Parameters of a paginated list request.
@@ -133,7 +128,7 @@ mod tests {
     fn tool_keeps_schema_order_and_unknown_fields() {
         let raw = r#"{"name":"t","inputSchema":{"type":"object","zeta":1,"alpha":2,"$schema":"x"},"icons":[{"src":"a"}],"x-vendor":true}"#;
         let tool: Tool = serde_json::from_str(raw).unwrap();
-        let keys: Vec<&String> = tool.input_schema.keys().collect();
+        let keys: Vec<&String> = tool.input_schema.as_object().keys().collect();
         assert_eq!(keys, ["type", "zeta", "alpha", "$schema"]);
         assert_eq!(tool.extra["x-vendor"], json!(true));
         assert_eq!(serde_json::to_string(&tool).unwrap(), raw);

@@ -1,0 +1,299 @@
+//! [`JsonSchema`]: a tool's schema kept as the JSON text the server sent, built into an object
+//! only when something reads it.
+//!
+//! A start from the cache takes hundreds of tools before any of their schemas is read: the
+//! agent asks for a tool's parameters when it builds the model's tool list, an argument check
+//! at the tool's first call, and a tool the agent never offers is never read. Building every
+//! schema as a tree was most of a cache read: one entry of 200 tools decodes in ~225 µs with
+//! the schemas kept as text, ~650 µs when every one is built. Written here
+//! rather than taken from a crate: it is serde_json's `RawValue` plus a lazily built object.
+
+use std::sync::OnceLock;
+
+use serde::de::{Error as _, Unexpected};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use super::JsonObject;
+
+/// How deeply objects and arrays may nest in a schema read as text: serde_json builds a tree
+/// of at most this depth, so a deeper schema is refused when it is read, not when it is first
+/// used.
+const MAX_DEPTH: usize = 127;
+
+/// A JSON Schema object (a tool's `inputSchema` or `outputSchema`), kept verbatim.
+///
+/// Read from JSON, it holds the text (key order, number spelling and all) and serializes it
+/// back unchanged; [`as_object`](Self::as_object) builds the object the first time it is asked
+/// for. Made with [`from_object`](Self::from_object), it holds the object.
+pub struct JsonSchema {
+    /// The JSON text as read; `None` for a schema made from an object.
+    text: Option<Box<RawValue>>,
+    /// The object, built from `text` on first use (always set when `text` is `None`).
+    object: OnceLock<JsonObject>,
+}
+
+impl JsonSchema {
+    /// A schema holding `object`.
+    pub fn from_object(object: JsonObject) -> Self {
+        Self {
+            text: None,
+            object: OnceLock::from(object),
+        }
+    }
+
+    /// `{"type": "object"}`: the schema of a tool that declares none.
+    pub fn empty_object() -> Self {
+        let mut object = JsonObject::new();
+        object.insert("type".to_owned(), "object".into());
+        Self::from_object(object)
+    }
+
+    /// The schema as an object, built from its text on the first call.
+    pub fn as_object(&self) -> &JsonObject {
+        self.object.get_or_init(|| {
+            // The text was checked when it was read: one JSON object, nested no deeper than
+            // serde_json builds, so this parse cannot fail.
+            self.text
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text.get()).ok())
+                .unwrap_or_default()
+        })
+    }
+
+    /// A copy of the object, built from the text when it was not built yet (and then not
+    /// kept): for a caller that changes it, without a second tree left behind in the schema.
+    pub fn to_object(&self) -> JsonObject {
+        match (self.object.get(), self.json_text()) {
+            (None, Some(text)) => serde_json::from_str(text).unwrap_or_default(),
+            _ => self.as_object().clone(),
+        }
+    }
+
+    /// The schema as an object, owned.
+    pub fn into_object(self) -> JsonObject {
+        if self.object.get().is_none() {
+            self.as_object();
+        }
+        self.object.into_inner().unwrap_or_default()
+    }
+
+    /// Whether the object has `key` at its top level.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.as_object().contains_key(key)
+    }
+
+    /// The schema's JSON text when it was read from JSON (verbatim), `None` when it was made
+    /// from an object.
+    pub fn json_text(&self) -> Option<&str> {
+        self.text.as_deref().map(RawValue::get)
+    }
+}
+
+impl From<JsonObject> for JsonSchema {
+    fn from(object: JsonObject) -> Self {
+        Self::from_object(object)
+    }
+}
+
+impl Clone for JsonSchema {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            object: self.object.clone(),
+        }
+    }
+}
+
+/// Equal when they are the same object (key order aside, as for [`JsonObject`]); the same
+/// text is known equal without building either.
+impl PartialEq for JsonSchema {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.json_text(), other.json_text()) {
+            (Some(mine), Some(theirs)) if mine == theirs => true,
+            _ => self.as_object() == other.as_object(),
+        }
+    }
+}
+
+impl std::fmt::Debug for JsonSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.json_text() {
+            Some(text) => f.debug_tuple("JsonSchema").field(&text).finish(),
+            None => f.debug_tuple("JsonSchema").field(self.as_object()).finish(),
+        }
+    }
+}
+
+impl Serialize for JsonSchema {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.text {
+            Some(text) => text.serialize(serializer),
+            None => self.as_object().serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonSchema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = Box::<RawValue>::deserialize(deserializer)?;
+        if !text.get().starts_with('{') {
+            return Err(D::Error::invalid_type(
+                unexpected(text.get()),
+                &"a JSON Schema object",
+            ));
+        }
+        if deeper_than(text.get(), MAX_DEPTH) {
+            return Err(D::Error::custom(format_args!(
+                "a schema nested more than {MAX_DEPTH} levels deep"
+            )));
+        }
+        Ok(Self {
+            text: Some(text),
+            object: OnceLock::new(),
+        })
+    }
+}
+
+/// What a JSON value that is not an object is, for the error.
+fn unexpected(text: &str) -> Unexpected<'_> {
+    match text.as_bytes().first() {
+        Some(b'[') => Unexpected::Seq,
+        Some(b'"') => Unexpected::Other("a string"),
+        Some(b't' | b'f') => Unexpected::Other("a boolean"),
+        Some(b'n') => Unexpected::Other("null"),
+        _ => Unexpected::Other("a number"),
+    }
+}
+
+/// Whether objects and arrays nest more than `depth` levels deep in valid JSON `text`.
+fn deeper_than(text: &str, depth: usize) -> bool {
+    // Every level opens with a bracket: a text with few of them (counted inside strings too, a
+    // loop the compiler vectorizes) cannot be deep, and most schemas have a handful.
+    let brackets = text
+        .bytes()
+        .filter(|byte| matches!(byte, b'{' | b'['))
+        .count();
+    brackets > depth && nesting_depth(text) > depth
+}
+
+/// The deepest nesting of objects and arrays in valid JSON `text` (brackets inside strings do
+/// not count).
+fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0_usize, 0_usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn nested(depth: usize) -> String {
+        format!(
+            "{}{}{}",
+            r#"{"a":"#.repeat(depth - 1) + "{",
+            r#""k":"[{\"}""#,
+            "}".repeat(depth)
+        )
+    }
+
+    #[test]
+    fn read_schema_serializes_back_verbatim_and_builds_its_object_on_demand() {
+        let text = r#"{"type":"object","zeta":1.50,"alpha":{"b":2,"a":1}}"#;
+        let schema: JsonSchema = serde_json::from_str(text).unwrap();
+        assert_eq!(schema.json_text(), Some(text));
+        assert!(schema.object.get().is_none(), "nothing built by reading");
+        assert_eq!(serde_json::to_string(&schema).unwrap(), text);
+        let keys: Vec<&String> = schema.as_object().keys().collect();
+        assert_eq!(keys, ["type", "zeta", "alpha"]);
+        assert_eq!(schema.as_object()["alpha"], json!({"b": 2, "a": 1}));
+    }
+
+    #[test]
+    fn schema_made_from_an_object_serializes_that_object() {
+        let object = json!({"type": "object", "required": ["x"]});
+        let Value::Object(object) = object else {
+            unreachable!()
+        };
+        let schema = JsonSchema::from_object(object.clone());
+        assert_eq!(schema.json_text(), None);
+        assert_eq!(schema.as_object(), &object);
+        assert_eq!(
+            serde_json::to_value(&schema).unwrap(),
+            Value::Object(object)
+        );
+    }
+
+    #[test]
+    fn schemas_are_equal_as_objects_whatever_their_spacing_or_origin() {
+        let spaced: JsonSchema = serde_json::from_str(r#"{ "type" : "object" }"#).unwrap();
+        let tight: JsonSchema = serde_json::from_str(r#"{"type":"object"}"#).unwrap();
+        assert_eq!(spaced, tight);
+        assert_eq!(spaced, JsonSchema::empty_object());
+        let other: JsonSchema = serde_json::from_str(r#"{"type":"string"}"#).unwrap();
+        assert_ne!(other, tight);
+    }
+
+    #[test]
+    fn a_schema_that_is_not_an_object_is_refused_with_what_it_is() {
+        for (text, what) in [
+            ("[1]", "sequence"),
+            (r#""s""#, "a string"),
+            ("true", "a boolean"),
+            ("null", "null"),
+            ("3", "a number"),
+        ] {
+            let error = serde_json::from_str::<JsonSchema>(text).unwrap_err();
+            assert!(
+                error.to_string().contains(what) && error.to_string().contains("JSON Schema"),
+                "{text}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn schema_as_deep_as_serde_json_builds_is_read_and_a_deeper_one_refused() {
+        let deepest: JsonSchema = serde_json::from_str(&nested(MAX_DEPTH)).unwrap();
+        assert!(!deepest.as_object().is_empty(), "built whole");
+        let error = serde_json::from_str::<JsonSchema>(&nested(MAX_DEPTH + 1)).unwrap_err();
+        assert!(error.to_string().contains("levels deep"), "{error}");
+    }
+
+    #[test]
+    fn brackets_inside_strings_do_not_count_as_nesting() {
+        assert_eq!(nesting_depth(r#"{"a":"{[{[\"{"}"#), 1);
+        assert_eq!(nesting_depth(r#"{"a":[{"b":[]}]}"#), 4);
+        let many_shallow = format!("{{\"a\":[{}0]}}", "{},".repeat(300));
+        assert!(!deeper_than(&many_shallow, 3));
+        assert!(deeper_than(&many_shallow, 2));
+    }
+
+    #[test]
+    fn schema_reads_from_a_json_value_too() {
+        let schema: JsonSchema = serde_json::from_value(json!({"type": "object"})).unwrap();
+        assert_eq!(schema, JsonSchema::empty_object());
+    }
+}
