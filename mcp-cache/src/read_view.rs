@@ -62,11 +62,15 @@ impl ReadView {
             Err(error) if error.kind() == io::ErrorKind::NotFound => return ViewRead::Absent,
             Err(_) => return ViewRead::Unknown,
         };
-        match file.metadata() {
-            Ok(metadata) if metadata.is_file() && metadata.len() <= MAX_ENTRY_BYTES => {}
+        let length = match file.metadata() {
+            Ok(metadata) if metadata.is_file() && metadata.len() <= MAX_ENTRY_BYTES => {
+                metadata.len()
+            }
             _ => return ViewRead::Unknown,
-        }
-        let mut bytes = Vec::new();
+        };
+        // Sized from the start (one byte more to see the end at once): growing a buffer of a
+        // few hundred KiB by doubling copies it eight times and churns the allocator.
+        let mut bytes = Vec::with_capacity(usize::try_from(length).unwrap_or(0).saturating_add(1));
         match io::Read::read_to_end(&mut io::Read::take(file, MAX_ENTRY_BYTES), &mut bytes) {
             Ok(_) => ViewRead::Entry(bytes),
             Err(_) => ViewRead::Unknown,
