@@ -101,7 +101,9 @@ struct State {
 
 struct Pending {
     response: oneshot::Sender<Result<Bytes, Unanswered>>,
-    progress: Option<mpsc::UnboundedSender<ProgressNotificationParams>>,
+    /// Boxed: a channel allocates room for 32 messages when it is made, once per request that
+    /// asks for progress (most tool calls), and reports are rare.
+    progress: Option<mpsc::UnboundedSender<Box<ProgressNotificationParams>>>,
     deadline: Option<Instant>,
     /// False for `initialize`, which is never cancelled.
     cancellable: bool,
@@ -258,7 +260,7 @@ impl Peer {
                 }
                 Some(progress) = recv_progress(&mut progress_rx) => {
                     if let Some(callback) = &options.on_progress {
-                        callback(progress);
+                        callback(*progress);
                     }
                     let reset = deadlines.as_ref().filter(|_| options.reset_timeout_on_progress);
                     if let Some(deadlines) = reset {
@@ -277,7 +279,7 @@ impl Peer {
         // Progress sent before the response may still be queued: deliver it first, in order.
         if let (Some(rx), Some(callback)) = (&mut progress_rx, &options.on_progress) {
             while let Ok(progress) = rx.try_recv() {
-                callback(progress);
+                callback(*progress);
             }
         }
 

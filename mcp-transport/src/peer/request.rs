@@ -147,8 +147,8 @@ pub(super) async fn cancelled(token: Option<&CancellationToken>) {
 }
 
 pub(super) async fn recv_progress(
-    rx: &mut Option<mpsc::UnboundedReceiver<ProgressNotificationParams>>,
-) -> Option<ProgressNotificationParams> {
+    rx: &mut Option<mpsc::UnboundedReceiver<Box<ProgressNotificationParams>>>,
+) -> Option<Box<ProgressNotificationParams>> {
     match rx {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,

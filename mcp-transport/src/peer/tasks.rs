@@ -289,7 +289,7 @@ impl Shared {
                 let Ok(id) = u64::try_from(token) else { return };
                 let state = self.lock_state();
                 if let Some(sender) = state.pending.get(&id).and_then(|p| p.progress.as_ref()) {
-                    let _ = sender.send(progress);
+                    let _ = sender.send(Box::new(progress));
                 }
             }
             methods::CANCELLED => {
