@@ -8,10 +8,9 @@ use super::{ContentBlock, JsonObject, JsonSchema, TextContent};
 
 /// A tool as listed by `tools/list`.
 ///
-/// `input_schema` and `output_schema` are kept verbatim as JSON text, built into objects only when
-/// read ([`JsonSchema`]); fields this crate
-/// does not model (`icons`, `execution`, `_meta`, vendor extensions) are kept in `extra` and
-/// serialized back unchanged.
+/// `input_schema` and `output_schema` are kept verbatim as JSON text, built into objects only
+/// when read ([`JsonSchema`]); fields this crate does not model (`icons`, `execution`, `_meta`,
+/// vendor extensions) are kept in `extra` and serialized back unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
