@@ -109,4 +109,6 @@ pub use protocol::{
 #[cfg(feature = "stdio")]
 pub use stdio::{Launcher, StdioServerParams, StdioTransport};
 pub use tokio_util::sync::CancellationToken;
-pub use transport::{CloseReason, ProtocolViolation, Transport, TransportError};
+pub use transport::{
+    CloseReason, ProtocolViolation, RoundTrip, RoundTripFuture, Transport, TransportError,
+};

@@ -27,13 +27,14 @@ use tracing::Instrument;
 use crate::handlers::{ElicitationHandler, SamplingHandler};
 use crate::jsonrpc::{OutgoingNotification, ServerNotification};
 use crate::protocol::{ProgressNotificationParams, Root, methods};
-use crate::transport::{CloseReason, Transport, TransportError};
+use crate::transport::{CloseReason, RoundTrip, Transport, TransportError};
 
 mod request;
 mod tasks;
 
 use request::{
-    Deadlines, WithProgressToken, cancelled, decode_response, recv_progress, serialize_request,
+    Deadlines, WithProgressToken, cancelled, decode_response, finish_round_trip, recv_progress,
+    serialize_request,
 };
 pub use request::{ProgressCallback, RequestOptions, RpcError};
 use tasks::{read_loop, sweep_timeouts, write_loop};
@@ -243,10 +244,21 @@ impl Peer {
             cancellable,
             finished: false,
         };
-        if alone {
-            self.send(message);
+        // A transport that answers each request on an exchange of its own is driven from this
+        // task, which then gets the answer without a hop through the reader task; only when
+        // nothing is queued, so that no message overtakes one sent before it, and only on a
+        // thread that runs the runtime's tasks.
+        let mut round_trip = if shared.queued.load(Ordering::Acquire) == 0 && on_runtime_thread() {
+            self.transport.round_trip(&message)
         } else {
-            shared.enqueue(message);
+            None
+        };
+        if round_trip.is_none() {
+            if alone {
+                self.send(message);
+            } else {
+                shared.enqueue(message);
+            }
         }
 
         let cancelled = cancelled(options.cancel.as_ref());
@@ -257,6 +269,16 @@ impl Peer {
                 response = &mut response_rx => {
                     in_flight.finished = true;
                     break response;
+                }
+                answer = finish_round_trip(&mut round_trip) => {
+                    if let RoundTrip::Answer(bytes) = answer
+                        && shared.lock_state().pending.remove(&id).is_some()
+                    {
+                        in_flight.finished = true;
+                        break Ok(Ok(bytes));
+                    }
+                    // Otherwise the outcome comes through `response_rx`: the answer from the
+                    // reader, or the timeout or close that ended the request meanwhile.
                 }
                 Some(progress) = recv_progress(&mut progress_rx) => {
                     if let Some(callback) = &options.on_progress {
@@ -421,6 +443,17 @@ impl std::fmt::Debug for Peer {
 
 /// Removes a request from the pending table when its future ends without an answer (timeout,
 /// cancellation, or the future being dropped) and tells the server.
+/// Whether this code runs on a thread that also runs the runtime's tasks: in a task, or in a
+/// current-thread runtime's `block_on`. Not in a multi-thread runtime's `block_on`, whose thread
+/// only waits: an exchange driven from there would cross from the workers to it at every step
+/// (the answer's head, each chunk of its body), where a task of its own crosses once.
+fn on_runtime_thread() -> bool {
+    tokio::task::try_id().is_some()
+        || tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
+            runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread
+        })
+}
+
 struct InFlight<'a> {
     shared: &'a Shared,
     id: u64,

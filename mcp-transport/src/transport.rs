@@ -12,6 +12,8 @@
 //! live in the [`Peer`](crate::Peer) above it, so a plugin gets all of that for free.
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -39,6 +41,23 @@ pub trait Transport: Send + Sync + 'static {
         Ok(false)
     }
 
+    /// Sends request `message` on an exchange of its own and gives the future that ends with
+    /// its answer, for a transport that answers each request separately (Streamable HTTP: a
+    /// POST whose response carries the answer). The peer awaits it in the task that waits for
+    /// the answer, so the answer does not travel through [`receive`](Transport::receive) and
+    /// the peer's reader task: one hand-over less per request. `None` (the default): the
+    /// message goes through [`try_send_now`](Transport::try_send_now) or
+    /// [`send`](Transport::send) as usual.
+    ///
+    /// The peer asks only when no message is queued before this one. Dropping the future
+    /// abandons the exchange (the peer sends `notifications/cancelled` itself when it should).
+    /// Everything else that comes on the exchange (progress, server requests, an error that ends
+    /// the connection) still goes to `receive`.
+    fn round_trip(&self, message: &str) -> Option<RoundTripFuture> {
+        let _ = message;
+        None
+    }
+
     /// Receives the next message: the bytes of one JSON text (or a JSON array, for a batch).
     ///
     /// An error is final: the transport is dead and the error says why (for stdio, the exit
@@ -50,6 +69,23 @@ pub trait Transport: Send + Sync + 'static {
     /// grace period, then SIGTERM and SIGKILL to the process group). Calling it twice is fine.
     async fn close(&self) -> Result<(), TransportError>;
 }
+
+/// What a request sent with [`Transport::round_trip`] came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RoundTrip {
+    /// The request's response: one JSON-RPC response object, which
+    /// [`receive`](Transport::receive) will not give.
+    Answer(Bytes),
+    /// The exchange is over and what came of it went to [`receive`](Transport::receive): the
+    /// answer inside a batch, an error that ends the connection, or nothing (the transport
+    /// closed).
+    Received,
+}
+
+/// The exchange of one request ([`Transport::round_trip`]), driven by the task that waits for
+/// its answer.
+pub type RoundTripFuture = Pin<Box<dyn Future<Output = RoundTrip> + Send + 'static>>;
 
 /// Why a transport failed or stopped. Every error is final for the connection.
 #[derive(Debug, thiserror::Error)]

@@ -158,6 +158,39 @@ async fn a_session_expiring_while_many_calls_are_in_flight_is_replaced_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_given_up_while_its_expired_session_is_replaced_leaves_the_new_session_working() {
+    // Every initialize is answered slowly: the replacement of the session outlasts the call
+    // that found it expired, whose caller stops waiting (its future is dropped) half way.
+    let fixture = HttpFixture::start(
+        HttpFixtureOptions::default()
+            .expire_first_session_after(2)
+            .delay("initialize", Duration::from_millis(400)),
+    );
+    let client = connect(&fixture).await;
+    guard(client.list_tools()).await.expect("tools/list");
+    let given_up = tokio::time::timeout(
+        Duration::from_millis(150),
+        client.call_tool("echo", Some(object(json!({"message": "given up"})))),
+    )
+    .await;
+    assert!(
+        given_up.is_err(),
+        "the call ended before its caller gave up: {given_up:?}"
+    );
+
+    assert_eq!(echo(&client, "next").await, "next");
+    assert_eq!(fixture.sessions(), 2, "{:?}", fixture.requests());
+    let requests = fixture.requests();
+    let next = *posts_of(&requests, "tools/call").last().expect("calls");
+    assert_eq!(
+        next.session_id.as_deref(),
+        Some("session-2"),
+        "{requests:?}"
+    );
+    guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_answer_stream_resumes_with_last_event_id_after_the_retry_delay() {
     let fixture = HttpFixture::start(
         HttpFixtureOptions::default()

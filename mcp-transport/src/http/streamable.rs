@@ -38,7 +38,9 @@
 //! (a 405 is fine).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -55,7 +57,7 @@ use super::{
     send_authorized, unauthorized,
 };
 use crate::sse::SseDecoder;
-use crate::transport::{ProtocolViolation, Transport, TransportError};
+use crate::transport::{ProtocolViolation, RoundTrip, RoundTripFuture, Transport, TransportError};
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -187,7 +189,8 @@ impl Transport for StreamableHttpTransport {
     }
 
     /// A request other than `initialize` is posted from a task of its own anyway: start that
-    /// task from the caller, saving the hand-over to the peer's writer task.
+    /// task from the caller, saving the hand-over to the peer's writer task (when the caller
+    /// does not drive it itself, [`round_trip`](Transport::round_trip)).
     fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
         if self.shared.closed.is_cancelled() {
             return Ok(false);
@@ -198,6 +201,20 @@ impl Transport for StreamableHttpTransport {
                 Ok(true)
             }
             _ => Ok(false),
+        }
+    }
+
+    /// A request other than `initialize` is answered on its own POST: the caller's task drives
+    /// it and gets the answer straight from it.
+    fn round_trip(&self, message: &str) -> Option<RoundTripFuture> {
+        if self.shared.closed.is_cancelled() {
+            return None;
+        }
+        match Outgoing::of(message) {
+            Outgoing::Request { id, method } if method != INITIALIZE => Some(Box::pin(
+                Arc::clone(&self.shared).round_trip(message.to_owned(), id, method),
+            )),
+            _ => None,
         }
     }
 
@@ -230,10 +247,12 @@ impl Drop for StreamableHttpTransport {
 }
 
 /// What to do with the answer to a request.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Answer {
-    /// Hand it to the peer.
+#[derive(Clone, Copy)]
+enum Answer<'a> {
+    /// Hand it to the peer through `receive`.
     Deliver,
+    /// Keep it for the caller driving the exchange ([`Transport::round_trip`]).
+    Return(&'a OnceLock<Bytes>),
     /// Keep it from the peer: the replayed initialize of a re-initialization.
     Swallow,
 }
@@ -316,26 +335,57 @@ impl Shared {
         let stop = self.closed.child_token();
         lock(&self.in_flight).insert(id.clone(), stop.clone());
         tokio::spawn(async move {
-            let outcome = tokio::select! {
+            let failed = tokio::select! {
                 () = stop.cancelled() => None,
-                outcome = self.exchange(&message, &id, &method, Answer::Deliver) => Some(outcome),
+                failed = self.settle(&message, &id, &method, Answer::Deliver) => failed,
             };
             lock(&self.in_flight).remove(&id);
-            let failure = match outcome {
-                None | Some(Ok(())) => return,
-                Some(Err(error)) => error,
-            };
-            let message = if method == INITIALIZE
-                || failure.needs_credentials()
-                || failure.is_unreachable()
-            {
+            if let Some(message) = failed {
+                self.deliver(message).await;
+            }
+        });
+    }
+
+    /// [`Transport::round_trip`]: the exchange of a request in the caller's task, keeping the
+    /// answer for it.
+    async fn round_trip(self: Arc<Self>, message: String, id: String, method: String) -> RoundTrip {
+        let answer = OnceLock::new();
+        let failed = tokio::select! {
+            () = self.closed.cancelled() => return RoundTrip::Received,
+            failed = self.settle(&message, &id, &method, Answer::Return(&answer)) => failed,
+        };
+        match failed {
+            Some(Ok(error_answer)) => RoundTrip::Answer(error_answer),
+            Some(Err(error)) => {
+                self.deliver(Err(error)).await;
+                RoundTrip::Received
+            }
+            None => answer
+                .into_inner()
+                .map_or(RoundTrip::Received, RoundTrip::Answer),
+        }
+    }
+
+    /// Sends request `message` and reads its answer ([`exchange`](Self::exchange)); on a
+    /// failure, what the peer is to get instead: a JSON-RPC error answering the request, or an
+    /// error that ends the connection (the handshake failed, credentials are needed, the server
+    /// is unreachable).
+    async fn settle(
+        self: &Arc<Self>,
+        message: &str,
+        id: &str,
+        method: &str,
+        answer: Answer<'_>,
+    ) -> Option<Result<Bytes, TransportError>> {
+        let failure = self.exchange(message, id, method, answer).await.err()?;
+        Some(
+            if method == INITIALIZE || failure.needs_credentials() || failure.is_unreachable() {
                 Err(failure)
             } else {
                 tracing::debug!(method, error = %failure, "request failed at the HTTP level");
-                Ok(error_response(&id, &failure))
-            };
-            self.deliver(message).await;
-        });
+                Ok(error_response(id, &failure))
+            },
+        )
     }
 
     async fn deliver(&self, message: Result<Bytes, TransportError>) {
@@ -348,7 +398,7 @@ impl Shared {
         message: &str,
         id: &str,
         method: &str,
-        answer: Answer,
+        answer: Answer<'_>,
     ) -> Result<(), TransportError> {
         let mut reinitialized = false;
         loop {
@@ -401,7 +451,12 @@ impl Shared {
             return Ok(false);
         }
         *renewed = true;
-        Box::pin(self.reinitialize(generation)).await?;
+        // In a task of its own: the request that found the session gone may be dropped (its
+        // caller cancelled, timed out) while the new session is being made, which must not be
+        // left half done for every other request.
+        tokio::spawn(Arc::clone(self).replace_session(generation))
+            .await
+            .map_err(|_| TransportError::ClosedByClient)??;
         Ok(true)
     }
 
@@ -437,7 +492,7 @@ impl Shared {
         mut response: reqwest::Response,
         id: &str,
         method: &str,
-        answer: Answer,
+        answer: Answer<'_>,
     ) -> Result<bool, TransportError> {
         if response.status() == StatusCode::ACCEPTED {
             return Ok(false);
@@ -465,13 +520,23 @@ impl Shared {
     }
 
     /// Hands one incoming message on; true when it is the response to request `id`.
-    async fn take_message(&self, message: Bytes, id: &str, method: &str, answer: Answer) -> bool {
+    async fn take_message(
+        &self,
+        message: Bytes,
+        id: &str,
+        method: &str,
+        answer: Answer<'_>,
+    ) -> bool {
         let is_answer = answers(&message, id);
         if is_answer && method == INITIALIZE {
             self.keep_protocol_version(&message);
         }
-        if !(is_answer && answer == Answer::Swallow) {
-            self.deliver(Ok(message)).await;
+        match answer {
+            Answer::Swallow if is_answer => {}
+            Answer::Return(kept) if is_answer => {
+                let _ = kept.set(message);
+            }
+            _ => self.deliver(Ok(message)).await,
         }
         is_answer
     }
@@ -499,7 +564,7 @@ impl Shared {
         mut response: reqwest::Response,
         id: &str,
         method: &str,
-        answer: Answer,
+        answer: Answer<'_>,
     ) -> Result<bool, TransportError> {
         let mut decoder = SseDecoder::new(self.max_message_bytes);
         let mut retry = DEFAULT_RETRY;
@@ -575,6 +640,15 @@ impl Shared {
             tracing::warn!(method, %error, "the server refused a message");
             return Ok(());
         }
+    }
+
+    /// [`reinitialize`](Self::reinitialize), boxed as a future the type system is told is
+    /// `Send`: it cannot see that through the cycle reinitialize → exchange → renew_expired.
+    fn replace_session(
+        self: Arc<Self>,
+        expired: u64,
+    ) -> Pin<Box<dyn Future<Output = Result<(), TransportError>> + Send>> {
+        Box::pin(async move { self.reinitialize(expired).await })
     }
 
     /// Replaces an expired session: the initialize request and `notifications/initialized`

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::jsonrpc::{ErrorObject, OutgoingRequest, TypedResponse};
 use crate::protocol::ProgressNotificationParams;
-use crate::transport::CloseReason;
+use crate::transport::{CloseReason, RoundTrip, RoundTripFuture};
 
 /// A request failed at the JSON-RPC level.
 #[derive(Debug, thiserror::Error)]
@@ -153,6 +153,19 @@ pub(super) async fn recv_progress(
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
     }
+}
+
+/// The outcome of the request's own exchange, once ([`Transport::round_trip`]); never, without
+/// one or after it.
+///
+/// [`Transport::round_trip`]: crate::Transport::round_trip
+pub(super) async fn finish_round_trip(round_trip: &mut Option<RoundTripFuture>) -> RoundTrip {
+    let Some(exchange) = round_trip else {
+        return std::future::pending().await;
+    };
+    let outcome = exchange.await;
+    *round_trip = None;
+    outcome
 }
 
 pub(super) fn serialize_request<P: Serialize>(
