@@ -49,6 +49,7 @@ pub use legacy_sse::LegacySseTransport;
 pub use streamable::StreamableHttpTransport;
 
 use crate::framing::DEFAULT_MAX_MESSAGE_BYTES;
+use crate::jsonrpc::IncomingEnvelope;
 use crate::sse::SseDecoder;
 use crate::transport::TransportError;
 
@@ -598,11 +599,15 @@ impl Outgoing {
     }
 }
 
-/// True when `message` is the response (a message with an id and no method) to request `id`.
+/// True when `message` is the response to request `id`: an id and no method, as the peer's
+/// reader takes responses (`"jsonrpc": "2.0"`, a result or an error); anything less is passed
+/// on and the answer still awaited.
 fn answers(message: &[u8], id: &str) -> bool {
     matches!(
-        serde_json::from_slice::<MessageHead<'_>>(message),
-        Ok(MessageHead { id: Some(got), method: None }) if got.get() == id
+        serde_json::from_slice::<IncomingEnvelope<'_>>(message),
+        Ok(envelope) if envelope.method.is_none()
+            && envelope.id.is_some_and(|got| got.get() == id)
+            && envelope.not_a_response().is_none()
     )
 }
 
@@ -678,6 +683,13 @@ mod tests {
         ));
         assert!(!answers(
             br#"{"jsonrpc":"2.0","method":"notifications/progress"}"#,
+            "3"
+        ));
+        // What the peer's reader would skip is not the answer either.
+        assert!(!answers(br#"{"id":3,"result":{}}"#, "3"));
+        assert!(!answers(br#"{"jsonrpc":"2.0","id":3}"#, "3"));
+        assert!(answers(
+            br#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"m"}}"#,
             "3"
         ));
     }

@@ -441,12 +441,11 @@ impl std::fmt::Debug for Peer {
     }
 }
 
-/// Removes a request from the pending table when its future ends without an answer (timeout,
-/// cancellation, or the future being dropped) and tells the server.
 /// Whether this code runs on a thread that also runs the runtime's tasks: in a task, or in a
 /// current-thread runtime's `block_on`. Not in a multi-thread runtime's `block_on`, whose thread
 /// only waits: an exchange driven from there would cross from the workers to it at every step
-/// (the answer's head, each chunk of its body), where a task of its own crosses once.
+/// (the answer's head, each chunk of its body), where a task of its own crosses once. (A
+/// `Handle::block_on` inside `spawn_blocking` counts as a task: slower there, not wrong.)
 fn on_runtime_thread() -> bool {
     tokio::task::try_id().is_some()
         || tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
@@ -454,6 +453,8 @@ fn on_runtime_thread() -> bool {
         })
 }
 
+/// Removes a request from the pending table when its future ends without an answer (timeout,
+/// cancellation, or the future being dropped) and tells the server.
 struct InFlight<'a> {
     shared: &'a Shared,
     id: u64,

@@ -40,6 +40,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
@@ -246,13 +247,22 @@ impl Drop for StreamableHttpTransport {
     }
 }
 
+/// Where a round trip keeps its answer.
+#[derive(Default)]
+struct Returned {
+    answer: OnceLock<Bytes>,
+    /// Whether a message of the exchange went to the inbox (progress, a server request): the
+    /// answer then follows it there, so that the caller never has its answer before them.
+    passed_on: AtomicBool,
+}
+
 /// What to do with the answer to a request.
 #[derive(Clone, Copy)]
 enum Answer<'a> {
     /// Hand it to the peer through `receive`.
     Deliver,
     /// Keep it for the caller driving the exchange ([`Transport::round_trip`]).
-    Return(&'a OnceLock<Bytes>),
+    Return(&'a Returned),
     /// Keep it from the peer: the replayed initialize of a re-initialization.
     Swallow,
 }
@@ -349,10 +359,10 @@ impl Shared {
     /// [`Transport::round_trip`]: the exchange of a request in the caller's task, keeping the
     /// answer for it.
     async fn round_trip(self: Arc<Self>, message: String, id: String, method: String) -> RoundTrip {
-        let answer = OnceLock::new();
+        let returned = Returned::default();
         let failed = tokio::select! {
             () = self.closed.cancelled() => return RoundTrip::Received,
-            failed = self.settle(&message, &id, &method, Answer::Return(&answer)) => failed,
+            failed = self.settle(&message, &id, &method, Answer::Return(&returned)) => failed,
         };
         match failed {
             Some(Ok(error_answer)) => RoundTrip::Answer(error_answer),
@@ -360,7 +370,8 @@ impl Shared {
                 self.deliver(Err(error)).await;
                 RoundTrip::Received
             }
-            None => answer
+            None => returned
+                .answer
                 .into_inner()
                 .map_or(RoundTrip::Received, RoundTrip::Answer),
         }
@@ -428,7 +439,7 @@ impl Shared {
             }
             if answers(&failure.body, id) {
                 // The server put a JSON-RPC error of its own in the error response.
-                self.deliver(Ok(failure.body)).await;
+                self.take_message(failure.body, id, method, answer).await;
                 return Ok(());
             }
             return Err(failure.into_error(self.action(&Method::POST, method)));
@@ -454,9 +465,12 @@ impl Shared {
         // In a task of its own: the request that found the session gone may be dropped (its
         // caller cancelled, timed out) while the new session is being made, which must not be
         // left half done for every other request.
-        tokio::spawn(Arc::clone(self).replace_session(generation))
-            .await
-            .map_err(|_| TransportError::ClosedByClient)??;
+        match tokio::spawn(Arc::clone(self).replace_session(generation)).await {
+            Ok(replaced) => replaced?,
+            Err(failed) if failed.is_panic() => std::panic::resume_unwind(failed.into_panic()),
+            // Cancelled: the runtime is shutting down.
+            Err(_) => return Err(TransportError::ClosedByClient),
+        }
         Ok(true)
     }
 
@@ -533,8 +547,12 @@ impl Shared {
         }
         match answer {
             Answer::Swallow if is_answer => {}
-            Answer::Return(kept) if is_answer => {
-                let _ = kept.set(message);
+            Answer::Return(kept) if is_answer && !kept.passed_on.load(Ordering::Relaxed) => {
+                let _ = kept.answer.set(message);
+            }
+            Answer::Return(kept) => {
+                kept.passed_on.store(true, Ordering::Relaxed);
+                self.deliver(Ok(message)).await;
             }
             _ => self.deliver(Ok(message)).await,
         }

@@ -26,6 +26,12 @@ const MAX_DEPTH: usize = 127;
 /// Read from JSON, it holds the text (key order, number spelling and all) and serializes it
 /// back unchanged; [`as_object`](Self::as_object) builds the object the first time it is asked
 /// for. Made with [`from_object`](Self::from_object), it holds the object.
+///
+/// Its serde impls are serde_json's raw values: it reads from serde_json (text or a
+/// `serde_json::Value`), not from other formats nor from serde's buffered content (a [`Tool`]
+/// inside an `#[serde(untagged)]` enum or a `#[serde(flatten)]` field of your own).
+///
+/// [`Tool`]: crate::Tool
 pub struct JsonSchema {
     /// The JSON text as read; `None` for a schema made from an object.
     text: Option<Box<RawValue>>,
@@ -51,21 +57,15 @@ impl JsonSchema {
 
     /// The schema as an object, built from its text on the first call.
     pub fn as_object(&self) -> &JsonObject {
-        self.object.get_or_init(|| {
-            // The text was checked when it was read: one JSON object, nested no deeper than
-            // serde_json builds, so this parse cannot fail.
-            self.text
-                .as_deref()
-                .and_then(|text| serde_json::from_str(text.get()).ok())
-                .unwrap_or_default()
-        })
+        self.object
+            .get_or_init(|| self.text.as_deref().map(built).unwrap_or_default())
     }
 
     /// A copy of the object, built from the text when it was not built yet (and then not
     /// kept): for a caller that changes it, without a second tree left behind in the schema.
     pub fn to_object(&self) -> JsonObject {
         match (self.object.get(), self.json_text()) {
-            (None, Some(text)) => serde_json::from_str(text).unwrap_or_default(),
+            (None, Some(_)) => self.text.as_deref().map(built).unwrap_or_default(),
             _ => self.as_object().clone(),
         }
     }
@@ -153,6 +153,17 @@ impl<'de> Deserialize<'de> for JsonSchema {
             object: OnceLock::new(),
         })
     }
+}
+
+/// The object of a schema's text. The text was checked when it was read (one JSON object,
+/// nested no deeper than serde_json builds), so this cannot fail; if it ever did, the schema
+/// would read as `{}`, said loudly.
+fn built(text: &RawValue) -> JsonObject {
+    serde_json::from_str(text.get()).unwrap_or_else(|error| {
+        debug_assert!(false, "a schema checked when read does not parse: {error}");
+        tracing::error!(%error, "a tool schema checked when read does not parse; taken as {{}}");
+        JsonObject::default()
+    })
 }
 
 /// What a JSON value that is not an object is, for the error.
@@ -289,6 +300,20 @@ mod tests {
         let many_shallow = format!("{{\"a\":[{}0]}}", "{},".repeat(300));
         assert!(!deeper_than(&many_shallow, 3));
         assert!(deeper_than(&many_shallow, 2));
+    }
+
+    #[test]
+    fn schema_does_not_read_from_serdes_buffered_content() {
+        #[derive(Debug, Deserialize)]
+        #[serde(untagged)]
+        enum Buffered {
+            Schema {
+                #[allow(dead_code)]
+                schema: JsonSchema,
+            },
+        }
+        let read = serde_json::from_str::<Buffered>(r#"{"schema":{"type":"object"}}"#);
+        assert!(read.is_err(), "{read:?}");
     }
 
     #[test]
