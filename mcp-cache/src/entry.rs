@@ -7,8 +7,8 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_transport::Tool;
+use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use crate::fingerprint::Fingerprint;
 
@@ -69,16 +69,6 @@ struct EntryOut<'a> {
     tools: &'a [Tool],
 }
 
-#[derive(Deserialize)]
-struct EntryIn<'a> {
-    format: u32,
-    #[serde(borrow)]
-    fingerprint: &'a str,
-    written_at_ms: u64,
-    #[serde(borrow)]
-    tools: &'a RawValue,
-}
-
 /// Only the format, to tell another format from garbage.
 #[derive(Deserialize)]
 struct FormatOnly {
@@ -111,28 +101,146 @@ pub fn decode_entry(
     ttl: Duration,
     now: SystemTime,
 ) -> Lookup {
-    let entry: EntryIn<'_> = match serde_json::from_slice(bytes) {
-        Ok(entry) => entry,
-        Err(_) => {
-            return Lookup::Miss(match serde_json::from_slice::<FormatOnly>(bytes) {
-                Ok(header) if header.format != FORMAT_VERSION => MissReason::OtherFormat,
-                _ => MissReason::Undecodable,
-            });
-        }
+    let wanted = Wanted {
+        fingerprint: fingerprint.as_str(),
+        ttl_ms: ttl.as_millis(),
+        now_ms: millis_since_epoch(now),
     };
-    if entry.format != FORMAT_VERSION {
-        return Lookup::Miss(MissReason::OtherFormat);
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    match wanted
+        .deserialize(&mut reader)
+        .and_then(|lookup| reader.end().map(|()| lookup))
+    {
+        Ok(lookup) => lookup,
+        Err(_) => Lookup::Miss(match serde_json::from_slice::<FormatOnly>(bytes) {
+            Ok(header) if header.format != FORMAT_VERSION => MissReason::OtherFormat,
+            _ => MissReason::Undecodable,
+        }),
     }
-    if entry.fingerprint != fingerprint.as_str() {
-        return Lookup::Miss(MissReason::OtherFingerprint);
+}
+
+/// What a lookup wants of an entry; decodes one in a single pass. The header comes first in
+/// what [`encode_entry`] writes, so a header that does not match skips the tools unbuilt (a
+/// miss costs one scan); in an entry written in another order the tools are decoded, then the
+/// header judged.
+struct Wanted<'a> {
+    fingerprint: &'a str,
+    ttl_ms: u128,
+    now_ms: u64,
+}
+
+impl Wanted<'_> {
+    /// Why an entry with this header (as far as it is known) is a miss, if it is one.
+    fn miss(
+        &self,
+        format: Option<u32>,
+        fingerprint_matches: Option<bool>,
+        written_at_ms: Option<u64>,
+    ) -> Option<MissReason> {
+        if format.is_some_and(|format| format != FORMAT_VERSION) {
+            Some(MissReason::OtherFormat)
+        } else if fingerprint_matches == Some(false) {
+            Some(MissReason::OtherFingerprint)
+        } else if written_at_ms
+            .is_some_and(|written| u128::from(self.now_ms.saturating_sub(written)) > self.ttl_ms)
+        {
+            Some(MissReason::Expired)
+        } else {
+            None
+        }
     }
-    let age_ms = millis_since_epoch(now).saturating_sub(entry.written_at_ms);
-    if u128::from(age_ms) > ttl.as_millis() {
-        return Lookup::Miss(MissReason::Expired);
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum EntryField {
+    Format,
+    Fingerprint,
+    WrittenAtMs,
+    Tools,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> DeserializeSeed<'de> for Wanted<'_> {
+    type Value = Lookup;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Lookup, D::Error> {
+        deserializer.deserialize_map(self)
     }
-    match serde_json::from_str::<Vec<Tool>>(entry.tools.get()) {
-        Ok(tools) => Lookup::Hit(tools),
-        Err(_) => Lookup::Miss(MissReason::Undecodable),
+}
+
+impl<'de> Visitor<'de> for Wanted<'_> {
+    type Value = Lookup;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a tool cache entry")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Lookup, A::Error> {
+        fn once<T, E: serde::de::Error>(
+            slot: &mut Option<T>,
+            value: T,
+            name: &'static str,
+        ) -> Result<(), E> {
+            match slot.replace(value) {
+                Some(_) => Err(E::duplicate_field(name)),
+                None => Ok(()),
+            }
+        }
+        let mut format = None;
+        let mut fingerprint_matches = None;
+        let mut written_at_ms = None;
+        // `Some(None)`: the tools were there and skipped.
+        let mut tools: Option<Option<Vec<Tool>>> = None;
+        while let Some(field) = map.next_key::<EntryField>()? {
+            match field {
+                EntryField::Format => once(&mut format, map.next_value()?, "format")?,
+                EntryField::Fingerprint => {
+                    let fingerprint: std::borrow::Cow<'_, str> = map.next_value()?;
+                    once(
+                        &mut fingerprint_matches,
+                        fingerprint == self.fingerprint,
+                        "fingerprint",
+                    )?;
+                }
+                EntryField::WrittenAtMs => {
+                    once(&mut written_at_ms, map.next_value()?, "written_at_ms")?;
+                }
+                EntryField::Tools => {
+                    let decoded = if self
+                        .miss(format, fingerprint_matches, written_at_ms)
+                        .is_some()
+                    {
+                        map.next_value::<IgnoredAny>()?;
+                        None
+                    } else {
+                        Some(map.next_value::<Vec<Tool>>()?)
+                    };
+                    once(&mut tools, decoded, "tools")?;
+                }
+                EntryField::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let format = format.ok_or_else(|| A::Error::missing_field("format"))?;
+        let fingerprint_matches =
+            fingerprint_matches.ok_or_else(|| A::Error::missing_field("fingerprint"))?;
+        let written_at_ms =
+            written_at_ms.ok_or_else(|| A::Error::missing_field("written_at_ms"))?;
+        let tools = tools.ok_or_else(|| A::Error::missing_field("tools"))?;
+        Ok(
+            match (
+                self.miss(Some(format), Some(fingerprint_matches), Some(written_at_ms)),
+                tools,
+            ) {
+                (Some(reason), _) => Lookup::Miss(reason),
+                (None, Some(tools)) => Lookup::Hit(tools),
+                // Skipped only when the header said miss, judged again just now.
+                (None, None) => Lookup::Miss(MissReason::Undecodable),
+            },
+        )
     }
 }
 
