@@ -179,13 +179,12 @@ fn unexpected(text: &str) -> Unexpected<'_> {
 
 /// Whether objects and arrays nest more than `depth` levels deep in valid JSON `text`.
 fn deeper_than(text: &str, depth: usize) -> bool {
-    // Every level opens with a bracket: a text with few of them (counted inside strings too, a
-    // loop the compiler vectorizes) cannot be deep, and most schemas have a handful.
-    let brackets = text
-        .bytes()
-        .filter(|byte| matches!(byte, b'{' | b'['))
-        .count();
-    brackets > depth && nesting_depth(text) > depth
+    // Every level opens with a bracket: a text with few of them (found by memchr's vector
+    // search, inside strings too) cannot be deep, and most schemas have a handful.
+    memchr::memchr2_iter(b'{', b'[', text.as_bytes())
+        .nth(depth)
+        .is_some()
+        && nesting_depth(text) > depth
 }
 
 /// The deepest nesting of objects and arrays in valid JSON `text` (brackets inside strings do
