@@ -218,7 +218,7 @@ impl std::fmt::Debug for SledToolCache {
 impl ToolCache for SledToolCache {
     async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
         // The entry file is read and decoded on a blocking thread: decoding 200 tools takes
-        // about a quarter of a millisecond, which an async worker (busy starting the servers)
+        // over a tenth of a millisecond, which an async worker (busy starting the servers)
         // should not spend, and the lookups of a startup fan-out decode in parallel.
         let (key, fp) = (server.to_owned(), fingerprint.clone());
         let shared = Arc::clone(&self.shared);
