@@ -190,6 +190,21 @@ async fn a_call_given_up_while_its_expired_session_is_replaced_leaves_the_new_se
     guard(client.close()).await.expect("close");
 }
 
+/// Calls the fixture's `progress` tool for three steps: its answer, and the progress reported.
+async fn three_steps_of_progress(client: &McpClient, expectation: &str) -> (String, Vec<f64>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let options = RequestOptions::default()
+        .timeout(Duration::from_secs(10))
+        .on_progress(move |progress| sink.lock().unwrap().push(progress.progress));
+    let result =
+        guard(client.call_tool_with("progress", Some(object(json!({"steps": 3}))), &options))
+            .await
+            .expect(expectation);
+    let progress = seen.lock().unwrap().clone();
+    (text(&result).to_owned(), progress)
+}
+
 /// On a current-thread runtime the reader task cannot run between the events of one chunk:
 /// progress sent just before the answer must still reach the caller before its answer.
 #[tokio::test(flavor = "current_thread")]
@@ -197,17 +212,9 @@ async fn progress_sent_just_before_the_answer_reaches_the_caller_before_it() {
     let fixture = HttpFixture::start(HttpFixtureOptions::default());
     let client = connect(&fixture).await;
     for _ in 0..20 {
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&seen);
-        let options = RequestOptions::default()
-            .timeout(Duration::from_secs(10))
-            .on_progress(move |progress| sink.lock().unwrap().push(progress.progress));
-        let result =
-            guard(client.call_tool_with("progress", Some(object(json!({"steps": 3}))), &options))
-                .await
-                .expect("progress");
-        assert_eq!(text(&result), "done");
-        assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0]);
+        let (answer, progress) = three_steps_of_progress(&client, "progress").await;
+        assert_eq!(answer, "done");
+        assert_eq!(progress, vec![1.0, 2.0, 3.0]);
     }
     guard(client.close()).await.expect("close");
 }
@@ -220,17 +227,10 @@ async fn a_dropped_answer_stream_resumes_with_last_event_id_after_the_retry_dela
             .retry_ms(20),
     );
     let client = connect(&fixture).await;
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&seen);
-    let options = RequestOptions::default()
-        .timeout(Duration::from_secs(10))
-        .on_progress(move |progress| sink.lock().unwrap().push(progress.progress));
-    let result =
-        guard(client.call_tool_with("progress", Some(object(json!({"steps": 3}))), &options))
-            .await
-            .expect("the call completes after the stream is resumed");
-    assert_eq!(text(&result), "done");
-    assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0]);
+    let (answer, progress) =
+        three_steps_of_progress(&client, "the call completes after the stream is resumed").await;
+    assert_eq!(answer, "done");
+    assert_eq!(progress, vec![1.0, 2.0, 3.0]);
     let requests = fixture.requests();
     let resumed: Vec<_> = requests
         .iter()
