@@ -365,9 +365,12 @@ impl Shared {
             failed = self.settle(&message, &id, &method, Answer::Return(&returned)) => failed,
         };
         match failed {
-            Some(Ok(error_answer)) => RoundTrip::Answer(error_answer),
-            Some(Err(error)) => {
-                self.deliver(Err(error)).await;
+            Some(Ok(error_answer)) if !returned.passed_on.load(Ordering::Relaxed) => {
+                RoundTrip::Answer(error_answer)
+            }
+            // After what the exchange passed on already, or an error that ends the connection.
+            Some(message) => {
+                self.deliver(message).await;
                 RoundTrip::Received
             }
             None => returned
