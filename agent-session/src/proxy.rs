@@ -64,7 +64,6 @@ pub struct SubagentProxyTool {
     name: String,
     label: String,
     description: String,
-    parameters: Value,
     /// The server and original tool name, when the parent's manager offered the tool.
     origin: Option<Origin>,
     /// The parent's tool when the proxy was made, used when the manager no longer offers one
@@ -102,7 +101,6 @@ impl SubagentProxyTool {
             name: tool.name().to_owned(),
             label: tool.label().to_owned(),
             description: tool.description().to_owned(),
-            parameters: tool.parameters().clone(),
             origin,
             captured: tool,
             parent: Arc::downgrade(parent),
@@ -163,7 +161,9 @@ impl AgentTool for SubagentProxyTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.parameters
+        // The captured tool's, as the argument check is: a copy made for every tool at each
+        // subagent's start would build schemas nobody may read.
+        self.captured.parameters()
     }
 
     /// The parent's tool checks them: the proxy shows its schema, and an MCP tool has its check
