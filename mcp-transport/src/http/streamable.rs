@@ -149,6 +149,19 @@ impl StreamableHttpTransport {
             .and_then(|id| id.to_str().ok())
             .map(str::to_owned)
     }
+
+    /// The id and method of `message` when it is a request other than `initialize` (which
+    /// `send` records for a re-initialization) and the transport is open: a request the caller
+    /// may start itself.
+    fn request_of(&self, message: &str) -> Option<(String, String)> {
+        if self.shared.closed.is_cancelled() {
+            return None;
+        }
+        match Outgoing::of(message) {
+            Outgoing::Request { id, method } if method != INITIALIZE => Some((id, method)),
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Debug for StreamableHttpTransport {
@@ -193,30 +206,24 @@ impl Transport for StreamableHttpTransport {
     /// task from the caller, saving the hand-over to the peer's writer task (when the caller
     /// does not drive it itself, [`round_trip`](Transport::round_trip)).
     fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
-        if self.shared.closed.is_cancelled() {
-            return Ok(false);
-        }
-        match Outgoing::of(message) {
-            Outgoing::Request { id, method } if method != INITIALIZE => {
+        Ok(match self.request_of(message) {
+            Some((id, method)) => {
                 Arc::clone(&self.shared).spawn_request(message.to_owned(), id, method);
-                Ok(true)
+                true
             }
-            _ => Ok(false),
-        }
+            None => false,
+        })
     }
 
     /// A request other than `initialize` is answered on its own POST: the caller's task drives
     /// it and gets the answer straight from it.
     fn round_trip(&self, message: &str) -> Option<RoundTripFuture> {
-        if self.shared.closed.is_cancelled() {
-            return None;
-        }
-        match Outgoing::of(message) {
-            Outgoing::Request { id, method } if method != INITIALIZE => Some(Box::pin(
-                Arc::clone(&self.shared).round_trip(message.to_owned(), id, method),
-            )),
-            _ => None,
-        }
+        let (id, method) = self.request_of(message)?;
+        Some(Box::pin(Arc::clone(&self.shared).round_trip(
+            message.to_owned(),
+            id,
+            method,
+        )))
     }
 
     async fn receive(&self) -> Result<Bytes, TransportError> {
