@@ -148,6 +148,13 @@ impl<'de> Deserialize<'de> for JsonSchema {
                 "a schema nested more than {MAX_DEPTH} levels deep"
             )));
         }
+        if may_not_build(text.get())
+            && let Err(error) = serde_json::from_str::<Buildable>(text.get())
+        {
+            return Err(D::Error::custom(format_args!(
+                "a schema serde_json cannot build: {error}"
+            )));
+        }
         Ok(Self {
             text: Some(text),
             object: OnceLock::new(),
@@ -164,6 +171,130 @@ fn built(text: &RawValue) -> JsonObject {
         tracing::error!(%error, "a tool schema checked when read does not parse; taken as {{}}");
         JsonObject::default()
     })
+}
+
+/// Whether valid JSON `text` may hold what serde_json refuses to build though a raw value
+/// holds it: a `\u` escape of a surrogate (an unpaired one is refused), or a number too large
+/// for an `f64` (one needs an exponent of three digits or more, or 200 digits before its
+/// exponent). A superset, found without parsing; a text it flags is checked in full
+/// ([`Buildable`]), and most schemas have neither.
+fn may_not_build(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    // Digits in a row up to `at`; blocks and pieces without a digit or a backslash (most of a
+    // schema) are passed over with a few vector compares.
+    let (mut run, mut at) = (0_usize, 0_usize);
+    for block in bytes.chunks(64) {
+        if let Ok(whole) = <&[u8; 64]>::try_from(block)
+            && is_plain(whole)
+        {
+            (run, at) = (0, at + block.len());
+            continue;
+        }
+        for piece in block.chunks(16) {
+            if let Ok(whole) = <&[u8; 16]>::try_from(piece)
+                && is_plain(whole)
+            {
+                (run, at) = (0, at + piece.len());
+                continue;
+            }
+            for &byte in piece {
+                match byte {
+                    b'0'..=b'9' => {
+                        run += 1;
+                        if run == 200 || (run == 3 && follows_an_exponent_mark(bytes, at - 2)) {
+                            return true;
+                        }
+                    }
+                    // In valid JSON every backslash starts an escape.
+                    b'\\' => {
+                        run = 0;
+                        if bytes.get(at + 1) == Some(&b'u')
+                            && matches!(bytes.get(at + 2), Some(b'd' | b'D'))
+                        {
+                            return true;
+                        }
+                    }
+                    _ => run = 0,
+                }
+                at += 1;
+            }
+        }
+    }
+    false
+}
+
+/// Whether a block has neither a digit nor a backslash; written without an early exit so that
+/// it compiles to vector compares.
+fn is_plain<const N: usize>(block: &[u8; N]) -> bool {
+    block.iter().fold(0_u8, |found, &byte| {
+        found | u8::from(byte.wrapping_sub(b'0') < 10) | u8::from(byte == b'\\')
+    }) == 0
+}
+
+/// Whether the digits starting at `start` are an exponent's: right after `e` or `E`, or after
+/// its sign.
+fn follows_an_exponent_mark(bytes: &[u8], start: usize) -> bool {
+    let before = |back: usize| start.checked_sub(back).map(|at| bytes[at]);
+    match before(1) {
+        Some(b'e' | b'E') => true,
+        Some(b'+' | b'-') => matches!(before(2), Some(b'e' | b'E')),
+        _ => false,
+    }
+}
+
+/// A JSON value that serde_json would build, checked without building it: its strings decode
+/// (serde_json refuses an unpaired surrogate escape such as `"\\ud800"`) and its numbers are
+/// finite (`1e400` is refused), which a raw value, read as text, does not check.
+struct Buildable;
+
+impl<'de> Deserialize<'de> for Buildable {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(Buildable)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Buildable {
+    type Value = Buildable;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<Buildable>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        while map.next_key::<Buildable>()?.is_some() {
+            map.next_value::<Buildable>()?;
+        }
+        Ok(self)
+    }
 }
 
 /// What a JSON value that is not an object is, for the error.
@@ -300,6 +431,52 @@ mod tests {
         assert!(!deepest.as_object().is_empty(), "built whole");
         let error = serde_json::from_str::<JsonSchema>(&nested(MAX_DEPTH + 1)).unwrap_err();
         assert!(error.to_string().contains("levels deep"), "{error}");
+    }
+
+    #[test]
+    fn schema_serde_json_cannot_build_is_refused_when_read() {
+        let refused = [
+            r#"{"\ud800type":"object"}"#.to_owned(),
+            r#"{"description":"a \uDC00 alone"}"#.to_owned(),
+            r#"{"maximum":1e400}"#.to_owned(),
+            r#"{"minimum":-2.5E+0308}"#.to_owned(),
+            format!(r#"{{"maximum":{}}}"#, "9".repeat(400)),
+        ];
+        for text in &refused {
+            let error = serde_json::from_str::<JsonSchema>(text).unwrap_err();
+            assert!(
+                error.to_string().contains("cannot build"),
+                "{text}: {error}"
+            );
+            assert!(serde_json::from_str::<JsonObject>(text).is_err(), "{text}");
+        }
+        let read = [
+            r#"{"description":"a smile: \ud83d\ude00","x":"\\ud800 is text"}"#.to_owned(),
+            r#"{"maximum":1e300,"minimum":-1.7976931348623157e308,"tiny":1e-400}"#.to_owned(),
+            format!(r#"{{"maximum":{}}}"#, "9".repeat(300)),
+        ];
+        for text in &read {
+            let schema: JsonSchema = serde_json::from_str(text).unwrap();
+            let object: JsonObject = serde_json::from_str(text).unwrap();
+            assert_eq!(schema.as_object(), &object, "{text}");
+        }
+    }
+
+    #[test]
+    fn only_texts_with_a_surrogate_escape_or_a_huge_number_are_checked_in_full() {
+        let plain = r#"{"type":"object","properties":{"limit":{"type":"integer","maximum":1000,"description":"At most 1000; see RFC 9110 \"limits\"."}}}"#;
+        assert!(!may_not_build(plain));
+        assert!(!may_not_build(r#"{"a":"e1","b":1e99,"c":1.5e-07}"#));
+        assert!(may_not_build(r#"{"a":"\ud83d\ude00"}"#));
+        assert!(may_not_build(r#"{"a":1e100}"#));
+        assert!(may_not_build(r#"{"a":1E-300}"#));
+        // A long run of digits is found wherever it falls against the scan's 64-byte blocks.
+        for padding in 0..64 {
+            let long = format!(r#"{{"{}":{}}}"#, "k".repeat(padding), "1".repeat(200));
+            assert!(may_not_build(&long), "padding {padding}");
+            let short = format!(r#"{{"{}":{}}}"#, "k".repeat(padding), "1".repeat(199));
+            assert!(!may_not_build(&short), "padding {padding}");
+        }
     }
 
     #[test]
