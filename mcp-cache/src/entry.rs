@@ -329,7 +329,24 @@ mod tests {
                 .as_slice(),
             br#"{"format":1,"fingerprint":"abc","written_at_ms":0,"tools":[],"tools":[]}"#,
         ];
-        for bytes in [not_tools.as_slice(), &no_tools, twice[0], twice[1]] {
+        // Schemas serde_json cannot build: an unpaired surrogate escape, an f64 out of range.
+        let unbuildable = [r#"{"\ud800type":"object"}"#, r#"{"maximum":1e400}"#].map(|schema| {
+            assert!(serde_json::from_str::<serde_json::Value>(schema).is_err(), "{schema}");
+            let tools = format!(r#"[{{"name":"t","inputSchema":{schema}}}]"#);
+            format!(
+                r#"{{"format":{FORMAT_VERSION},"fingerprint":"abc","written_at_ms":{},"tools":{tools}}}"#,
+                header[2].1
+            )
+            .into_bytes()
+        });
+        for bytes in [
+            not_tools.as_slice(),
+            &no_tools,
+            twice[0],
+            twice[1],
+            &unbuildable[0],
+            &unbuildable[1],
+        ] {
             assert_eq!(
                 decode_entry(bytes, &fp, Duration::MAX, now).miss_reason(),
                 Some(MissReason::Undecodable),
