@@ -174,6 +174,12 @@ impl SseDecoder {
         result
     }
 
+    /// Whether bytes pushed are still to be read by [`next_event`](Self::next_event): the rest
+    /// of a chunk after the event it returned, or an unfinished line.
+    pub fn has_unread_bytes(&self) -> bool {
+        !self.buffer.is_empty()
+    }
+
     /// The id the server named last (the value for `Last-Event-ID`), including ids of blocks
     /// that dispatched nothing.
     pub fn last_event_id(&self) -> Option<&str> {

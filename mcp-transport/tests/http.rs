@@ -109,6 +109,37 @@ async fn json_answers_work_like_streamed_ones() {
     guard(client.close()).await.expect("close");
 }
 
+/// Calls spaced wider than the delay before each answer stream's end: the connection of one
+/// is free again for the next, and none is opened, if the client read each stream to its end
+/// rather than dropping it (and its connection) at the answer.
+async fn answer_streams_ending_after_their_answer_keep_their_connection() {
+    const END_DELAY: Duration = Duration::from_millis(30);
+    let fixture = HttpFixture::start(HttpFixtureOptions::default().stream_end_delay(END_DELAY));
+    let client = connect(&fixture).await;
+    assert_eq!(echo(&client, "first").await, "first");
+    tokio::time::sleep(END_DELAY * 4).await;
+    let before = fixture.connections();
+    for call in 0..5 {
+        let message = format!("call {call}");
+        assert_eq!(echo(&client, &message).await, message);
+        tokio::time::sleep(END_DELAY * 4).await;
+    }
+    let opened = fixture.connections() - before;
+    assert_eq!(opened, 0, "connections opened for 5 spaced calls");
+    guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_stream_ending_after_its_answer_keeps_its_connection_for_the_next_call() {
+    answer_streams_ending_after_their_answer_keep_their_connection().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_answer_stream_ending_after_its_answer_keeps_its_connection_on_a_current_thread_runtime()
+{
+    answer_streams_ending_after_their_answer_keep_their_connection().await;
+}
+
 async fn expired_session_is_replaced(options: HttpFixtureOptions) {
     // notifications/initialized and tools/list fit in the first session; the call does not.
     let fixture = HttpFixture::start(options.expire_first_session_after(2));

@@ -10,6 +10,7 @@ mod common;
 
 use std::process::Output;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{guard, object, text};
@@ -17,6 +18,7 @@ use mcp_transport::http::{HttpServerParams, RemoteTransport};
 use mcp_transport::{ClientOptions, McpClient, RequestOptions};
 use serde_json::{Value, json};
 use testkit::RemotePeer;
+use tokio::net::{TcpListener, TcpStream};
 
 /// Every remote peer, once each.
 const PEERS: [RemotePeer; 7] = [
@@ -172,4 +174,64 @@ async fn the_legacy_transport_alone_connects_to_an_sse_server() {
         .expect("add");
     assert_eq!(result.structured_content, Some(json!({"result": 5})));
     guard(client.close()).await.expect("close");
+}
+
+/// A TCP forwarder on 127.0.0.1 in front of `url`'s server, counting the connections made
+/// through it; the URL to use instead, and the count.
+async fn counting_proxy(url: &str) -> (String, Arc<AtomicUsize>, tokio::task::JoinHandle<()>) {
+    let (authority, path) = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once('/'))
+        .expect("an http URL with a path");
+    let upstream = authority.to_owned();
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let proxied = format!("http://{}/{path}", listener.local_addr().expect("bound"));
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&accepted);
+    let proxy = tokio::spawn(async move {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let upstream = upstream.clone();
+            tokio::spawn(async move {
+                if let Ok(mut outbound) = TcpStream::connect(&upstream).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    });
+    (proxied, accepted, proxy)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the interop peers (cargo xtask interop)"]
+async fn sequential_calls_keep_their_connection_alive_whether_answers_are_json_or_sse() {
+    const CALLS: usize = 100;
+    for peer in [
+        RemotePeer::EverythingStreamableHttp,
+        RemotePeer::PythonStreamableHttp(2),
+        RemotePeer::PythonStreamableHttp(1),
+        RemotePeer::PythonStreamableHttpJson(2),
+    ] {
+        let running = peer.start();
+        let (url, accepted, proxy) = counting_proxy(running.url()).await;
+        let client = connect(&url).await;
+        let before = accepted.load(Ordering::SeqCst);
+        for _ in 0..CALLS {
+            let result = guard(client.call_tool("echo", Some(object(json!({"message": "hi"})))))
+                .await
+                .unwrap_or_else(|error| panic!("{}: {error}", peer.name()));
+            assert_eq!(text(&result), peer.echo_of_hi(), "{}", peer.name());
+        }
+        let opened = accepted.load(Ordering::SeqCst) - before;
+        // The server's event stream takes one; a call may open one more while the answer
+        // stream before it is still being read to its end, and a pool of two then serves
+        // every call. A client that closed connections (a stream dropped before its end, a
+        // pool not kept) would open one for every call that found none free.
+        assert!(
+            opened <= 3,
+            "{}: {opened} connections opened for {CALLS} sequential calls",
+            peer.name()
+        );
+        proxy.abort();
+    }
 }

@@ -12,8 +12,9 @@
 //! expiring after some requests (404, or 400 naming the session); an answer stream that drops
 //! after some events, to be resumed with `Last-Event-ID`; the `retry:` it announces; a GET
 //! stream (405 without one); a bearer token it insists on (401 with `WWW-Authenticate`);
-//! a slow answer to one method; delays between events; and, for legacy SSE, the endpoint it
-//! names (another origin, say).
+//! a slow answer to one method; delays between events; answer streams sent chunked on a kept
+//! connection and ended a while after their answer; and, for legacy SSE, the endpoint it names
+//! (another origin, say).
 //!
 //! Tools: `echo {message}` answers the message; `progress {steps}` sends that many progress
 //! notifications (to a request with a progress token) before answering `done`; `huge {bytes}`
@@ -29,7 +30,8 @@
 //! clients get a secret too. Everything secret it hands out ends in random hex
 //! ([`HttpFixture::handed_out_secrets`]).
 //!
-//! Every request is recorded ([`HttpFixture::requests`]) with the headers a test checks.
+//! Every request is recorded ([`HttpFixture::requests`]) with the headers a test checks, and
+//! the connections clients opened are counted ([`HttpFixture::connections`]).
 
 mod oauth;
 
@@ -57,6 +59,7 @@ pub struct HttpFixtureOptions {
     get_stream: bool,
     bearer_token: Option<String>,
     event_delay: Duration,
+    stream_end_delay: Option<Duration>,
     legacy_sse: bool,
     legacy_endpoint: Option<String>,
     answer_delay: Option<(String, Duration)>,
@@ -121,6 +124,15 @@ impl HttpFixtureOptions {
     #[must_use]
     pub fn event_delay(mut self, delay: Duration) -> Self {
         self.event_delay = delay;
+        self
+    }
+
+    /// Sends answer streams chunked on a connection kept alive, ending each one `delay` after
+    /// its last event, as a server behind a proxy or across a network may: the client has the
+    /// answer before the stream's end.
+    #[must_use]
+    pub fn stream_end_delay(mut self, delay: Duration) -> Self {
+        self.stream_end_delay = Some(delay);
         self
     }
 
@@ -221,6 +233,8 @@ struct State {
     tokens: Mutex<oauth::Tokens>,
     /// Every connection accepted, shut down when the fixture stops (as a dying server's are).
     open: Mutex<Vec<TcpStream>>,
+    /// Connections accepted so far.
+    connections: AtomicUsize,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -261,6 +275,7 @@ impl HttpFixture {
             server_stream: Mutex::new(None),
             tokens: Mutex::new(oauth::Tokens::default()),
             open: Mutex::new(Vec::new()),
+            connections: AtomicUsize::new(0),
         });
         let accepting = Arc::clone(&state);
         let acceptor = thread::spawn(move || {
@@ -269,6 +284,7 @@ impl HttpFixture {
                     return;
                 }
                 let Ok(connection) = connection else { continue };
+                accepting.connections.fetch_add(1, Ordering::SeqCst);
                 let _ = connection.set_nodelay(true);
                 if let Ok(clone) = connection.try_clone() {
                     lock(&accepting.open).push(clone);
@@ -294,6 +310,11 @@ impl HttpFixture {
             "/mcp"
         };
         format!("http://{}{path}", self.address)
+    }
+
+    /// How many connections clients have opened to it.
+    pub fn connections(&self) -> usize {
+        self.state.connections.load(Ordering::SeqCst)
     }
 
     /// The port it listens on.
@@ -420,6 +441,8 @@ impl Request {
 struct Conn {
     stream: TcpStream,
     keep_alive: std::cell::Cell<bool>,
+    /// An answer stream is being sent chunked ([`HttpFixtureOptions::stream_end_delay`]).
+    chunked: std::cell::Cell<bool>,
 }
 
 impl std::ops::Deref for Conn {
@@ -476,13 +499,54 @@ fn start_stream(conn: &Conn, headers: &[(&str, String)]) -> std::io::Result<()> 
     stream.flush()
 }
 
-fn write_event(mut stream: &TcpStream, id: Option<&str>, data: &str) -> std::io::Result<()> {
+/// Starts an answer stream: chunked and kept alive with
+/// [`HttpFixtureOptions::stream_end_delay`], else as [`start_stream`] does.
+fn start_answer_stream(
+    conn: &Conn,
+    headers: &[(&str, String)],
+    options: &HttpFixtureOptions,
+) -> std::io::Result<()> {
+    if options.stream_end_delay.is_none() {
+        return start_stream(conn, headers);
+    }
+    conn.chunked.set(true);
+    let mut head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n".to_owned();
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    (&conn.stream).write_all(head.as_bytes())
+}
+
+/// Writes `bytes` of an answer stream, as a chunk when it is chunked.
+fn write_answer(conn: &Conn, bytes: &[u8]) -> std::io::Result<()> {
+    let mut stream = &conn.stream;
+    if conn.chunked.get() {
+        let mut chunk = format!("{:x}\r\n", bytes.len()).into_bytes();
+        chunk.extend_from_slice(bytes);
+        chunk.extend_from_slice(b"\r\n");
+        stream.write_all(&chunk)
+    } else {
+        stream.write_all(bytes)
+    }
+}
+
+/// Writes one event of an answer stream.
+fn write_answer_event(conn: &Conn, id: Option<&str>, data: &str) -> std::io::Result<()> {
+    write_answer(conn, event_text(id, data).as_bytes())
+}
+
+fn event_text(id: Option<&str>, data: &str) -> String {
     let mut event = String::new();
     if let Some(id) = id {
         event.push_str(&format!("id: {id}\n"));
     }
     event.push_str(&format!("data: {data}\n\n"));
-    stream.write_all(event.as_bytes())?;
+    event
+}
+
+fn write_event(mut stream: &TcpStream, id: Option<&str>, data: &str) -> std::io::Result<()> {
+    stream.write_all(event_text(id, data).as_bytes())?;
     stream.flush()
 }
 
@@ -507,6 +571,7 @@ impl State {
         let conn = Conn {
             stream: stream.try_clone()?,
             keep_alive: std::cell::Cell::new(true),
+            chunked: std::cell::Cell::new(false),
         };
         let mut reader = BufReader::new(stream.try_clone()?);
         while let Some(request) = Request::read(&mut reader)? {
@@ -514,6 +579,10 @@ impl State {
                 break;
             }
             self.answer_request(&conn, &request);
+            if conn.chunked.replace(false) {
+                thread::sleep(self.options.stream_end_delay.unwrap_or_default());
+                (&conn.stream).write_all(b"0\r\n\r\n")?;
+            }
             if !conn.keep_alive.get() || self.stopping.load(Ordering::SeqCst) {
                 break;
             }
@@ -622,8 +691,8 @@ impl State {
                 ];
                 respond(stream, 200, &headers, &answer.to_string());
             } else {
-                let _ = start_stream(stream, &headers);
-                let _ = write_event(stream, None, &answer.to_string());
+                let _ = start_answer_stream(stream, &headers, &self.options);
+                let _ = write_answer_event(stream, None, &answer.to_string());
             }
             return 200;
         }
@@ -717,15 +786,13 @@ impl State {
     ) -> std::io::Result<()> {
         let number = self.streams.fetch_add(1, Ordering::SeqCst) + 1;
         let stream_id = format!("stream{number}");
-        start_stream(stream, &[])?;
+        start_answer_stream(stream, &[], &self.options)?;
         let mut prelude = String::new();
         if let Some(retry) = self.options.retry_ms {
             prelude.push_str(&format!("retry: {retry}\n"));
         }
         prelude.push_str(&format!("id: {stream_id}-0\ndata:\n\n"));
-        let mut writer = &stream.stream;
-        writer.write_all(prelude.as_bytes())?;
-        writer.flush()?;
+        write_answer(stream, prelude.as_bytes())?;
         let numbered: Vec<(String, Value)> = messages
             .into_iter()
             .enumerate()
@@ -740,10 +807,13 @@ impl State {
                     .is_some_and(|limit| sent >= limit)
             {
                 lock(&self.unfinished).insert(stream_id, numbered[position..].to_vec());
+                // Cut: the connection closes without the stream's end.
+                stream.chunked.set(false);
+                stream.keep_alive.set(false);
                 return Ok(());
             }
             thread::sleep(self.options.event_delay);
-            write_event(stream, Some(id), &message.to_string())?;
+            write_answer_event(stream, Some(id), &message.to_string())?;
         }
         Ok(())
     }

@@ -42,6 +42,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -77,6 +78,9 @@ const LISTEN_OPEN_WAIT: Duration = Duration::from_secs(1);
 /// Failed GET stream attempts in a row (errors, or streams that ended with no event) before the
 /// transport stops listening.
 const MAX_LISTEN_FAILURES: u32 = 5;
+/// How long the rest of an answer's event stream is read for after the answer, waiting for
+/// the server to end it (see `finish_stream`).
+const STREAM_END_GRACE: Duration = Duration::from_secs(10);
 
 /// A connection to a Streamable HTTP server. See the [module docs](self).
 pub struct StreamableHttpTransport {
@@ -512,7 +516,7 @@ impl Shared {
 
     /// Reads a successful answer; true once the response to request `id` arrived.
     async fn read_answer(
-        &self,
+        self: &Arc<Self>,
         mut response: reqwest::Response,
         id: &str,
         method: &str,
@@ -588,7 +592,7 @@ impl Shared {
 
     /// Reads an SSE answer until the response to `id`, resuming a stream that ends early.
     async fn read_stream(
-        &self,
+        self: &Arc<Self>,
         mut response: reqwest::Response,
         id: &str,
         method: &str,
@@ -603,6 +607,7 @@ impl Shared {
             })
             .await?;
             if answered {
+                self.finish_stream(response, decoder);
                 return Ok(true);
             }
             retry = decoder.retry().unwrap_or(retry);
@@ -635,6 +640,36 @@ impl Shared {
             }
             decoder = SseDecoder::resuming(self.max_message_bytes, Some(last_event_id));
         }
+    }
+
+    /// Reads what follows the answer on its event stream, to the stream's end, so that the
+    /// connection goes back to the pool: a response dropped before its end closes its
+    /// connection, and the next request would open (over TLS, handshake) a new one. Most
+    /// servers end the stream right behind the answer, often in the same read; when the end is
+    /// still on its way, a task waits for it, handing on any message that comes first, for at
+    /// most [`STREAM_END_GRACE`] and never past the transport's close.
+    fn finish_stream(self: &Arc<Self>, mut response: reqwest::Response, mut decoder: SseDecoder) {
+        if !decoder.has_unread_bytes() {
+            let next = std::pin::pin!(response.chunk())
+                .as_mut()
+                .poll(&mut Context::from_waker(Waker::noop()));
+            match next {
+                Poll::Ready(Ok(None) | Err(_)) => return,
+                Poll::Ready(Ok(Some(chunk))) => decoder.push(&chunk),
+                Poll::Pending => {}
+            }
+        }
+        let shared = Arc::clone(self);
+        tokio::spawn(async move {
+            let rest = read_messages(&mut response, &mut decoder, |message| async {
+                shared.deliver(Ok(message)).await;
+                false
+            });
+            tokio::select! {
+                () = shared.closed.cancelled() => {}
+                _ = tokio::time::timeout(STREAM_END_GRACE, rest) => {}
+            }
+        });
     }
 
     /// POSTs a notification or a response and waits for the server to take it.
