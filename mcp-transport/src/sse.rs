@@ -175,9 +175,14 @@ impl SseDecoder {
     }
 
     /// Whether bytes pushed are still to be read by [`next_event`](Self::next_event): the rest
-    /// of a chunk after the event it returned, or an unfinished line.
+    /// of a chunk after the event it returned, or an unfinished line. The `\n` of a `\r\n`
+    /// that ended the last event is not counted: it ends a line already read.
     pub fn has_unread_bytes(&self) -> bool {
-        !self.buffer.is_empty()
+        match self.buffer.as_slice() {
+            [] => false,
+            [b'\n'] => !self.skip_line_feed,
+            _ => true,
+        }
     }
 
     /// The id the server named last (the value for `Last-Event-ID`), including ids of blocks
@@ -320,6 +325,29 @@ mod tests {
     fn one_space_after_the_colon_is_dropped_and_no_more() {
         let (events, _) = decode_in_chunks(b"data:  two spaces\ndata\n\n", 64);
         assert_eq!(events, vec![event("message", " two spaces\n", None)]);
+    }
+
+    #[test]
+    fn only_bytes_after_the_events_read_are_unread_not_the_line_feed_of_their_crlf() {
+        let mut decoder = SseDecoder::new(1024);
+        decoder.push(b"data: a\r\n\r\n");
+        assert_eq!(
+            decoder.next_event().unwrap(),
+            Some(event("message", "a", None))
+        );
+        assert!(!decoder.has_unread_bytes(), "the \\n of the last \\r\\n");
+        decoder.push(b"\ndata: b\n\ndat");
+        assert_eq!(
+            decoder.next_event().unwrap(),
+            Some(event("message", "b", None))
+        );
+        assert!(decoder.has_unread_bytes(), "an unfinished line");
+        decoder.push(b"a: c\n\n");
+        assert_eq!(
+            decoder.next_event().unwrap(),
+            Some(event("message", "c", None))
+        );
+        assert!(!decoder.has_unread_bytes());
     }
 
     #[test]

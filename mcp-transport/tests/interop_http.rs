@@ -177,7 +177,8 @@ async fn the_legacy_transport_alone_connects_to_an_sse_server() {
 }
 
 /// A TCP forwarder on 127.0.0.1 in front of `url`'s server, counting the connections made
-/// through it; the URL to use instead, and the count.
+/// through it: the URL to use instead, the count, and the task (aborting it stops every
+/// connection it forwards).
 async fn counting_proxy(url: &str) -> (String, Arc<AtomicUsize>, tokio::task::JoinHandle<()>) {
     let (authority, path) = url
         .strip_prefix("http://")
@@ -189,10 +190,11 @@ async fn counting_proxy(url: &str) -> (String, Arc<AtomicUsize>, tokio::task::Jo
     let accepted = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&accepted);
     let proxy = tokio::spawn(async move {
+        let mut forwarding = tokio::task::JoinSet::new();
         while let Ok((mut inbound, _)) = listener.accept().await {
             counted.fetch_add(1, Ordering::SeqCst);
             let upstream = upstream.clone();
-            tokio::spawn(async move {
+            forwarding.spawn(async move {
                 if let Ok(mut outbound) = TcpStream::connect(&upstream).await {
                     let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
                 }
@@ -204,7 +206,7 @@ async fn counting_proxy(url: &str) -> (String, Arc<AtomicUsize>, tokio::task::Jo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the interop peers (cargo xtask interop)"]
-async fn sequential_calls_keep_their_connection_alive_whether_answers_are_json_or_sse() {
+async fn sequential_calls_keep_their_connections_alive_whether_answers_are_json_or_sse() {
     const CALLS: usize = 100;
     for peer in [
         RemotePeer::EverythingStreamableHttp,
@@ -223,15 +225,16 @@ async fn sequential_calls_keep_their_connection_alive_whether_answers_are_json_o
             assert_eq!(text(&result), peer.echo_of_hi(), "{}", peer.name());
         }
         let opened = accepted.load(Ordering::SeqCst) - before;
-        // The server's event stream takes one; a call may open one more while the answer
-        // stream before it is still being read to its end, and a pool of two then serves
-        // every call. A client that closed connections (a stream dropped before its end, a
-        // pool not kept) would open one for every call that found none free.
+        // A call finding every pooled connection busy (the answer stream before it still being
+        // read to its end) opens one more, so the pool may grow by a few on a busy machine; a
+        // client that closed its connections (an answer stream dropped before its end, a pool
+        // not kept) would open one for most calls.
         assert!(
-            opened <= 3,
+            opened <= CALLS / 10,
             "{}: {opened} connections opened for {CALLS} sequential calls",
             peer.name()
         );
+        guard(client.close()).await.expect("close");
         proxy.abort();
     }
 }

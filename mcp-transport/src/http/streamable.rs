@@ -80,7 +80,7 @@ const LISTEN_OPEN_WAIT: Duration = Duration::from_secs(1);
 const MAX_LISTEN_FAILURES: u32 = 5;
 /// How long the rest of an answer's event stream is read for after the answer, waiting for
 /// the server to end it (see `finish_stream`).
-const STREAM_END_GRACE: Duration = Duration::from_secs(10);
+const STREAM_END_GRACE: Duration = Duration::from_secs(2);
 
 /// A connection to a Streamable HTTP server. See the [module docs](self).
 pub struct StreamableHttpTransport {
