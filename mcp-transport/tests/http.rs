@@ -117,12 +117,12 @@ async fn answer_streams_ending_after_their_answer_keep_their_connection() {
     let fixture = HttpFixture::start(HttpFixtureOptions::default().stream_end_delay(END_DELAY));
     let client = connect(&fixture).await;
     assert_eq!(echo(&client, "first").await, "first");
-    tokio::time::sleep(END_DELAY * 4).await;
+    tokio::time::sleep(END_DELAY * 8).await;
     let before = fixture.connections();
     for call in 0..5 {
         let message = format!("call {call}");
         assert_eq!(echo(&client, &message).await, message);
-        tokio::time::sleep(END_DELAY * 4).await;
+        tokio::time::sleep(END_DELAY * 8).await;
     }
     let opened = fixture.connections() - before;
     assert_eq!(opened, 0, "connections opened for 5 spaced calls");
