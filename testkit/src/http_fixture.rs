@@ -489,14 +489,7 @@ fn refuse(conn: &Conn, challenge: String) -> u16 {
 /// Starts an event stream (no length: it ends when the connection closes).
 fn start_stream(conn: &Conn, headers: &[(&str, String)]) -> std::io::Result<()> {
     conn.keep_alive.set(false);
-    let mut stream = &conn.stream;
-    let mut head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n".to_owned();
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes())?;
-    stream.flush()
+    write_stream_head(conn, "Connection: close", headers)
 }
 
 /// Starts an answer stream: chunked and kept alive with
@@ -510,12 +503,25 @@ fn start_answer_stream(
         return start_stream(conn, headers);
     }
     conn.chunked.set(true);
-    let mut head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n".to_owned();
+    write_stream_head(conn, "Transfer-Encoding: chunked", headers)
+}
+
+/// The head of a `200` event stream, its body framed by `framing` (a header line).
+fn write_stream_head(
+    conn: &Conn,
+    framing: &str,
+    headers: &[(&str, String)],
+) -> std::io::Result<()> {
+    let mut head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n{framing}\r\n"
+    );
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
-    (&conn.stream).write_all(head.as_bytes())
+    let mut stream = &conn.stream;
+    stream.write_all(head.as_bytes())?;
+    stream.flush()
 }
 
 /// Writes `bytes` of an answer stream, as a chunk when it is chunked.

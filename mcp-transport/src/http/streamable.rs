@@ -123,6 +123,15 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The body's next chunk if it is there without waiting; `Ready(None)` once the body ended
+/// (or broke).
+fn chunk_now(response: &mut reqwest::Response) -> Poll<Option<Bytes>> {
+    let next = std::pin::pin!(response.chunk())
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()));
+    next.map(Result::unwrap_or_default)
+}
+
 impl StreamableHttpTransport {
     /// A transport for the server `params` describe. Nothing is sent until the first message.
     pub fn new(params: &HttpServerParams) -> Result<Self, TransportError> {
@@ -659,29 +668,20 @@ impl Shared {
         if !decoder.has_unread_bytes() {
             // A look now, and one after the connection's task had its turn: that task reads an
             // end that came with the answer (the usual case) once the body is polled.
-            for look in 0..2 {
-                if look == 1 {
-                    tokio::task::yield_now().await;
-                }
-                let next = std::pin::pin!(response.chunk())
-                    .as_mut()
-                    .poll(&mut Context::from_waker(Waker::noop()));
-                match next {
-                    Poll::Ready(Ok(None) | Err(_)) => return,
-                    Poll::Ready(Ok(Some(chunk))) => {
-                        decoder.push(&chunk);
-                        break;
-                    }
-                    Poll::Pending => {}
-                }
+            let mut next = chunk_now(&mut response);
+            if next.is_pending() {
+                tokio::task::yield_now().await;
+                next = chunk_now(&mut response);
+            }
+            match next {
+                Poll::Ready(None) => return,
+                Poll::Ready(Some(chunk)) => decoder.push(&chunk),
+                Poll::Pending => {}
             }
         }
         let shared = Arc::clone(self);
         tokio::spawn(async move {
-            let rest = read_messages(&mut response, &mut decoder, |message| async {
-                shared.deliver(Ok(message)).await;
-                false
-            });
+            let rest = shared.read_server_stream(response, &mut decoder);
             tokio::select! {
                 () = shared.closed.cancelled() => {}
                 _ = tokio::time::timeout(STREAM_END_GRACE, rest) => {}
@@ -871,7 +871,8 @@ impl Shared {
         );
     }
 
-    /// Reads the GET stream until it ends; true if it carried at least one message.
+    /// Reads an event stream of the server (the GET stream, or the rest of an answer's) until
+    /// it ends, handing every message on; true if it carried at least one.
     async fn read_server_stream(
         &self,
         mut response: reqwest::Response,
