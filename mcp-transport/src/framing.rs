@@ -190,10 +190,18 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// Reads once from the stream into the buffer; `Ok(0)` at the end of the stream. Cancel
     /// safe. [`next_buffered`](Self::next_buffered) then gives the messages it completed.
     pub async fn fill(&mut self) -> io::Result<usize> {
+        std::future::poll_fn(|cx| self.poll_fill(cx)).await
+    }
+
+    /// [`fill`](Self::fill) as a poll: reads once if the stream has bytes, or registers `cx`'s
+    /// waker (only the latest caller's) and holds nothing until the next call.
+    pub fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         if self.buffer.capacity() - self.buffer.len() < READ_CHUNK / 4 {
             self.buffer.reserve(READ_CHUNK);
         }
-        self.reader.read_buf(&mut self.buffer).await
+        // `read_buf`'s future keeps nothing between polls: one made per poll loses nothing.
+        let read = self.reader.read_buf(&mut self.buffer);
+        std::pin::pin!(read).poll(cx)
     }
 
     /// At the end of the stream: what is left without a newline, if it is a message (a `\r`

@@ -6,14 +6,17 @@
 //! the waiting request as the type it expects), answers the server's own requests, routes
 //! progress to the request it belongs to and passes other notifications to subscribers. When the
 //! transport dies the reader records why and fails every pending request at once with that reason.
+//! A request alone in flight on a stdio connection does the reader's work itself until its answer
+//! comes, so the answer wakes it directly (see `reading`).
 //!
 //! This file holds the peer and a request's life in it; `request` holds a request's options,
-//! errors and deadlines, `tasks` the writer, the reader (and its dispatch of each incoming
-//! message) and the timeout sweeper.
+//! errors and deadlines, `tasks` the writer, the dispatch of each incoming message and the
+//! timeout sweeper, `reading` the reader task and when a request reads its own answer instead.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::Waker;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -29,15 +32,17 @@ use crate::jsonrpc::{OutgoingNotification, ServerNotification};
 use crate::protocol::{ProgressNotificationParams, Root, methods};
 use crate::transport::{CloseReason, RoundTrip, Transport, TransportError};
 
+mod reading;
 mod request;
 mod tasks;
 
+use reading::{READER_TASK, read_loop};
 use request::{
     Deadlines, WithProgressToken, cancelled, decode_response, finish_round_trip, recv_progress,
     serialize_request,
 };
 pub use request::{ProgressCallback, RequestOptions, RpcError};
-use tasks::{read_loop, sweep_timeouts, write_loop};
+use tasks::{sweep_timeouts, write_loop};
 
 /// How many server notifications a slow subscriber may lag behind before it misses some. The
 /// buffer (about 30 KiB) is only allocated once someone subscribes.
@@ -89,6 +94,14 @@ struct Shared {
     default_timeout: Option<Duration>,
     /// Wakes the timeout sweeper when a request's deadline is earlier than the one it sleeps to.
     sweeper_wake: Notify,
+    /// Who reads the transport: [`READER_TASK`], or the id of the request reading its own
+    /// answer (see `reading`). Changed only under `reading`'s lock.
+    reader: AtomicU64,
+    /// Held while the transport is polled or `reader` changes; keeps the reader task's waker.
+    reading: Mutex<Option<Waker>>,
+    /// False once the transport said its messages must come from `receive`: no request reads
+    /// for itself from then on.
+    pollable: AtomicBool,
 }
 
 #[derive(Default)]
@@ -141,6 +154,9 @@ impl Peer {
             sampling: options.sampling,
             default_timeout: options.default_timeout,
             sweeper_wake: Notify::new(),
+            reader: AtomicU64::new(READER_TASK),
+            reading: Mutex::new(None),
+            pollable: AtomicBool::new(true),
         });
         let span = tracing::info_span!("mcp_server", server = %server);
         let writer = tokio::spawn(
@@ -238,21 +254,29 @@ impl Peer {
         if wake_sweeper {
             shared.sweeper_wake.notify_one();
         }
+        if !alone && shared.a_request_reads() {
+            // Requests in flight together are all served by the reader task.
+            shared.stop_reading(None);
+        }
         let mut in_flight = InFlight {
             shared,
             id,
             cancellable,
             finished: false,
+            reads: false,
         };
         // A transport that answers each request on an exchange of its own is driven from this
         // task, which then gets the answer without a hop through the reader task; only when
         // nothing is queued, so that no message overtakes one sent before it, and only on a
-        // thread that runs the runtime's tasks.
-        let mut round_trip = if shared.queued.load(Ordering::Acquire) == 0 && on_runtime_thread() {
+        // thread that runs the runtime's tasks. Such a thread may also read the answer itself
+        // from a transport that can be polled, when this request is alone (see `reading`).
+        let runtime_thread = on_runtime_thread();
+        let mut round_trip = if shared.queued.load(Ordering::Acquire) == 0 && runtime_thread {
             self.transport.round_trip(&message)
         } else {
             None
         };
+        let mut may_read = alone && runtime_thread && shared.callers_may_read();
         if round_trip.is_none() {
             if alone {
                 self.send(message);
@@ -270,6 +294,18 @@ impl Peer {
                     in_flight.finished = true;
                     break response;
                 }
+                own = std::future::poll_fn(|cx| {
+                    self.shared.poll_own_answer(cx, &*self.transport, id, &mut in_flight.reads)
+                }), if may_read && round_trip.is_none() => match own {
+                    Some((bytes, pending)) => {
+                        // Closed first, so dropping the entry's sender wakes nobody.
+                        response_rx.close();
+                        drop(pending);
+                        in_flight.finished = true;
+                        break Ok(Ok(bytes));
+                    }
+                    None => may_read = false,
+                },
                 answer = finish_round_trip(&mut round_trip) => {
                     if let RoundTrip::Answer(bytes) = answer
                         && shared.lock_state().pending.remove(&id).is_some()
@@ -460,10 +496,15 @@ struct InFlight<'a> {
     id: u64,
     cancellable: bool,
     finished: bool,
+    /// The request took over reading from the reader task (see `reading`): it hands it back.
+    reads: bool,
 }
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
+        if self.reads {
+            self.shared.stop_reading(Some(self.id));
+        }
         if self.finished {
             return;
         }

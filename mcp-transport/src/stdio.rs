@@ -20,8 +20,10 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -254,7 +256,9 @@ const STDERR_REPORT_WAIT: Duration = Duration::from_millis(250);
 pub struct StdioTransport {
     process: ServerProcess,
     stdin: tokio::sync::Mutex<Option<LineWriter<pipe::Sender>>>,
-    stdout: tokio::sync::Mutex<StdoutState>,
+    /// Locked for one poll at a time, never across a wait: any task may read the next message
+    /// (see [`Transport::poll_receive`]), and the one that polled last is woken.
+    stdout: Mutex<StdoutState>,
     stderr_done: watch::Receiver<bool>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     params: StdioServerParams,
@@ -264,8 +268,79 @@ pub struct StdioTransport {
 
 struct StdoutState {
     lines: LineReader<ChildStdout>,
-    exit: watch::Receiver<Option<String>>,
-    exited: bool,
+    /// Ends when the process has exited; polled by whoever reads, so it wakes that reader.
+    exit: Pin<Box<dyn Future<Output = ()> + Send>>,
+    /// Set once the process has exited: from then on each read may wait only
+    /// [`DRAIN_AFTER_EXIT`] (something, a grandchild, may keep the pipe open).
+    drain: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The output ended (or stopped coming after the exit): only the exit error is left.
+    ended: bool,
+}
+
+/// What one poll of the server's stdout came to.
+enum Stdout {
+    Message(Bytes),
+    /// A line over the limit was skipped ([`TransportError::MessageSkipped`]) or the read
+    /// failed.
+    Failed(TransportError),
+    /// The output is over; the exit status and stderr tail say why.
+    Ended,
+}
+
+impl StdoutState {
+    fn new(lines: LineReader<ChildStdout>, mut exit: watch::Receiver<Option<String>>) -> Self {
+        Self {
+            lines,
+            // A dropped sender means the exit watcher is gone: as good as an exit.
+            exit: Box::pin(async move {
+                let _ = exit.wait_for(Option::is_some).await;
+            }),
+            drain: None,
+            ended: false,
+        }
+    }
+
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Stdout> {
+        loop {
+            match self.lines.next_buffered() {
+                Ok(Some(message)) => return Poll::Ready(Stdout::Message(message)),
+                Err(skipped) => return Poll::Ready(Stdout::Failed(skipped)),
+                Ok(None) => {}
+            }
+            if self.ended {
+                return Poll::Ready(Stdout::Ended);
+            }
+            if self.drain.is_none() && self.exit.as_mut().poll(cx).is_ready() {
+                self.drain = Some(Box::pin(tokio::time::sleep(DRAIN_AFTER_EXIT)));
+            }
+            match self.lines.poll_fill(cx) {
+                Poll::Ready(Ok(0)) => self.ended = true,
+                Poll::Ready(Ok(_)) => {
+                    if let Some(drain) = &mut self.drain {
+                        drain
+                            .as_mut()
+                            .reset(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
+                    }
+                }
+                Poll::Ready(Err(source)) => {
+                    return Poll::Ready(Stdout::Failed(TransportError::Io {
+                        action: "reading the server's stdout",
+                        source,
+                    }));
+                }
+                Poll::Pending => {
+                    let drained = self
+                        .drain
+                        .as_mut()
+                        .is_some_and(|drain| drain.as_mut().poll(cx).is_ready());
+                    if !drained {
+                        return Poll::Pending;
+                    }
+                    self.ended = true;
+                }
+            }
+        }
+    }
 }
 
 impl StdioTransport {
@@ -317,11 +392,10 @@ impl StdioTransport {
                 stdin,
                 PIPE_ATOMIC_WRITE,
             ))),
-            stdout: tokio::sync::Mutex::new(StdoutState {
-                lines: LineReader::new(spawned.stdout, params.max_message_bytes),
-                exit: process.exit_watch(),
-                exited: false,
-            }),
+            stdout: Mutex::new(StdoutState::new(
+                LineReader::new(spawned.stdout, params.max_message_bytes),
+                process.exit_watch(),
+            )),
             process,
             stderr_done: stderr_done_rx,
             stderr_tail,
@@ -344,6 +418,13 @@ impl StdioTransport {
             .unwrap_or_else(PoisonError::into_inner);
         let skip = tail.len().saturating_sub(self.params.stderr_tail_lines);
         tail.iter().skip(skip).cloned().collect()
+    }
+
+    fn poll_stdout(&self, cx: &mut Context<'_>) -> Poll<Stdout> {
+        self.stdout
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .poll_next(cx)
     }
 
     /// The error for a server whose stdout ended: its exit status and stderr tail.
@@ -389,40 +470,20 @@ impl Transport for StdioTransport {
     }
 
     async fn receive(&self) -> Result<Bytes, TransportError> {
-        let mut guard = self.stdout.lock().await;
-        let state = &mut *guard;
-        loop {
-            if let Some(message) = state.lines.next_buffered()? {
-                return Ok(message);
-            }
-            if !state.exited && state.exit.borrow_and_update().is_some() {
-                state.exited = true;
-            }
-            let read = if state.exited {
-                // Exited, but something keeps the pipe open: stop after a short drain.
-                tokio::time::timeout(DRAIN_AFTER_EXIT, state.lines.fill())
-                    .await
-                    .unwrap_or(Ok(0))
-            } else {
-                tokio::select! {
-                    read = state.lines.fill() => read,
-                    _ = state.exit.changed() => {
-                        state.exited = true;
-                        continue;
-                    }
-                }
-            };
-            match read {
-                Ok(0) => return Err(self.exit_error().await),
-                Ok(_) => {}
-                Err(source) => {
-                    return Err(TransportError::Io {
-                        action: "reading the server's stdout",
-                        source,
-                    });
-                }
-            }
+        match std::future::poll_fn(|cx| self.poll_stdout(cx)).await {
+            Stdout::Message(message) => Ok(message),
+            Stdout::Failed(error) => Err(error),
+            Stdout::Ended => Err(self.exit_error().await),
         }
+    }
+
+    fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, TransportError>>> {
+        self.poll_stdout(cx).map(|next| match next {
+            Stdout::Message(message) => Some(Ok(message)),
+            Stdout::Failed(error) => Some(Err(error)),
+            // The exit error waits for the status and the stderr tail: `receive` gives it.
+            Stdout::Ended => None,
+        })
     }
 
     async fn close(&self) -> Result<(), TransportError> {

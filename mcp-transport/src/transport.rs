@@ -14,6 +14,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -64,6 +65,21 @@ pub trait Transport: Send + Sync + 'static {
     /// status and the tail of stderr). It must be cancel safe: a call dropped before it
     /// completes must not lose a message.
     async fn receive(&self) -> Result<Bytes, TransportError>;
+
+    /// Polls for the next message from whichever task calls, for a transport that reads one
+    /// stream and keeps everything between polls in itself. The peer lets a request waiting
+    /// alone for its answer read it this way, so the answer wakes that request directly instead
+    /// of the peer's reader task, which would then wake it: one hand-over less per request.
+    ///
+    /// Contract, when implemented: cancel safe, holding nothing between calls, mixing freely
+    /// with [`receive`](Transport::receive); the waker of the latest call is the one woken
+    /// (whoever polls last reads next). `Ready(Some(_))` is what `receive` would have given;
+    /// `Ready(None)` (the default, always) means "not this way": the next message, or the error
+    /// that ends the connection, comes from `receive`.
+    fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, TransportError>>> {
+        let _ = cx;
+        Poll::Ready(None)
+    }
 
     /// Shuts the connection down and releases everything it holds (for stdio: stdin closed, a
     /// grace period, then SIGTERM and SIGKILL to the process group). Calling it twice is fine.

@@ -1,6 +1,7 @@
-//! The peer's owned tasks — the writer, the reader, the timeout sweeper — and what the reader
-//! does with each incoming message: a response to its request, an answer to the server's own
-//! request, progress to its request, anything else to the subscribers.
+//! The peer's writer and timeout sweeper tasks, and what is done with each incoming message
+//! (by the reader task, or by a request reading its own answer: see `reading`): a response to
+//! its request, an answer to the server's own request, progress to its request, anything else
+//! to the subscribers.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -25,7 +26,7 @@ use crate::protocol::{
     CancelledNotificationParams, EmptyResult, ListRootsResult, ProgressNotificationParams,
     ProgressToken, methods,
 };
-use crate::transport::{CloseReason, Transport, TransportError};
+use crate::transport::{CloseReason, Transport};
 
 impl Shared {
     pub(super) fn lock_state(&self) -> MutexGuard<'_, State> {
@@ -115,43 +116,66 @@ impl Shared {
         self.closed.send_replace(Some(reason));
     }
 
-    pub(super) fn dispatch(self: &Arc<Self>, message: &Bytes) {
+    /// Handles one incoming message (or batch). The response to request `claim`, if this is
+    /// it, is handed back with its pending entry instead of being sent to it: the request is
+    /// the one reading (see `reading`).
+    pub(super) fn dispatch(
+        self: &Arc<Self>,
+        message: &Bytes,
+        claim: Option<u64>,
+    ) -> Option<(Bytes, Pending)> {
         let first = message.iter().find(|byte| !byte.is_ascii_whitespace());
-        if first == Some(&b'[') {
-            // A JSON-RPC batch (allowed by 2025-03-26): dispatch each member on its own.
-            match serde_json::from_slice::<Vec<&RawValue>>(message) {
-                Ok(members) => {
-                    for member in members {
-                        self.dispatch_one(&Bytes::copy_from_slice(member.get().as_bytes()));
-                    }
-                }
-                Err(error) => skip_garbage(message, &error),
-            }
-        } else {
-            self.dispatch_one(message);
+        if first != Some(&b'[') {
+            return self.dispatch_one(message, claim);
         }
+        // A JSON-RPC batch (allowed by 2025-03-26): dispatch each member on its own.
+        let members = match serde_json::from_slice::<Vec<&RawValue>>(message) {
+            Ok(members) => members,
+            Err(error) => {
+                skip_garbage(message, &error);
+                return None;
+            }
+        };
+        let mut claimed = None;
+        for member in members {
+            let member = Bytes::copy_from_slice(member.get().as_bytes());
+            claimed = self.dispatch_one(&member, claim).or(claimed);
+        }
+        claimed
     }
 
-    fn dispatch_one(self: &Arc<Self>, message: &Bytes) {
+    fn dispatch_one(
+        self: &Arc<Self>,
+        message: &Bytes,
+        claim: Option<u64>,
+    ) -> Option<(Bytes, Pending)> {
         let envelope: IncomingEnvelope<'_> = match serde_json::from_slice(message) {
             Ok(envelope) => envelope,
-            Err(error) => return skip_garbage(message, &error),
+            Err(error) => {
+                skip_garbage(message, &error);
+                return None;
+            }
         };
         match (envelope.method.as_deref(), envelope.id) {
             (None, Some(id)) => match envelope.not_a_response() {
                 // Skipped, so the real answer that may follow is the one taken.
                 Some(why) => skip_garbage(message, &why),
-                None => self.deliver_response(id, message.clone()),
+                None => {
+                    return self
+                        .deliver_response(id, message, claim)
+                        .map(|pending| (message.clone(), pending));
+                }
             },
             (Some(method), Some(id)) => self.answer_server_request(method, id, envelope.params),
             (Some(method), None) => self.route_notification(method, envelope.params),
             (None, None) => skip_garbage(message, &"neither a method nor an id"),
         }
+        None
     }
 
     /// A message over the size limit was dropped: the request it answered (if its id was found)
     /// fails; the connection reads on.
-    fn skipped(&self, id: Option<&str>, limit: usize, size: usize) {
+    pub(super) fn skipped(&self, id: Option<&str>, limit: usize, size: usize) {
         let pending = id
             .and_then(|id| id.parse::<u64>().ok())
             .and_then(|id| self.lock_state().pending.remove(&id));
@@ -168,21 +192,29 @@ impl Shared {
         }
     }
 
-    fn deliver_response(&self, id: &RawValue, message: Bytes) {
+    /// Sends a response to its request, or gives that request's entry back when it is `claim`.
+    fn deliver_response(
+        &self,
+        id: &RawValue,
+        message: &Bytes,
+        claim: Option<u64>,
+    ) -> Option<Pending> {
         let Ok(id) = id.get().parse::<u64>() else {
             tracing::warn!(
                 id = id.get(),
                 "ignoring a response to an id this client never used"
             );
-            return;
+            return None;
         };
         let pending = self.lock_state().pending.remove(&id);
         match pending {
+            Some(pending) if claim == Some(id) => return Some(pending),
             Some(pending) => {
-                let _ = pending.response.send(Ok(message));
+                let _ = pending.response.send(Ok(message.clone()));
             }
             None => tracing::debug!(id, "ignoring a late response to a finished request"),
         }
+        None
     }
 
     fn answer_server_request(
@@ -449,21 +481,6 @@ pub(super) async fn sweep_timeouts(shared: Arc<Shared>) {
                 }
             }
             None => shared.sweeper_wake.notified().await,
-        }
-    }
-}
-
-pub(super) async fn read_loop(shared: Arc<Shared>, transport: Arc<dyn Transport>) {
-    loop {
-        match transport.receive().await {
-            Ok(message) => shared.dispatch(&message),
-            Err(TransportError::MessageSkipped { limit, size, id }) => {
-                shared.skipped(id.as_deref(), limit, size);
-            }
-            Err(error) => {
-                shared.mark_closed(CloseReason::new(error));
-                return;
-            }
         }
     }
 }
