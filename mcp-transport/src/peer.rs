@@ -29,7 +29,7 @@ use tracing::Instrument;
 
 use crate::handlers::{ElicitationHandler, SamplingHandler};
 use crate::jsonrpc::{OutgoingNotification, ServerNotification};
-use crate::protocol::{ProgressNotificationParams, Root, methods};
+use crate::protocol::{Root, methods};
 use crate::transport::{CloseReason, RoundTrip, Transport, TransportError};
 
 mod reading;
@@ -38,8 +38,7 @@ mod tasks;
 
 use reading::{READER_TASK, read_loop};
 use request::{
-    Deadlines, WithProgressToken, cancelled, decode_response, finish_round_trip, recv_progress,
-    serialize_request,
+    Deadlines, WithProgressToken, cancelled, decode_response, finish_round_trip, serialize_request,
 };
 pub use request::{ProgressCallback, RequestOptions, RpcError};
 use tasks::{sweep_timeouts, write_loop};
@@ -115,18 +114,27 @@ struct State {
 
 struct Pending {
     response: oneshot::Sender<Result<Bytes, Unanswered>>,
-    /// Boxed: a channel allocates room for 32 messages when it is made, once per request that
-    /// asks for progress (most tool calls), and reports are rare.
-    progress: Option<mpsc::UnboundedSender<Box<ProgressNotificationParams>>>,
+    /// Where the request's progress goes, when it asked for it.
+    progress: Option<ProgressRoute>,
     deadline: Option<Instant>,
     /// False for `initialize`, which is never cancelled.
     cancellable: bool,
 }
 
+/// A request's progress reports: handed to its caller's callback by whoever reads the
+/// connection, as each arrives (so in order, and all of them before the answer); each restarts
+/// the request's timeout when it asked for that. No channel to the caller: most tool calls ask
+/// for progress and few get any.
+struct ProgressRoute {
+    callback: ProgressCallback,
+    restart: Option<Deadlines>,
+}
+
 /// Why a request ended without an answer.
 enum Unanswered {
     Closed(CloseReason),
-    TimedOut,
+    /// Its deadline, the one that passed, came.
+    TimedOut(Option<Instant>),
     /// The answer was over the size limit and dropped.
     TooLarge {
         limit: usize,
@@ -198,15 +206,8 @@ impl Peer {
         let shared = &*self.shared;
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let (response_tx, mut response_rx) = oneshot::channel();
-        let (progress_tx, mut progress_rx) = match options.on_progress {
-            Some(_) => {
-                let (tx, rx) = mpsc::unbounded_channel();
-                (Some(tx), Some(rx))
-            }
-            None => (None, None),
-        };
 
-        let message = if progress_tx.is_some() {
+        let message = if options.on_progress.is_some() {
             serialize_request(
                 id,
                 method,
@@ -227,7 +228,11 @@ impl Peer {
                 started,
             }
         });
-        let mut deadline = deadlines.as_ref().and_then(|d| d.next(d.started));
+        let deadline = deadlines.as_ref().and_then(|d| d.next(d.started));
+        let progress = options.on_progress.as_ref().map(|callback| ProgressRoute {
+            callback: Arc::clone(callback),
+            restart: deadlines.filter(|_| options.reset_timeout_on_progress),
+        });
         let cancellable = method != methods::INITIALIZE;
         let (wake_sweeper, alone) = {
             let mut state = shared.lock_state();
@@ -241,7 +246,7 @@ impl Peer {
                 id,
                 Pending {
                     response: response_tx,
-                    progress: progress_tx,
+                    progress,
                     deadline,
                     cancellable,
                 },
@@ -316,30 +321,11 @@ impl Peer {
                     // Otherwise the outcome comes through `response_rx`: the answer from the
                     // reader, or the timeout or close that ended the request meanwhile.
                 }
-                Some(progress) = recv_progress(&mut progress_rx) => {
-                    if let Some(callback) = &options.on_progress {
-                        callback(*progress);
-                    }
-                    let reset = deadlines.as_ref().filter(|_| options.reset_timeout_on_progress);
-                    if let Some(deadlines) = reset {
-                        deadline = deadlines.next(Instant::now());
-                        if let Some(pending) = shared.lock_state().pending.get_mut(&id) {
-                            pending.deadline = deadline;
-                        }
-                    }
-                }
                 () = &mut cancelled => {
                     return Err(RpcError::Cancelled);
                 }
             }
         };
-
-        // Progress sent before the response may still be queued: deliver it first, in order.
-        if let (Some(rx), Some(callback)) = (&mut progress_rx, &options.on_progress) {
-            while let Ok(progress) = rx.try_recv() {
-                callback(*progress);
-            }
-        }
 
         let bytes = match outcome {
             Ok(Ok(bytes)) => bytes,
@@ -347,10 +333,10 @@ impl Peer {
             Ok(Err(Unanswered::TooLarge { limit, size })) => {
                 return Err(RpcError::AnswerTooLarge { limit, size });
             }
-            Ok(Err(Unanswered::TimedOut)) => {
+            Ok(Err(Unanswered::TimedOut(passed))) => {
                 let hit_hard_limit = deadlines
                     .as_ref()
-                    .is_some_and(|d| d.hard.is_some() && deadline == d.hard);
+                    .is_some_and(|d| d.hard.is_some() && passed == d.hard);
                 let limit = if hit_hard_limit {
                     options.max_total_timeout
                 } else {

@@ -112,6 +112,37 @@ async fn progress_notifications_reach_the_caller_in_order() {
     guard(client.close()).await.expect("close");
 }
 
+/// A progress callback that panics loses its reports, never the connection: the call is
+/// answered and the next one too, whoever reads (the reader task on a multi-thread runtime's
+/// `block_on`, the call itself on a current-thread runtime).
+async fn a_panicking_progress_callback_loses_only_its_reports() {
+    let client = connect(&FixtureServer::new()).await;
+    let options = RequestOptions::default().on_progress(|_| panic!("a callback with a bug"));
+    let result = guard(client.call_tool_with(
+        "progress",
+        Some(object(json!({"steps": 3, "interval_ms": 0}))),
+        &options,
+    ))
+    .await
+    .expect("progress tool");
+    assert_eq!(text(&result), "done");
+    let echoed = guard(client.call_tool("echo", Some(object(json!({"message": "still here"})))))
+        .await
+        .expect("echo");
+    assert_eq!(text(&echoed), "still here");
+    guard(client.close()).await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_progress_callback_on_the_reader_task_loses_only_its_reports() {
+    a_panicking_progress_callback_loses_only_its_reports().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_panicking_progress_callback_on_the_calling_task_loses_only_its_reports() {
+    a_panicking_progress_callback_loses_only_its_reports().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_resets_the_timeout_but_never_past_the_maximum() {
     let client = connect(&FixtureServer::new()).await;

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -51,7 +50,10 @@ pub enum RpcError {
     Encode(#[source] serde_json::Error),
 }
 
-/// Called with each `notifications/progress` of a request, in the order they arrive.
+/// Called with each `notifications/progress` of a request, in the order they arrive, all before
+/// the request returns its answer. It runs in the task that reads the connection (the request's
+/// own while it is alone in flight, else the connection's reader), so it should be quick: hand
+/// anything slow to a channel. A panic in it is caught and logged.
 pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
 
 /// Per-request options.
@@ -123,6 +125,7 @@ impl std::fmt::Debug for RequestOptions {
 }
 
 /// The limits of one request: a timeout (restarted by progress when asked) under a hard limit.
+#[derive(Clone, Copy)]
 pub(super) struct Deadlines {
     pub(super) timeout: Option<Duration>,
     pub(super) hard: Option<Instant>,
@@ -142,15 +145,6 @@ impl Deadlines {
 pub(super) async fn cancelled(token: Option<&CancellationToken>) {
     match token {
         Some(token) => token.cancelled().await,
-        None => std::future::pending().await,
-    }
-}
-
-pub(super) async fn recv_progress(
-    rx: &mut Option<mpsc::UnboundedReceiver<Box<ProgressNotificationParams>>>,
-) -> Option<Box<ProgressNotificationParams>> {
-    match rx {
-        Some(rx) => rx.recv().await,
         None => std::future::pending().await,
     }
 }

@@ -88,7 +88,9 @@ impl Shared {
             if pending.cancellable {
                 self.send_cancelled(id, "timed out");
             }
-            let _ = pending.response.send(Err(Unanswered::TimedOut));
+            let _ = pending
+                .response
+                .send(Err(Unanswered::TimedOut(pending.deadline)));
         }
         next
     }
@@ -319,9 +321,27 @@ impl Shared {
                     return;
                 };
                 let Ok(id) = u64::try_from(token) else { return };
-                let state = self.lock_state();
-                if let Some(sender) = state.pending.get(&id).and_then(|p| p.progress.as_ref()) {
-                    let _ = sender.send(Box::new(progress));
+                let callback = {
+                    let mut state = self.lock_state();
+                    let Some(Pending {
+                        progress: Some(route),
+                        deadline,
+                        ..
+                    }) = state.pending.get_mut(&id)
+                    else {
+                        return;
+                    };
+                    if let Some(deadlines) = &route.restart {
+                        *deadline = deadlines.next(Instant::now());
+                    }
+                    Arc::clone(&route.callback)
+                };
+                // The caller's code, on the connection's reader: its panic must not end reading.
+                let called = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    callback(progress);
+                }));
+                if called.is_err() {
+                    tracing::warn!(server = %self.server, "a progress callback panicked; the report was dropped");
                 }
             }
             methods::CANCELLED => {
