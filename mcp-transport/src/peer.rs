@@ -133,7 +133,8 @@ struct ProgressRoute {
 /// Why a request ended without an answer.
 enum Unanswered {
     Closed(CloseReason),
-    /// Its deadline, the one that passed, came.
+    /// No answer by the deadline carried, which tells the caller whether it was the timeout
+    /// or the hard limit.
     TimedOut(Option<Instant>),
     /// The answer was over the size limit and dropped.
     TooLarge {
