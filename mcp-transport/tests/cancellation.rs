@@ -5,10 +5,9 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{connect, events, guard, object, sleep_started, text};
+use common::{connect, events, guard, object, recording_progress, sleep_started, text};
 use mcp_transport::{CancellationToken, McpClient, RequestOptions, RpcError};
 use serde_json::{Value, json};
 use testkit::FixtureServer;
@@ -84,15 +83,6 @@ async fn a_timed_out_call_fails_with_the_timeout_and_the_server_is_told() {
     let cancelled = cancellations(&client, 1).await;
     assert_eq!(cancelled[0]["params"]["reason"], json!("timed out"));
     guard(client.close()).await.expect("close");
-}
-
-fn recording_progress() -> (RequestOptions, Arc<Mutex<Vec<f64>>>) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&seen);
-    let options = RequestOptions::default().on_progress(move |progress| {
-        sink.lock().expect("progress log").push(progress.progress);
-    });
-    (options, seen)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,12 +8,12 @@
 mod common;
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Captured, guard, object, text};
+use common::{Captured, guard, object, recording_progress, text};
 use mcp_transport::http::{HttpServerParams, RemoteTransport};
-use mcp_transport::{ClientOptions, Error, McpClient, RequestOptions, TransportError};
+use mcp_transport::{ClientOptions, Error, McpClient, TransportError};
 use serde_json::json;
 use testkit::{HttpFixture, HttpFixtureOptions, RecordedRequest};
 
@@ -223,11 +223,8 @@ async fn a_call_given_up_while_its_expired_session_is_replaced_leaves_the_new_se
 
 /// Calls the fixture's `progress` tool for three steps: its answer, and the progress reported.
 async fn three_steps_of_progress(client: &McpClient, expectation: &str) -> (String, Vec<f64>) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&seen);
-    let options = RequestOptions::default()
-        .timeout(Duration::from_secs(10))
-        .on_progress(move |progress| sink.lock().unwrap().push(progress.progress));
+    let (options, seen) = recording_progress();
+    let options = options.timeout(Duration::from_secs(10));
     let result =
         guard(client.call_tool_with("progress", Some(object(json!({"steps": 3}))), &options))
             .await

@@ -9,12 +9,12 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use common::{connect, connect_with, guard, object, text};
+use common::{connect, connect_with, guard, object, recording_progress, text};
 use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
-use mcp_transport::{ClientOptions, ErrorObject, McpClient, RequestOptions, TransportError};
+use mcp_transport::{ClientOptions, ErrorObject, McpClient, TransportError};
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 
@@ -58,11 +58,7 @@ async fn everything_sent_before_the_answer_is_handled(client: &McpClient) {
     let notification = guard(notifications.recv()).await.expect("a notification");
     assert_eq!(notification.method, "notifications/message");
 
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&seen);
-    let options = RequestOptions::default().on_progress(move |progress| {
-        sink.lock().unwrap().push(progress.progress);
-    });
+    let (options, seen) = recording_progress();
     let progressed = guard(client.call_tool_with(
         "progress",
         Some(object(json!({"steps": 5, "interval_ms": 0}))),

@@ -4,9 +4,12 @@
 #![allow(dead_code, unreachable_pub, clippy::expect_used, clippy::unwrap_used)]
 
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_transport::{CallToolResult, ClientOptions, JsonObject, McpClient, StdioServerParams};
+use mcp_transport::{
+    CallToolResult, ClientOptions, JsonObject, McpClient, RequestOptions, StdioServerParams,
+};
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 
@@ -68,6 +71,16 @@ pub fn text(result: &CallToolResult) -> &str {
         .first()
         .and_then(|block| block.as_text())
         .expect("a text block")
+}
+
+/// Options asking for progress, and the `progress` values reported, in the order they came.
+pub fn recording_progress() -> (RequestOptions, Arc<Mutex<Vec<f64>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let options = RequestOptions::default().on_progress(move |progress| {
+        sink.lock().expect("progress log").push(progress.progress);
+    });
+    (options, seen)
 }
 
 /// Calls a fixture tool that answers with JSON in its text and parses it.
