@@ -282,7 +282,8 @@ impl Peer {
         } else {
             None
         };
-        let mut may_read = alone && runtime_thread && shared.callers_may_read();
+        let mut may_read =
+            alone && runtime_thread && round_trip.is_none() && shared.callers_may_read();
         if round_trip.is_none() {
             if alone {
                 self.send(message);
@@ -302,7 +303,7 @@ impl Peer {
                 }
                 own = std::future::poll_fn(|cx| {
                     self.shared.poll_own_answer(cx, &*self.transport, id, &mut in_flight.reads)
-                }), if may_read && round_trip.is_none() => match own {
+                }), if may_read => match own {
                     Some((bytes, pending)) => {
                         // Closed first, so dropping the entry's sender wakes nobody.
                         response_rx.close();
