@@ -2,7 +2,7 @@
 //! (see `mcp_config::trust` for what counts as approved).
 
 use mcp_config::writer::{trust_project_servers, untrust_project_servers};
-use mcp_config::{ConfigError, TrustPolicy, in_project, load_all_configs};
+use mcp_config::{ConfigError, TrustPolicy, load_all_configs};
 
 use crate::session::SessionOptions;
 
@@ -41,7 +41,7 @@ pub fn approve_project_servers(
     let project: Vec<(&str, &mcp_config::ServerConfig)> = found
         .servers
         .iter()
-        .filter(|(_, server)| in_project(&server.source.meta, &ctx.cwd))
+        .filter(|(_, server)| server.source.meta.in_project_folder)
         .map(|(name, server)| (name.as_str(), &server.definition))
         .collect();
     if let Some(names) = names {

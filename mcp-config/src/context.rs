@@ -26,6 +26,21 @@ pub struct DiscoveryContext {
     /// The environment used for `${VAR}` expansion and for variables that move config files
     /// (`CODEX_HOME`, …).
     pub env: BTreeMap<String, String>,
+    /// Where enterprise-managed files are (Claude Code's `managed-settings.json`): the
+    /// platform's folder for a context [`from_process`](Self::from_process), none for one
+    /// built with [`new`](Self::new), so tests never read the machine's.
+    pub managed_dir: Option<PathBuf>,
+}
+
+/// Claude Code's folder for enterprise-managed files on this platform.
+fn platform_managed_dir() -> Option<PathBuf> {
+    if cfg!(target_os = "macos") {
+        Some(PathBuf::from("/Library/Application Support/ClaudeCode"))
+    } else if cfg!(unix) {
+        Some(PathBuf::from("/etc/claude-code"))
+    } else {
+        None
+    }
 }
 
 impl DiscoveryContext {
@@ -42,6 +57,7 @@ impl DiscoveryContext {
             config_dir: home.join(".config"),
             home,
             env: BTreeMap::new(),
+            managed_dir: None,
         }
     }
 
@@ -71,6 +87,7 @@ impl DiscoveryContext {
             context.config_dir = PathBuf::from(dir);
         }
         context.env = env;
+        context.managed_dir = platform_managed_dir();
         Ok(context)
     }
 
@@ -93,6 +110,13 @@ impl DiscoveryContext {
     #[must_use]
     pub fn with_config_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.config_dir = dir.into();
+        self
+    }
+
+    /// Replaces the folder of enterprise-managed files.
+    #[must_use]
+    pub fn with_managed_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.managed_dir = Some(dir.into());
         self
     }
 
@@ -130,6 +154,7 @@ impl fmt::Debug for DiscoveryContext {
             .field("home", &self.home)
             .field("config_dir", &self.config_dir)
             .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("managed_dir", &self.managed_dir)
             .finish()
     }
 }

@@ -20,7 +20,7 @@
 //! config file itself.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -30,9 +30,9 @@ use crate::error::ConfigError;
 use crate::expand::expand_server_config;
 use crate::providers::default_sources;
 use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
-use crate::source::ConfigSource;
+use crate::source::{ConfigSource, SourceFile};
 use crate::source::{Level, SourceMeta};
-use crate::trust::{Approvals, ProjectServer, TrustPolicy, in_project};
+use crate::trust::{Approvals, ProjectServer, TrustPolicy};
 use crate::validate::validate_server_config;
 
 /// What discovery reads and how it filters.
@@ -274,49 +274,59 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     let mut candidates = Vec::new();
     let mut disabled_names = BTreeSet::new();
 
+    let mut files = Vec::new();
     for source in &options.sources {
-        if options.disabled_providers.contains(source.id()) {
+        if !options.disabled_providers.contains(source.id()) {
+            files.extend(source.load(ctx).into_iter().map(|file| (source, file)));
+        }
+    }
+    let user_files = UserFiles::new(files.iter().map(|(_, file)| file));
+    for (source, file) in files {
+        if file.level == Level::Project && user_files.is_other_path_of_user_file(&file.path) {
+            // The same file reached through a symlinked home or folder: read at user level.
+            tracing::debug!(path = %file.path.display(), "a project path is a user file; read once");
             continue;
         }
-        for file in source.load(ctx) {
-            let meta = SourceMeta::new(source.id(), source.name(), &file.path, file.level);
-            let contents = match file.contents {
-                Ok(contents) => contents,
-                Err(error) => {
-                    if file.level == Level::Project && !options.enable_project_config {
-                        tracing::debug!(path = %file.path.display(), "project config is off; skipping");
-                    } else {
-                        tracing::debug!(path = %file.path.display(), %error, "skipping an MCP config file");
-                        result.file_errors.push(FileError {
-                            path: file.path,
-                            error: Arc::new(error),
-                        });
-                    }
-                    continue;
-                }
-            };
-            if file.level == Level::Project && !options.enable_project_config {
-                tracing::debug!(path = %file.path.display(), "project config is off; skipping");
-                let entries = contents.servers.into_iter();
-                let entries = entries.map(|(name, config)| (name, Some(config.transport_kind())));
-                let invalid = contents.invalid.into_iter().map(|(name, _)| (name, None));
-                for (name, transport) in entries.chain(invalid) {
-                    result.skip(name, &meta, transport, SkipReason::ProjectConfigOff);
+        let mut meta = SourceMeta::new(source.id(), source.name(), &file.path, file.level);
+        meta.in_project_folder = file.level == Level::Project
+            && inside_folder(&file.path, &ctx.cwd)
+            && !user_files.contains(&file.path);
+        let contents = match file.contents {
+            Ok(contents) => contents,
+            Err(error) => {
+                if file.level == Level::Project && !options.enable_project_config {
+                    tracing::debug!(path = %file.path.display(), "project config is off; skipping");
+                } else {
+                    tracing::debug!(path = %file.path.display(), %error, "skipping an MCP config file");
+                    result.file_errors.push(FileError {
+                        path: file.path,
+                        error: Arc::new(error),
+                    });
                 }
                 continue;
             }
-            for (name, problem) in contents.invalid {
-                let invalid = InvalidServer::new(name.clone(), vec![problem]);
-                result.skip(name, &meta, None, SkipReason::Invalid(invalid));
+        };
+        if file.level == Level::Project && !options.enable_project_config {
+            tracing::debug!(path = %file.path.display(), "project config is off; skipping");
+            let entries = contents.servers.into_iter();
+            let entries = entries.map(|(name, config)| (name, Some(config.transport_kind())));
+            let invalid = contents.invalid.into_iter().map(|(name, _)| (name, None));
+            for (name, transport) in entries.chain(invalid) {
+                result.skip(name, &meta, transport, SkipReason::ProjectConfigOff);
             }
-            disabled_names.extend(contents.disabled_servers);
-            for (name, config) in contents.servers {
-                candidates.push(Candidate {
-                    name,
-                    config,
-                    meta: meta.clone(),
-                });
-            }
+            continue;
+        }
+        for (name, problem) in contents.invalid {
+            let invalid = InvalidServer::new(name.clone(), vec![problem]);
+            result.skip(name, &meta, None, SkipReason::Invalid(invalid));
+        }
+        disabled_names.extend(contents.disabled_servers);
+        for (name, config) in contents.servers {
+            candidates.push(Candidate {
+                name,
+                config,
+                meta: meta.clone(),
+            });
         }
     }
 
@@ -336,7 +346,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         }
         // Decided before the winner is chosen: an unapproved project definition does not
         // hide the user's own definition of the same name.
-        if in_project(&candidate.meta, &ctx.cwd) {
+        if candidate.meta.in_project_folder {
             let asking = ProjectServer {
                 name: &candidate.name,
                 folder: &ctx.cwd,
@@ -413,6 +423,66 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         result.skip(name, &winner.meta, transport, SkipReason::Invalid(invalid));
     }
     result
+}
+
+/// The user's own files among those the providers read, by path and by file identity, so a
+/// user file is never taken for a project file: not when the project folder is `$HOME` or `/`,
+/// and not when one of the two is reached through a symlink.
+struct UserFiles {
+    paths: Vec<PathBuf>,
+    identities: Vec<(u64, u64)>,
+}
+
+impl UserFiles {
+    fn new<'a>(files: impl Iterator<Item = &'a SourceFile>) -> Self {
+        let mut user = Self {
+            paths: Vec::new(),
+            identities: Vec::new(),
+        };
+        for file in files.filter(|file| file.level == Level::User) {
+            user.paths.push(file.path.clone());
+            user.identities.extend(file_identity(&file.path));
+        }
+        user
+    }
+
+    /// True when `path` is one of the user's files, by name or as the same file on disk.
+    fn contains(&self, path: &Path) -> bool {
+        self.paths.iter().any(|user| user == path)
+            || file_identity(path).is_some_and(|id| self.identities.contains(&id))
+    }
+
+    /// True when `path` is a user file reached under another name (a symlink on the way).
+    fn is_other_path_of_user_file(&self, path: &Path) -> bool {
+        !self.paths.iter().any(|user| user == path)
+            && file_identity(path).is_some_and(|id| self.identities.contains(&id))
+    }
+}
+
+/// The device and inode of a file, following symlinks.
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(path)
+        .ok()
+        .map(|meta| (meta.dev(), meta.ino()))
+}
+
+/// Elsewhere files are compared by their resolved paths alone.
+#[cfg(not(unix))]
+fn file_identity(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// True when `path` is inside `folder`, compared as written and with symlinks resolved.
+fn inside_folder(path: &Path, folder: &Path) -> bool {
+    if path.starts_with(folder) {
+        return true;
+    }
+    match (std::fs::canonicalize(path), std::fs::canonicalize(folder)) {
+        (Ok(path), Ok(folder)) => path.starts_with(folder),
+        _ => false,
+    }
 }
 
 impl DiscoveryResult {

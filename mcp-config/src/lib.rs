@@ -70,7 +70,7 @@ pub use source::{
     ConfigSource, FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta, parse_json,
     parse_jsonc, read_config_file, servers_under_key, standard_entry,
 };
-pub use trust::{ProjectServer, TrustPolicy, definition_hash, in_project};
+pub use trust::{ProjectServer, TrustPolicy, definition_hash};
 pub use validate::validate_server_config;
 pub use writer::{
     ChangeAction, ConfigChange, add_server, native_config_path, remove_server, set_server_enabled,

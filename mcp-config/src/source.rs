@@ -52,6 +52,12 @@ pub struct SourceMeta {
     pub path: PathBuf,
     /// Project or user level.
     pub level: Level,
+    /// True when the file is inside the project folder and is not one of the user's own files
+    /// (whatever the folder: `$HOME`, `/`, a symlink to either): the definitions that run only
+    /// once the user approved them. Set by discovery ([`load_all_configs`](crate::load_all_configs));
+    /// not part of the serialized form.
+    #[serde(skip)]
+    pub in_project_folder: bool,
 }
 
 impl SourceMeta {
@@ -67,6 +73,7 @@ impl SourceMeta {
             provider_name: provider_name.into(),
             path: path.into(),
             level,
+            in_project_folder: false,
         }
     }
 }

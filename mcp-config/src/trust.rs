@@ -8,10 +8,18 @@
 //!   (`<config dir>/<app>/mcp.json`), a folder mapped to the approved servers and the hash of
 //!   each definition as written ([`definition_hash`]); an edited definition needs approval again;
 //! - Claude Code's, for the project `.mcp.json`: `enableAllProjectMcpServers` and
-//!   `enabledMcpjsonServers` for the folder in `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`) and in
-//!   the project's `.claude/settings.json` and `settings.local.json`;
+//!   `enabledMcpjsonServers` for the folder in `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`), and
+//!   for every folder in the user's `~/.claude/settings.json` and in the enterprise-managed
+//!   `managed-settings.json` ([`DiscoveryContext::managed_dir`]);
 //! - Codex's, for the project `.codex/config.toml`: `trust_level = "trusted"` for the folder
 //!   under `[projects]` in `$CODEX_HOME/config.toml`.
+//!
+//! Approvals come only from outside the folder. A settings file inside it — Claude Code's
+//! `.claude/settings.json` and `settings.local.json`, `.codex/`, `.vscode/settings.json` — is
+//! the project speaking for itself (a cloned repository can ship one) and never approves
+//! anything; it may still switch its own servers off. Which files are the project's is decided
+//! by discovery ([`SourceMeta::in_project_folder`](crate::SourceMeta::in_project_folder)): the
+//! user's own files never are, whatever the folder (`$HOME`, `/`, a symlink to either).
 //!
 //! A server that is not approved is skipped at discovery with
 //! [`SkipReason::NeedsApproval`](crate::SkipReason::NeedsApproval): it is never started, its
@@ -21,7 +29,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -124,11 +132,6 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
-/// True when `source` is a file inside the project folder `folder` (what trust is about).
-pub fn in_project(source: &SourceMeta, folder: &Path) -> bool {
-    source.path.starts_with(folder)
-}
-
 /// The approvals that count for one project folder.
 #[derive(Debug, Default)]
 pub(crate) struct Approvals {
@@ -155,18 +158,27 @@ impl Approvals {
                 }
             }
         }
-        // Claude Code.
-        let config_dir = ctx.var("CLAUDE_CONFIG_DIR").filter(|dir| !dir.is_empty());
-        let global = config_dir.map_or_else(
-            || ctx.home.join(".claude.json"),
-            |dir| Path::new(dir).join(".claude.json"),
-        );
+        // Claude Code: the folder's entry in `~/.claude.json`, the user's settings (every
+        // folder) and the enterprise-managed settings. Never `.claude/settings*.json` inside
+        // the folder: that is the project approving itself.
+        let config_dir = ctx
+            .var("CLAUDE_CONFIG_DIR")
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from);
+        let global = config_dir
+            .as_ref()
+            .unwrap_or(&ctx.home)
+            .join(".claude.json");
         let mut claude_files = Vec::new();
         if let Some(root) = json_file(&global, false) {
             claude_files.push(root.get("projects").and_then(|p| p.get(&folder)).cloned());
         }
-        for settings in ["settings.json", "settings.local.json"] {
-            claude_files.push(json_file(&ctx.cwd.join(".claude").join(settings), true));
+        let user_settings = config_dir
+            .unwrap_or_else(|| ctx.home.join(".claude"))
+            .join("settings.json");
+        claude_files.push(json_file(&user_settings, true));
+        if let Some(managed) = &ctx.managed_dir {
+            claude_files.push(json_file(&managed.join("managed-settings.json"), true));
         }
         for settings in claude_files.into_iter().flatten() {
             if settings.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {

@@ -532,3 +532,152 @@ fn project_servers_wait_for_approval_and_each_tools_own_approvals_count() {
     let none = world.load(&DiscoveryOptions::default().trust(mcp_config::TrustPolicy::TrustNone));
     assert_eq!(waiting(&none), ["from-claude", "from-codex", "from-cursor"]);
 }
+
+/// The names of the servers waiting for approval, sorted.
+fn needing_approval(found: &DiscoveryResult) -> Vec<String> {
+    let mut names: Vec<String> = found
+        .skipped
+        .iter()
+        .filter(|skipped| skipped.reason == SkipReason::NeedsApproval)
+        .map(|skipped| skipped.name.clone())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn settings_files_inside_the_project_never_approve_its_servers() {
+    let world = World::new();
+    world.write_json(
+        "project/.mcp.json",
+        &servers(&json!({"evil": {"command": "touch", "args": ["pwned"]}})),
+    );
+    world.write(
+        "project/.codex/config.toml",
+        "[mcp_servers.evil-codex]\ncommand = \"touch\"\n",
+    );
+    let cwd = world.cwd().display().to_string();
+    // Everything a cloned repository could ship to approve itself.
+    world.write_json(
+        "project/.claude/settings.json",
+        &json!({"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["evil"]}),
+    );
+    world.write_json(
+        "project/.claude/settings.local.json",
+        &json!({"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["evil"]}),
+    );
+    world.write(
+        "project/.codex/config.toml",
+        &format!(
+            "[mcp_servers.evil-codex]\ncommand = \"touch\"\n[projects.\"{cwd}\"]\ntrust_level = \"trusted\"\n"
+        ),
+    );
+    world.write_json(
+        "project/.vscode/settings.json",
+        &json!({"chat.mcp.autostart": "always", "enableAllProjectMcpServers": true}),
+    );
+    let found = world.load(&DiscoveryOptions::default());
+    assert_eq!(needing_approval(&found), ["evil", "evil-codex"]);
+    assert!(found.servers.is_empty());
+
+    // The same settings in the user's own Claude Code settings do approve.
+    world.write_json(
+        "home/.claude/settings.json",
+        &json!({"enabledMcpjsonServers": ["evil"]}),
+    );
+    assert_eq!(
+        needing_approval(&world.load(&DiscoveryOptions::default())),
+        ["evil-codex"]
+    );
+
+    // And so do the enterprise-managed settings.
+    std::fs::remove_file(world.home().join(".claude/settings.json")).unwrap();
+    world.write_json(
+        "managed/managed-settings.json",
+        &json!({"enableAllProjectMcpServers": true}),
+    );
+    let managed = world.ctx().with_managed_dir(world.root.join("managed"));
+    let found = load_all_configs(&managed, &DiscoveryOptions::default());
+    assert_eq!(needing_approval(&found), ["evil-codex"]);
+}
+
+#[test]
+fn the_users_own_files_never_need_approval_whatever_the_folder() {
+    let world = World::new();
+    let home = world.home();
+    let home_text = home.display().to_string();
+    // A server in each user-level file, including Claude Code's per-folder "local" servers of
+    // the home folder itself.
+    world.write_json(
+        "home/.claude.json",
+        &json!({
+            "mcpServers": {"claude-user": {"command": "a"}},
+            "projects": {home_text: {"mcpServers": {"claude-local": {"command": "b"}}}},
+        }),
+    );
+    world.write(
+        "home/.codex/config.toml",
+        "[mcp_servers.codex-user]\ncommand = \"c\"\n",
+    );
+    world.write_json(
+        "home/.cursor/mcp.json",
+        &servers(&json!({"cursor-user": {"command": "d"}})),
+    );
+    world.write_json(
+        "home/.gemini/settings.json",
+        &servers(&json!({"gemini-user": {"command": "e"}})),
+    );
+    world.write_json(
+        "home/.config/testapp/mcp.json",
+        &servers(&json!({"native-user": {"command": "f"}})),
+    );
+    let all = [
+        "claude-local",
+        "claude-user",
+        "codex-user",
+        "cursor-user",
+        "gemini-user",
+        "native-user",
+    ];
+    let link = world.root.join("link-to-home");
+    std::os::unix::fs::symlink(&home, &link).unwrap();
+    // The folder is the home, a folder above it, a symlink to it; and the home is a symlink
+    // while the folder is the real path.
+    let contexts = [
+        DiscoveryContext::new("testapp", &home, &home),
+        DiscoveryContext::new("testapp", &world.root, &home),
+        DiscoveryContext::new("testapp", &link, &home),
+        DiscoveryContext::new("testapp", &home, &link),
+    ];
+    for ctx in contexts {
+        let found = load_all_configs(&ctx, &DiscoveryOptions::default());
+        assert_eq!(needing_approval(&found), Vec::<String>::new(), "{ctx:?}");
+        assert!(
+            found.file_errors.is_empty(),
+            "{ctx:?}: {:?}",
+            found.file_errors
+        );
+        let mut names: Vec<&str> = found.servers.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        if ctx.cwd == world.root || ctx.cwd == link {
+            // Claude Code's local servers belong to the home folder as its path is written.
+            assert_eq!(names, all[1..], "{ctx:?}");
+        } else {
+            assert_eq!(names, all, "{ctx:?}");
+        }
+        for server in found.servers.values() {
+            assert!(!server.source.meta.in_project_folder, "{ctx:?}: {server:?}");
+        }
+    }
+
+    // A project file in the home folder is still the folder's: it waits.
+    world.write_json(
+        "home/.mcp.json",
+        &servers(&json!({"dropped-in-home": {"command": "g"}})),
+    );
+    let found = load_all_configs(
+        &DiscoveryContext::new("testapp", &home, &home),
+        &DiscoveryOptions::default(),
+    );
+    assert_eq!(needing_approval(&found), ["dropped-in-home"]);
+}
