@@ -7,10 +7,14 @@
 //!
 //! ## `!command` values
 //!
-//! An `env` value (stdio servers) or a `headers` value (http and sse servers) of the form
-//! `!command` — a leading `!`, the rest a shell command — is replaced by the trimmed standard
-//! output of `sh -c <command>`:
+//! An `env` value (stdio servers) or a `headers` value (http and sse servers) written in the
+//! config as `!command` — a leading `!`, the rest a shell command — is replaced by the trimmed
+//! standard output of `sh -c <command>`:
 //!
+//! - `!` is a property of the config text as written. A value that begins with `!` only after
+//!   a `${VAR}` in it expanded is data, sent as it is, and never runs
+//!   ([`ServerConfig::is_command`]); the text of a `!command` is not expanded by us either:
+//!   `sh` expands a `${VAR}` in it from the environment, as data, never as shell code;
 //! - stdin is `/dev/null`; the command inherits this process's environment and working directory;
 //! - it must exit with status 0 and print something other than whitespace, within 10 seconds
 //!   ([`DEFAULT_COMMAND_TIMEOUT`], configurable through [`AuthOptions`]). The command runs in its
@@ -342,6 +346,9 @@ impl AuthResolver {
         };
 
         for (key, value) in values.iter_mut() {
+            if !config.is_command(&format!("{prefix}.{key}"), value) {
+                continue;
+            }
             let Some(command) = value.strip_prefix('!') else {
                 continue;
             };

@@ -141,9 +141,20 @@ pub fn expand_server_config(
 ) -> Result<ServerConfig, Vec<String>> {
     let mut problems = Vec::new();
     let mut expanded = config.clone();
+    let mut expanded_to_bang = Vec::new();
     for (field, value) in expanded.transport.expandable_values_mut() {
+        let resolved_at_connect = field.starts_with("env.") || field.starts_with("headers.");
+        if resolved_at_connect && config.is_command(&field, value) {
+            // A `!command` as written is run as written: `sh` expands a `${VAR}` in it as data.
+            continue;
+        }
         match expand_value(value, env) {
-            Ok(text) => *value = text,
+            Ok(text) => {
+                if resolved_at_connect && text.starts_with('!') {
+                    expanded_to_bang.push(field);
+                }
+                *value = text;
+            }
             Err(variable) if is_variable_name(&variable) => problems.push(format!(
                 "Server \"{name}\": environment variable \"{variable}\" is not set (used in \
                  {field}); set it or give a default with ${{{variable}:-default}}"
@@ -152,6 +163,7 @@ pub fn expand_server_config(
         }
     }
     if problems.is_empty() {
+        expanded.expanded_to_bang.extend(expanded_to_bang);
         Ok(expanded)
     } else {
         Err(problems)

@@ -116,6 +116,7 @@ impl RawServerConfig {
             timeout,
             auth,
             extra,
+            expanded_to_bang: std::collections::BTreeSet::new(),
         })
     }
 }

@@ -5,7 +5,7 @@
 //! single kind of configuration whatever file it came from. Fields this crate does not know are
 //! kept in [`ServerConfig::extra`] and written back unchanged.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -171,9 +171,20 @@ pub struct ServerConfig {
     pub auth: Option<AuthConfig>,
     /// Every other field, kept as written.
     pub extra: Map<String, Value>,
+    /// The `env` and `headers` values (`env.KEY`, `headers.KEY`) that begin with `!` only
+    /// because a `${VAR}` expanded to it: data, never a command. Set by
+    /// [`expand_server_config`](crate::expand_server_config); not part of the serialized form.
+    pub(crate) expanded_to_bang: BTreeSet<String>,
 }
 
 impl ServerConfig {
+    /// True when the `env` or `headers` value named `field` (`env.KEY`, `headers.KEY`) is a
+    /// `!command` to run at connect time: it begins with `!` as written in the config, not only
+    /// after a `${VAR}` in it expanded.
+    pub fn is_command(&self, field: &str, value: &str) -> bool {
+        value.starts_with('!') && !self.expanded_to_bang.contains(field)
+    }
+
     /// A server reached through `transport`, with every other setting at its default.
     pub fn new(transport: TransportConfig) -> Self {
         Self {
@@ -182,6 +193,7 @@ impl ServerConfig {
             timeout: None,
             auth: None,
             extra: Map::new(),
+            expanded_to_bang: BTreeSet::new(),
         }
     }
 

@@ -514,3 +514,48 @@ fn resolution_futures_can_be_spawned_and_storage_is_object_safe() {
     let storage: Box<dyn AuthStorage> = Box::new(MapStorage(HashMap::new()));
     assert_send(&resolve_auth_config("x", &config, Some(storage.as_ref())));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_variable_that_expands_to_a_bang_is_data_and_never_runs() {
+    let dir = TempDir::new("bang-data");
+    let witness = dir.file("ran");
+    let hostile = format!("!touch '{}'; echo x", witness.display());
+    let vars = BTreeMap::from([("MYTOK".to_owned(), hostile.clone())]);
+    for (written, resolved_value) in [
+        ("${MYTOK}", hostile.clone()),
+        ("${UNSET:-${MYTOK}}", hostile.clone()),
+        ("${UNSET:-!touch nothing}", "!touch nothing".to_owned()),
+    ] {
+        let expanded =
+            mcp_config::expand_server_config("s", &stdio_with_env("TOK", written), &vars).unwrap();
+        let resolved = AuthResolver::new()
+            .resolve("s", &expanded, None, &quick())
+            .await
+            .unwrap();
+        assert_eq!(env(&resolved)["TOK"], resolved_value, "{written}");
+
+        let mut remote = http_with_header("X-Token", written);
+        headers_mut(&mut remote).insert("X-Plain".into(), "plain".into());
+        let expanded = mcp_config::expand_server_config("r", &remote, &vars).unwrap();
+        let resolved = AuthResolver::new()
+            .resolve("r", &expanded, None, &quick())
+            .await
+            .unwrap();
+        assert_eq!(headers(&resolved)["X-Token"], resolved_value, "{written}");
+    }
+    assert!(!witness.exists(), "an expanded value ran as a command");
+
+    // A `!command` as written still runs, its text as written: `${VAR}` in it is the shell's
+    // own expansion (from this process's environment), never our text pasted into the command.
+    let written = stdio_with_env("TOK", "!printf '%s' \"${UNSET_IN_THIS_TEST:-fallback}\"");
+    let expanded = mcp_config::expand_server_config("s", &written, &vars).unwrap();
+    assert_eq!(
+        env_mut(&mut expanded.clone())["TOK"],
+        env_mut(&mut written.clone())["TOK"]
+    );
+    let resolved = AuthResolver::new()
+        .resolve("s", &expanded, None, &quick())
+        .await
+        .unwrap();
+    assert_eq!(env(&resolved)["TOK"], "fallback");
+}
