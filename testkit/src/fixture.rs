@@ -120,6 +120,11 @@ impl FixtureServer {
         self.flag_value("--tools", count.to_string())
     }
 
+    /// `--tool NAME=DESCRIPTION`: add an echo-like tool with this name and description.
+    pub fn tool(self, name: &str, description: &str) -> Self {
+        self.flag_value("--tool", format!("{name}={description}"))
+    }
+
     /// `--repeat-cursor`: every `tools/list` page answers the same `nextCursor`.
     pub fn repeat_cursor(self) -> Self {
         self.flag("--repeat-cursor")

@@ -29,6 +29,8 @@ pub(crate) struct Options {
     pub(crate) ignore_sigterm: bool,
     pub(crate) page_size: Option<usize>,
     pub(crate) tools: usize,
+    /// `--tool NAME=DESCRIPTION`: echo-like tools with these names and descriptions.
+    pub(crate) named_tools: Vec<(String, String)>,
     pub(crate) repeat_cursor: bool,
     pub(crate) list_change_after: Option<u64>,
     pub(crate) grandchild: bool,
@@ -59,6 +61,7 @@ impl Default for Options {
             ignore_sigterm: false,
             page_size: None,
             tools: 0,
+            named_tools: Vec::new(),
             repeat_cursor: false,
             list_change_after: None,
             grandchild: false,
@@ -135,6 +138,14 @@ impl Options {
                     opts.page_size = Some(size);
                 }
                 "--tools" => opts.tools = number(&flag, &value()?)?,
+                "--tool" => {
+                    let spec = value()?;
+                    let (name, description) = spec
+                        .split_once('=')
+                        .ok_or_else(|| format!("--tool takes NAME=DESCRIPTION, not {spec:?}"))?;
+                    opts.named_tools
+                        .push((name.to_owned(), description.to_owned()));
+                }
                 "--repeat-cursor" => opts.repeat_cursor = true,
                 "--list-change-after" => opts.list_change_after = Some(number(&flag, &value()?)?),
                 "--grandchild" => opts.grandchild = true,

@@ -48,7 +48,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Server {
     pub(crate) fn new(opts: Box<Options>, out: Output, grandchild: Option<u32>) -> Self {
-        let tools = tools::definitions(opts.tools);
+        let tools = tools::definitions(opts.tools, &opts.named_tools);
         Self {
             opts,
             out,

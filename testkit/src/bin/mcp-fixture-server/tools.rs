@@ -32,8 +32,9 @@ fn echo_like(name: &str, description: &str) -> Value {
     })
 }
 
-/// The built-in tools followed by `generated` echo-like tools `tool_0` .. `tool_{generated-1}`.
-pub(crate) fn definitions(generated: usize) -> Vec<Value> {
+/// The built-in tools followed by `generated` echo-like tools `tool_0` .. `tool_{generated-1}`
+/// and the echo-like tools `named` (name, description).
+pub(crate) fn definitions(generated: usize, named: &[(String, String)]) -> Vec<Value> {
     let no_arguments = object_schema(&json!({}), &[]);
     let mut tools = vec![
         json!({
@@ -143,6 +144,11 @@ pub(crate) fn definitions(generated: usize) -> Vec<Value> {
         }),
     ];
     tools.extend((0..generated).map(|i| echo_like(&format!("tool_{i}"), "Generated echo tool.")));
+    tools.extend(
+        named
+            .iter()
+            .map(|(name, description)| echo_like(name, description)),
+    );
     tools
 }
 
@@ -354,7 +360,14 @@ fn run(
             }
             None => bad(id, "`text` must be a string"),
         },
-        _ if is_generated(name, server.opts.tools) || server.has_late_tool(name) => {
+        _ if is_generated(name, server.opts.tools)
+            || server.has_late_tool(name)
+            || server
+                .opts
+                .named_tools
+                .iter()
+                .any(|(named, _)| named == name) =>
+        {
             match args.get_mut("message").map(Value::take) {
                 Some(Value::String(message)) => text(&id, &message),
                 _ => text(&id, name),
