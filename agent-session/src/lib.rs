@@ -24,6 +24,7 @@ mod registry;
 pub mod render;
 mod session;
 mod spill;
+pub mod terminal_text;
 mod trust;
 
 pub use commands::{CommandOutput, ServerStatus, run_config_command, run_mcp_command};

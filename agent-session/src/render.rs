@@ -1,9 +1,13 @@
 //! Text for people, shared by the `/mcp` commands and the CLI: aligned tables, sources,
-//! problems, messages on one line.
+//! problems, messages on one line. Table cells and one-line messages hold names and text that
+//! servers and config files wrote, so they are escaped as one line each
+//! ([`terminal_text::escape_line`]): a cell cannot break its row or move the cursor.
 
 use mcp_config::SourceMeta;
 use mcp_manager::Problem;
 use serde_json::{Value, json};
+
+use crate::terminal_text::escape_line;
 
 /// How a column's cells line up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,13 +20,21 @@ pub enum Align {
 }
 
 /// Columns padded to their widest cell, two spaces apart, a header row first; the last column
-/// is not padded and no line ends in spaces.
+/// is not padded and no line ends in spaces. Each cell is shown on one line, escaped.
 pub fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|cell| escape_line(cell).into_owned())
+                .collect()
+        })
+        .collect();
     let mut widths: Vec<usize> = columns
         .iter()
         .map(|(header, _)| header.chars().count())
         .collect();
-    for row in rows {
+    for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
@@ -32,7 +44,7 @@ pub fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
         .map(|(header, _)| (*header).to_owned())
         .collect();
     std::iter::once(&header)
-        .chain(rows)
+        .chain(&rows)
         .map(|row| {
             let last = row.len().saturating_sub(1);
             let cells: Vec<String> = row
@@ -83,14 +95,15 @@ pub fn problem_json(problem: &Problem) -> Value {
     })
 }
 
-/// A message (a server's stderr tail, say) on one line: its lines joined with ` | `.
+/// A message (a server's stderr tail, say) on one line: its lines joined with ` | `, and what
+/// else would drive a terminal escaped.
 pub fn one_line(text: &str) -> String {
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
         .filter(|line| !line.is_empty())
         .collect();
-    lines.join(" | ")
+    escape_line(&lines.join(" | ")).into_owned()
 }
 
 /// `""` for one, `"s"` for any other count.
@@ -117,5 +130,15 @@ mod tests {
     #[test]
     fn multi_line_messages_become_one_line() {
         assert_eq!(one_line("a\n\n  b \nc"), "a | b | c");
+        assert_eq!(one_line("a\rb\u{1b}[2K"), "a\\u{d}b\\u{1b}[2K");
+    }
+
+    #[test]
+    fn a_cell_cannot_break_its_row() {
+        let text = table(
+            &[("A", Align::Left), ("B", Align::Left)],
+            &[vec!["x\u{1b}[1A\r".to_owned(), "y\nz".to_owned()]],
+        );
+        assert_eq!(text, "A                B\nx\\u{1b}[1A\\u{d}  y\\u{a}z");
     }
 }

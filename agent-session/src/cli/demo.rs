@@ -69,7 +69,10 @@ pub(crate) async fn run(globals: &Globals) -> u8 {
             EXIT_OK
         }
         Err(message) => {
-            eprintln!("agent-session demo: {message}");
+            eprintln!(
+                "agent-session demo: {}",
+                agent_session::terminal_text::escape(&message)
+            );
             EXIT_FAILED
         }
     }

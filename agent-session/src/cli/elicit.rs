@@ -12,6 +12,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use agent_session::terminal_text;
 use async_trait::async_trait;
 use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
 use mcp_transport::{ErrorObject, JsonObject};
@@ -47,9 +48,10 @@ impl ElicitationHandler for TerminalElicitation {
     }
 }
 
+/// A line on stderr; what the server asks is its text, so it is escaped for the terminal.
 fn say(line: &str) {
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{line}");
+    let _ = writeln!(stderr, "{}", terminal_text::escape(line));
 }
 
 async fn ask(server: &str, request: &ElicitRequest) -> ElicitResult {

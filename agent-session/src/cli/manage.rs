@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_session::render::{describe_source, plural, source_json};
+use agent_session::render::{describe_source, one_line, plural, source_json};
+use agent_session::terminal_text::escape_line;
 use agent_session::{CommandOutput, ServerStatus, SessionOptions, run_config_command};
 use clap::Subcommand;
 use mcp_cache::NoopToolCache;
@@ -438,15 +439,17 @@ fn get_text(
     shadowed: &[(SourceMeta, &'static str)],
     live: &Live,
 ) -> String {
-    let mut lines = vec![format!("{name}:")];
-    let mut line = |label: &str, value: String| lines.push(format!("  {label:<10} {value}"));
+    // One line per field: a value (a name, a path, a server's error) cannot add lines.
+    let mut lines = vec![format!("{}:", escape_line(name))];
+    let mut line =
+        |label: &str, value: String| lines.push(format!("  {label:<10} {}", escape_line(&value)));
     let status = match (live.status, live.tools.len()) {
         (ServerStatus::Connected, count) => format!("connected ({count} tool{})", plural(count)),
         (status, _) => status.as_str().to_owned(),
     };
     line("status:", status);
     if let Some(error) = &live.error {
-        line("error:", error.clone());
+        line("error:", one_line(error));
     }
     if let Some(kind) = shown.transport {
         line("transport:", kind.as_str().to_owned());

@@ -10,6 +10,7 @@ mod editor;
 mod elicit;
 mod failure;
 mod launcher;
+mod log_fields;
 mod manage;
 mod needs;
 mod output;
@@ -28,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use agent_session::{
     AgentSession, CommandOutput, PreparedSession, SessionOptions, prepare_agent_session,
-    run_mcp_command,
+    run_mcp_command, terminal_text,
 };
 use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_cache::{CacheOptions, NoopToolCache, SledToolCache, ToolCache};
@@ -163,14 +164,16 @@ async fn received(stream: Option<&mut tokio::signal::unix::Signal>) {
     }
 }
 
-/// One line on stderr: `agent-session: <message>` (the label in red on a colour terminal).
+/// One line on stderr: `agent-session: <message>` (the label in red on a colour terminal; the
+/// message, which may quote a server, shown through [`terminal_text::escape`]).
 pub(crate) fn complain(message: &str) {
     let label = style::error_label("agent-session:", style::stderr_colour());
-    eprintln!("{label} {message}");
+    eprintln!("{label} {}", terminal_text::escape(message));
 }
 
 /// Logs to stderr (never stdout), filtered by `RUST_LOG` (`warn` by default), in colour only on
-/// a terminal without `NO_COLOR`, and held back while a progress line is open.
+/// a terminal without `NO_COLOR`, held back while a progress line is open, and with every
+/// message and field escaped as one line ([`log_fields`]).
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
@@ -180,6 +183,7 @@ fn init_tracing() {
         .with_ansi(style::stderr_colour())
         .without_time()
         .with_target(false)
+        .fmt_fields(log_fields::EscapedFields)
         .try_init();
 }
 
@@ -461,7 +465,9 @@ fn browser_login() -> LoopbackBrowser {
     LoopbackBrowser::new(|url| {
         let _ = writeln!(
             std::io::stderr(),
-            "To log in, open this page in your browser (waiting for it to come back):\n  {url}"
+            "To log in, open this page in your browser (waiting for it to come back):\n  {}",
+            // The address is made of what the server's metadata says.
+            terminal_text::escape_line(url.as_str())
         );
     })
     .open_browser(std::io::stderr().is_terminal())

@@ -1,28 +1,33 @@
 //! What the commands print: the `tools` report (JSON and a table), tool results,
-//! and writing to stdout without panicking on a closed pipe.
+//! and writing to stdout without panicking on a closed pipe. Everything printed on stdout goes
+//! through [`print`] or [`print_json`], so through [`terminal_text`]: nothing a server or a
+//! config file wrote reaches the terminal raw.
 
 use std::io::Write;
 
 use agent_session::render::{Align, table};
+use agent_session::terminal_text;
 use mcp_bridge::ToolOutput;
 use mcp_manager::ManagedTool;
 use serde_json::{Value, json};
 
-/// Writes `text` and a newline to stdout; a closed pipe is not an error worth a panic.
+/// Writes `text` (its lines kept, every control character shown escaped) and a newline to
+/// stdout.
 pub(crate) fn print(text: &str) {
+    write_line(&terminal_text::escape(text));
+}
+
+/// Writes a JSON value to stdout, pretty or on one line: exact strings, written so that none
+/// drives a terminal.
+pub(crate) fn print_json(value: &Value, one_line: bool) {
+    write_line(&terminal_text::json(value, !one_line));
+}
+
+/// Writes a line to stdout; a closed pipe is not an error worth a panic.
+fn write_line(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{text}");
     let _ = stdout.flush();
-}
-
-/// Writes a JSON value to stdout: pretty, or on one line.
-pub(crate) fn print_json(value: &Value, one_line: bool) {
-    let text = if one_line {
-        serde_json::to_string(value)
-    } else {
-        serde_json::to_string_pretty(value)
-    };
-    print(&text.unwrap_or_else(|error| json!({"error": error.to_string()}).to_string()));
 }
 
 /// `{"tools": [...]}`.

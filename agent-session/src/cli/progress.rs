@@ -5,6 +5,8 @@
 use std::io::Write;
 use std::sync::{Mutex, PoisonError};
 
+use agent_session::terminal_text::escape_line;
+
 /// Log output held while the progress line is open; `None` when logs go straight to stderr.
 static HELD: Mutex<Option<Vec<u8>>> = Mutex::new(None);
 
@@ -34,11 +36,12 @@ pub(crate) struct ProgressLine {
 }
 
 impl ProgressLine {
-    /// Starts the line with `text` (no newline) and holds logs from now on.
+    /// Starts the line with `text` (no newline; it names servers, so it is escaped as one line)
+    /// and holds logs from now on.
     pub(crate) fn start(text: &str) -> Self {
         *HELD.lock().unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
         let mut stderr = std::io::stderr().lock();
-        let _ = write!(stderr, "{text}");
+        let _ = write!(stderr, "{}", escape_line(text));
         let _ = stderr.flush();
         Self { open: true }
     }
@@ -55,7 +58,7 @@ impl ProgressLine {
         self.open = false;
         let held = HELD.lock().unwrap_or_else(PoisonError::into_inner).take();
         let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(stderr, "{text}");
+        let _ = writeln!(stderr, "{}", escape_line(text));
         if let Some(held) = held {
             let _ = stderr.write_all(&held);
         }

@@ -10,15 +10,18 @@
 use std::io::{BufRead, Write as _};
 use std::sync::OnceLock;
 
+use agent_session::terminal_text;
 use tokio::sync::{Mutex, mpsc};
 
 use super::editor::{self, Input};
 
-/// Shows `prompt` on the terminal and reads the answer: through the shell's line editor when
-/// it is open, else from stdin's lines; `None` at the end of input (or Ctrl-C in the editor).
+/// Shows `prompt` on the terminal (as one line: a server's question makes it) and reads the
+/// answer: through the shell's line editor when it is open, else from stdin's lines; `None` at
+/// the end of input (or Ctrl-C in the editor).
 pub(crate) async fn answer(prompt: &str) -> Option<String> {
+    let prompt = terminal_text::escape_line(prompt);
     if let Some(editor) = editor::active() {
-        return match editor.read(prompt, false).await {
+        return match editor.read(&prompt, false).await {
             Input::Line(line) => Some(line),
             Input::Interrupted | Input::End => None,
         };

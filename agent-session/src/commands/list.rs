@@ -12,6 +12,7 @@ use super::login::login_hint;
 use super::status::{ServerRow, ServerStatus, Servers};
 use crate::render::{Align, describe_source, one_line, table};
 use crate::session::AgentSession;
+use crate::terminal_text::escape_line;
 
 pub(super) fn list(session: &AgentSession) -> CommandOutput {
     let servers = Servers::collect(session);
@@ -52,10 +53,11 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
                 let _ = writeln!(text, "  error: {}", one_line(&error.to_string()));
             }
             if row.status == ServerStatus::NeedsLogin {
-                let _ = writeln!(text, "  {}", login_hint(&row.name));
+                let _ = writeln!(text, "  {}", escape_line(&login_hint(&row.name)));
             }
             if row.status == ServerStatus::NeedsApproval {
-                let _ = writeln!(text, "  {}", super::trust::approval_hint(&row.name));
+                let hint = super::trust::approval_hint(&row.name);
+                let _ = writeln!(text, "  {}", escape_line(&hint));
             }
         }
     }

@@ -71,7 +71,9 @@ pub struct CommandOutput {
     /// True when the command was not run because it was given wrongly (a usage error), not
     /// because it failed: the command line exits 2 for it, 1 for a failure.
     pub usage: bool,
-    /// Human-readable text (may span lines).
+    /// Human-readable text (may span lines). Tables and one-line messages are already escaped
+    /// for a terminal; the rest may quote what servers and config files wrote, so write it to a
+    /// terminal through [`crate::terminal_text::escape`].
     pub text: String,
     /// The same as a JSON value.
     pub json: Value,
