@@ -26,6 +26,10 @@
 //!   missing directory is created with mode `0700`; existing directories are left alone.
 //! - When the target is a symlink, the file it points to is replaced and the link stays.
 //! - A change that is already in place writes nothing.
+//! - Writers take turns, across processes: the read, the change and the write happen under an
+//!   exclusive lock of the file (`flock` on `.<name>.lock` beside it), so two `add`s racing
+//!   each other both land. A writer that cannot get the lock within 10 seconds fails with an
+//!   error saying so, and writes nothing.
 //!
 //! ```no_run
 //! use mcp_config::{DiscoveryContext, Level, ServerConfig};
@@ -42,12 +46,12 @@
 //! ```
 
 use std::fmt;
-use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::fs::{self, DirBuilder, File, OpenOptions, TryLockError};
 use std::io::{self, Write as _};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
@@ -70,6 +74,10 @@ const FILE_MODE: u32 = 0o600;
 const DIR_MODE: u32 = 0o700;
 /// How many symlinks are followed before giving up (a loop).
 const MAX_SYMLINKS: usize = 40;
+/// How long a writer waits for another process's change to the same file before it gives up.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+/// How often a waiting writer tries the lock again.
+const LOCK_POLL: Duration = Duration::from_millis(5);
 
 /// What one write did to one file, for a CLI to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -381,8 +389,11 @@ fn change(path: &Path, server: &str, action: ChangeAction) -> ConfigChange {
     }
 }
 
-/// One native file, read and parsed, being changed.
+/// One native file, read and parsed, being changed: read under the file's write lock, which is
+/// held until the document is dropped, so no other writer reads it before this one has saved.
 struct Document {
+    /// The lock, released when the document is dropped.
+    _lock: WriteLock,
     /// The file the change is written to (symlinks resolved).
     target: PathBuf,
     /// Whether the file existed when it was read.
@@ -395,6 +406,7 @@ impl Document {
     /// Reads `path` (through symlinks); a missing file is `{}`, a broken one an error.
     fn load(path: &Path) -> Result<Self, ConfigError> {
         let target = resolve_symlinks(path)?;
+        let lock = WriteLock::acquire(&target, LOCK_WAIT)?;
         let text = read_config_file(&target)?;
         let existed = text.is_some();
         let root = match text {
@@ -411,6 +423,7 @@ impl Document {
             },
         };
         Ok(Self {
+            _lock: lock,
             target,
             existed,
             root,
@@ -537,6 +550,71 @@ impl Document {
         write_atomically(&self.target, text.as_bytes())?;
         tracing::debug!(path = %self.target.display(), "wrote MCP config file");
         Ok(())
+    }
+}
+
+/// An exclusive advisory lock (`flock`) on a config file, held across its read-modify-write so
+/// that writers in other processes (another CLI, a shell, an agent) take turns and no accepted
+/// change is lost. It is taken on a companion file, `.<name>.lock` beside the file, because
+/// the file itself is replaced by each write (a lock on the replaced inode would not exclude
+/// the next writer). The companion is left in place: removing it would let two writers lock
+/// two different files.
+struct WriteLock {
+    _file: File,
+}
+
+impl WriteLock {
+    /// Takes the lock of `target`, waiting at most `wait` for another writer to finish.
+    fn acquire(target: &Path, wait: Duration) -> Result<Self, ConfigError> {
+        let dir = match target.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let name = target
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let lock_path = dir.join(format!(".{name}.lock"));
+        let lock_error = |source| ConfigError::Write {
+            path: lock_path.clone(),
+            source,
+        };
+        create_private_dirs(&dir).map_err(|source| ConfigError::Write {
+            path: dir.clone(),
+            source,
+        })?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(FILE_MODE)
+            .open(&lock_path)
+            .map_err(lock_error)?;
+        let started = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(Self { _file: file }),
+                Err(TryLockError::WouldBlock) if started.elapsed() < wait => {
+                    std::thread::sleep(LOCK_POLL);
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(ConfigError::Write {
+                        path: target.to_owned(),
+                        source: io::Error::new(
+                            io::ErrorKind::WouldBlock,
+                            format!(
+                                "another process has been changing this file for {}s (it holds \
+                                 the lock {}); nothing was written: try again when it is done",
+                                wait.as_secs(),
+                                lock_path.display()
+                            ),
+                        ),
+                    });
+                }
+                Err(TryLockError::Error(source)) => return Err(lock_error(source)),
+            }
+        }
     }
 }
 
