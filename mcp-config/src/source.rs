@@ -246,6 +246,35 @@ pub fn parse_json(path: &Path, text: &str) -> Result<Value, ConfigError> {
     })
 }
 
+/// Parses TOML into a table. The error names the line and column and what the parser
+/// expected, never the text of the line: a broken line in a config file is often the one
+/// holding a token (`env = { GITHUB_TOKEN = "ghp_…", X = }`).
+pub fn parse_toml(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+    toml::from_str(text).map_err(|error| {
+        let what = error.message().trim_end();
+        let message = match error.span() {
+            Some(span) => {
+                let (line, column) = line_and_column(text, span.start);
+                format!("{what} at line {line} column {column}")
+            }
+            None => what.to_owned(),
+        };
+        ConfigError::Parse {
+            path: path.to_owned(),
+            format: "TOML",
+            message,
+        }
+    })
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |index| index + 1);
+    let line = before.matches('\n').count() + 1;
+    (line, before[line_start..].chars().count() + 1)
+}
+
 /// Parses JSON with comments (`//`, `/* */`) and trailing commas, as VS Code and OpenCode
 /// write it. Line and column numbers in errors refer to the original text.
 pub fn parse_jsonc(path: &Path, text: &str) -> Result<Value, ConfigError> {
@@ -384,6 +413,29 @@ mod tests {
             value,
             serde_json::json!({"a": "// not a comment", "b": [1, 2]})
         );
+    }
+
+    #[test]
+    fn toml_errors_name_the_place_but_never_quote_the_line() {
+        let text =
+            "[mcp_servers.gh]\ncommand = \"gh\"\nenv = { GITHUB_TOKEN = \"ghp_secret123\", X = }\n";
+        let error = parse_toml(Path::new("config.toml"), text).unwrap_err();
+        let message = error.to_string();
+        assert!(!message.contains("ghp_secret123"), "{message}");
+        assert!(!message.contains("GITHUB_TOKEN"), "{message}");
+        assert!(
+            message.contains("config.toml is not valid TOML"),
+            "{message}"
+        );
+        assert!(message.contains("at line 3 column"), "{message}");
+        // A string that never ends, with the secret after it on the line.
+        let text = "a = 1\nb = \"ghp_unterminated\n";
+        let message = parse_toml(Path::new("c.toml"), text)
+            .unwrap_err()
+            .to_string();
+        assert!(!message.contains("ghp_unterminated"), "{message}");
+        assert!(message.contains("line 2"), "{message}");
+        assert_eq!(line_and_column("ab\ncdé\nf", 7), (2, 4));
     }
 
     #[test]

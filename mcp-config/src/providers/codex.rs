@@ -11,7 +11,7 @@ use crate::error::ConfigError;
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{FileServers, SourceFile, read_config_file};
+use crate::source::{FileServers, SourceFile, parse_toml, read_config_file};
 
 /// Reads the files: see [`super::CODEX`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
@@ -39,11 +39,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
 
 /// Parses one `config.toml` and converts its `mcp_servers`.
 fn parse_file(path: &Path, text: &str) -> Result<FileServers, ConfigError> {
-    let root: toml::Table = toml::from_str(text).map_err(|error| ConfigError::Parse {
-        path: path.to_owned(),
-        format: "TOML",
-        message: error.to_string().trim_end().to_owned(),
-    })?;
+    let root = parse_toml(path, text)?;
     let mut file = FileServers::default();
     match root.get("mcp_servers") {
         None => {}
