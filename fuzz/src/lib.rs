@@ -14,6 +14,7 @@
 //! | `expansion` | `${VAR}` and `${VAR:-default}` in config values | config files |
 //! | `naming` | server and tool names → the names the model sees | config files and servers |
 //! | `cache_entry` | tool cache entries | the on-disk cache |
+//! | `terminal_text` | text escaped for a terminal, tables, `--json` | servers and config files, through the CLI |
 //!
 //! Each target's property is the same in spirit: any bytes (and near-valid inputs from a
 //! grammar of the format, mutated, so that the fuzzer gets past the first byte) give a value or
@@ -88,5 +89,9 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "cache_entry",
         run: targets::cache_entry::run,
+    },
+    Target {
+        name: "terminal_text",
+        run: targets::terminal_text::run,
     },
 ];

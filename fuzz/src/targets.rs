@@ -8,3 +8,4 @@ pub mod jsonrpc;
 pub mod line_reader;
 pub mod naming;
 pub mod sse;
+pub mod terminal_text;

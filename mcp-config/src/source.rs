@@ -249,7 +249,7 @@ pub fn parse_json(path: &Path, text: &str) -> Result<Value, ConfigError> {
 /// Parses TOML into a table. The error names the line and column and what the parser
 /// expected, never the text of the line: a broken line in a config file is often the one
 /// holding a token (`env = { GITHUB_TOKEN = "ghp_…", X = }`).
-pub fn parse_toml(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+pub(crate) fn parse_toml(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
     toml::from_str(text).map_err(|error| {
         let what = error.message().trim_end();
         let message = match error.span() {
