@@ -71,7 +71,7 @@ pub use source::{
     parse_jsonc, read_config_file, servers_under_key, standard_entry,
 };
 pub use trust::{ProjectServer, TrustPolicy, definition_hash};
-pub use validate::validate_server_config;
+pub use validate::{hidden_char, validate_server_config};
 pub use writer::{
     ChangeAction, ConfigChange, add_server, native_config_path, remove_server, set_server_enabled,
     validate_server_name,

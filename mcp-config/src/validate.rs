@@ -9,10 +9,20 @@ use crate::server_config::{ServerConfig, TransportConfig};
 /// was checked when it was read.)
 pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> {
     let mut problems = Vec::new();
+    let hidden = name
+        .chars()
+        .find_map(|c| hidden_char(c).map(|kind| (c, kind)));
     let name = cut(name);
     let mut problem = |text: String| problems.push(format!("Server \"{name}\": {text}"));
     if name.trim().is_empty() {
         problem("the server name is empty".to_owned());
+    }
+    if let Some((c, kind)) = hidden {
+        problem(format!(
+            "the name holds U+{:04X}, {kind}: a name must read as what it is, so names with \
+             control, bidi or invisible characters are refused; rename the server",
+            u32::from(c)
+        ));
     }
     match &config.transport {
         TransportConfig::Stdio(stdio) => {
@@ -79,10 +89,59 @@ const QUOTED_CHARS: usize = 120;
 
 /// `text`, cut to [`QUOTED_CHARS`] with a marker: a message never quotes a value whole (it
 /// may be huge).
+/// `text` shortened to [`QUOTED_CHARS`] characters, with every [`hidden_char`] written as
+/// `\u{…}`: a quoted name or key shows what it holds and never drives a terminal.
 fn cut(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(QUOTED_CHARS) {
-        Some((end, _)) => format!("{}… ({} bytes in all)", &text[..end], text.len()).into(),
-        None => text.into(),
+    let end = text.char_indices().nth(QUOTED_CHARS).map(|(end, _)| end);
+    let shown = &text[..end.unwrap_or(text.len())];
+    let mut quoted = if shown.chars().any(|c| hidden_char(c).is_some()) {
+        let mut escaped = String::with_capacity(shown.len() + 16);
+        for c in shown.chars() {
+            if hidden_char(c).is_some() {
+                escaped.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            } else {
+                escaped.push(c);
+            }
+        }
+        std::borrow::Cow::Owned(escaped)
+    } else {
+        std::borrow::Cow::Borrowed(shown)
+    };
+    if end.is_some() {
+        quoted = format!("{quoted}… ({} bytes in all)", text.len()).into();
+    }
+    quoted
+}
+
+/// What kind of character `c` is, when it is one a server name must not hold: a control
+/// character (C0, DEL, C1), a bidirectional override, embedding, isolate or mark, or a
+/// character that shows as nothing (zero-width spaces and joiners, the word joiner and
+/// invisible operators, the byte-order mark, soft hyphen, variation selectors, tags, fillers).
+/// Such a name can print exactly like another (`git\u{200b}hub` as `github`) or rewrite the
+/// line it is printed on.
+pub fn hidden_char(c: char) -> Option<&'static str> {
+    match u32::from(c) {
+        0x00..=0x1F | 0x7F..=0x9F => Some("a control character"),
+        0x061C | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069 => {
+            Some("a bidirectional control")
+        }
+        0x00AD
+        | 0x034F
+        | 0x115F
+        | 0x1160
+        | 0x17B4
+        | 0x17B5
+        | 0x180B..=0x180F
+        | 0x200B..=0x200D
+        | 0x2060..=0x2065
+        | 0x206A..=0x206F
+        | 0x3164
+        | 0xFE00..=0xFE0F
+        | 0xFEFF
+        | 0xFFA0
+        | 0xFFF9..=0xFFFB
+        | 0xE0000..=0xE0FFF => Some("an invisible character"),
+        _ => None,
     }
 }
 
@@ -114,6 +173,32 @@ fn check_url(url: &str) -> Result<(), &'static str> {
 mod tests {
     use super::*;
     use crate::server_config::{RemoteConfig, StdioConfig};
+
+    #[test]
+    fn names_with_control_bidi_or_invisible_characters_are_refused_naming_the_code_point() {
+        let config = ServerConfig::stdio("x", Vec::<String>::new());
+        for (name, code_point, kind) in [
+            ("git\u{200b}hub", "U+200B", "invisible"),
+            ("github\u{202e}", "U+202E", "bidirectional"),
+            ("evil\u{1b}[1A\u{1b}[2K\r", "U+001B", "control"),
+            ("tab\tname", "U+0009", "control"),
+            ("\u{feff}bom", "U+FEFF", "invisible"),
+            ("c1\u{9b}", "U+009B", "control"),
+        ] {
+            let problems = validate_server_config(name, &config);
+            assert_eq!(problems.len(), 1, "{name:?}: {problems:?}");
+            let problem = &problems[0];
+            assert!(problem.contains(code_point), "{problem}");
+            assert!(problem.contains(kind), "{problem}");
+            assert!(
+                !problem.chars().any(|c| hidden_char(c).is_some()),
+                "the message quotes the name escaped: {problem:?}"
+            );
+        }
+        for fine in ["github", "my-server.v2", "Ünïcode ☃", "日本語"] {
+            assert!(validate_server_config(fine, &config).is_empty(), "{fine}");
+        }
+    }
 
     #[test]
     fn every_validation_message_names_the_server() {
