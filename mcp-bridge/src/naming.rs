@@ -5,8 +5,9 @@
 //! name already starts with `<server>_` is not prefixed twice. The result fits model APIs
 //! (`^[a-zA-Z0-9_-]{1,64}$`): a longer name is cut and ends with `_` and a short hash of the
 //! original server and tool names. Two tools that would get one name are told apart the same
-//! way, deterministically: the one whose original (server, tool) sorts first keeps the plain
-//! name, whatever order the servers connected in. Copies of one (server, tool) pair (a server
+//! way, deterministically: a tool of one of the user's own servers before a tool of a project
+//! folder's server ([`Precedence`]), then the one whose original (server, tool) sorts first
+//! keeps the plain name, whatever order the servers connected in. Copies of one (server, tool) pair (a server
 //! may list a tool twice, or a hundred times) are told apart by their rank among the copies,
 //! which salts the hash. Should a name with a hash meet the name of yet another tool, the tool
 //! that already had to give way takes a hash salted with the round, until every name is
@@ -76,9 +77,35 @@ pub fn may_name_a_tool_of(name: &str, server: &str) -> bool {
         .is_some_and(|(beginning, _)| prefix.starts_with(beginning))
 }
 
+/// Which of two tools that meet on one name keeps it: a tool of a server the user set up
+/// themselves goes before one of a server that a project folder's files brought, so a
+/// repository cannot take the names of the user's own tools (a call meant for the user's
+/// `github` must never reach a project's `GitHub`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Precedence {
+    /// A server from the user's own files.
+    #[default]
+    User,
+    /// A server from a file inside the project folder.
+    Project,
+}
+
 /// Names for a whole set of tools, collisions told apart; `names[i]` is the name of
 /// `tools[i]`. The same set gives the same names in any order.
 pub fn assign_names(tools: &[(&str, &str)]) -> Vec<String> {
+    assign_names_with_precedence(tools, &[])
+}
+
+/// [`assign_names`] where `precedence[i]` says whose `tools[i]` is (missing entries are
+/// [`Precedence::User`]): in a collision, every user tool keeps or takes a name before any
+/// project tool, whatever the case or order of the server names; among equals the original
+/// (server, tool) that sorts first keeps the plain name.
+pub fn assign_names_with_precedence(
+    tools: &[(&str, &str)],
+    precedence: &[Precedence],
+) -> Vec<String> {
+    let precedence_of = |index: usize| precedence.get(index).copied().unwrap_or_default();
     let plain: Vec<String> = tools
         .iter()
         .map(|(server, tool)| tool_name(server, tool))
@@ -97,6 +124,7 @@ pub fn assign_names(tools: &[(&str, &str)]) -> Vec<String> {
             indexes.sort_by(|a, b| {
                 renamed[*a]
                     .cmp(&renamed[*b])
+                    .then(precedence_of(*a).cmp(&precedence_of(*b)))
                     .then(tools[*a].cmp(&tools[*b]))
                     .then(a.cmp(b))
             });
@@ -171,6 +199,35 @@ mod tests {
         assert_eq!(sanitize_part("!!!", "tool"), "tool");
         assert_eq!(sanitize_part("", "server"), "server");
         assert_eq!(sanitize_part("Ünïcode ☃ 42", "x"), "n_code_42");
+    }
+
+    #[test]
+    fn a_project_server_never_takes_the_name_of_a_user_servers_tool() {
+        use Precedence::{Project, User};
+        for project_server in ["GitHub", "GITHUB-", "github", "_github_", "Git-Hub"] {
+            if tool_name(project_server, "echo") != "mcp_github_echo" {
+                continue;
+            }
+            for (tools, precedence) in [
+                (
+                    [("github", "echo"), (project_server, "echo")],
+                    [User, Project],
+                ),
+                (
+                    [(project_server, "echo"), ("github", "echo")],
+                    [Project, User],
+                ),
+            ] {
+                let names = assign_names_with_precedence(&tools, &precedence);
+                let user = precedence.iter().position(|p| *p == User).unwrap_or(0);
+                assert_eq!(names[user], "mcp_github_echo", "{tools:?}");
+                assert_ne!(names[1 - user], "mcp_github_echo", "{tools:?}");
+                assert!(names[1 - user].starts_with("mcp_github_echo_"), "{names:?}");
+            }
+        }
+        // Without precedence the (server, tool) order decides, as before.
+        let names = assign_names(&[("github", "echo"), ("GitHub", "echo")]);
+        assert_eq!(names[1], "mcp_github_echo");
     }
 
     #[test]

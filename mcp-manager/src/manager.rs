@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use mcp_bridge::naming::assign_names;
+use mcp_bridge::naming::{Precedence, assign_names_with_precedence};
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
     OutputBudget,
@@ -310,8 +310,25 @@ impl McpManager {
                     .map(move |tool| (server.as_str(), tool.name.as_str()))
             })
             .collect();
+        // The user's own servers keep their names before a project folder's servers.
+        let precedence: Vec<Precedence> = state
+            .tools
+            .iter()
+            .flat_map(|(server, tools)| {
+                let from_project = state
+                    .sources
+                    .get(server)
+                    .is_some_and(|meta| meta.in_project_folder);
+                let precedence = if from_project {
+                    Precedence::Project
+                } else {
+                    Precedence::User
+                };
+                std::iter::repeat_n(precedence, tools.len())
+            })
+            .collect();
         // In the order of `pairs`: server by server, each server's tools in order.
-        let mut names = assign_names(&pairs).into_iter();
+        let mut names = assign_names_with_precedence(&pairs, &precedence).into_iter();
         let mut offered = Vec::with_capacity(pairs.len());
         for (server, tools) in &state.tools {
             let live = state.connections.get(server);
