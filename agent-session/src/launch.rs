@@ -1,6 +1,7 @@
 //! `agent-session-launch`: the small binary the `agent-session` CLI starts its stdio servers
 //! through. It asks for a parent-death signal, gives the server the CLI's original open-files
-//! limit, and execs the server; see `cli/launcher.rs`, which it shares with the CLI.
+//! limit, starts the server and stays as its parent, killing the server's whole process group if
+//! the CLI dies; see `cli/launcher.rs`, which it shares with the CLI.
 
 use std::process::ExitCode;
 

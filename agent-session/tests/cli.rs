@@ -1175,7 +1175,7 @@ fn servers_die_with_the_cli_even_when_it_is_killed_with_sigkill() {
     let fx = sandbox.fixture("fx", |server| server.ignore_stdin_close().ignore_sigterm());
     sandbox.write_mcp_json(&json!({"fx": fx}));
     let mut shell = shell_with_server(sandbox.command(&["shell", "--json", "--no-cache"]));
-    // The server runs as itself (the launcher replaced itself with it), a child of the CLI.
+    // The pid is the server's own (the launcher stays as its parent, not in its place).
     assert!(args_of(shell.server).contains(&format!("{}fx", sandbox.marker)));
 
     testkit::signal_process(i32::try_from(shell.child.0.id()).unwrap(), libc::SIGKILL);

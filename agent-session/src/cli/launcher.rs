@@ -1,25 +1,32 @@
 //! The CLI's server launcher: every stdio server is started as
 //! `agent-session-launch __launch-server PARENT_PID [--nofile SOFT] -- COMMAND ARGS…` (or, when
 //! that small binary is not next to the CLI, as the CLI itself, `agent-session
-//! __launch-server …`, through `/proc/self/exe`), which asks Linux
-//! to kill it when its parent dies (`PR_SET_PDEATHSIG`, SIGKILL), checks that the parent is
-//! still the agent, gives back the open-files soft limit the CLI had before raising its own,
-//! and replaces itself with the server (same process id, same pipes, environment and folder).
+//! __launch-server …`, through `/proc/self/exe`), which asks Linux to signal it when its parent
+//! dies (`PR_SET_PDEATHSIG`), checks that the parent is still the agent, gives back the
+//! open-files soft limit the CLI had before raising its own, starts the server as its child (same
+//! pipes, environment, folder and process group) and stays, a small supervisor, until the
+//! server exits; then it exits as the server did (its status, or dying of its signal).
 //!
 //! Why: the CLI stops its servers on Ctrl-C, SIGTERM, SIGHUP and SIGQUIT, but a SIGKILL (the
 //! OOM killer, `kill -9`, a crashed IDE's cleanup) gives it no chance, and a server deaf to the
-//! closing of its stdin would run on forever. The signal must be asked for in the child between
-//! fork and exec; the library crates have no `unsafe` to do that, and process-wrap does not
-//! offer it, so this program does it before it execs. It runs before the CLI parses anything:
-//! no runtime, no logging. The separate binary exists for speed: loading the whole CLI (tens
-//! of MiB) cost about 1.5 ms per server start, the small one a fraction of that. This file is
-//! compiled into both binaries.
+//! closing of its stdin would run on forever, with whatever it started. The parent-death signal
+//! reaches one process only, so the launcher does not become the server: it is the leader of
+//! the group the client made (`process-wrap`'s `ProcessGroup::leader()`), and when the agent is
+//! gone it kills that whole group, server and grandchildren, itself included. The signal must be
+//! asked for in the child; the library crates have no `unsafe` to do that, and process-wrap does
+//! not offer it, so this program does it. It runs before the CLI parses anything: no runtime, no
+//! logging. The separate binary exists for speed: loading the whole CLI (tens of MiB) cost about
+//! 1.5 ms per server start, the small one a fraction of that. This file is compiled into both
+//! binaries.
 //!
-//! The signal comes when the thread that spawned the server ends; the CLI spawns servers from
-//! its runtime's worker threads, which live as long as the CLI.
+//! The client signals the whole group (SIGTERM, then SIGKILL): the server gets those itself, and
+//! the launcher, which has them blocked, lets them pass. A signal sent to the launcher alone by
+//! anyone else (SIGTERM, SIGINT, SIGHUP, SIGQUIT) is passed on to the server.
+//!
+//! The parent-death signal comes when the thread that spawned the server ends, which need not be
+//! the agent's end: the launcher acts on it only once its parent is no longer the agent.
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::process::CommandExt as _;
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
@@ -107,10 +114,35 @@ fn usage() -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
+/// The parent-death signal the launcher asks for. SIGCHLD, like the server's exit: both are
+/// news of a relative, and the launcher looks at both its parent and its child whenever one
+/// comes. Being ignored by default matters: until the launcher blocks it (after the server is
+/// spawned, which inherits the signal mask), one that comes is lost without harm, and the
+/// checks made once it is blocked see what it would have said.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const PARENT_GONE: nix::sys::signal::Signal = nix::sys::signal::Signal::SIGCHLD;
+
+/// The signals the launcher reads instead of dying of them: the parent-death signal and the
+/// server's exit (SIGCHLD both), and those it passes on to the server.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn watched_signals() -> nix::sys::signal::SigSet {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut set = SigSet::empty();
+    for signal in [
+        PARENT_GONE,
+        Signal::SIGTERM,
+        Signal::SIGINT,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+    ] {
+        set.add(signal);
+    }
+    set
+}
+
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn die_with_parent(parent: i32) -> Result<(), String> {
-    use nix::sys::signal::Signal;
-    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)
+    nix::sys::prctl::set_pdeathsig(PARENT_GONE)
         .map_err(|error| format!("cannot ask for a parent-death signal: {error}"))?;
     // The parent may have died before the signal was asked for: then no signal will come.
     if nix::unistd::getppid().as_raw() != parent {
@@ -139,13 +171,148 @@ fn launch(parent: i32, open_files: Option<u64>, program: &OsString, args: &[OsSt
             let _ = setrlimit(Resource::RLIMIT_NOFILE, soft.min(hard), hard);
         }
     }
-    // Only returns on failure. The arguments are not shown: they may hold secrets.
+    start(parent, program, args)
+}
+
+/// Starts the server as a child in this process group and supervises it until it exits.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn start(parent: i32, program: &OsString, args: &[OsString]) -> ExitCode {
+    match std::process::Command::new(program).args(args).spawn() {
+        Ok(server) => supervise(parent, server),
+        Err(error) => not_started(program, &error),
+    }
+}
+
+/// Replaces this process with the server: without a parent-death signal there is nothing to
+/// supervise.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn start(_parent: i32, program: &OsString, args: &[OsString]) -> ExitCode {
+    use std::os::unix::process::CommandExt as _;
+    // Only returns on failure.
     let error = std::process::Command::new(program).args(args).exec();
+    not_started(program, &error)
+}
+
+fn not_started(program: &OsString, error: &std::io::Error) -> ExitCode {
+    // The arguments are not shown: they may hold secrets.
     eprintln!(
         "agent-session: cannot start {}: {error}",
         program.to_string_lossy()
     );
     ExitCode::from(EXIT_NOT_STARTED)
+}
+
+/// Waits for the server, passing on the signals meant for it, and kills the whole process
+/// group when the agent is gone; returns (or dies) as the server exited.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn supervise(parent: i32, mut server: std::process::Child) -> ExitCode {
+    use nix::errno::Errno;
+    use nix::sys::signal::{Signal, kill, killpg};
+    use nix::sys::signalfd::{SfdFlags, SignalFd};
+    use nix::unistd::{Pid, getpgrp, getpid, getppid};
+
+    let Ok(server_pid) = i32::try_from(server.id()).map(Pid::from_raw) else {
+        return wait_for(server);
+    };
+    // Blocked only now: a child spawned from here would inherit the mask.
+    let watched = watched_signals();
+    let signals = watched
+        .thread_block()
+        .and_then(|()| SignalFd::with_flags(&watched, SfdFlags::SFD_CLOEXEC));
+    let Ok(signals) = signals else {
+        // The launcher can still report the server's exit, as it did when it became the
+        // server; the client kills the group as usual.
+        return wait_for(server);
+    };
+    let agent = u32::try_from(parent).unwrap_or(0);
+    give_the_pipes_to_the_server();
+    loop {
+        // First before any signal is read: what came before the block was lost.
+        if getppid().as_raw() != parent {
+            // The agent is gone, however it ended: take the server's whole group along. The
+            // group is ours when the client made it; else only the server is known to be ours.
+            let own = getpid();
+            if getpgrp() == own {
+                let _ = killpg(own, Signal::SIGKILL);
+            }
+            let _ = kill(server_pid, Signal::SIGKILL);
+            return wait_for(server);
+        }
+        match server.try_wait() {
+            Ok(Some(status)) => return exit_like(status),
+            Ok(None) => {}
+            Err(_) => return wait_for(server),
+        }
+        let info = match signals.read_signal() {
+            Ok(Some(info)) => info,
+            Ok(None) | Err(Errno::EINTR) => continue,
+            Err(_) => return wait_for(server),
+        };
+        let signal = i32::try_from(info.ssi_signo)
+            .ok()
+            .and_then(|number| Signal::try_from(number).ok());
+        match signal {
+            // Looked into at the top of the loop.
+            None | Some(PARENT_GONE) => {}
+            // The agent signals the whole group: the server has this one already.
+            Some(_) if info.ssi_pid == agent => {}
+            Some(signal) => {
+                let _ = kill(server_pid, signal);
+            }
+        }
+    }
+}
+
+/// Points the launcher's standard streams at `/dev/null`, so that the agent's pipes are held by
+/// the server alone: the agent sees the end of the server's output when the server closes it.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn give_the_pipes_to_the_server() {
+    use nix::unistd::{dup2_stderr, dup2_stdin, dup2_stdout};
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = dup2_stdin(&null);
+        let _ = dup2_stdout(&null);
+        let _ = dup2_stderr(&null);
+    }
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn wait_for(mut server: std::process::Child) -> ExitCode {
+    match server.wait() {
+        Ok(status) => exit_like(status),
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+/// Ends as the server ended: with its exit status, or dying of the signal that killed it (then
+/// the agent reports `signal N` as before); `128 + N`, as a shell says it, if that signal is
+/// ignored here.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn exit_like(status: std::process::ExitStatus) -> ExitCode {
+    use nix::sys::resource::{Resource, setrlimit};
+    use nix::sys::signal::{SigSet, Signal, raise};
+    use std::os::unix::process::ExitStatusExt as _;
+    if let Some(code) = status.code() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    let Some(number) = status.signal() else {
+        return ExitCode::FAILURE;
+    };
+    if let Ok(signal) = Signal::try_from(number) {
+        // A core file of the launcher would help no one.
+        let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
+        let mut only = SigSet::empty();
+        only.add(signal);
+        let _ = only.thread_unblock();
+        // Twice: the Rust runtime's own SIGSEGV and SIGBUS handler takes the first one and
+        // puts the default action back.
+        let _ = raise(signal);
+        let _ = raise(signal);
+    }
+    ExitCode::from(u8::try_from(128 + number).unwrap_or(1))
 }
 
 #[cfg(test)]
