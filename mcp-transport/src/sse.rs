@@ -56,8 +56,12 @@ pub struct SseEvent {
 /// events with [`next_event`](Self::next_event).
 #[derive(Debug)]
 pub struct SseDecoder {
-    /// Bytes received and not yet split into lines.
+    /// Bytes received; those before `start` are read, and dropped at the next push.
     buffer: Vec<u8>,
+    /// Where the line being read starts in `buffer`.
+    start: usize,
+    /// How far the line being read is known to hold no line end: the next search starts here.
+    scanned: usize,
     /// The previous chunk ended in `\r`: a `\n` starting the next one belongs to it.
     skip_line_feed: bool,
     /// Whether the start of the stream was seen (and a byte-order mark dropped).
@@ -69,6 +73,10 @@ pub struct SseDecoder {
     last_event_id: Option<String>,
     retry: Option<Duration>,
     max_event_bytes: usize,
+    /// Bytes looked at while searching for line ends, over the decoder's life: the work a
+    /// body costs, which tests compare with the bytes pushed.
+    #[cfg(test)]
+    bytes_scanned: usize,
 }
 
 const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
@@ -79,6 +87,8 @@ impl SseDecoder {
     pub fn new(max_event_bytes: usize) -> Self {
         Self {
             buffer: Vec::new(),
+            start: 0,
+            scanned: 0,
             skip_line_feed: false,
             started: false,
             data: String::new(),
@@ -87,6 +97,8 @@ impl SseDecoder {
             last_event_id: None,
             retry: None,
             max_event_bytes,
+            #[cfg(test)]
+            bytes_scanned: 0,
         }
     }
 
@@ -101,6 +113,15 @@ impl SseDecoder {
 
     /// Appends a chunk of the body.
     pub fn push(&mut self, chunk: &[u8]) {
+        if self.start > 0 {
+            // What was read goes now, not after every event: the bytes kept are only those
+            // not read yet, which a reader that takes every event before pushing again keeps
+            // to the tail of the last chunk (an unfinished line that started earlier has
+            // nothing read in front of it).
+            self.buffer.drain(..self.start);
+            self.scanned = self.scanned.saturating_sub(self.start);
+            self.start = 0;
+        }
         self.buffer.extend_from_slice(chunk);
     }
 
@@ -114,71 +135,78 @@ impl SseDecoder {
                 return Ok(None);
             }
             if self.buffer.starts_with(BYTE_ORDER_MARK) {
-                self.buffer.drain(..BYTE_ORDER_MARK.len());
+                self.start = BYTE_ORDER_MARK.len();
             }
             self.started = true;
         }
-        let mut consumed = 0;
-        let result = loop {
-            let rest = &self.buffer[consumed..];
-            if self.skip_line_feed && !rest.is_empty() {
+        loop {
+            if self.skip_line_feed && self.start < self.buffer.len() {
                 self.skip_line_feed = false;
-                if rest[0] == b'\n' {
-                    consumed += 1;
+                if self.buffer[self.start] == b'\n' {
+                    self.start += 1;
                     continue;
                 }
             }
-            let Some(end) = memchr::memchr2(b'\n', b'\r', rest) else {
+            // The search resumes where the last one stopped: the bytes of an unfinished line
+            // are looked at once, however many chunks it takes (searching it again from its
+            // start on every chunk made a line that never ends cost quadratic time).
+            let from = self.scanned.max(self.start);
+            let found = memchr::memchr2(b'\n', b'\r', &self.buffer[from..]);
+            #[cfg(test)]
+            {
+                self.bytes_scanned += found.map_or(self.buffer.len() - from, |at| at + 1);
+            }
+            let Some(at) = found else {
+                self.scanned = self.buffer.len();
                 // An unfinished line counts as it will once it ends (a data line with the
                 // block's data, any other line alone), so where the chunks split the body never
-                // changes the outcome.
+                // changes the outcome, and a line that never ends fails as soon as it passes
+                // the limit.
+                let rest = &self.buffer[self.start..];
                 let counted = if rest.starts_with(b"data") {
                     self.block_bytes + rest.len()
                 } else {
                     rest.len()
                 };
                 if counted > self.max_event_bytes {
-                    break Err(self.too_large());
+                    return Err(self.too_large());
                 }
-                break Ok(None);
+                return Ok(None);
             };
-            let line = String::from_utf8_lossy(&rest[..end]).into_owned();
-            if rest[end] == b'\r' {
+            let end = from + at;
+            let line = String::from_utf8_lossy(&self.buffer[self.start..end]).into_owned();
+            let line_bytes = end + 1 - self.start;
+            if self.buffer[end] == b'\r' {
                 self.skip_line_feed = true;
             }
-            consumed += end + 1;
+            self.start = end + 1;
+            self.scanned = self.start;
             // Data lines add up; other lines replace a value or are dropped (comments as
             // keep-alives may come forever), so only their own length counts.
             let counted = if line.starts_with("data") {
-                self.block_bytes += end + 1;
+                self.block_bytes += line_bytes;
                 self.block_bytes
             } else {
-                end + 1
+                line_bytes
             };
             if counted > self.max_event_bytes {
-                break Err(self.too_large());
+                return Err(self.too_large());
             }
             if line.is_empty() {
                 if let Some(event) = self.dispatch() {
-                    break Ok(Some(event));
+                    return Ok(Some(event));
                 }
             } else {
                 self.field(&line);
             }
-        };
-        if result.is_err() {
-            self.buffer.clear(); // the stream is unusable: what follows has no start
-        } else {
-            self.buffer.drain(..consumed);
         }
-        result
     }
 
     /// Whether bytes pushed are still to be read by [`next_event`](Self::next_event): the rest
     /// of a chunk after the event it returned, or an unfinished line. The `\n` of a `\r\n`
     /// that ended the last event is not counted: it ends a line already read.
     pub fn has_unread_bytes(&self) -> bool {
-        match self.buffer.as_slice() {
+        match &self.buffer[self.start..] {
             [] => false,
             [b'\n'] => !self.skip_line_feed,
             _ => true,
@@ -240,7 +268,11 @@ impl SseDecoder {
         })
     }
 
+    /// Ends the stream: what follows has no start, so nothing of it is kept.
     fn too_large(&mut self) -> TransportError {
+        self.buffer.clear();
+        self.start = 0;
+        self.scanned = 0;
         self.data.clear();
         self.event.clear();
         self.block_bytes = 0;
@@ -416,6 +448,69 @@ mod tests {
         assert_eq!(
             decoder.next_event().unwrap(),
             Some(event("message", "x", None))
+        );
+    }
+
+    #[test]
+    fn sse_line_that_never_ends_is_cut_at_the_limit_and_scanned_once() {
+        // A server that sends one `data:` line forever, in small chunks: the stream fails on
+        // the chunk that takes the line past the limit, not later; the decoder never holds
+        // more than the limit and that chunk; and each byte is searched for a line end once
+        // (the unfinished line used to be searched again from its start on every chunk:
+        // quadratic work, 80 s of CPU for 26 MB).
+        const LIMIT: usize = 64 * 1024;
+        const CHUNK: usize = 100;
+        let mut decoder = SseDecoder::new(LIMIT);
+        let mut pushed = 0;
+        let mut chunks =
+            std::iter::once(&b"data: "[..]).chain(std::iter::repeat([b'x'; CHUNK].as_slice()));
+        let error = loop {
+            let chunk = chunks.next().expect("endless");
+            decoder.push(chunk);
+            pushed += chunk.len();
+            assert!(
+                decoder.buffer.len() <= LIMIT + CHUNK,
+                "{} bytes buffered after {pushed} pushed",
+                decoder.buffer.len()
+            );
+            match decoder.next_event() {
+                Ok(None) => assert!(pushed <= LIMIT, "still reading after {pushed} bytes"),
+                Ok(Some(event)) => panic!("an event from an unfinished line: {event:?}"),
+                Err(error) => break error,
+            }
+        };
+        assert!(matches!(
+            error,
+            TransportError::MessageTooLarge { limit: LIMIT }
+        ));
+        assert!(
+            pushed > LIMIT && pushed <= LIMIT + CHUNK,
+            "cut after {pushed} bytes"
+        );
+        assert!(
+            decoder.bytes_scanned <= pushed,
+            "{} bytes scanned for {pushed} pushed",
+            decoder.bytes_scanned
+        );
+        assert!(
+            decoder.buffer.is_empty(),
+            "an unusable stream keeps nothing"
+        );
+    }
+
+    #[test]
+    fn events_split_across_many_chunks_are_scanned_once() {
+        // Lines of every ending, each split over several pushes, with events between: the
+        // search for a line end resumes where it stopped.
+        let line = format!("data: {}\r\n", "y".repeat(1000));
+        let body = format!("id: 1\r{line}{line}\n: comment\rdata: z\r\r").repeat(20);
+        let (events, decoder) = decode_in_chunks(body.as_bytes(), 7);
+        assert_eq!(events.len(), 40);
+        assert!(
+            decoder.bytes_scanned <= body.len(),
+            "{} bytes scanned for {} pushed",
+            decoder.bytes_scanned,
+            body.len()
         );
     }
 

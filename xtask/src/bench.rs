@@ -1,6 +1,8 @@
 //! `cargo xtask bench [--quick]`: the benchmarks of the library crates, one after the other:
 //! the `session_call` benchmark of `agent-session` (a tool call through the session beside a
-//! bare `McpClient::call_tool`, pinned to core 0), the `cache` benchmark of `mcp-cache` and the
+//! bare `McpClient::call_tool`, pinned to core 0), the `sse` benchmark of `mcp-transport` (a
+//! `data:` line that never ends must cost what a stream of events of the same size costs), the
+//! `cache` benchmark of `mcp-cache` and the
 //! `startup` and `soak` benchmarks of `mcp-manager`. The per-call cost of the client itself (stdio and Streamable HTTP, beside a
 //! raw floor and the other SDKs) is measured by `--peers` below, the one round-trip harness.
 //!
@@ -62,12 +64,18 @@ struct Run {
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 4] = [
+const RUNS: [Run; 5] = [
     Run {
         title: "session call: a tool call through the session beside a bare call_tool (pinned to core 0)",
         package: "agent-session",
         bench: "session_call",
         args: &["--pin-core", "0", "--diagnose"],
+    },
+    Run {
+        title: "SSE decoding: 40 MB of events beside a 40 MB data line that never ends",
+        package: "mcp-transport",
+        bench: "sse",
+        args: &[],
     },
     Run {
         title: "tool cache (cold open + get of 50 servers × 200 tools, get from an open store)",
