@@ -24,7 +24,9 @@
 //!   `headers.Authorization`) and the reason ([`CommandFailure`]: exit status with the last lines
 //!   of the command's stderr, empty output, timeout, could not start). Neither the command's
 //!   output nor the command line itself appears in the message: the command line may embed a
-//!   secret too.
+//!   secret too. The stderr lines are bounded (a few, each shortened) and scrubbed: the command
+//!   line, its long words, its output and every other value of the server are shown as
+//!   `<redacted>` wherever the command's stderr repeats them.
 //!
 //! Only the fields the transport uses are resolved: `env` for stdio, `headers` for http and sse.
 //! A `!command` in the other map is never run, and that map is left out of the result.
@@ -345,6 +347,10 @@ impl AuthResolver {
             oauth_token(name, config, storage).await?
         };
 
+        // What a failing command's stderr must not show: every other value of this server
+        // (literal ones, and the outputs of its commands run so far).
+        let mut known: Vec<String> = values.values().cloned().collect();
+        known.extend(token.clone());
         for (key, value) in values.iter_mut() {
             if !config.is_command(&format!("{prefix}.{key}"), value) {
                 continue;
@@ -358,8 +364,9 @@ impl AuthResolver {
                 .map_err(|failure| AuthError::Command {
                     server: name.to_owned(),
                     field: format!("{prefix}.{key}"),
-                    failure,
+                    failure: failure.scrubbed(known.iter().map(String::as_str)),
                 })?;
+            known.push(output.clone());
             *value = output;
         }
 

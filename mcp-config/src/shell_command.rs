@@ -12,6 +12,8 @@ use std::time::Duration;
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use crate::redact::scrub;
+
 /// A `!command` printing more than this on stdout fails (a secret is never that long).
 const STDOUT_LIMIT: usize = 1024 * 1024;
 
@@ -52,6 +54,22 @@ pub enum CommandFailure {
     /// The output could not be used (not UTF-8, too large) or not be read.
     #[error("{0}")]
     BadOutput(String),
+}
+
+impl CommandFailure {
+    /// The failure with `secrets` (the server's other values) hidden in its stderr tail.
+    pub(crate) fn scrubbed<'a>(self, secrets: impl IntoIterator<Item = &'a str>) -> Self {
+        match self {
+            Self::Exit { status, stderr } => Self::Exit {
+                status,
+                stderr: scrub(&stderr, secrets),
+            },
+            Self::EmptyOutput { stderr } => Self::EmptyOutput {
+                stderr: scrub(&stderr, secrets),
+            },
+            other => other,
+        }
+    }
 }
 
 fn stderr_suffix(stderr: &str) -> String {
@@ -132,7 +150,13 @@ pub(crate) async fn run_command(
 
     let status = status
         .map_err(|error| CommandFailure::BadOutput(format!("could not wait for it: {error}")))?;
-    let stderr = stderr_tail(&stderr);
+    // The tail never repeats the command line or what the command printed: either may be the
+    // secret (`sh: 1: <command>: not found`).
+    let printed = match &stdout {
+        Ok(Some(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
+        _ => String::new(),
+    };
+    let stderr = scrub(&stderr_tail(&stderr), [command, printed.as_str()]);
     if !status.success() {
         return Err(CommandFailure::Exit {
             status: status.to_string(),

@@ -559,3 +559,37 @@ async fn a_variable_that_expands_to_a_bang_is_data_and_never_runs() {
         .unwrap();
     assert_eq!(env(&resolved)["TOK"], "fallback");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_commands_stderr_never_repeats_the_command_or_the_servers_other_values() {
+    // `sh` quotes a command it cannot find: the command text may be the secret.
+    let config = stdio_with_env("TOKEN", "!ghp_typed_as_a_command_42");
+    let error = AuthResolver::new()
+        .resolve("s", &config, None, &quick())
+        .await
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("exit status: 127"), "{message}");
+    assert!(message.contains("not found"), "{message}");
+    assert!(!message.contains("ghp_typed_as_a_command_42"), "{message}");
+
+    // Another value of the same server, and what the command printed, echoed on stderr.
+    let mut config = stdio_with_env("A_LITERAL", "literal-secret-value-1");
+    env_mut(&mut config).insert(
+        "B_COMMAND".into(),
+        "!echo printed-secret-2; echo \"refused literal-secret-value-1 and printed-secret-2\" >&2; exit 2"
+            .into(),
+    );
+    let error = AuthResolver::new()
+        .resolve("s", &config, None, &quick())
+        .await
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("exit status: 2"), "{message}");
+    assert!(
+        message.contains("refused <redacted> and <redacted>"),
+        "{message}"
+    );
+    assert!(!message.contains("literal-secret-value-1"), "{message}");
+    assert!(!message.contains("printed-secret-2"), "{message}");
+}
