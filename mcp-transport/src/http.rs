@@ -16,7 +16,10 @@
 //! per-request timeouts decide when to give up. Configured headers go with every request and
 //! never into a log line or an error, nor to another origin (redirects are followed on the
 //! server's own origin only); URLs in errors are shown without their query, where API keys tend
-//! to live.
+//! to live. What a server sends back into an error (an error body, a `WWW-Authenticate`
+//! challenge) is cut short and scrubbed of every secret the client sent it (header values, URL
+//! query values and userinfo, each request's `Authorization` from the [`Authorizer`]): see
+//! [`HttpServerParams::secrets`].
 //!
 //! ```no_run
 //! use mcp_transport::http::HttpServerParams;
@@ -37,6 +40,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use base64::Engine as _;
 use bytes::Bytes;
 pub use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -50,6 +54,7 @@ pub use streamable::StreamableHttpTransport;
 
 use crate::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use crate::jsonrpc::IncomingEnvelope;
+use crate::secrets::{Secrets, percent_decoded};
 use crate::sse::SseDecoder;
 use crate::transport::TransportError;
 
@@ -121,6 +126,10 @@ pub struct HttpServerParams {
     pub endpoint_timeout: Duration,
     /// Supplies each request's `Authorization` (OAuth, say); none by default.
     pub authorizer: Option<Arc<dyn Authorizer>>,
+    /// What errors and logs never show of this server's text. The transports add the URL's
+    /// query values and userinfo, every header value and each `Authorization` the authorizer
+    /// gives; add anything else the server may echo back.
+    pub secrets: Secrets,
 }
 
 /// A URL or header that cannot be used.
@@ -159,6 +168,8 @@ impl HttpServerParams {
                 scheme: url.scheme().to_owned(),
             });
         }
+        let secrets = Secrets::new();
+        add_url_secrets(&secrets, &url);
         Ok(Self {
             url,
             headers: HeaderMap::new(),
@@ -167,6 +178,7 @@ impl HttpServerParams {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             endpoint_timeout: DEFAULT_ENDPOINT_TIMEOUT,
             authorizer: None,
+            secrets,
         })
     }
 
@@ -190,6 +202,7 @@ impl HttpServerParams {
             })?;
         header_value.set_sensitive(true);
         self.headers.append(header_name, header_value);
+        self.secrets.add(value);
         Ok(self)
     }
 
@@ -203,6 +216,18 @@ impl HttpServerParams {
     /// The URL as errors and logs show it: without its query and fragment.
     pub fn display_url(&self) -> String {
         display_url(&self.url)
+    }
+
+    /// [`secrets`](Self::secrets), with the URL and headers as they are now (the fields are
+    /// public: they may have been set after [`new`](Self::new) and [`header`](Self::header)).
+    fn transport_secrets(&self) -> Secrets {
+        add_url_secrets(&self.secrets, &self.url);
+        for value in &self.headers {
+            if let Ok(value) = value.1.to_str() {
+                self.secrets.add(value);
+            }
+        }
+        self.secrets.clone()
     }
 
     fn http_client(&self) -> Result<reqwest::Client, TransportError> {
@@ -230,8 +255,35 @@ impl std::fmt::Debug for HttpServerParams {
             .field("max_message_bytes", &self.max_message_bytes)
             .field("endpoint_timeout", &self.endpoint_timeout)
             .field("authorizer", &self.authorizer.is_some())
-            .finish()
+            .finish_non_exhaustive()
     }
+}
+
+/// The secrets a URL carries: its query values (as written and decoded) and its userinfo.
+fn add_url_secrets(secrets: &Secrets, url: &Url) {
+    if let Some(query) = url.query() {
+        for pair in query.split('&') {
+            if let Some((_, value)) = pair.split_once('=') {
+                secrets.add(value);
+            }
+        }
+        for (_, value) in url.query_pairs() {
+            secrets.add(&value);
+        }
+    }
+    if url.username().is_empty() && url.password().is_none() {
+        return;
+    }
+    secrets.add(url.username());
+    secrets.add(url.password().unwrap_or_default());
+    // reqwest sends the userinfo as `Authorization: Basic base64(user:password)`, decoded.
+    let decoded = |part: &str| percent_decoded(part).unwrap_or_else(|| part.to_owned());
+    let userinfo = format!(
+        "{}:{}",
+        decoded(url.username()),
+        decoded(url.password().unwrap_or_default())
+    );
+    secrets.add(&base64::engine::general_purpose::STANDARD.encode(userinfo));
 }
 
 /// How many times one request is sent again after the server refused its credentials (a 401,
@@ -278,6 +330,7 @@ pub trait Authorizer: Send + Sync {
 /// with what `build` said of the request that got it.
 async fn send_authorized<T>(
     authorizer: Option<&dyn Authorizer>,
+    secrets: &Secrets,
     build: impl Fn() -> (reqwest::RequestBuilder, T),
     action: impl Fn() -> String,
 ) -> Result<(reqwest::Response, T), TransportError> {
@@ -289,6 +342,7 @@ async fn send_authorized<T>(
         };
         let (mut request, built) = build();
         if let Some(value) = &authorization {
+            add_header_secret(secrets, value);
             request = request.header(reqwest::header::AUTHORIZATION, value.clone());
         }
         let response = request
@@ -308,15 +362,24 @@ async fn send_authorized<T>(
             sent: authorization,
         };
         // Read the refusal's body so the connection can carry the retry.
-        drop(read_excerpt(response).await);
+        drop(read_excerpt(response, secrets).await);
         if !authorizer.refused(&refusal).await? {
             return Err(TransportError::Unauthorized {
                 action: action(),
                 status,
-                www_authenticate: refusal.www_authenticate,
+                www_authenticate: refusal
+                    .www_authenticate
+                    .map(|challenge| secrets.scrub(&challenge).into_owned()),
             });
         }
         retries += 1;
+    }
+}
+
+/// Adds the value an [`Authorizer`] gave a request to the secrets errors never show.
+fn add_header_secret(secrets: &Secrets, value: &HeaderValue) {
+    if let Ok(value) = value.to_str() {
+        secrets.add(value);
     }
 }
 
@@ -453,12 +516,16 @@ fn request_failed(action: String, error: reqwest::Error) -> TransportError {
 }
 
 /// The error for a response with a failing status, reading a short excerpt of its body.
-async fn status_error(action: String, response: reqwest::Response) -> TransportError {
-    if let Some(refused) = unauthorized(&action, &response) {
+async fn status_error(
+    action: String,
+    response: reqwest::Response,
+    secrets: &Secrets,
+) -> TransportError {
+    if let Some(refused) = unauthorized(&action, &response, secrets) {
         return refused;
     }
     let status = response.status().as_u16();
-    let body = read_excerpt(response).await;
+    let body = read_excerpt(response, secrets).await;
     TransportError::HttpStatus {
         action,
         status,
@@ -466,8 +533,13 @@ async fn status_error(action: String, response: reqwest::Response) -> TransportE
     }
 }
 
-/// For a 401 or 403: the authorization error, with the server's `WWW-Authenticate` challenge.
-fn unauthorized(action: &str, response: &reqwest::Response) -> Option<TransportError> {
+/// For a 401 or 403: the authorization error, with the server's `WWW-Authenticate` challenge
+/// (scrubbed: it is the server's text).
+fn unauthorized(
+    action: &str,
+    response: &reqwest::Response,
+    secrets: &Secrets,
+) -> Option<TransportError> {
     let status = response.status().as_u16();
     if status != 401 && status != 403 {
         return None;
@@ -475,23 +547,33 @@ fn unauthorized(action: &str, response: &reqwest::Response) -> Option<TransportE
     Some(TransportError::Unauthorized {
         action: action.to_owned(),
         status,
-        www_authenticate: www_authenticate(response),
+        www_authenticate: www_authenticate(response)
+            .map(|challenge| secrets.scrub(&challenge).into_owned()),
     })
 }
 
-/// The first characters of a body, on one line.
-async fn read_excerpt(mut response: reqwest::Response) -> String {
+/// The first characters of a body, on one line, without the secrets.
+async fn read_excerpt(mut response: reqwest::Response, secrets: &Secrets) -> String {
     let mut bytes = Vec::new();
+    let mut ended = false;
     while bytes.len() < BODY_EXCERPT_CHARS * 4 {
         match response.chunk().await {
             Ok(Some(chunk)) => bytes.extend_from_slice(&chunk),
-            _ => break,
+            _ => {
+                ended = true;
+                break;
+            }
         }
     }
-    excerpt(&String::from_utf8_lossy(&bytes))
+    let text = String::from_utf8_lossy(&bytes);
+    // A body read only in part may end inside a secret.
+    excerpt(&secrets.scrub_piece(&text, false, !ended), secrets)
 }
 
-fn excerpt(text: &str) -> String {
+/// The first characters of a server's text, on one line, without the secrets (scrubbed before
+/// it is cut, so a cut cannot leave part of a secret for the search to miss).
+fn excerpt(text: &str, secrets: &Secrets) -> String {
+    let text = secrets.scrub(text);
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match one_line.char_indices().nth(BODY_EXCERPT_CHARS) {
         Some((cut, _)) => format!("{}…", &one_line[..cut]),
@@ -719,9 +801,45 @@ mod tests {
 
     #[test]
     fn excerpts_are_one_short_line() {
-        assert_eq!(excerpt("a\n  b\tc "), "a b c");
+        let none = Secrets::new();
+        assert_eq!(excerpt("a\n  b\tc ", &none), "a b c");
         let long = "x".repeat(500);
-        assert_eq!(excerpt(&long).chars().count(), BODY_EXCERPT_CHARS + 1);
+        assert_eq!(
+            excerpt(&long, &none).chars().count(),
+            BODY_EXCERPT_CHARS + 1
+        );
+    }
+
+    #[test]
+    fn a_secret_the_excerpt_would_cut_is_redacted_whole() {
+        let secrets = Secrets::new();
+        secrets.add("0123456789abcdefghij");
+        let body = format!(
+            "{}0123456789abcdefghij tail",
+            "x".repeat(BODY_EXCERPT_CHARS - 5)
+        );
+        let shown = excerpt(&body, &secrets);
+        assert!(!shown.contains("01234"), "{shown}");
+    }
+
+    #[test]
+    fn params_collect_header_values_query_values_and_userinfo_as_secrets() {
+        let params = HttpServerParams::new(
+            "https://user1234:pass1234@example.com/mcp?key=a%2Fquery-secret&x=1",
+        )
+        .unwrap()
+        .header("Authorization", "Bearer header-token-1")
+        .unwrap();
+        let secrets = params.transport_secrets();
+        assert_eq!(
+            secrets.scrub("user1234 pass1234 a%2Fquery-secret a/query-secret header-token-1 x=1"),
+            "<redacted> <redacted> <redacted> <redacted> <redacted> x=1"
+        );
+        // What reqwest sends for the userinfo.
+        assert_eq!(
+            secrets.scrub("Authorization: Basic dXNlcjEyMzQ6cGFzczEyMzQ="),
+            "Authorization: Basic <redacted>"
+        );
     }
 
     #[test]

@@ -47,7 +47,9 @@
 //!   [`McpClient::subscribe`].
 //!
 //! Every [`Error`] names the server, what was being done and why; a dead stdio server's error
-//! carries its exit status and its last stderr lines.
+//! carries its exit status and its last stderr lines. What a server sends back into an error or
+//! a log line (an HTTP error body, a JSON-RPC error in one, stderr) is cut short and scrubbed of
+//! every secret the client sent that server: see [`Secrets`].
 //!
 //! ## Cargo features
 //!
@@ -89,6 +91,7 @@ mod peer;
 #[cfg(feature = "stdio")]
 mod process;
 pub mod protocol;
+pub mod secrets;
 #[cfg(feature = "http")]
 pub mod sse;
 #[cfg(feature = "stdio")]
@@ -106,6 +109,7 @@ pub use protocol::{
     PromptMessage, ProtocolVersion, ReadResourceResult, Resource, ResourceContents,
     ResourceTemplate, Root, ServerCapabilities, Tool,
 };
+pub use secrets::Secrets;
 #[cfg(feature = "stdio")]
 pub use stdio::{Launcher, StdioServerParams, StdioTransport};
 pub use tokio_util::sync::CancellationToken;

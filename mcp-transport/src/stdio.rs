@@ -9,7 +9,9 @@
 //!   the [`Peer`](crate::Peer)).
 //! - stderr is always drained, so a chatty server never blocks on a full pipe: each line goes
 //!   to `tracing` (target `mcp_server_stderr`) and into a small ring buffer whose tail is
-//!   attached to the error when the server dies.
+//!   attached to the error when the server dies. Both see each line cut short and scrubbed of
+//!   the configured environment values and [`StdioServerParams::secrets`]: a server that prints
+//!   its environment when it fails must not put our tokens in a log or an error.
 //! - [`Transport::close`] closes stdin, waits a grace period, then sends SIGTERM to the group,
 //!   waits again, then SIGKILL. Dropping the transport kills the group at once.
 //!
@@ -36,6 +38,7 @@ use tokio::task::JoinHandle;
 
 use crate::framing::{DEFAULT_MAX_MESSAGE_BYTES, LineReader, LineWriter, send_through};
 use crate::process::ServerProcess;
+use crate::secrets::Secrets;
 use crate::transport::{Transport, TransportError};
 
 /// How a stdio server is started and treated.
@@ -62,6 +65,10 @@ pub struct StdioServerParams {
     pub stderr_tail_lines: usize,
     /// A program the server is started through; `None` (the default) starts it directly.
     pub launcher: Option<Launcher>,
+    /// What logs and errors never show of the server's stderr. Every value of
+    /// [`env`](Self::env) is added when the server starts; add anything else it may print
+    /// back (a token passed in an argument, say).
+    pub secrets: Secrets,
 }
 
 /// A program that starts a server for the client: run as `program args… -- COMMAND ARGS…` with
@@ -111,6 +118,7 @@ impl StdioServerParams {
             shutdown_grace: Duration::from_secs(1),
             stderr_tail_lines: 10,
             launcher: None,
+            secrets: Secrets::new(),
         }
     }
 
@@ -232,7 +240,7 @@ impl std::fmt::Debug for StdioServerParams {
             .field("shutdown_grace", &self.shutdown_grace)
             .field("stderr_tail_lines", &self.stderr_tail_lines)
             .field("launcher", &self.launcher)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -376,6 +384,10 @@ impl StdioTransport {
             .and_then(pipe::Sender::from_owned_fd)
             .map_err(spawn_error)?;
         let process = spawned.process;
+        // The environment is a public field: its values are taken as they are at the start.
+        params
+            .secrets
+            .extend(params.env.iter().map(|(_, value)| value.as_str()));
         tracing::debug!(server, pid = process.pid(), command = %params.shown_command(), "spawned stdio server");
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_RING_LINES)));
@@ -383,6 +395,7 @@ impl StdioTransport {
         let stderr_task = tokio::spawn(drain_stderr(
             Arc::from(server),
             spawned.stderr,
+            params.secrets.clone(),
             Arc::clone(&stderr_tail),
             stderr_done_tx,
         ));
@@ -527,26 +540,46 @@ impl std::fmt::Debug for StdioTransport {
     }
 }
 
+/// One line of stderr, or a piece of a line too long to wait for its end.
+struct StderrLine {
+    text: Bytes,
+    /// It continues a piece cut before it.
+    cut_before: bool,
+    /// It was cut before the line's end.
+    cut_after: bool,
+}
+
 async fn drain_stderr(
     server: Arc<str>,
     mut stderr: ChildStderr,
+    secrets: Secrets,
     tail: Arc<Mutex<VecDeque<String>>>,
     done: watch::Sender<bool>,
 ) {
     // Most servers say little on stderr: a small buffer first, a larger one once they talk.
     let mut buffer = BytesMut::with_capacity(1024);
     let mut lines = Vec::new();
+    let mut continued = false;
     loop {
         let read = stderr.read_buf(&mut buffer).await;
         let finished = !matches!(read, Ok(n) if n > 0);
         while let Some(end) = memchr::memchr(b'\n', &buffer) {
             let line = buffer.split_to(end + 1);
-            lines.push(line.freeze());
+            lines.push(StderrLine {
+                text: line.freeze(),
+                cut_before: std::mem::take(&mut continued),
+                cut_after: false,
+            });
         }
         if (finished || buffer.len() > STDERR_LINE_LIMIT) && !buffer.is_empty() {
-            lines.push(buffer.split().freeze());
+            lines.push(StderrLine {
+                text: buffer.split().freeze(),
+                cut_before: continued,
+                cut_after: !finished,
+            });
+            continued = !finished;
         }
-        record_stderr(&server, &tail, &mut lines);
+        record_stderr(&server, &secrets, &tail, &mut lines);
         if finished {
             done.send_replace(true);
             return;
@@ -557,7 +590,12 @@ async fn drain_stderr(
     }
 }
 
-fn record_stderr(server: &str, tail: &Mutex<VecDeque<String>>, lines: &mut Vec<Bytes>) {
+fn record_stderr(
+    server: &str,
+    secrets: &Secrets,
+    tail: &Mutex<VecDeque<String>>,
+    lines: &mut Vec<StderrLine>,
+) {
     if lines.is_empty() {
         return;
     }
@@ -565,8 +603,10 @@ fn record_stderr(server: &str, tail: &Mutex<VecDeque<String>>, lines: &mut Vec<B
     let keep_from = lines.len().saturating_sub(STDERR_RING_LINES);
     let mut kept = Vec::new();
     for (index, line) in lines.drain(..).enumerate() {
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end();
+        let text = String::from_utf8_lossy(&line.text);
+        // Scrubbed whole, before any cut: a cut could leave part of a secret unrecognised.
+        let text = secrets.scrub_piece(text.trim_end(), line.cut_before, line.cut_after);
+        let text = text.as_ref();
         if text.is_empty() {
             continue;
         }

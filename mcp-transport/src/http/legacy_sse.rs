@@ -22,9 +22,10 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 use super::{
     Authorizer, BodyKind, HttpServerParams, Inbox, Outgoing, Postbox, Url, display_url,
-    error_response, mailbox, read_body, read_messages, request_failed, send_authorized,
+    error_response, excerpt, mailbox, read_body, read_messages, request_failed, send_authorized,
     status_error,
 };
+use crate::secrets::Secrets;
 use crate::sse::SseDecoder;
 use crate::transport::{ProtocolViolation, Transport, TransportError};
 
@@ -39,16 +40,20 @@ struct Shared {
     endpoint: Url,
     postbox: Postbox,
     authorizer: Option<Arc<dyn Authorizer>>,
+    /// What errors never show of the server's text.
+    secrets: Secrets,
 }
 
 impl LegacySseTransport {
     /// Opens the event stream and waits for the server to name its message endpoint.
     pub async fn connect(params: &HttpServerParams) -> Result<Self, TransportError> {
         let client = params.http_client()?;
+        let secrets = params.transport_secrets();
         let stream_action = format!("GET the event stream at {}", params.display_url());
         let opened = tokio::time::timeout(params.endpoint_timeout, async {
             let (mut response, ()) = send_authorized(
                 params.authorizer.as_deref(),
+                &secrets,
                 || {
                     let builder = client
                         .get(params.url.clone())
@@ -59,7 +64,7 @@ impl LegacySseTransport {
             )
             .await?;
             if !response.status().is_success() {
-                return Err(status_error(stream_action.clone(), response).await);
+                return Err(status_error(stream_action.clone(), response, &secrets).await);
             }
             if BodyKind::of(&response) != BodyKind::EventStream {
                 return Err(violation(
@@ -84,7 +89,7 @@ impl LegacySseTransport {
             violation(
                 &stream_action,
                 ProtocolViolation::InvalidEndpoint {
-                    endpoint: endpoint.trim().to_owned(),
+                    endpoint: excerpt(endpoint.trim(), &secrets),
                 },
             )
         })?;
@@ -99,6 +104,7 @@ impl LegacySseTransport {
             endpoint,
             postbox,
             authorizer: params.authorizer.clone(),
+            secrets,
         });
         tokio::spawn(read_stream(
             Arc::clone(&shared),
@@ -222,6 +228,7 @@ impl Shared {
         let action = format!("POST {method} to {}", display_url(&self.endpoint));
         let (mut response, ()) = send_authorized(
             self.authorizer.as_deref(),
+            &self.secrets,
             || {
                 let builder = self
                     .client
@@ -234,7 +241,7 @@ impl Shared {
         )
         .await?;
         if !response.status().is_success() {
-            return Err(status_error(action, response).await);
+            return Err(status_error(action, response, &self.secrets).await);
         }
         // The answer comes on the stream; drain the body ("Accepted") so the connection is reused.
         let _ = read_body(&mut response, 64 * 1024, method).await;

@@ -55,9 +55,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     Authorizer, BodyKind, DEFAULT_RETRY, HttpServerParams, Inbox, MAX_STREAM_RESUMPTIONS, Outgoing,
-    Postbox, Url, answers, display_url, error_response, excerpt, mailbox, read_body, read_messages,
-    send_authorized, unauthorized,
+    Postbox, Url, add_header_secret, answers, display_url, error_response, excerpt, mailbox,
+    read_body, read_messages, send_authorized, unauthorized,
 };
+use crate::secrets::Secrets;
 use crate::sse::SseDecoder;
 use crate::transport::{ProtocolViolation, RoundTrip, RoundTripFuture, Transport, TransportError};
 
@@ -104,6 +105,8 @@ struct Shared {
     listener: Mutex<Option<CancellationToken>>,
     /// Supplies each request's `Authorization`, if the parameters name one.
     authorizer: Option<Arc<dyn Authorizer>>,
+    /// What errors and logs never show of the server's text.
+    secrets: Secrets,
 }
 
 #[derive(Default)]
@@ -147,6 +150,7 @@ impl StreamableHttpTransport {
             in_flight: Mutex::new(HashMap::new()),
             listener: Mutex::new(None),
             authorizer: params.authorizer.clone(),
+            secrets: params.transport_secrets(),
         };
         Ok(Self {
             shared: Arc::new(shared),
@@ -330,6 +334,7 @@ impl Shared {
         }
         send_authorized(
             self.authorizer.as_deref(),
+            &self.secrets,
             || {
                 let (builder, generation) = self.request(Method::POST);
                 let builder = builder
@@ -347,6 +352,7 @@ impl Shared {
     async fn get(&self, last_event_id: Option<&str>) -> Result<reqwest::Response, TransportError> {
         let (response, ()) = send_authorized(
             self.authorizer.as_deref(),
+            &self.secrets,
             || {
                 let (mut builder, _) = self.request(Method::GET);
                 builder = builder.header(ACCEPT, "text/event-stream");
@@ -461,11 +467,13 @@ impl Shared {
                 continue;
             }
             if answers(&failure.body, id) {
-                // The server put a JSON-RPC error of its own in the error response.
-                self.take_message(failure.body, id, method, answer).await;
+                // The server put a JSON-RPC error of its own in the error response; it may
+                // quote the request as much as an error body does.
+                let error = scrub_json(failure.body, &self.secrets);
+                self.take_message(error, id, method, answer).await;
                 return Ok(());
             }
-            return Err(failure.into_error(self.action(&Method::POST, method)));
+            return Err(failure.into_error(self.action(&Method::POST, method), &self.secrets));
         }
     }
 
@@ -504,7 +512,11 @@ impl Shared {
         mut response: reqwest::Response,
         method: &str,
     ) -> Result<Failure, TransportError> {
-        if let Some(refused) = unauthorized(&self.action(&Method::POST, method), &response) {
+        if let Some(refused) = unauthorized(
+            &self.action(&Method::POST, method),
+            &response,
+            &self.secrets,
+        ) {
             return Err(refused);
         }
         let status = response.status();
@@ -545,7 +557,7 @@ impl Shared {
                     return Err(self.violation(
                         method,
                         ProtocolViolation::UnexpectedBody {
-                            body: excerpt(&String::from_utf8_lossy(&body)),
+                            body: excerpt(&String::from_utf8_lossy(&body), &self.secrets),
                         },
                     ));
                 }
@@ -634,7 +646,7 @@ impl Shared {
             resumptions += 1;
             tracing::debug!(
                 method,
-                last_event_id,
+                last_event_id = %excerpt(&last_event_id, &self.secrets),
                 ?retry,
                 "resuming the answer's event stream"
             );
@@ -642,10 +654,13 @@ impl Shared {
             response = self.get(Some(&last_event_id)).await?;
             if !response.status().is_success() || BodyKind::of(&response) != BodyKind::EventStream {
                 let failure = self.failure(response, method).await?;
-                return Err(failure.into_error(format!(
-                    "{} (resuming the answer to {method})",
-                    self.action(&Method::GET, "the event stream")
-                )));
+                return Err(failure.into_error(
+                    format!(
+                        "{} (resuming the answer to {method})",
+                        self.action(&Method::GET, "the event stream")
+                    ),
+                    &self.secrets,
+                ));
             }
             decoder = SseDecoder::resuming(self.max_message_bytes, Some(last_event_id));
         }
@@ -716,7 +731,7 @@ impl Shared {
             {
                 continue;
             }
-            let error = failure.into_error(self.action(&Method::POST, method));
+            let error = failure.into_error(self.action(&Method::POST, method), &self.secrets);
             tracing::warn!(method, %error, "the server refused a message");
             return Ok(());
         }
@@ -908,6 +923,7 @@ impl Shared {
             None => None,
         };
         if let Some(value) = authorization {
+            add_header_secret(&self.secrets, &value);
             builder = builder.header(reqwest::header::AUTHORIZATION, value);
         }
         match builder.timeout(DELETE_TIMEOUT).send().await {
@@ -937,11 +953,45 @@ impl Failure {
                     .contains("session"))
     }
 
-    fn into_error(self, action: String) -> TransportError {
+    fn into_error(self, action: String, secrets: &Secrets) -> TransportError {
         TransportError::HttpStatus {
             action,
             status: self.status.as_u16(),
-            body: excerpt(&String::from_utf8_lossy(&self.body)),
+            body: excerpt(&String::from_utf8_lossy(&self.body), secrets),
         }
     }
+}
+
+/// A JSON-RPC error a server sent in an error response, with every string in it scrubbed of
+/// the secrets (its message and data are the server's text, like an error body). Parsed and
+/// written again rather than searched as bytes: a secret with a `"` in it is escaped there.
+fn scrub_json(body: Bytes, secrets: &Secrets) -> Bytes {
+    fn scrub_strings(value: &mut serde_json::Value, secrets: &Secrets) {
+        match value {
+            serde_json::Value::String(text) => {
+                if let std::borrow::Cow::Owned(scrubbed) = secrets.scrub(text) {
+                    *text = scrubbed;
+                }
+            }
+            serde_json::Value::Array(items) => {
+                items
+                    .iter_mut()
+                    .for_each(|item| scrub_strings(item, secrets));
+            }
+            serde_json::Value::Object(fields) => {
+                fields
+                    .values_mut()
+                    .for_each(|field| scrub_strings(field, secrets));
+            }
+            _ => {}
+        }
+    }
+    if secrets.is_empty() {
+        return body;
+    }
+    let Ok(mut error) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        return body;
+    };
+    scrub_strings(&mut error, secrets);
+    serde_json::to_vec(&error).map_or(body, Bytes::from)
 }

@@ -17,6 +17,7 @@ use super::{
 };
 use crate::http::display_url;
 use crate::http::{Authorizer, Refusal};
+use crate::secrets::Secrets;
 use crate::transport::TransportError;
 
 /// An access token this close to its expiry is renewed before it is sent.
@@ -27,6 +28,18 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 const JWT_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// The form fields of a token request that carry credentials: an authorization server's error
+/// answer never shows them back.
+const SECRET_FIELDS: &[&str] = &[
+    "client_secret",
+    "refresh_token",
+    "code",
+    "code_verifier",
+    "client_assertion",
+    "subject_token",
+    "assertion",
+];
 
 /// OAuth 2.1 for one MCP server, as the MCP authorization specification describes it. Give it
 /// to [`HttpServerParams::authorizer`](crate::http::HttpServerParams::authorizer); it then
@@ -49,6 +62,8 @@ pub struct OAuthAuthorizer {
     options: OAuthOptions,
     http: reqwest::Client,
     state: tokio::sync::Mutex<State>,
+    /// Every credential sent to an authorization server, scrubbed from what its errors say.
+    secrets: Secrets,
 }
 
 #[derive(Default)]
@@ -96,6 +111,7 @@ impl OAuthAuthorizer {
             options,
             http,
             state: tokio::sync::Mutex::new(State::default()),
+            secrets: Secrets::new(),
         })
     }
 
@@ -380,7 +396,7 @@ impl OAuthAuthorizer {
             .send()
             .await
             .map_err(|error| OAuthError::http(&action, error))?;
-        let registered: Registered = read_json(response, &action).await?;
+        let registered: Registered = read_json(response, &action, &self.secrets).await?;
         let auth_method = registered
             .token_endpoint_auth_method
             .as_deref()
@@ -542,6 +558,11 @@ impl OAuthAuthorizer {
             #[serde(default)]
             scope: Option<String>,
         }
+        for (name, value) in form {
+            if SECRET_FIELDS.contains(name) {
+                self.secrets.add(value);
+            }
+        }
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
@@ -552,6 +573,7 @@ impl OAuthAuthorizer {
             .header(ACCEPT, "application/json")
             .body(body);
         if let Some(basic) = basic {
+            self.secrets.add(&basic);
             let mut value = HeaderValue::from_str(&basic).map_err(|_| {
                 OAuthError::invalid(action, "the client credentials cannot be sent")
             })?;
@@ -562,7 +584,7 @@ impl OAuthAuthorizer {
             .send()
             .await
             .map_err(|error| OAuthError::http(action, error))?;
-        let answer: TokenResponse = read_json(response, action).await?;
+        let answer: TokenResponse = read_json(response, action, &self.secrets).await?;
         Ok(Tokens {
             access_token: Secret::new(answer.access_token),
             refresh_token: answer.refresh_token.map(Secret::new),
@@ -715,9 +737,11 @@ fn choose_auth_method(discovery: &Discovery, has_secret: bool) -> TokenAuthMetho
 }
 
 /// The JSON of a successful answer; an OAuth error answer becomes [`OAuthError::Rejected`].
+/// What the server says goes into the error scrubbed of `secrets`.
 async fn read_json<T: for<'de> Deserialize<'de>>(
     response: reqwest::Response,
     action: &str,
+    secrets: &Secrets,
 ) -> Result<T, OAuthError> {
     #[derive(Deserialize)]
     struct ErrorAnswer {
@@ -729,9 +753,15 @@ async fn read_json<T: for<'de> Deserialize<'de>>(
     let body = read_answer(response, action).await?;
     if !status.is_success() {
         return Err(match serde_json::from_slice::<ErrorAnswer>(&body) {
-            Ok(answer) => {
-                OAuthError::rejected(action, &answer.error, answer.error_description.as_deref())
-            }
+            Ok(answer) => OAuthError::rejected(
+                action,
+                &secrets.scrub(&answer.error),
+                answer
+                    .error_description
+                    .as_deref()
+                    .map(|description| secrets.scrub(description))
+                    .as_deref(),
+            ),
             Err(_) => OAuthError::invalid(action, format!("HTTP {}", status.as_u16())),
         });
     }
@@ -742,7 +772,7 @@ async fn read_json<T: for<'de> Deserialize<'de>>(
             action,
             format!(
                 "the answer is not what OAuth describes ({})",
-                quoted(&error.to_string())
+                quoted(&secrets.scrub(&error.to_string()))
             ),
         )
     })
