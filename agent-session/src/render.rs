@@ -3,8 +3,9 @@
 //! servers and config files wrote, so they are escaped as one line each
 //! ([`terminal_text::escape_line`]): a cell cannot break its row or move the cursor.
 
+use mcp_bridge::naming;
 use mcp_config::SourceMeta;
-use mcp_manager::Problem;
+use mcp_manager::{ManagedTool, Problem};
 use serde_json::{Value, json};
 
 use crate::terminal_text::escape_line;
@@ -109,6 +110,42 @@ pub fn one_line(text: &str) -> String {
 /// `""` for one, `"s"` for any other count.
 pub fn plural(count: usize) -> &'static str {
     if count == 1 { "" } else { "s" }
+}
+
+/// One line per pair of servers whose tools met on the same names: which one took names with a
+/// hash, and which kept the plain ones (the user's own server before a project folder's).
+pub fn collision_notes(tools: &[ManagedTool]) -> Vec<String> {
+    let owner_of = |name: &str| {
+        tools
+            .iter()
+            .find(|managed| managed.tool.name() == name)
+            .map(|managed| managed.server.as_str())
+    };
+    let mut pairs: Vec<(&str, &str, &str)> = Vec::new();
+    for managed in tools {
+        let plain = naming::tool_name(&managed.server, &managed.original_name);
+        if managed.tool.name() == plain {
+            continue;
+        }
+        let Some(keeper) = owner_of(&plain).filter(|keeper| *keeper != managed.server) else {
+            continue;
+        };
+        if !pairs
+            .iter()
+            .any(|(renamed, kept, _)| *renamed == managed.server && *kept == keeper)
+        {
+            pairs.push((managed.server.as_str(), keeper, managed.tool.name()));
+        }
+    }
+    pairs
+        .into_iter()
+        .map(|(renamed, kept, example)| {
+            format!(
+                "note: the tools of \"{renamed}\" have the same names as those of \"{kept}\", \
+                 which keeps them; \"{renamed}\"'s end in a hash (e.g. {example})"
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

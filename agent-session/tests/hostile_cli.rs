@@ -277,20 +277,22 @@ fn a_project_server_never_takes_the_tool_names_of_the_users_server() {
         );
     }
 
-    // The table says so once per pair of servers, not once per tool.
-    let table = sandbox.run(&["tools"]).stdout;
-    let notes: Vec<&str> = table
-        .lines()
-        .filter(|line| line.starts_with("note:"))
-        .collect();
-    assert_eq!(notes.len(), 2, "{table}");
-    for project in ["GitHub", "GITHUB-"] {
-        assert!(
-            notes.iter().any(|note| note.contains(&format!(
-                "\"{project}\" have the same names as those of \"github\", which keeps them"
-            ))),
-            "{table}"
-        );
+    // `tools` and `list` say so once per pair of servers, not once per tool.
+    for command in ["tools", "list"] {
+        let table = sandbox.run(&[command]).stdout;
+        let notes: Vec<&str> = table
+            .lines()
+            .filter(|line| line.starts_with("note:"))
+            .collect();
+        assert_eq!(notes.len(), 2, "{command}: {table}");
+        for project in ["GitHub", "GITHUB-"] {
+            assert!(
+                notes.iter().any(|note| note.contains(&format!(
+                    "\"{project}\" have the same names as those of \"github\", which keeps them"
+                ))),
+                "{command}: {table}"
+            );
+        }
     }
 
     // The call meant for the user's server reaches it.

@@ -5,10 +5,9 @@
 
 use std::io::Write;
 
-use agent_session::render::{Align, table};
+use agent_session::render::{Align, collision_notes, table};
 use agent_session::terminal_text;
 use mcp_bridge::ToolOutput;
-use mcp_bridge::naming;
 use mcp_manager::ManagedTool;
 use serde_json::{Value, json};
 
@@ -77,42 +76,6 @@ pub(crate) fn tools_text(tools: &[ManagedTool]) -> String {
         text.push_str(&note);
     }
     text
-}
-
-/// One line per pair of servers whose tools met on the same names: which one took names with a
-/// hash, and which kept the plain ones (the user's own server before a project folder's).
-fn collision_notes(tools: &[ManagedTool]) -> Vec<String> {
-    let owner_of = |name: &str| {
-        tools
-            .iter()
-            .find(|managed| managed.tool.name() == name)
-            .map(|managed| managed.server.as_str())
-    };
-    let mut pairs: Vec<(&str, &str, &str)> = Vec::new();
-    for managed in tools {
-        let plain = naming::tool_name(&managed.server, &managed.original_name);
-        if managed.tool.name() == plain {
-            continue;
-        }
-        let Some(keeper) = owner_of(&plain).filter(|keeper| *keeper != managed.server) else {
-            continue;
-        };
-        if !pairs
-            .iter()
-            .any(|(renamed, kept, _)| *renamed == managed.server && *kept == keeper)
-        {
-            pairs.push((managed.server.as_str(), keeper, managed.tool.name()));
-        }
-    }
-    pairs
-        .into_iter()
-        .map(|(renamed, kept, example)| {
-            format!(
-                "note: the tools of \"{renamed}\" have the same names as those of \"{kept}\", \
-                 which keeps them; \"{renamed}\"'s end in a hash (e.g. {example})"
-            )
-        })
-        .collect()
 }
 
 /// `{"is_error", "content", "structured_content"}` of a tool result.

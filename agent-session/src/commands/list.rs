@@ -10,7 +10,7 @@ use serde_json::json;
 use super::CommandOutput;
 use super::login::login_hint;
 use super::status::{ServerRow, ServerStatus, Servers};
-use crate::render::{Align, describe_source, one_line, table};
+use crate::render::{Align, collision_notes, describe_source, one_line, table};
 use crate::session::AgentSession;
 use crate::terminal_text::escape_line;
 
@@ -60,6 +60,9 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
                 let _ = writeln!(text, "  {}", escape_line(&hint));
             }
         }
+    }
+    for note in collision_notes(&session.manager().tools()) {
+        let _ = writeln!(text, "{}", escape_line(&note));
     }
     let file_problems: Vec<&Problem> = servers
         .problems
