@@ -637,3 +637,42 @@ fn truncate_at_char_boundary(text: &str, limit: usize) -> &str {
     }
     &text[..end]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_split_between_two_pieces_of_a_long_stderr_line_is_redacted_in_both() {
+        let secrets = Secrets::new();
+        secrets.add("0123456789abcdefghij");
+        let tail = Mutex::new(VecDeque::new());
+        let mut lines = vec![
+            StderrLine {
+                text: Bytes::from_static(b"token=0123456789"),
+                cut_before: false,
+                cut_after: true,
+            },
+            StderrLine {
+                text: Bytes::from_static(b"abcdefghij and the rest\n"),
+                cut_before: true,
+                cut_after: false,
+            },
+            StderrLine {
+                text: Bytes::from_static(b"whole 0123456789abcdefghij\n"),
+                cut_before: false,
+                cut_after: false,
+            },
+        ];
+        record_stderr("server", &secrets, &tail, &mut lines);
+        let tail: Vec<String> = tail.into_inner().unwrap().into();
+        assert_eq!(
+            tail,
+            [
+                "token=<redacted>",
+                "<redacted> and the rest",
+                "whole <redacted>"
+            ]
+        );
+    }
+}

@@ -14,8 +14,9 @@ mod common;
 use std::time::Duration;
 
 use common::{Captured, guard};
-use mcp_transport::http::{HttpServerParams, RemoteTransport};
-use mcp_transport::{ClientOptions, Error, McpClient, StdioServerParams};
+use mcp_transport::http::{Authorizer, HttpServerParams, Refusal, RemoteTransport};
+use mcp_transport::{ClientOptions, Error, McpClient, StdioServerParams, TransportError};
+use reqwest::header::HeaderValue;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
@@ -233,4 +234,39 @@ async fn a_stdio_server_printing_its_environment_before_it_dies_gets_no_value_sh
         logs.contains("starting with token=<redacted>"),
         "the stderr line was logged: {logs}"
     );
+}
+
+/// Gives every request the same token, as an OAuth authorizer gives the one it obtained.
+struct FixedToken;
+
+#[async_trait::async_trait]
+impl Authorizer for FixedToken {
+    async fn authorization(&self) -> Result<Option<HeaderValue>, TransportError> {
+        Ok(Some(HeaderValue::from_static(
+            "Bearer oauth-token-secret-7",
+        )))
+    }
+
+    async fn refused(&self, _refusal: &Refusal) -> Result<bool, TransportError> {
+        Ok(false)
+    }
+}
+
+#[tokio::test]
+async fn the_token_an_authorizer_gives_is_scrubbed_from_a_reflected_500_body() {
+    let captured = Captured::default();
+    let _logs = captured.install();
+    let server = Reflector::start(Reflect::PlainBody).await;
+    for transport in [RemoteTransport::StreamableHttp, RemoteTransport::Sse] {
+        let params = HttpServerParams::new(&format!("http://127.0.0.1:{}/mcp", server.port))
+            .unwrap()
+            .transport(transport)
+            .authorizer(std::sync::Arc::new(FixedToken));
+        let error = connect_error(params).await;
+        let shown = format!("{error}\n{error:?}");
+        assert!(shown.contains("HTTP 500"), "{shown}");
+        assert!(shown.contains("authorization: <redacted>"), "{shown}");
+        assert!(!shown.contains("oauth-token-secret-7"), "{shown}");
+    }
+    assert!(!captured.text().contains("oauth-token-secret-7"));
 }
