@@ -21,6 +21,7 @@ use crate::protocol::{
     PaginatedParams, Prompt, ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource,
     ResourceTemplate, Root, RootsCapability, ServerCapabilities, Tool, methods,
 };
+use crate::secrets::Secrets;
 #[cfg(feature = "stdio")]
 use crate::stdio::{StdioServerParams, StdioTransport};
 use crate::transport::{CloseReason, Transport};
@@ -165,11 +166,12 @@ impl McpClient {
         options: ClientOptions,
     ) -> Result<Self, Error> {
         let deadline = Instant::now() + options.connect_timeout;
+        let secrets = params.secrets.clone();
         let transport = StdioTransport::spawn(server, params).map_err(|source| Error::Start {
             server: server.to_owned(),
             source,
         })?;
-        Self::handshake(server, Box::new(transport), options, deadline).await
+        Self::handshake(server, Box::new(transport), options, secrets, deadline).await
     }
 
     /// Connects to a remote server and performs the handshake, all within the connect timeout.
@@ -219,7 +221,8 @@ impl McpClient {
             server: server.to_owned(),
             source,
         })?;
-        Self::handshake(server, Box::new(transport), options, deadline).await
+        let secrets = params.secrets.clone();
+        Self::handshake(server, Box::new(transport), options, secrets, deadline).await
     }
 
     #[cfg(feature = "http")]
@@ -242,7 +245,8 @@ impl McpClient {
                     source,
                 })?,
             };
-        Self::handshake(server, Box::new(transport), options, deadline).await
+        let secrets = params.secrets.clone();
+        Self::handshake(server, Box::new(transport), options, secrets, deadline).await
     }
 
     /// Performs the handshake over a transport that is already set up, within the connect
@@ -253,13 +257,16 @@ impl McpClient {
         options: ClientOptions,
     ) -> Result<Self, Error> {
         let deadline = Instant::now() + options.connect_timeout;
-        Self::handshake(server, transport, options, deadline).await
+        Self::handshake(server, transport, options, Secrets::new(), deadline).await
     }
 
+    /// `secrets` are the credentials the transport sends: the peer hides them in the server's
+    /// error and log messages.
     async fn handshake(
         server: &str,
         transport: Box<dyn Transport>,
         options: ClientOptions,
+        secrets: Secrets,
         deadline: Instant,
     ) -> Result<Self, Error> {
         let peer = Peer::start(
@@ -270,6 +277,7 @@ impl McpClient {
                 default_timeout: options.request_timeout,
                 elicitation: options.elicitation.clone(),
                 sampling: options.sampling.clone(),
+                secrets,
             },
         );
         let params = InitializeParams {

@@ -30,6 +30,7 @@ use tracing::Instrument;
 use crate::handlers::{ElicitationHandler, SamplingHandler};
 use crate::jsonrpc::{OutgoingNotification, ServerNotification};
 use crate::protocol::{Root, methods};
+use crate::secrets::Secrets;
 use crate::transport::{CloseReason, RoundTrip, Transport, TransportError};
 
 mod reading;
@@ -63,6 +64,10 @@ pub struct PeerOptions {
     pub elicitation: Option<Arc<dyn ElicitationHandler>>,
     /// Answers `sampling/createMessage`; `None` answers it with -32601.
     pub sampling: Option<Arc<dyn SamplingHandler>>,
+    /// The credentials the client sends this server (the transport's own set, see
+    /// [`Secrets`]): hidden from the JSON-RPC error messages and the log messages the server
+    /// sends, which the peer passes on to callers and to `tracing`.
+    pub secrets: Secrets,
 }
 
 /// The JSON-RPC side of one connection. Dropping it stops its tasks and drops the transport
@@ -90,6 +95,8 @@ struct Shared {
     roots: std::sync::RwLock<Option<Vec<Root>>>,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
     sampling: Option<Arc<dyn SamplingHandler>>,
+    /// Scrubbed from the server's error and log messages.
+    secrets: Secrets,
     default_timeout: Option<Duration>,
     /// Wakes the timeout sweeper when a request's deadline is earlier than the one it sleeps to.
     sweeper_wake: Notify,
@@ -161,6 +168,7 @@ impl Peer {
             roots: std::sync::RwLock::new(options.roots),
             elicitation: options.elicitation,
             sampling: options.sampling,
+            secrets: options.secrets,
             default_timeout: options.default_timeout,
             sweeper_wake: Notify::new(),
             reader: AtomicU64::new(READER_TASK),
@@ -349,7 +357,10 @@ impl Peer {
             // The reader dropped the sender without answering: the connection went away.
             Err(_) => return Err(self.closed_error()),
         };
-        decode_response(&bytes)
+        decode_response(&bytes).map_err(|error| match error {
+            RpcError::Server(error) => RpcError::Server(self.shared.scrub_error(error)),
+            other => other,
+        })
     }
 
     /// Replaces the roots answered to `roots/list` (it stays unanswered when the peer started

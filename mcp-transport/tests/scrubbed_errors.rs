@@ -270,3 +270,54 @@ async fn the_token_an_authorizer_gives_is_scrubbed_from_a_reflected_500_body() {
     }
     assert!(!captured.text().contains("oauth-token-secret-7"));
 }
+
+/// A stdio server (Python) that answers `tools/list` with a JSON-RPC error quoting its
+/// environment, after a log message quoting it too.
+const QUOTING_SERVER: &str = r#"
+import json, os, sys
+token = os.environ["API_TOKEN"]
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id = message.get("method"), message.get("id")
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}, "logging": {}},
+                  "serverInfo": {"name": "quoting", "version": "1"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": id, "result": result}), flush=True)
+    elif method == "tools/list":
+        log = {"level": "warning", "data": "the token " + token + " is not allowed"}
+        print(json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": log}), flush=True)
+        error = {"code": -32001, "message": "refused token " + token,
+                 "data": {"seen": {"API_TOKEN": token}, "list": [token]}}
+        print(json.dumps({"jsonrpc": "2.0", "id": id, "error": error}), flush=True)
+"#;
+
+#[tokio::test]
+async fn a_json_rpc_error_or_log_message_quoting_our_secret_shows_it_redacted() {
+    let captured = Captured::default();
+    let _logs = captured.install();
+    let params = StdioServerParams::new("python3", ["-c", QUOTING_SERVER])
+        .env("API_TOKEN", "env-secret-quoted-8");
+    let options = ClientOptions::default().connect_timeout(Duration::from_secs(20));
+    let client = guard(McpClient::connect_stdio("quoting", params, options))
+        .await
+        .expect("the server starts");
+    let error = guard(client.list_tools())
+        .await
+        .expect_err("the server refuses");
+    let shown = format!("{error}\n{error:?}");
+    assert!(shown.contains("refused token <redacted>"), "{shown}");
+    assert!(!shown.contains("env-secret-quoted-8"), "{shown}");
+    let rpc = error
+        .rpc_error()
+        .map(|rpc| format!("{rpc:?}"))
+        .unwrap_or_default();
+    assert!(!rpc.contains("env-secret-quoted-8"), "{rpc}");
+    let logs = captured.text();
+    assert!(
+        logs.contains("the token <redacted> is not allowed"),
+        "{logs}"
+    );
+    assert!(!logs.contains("env-secret-quoted-8"), "{logs}");
+    let _ = client.close().await;
+}

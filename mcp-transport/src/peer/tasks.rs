@@ -3,6 +3,7 @@
 //! its request, an answer to the server's own request, progress to its request, anything else
 //! to the subscribers.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::{MutexGuard, PoisonError};
@@ -12,6 +13,7 @@ use std::future::Future;
 use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -26,9 +28,25 @@ use crate::protocol::{
     CancelledNotificationParams, EmptyResult, ListRootsResult, ProgressNotificationParams,
     ProgressToken, methods,
 };
+use crate::secrets::Secrets;
 use crate::transport::{CloseReason, Transport};
 
 impl Shared {
+    /// A server's JSON-RPC error with our secrets hidden in its message and in every string of
+    /// its data (a server may quote the request it refused).
+    pub(super) fn scrub_error(&self, mut error: ErrorObject) -> ErrorObject {
+        if self.secrets.is_empty() {
+            return error;
+        }
+        if let Cow::Owned(message) = self.secrets.scrub(&error.message) {
+            error.message = message;
+        }
+        if let Some(data) = error.data.as_mut() {
+            scrub_strings(data, &self.secrets);
+        }
+        error
+    }
+
     pub(super) fn lock_state(&self) -> MutexGuard<'_, State> {
         // A panic while holding this lock cannot leave the table inconsistent (every update is
         // a single insert or remove), so a poisoned lock is still usable.
@@ -348,7 +366,7 @@ impl Shared {
                 tracing::debug!("the server cancelled one of its own requests");
             }
             methods::MESSAGE => {
-                log_server_message(&self.server, params);
+                log_server_message(&self.server, params, &self.secrets);
                 self.publish(method, params);
             }
             _ => {
@@ -381,7 +399,7 @@ const LOG_LINE_CHARS: usize = 2000;
 /// A server's `notifications/message` as a `tracing` event at the matching level, tagged with
 /// the server and its logger (RFC 5424 levels: notice counts as info, critical and worse as
 /// error).
-fn log_server_message(server: &str, params: Option<&RawValue>) {
+fn log_server_message(server: &str, params: Option<&RawValue>, secrets: &Secrets) {
     #[derive(serde::Deserialize)]
     struct LogMessage<'a> {
         #[serde(borrow)]
@@ -400,6 +418,7 @@ fn log_server_message(server: &str, params: Option<&RawValue>) {
     // A string is shown as its text, anything else as its JSON.
     let data = serde_json::from_str::<String>(message.data.get())
         .unwrap_or_else(|_| message.data.get().to_owned());
+    let data = secrets.scrub(&data).into_owned();
     let text: String = match data.char_indices().nth(LOG_LINE_CHARS) {
         Some((cut, _)) => format!("{}…", &data[..cut]),
         None => data,
@@ -413,6 +432,28 @@ fn log_server_message(server: &str, params: Option<&RawValue>) {
             tracing::error!(target: "mcp_server", server, logger, "{text}");
         }
         _ => tracing::info!(target: "mcp_server", server, logger, "{text}"),
+    }
+}
+
+/// Every string in `value` (object keys too) scrubbed of `secrets`.
+fn scrub_strings(value: &mut Value, secrets: &Secrets) {
+    match value {
+        Value::String(text) => {
+            if let Cow::Owned(scrubbed) = secrets.scrub(text) {
+                *text = scrubbed;
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| scrub_strings(item, secrets)),
+        Value::Object(map) => {
+            let entries = std::mem::take(map);
+            for (key, mut item) in entries {
+                scrub_strings(&mut item, secrets);
+                map.insert(secrets.scrub(&key).into_owned(), item);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
