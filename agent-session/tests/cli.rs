@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use cli_support::{
     BIN, KillOnDrop, LIMIT, Outcome, PROCESS_LIMIT, Running, Sandbox, args_of, finish,
-    pids_with_prefix, reader, run_to_end, start,
+    pids_with_prefix, reader, run_to_end, server, start,
 };
 use serde_json::{Value, json};
 use testkit::FixtureServer;
@@ -30,15 +30,6 @@ impl Sandbox {
     fn new(test: &str) -> Self {
         Self::labelled("cli", test)
     }
-}
-
-fn server<'a>(list: &'a Value, name: &str) -> &'a Value {
-    list["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|server| server["name"] == name)
-        .unwrap_or_else(|| panic!("no server {name} in {list:#}"))
 }
 
 fn tools_of<'a>(tools: &'a Value, server: &str) -> Vec<&'a Value> {

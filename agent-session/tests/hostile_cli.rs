@@ -13,7 +13,7 @@ mod cli_support;
 
 use std::path::Path;
 
-use cli_support::{Outcome, Sandbox, run_to_end};
+use cli_support::{Outcome, Sandbox, run_to_end, server};
 use serde_json::{Value, json};
 
 impl Sandbox {
@@ -41,15 +41,6 @@ impl Sandbox {
             &json!({ "mcpServers": servers }),
         );
     }
-}
-
-fn server<'a>(list: &'a Value, name: &str) -> &'a Value {
-    list["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|server| server["name"] == name)
-        .unwrap_or_else(|| panic!("no server {name} in {list:#}"))
 }
 
 fn status(list: &Value, name: &str) -> String {

@@ -29,7 +29,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -161,21 +161,11 @@ impl Approvals {
         // Claude Code: the folder's entry in `~/.claude.json`, the user's settings (every
         // folder) and the enterprise-managed settings. Never `.claude/settings*.json` inside
         // the folder: that is the project approving itself.
-        let config_dir = ctx
-            .var("CLAUDE_CONFIG_DIR")
-            .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from);
-        let global = config_dir
-            .as_ref()
-            .unwrap_or(&ctx.home)
-            .join(".claude.json");
+        let (global, user_settings) = crate::providers::claude_code_user_files(ctx);
         let mut claude_files = Vec::new();
         if let Some(root) = json_file(&global, false) {
             claude_files.push(root.get("projects").and_then(|p| p.get(&folder)).cloned());
         }
-        let user_settings = config_dir
-            .unwrap_or_else(|| ctx.home.join(".claude"))
-            .join("settings.json");
         claude_files.push(json_file(&user_settings, true));
         if let Some(managed) = &ctx.managed_dir {
             claude_files.push(json_file(&managed.join("managed-settings.json"), true));

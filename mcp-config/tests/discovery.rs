@@ -467,16 +467,7 @@ fn project_servers_wait_for_approval_and_each_tools_own_approvals_count() {
         "home/.cursor/mcp.json",
         &serde_json::json!({"mcpServers": {"mine": {"command": "my-server"}}}),
     );
-    let waiting = |found: &DiscoveryResult| -> Vec<String> {
-        let mut names: Vec<String> = found
-            .skipped
-            .iter()
-            .filter(|skipped| skipped.reason == SkipReason::NeedsApproval)
-            .map(|skipped| skipped.name.clone())
-            .collect();
-        names.sort();
-        names
-    };
+    let waiting = needing_approval;
     let found = world.load(&DiscoveryOptions::default());
     assert_eq!(
         waiting(&found),

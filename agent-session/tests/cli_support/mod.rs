@@ -228,6 +228,16 @@ impl Outcome {
     }
 }
 
+/// The entry of server `name` in the output of `list --json`.
+pub fn server<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|server| server["name"] == name)
+        .unwrap_or_else(|| panic!("no server {name} in {list:#}"))
+}
+
 /// Kills the child if the test gives up on it, so a failing test leaves nothing running.
 pub struct KillOnDrop(pub Child);
 

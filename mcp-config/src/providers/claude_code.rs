@@ -11,19 +11,26 @@ use crate::error::ConfigError;
 use crate::source::Level;
 use crate::source::{SourceFile, parse_json, parse_jsonc, servers_under_key};
 
-/// Reads the files: see [`super::CLAUDE_CODE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Claude Code's user-level files: `~/.claude.json` and `~/.claude/settings.json`, both moved
+/// by `$CLAUDE_CONFIG_DIR`.
+pub(crate) fn user_files(ctx: &DiscoveryContext) -> (PathBuf, PathBuf) {
     let config_dir = ctx
         .var("CLAUDE_CONFIG_DIR")
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from);
-    let global_path = config_dir
+    let global = config_dir
         .as_ref()
         .unwrap_or(&ctx.home)
         .join(".claude.json");
-    let user_settings = config_dir
+    let settings = config_dir
         .unwrap_or_else(|| ctx.home.join(".claude"))
         .join("settings.json");
+    (global, settings)
+}
+
+/// Reads the files: see [`super::CLAUDE_CODE`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let (global_path, user_settings) = user_files(ctx);
     let project_path = ctx.cwd.join(".mcp.json");
 
     let mut switched_off = SwitchedOff::default();

@@ -45,6 +45,8 @@ mod opencode;
 mod vscode;
 mod windsurf;
 
+pub(crate) use claude_code::user_files as claude_code_user_files;
+
 /// A built-in provider: its id, its display name and the reader of its files. The nine of them
 /// are the constants of this module; [`default_sources`] lists them by priority.
 #[derive(Clone, Copy)]
