@@ -94,6 +94,18 @@ pub fn encode_entry(fingerprint: &Fingerprint, tools: &[Tool], now: SystemTime) 
     serde_json::to_vec(&entry).unwrap_or_default()
 }
 
+/// The write time of an encoded entry (milliseconds since the epoch), if it has one.
+pub(crate) fn written_at_ms(bytes: &[u8]) -> Option<u64> {
+    /// Only the write time; the tools and the rest are skipped unbuilt.
+    #[derive(Deserialize)]
+    struct WrittenAt {
+        written_at_ms: u64,
+    }
+    serde_json::from_slice::<WrittenAt>(bytes)
+        .ok()
+        .map(|entry| entry.written_at_ms)
+}
+
 /// Decodes an entry and checks it against the configuration, the time to live and `now`.
 pub fn decode_entry(
     bytes: &[u8],

@@ -832,3 +832,107 @@ async fn sled_close_releases_the_lock_at_once() {
     bounded(SledToolCache::open_at(temp.0.join("never"), CacheOptions::default()).close()).await;
     assert_no_panic();
 }
+
+/// Every file of a store with what tells a rewrite apart: inode, length and modification time.
+fn files_of(dir: &Path) -> Vec<(PathBuf, u64, u64, SystemTime)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let entry = entry.unwrap();
+            let metadata = entry.metadata().unwrap();
+            if metadata.is_dir() {
+                folders.push(entry.path());
+            } else {
+                files.push((
+                    entry.path(),
+                    metadata.ino(),
+                    metadata.len(),
+                    metadata.modified().unwrap(),
+                ));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn two_weeks_ahead() -> SystemTime {
+    SystemTime::now() + Duration::from_secs(14 * 24 * 60 * 60)
+}
+
+fn sixteen_days_ahead() -> SystemTime {
+    SystemTime::now() + Duration::from_secs(16 * 24 * 60 * 60)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn writing_back_the_tools_the_cache_holds_leaves_the_store_untouched() {
+    // A warm start writes every server's tools back as it connects; when they are what the
+    // cache holds, the database is not even opened (opening it cost 200 servers twice the
+    // memory they take without a cache).
+    count_panics();
+    let temp = TempDir::new("unchanged");
+    let fp = fingerprint();
+    let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    bounded(cache.set("acme", &fp, &tools())).await;
+    bounded(cache.close()).await;
+    let before = files_of(&temp.store());
+
+    bounded(cache.set("acme", &fp, &tools())).await;
+    bounded(cache.close()).await;
+    assert_eq!(
+        files_of(&temp.store()),
+        before,
+        "the same tools were written again"
+    );
+    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+
+    // Other tools, or the same tools under another configuration, are written.
+    bounded(cache.set("acme", &fp, &other_tools())).await;
+    bounded(cache.close()).await;
+    assert_ne!(files_of(&temp.store()), before);
+    assert_hit(bounded(cache.lookup("acme", &fp)).await, &other_tools());
+    let other_fp = Fingerprint::of(&json!({"command": "another"}));
+    bounded(cache.set("acme", &other_fp, &other_tools())).await;
+    assert_hit(
+        bounded(cache.lookup("acme", &other_fp)).await,
+        &other_tools(),
+    );
+    bounded(cache.close()).await;
+    assert_no_panic();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unchanged_entry_is_rewritten_once_half_its_time_to_live_is_gone() {
+    // Skipping unchanged writes must not let an entry in daily use expire: past half the time
+    // to live (30 days) the write goes through and makes it fresh again.
+    count_panics();
+    let fp = fingerprint();
+    for (written_back_by, fresh_a_month_later) in [
+        (two_weeks_ahead as fn() -> SystemTime, false),
+        (sixteen_days_ahead, true),
+    ] {
+        let temp = TempDir::new("refresh");
+        let now = SledToolCache::open_at(temp.store(), CacheOptions::default());
+        bounded(now.set("acme", &fp, &tools())).await;
+        bounded(now.close()).await;
+
+        let later =
+            SledToolCache::open_at(temp.store(), CacheOptions::default().clock(written_back_by));
+        bounded(later.set("acme", &fp, &tools())).await;
+        bounded(later.close()).await;
+
+        let month_later =
+            SledToolCache::open_at(temp.store(), CacheOptions::default().clock(a_month_ahead));
+        let lookup = bounded(month_later.lookup("acme", &fp)).await;
+        if fresh_a_month_later {
+            assert_hit(lookup, &tools());
+        } else {
+            // Skipped at two weeks: still the first write, now 31 days old.
+            assert_miss(&lookup, MissReason::Expired);
+        }
+        bounded(month_later.close()).await;
+    }
+    assert_no_panic();
+}
