@@ -2,8 +2,9 @@
 //! the `session_call` benchmark of `agent-session` (a tool call through the session beside a
 //! bare `McpClient::call_tool`, pinned to core 0), the `sse` benchmark of `mcp-transport` (a
 //! `data:` line that never ends must cost what a stream of events of the same size costs), the
-//! `cache` benchmark of `mcp-cache` and the
-//! `startup` and `soak` benchmarks of `mcp-manager`. The per-call cost of the client itself (stdio and Streamable HTTP, beside a
+//! `cache` benchmark of `mcp-cache` and the `cache_memory` (peak RSS of 200 stdio servers with
+//! the sled cache beside none, each in a child process of its own), `startup` and `soak`
+//! benchmarks of `mcp-manager`. The per-call cost of the client itself (stdio and Streamable HTTP, beside a
 //! raw floor and the other SDKs) is measured by `--peers` below, the one round-trip harness.
 //!
 //! The cache benchmark measures a warm start's reads: a cold open + get of 50 servers × 200
@@ -64,7 +65,7 @@ struct Run {
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 5] = [
+const RUNS: [Run; 6] = [
     Run {
         title: "session call: a tool call through the session beside a bare call_tool (pinned to core 0)",
         package: "agent-session",
@@ -81,6 +82,12 @@ const RUNS: [Run; 5] = [
         title: "tool cache (cold open + get of 50 servers × 200 tools, get from an open store)",
         package: "mcp-cache",
         bench: "cache",
+        args: &[],
+    },
+    Run {
+        title: "cache memory: peak RSS of 200 stdio servers with the sled cache and without (target ≤ 1.5×)",
+        package: "mcp-manager",
+        bench: "cache_memory",
         args: &[],
     },
     Run {
