@@ -22,7 +22,9 @@
 //! - Only what the change needs is touched: unknown top-level fields, unknown per-server fields
 //!   and the other servers stay as they are, in their order.
 //! - The new contents are written atomically: a uniquely named temporary file in the same
-//!   directory, created with mode `0600`, written, synced and renamed over the target. A
+//!   directory, created with mode `0600`, written, synced and renamed over the target. The
+//!   file's own mode is kept as long as it is no wider than `0600` (a `0400` file stays
+//!   `0400`; a `0644` one becomes `0600`: the file holds secrets). A
 //!   missing directory is created with mode `0700`; existing directories are left alone.
 //! - When the target is a symlink, the file it points to is replaced and the link stays.
 //! - A change that is already in place writes nothing.
@@ -670,7 +672,7 @@ fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), ConfigError> {
     let (temp_path, mut file) =
         create_temp_file(&dir, &file_name.to_string_lossy()).map_err(write_error)?;
     let written = file
-        .set_permissions(fs::Permissions::from_mode(FILE_MODE))
+        .set_permissions(fs::Permissions::from_mode(kept_mode(target)))
         .and_then(|()| file.write_all(bytes))
         .and_then(|()| file.sync_all());
     drop(file);
@@ -686,6 +688,19 @@ fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), ConfigError> {
         tracing::debug!(path = %dir.display(), %error, "could not sync directory");
     }
     Ok(())
+}
+
+/// The mode of the file that replaces `target`: its own mode kept, but never wider than
+/// [`FILE_MODE`] (a config holds secrets: a `0644` file becomes `0600`, a `0400` one stays
+/// `0400`), and never one its owner cannot read; `0600` for a new file.
+fn kept_mode(target: &Path) -> u32 {
+    match fs::metadata(target) {
+        Ok(meta) => {
+            let kept = meta.permissions().mode() & FILE_MODE;
+            if kept & 0o400 == 0 { FILE_MODE } else { kept }
+        }
+        Err(_) => FILE_MODE,
+    }
 }
 
 /// Creates `dir` and its missing ancestors with mode 0700; existing ones are not touched.

@@ -803,3 +803,28 @@ fn a_writer_that_cannot_get_the_lock_fails_and_writes_nothing() {
     .unwrap();
     assert!(read_json(&path)["mcpServers"].get("late").is_some());
 }
+
+#[test]
+fn a_private_mode_of_the_file_is_kept_and_a_wider_one_narrowed() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.user_file();
+    for (before, after) in [
+        (0o400, 0o400),
+        (0o600, 0o600),
+        (0o640, 0o600),
+        (0o644, 0o600),
+    ] {
+        sandbox.put(&path, "{}\n");
+        fs::set_permissions(&path, fs::Permissions::from_mode(before)).unwrap();
+        let name = format!("mode-{before:o}");
+        add_server(
+            &sandbox.ctx,
+            Level::User,
+            &name,
+            &ServerConfig::stdio("m", Vec::<String>::new()),
+        )
+        .unwrap();
+        assert!(read_json(&path)["mcpServers"].get(&name).is_some());
+        assert_eq!(mode(&path), after, "{before:o}");
+    }
+}
