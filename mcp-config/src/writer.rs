@@ -30,7 +30,7 @@
 //! - A change that is already in place writes nothing.
 //! - Writers take turns, across processes: the read, the change and the write happen under an
 //!   exclusive lock of the file (`flock` on `.<name>.lock` beside it), so two `add`s racing
-//!   each other both land. A writer that cannot get the lock within 10 seconds fails with an
+//!   each other both land. A writer that cannot get the lock within 30 seconds fails with an
 //!   error saying so, and writes nothing.
 //!
 //! ```no_run
@@ -76,8 +76,10 @@ const FILE_MODE: u32 = 0o600;
 const DIR_MODE: u32 = 0o700;
 /// How many symlinks are followed before giving up (a loop).
 const MAX_SYMLINKS: usize = 40;
-/// How long a writer waits for another process's change to the same file before it gives up.
-const LOCK_WAIT: Duration = Duration::from_secs(10);
+/// How long a writer waits for other processes' changes to the same file before it gives up:
+/// long enough for a crowd of writers each syncing to a busy disk, short enough that a writer
+/// stuck behind a hung process says so.
+const LOCK_WAIT: Duration = Duration::from_secs(30);
 /// How often a waiting writer tries the lock again.
 const LOCK_POLL: Duration = Duration::from_millis(5);
 
@@ -407,8 +409,13 @@ struct Document {
 impl Document {
     /// Reads `path` (through symlinks); a missing file is `{}`, a broken one an error.
     fn load(path: &Path) -> Result<Self, ConfigError> {
+        Self::load_waiting(path, LOCK_WAIT)
+    }
+
+    /// [`load`](Self::load), waiting at most `wait` for the file's lock.
+    fn load_waiting(path: &Path, wait: Duration) -> Result<Self, ConfigError> {
         let target = resolve_symlinks(path)?;
-        let lock = WriteLock::acquire(&target, LOCK_WAIT)?;
+        let lock = WriteLock::acquire(&target, wait)?;
         let text = read_config_file(&target)?;
         let existed = text.is_some();
         let root = match text {
@@ -606,9 +613,9 @@ impl WriteLock {
                         source: io::Error::new(
                             io::ErrorKind::WouldBlock,
                             format!(
-                                "another process has been changing this file for {}s (it holds \
-                                 the lock {}); nothing was written: try again when it is done",
-                                wait.as_secs(),
+                                "another process has been changing this file for {wait:?} (it \
+                                 holds the lock {}); nothing was written: try again when it is \
+                                 done",
                                 lock_path.display()
                             ),
                         ),
@@ -766,6 +773,32 @@ mod tests {
         assert!(spaced.contains("letters, digits"), "{spaced}");
         assert!(validate_server_name("a/b").is_err());
         assert!(validate_server_name("é").is_err());
+    }
+
+    #[test]
+    fn a_writer_that_cannot_get_the_lock_fails_and_writes_nothing() {
+        let dir = std::env::temp_dir().join(format!("mcp-config-lock-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mcp.json");
+        fs::write(&path, "{\"mcpServers\": {}}\n").unwrap();
+        // Another process in the middle of a change, as far as the lock goes.
+        let holder = WriteLock::acquire(&path, Duration::ZERO).unwrap();
+        let Err(error) = Document::load_waiting(&path, Duration::from_millis(50)) else {
+            panic!("the lock was taken twice");
+        };
+        let message = error.to_string();
+        assert!(message.contains("another process"), "{message}");
+        assert!(message.contains("try again"), "{message}");
+        assert!(message.contains(".mcp.json.lock"), "{message}");
+        drop(holder);
+        let mut doc = Document::load_waiting(&path, Duration::ZERO).unwrap();
+        doc.servers_mut()
+            .unwrap()
+            .insert("late".into(), Value::Null);
+        doc.save().unwrap();
+        assert!(fs::read_to_string(&path).unwrap().contains("late"));
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
