@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::server_config::ServerConfig;
+use crate::validate::quoted;
 
 /// How deep defaults may nest (`${A:-${B:-${C}}}` is three).
 pub const MAX_NESTING: usize = 8;
@@ -156,10 +157,16 @@ pub fn expand_server_config(
                 *value = text;
             }
             Err(variable) if is_variable_name(&variable) => problems.push(format!(
-                "Server \"{name}\": environment variable \"{variable}\" is not set (used in \
-                 {field}); set it or give a default with ${{{variable}:-default}}"
+                "Server \"{}\": environment variable \"{variable}\" is not set (used in \
+                 {}); set it or give a default with ${{{variable}:-default}}",
+                quoted(name),
+                quoted(&field)
             )),
-            Err(why) => problems.push(format!("Server \"{name}\": {field}: {why}")),
+            Err(why) => problems.push(format!(
+                "Server \"{}\": {}: {why}",
+                quoted(name),
+                quoted(&field)
+            )),
         }
     }
     if problems.is_empty() {

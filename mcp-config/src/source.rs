@@ -12,6 +12,7 @@ use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
+use crate::validate::quoted;
 
 /// Whether a definition came from a project's files or from the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -149,9 +150,10 @@ impl FileServers {
     pub fn push(&mut self, name: &str, converted: Result<ServerConfig, String>) {
         match converted {
             Ok(config) => self.servers.push((name.to_owned(), config)),
-            Err(message) => self
-                .invalid
-                .push((name.to_owned(), format!("Server \"{name}\": {message}"))),
+            Err(message) => self.invalid.push((
+                name.to_owned(),
+                format!("Server \"{}\": {message}", quoted(name)),
+            )),
         }
     }
 }

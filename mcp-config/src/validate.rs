@@ -12,7 +12,7 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
     let hidden = name
         .chars()
         .find_map(|c| hidden_char(c).map(|kind| (c, kind)));
-    let name = cut(name);
+    let name = quoted(name);
     let mut problem = |text: String| problems.push(format!("Server \"{name}\": {text}"));
     if name.trim().is_empty() {
         problem("the server name is empty".to_owned());
@@ -33,7 +33,7 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
                 if key.is_empty() || key.contains('=') || key.contains('\0') {
                     problem(format!(
                         "invalid environment variable name \"{}\"",
-                        cut(key)
+                        quoted(key)
                     ));
                 }
             }
@@ -42,12 +42,12 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
             if let Err(why) = check_url(&remote.url) {
                 problem(format!(
                     "invalid URL \"{}\": {why}",
-                    cut(&redact_url_secrets(&remote.url))
+                    quoted(&redact_url_secrets(&remote.url))
                 ));
             }
             for key in remote.headers.keys() {
                 if key.is_empty() || !key.bytes().all(is_header_name_byte) {
-                    problem(format!("invalid header name \"{}\"", cut(key)));
+                    problem(format!("invalid header name \"{}\"", quoted(key)));
                 }
             }
         }
@@ -87,11 +87,10 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
 /// The longest piece of a config value a message quotes.
 const QUOTED_CHARS: usize = 120;
 
-/// `text`, cut to [`QUOTED_CHARS`] with a marker: a message never quotes a value whole (it
-/// may be huge).
-/// `text` shortened to [`QUOTED_CHARS`] characters, with every [`hidden_char`] written as
-/// `\u{…}`: a quoted name or key shows what it holds and never drives a terminal.
-fn cut(text: &str) -> std::borrow::Cow<'_, str> {
+/// `text` cut to [`QUOTED_CHARS`] characters with a marker (a message never quotes a value
+/// whole: it may be huge), every [`hidden_char`] written as `\u{…}`: a quoted name or key shows
+/// what it holds and never drives a terminal.
+pub(crate) fn quoted(text: &str) -> std::borrow::Cow<'_, str> {
     let end = text.char_indices().nth(QUOTED_CHARS).map(|(end, _)| end);
     let shown = &text[..end.unwrap_or(text.len())];
     let mut quoted = if shown.chars().any(|c| hidden_char(c).is_some()) {

@@ -39,6 +39,7 @@ use serde_json::{Map, Value, json};
 use crate::grammar::{self, Blob};
 use crate::runner::{Failure, Report, Settings, fuzz};
 use crate::targets::expansion;
+use crate::targets::quoted_in_messages;
 
 /// The agent whose native files are read.
 const APP: &str = "fuzz-agent";
@@ -666,8 +667,10 @@ fn names_the_file(error: &ConfigError, path: &Path) -> Result<(), String> {
     }
 }
 
+/// The message names the server as messages quote names (see [`quoted_in_messages`]).
 fn names_the_server(message: &str, name: &str) -> Result<(), String> {
-    if message.starts_with(&format!("Server \"{name}\": ")) {
+    let quoted = quoted_in_messages(name);
+    if message.starts_with(&format!("Server \"{quoted}\": ")) {
         Ok(())
     } else {
         Err(format!(

@@ -30,6 +30,7 @@ use proptest::sample::select;
 
 use crate::grammar;
 use crate::runner::{Report, Settings, fuzz};
+use crate::targets::quoted_in_messages;
 
 /// Names templates refer to: set, set to the empty string, and unset ones.
 const NAMES: &[&str] = &["A", "B_2", "_x", "HOME", "EMPTY", "UNSET", "NOPE9"];
@@ -347,7 +348,9 @@ fn check_server(
                 ));
             }
             for (problem, (name, why)) in problems.iter().zip(&failing) {
-                let names_server = problem.starts_with(&format!("Server \"{server}\": "));
+                // Names and fields are quoted with their hidden characters escaped.
+                let (quoted_server, name) = (quoted_in_messages(server), quoted_in_messages(name));
+                let names_server = problem.starts_with(&format!("Server \"{quoted_server}\": "));
                 let names_field = problem.contains(&format!("(used in {name})"))
                     || problem.contains(&format!(": {name}: "));
                 if !names_server || !names_field || !problem.contains(why.as_str()) {
