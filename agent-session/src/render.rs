@@ -1,7 +1,7 @@
 //! Text for people, shared by the `/mcp` commands and the CLI: aligned tables, sources,
 //! problems, messages on one line. Table cells and one-line messages hold names and text that
 //! servers and config files wrote, so they are escaped as one line each
-//! ([`terminal_text::escape_line`]): a cell cannot break its row or move the cursor.
+//! ([`escape_line`]): a cell cannot break its row or move the cursor.
 
 use mcp_bridge::naming;
 use mcp_config::SourceMeta;
