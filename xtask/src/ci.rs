@@ -9,7 +9,8 @@
 //!    `mcp-cache` and of `mcp-bridge` shows no process spawning (`process-wrap`, tokio's
 //!    `process`), no HTTP client (`reqwest`) and no crypto (`aws-lc-rs`, which OAuth brings)
 //! 5. the interop install (`cargo xtask interop`), so the real-peer tests have their peers
-//! 6. `cargo build -p testkit --bins`: tests start the fixture server from `target/debug`
+//! 6. `cargo build -p testkit --bins`: tests start the fixture server from `target/debug`;
+//!    then the README's first commands, run exactly as written in a fresh home (see `readme`)
 //! 7. every test, the `#[ignore]`d real-peer ones included: with cargo-nextest when it is
 //!    installed (`--run-ignored all`), then the doctests, which nextest does not run; otherwise
 //!    `cargo test -- --include-ignored`
@@ -30,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use crate::command::{self, human};
 use crate::error::Error;
-use crate::{fuzz, interop};
+use crate::{fuzz, interop, readme};
 
 /// What a step does: run cargo with these arguments (and environment), check the feature
 /// boundaries, install the peers, run the conformance suite, or fuzz for a few seconds.
@@ -43,6 +44,7 @@ enum Action {
     Interop,
     Conformance,
     Fuzz,
+    Readme,
 }
 
 /// Crates (with `cargo tree` arguments) that must compile no process or HTTP code.
@@ -99,6 +101,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
             Action::Interop => interop::install(root),
             Action::Conformance => crate::conformance::run(root),
             Action::Fuzz => fuzz::run(root, &["--time".to_owned(), fuzz::CI_SECONDS.to_owned()]),
+            Action::Readme => readme::run(root),
         };
         let elapsed = step_started.elapsed();
         if let Err(error) = outcome {
@@ -181,6 +184,10 @@ fn plan(root: &Path) -> Vec<Step> {
             action: Action::Interop,
         },
         cargo_step("fixture build", &["build", "-p", "testkit", "--bins"]),
+        Step {
+            name: "the README's first commands, as written",
+            action: Action::Readme,
+        },
     ];
     if nextest_available(root) {
         steps.push(cargo_step(

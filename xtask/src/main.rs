@@ -28,6 +28,7 @@ mod conformance;
 mod error;
 mod fuzz;
 mod interop;
+mod readme;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,7 +40,8 @@ Usage: cargo xtask <command>
 
 Commands:
   ci               every check CI runs, stopping at the first failure: format, clippy
-                   (-D warnings), interop install, fixture build, all tests (ignored ones
+                   (-D warnings), interop install, fixture build, the README's first
+                   commands as written, all tests (ignored ones
                    too), a short fuzz run, bench smoke runs, the bench/ harness's checks,
                    conformance, rustdoc (-D warnings)
   interop          install the pinned real MCP peers under interop/ (skipped when up to date)
