@@ -50,3 +50,67 @@ fn an_unknown_shell_is_a_usage_error_naming_the_choices() {
         assert!(stderr.contains(shell), "{stderr}");
     }
 }
+
+/// What bash offers for the last of `words`, asked of the script `completions bash` prints,
+/// sourced in a real bash.
+fn bash_offers(words: &[&str]) -> Vec<String> {
+    let script = run(&["completions", "bash"]);
+    assert!(script.status.success(), "{script:?}");
+    let dir =
+        std::env::temp_dir().join(format!("agent-session-completions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!(
+        "script-{}.bash",
+        words.join("_").replace(['-', ' '], "")
+    ));
+    std::fs::write(&path, &script.stdout).unwrap();
+    let quoted: Vec<String> = words.iter().map(|word| format!("'{word}'")).collect();
+    let asked = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\nCOMPREPLY=()\n\
+         _agent__session agent-session \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\n\
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        path.display(),
+        quoted.join(" ")
+    );
+    // An empty folder: a script that falls back to file names offers none of ours.
+    let output = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &asked])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn bash_completes_past_the_first_word() {
+    let offered = bash_offers(&["agent-session", "list", "--"]);
+    for option in ["--json", "--cwd", "--no-cache"] {
+        assert!(offered.iter().any(|o| o == option), "{option}: {offered:?}");
+    }
+    let offered = bash_offers(&["agent-session", "call", "--t"]);
+    assert_eq!(offered, ["--timeout-ms"]);
+    let offered = bash_offers(&["agent-session", "completions", ""]);
+    for shell in ["bash", "zsh", "fish"] {
+        assert!(offered.iter().any(|o| o == shell), "{shell}: {offered:?}");
+    }
+    assert_eq!(bash_offers(&["agent-session", "completions", "z"]), ["zsh"]);
+    let offered = bash_offers(&["agent-session", "add-json", "--"]);
+    assert!(offered.iter().any(|o| o == "--scope"), "{offered:?}");
+}
+
+#[test]
+fn the_hidden_demo_server_is_never_offered() {
+    assert_eq!(bash_offers(&["agent-session", "dem"]), ["demo"]);
+    for shell in ["bash", "zsh", "fish"] {
+        let script = String::from_utf8(run(&["completions", shell]).stdout).unwrap();
+        assert!(!script.contains("demo-server"), "{shell}:\n{script}");
+    }
+}

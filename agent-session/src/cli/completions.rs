@@ -39,12 +39,44 @@ impl CompletionShell {
 }
 
 /// The completion script for `shell`.
+///
+/// Two things clap_complete (4.6) gets wrong are mended here: it offers hidden subcommands
+/// (`demo-server`, which only the demo starts), so the script is made from the command without
+/// them; and its bash script names each subcommand's case with the `-` of the binary's name
+/// turned into `__subcmd__` (`agent__subcmd__session__subcmd__list`) while it sets `cmd` with
+/// `__` (`agent__session__subcmd__list`), so no case ever matched and bash offered file names
+/// past the first word: the case names are written the way `cmd` is set.
 pub(crate) fn script(shell: CompletionShell) -> String {
-    let mut command = Cli::command();
+    let mut command = without_hidden_subcommands(&Cli::command());
     let name = command.get_name().to_owned();
     let mut script = Vec::new();
-    clap_complete::generate(shell.generator(), &mut command, name, &mut script);
-    String::from_utf8_lossy(&script).into_owned()
+    clap_complete::generate(shell.generator(), &mut command, name.clone(), &mut script);
+    let script = String::from_utf8_lossy(&script).into_owned();
+    match shell {
+        CompletionShell::Bash => {
+            script.replace(&name.replace('-', "__subcmd__"), &name.replace('-', "__"))
+        }
+        CompletionShell::Zsh | CompletionShell::Fish => script,
+    }
+}
+
+/// `command` with its hidden subcommands left out (clap has no way to remove one, so the
+/// command is rebuilt from its own settings, arguments and visible subcommands).
+fn without_hidden_subcommands(command: &clap::Command) -> clap::Command {
+    let visible: Vec<clap::Command> = command
+        .get_subcommands()
+        .filter(|subcommand| !subcommand.is_hide_set())
+        .cloned()
+        .collect();
+    // clap takes names as `&'static str` (without its `string` feature): this binary's own.
+    let mut pruned = clap::Command::new(env!("CARGO_BIN_NAME"))
+        .version(env!("CARGO_PKG_VERSION"))
+        .args(command.get_arguments().cloned())
+        .subcommands(visible);
+    if let Some(about) = command.get_about() {
+        pruned = pruned.about(about.clone());
+    }
+    pruned
 }
 
 /// Prints the script on stdout.
