@@ -219,22 +219,16 @@ async fn run(cli: Cli) -> u8 {
         }
     }
     // Only the servers the command needs are started.
-    let needs = |discovery: &mcp_config::DiscoveryResult| match &command {
-        Command::Call {
-            tool: Some(tool), ..
-        } => needs::for_tool(tool, discovery),
-        Command::Tools {
-            server: Some(server),
-        } => needs::for_server(server, discovery),
-        Command::Resources {
-            server: Some(server),
-        }
-        | Command::Prompts {
-            server: Some(server),
-        }
-        | Command::Read { server, .. }
-        | Command::Prompt { server, .. } => needs::for_server(server, discovery),
-        _ => None,
+    let scoped_to = scoped_server(&command).map(str::to_owned);
+    let needs = |discovery: &mcp_config::DiscoveryResult| match (&command, &scoped_to) {
+        (
+            Command::Call {
+                tool: Some(tool), ..
+            },
+            _,
+        ) => Ok(needs::for_tool(tool, discovery)),
+        (_, Some(server)) => needs::for_server(server, discovery),
+        _ => Ok(None),
     };
     let running = match Running::start_needing(&globals, needs).await {
         Ok(running) => running,
@@ -243,6 +237,13 @@ async fn run(cli: Cli) -> u8 {
             return EXIT_USAGE;
         }
     };
+    // A command scoped to one server that cannot serve it fails with that server's reason.
+    if let Some(server) = &scoped_to
+        && let Some(reason) = needs::scoped_failure(&running.session, server)
+    {
+        failure::report(globals.json, failure::Kind::Server, &reason);
+        return EXIT_FAILED;
+    }
     let code = match command {
         // The same report as `/mcp list` in the shell.
         Command::List => {
@@ -402,7 +403,7 @@ impl Running {
     /// `None`).
     pub(crate) async fn start_needing(
         globals: &Globals,
-        needs: impl FnOnce(&mcp_config::DiscoveryResult) -> Option<BTreeSet<String>>,
+        needs: impl FnOnce(&mcp_config::DiscoveryResult) -> Result<Option<BTreeSet<String>>, String>,
     ) -> Result<Self, String> {
         let cwd = project_dir(globals.cwd.as_deref())?;
         let (cache, sled) = open_cache(&globals.cache(), &globals.app);
@@ -430,7 +431,9 @@ impl Running {
         options = options.authorization(Arc::new(browser_login()));
         let began = Instant::now();
         let mut prepared = prepare_agent_session(options);
-        if let Some(names) = prepared.discovery().and_then(needs) {
+        if let Some(discovery) = prepared.discovery()
+            && let Some(names) = needs(discovery)?
+        {
             prepared = prepared.only_servers(names);
         }
         let progress = std::io::stderr()
@@ -579,6 +582,18 @@ fn summary(
         "ready in {} ms ({live} live, {deferred} deferred, {failed} failed){logins}{approvals}{invalid}",
         took.as_millis()
     )
+}
+
+/// The one server a command is scoped to (`tools --server NAME`, `resources --server NAME`,
+/// `prompts --server NAME`, `read NAME …`, `prompt NAME …`).
+fn scoped_server(command: &Command) -> Option<&str> {
+    match command {
+        Command::Tools { server } | Command::Resources { server } | Command::Prompts { server } => {
+            server.as_deref()
+        }
+        Command::Read { server, .. } | Command::Prompt { server, .. } => Some(server),
+        _ => None,
+    }
 }
 
 fn tools_command(running: &Running, server: Option<&str>, json: bool) -> u8 {

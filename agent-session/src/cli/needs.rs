@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use agent_session::AgentSession;
 use mcp_config::{DiscoveryResult, SkipReason};
+use mcp_manager::ConnectionStatus;
 
 /// The servers `call TOOL` needs; `None` for all of them.
 pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeSet<String>> {
@@ -30,12 +31,56 @@ pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeS
     (!candidates.is_empty()).then_some(candidates)
 }
 
-/// The servers `tools --server NAME` needs: that one, if discovery found it.
-pub(crate) fn for_server(server: &str, discovery: &DiscoveryResult) -> Option<BTreeSet<String>> {
-    discovery
-        .servers
-        .contains_key(server)
-        .then(|| BTreeSet::from([server.to_owned()]))
+/// The servers a command scoped to `server` (`tools --server NAME`, `read NAME …`) needs:
+/// that one, or none when discovery skipped it (disabled, not approved, invalid: the command
+/// then says why). An error, before anything is started, when no file names it, with the
+/// nearest names discovery found.
+pub(crate) fn for_server(
+    server: &str,
+    discovery: &DiscoveryResult,
+) -> Result<Option<BTreeSet<String>>, String> {
+    if discovery.servers.contains_key(server) {
+        return Ok(Some(BTreeSet::from([server.to_owned()])));
+    }
+    let names = discovery.names();
+    if names.contains(server) {
+        return Ok(Some(BTreeSet::new()));
+    }
+    let nearest = nearest(server, names.iter().copied());
+    let suggestion = if nearest.is_empty() {
+        String::new()
+    } else {
+        let quoted: Vec<String> = nearest.iter().map(|name| format!("\"{name}\"")).collect();
+        format!(" (did you mean {}?)", quoted.join(", "))
+    };
+    Err(format!(
+        "no MCP server named \"{server}\"{suggestion}; run `agent-session list` to see the \
+         servers"
+    ))
+}
+
+/// Why `server`, the one server a command is scoped to, cannot serve it: its error (it failed,
+/// or it needs a login) or what keeps it off (disabled, not approved, invalid). `None` while
+/// it is connected, connecting or reconnecting.
+pub(crate) fn scoped_failure(session: &AgentSession, server: &str) -> Option<String> {
+    match session.manager().get_connection_status(server) {
+        ConnectionStatus::Connected
+        | ConnectionStatus::Connecting
+        | ConnectionStatus::Reconnecting { .. } => None,
+        ConnectionStatus::Failed(error) => Some(error.to_string()),
+        ConnectionStatus::NeedsLogin(error) => Some(format!(
+            "{error}; log in with: agent-session login {server}"
+        )),
+        _ => {
+            let discovery = session.discovery();
+            let off = discovery
+                .skipped
+                .iter()
+                .filter(|skipped| skipped.name == server)
+                .find_map(|skipped| why_off(server, &skipped.reason));
+            Some(off.unwrap_or_else(|| format!("MCP server \"{server}\" is not connected")))
+        }
+    }
 }
 
 /// Why the servers `tool` may belong to offer no such tool: the errors of those that failed,
