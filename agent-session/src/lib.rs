@@ -35,6 +35,7 @@ pub use session::{
     AgentSession, PreparedSession, SessionOptions, SessionStart, create_agent_session,
     prepare_agent_session,
 };
+pub use spill::user_results_dir;
 pub use trust::{TrustError, approve_project_servers, withdraw_project_servers};
 
 // The workspace README's Rust examples compile as doctests here, in the one crate that sees

@@ -374,8 +374,9 @@ impl AgentSession {
     }
 
     /// The session's own directory, where tool results cut by the output budget are kept
-    /// whole (removed when the session is dropped); none when results are not cut or the
-    /// directory could not be made.
+    /// whole (removed when the session is dropped); none when results are not cut, when the
+    /// agent chose the budget's `spill_dir` itself (the CLI does), or when the directory could
+    /// not be made.
     pub fn output_dir(&self) -> Option<&std::path::Path> {
         self.spill.as_ref().map(SpillDir::path)
     }

@@ -4,10 +4,12 @@
 //! over the budget is cut: blocks are kept in order while they fit, a text block that does not
 //! fit whole is cut at the last line break before the limit (or at a character boundary when
 //! there is none near it), binary blocks that do not fit are named instead, and a marker says
-//! how much was left out and where the whole result was written. The file is under the
-//! session's spill directory, readable by the user only (0600); the session removes the
-//! directory when it ends. The raw result stays whole in the output's `details` for the agent
-//! and for `agent-session call --full`.
+//! how much was left out and where the whole result was written. The file is in the budget's
+//! spill directory, readable by the user only (0600), under a name no other process writing to
+//! the same directory takes; whoever chose the directory decides how long it lives (an agent
+//! session removes its own when it ends). When the file cannot be written the marker says so
+//! and names none. The raw result stays whole in the output's `details` for the agent and for
+//! `agent-session call --full`.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -184,18 +186,34 @@ fn write_whole(
             })
             .collect()
     };
-    let number = NEXT.fetch_add(1, Ordering::Relaxed);
     let extension = if all_text { "txt" } else { "json" };
-    let path = dir.join(format!(
-        "{}-{}-{number}.{extension}",
-        safe(server),
-        safe(tool)
-    ));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(&path)?;
+    // The directory may be shared by many processes over time (the CLI's results folder):
+    // the process id and the time keep names apart, and a name taken anyway is skipped.
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis())
+        .unwrap_or_default();
+    let mut attempts = 0;
+    let (path, mut file) = loop {
+        let number = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(
+            "{}-{}-{stamp}-{}-{number}.{extension}",
+            safe(server),
+            safe(tool),
+            std::process::id()
+        ));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&path) {
+            Ok(file) => break (path, file),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempts < 16 => {
+                attempts += 1;
+            }
+            Err(error) => return Err(error),
+        }
+    };
     if all_text {
         for (index, block) in content.iter().enumerate() {
             if index > 0 {

@@ -417,11 +417,12 @@ impl Running {
         if let Some(bytes) = globals.max_message_bytes {
             options.load.manager.max_message_bytes = bytes;
         }
-        if let (Some(bytes), Some(budget)) = (
-            globals.output_budget,
-            &mut options.load.manager.output_budget,
-        ) {
-            budget.max_bytes = bytes;
+        if let Some(budget) = &mut options.load.manager.output_budget {
+            if let Some(bytes) = globals.output_budget {
+                budget.max_bytes = bytes;
+            }
+            // The command ends right after it prints: a cut result's file must outlive it.
+            budget.spill_dir = Some(agent_session::user_results_dir(&globals.app));
         }
         // Logins are kept in the user's config directory, and `login` asks in the browser.
         if let Ok(context) = options.load.discovery_context(&options.cwd) {
