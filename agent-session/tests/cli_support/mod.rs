@@ -133,8 +133,8 @@ impl Sandbox {
             .args(args)
             .current_dir(&self.project)
             .env("HOME", &self.home)
-            // What the binary leaves in the temporary folder when a test kills it (its spill
-            // folder, removed on a clean exit) goes with the sandbox.
+            // Whatever the binary leaves in the temporary folder goes with the sandbox (cut
+            // results are kept under the sandbox's home, `~/.cache/<app>/results`).
             .env("TMPDIR", self.root.join("tmp"))
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
@@ -148,6 +148,8 @@ impl Sandbox {
             "OPENCODE_CONFIG",
             "NO_COLOR",
             "CLICOLOR_FORCE",
+            // Tables on a terminal fit it; the user's width is not the test's.
+            "COLUMNS",
         ] {
             command.env_remove(var);
         }
