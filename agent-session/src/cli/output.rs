@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use agent_session::render::{Align, collision_notes, table};
+use agent_session::render::{Column, collision_notes, table};
 use agent_session::terminal_text;
 use mcp_bridge::ToolOutput;
 use mcp_manager::ManagedTool;
@@ -52,11 +52,11 @@ pub(crate) fn tools_text(tools: &[ManagedTool]) -> String {
     }
     let mut text = table(
         &[
-            ("NAME", Align::Left),
-            ("SERVER", Align::Left),
-            ("TOOL", Align::Left),
-            ("STATE", Align::Left),
-            ("DESCRIPTION", Align::Left),
+            Column::left("NAME"),
+            Column::left("SERVER"),
+            Column::left("TOOL"),
+            Column::left("STATE"),
+            Column::left("DESCRIPTION").shrinking(),
         ],
         &tools
             .iter()

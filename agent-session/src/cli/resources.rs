@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use agent_session::render::{Align, table};
+use agent_session::render::{Column, table};
 use mcp_manager::{ConnectionStatus, McpManager, ServerError, ServerListing};
 use mcp_transport::{ContentBlock, GetPromptResult, Prompt, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
@@ -342,11 +342,11 @@ fn resources_text(
     if !resources.items.is_empty() {
         sections.push(table(
             &[
-                ("SERVER", Align::Left),
-                ("URI", Align::Left),
-                ("NAME", Align::Left),
-                ("MIME", Align::Left),
-                ("DESCRIPTION", Align::Left),
+                Column::left("SERVER"),
+                Column::left("URI"),
+                Column::left("NAME"),
+                Column::left("MIME"),
+                Column::left("DESCRIPTION").shrinking(),
             ],
             &resources
                 .items
@@ -369,11 +369,11 @@ fn resources_text(
     if !templates.items.is_empty() {
         sections.push(table(
             &[
-                ("SERVER", Align::Left),
-                ("URI TEMPLATE", Align::Left),
-                ("NAME", Align::Left),
-                ("MIME", Align::Left),
-                ("DESCRIPTION", Align::Left),
+                Column::left("SERVER"),
+                Column::left("URI TEMPLATE"),
+                Column::left("NAME"),
+                Column::left("MIME"),
+                Column::left("DESCRIPTION").shrinking(),
             ],
             &templates
                 .items
@@ -412,10 +412,10 @@ fn prompts_text(prompts: &Listings<Prompt>) -> String {
     } else {
         sections.push(table(
             &[
-                ("SERVER", Align::Left),
-                ("NAME", Align::Left),
-                ("ARGUMENTS", Align::Left),
-                ("DESCRIPTION", Align::Left),
+                Column::left("SERVER"),
+                Column::left("NAME"),
+                Column::left("ARGUMENTS"),
+                Column::left("DESCRIPTION").shrinking(),
             ],
             &prompts
                 .items

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::CommandOutput;
 use super::login::login_hint;
 use super::status::{ServerRow, ServerStatus, Servers};
-use crate::render::{Align, collision_notes, describe_source, one_line, table};
+use crate::render::{Column, collision_notes, describe_source, one_line, table};
 use crate::session::AgentSession;
 use crate::terminal_text::escape_line;
 
@@ -21,11 +21,11 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
         text.push_str("no MCP servers are configured (/mcp add adds one)\n");
     } else {
         let columns = [
-            ("NAME", Align::Left),
-            ("STATUS", Align::Left),
-            ("TRANSPORT", Align::Left),
-            ("TOOLS", Align::Right),
-            ("SOURCE", Align::Left),
+            Column::left("NAME"),
+            Column::left("STATUS"),
+            Column::left("TRANSPORT"),
+            Column::right("TOOLS"),
+            Column::left("SOURCE").shrinking_in_the_middle(),
         ];
         let cells: Vec<Vec<String>> = servers
             .rows

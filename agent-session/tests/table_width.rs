@@ -1,0 +1,143 @@
+//! Tables fit the terminal: `list` on a pseudo-terminal narrower than its rows cuts the source
+//! in the middle with `…` to the width (`COLUMNS`, else the terminal's own), keeping the file
+//! name at its end, and never cuts the server's name or status. In a pipe, and with `--json`,
+//! nothing is cut.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cli_support;
+
+use std::fs::File;
+use std::io::Read;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use cli_support::{KillOnDrop, LIMIT, Sandbox, server};
+use nix::pty::{Winsize, openpty};
+use serde_json::json;
+
+/// The server's name.
+const NAME: &str = "memory";
+
+impl Sandbox {
+    /// A project with one fixture server, approved; its source, the project's `.mcp.json` in a
+    /// temporary folder, is longer than the rest of the row leaves room for.
+    fn new(test: &str) -> Self {
+        let sandbox = Self::labelled("width", test).without_cache();
+        sandbox.write_mcp_json(&json!({ NAME: sandbox.fixture("fx", |server| server) }));
+        sandbox
+    }
+
+    /// Runs the binary with stdout on a pseudo-terminal `columns` wide (stderr apart, where the
+    /// progress line goes), `COLUMNS` set to `env_columns` or unset (as the sandbox leaves it); what the terminal showed,
+    /// its `\r\n` line ends back to `\n`.
+    fn on_terminal(&self, args: &[&str], columns: u16, env_columns: Option<&str>) -> String {
+        let size = Winsize {
+            ws_row: 40,
+            ws_col: columns,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let pty = openpty(Some(&size), None).unwrap();
+        let mut command = self.command(args);
+        command
+            .env("TERM", "xterm")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::from(pty.slave))
+            .stderr(Stdio::null());
+        if let Some(value) = env_columns {
+            command.env("COLUMNS", value);
+        }
+        let mut child = KillOnDrop(command.spawn().unwrap());
+        // The terminal's end of the pty stays open only in the child (and what it starts).
+        drop(command);
+        let mut screen = File::from(pty.master);
+        let (sender, received) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let mut buffer = [0; 4096];
+            // Ends with EIO once every process holding the terminal's end has closed it.
+            while let Ok(read @ 1..) = screen.read(&mut buffer) {
+                bytes.extend_from_slice(&buffer[..read]);
+            }
+            let _ = sender.send(bytes);
+        });
+        let deadline = Instant::now() + LIMIT;
+        let status = loop {
+            if let Some(status) = child.0.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "{args:?} did not finish");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let bytes = received.recv_timeout(LIMIT).unwrap();
+        self.assert_no_server_left(&format!("{args:?}"));
+        let text = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
+        assert_eq!(status.code(), Some(0), "{args:?}:\n{text}");
+        text
+    }
+
+    /// The project's `.mcp.json` as `list` shows it.
+    fn source(&self) -> String {
+        self.mcp_json().display().to_string()
+    }
+}
+
+/// Fails the test unless every line of `list` fits `width` and the server's row keeps its name
+/// and status whole, its source cut with `…` and still ending in the file's name.
+fn assert_fits(list: &str, width: usize) {
+    for line in list.lines() {
+        assert!(
+            line.chars().count() <= width,
+            "a line of {} characters on a terminal {width} wide: {line:?}\n{list}",
+            line.chars().count()
+        );
+    }
+    let mut lines = list.lines();
+    let header = lines.next().unwrap();
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["NAME", "STATUS", "TRANSPORT", "TOOLS", "SOURCE"],
+        "{list}"
+    );
+    let row = lines.next().unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[..3], [NAME, "connected", "stdio"], "{list}");
+    assert!(row.contains('…'), "the source is not cut: {row:?}");
+    assert!(row.ends_with("/.mcp.json"), "the file name is cut: {row:?}");
+}
+
+#[test]
+fn list_on_a_terminal_cuts_the_source_to_columns_and_keeps_name_and_status_whole() {
+    let sandbox = Sandbox::new("columns");
+    // The terminal says 200, COLUMNS says 60: COLUMNS wins, as it does for `ls`.
+    let list = sandbox.on_terminal(&["list"], 200, Some("60"));
+    assert_fits(&list, 60);
+    assert!(!list.contains(&sandbox.source()), "{list}");
+}
+
+#[test]
+fn list_on_a_terminal_without_columns_fits_the_terminal_width() {
+    let sandbox = Sandbox::new("winsize");
+    let list = sandbox.on_terminal(&["list"], 60, None);
+    assert_fits(&list, 60);
+}
+
+#[test]
+fn list_in_a_pipe_or_as_json_is_never_cut() {
+    let sandbox = Sandbox::new("pipe");
+    let mut command = sandbox.command(&["list"]);
+    command.env("COLUMNS", "60");
+    let piped = cli_support::run_to_end(command, None);
+    sandbox.assert_no_server_left("list in a pipe");
+    piped.assert_code(0);
+    assert!(piped.stdout.contains(&sandbox.source()), "{}", piped.stdout);
+    assert!(!piped.stdout.contains('…'), "{}", piped.stdout);
+
+    let json = sandbox.on_terminal(&["list", "--json"], 200, Some("60"));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let source = &server(&json, NAME)["source"]["path"];
+    assert_eq!(source.as_str(), Some(sandbox.source().as_str()), "{json}");
+}
