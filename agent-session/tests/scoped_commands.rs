@@ -115,3 +115,24 @@ fn a_server_that_cannot_serve_makes_the_scoped_command_exit_1_with_its_reason() 
     outcome.assert_code(0);
     assert!(!outcome.json()["tools"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn an_unknown_tool_is_answered_with_the_nearest_names_in_the_form_typed() {
+    let sandbox = Sandbox::new("did-you-mean");
+    for (typed, suggested) in [
+        ("github/ecco", "\"github/echo\""),
+        ("mcp_github_ecoh", "\"mcp_github_echo\""),
+        ("ecco", "\"github/echo\""),
+        ("echo", "\"github/echo\""),
+    ] {
+        let outcome = sandbox.run(&["call", typed, "{}"]);
+        outcome.assert_code(2);
+        assert!(
+            outcome
+                .stderr
+                .contains(&format!("(did you mean {suggested}")),
+            "{typed}: {}",
+            outcome.stderr
+        );
+    }
+}

@@ -46,13 +46,7 @@ pub(crate) fn for_server(
     if names.contains(server) {
         return Ok(Some(BTreeSet::new()));
     }
-    let nearest = nearest(server, names.iter().copied());
-    let suggestion = if nearest.is_empty() {
-        String::new()
-    } else {
-        let quoted: Vec<String> = nearest.iter().map(|name| format!("\"{name}\"")).collect();
-        format!(" (did you mean {}?)", quoted.join(", "))
-    };
+    let suggestion = did_you_mean(&nearest(server, names.iter().copied()));
     Err(format!(
         "no MCP server named \"{server}\"{suggestion}; run `agent-session list` to see the \
          servers"
@@ -124,15 +118,46 @@ fn why_off(server: &str, reason: &SkipReason) -> Option<String> {
     })
 }
 
-/// ` (did you mean "a", "b"?)` with the session's tool names nearest to `tool`, or nothing.
+/// ` (did you mean "a", "b"?)` with the names nearest to `tool` in the form it was typed, or
+/// nothing: `mcp_server_tool` names for a name of that form, `server/tool` for a name with a
+/// `/` (`everything/ecco` → `everything/echo`), and for a bare tool name the `server/tool`
+/// of every server's tool of that name or near it (`get_current_time` →
+/// `time/get_current_time`).
 pub(crate) fn suggestions(session: &AgentSession, tool: &str) -> String {
-    let names: Vec<String> = session
-        .manager()
-        .tools()
+    let tools = session.manager().tools();
+    let registered = tools.iter().map(|managed| managed.tool.name().to_owned());
+    let qualified = tools
         .iter()
-        .map(|managed| managed.tool.name().to_owned())
-        .collect();
-    let nearest = nearest(tool, names.iter().map(String::as_str));
+        .map(|managed| format!("{}/{}", managed.server, managed.original_name));
+    let names: Vec<String> = if tool.contains('/') {
+        qualified.collect()
+    } else {
+        // A bare tool name: the servers' own tool names, shown as `server/tool`.
+        let limit = (tool.chars().count() / 3).max(2);
+        let mut bare: Vec<(usize, String)> = tools
+            .iter()
+            .map(|managed| {
+                let distance = strsim::levenshtein(tool, &managed.original_name);
+                (
+                    distance,
+                    format!("{}/{}", managed.server, managed.original_name),
+                )
+            })
+            .filter(|(distance, _)| *distance <= limit)
+            .collect();
+        bare.sort();
+        if bare.is_empty() || tool.starts_with("mcp_") {
+            registered.collect()
+        } else {
+            let names: Vec<&str> = bare.iter().take(3).map(|(_, name)| name.as_str()).collect();
+            return did_you_mean(&names);
+        }
+    };
+    did_you_mean(&nearest(tool, names.iter().map(String::as_str)))
+}
+
+/// ` (did you mean "a", "b"?)`, or nothing for no names.
+fn did_you_mean(nearest: &[&str]) -> String {
     if nearest.is_empty() {
         return String::new();
     }
