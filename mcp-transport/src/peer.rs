@@ -97,6 +97,8 @@ struct Shared {
     sampling: Option<Arc<dyn SamplingHandler>>,
     /// Scrubbed from the server's error and log messages.
     secrets: Secrets,
+    /// Lines of output that were not JSON-RPC messages (reported once, then counted).
+    skipped_lines: AtomicU64,
     default_timeout: Option<Duration>,
     /// Wakes the timeout sweeper when a request's deadline is earlier than the one it sleeps to.
     sweeper_wake: Notify,
@@ -169,6 +171,7 @@ impl Peer {
             elicitation: options.elicitation,
             sampling: options.sampling,
             secrets: options.secrets,
+            skipped_lines: AtomicU64::new(0),
             default_timeout: options.default_timeout,
             sweeper_wake: Notify::new(),
             reader: AtomicU64::new(READER_TASK),
@@ -461,6 +464,7 @@ impl Peer {
 
 impl Drop for Peer {
     fn drop(&mut self) {
+        self.shared.report_skipped_output();
         self.writer.abort();
         self.reader.abort();
         self.sweeper.abort();

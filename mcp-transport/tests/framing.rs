@@ -25,6 +25,36 @@ async fn garbage_lines_on_stdout_are_skipped() {
     guard(client.close()).await.expect("close");
 }
 
+// On one thread: the reader task logs where the test's log capture is installed.
+#[tokio::test(flavor = "current_thread")]
+async fn garbage_on_stdout_is_one_warning_naming_the_server_and_one_counting_the_lines() {
+    let captured = common::Captured::default();
+    let _logs = captured.install();
+    let client = connect(&FixtureServer::new().garbage()).await;
+    for message in ["one", "two", "three"] {
+        guard(client.call_tool("echo", Some(object(json!({"message": message})))))
+            .await
+            .expect("echo despite garbage");
+    }
+    guard(client.close()).await.expect("close");
+    drop(client);
+    let logs = captured.text();
+    let warnings: Vec<&str> = logs
+        .lines()
+        .filter(|line| line.contains(" WARN "))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{logs}");
+    assert!(
+        warnings[0].contains("not a JSON-RPC message") && warnings[0].contains("server="),
+        "{logs}"
+    );
+    assert!(
+        warnings[1].contains("lines that were not JSON-RPC messages"),
+        "{logs}"
+    );
+    assert!(warnings[1].contains("lines="), "{logs}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_40_mib_answer_fails_its_own_call_and_the_next_call_succeeds() {
     // The default limit (32 MiB): a 40 MiB result is over it.

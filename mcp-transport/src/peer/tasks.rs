@@ -152,7 +152,7 @@ impl Shared {
         let members = match serde_json::from_slice::<Vec<&RawValue>>(message) {
             Ok(members) => members,
             Err(error) => {
-                skip_garbage(message, &error);
+                self.skip_garbage(message, &error);
                 return None;
             }
         };
@@ -172,14 +172,14 @@ impl Shared {
         let envelope: IncomingEnvelope<'_> = match serde_json::from_slice(message) {
             Ok(envelope) => envelope,
             Err(error) => {
-                skip_garbage(message, &error);
+                self.skip_garbage(message, &error);
                 return None;
             }
         };
         match (envelope.method.as_deref(), envelope.id) {
             (None, Some(id)) => match envelope.not_a_response() {
                 // Skipped, so the real answer that may follow is the one taken.
-                Some(why) => skip_garbage(message, &why),
+                Some(why) => self.skip_garbage(message, &why),
                 None => {
                     return self
                         .deliver_response(id, message, claim)
@@ -188,7 +188,7 @@ impl Shared {
             },
             (Some(method), Some(id)) => self.answer_server_request(method, id, envelope.params),
             (Some(method), None) => self.route_notification(method, envelope.params),
-            (None, None) => skip_garbage(message, &"neither a method nor an id"),
+            (None, None) => self.skip_garbage(message, &"neither a method nor an id"),
         }
         None
     }
@@ -483,14 +483,47 @@ fn method_not_found(id: &RawValue, method: &str) -> serde_json::Result<String> {
     )
 }
 
-fn skip_garbage(message: &[u8], why: &dyn std::fmt::Display) {
-    const PREVIEW: usize = 120;
-    let preview = String::from_utf8_lossy(&message[..message.len().min(PREVIEW)]);
-    tracing::warn!(
-        line = %preview,
-        bytes = message.len(),
-        "skipping output that is not a JSON-RPC message: {why}"
-    );
+impl Shared {
+    /// Skips output that is not a JSON-RPC message. The first such line of a connection is a
+    /// warning naming the server, with a preview of the line; the rest are counted (each one a
+    /// debug line) and the count is one more warning when the peer is dropped
+    /// ([`Shared::report_skipped_output`]): a server that prints its banner or progress on
+    /// stdout is one problem, not a warning per line.
+    fn skip_garbage(&self, message: &[u8], why: &dyn std::fmt::Display) {
+        const PREVIEW: usize = 120;
+        let preview = String::from_utf8_lossy(&message[..message.len().min(PREVIEW)]);
+        let preview = self.secrets.scrub(&preview).into_owned();
+        let seen = self.skipped_lines.fetch_add(1, Ordering::Relaxed) + 1;
+        if seen == 1 {
+            tracing::warn!(
+                server = %self.server,
+                line = %preview,
+                bytes = message.len(),
+                "the server wrote output that is not a JSON-RPC message ({why}); it is skipped, \
+                 and further such lines are counted"
+            );
+        } else {
+            tracing::debug!(
+                server = %self.server,
+                line = %preview,
+                bytes = message.len(),
+                "skipping output that is not a JSON-RPC message: {why}"
+            );
+        }
+    }
+
+    /// One warning with how many lines [`skip_garbage`](Self::skip_garbage) skipped, when
+    /// there were more than the one already reported.
+    pub(super) fn report_skipped_output(&self) {
+        let skipped = self.skipped_lines.load(Ordering::Relaxed);
+        if skipped > 1 {
+            tracing::warn!(
+                server = %self.server,
+                lines = skipped,
+                "the server wrote {skipped} lines that were not JSON-RPC messages; they were skipped"
+            );
+        }
+    }
 }
 
 pub(super) async fn write_loop(
