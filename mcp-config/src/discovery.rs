@@ -191,7 +191,7 @@ impl InvalidServer {
 }
 
 /// A server definition discovery did not use, where it is, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SkippedServer {
     /// The server's name.
@@ -200,6 +200,9 @@ pub struct SkippedServer {
     pub source: SourceMeta,
     /// The definition's transport, when it could be read.
     pub transport: Option<TransportKind>,
+    /// The definition as written (`${VAR}` unexpanded, `!cmd` unresolved), when it could be
+    /// read: what a person approves, and what `get` shows, for a server that is not used.
+    pub definition: Option<ServerConfig>,
     /// Why it is not used.
     pub reason: SkipReason,
 }
@@ -309,10 +312,10 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         if file.level == Level::Project && !options.enable_project_config {
             tracing::debug!(path = %file.path.display(), "project config is off; skipping");
             let entries = contents.servers.into_iter();
-            let entries = entries.map(|(name, config)| (name, Some(config.transport_kind())));
+            let entries = entries.map(|(name, config)| (name, Some(config)));
             let invalid = contents.invalid.into_iter().map(|(name, _)| (name, None));
-            for (name, transport) in entries.chain(invalid) {
-                result.skip(name, &meta, transport, SkipReason::ProjectConfigOff);
+            for (name, definition) in entries.chain(invalid) {
+                result.skip(name, &meta, definition, SkipReason::ProjectConfigOff);
             }
             continue;
         }
@@ -334,12 +337,11 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     let mut approvals = None;
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
     for candidate in candidates {
-        let transport = Some(candidate.config.transport_kind());
         if !candidate.config.is_enabled() || disabled_names.contains(&candidate.name) {
             result.skip(
                 candidate.name,
                 &candidate.meta,
-                transport,
+                Some(candidate.config),
                 SkipReason::Disabled,
             );
             continue;
@@ -364,7 +366,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                 result.skip(
                     candidate.name,
                     &candidate.meta,
-                    transport,
+                    Some(candidate.config),
                     SkipReason::NeedsApproval,
                 );
                 continue;
@@ -381,7 +383,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             result.skip(
                 candidate.name,
                 &candidate.meta,
-                transport,
+                Some(candidate.config),
                 SkipReason::ExaFiltered,
             );
             continue;
@@ -419,8 +421,8 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             tracing::debug!(server = name, %problem, "skipping an MCP server");
         }
         let invalid = InvalidServer::new(name.clone(), problems);
-        let transport = Some(winner.config.transport_kind());
-        result.skip(name, &winner.meta, transport, SkipReason::Invalid(invalid));
+        let definition = Some(winner.config);
+        result.skip(name, &winner.meta, definition, SkipReason::Invalid(invalid));
     }
     result
 }
@@ -490,13 +492,14 @@ impl DiscoveryResult {
         &mut self,
         name: String,
         source: &SourceMeta,
-        transport: Option<TransportKind>,
+        definition: Option<ServerConfig>,
         reason: SkipReason,
     ) {
         self.skipped.push(SkippedServer {
             name,
             source: source.clone(),
-            transport,
+            transport: definition.as_ref().map(ServerConfig::transport_kind),
+            definition,
             reason,
         });
     }
