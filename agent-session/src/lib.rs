@@ -36,7 +36,10 @@ pub use session::{
     prepare_agent_session,
 };
 pub use spill::user_results_dir;
-pub use trust::{TrustError, approve_project_servers, withdraw_project_servers};
+pub use trust::{
+    PendingServer, TrustError, approve_pending, approve_project_servers, definition_lines,
+    pending_project_servers, withdraw_project_servers,
+};
 
 // The workspace README's Rust examples compile as doctests here, in the one crate that sees
 // every crate they use.

@@ -1,8 +1,15 @@
 //! Approving the project folder's servers: what `agent-session trust` and `/mcp trust` do
 //! (see `mcp_config::trust` for what counts as approved).
+//!
+//! What waits for approval is what `list` shows as `needs-approval`: every project server whose
+//! definition as written is not approved, whether or not it could run now (a `${VAR}` that is
+//! unset, an Exa server). The approval is of that definition, variables unexpanded, so it never
+//! needs their values. Approving records the approval and starts nothing.
 
 use mcp_config::writer::{trust_project_servers, untrust_project_servers};
-use mcp_config::{ConfigError, TrustPolicy, load_all_configs};
+use mcp_config::{
+    ConfigError, REDACTED, ServerConfig, SkipReason, SourceMeta, TransportConfig, load_all_configs,
+};
 
 use crate::session::SessionOptions;
 
@@ -29,23 +36,42 @@ pub enum TrustError {
     Config(#[from] ConfigError),
 }
 
-/// Approves the project folder's servers as they are defined now: those named, or all of them.
-/// The names newly approved (approving an unchanged approved definition again does nothing).
-pub fn approve_project_servers(
+/// A project server waiting for approval: its definition as written, and where it is.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PendingServer {
+    /// The server's name.
+    pub name: String,
+    /// The file that defines it.
+    pub source: SourceMeta,
+    /// The definition as written (`${VAR}` unexpanded): what is approved.
+    pub definition: ServerConfig,
+}
+
+/// The project folder's servers waiting for approval, as `list` shows them (`needs-approval`);
+/// with `names`, only those (each must be a server of the project folder's files).
+pub fn pending_project_servers(
     options: &SessionOptions,
     names: Option<&[String]>,
-) -> Result<Vec<String>, TrustError> {
+) -> Result<Vec<PendingServer>, TrustError> {
     let ctx = context(options)?;
-    let everything = options.load.discovery.clone().trust(TrustPolicy::TrustAll);
-    let found = load_all_configs(&ctx, &everything);
-    let project: Vec<(&str, &mcp_config::ServerConfig)> = found
-        .servers
-        .iter()
-        .filter(|(_, server)| server.source.meta.in_project_folder)
-        .map(|(name, server)| (name.as_str(), &server.definition))
-        .collect();
+    let found = load_all_configs(&ctx, &options.load.discovery);
     if let Some(names) = names {
-        let known: Vec<String> = project.iter().map(|(name, _)| (*name).to_owned()).collect();
+        let mut known: Vec<String> = found
+            .servers
+            .iter()
+            .filter(|(_, server)| server.source.meta.in_project_folder)
+            .map(|(name, _)| name.clone())
+            .chain(
+                found
+                    .skipped
+                    .iter()
+                    .filter(|skipped| skipped.source.in_project_folder)
+                    .map(|skipped| skipped.name.clone()),
+            )
+            .collect();
+        known.sort();
+        known.dedup();
         if let Some(unknown) = names.iter().find(|name| !known.contains(name)) {
             return Err(TrustError::NotAProjectServer {
                 name: unknown.clone(),
@@ -53,11 +79,46 @@ pub fn approve_project_servers(
             });
         }
     }
-    let chosen: Vec<(&str, &mcp_config::ServerConfig)> = project
+    let mut pending: Vec<PendingServer> = found
+        .skipped
         .into_iter()
-        .filter(|(name, _)| names.is_none_or(|names| names.iter().any(|n| n == name)))
+        .filter(|skipped| matches!(skipped.reason, SkipReason::NeedsApproval))
+        .filter(|skipped| names.is_none_or(|names| names.contains(&skipped.name)))
+        .filter_map(|skipped| {
+            Some(PendingServer {
+                definition: skipped.definition?,
+                name: skipped.name,
+                source: skipped.source,
+            })
+        })
         .collect();
-    Ok(trust_project_servers(&ctx, &chosen)?)
+    pending.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(pending)
+}
+
+/// Approves these definitions (as shown to the user, not as found again); the names newly
+/// approved. Nothing is started.
+pub fn approve_pending(
+    options: &SessionOptions,
+    pending: &[PendingServer],
+) -> Result<Vec<String>, TrustError> {
+    let ctx = context(options)?;
+    let chosen: Vec<(&str, &ServerConfig)> = pending
+        .iter()
+        .map(|server| (server.name.as_str(), &server.definition))
+        .collect();
+    let mut approved = trust_project_servers(&ctx, &chosen)?;
+    approved.dedup();
+    Ok(approved)
+}
+
+/// Approves the project folder's servers waiting for approval: those named, or all of them.
+/// The names newly approved (an approved, unchanged definition is left as it is).
+pub fn approve_project_servers(
+    options: &SessionOptions,
+    names: Option<&[String]>,
+) -> Result<Vec<String>, TrustError> {
+    approve_pending(options, &pending_project_servers(options, names)?)
 }
 
 /// Withdraws approvals of the project folder's servers: those named, or all. The names whose
@@ -67,6 +128,39 @@ pub fn withdraw_project_servers(
     names: Option<&[String]>,
 ) -> Result<Vec<String>, TrustError> {
     Ok(untrust_project_servers(&context(options)?, names)?)
+}
+
+/// What a definition runs or reaches, one `(label, value)` per line: the command, its
+/// arguments and folder, the names of its env vars; or the URL and the names of its headers.
+/// Values of env vars and headers, and secrets in a URL, are never shown.
+pub fn definition_lines(definition: &ServerConfig) -> Vec<(&'static str, String)> {
+    let mut lines = Vec::new();
+    match &definition.redacted().transport {
+        TransportConfig::Stdio(stdio) => {
+            lines.push(("command:", stdio.command.clone()));
+            if !stdio.args.is_empty() {
+                let args: Vec<String> = stdio
+                    .args
+                    .iter()
+                    .map(|arg| shell_words::quote(arg).into_owned())
+                    .collect();
+                lines.push(("args:", args.join(" ")));
+            }
+            if let Some(cwd) = &stdio.cwd {
+                lines.push(("cwd:", cwd.clone()));
+            }
+            for key in stdio.env.keys() {
+                lines.push(("env:", format!("{key}={REDACTED}")));
+            }
+        }
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+            lines.push(("url:", remote.url.clone()));
+            for key in remote.headers.keys() {
+                lines.push(("header:", format!("{key}: {REDACTED}")));
+            }
+        }
+    }
+    lines
 }
 
 fn context(options: &SessionOptions) -> Result<mcp_config::DiscoveryContext, TrustError> {

@@ -1311,7 +1311,7 @@ fn a_project_server_runs_only_once_approved_and_asks_again_after_an_edit() {
         }
     }
 
-    let trusted = sandbox.run(&["trust", "--no-cache"]);
+    let trusted = sandbox.run(&["trust", "--yes", "--no-cache"]);
     trusted.assert_code(0);
     assert!(trusted.stdout.contains("approved fx"), "{}", trusted.stdout);
     let call = sandbox.run(&[

@@ -199,11 +199,15 @@ pub(crate) enum Command {
         #[arg(value_name = "NAME")]
         name: String,
     },
-    /// Approve this folder's project servers as they are now (all, or the named ones)
+    /// Approve this folder's project servers as they are written now (all, or the named
+    /// ones); nothing is started
     Trust {
-        /// The servers (default: every project server)
+        /// The servers (default: every one waiting for approval, shown first and asked about)
         #[arg(value_name = "NAME")]
         names: Vec<String>,
+        /// Approve every waiting server without asking (for scripts)
+        #[arg(short = 'y', long)]
+        yes: bool,
     },
     /// Withdraw approvals of this folder's project servers (all, or the named ones)
     Untrust {

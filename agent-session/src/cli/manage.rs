@@ -12,12 +12,14 @@ use std::time::Duration;
 
 use agent_session::render::{describe_source, one_line, plural, source_json};
 use agent_session::terminal_text::escape_line;
-use agent_session::{CommandOutput, ServerStatus, SessionOptions, run_config_command};
+use agent_session::{
+    CommandOutput, ServerStatus, SessionOptions, definition_lines, run_config_command,
+};
 use clap::Subcommand;
 use mcp_cache::NoopToolCache;
 use mcp_config::{
-    DiscoveredServer, DiscoveryResult, REDACTED, SkipReason, SourceMeta, TransportConfig,
-    TransportKind, load_all_configs,
+    DiscoveredServer, DiscoveryResult, REDACTED, ServerConfig, SkipReason, SourceMeta,
+    TransportConfig, TransportKind, load_all_configs,
 };
 use mcp_manager::{ConnectionStatus, McpManager};
 use mcp_transport::oauth::FileCredentialStore;
@@ -188,7 +190,7 @@ pub(crate) async fn run(globals: &Globals, command: ManageCommand) -> u8 {
 
 /// The session options of the command line, for discovery and for connecting one server:
 /// servers die with the CLI, logins come from the user's credentials file, no tool cache.
-fn options(globals: &Globals) -> Result<SessionOptions, String> {
+pub(crate) fn options(globals: &Globals) -> Result<SessionOptions, String> {
     let cwd = project_dir(globals.cwd.as_deref())?;
     let mut options = SessionOptions::new(globals.app.clone(), cwd)
         .project_config(globals.project_config())
@@ -279,8 +281,8 @@ async fn get(options: &SessionOptions, name: &str) -> Got {
 struct Shown {
     source: SourceMeta,
     transport: Option<TransportKind>,
-    /// `None` for a definition discovery did not use (only its transport is known).
-    transport_config: Option<TransportConfig>,
+    /// The definition as written, secrets hidden; `None` when it could not be read.
+    definition: Option<ServerConfig>,
     /// The status without connecting: connecting for a server in use, else why it is not.
     status: ServerStatus,
     /// Why it is not used, when that has a message.
@@ -297,7 +299,7 @@ fn describe(discovery: &DiscoveryResult, name: &str) -> Option<Shown> {
         return Some(Shown {
             source: source.meta.clone(),
             transport: Some(definition.transport_kind()),
-            transport_config: Some(definition.redacted().transport),
+            definition: Some(definition.redacted()),
             status: ServerStatus::Connecting,
             problem: None,
         });
@@ -325,7 +327,7 @@ fn describe(discovery: &DiscoveryResult, name: &str) -> Option<Shown> {
     Some(Shown {
         source: skipped.source.clone(),
         transport: skipped.transport,
-        transport_config: None,
+        definition: skipped.definition.as_ref().map(ServerConfig::redacted),
         status,
         problem,
     })
@@ -417,7 +419,11 @@ fn get_json(
             entry
         }).collect::<Vec<_>>(),
     });
-    match &shown.transport_config {
+    match shown
+        .definition
+        .as_ref()
+        .map(|definition| &definition.transport)
+    {
         Some(TransportConfig::Stdio(stdio)) => {
             json["command"] = Value::from(stdio.command.clone());
             json["args"] = Value::from(stdio.args.clone());
@@ -454,31 +460,8 @@ fn get_text(
     if let Some(kind) = shown.transport {
         line("transport:", kind.as_str().to_owned());
     }
-    match &shown.transport_config {
-        Some(TransportConfig::Stdio(stdio)) => {
-            line("command:", stdio.command.clone());
-            if !stdio.args.is_empty() {
-                let args: Vec<String> = stdio
-                    .args
-                    .iter()
-                    .map(|arg| shell_words::quote(arg).into_owned())
-                    .collect();
-                line("args:", args.join(" "));
-            }
-            if let Some(cwd) = &stdio.cwd {
-                line("cwd:", cwd.clone());
-            }
-            for key in stdio.env.keys() {
-                line("env:", format!("{key}={REDACTED}"));
-            }
-        }
-        Some(TransportConfig::Http(remote) | TransportConfig::Sse(remote)) => {
-            line("url:", remote.url.clone());
-            for key in remote.headers.keys() {
-                line("header:", format!("{key}: {REDACTED}"));
-            }
-        }
-        None => {}
+    for (label, value) in shown.definition.iter().flat_map(definition_lines) {
+        line(label, value);
     }
     line("source:", describe_source(&shown.source));
     for (meta, reason) in shadowed {

@@ -1,6 +1,7 @@
 //! The `agent-session` command line: starting a session the way an agent would, the
 //! commands, and the guarantee that every server is disconnected before the process exits.
 
+mod approve;
 mod args;
 mod call_args;
 mod completions;
@@ -195,6 +196,8 @@ async fn run(cli: Cli) -> u8 {
     // The management commands start no session (`get` connects its one server itself).
     let command = match command {
         Command::Manage(manage) => return manage::run(&globals, manage).await,
+        // Records approvals and starts nothing.
+        Command::Trust { names, yes } => return approve::run(&globals, &names, yes).await,
         command => command,
     };
     if let Command::Call { tool: None, .. } = command {
@@ -310,13 +313,6 @@ async fn run(cli: Cli) -> u8 {
                 globals.json,
             )
         }
-        Command::Trust { names } => {
-            let line = mcp_line("trust", &names);
-            print_command(
-                &run_mcp_command(&running.session, &line).await,
-                globals.json,
-            )
-        }
         Command::Untrust { names } => {
             let line = mcp_line("untrust", &names);
             print_command(
@@ -329,7 +325,7 @@ async fn run(cli: Cli) -> u8 {
         Command::Completions { .. } => EXIT_OK,
         Command::Demo | Command::DemoServer { .. } => EXIT_OK,
         // Run before any session (above).
-        Command::Manage(_) => EXIT_OK,
+        Command::Manage(_) | Command::Trust { .. } => EXIT_OK,
     };
     running.stop().await;
     code

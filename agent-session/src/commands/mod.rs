@@ -132,7 +132,9 @@ pub const HELP: &str = "\
 /mcp reconnect NAME                         disconnect and connect one server again
 /mcp login NAME                             log in to a remote server (OAuth, in the browser)
 /mcp logout NAME                            forget a remote server's tokens
-/mcp trust [NAME...]                        approve this folder's project servers as they are now
+/mcp trust NAME...                          approve these project servers as they are written now
+/mcp trust [--yes]                          show the project servers waiting for approval (and
+                                            with --yes, approve them all)
 /mcp untrust [NAME...]                      withdraw approvals of this folder's project servers
 
 add, add-json, remove, enable and disable write this agent's own config files (mode 0600) and then

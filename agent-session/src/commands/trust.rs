@@ -1,6 +1,7 @@
-//! `/mcp trust [NAME…]` and `/mcp untrust [NAME…]`: approving the project folder's servers as
-//! they are defined now (all, or the named ones), and withdrawing approvals; then a reload, so
-//! the change applies at once.
+//! `/mcp trust [--yes] [NAME…]` and `/mcp untrust [NAME…]`: approving the project folder's
+//! servers waiting for approval, as they are written now, and withdrawing approvals; then a
+//! reload of this session, so the change applies at once. Naming the servers is the consent;
+//! bare `/mcp trust` shows what each would run and approves only with `--yes`.
 
 use serde_json::json;
 
@@ -8,7 +9,9 @@ use super::CommandOutput;
 use super::reload::reload;
 use crate::render::one_line;
 use crate::session::AgentSession;
-use crate::trust::{approve_project_servers, withdraw_project_servers};
+use crate::trust::{
+    approve_pending, definition_lines, pending_project_servers, withdraw_project_servers,
+};
 
 /// What to run to approve `name`.
 pub(super) fn approval_hint(name: &str) -> String {
@@ -19,14 +22,44 @@ pub(super) fn approval_hint(name: &str) -> String {
 }
 
 pub(super) async fn trust(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let names = (!rest.is_empty()).then_some(rest);
-    match approve_project_servers(session.options(), names) {
+    let yes = rest.iter().any(|word| word == "--yes" || word == "-y");
+    let names: Vec<String> = rest
+        .iter()
+        .filter(|word| *word != "--yes" && *word != "-y")
+        .cloned()
+        .collect();
+    let named = (!names.is_empty()).then_some(names.as_slice());
+    let pending = match pending_project_servers(session.options(), named) {
+        Ok(pending) => pending,
+        Err(error) => {
+            return CommandOutput::failed(format!(
+                "could not approve: {}",
+                one_line(&error.to_string())
+            ));
+        }
+    };
+    if pending.is_empty() {
+        return CommandOutput::ok(
+            "nothing new to approve: the project's servers are approved as they are",
+            json!({"approved": []}),
+        );
+    }
+    // Naming the servers is the consent; all of them, unnamed, are shown first.
+    if named.is_none() && !yes {
+        let mut lines = vec!["these project servers wait for approval:".to_owned()];
+        for server in &pending {
+            lines.push(format!("  {}", server.name));
+            for (label, value) in definition_lines(&server.definition) {
+                lines.push(format!("    {label:<9} {value}"));
+            }
+        }
+        lines.push("approve them with /mcp trust --yes, or name them: /mcp trust NAME…".to_owned());
+        let names: Vec<&str> = pending.iter().map(|server| server.name.as_str()).collect();
+        return CommandOutput::ok(lines.join("\n"), json!({"waiting": names}));
+    }
+    match approve_pending(session.options(), &pending) {
         Ok(approved) => {
-            let text = match approved.as_slice() {
-                [] => "nothing new to approve: the project's servers are approved as they are"
-                    .to_owned(),
-                names => format!("approved {}", names.join(", ")),
-            };
+            let text = format!("approved {}", approved.join(", "));
             reloaded(session, text, json!({"approved": approved})).await
         }
         Err(error) => CommandOutput::failed(format!(

@@ -1,0 +1,184 @@
+//! `agent-session trust` and `get` for a project server waiting for approval, end to end
+//! through the binary: `trust` approves exactly what `list` shows as `needs-approval` (a server
+//! whose `${VAR}` is unset too, approved as written), shows what it approves, refuses to approve
+//! unasked from a pipe, and starts no server; `get` shows the waiting definition without
+//! starting it.
+//!
+//! Every run gets a temporary project and home (`HOME` set, XDG variables removed,
+//! `--no-cache`). Each server's command leaves a witness file the moment it starts.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cli_support;
+
+use std::path::PathBuf;
+
+use cli_support::{Sandbox, server};
+use serde_json::{Value, json};
+use testkit::FixtureServer;
+
+/// A variable no test environment sets.
+const UNSET: &str = "AGENT_SESSION_TRUST_TEST_NEVER_SET";
+
+impl Sandbox {
+    fn new(test: &str) -> Self {
+        Self::labelled("trust", test).without_cache()
+    }
+
+    /// Where the server `name` notes that it was started.
+    fn witness(&self, name: &str) -> PathBuf {
+        self.root.join(format!("{name}-started"))
+    }
+
+    /// A fixture server entry whose command first leaves its witness file, with `env`.
+    fn witnessed(&self, name: &str, env: &Value) -> Value {
+        let (program, args) = FixtureServer::new()
+            .name(format!("{}{name}", self.marker))
+            .command();
+        let script = format!(
+            "touch '{}'; exec \"$0\" \"$@\"",
+            self.witness(name).display()
+        );
+        let mut all = vec!["-c".to_owned(), script, program.display().to_string()];
+        all.extend(args);
+        json!({"command": "sh", "args": all, "env": env})
+    }
+
+    fn status(&self, name: &str) -> Value {
+        let list = self.run(&["list", "--json"]);
+        server(&list.json(), name).clone()
+    }
+
+    fn assert_never_started(&self, name: &str, during: &str) {
+        assert!(
+            !self.witness(name).exists(),
+            "{during} started the server {name}"
+        );
+    }
+
+    /// The approvals recorded for this folder in the user's file.
+    fn approvals(&self) -> Value {
+        let Ok(text) = std::fs::read_to_string(self.user_file()) else {
+            return Value::Null;
+        };
+        let user: Value = serde_json::from_str(&text).unwrap();
+        user["trustedProjects"][self.project.display().to_string()].clone()
+    }
+}
+
+#[test]
+fn a_server_with_an_unset_variable_is_approved_by_name_and_then_reports_the_variable() {
+    let sandbox = Sandbox::new("by-name");
+    let env = json!({"TOKEN": format!("${{{UNSET}}}")});
+    sandbox.write_unapproved_mcp_json(&json!({"needsvar": sandbox.witnessed("needsvar", &env)}));
+    assert_eq!(sandbox.status("needsvar")["status"], "needs-approval");
+
+    let trusted = sandbox.run(&["trust", "needsvar"]);
+    trusted.assert_code(0);
+    assert!(
+        trusted.stdout.contains("approved needsvar"),
+        "{}",
+        trusted.stdout
+    );
+    assert!(!sandbox.approvals()["needsvar"].is_null());
+
+    let listed = sandbox.status("needsvar");
+    assert_eq!(listed["status"], "invalid", "{listed:#}");
+    assert!(listed.to_string().contains(UNSET), "{listed:#}");
+    sandbox.assert_never_started("needsvar", "trust or list");
+}
+
+#[test]
+fn trust_yes_approves_every_waiting_server_and_shows_what_each_runs() {
+    let sandbox = Sandbox::new("yes");
+    let env = json!({"TOKEN": format!("${{{UNSET}}}")});
+    sandbox.write_unapproved_mcp_json(&json!({
+        "needsvar": sandbox.witnessed("needsvar", &env),
+        "exa": {"type": "http", "url": "https://mcp.exa.ai/mcp", "headers": {"X-Key": "secret-value"}},
+    }));
+
+    let trusted = sandbox.run(&["trust", "--yes"]);
+    trusted.assert_code(0);
+    let out = &trusted.stdout;
+    assert!(out.contains("approved exa, needsvar"), "{out}");
+    assert!(out.contains("command:  sh"), "{out}");
+    assert!(out.contains("TOKEN="), "{out}");
+    assert!(out.contains("url:      https://mcp.exa.ai/mcp"), "{out}");
+    assert!(out.contains("X-Key"), "{out}");
+    assert!(!out.contains("secret-value"), "{out}");
+    let approvals = sandbox.approvals();
+    assert!(!approvals["needsvar"].is_null(), "{approvals:#}");
+    assert!(!approvals["exa"].is_null(), "{approvals:#}");
+
+    let again = sandbox.run(&["trust", "--yes"]);
+    again.assert_code(0);
+    assert!(
+        again.stdout.contains("nothing new to approve"),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(sandbox.status("needsvar")["status"], "invalid");
+    sandbox.assert_never_started("needsvar", "trust --yes or list");
+}
+
+#[test]
+fn bare_trust_from_a_pipe_shows_the_servers_refuses_and_approves_nothing() {
+    let sandbox = Sandbox::new("pipe");
+    sandbox.write_unapproved_mcp_json(&json!({"fx": sandbox.witnessed("fx", &json!({}))}));
+
+    let refused = sandbox.run(&["trust"]);
+    assert_eq!(refused.code, Some(2), "{refused:?}");
+    assert!(refused.stderr.contains("trust --yes"), "{}", refused.stderr);
+    assert!(
+        refused.stdout.contains("command:  sh"),
+        "{}",
+        refused.stdout
+    );
+    assert!(sandbox.approvals().is_null(), "{:#}", sandbox.approvals());
+    assert_eq!(sandbox.status("fx")["status"], "needs-approval");
+    sandbox.assert_never_started("fx", "a refused trust");
+}
+
+#[test]
+fn trust_records_the_approval_and_starts_no_server() {
+    let sandbox = Sandbox::new("starts-none");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "fx": sandbox.witnessed("fx", &json!({})),
+        "other": sandbox.witnessed("other", &json!({})),
+    }));
+
+    sandbox.run(&["trust", "fx"]).assert_code(0);
+    sandbox.assert_never_started("fx", "trust fx");
+    sandbox.assert_never_started("other", "trust fx");
+    sandbox.run(&["trust", "--yes"]).assert_code(0);
+    sandbox.assert_never_started("fx", "trust --yes");
+    sandbox.assert_never_started("other", "trust --yes");
+
+    // Approved, it runs.
+    sandbox.run(&["list", "--json"]).assert_code(0);
+    assert!(
+        sandbox.witness("fx").exists(),
+        "the approved server started"
+    );
+}
+
+#[test]
+fn get_shows_the_definition_of_a_server_waiting_for_approval_without_starting_it() {
+    let sandbox = Sandbox::new("get");
+    let env = json!({"TOKEN": "secret-value"});
+    sandbox.write_unapproved_mcp_json(&json!({"fx": sandbox.witnessed("fx", &env)}));
+
+    let got = sandbox.run(&["get", "fx"]);
+    got.assert_code(1);
+    let out = &got.stdout;
+    assert!(out.contains("needs-approval"), "{out}");
+    assert!(out.contains("agent-session trust fx"), "{out}");
+    assert!(out.contains("command:   sh"), "{out}");
+    assert!(out.contains("TOKEN="), "{out}");
+    assert!(!out.contains("secret-value"), "{out}");
+
+    let json = sandbox.run(&["--json", "get", "fx"]).json();
+    assert_eq!(json["command"], "sh", "{json:#}");
+    sandbox.assert_never_started("fx", "get");
+}
