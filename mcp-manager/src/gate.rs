@@ -266,7 +266,11 @@ impl Inner {
         // The server's timeout bounds the whole connection, tool listing included, from its
         // start (not from when it was queued): a server the gate awaits (no cache entry) holds
         // the session up no longer than that once it starts.
-        let connect_timeout = Duration::from_millis(config.timeout_ms());
+        let own = Duration::from_millis(config.timeout_ms());
+        let connect_timeout = self
+            .options
+            .connect_timeout_cap
+            .map_or(own, |cap| own.min(cap));
         let deadline = Instant::now() + connect_timeout;
         let mut options = self.options.client.clone().connect_timeout(connect_timeout);
         if let Some(roots) = self.lock().roots.clone() {

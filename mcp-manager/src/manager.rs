@@ -62,6 +62,10 @@ pub struct ManagerOptions {
     /// starts them directly. The `agent-session` CLI uses itself, so that its servers get a
     /// parent-death signal and die with it even when it is killed with SIGKILL.
     pub launcher: Option<Launcher>,
+    /// The longest any server may take to connect and list its tools, whatever its own
+    /// `timeout` says (a shorter one still applies); `None`, the default, leaves each server's
+    /// own. A one-shot command that must answer in time (`list --timeout-ms`) sets it.
+    pub connect_timeout_cap: Option<Duration>,
 }
 
 impl Default for ManagerOptions {
@@ -78,6 +82,7 @@ impl Default for ManagerOptions {
                 .max(8),
             output_budget: Some(OutputBudget::default()),
             launcher: None,
+            connect_timeout_cap: None,
         }
     }
 }
