@@ -228,6 +228,12 @@ impl PreparedSession {
         self.loaded.as_ref().map(|loaded| &*loaded.discovery)
     }
 
+    /// The manager the servers will connect into, to watch them while [`start`](Self::start)
+    /// waits; `None` when MCP is off.
+    pub fn manager(&self) -> Option<&Arc<McpManager>> {
+        self.loaded.as_ref().map(|loaded| &loaded.manager)
+    }
+
     /// Starts only the named servers (of those discovery found): a command that needs one
     /// server neither starts the others nor reports their problems. A reload starts them all.
     #[must_use]

@@ -127,7 +127,12 @@ impl Globals {
 #[derive(Debug, Clone, PartialEq, Subcommand)]
 pub(crate) enum Command {
     /// The configured servers: status, transport, source file, tool count, error
-    List,
+    List {
+        /// Wait at most this many milliseconds for each server (its own `timeout` when
+        /// shorter); one not connected by then is reported as timed out, and the exit is 1
+        #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
+        timeout_ms: Option<u64>,
+    },
     /// The tools the session holds right after the startup gate, live or deferred
     Tools {
         /// Only this server's tools

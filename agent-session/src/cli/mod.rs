@@ -233,7 +233,12 @@ async fn run(cli: Cli) -> u8 {
         (_, Some(server)) => needs::for_server(server, discovery),
         _ => Ok(None),
     };
-    let running = match Running::start_needing(&globals, needs).await {
+    // `list --timeout-ms`: no server is waited for longer, at the gate or after it.
+    let cap = match command {
+        Command::List { timeout_ms } => timeout_ms.map(Duration::from_millis),
+        _ => None,
+    };
+    let running = match Running::start_needing(&globals, needs, cap).await {
         Ok(running) => running,
         Err(message) => {
             failure::report(globals.json, failure::Kind::Usage, &message);
@@ -249,10 +254,10 @@ async fn run(cli: Cli) -> u8 {
     }
     let code = match command {
         // The same report as `/mcp list` in the shell.
-        Command::List => {
+        Command::List { .. } => {
             // What each server came to, not where it was at the startup gate: a server still
             // connecting (its cached tools offered meanwhile) is waited for, within its own
-            // timeout.
+            // timeout (or `--timeout-ms`, which then fails it as timed out).
             let manager = running.session.manager();
             for server in manager.server_names() {
                 if manager.get_connection_status(&server) == ConnectionStatus::Connecting {
@@ -396,10 +401,11 @@ impl Running {
     /// Starts a session with the command line's options (a line on stderr while servers
     /// connect, when stderr is a terminal).
     /// Only the servers `needs` picks from what discovery found are started (all of them for
-    /// `None`).
+    /// `None`); `connect_cap` bounds how long any of them may take to connect.
     pub(crate) async fn start_needing(
         globals: &Globals,
         needs: impl FnOnce(&mcp_config::DiscoveryResult) -> Result<Option<BTreeSet<String>>, String>,
+        connect_cap: Option<Duration>,
     ) -> Result<Self, String> {
         let cwd = project_dir(globals.cwd.as_deref())?;
         let (cache, sled) = open_cache(&globals.cache(), &globals.app);
@@ -413,6 +419,8 @@ impl Running {
         if let Some(bytes) = globals.max_message_bytes {
             options.load.manager.max_message_bytes = bytes;
         }
+        options.load.manager.connect_timeout_cap = connect_cap;
+        let gate = options.load.manager.startup_timeout;
         if let Some(budget) = &mut options.load.manager.output_budget {
             if let Some(bytes) = globals.output_budget {
                 budget.max_bytes = bytes;
@@ -428,17 +436,34 @@ impl Running {
         options = options.authorization(Arc::new(browser_login()));
         let began = Instant::now();
         let mut prepared = prepare_agent_session(options);
+        let mut only = None;
         if let Some(discovery) = prepared.discovery()
             && let Some(names) = needs(discovery)?
         {
+            only = Some(names.clone());
             prepared = prepared.only_servers(names);
         }
-        let progress = std::io::stderr()
+        let mut progress = std::io::stderr()
             .is_terminal()
-            .then(|| announce(&prepared))
+            .then(|| announce(&prepared, only.as_ref()))
             .flatten();
-        let started = prepared.start().await;
-        let session = started.session;
+        let manager = prepared.manager().cloned();
+        let session = match (progress.as_mut(), manager) {
+            (Some((line, names)), Some(manager)) => {
+                let start = prepared.start();
+                tokio::pin!(start);
+                // Past the gate, the line names the servers it still waits for.
+                let past_gate = tokio::time::Instant::now() + gate;
+                let mut tick = tokio::time::interval_at(past_gate, Duration::from_millis(100));
+                loop {
+                    tokio::select! {
+                        started = &mut start => break started.session,
+                        _ = tick.tick() => line.tail(&waiting_for(&manager, names)),
+                    }
+                }
+            }
+            _ => prepared.start().await.session,
+        };
         let startup_tools = session.manager().tools();
         if let Some((line, names)) = progress {
             line.finish(&summary(&session, &names, &startup_tools, began.elapsed()));
@@ -510,9 +535,19 @@ pub(crate) fn open_cache(
 }
 
 /// Opens `connecting 3 MCP servers (a, b, c)… ` on stderr, from what the session's own
-/// discovery found; `None` when there is nothing to connect.
-fn announce(prepared: &PreparedSession) -> Option<(ProgressLine, Vec<String>)> {
-    let names: Vec<String> = prepared.discovery()?.servers.keys().cloned().collect();
+/// discovery found and the command starts (`only`, when it starts some); `None` when there is
+/// nothing to connect.
+fn announce(
+    prepared: &PreparedSession,
+    only: Option<&BTreeSet<String>>,
+) -> Option<(ProgressLine, Vec<String>)> {
+    let names: Vec<String> = prepared
+        .discovery()?
+        .servers
+        .keys()
+        .filter(|name| only.is_none_or(|only| only.contains(*name)))
+        .cloned()
+        .collect();
     if names.is_empty() {
         return None;
     }
@@ -523,6 +558,29 @@ fn announce(prepared: &PreparedSession) -> Option<(ProgressLine, Vec<String>)> {
         names.join(", ")
     ));
     Some((line, names))
+}
+
+/// `waiting for slow, stuck`: the servers of `names` the startup waits for (connecting, no
+/// cached tools offered for them); empty when none.
+fn waiting_for(manager: &mcp_manager::McpManager, names: &[String]) -> String {
+    let offered: BTreeSet<String> = manager
+        .tools()
+        .into_iter()
+        .map(|tool| tool.server)
+        .collect();
+    let waiting: Vec<&str> = names
+        .iter()
+        .filter(|name| {
+            manager.get_connection_status(name) == ConnectionStatus::Connecting
+                && !offered.contains(*name)
+        })
+        .map(String::as_str)
+        .collect();
+    if waiting.is_empty() {
+        String::new()
+    } else {
+        format!("waiting for {}", waiting.join(", "))
+    }
 }
 
 /// `ready in 254 ms (2 live, 1 deferred, 0 failed)`, which servers need a login, and how many

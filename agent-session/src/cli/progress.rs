@@ -1,6 +1,6 @@
 //! The startup line on a terminal (`connecting 3 MCP servers (a, b, c)… ready in 254 ms (…)`),
-//! and log output that never breaks it: while the line is open, log lines are held and written
-//! after it.
+//! its tail while servers are waited for past the startup gate (`… waiting for slow`), and log
+//! output that never breaks it: while the line is open, log lines are held and written after it.
 
 use std::io::Write;
 use std::sync::{Mutex, PoisonError};
@@ -33,6 +33,10 @@ impl Write for LogOutput {
 /// An open progress line on stderr; logs are held until [`ProgressLine::finish`] (or drop).
 pub(crate) struct ProgressLine {
     open: bool,
+    /// What [`ProgressLine::start`] wrote, escaped.
+    head: String,
+    /// The tail [`ProgressLine::tail`] wrote after it, escaped; empty when none.
+    tail: String,
 }
 
 impl ProgressLine {
@@ -40,10 +44,48 @@ impl ProgressLine {
     /// and holds logs from now on.
     pub(crate) fn start(text: &str) -> Self {
         *HELD.lock().unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
+        let head = escape_line(text).into_owned();
         let mut stderr = std::io::stderr().lock();
-        let _ = write!(stderr, "{}", escape_line(text));
+        let _ = write!(stderr, "{head}");
         let _ = stderr.flush();
-        Self { open: true }
+        Self {
+            open: true,
+            head,
+            tail: String::new(),
+        }
+    }
+
+    /// Shows `text` after the line's start in place of the previous tail (the line is written
+    /// again, wrapped rows included); nothing when it is the tail already.
+    pub(crate) fn tail(&mut self, text: &str) {
+        let tail = escape_line(text).into_owned();
+        if !self.open || tail == self.tail {
+            return;
+        }
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(stderr, "{}{}{tail}", self.rewind(), self.head);
+        let _ = stderr.flush();
+        self.tail = tail;
+    }
+
+    /// What moves the cursor back to the start of the line as shown (up the rows it wrapped
+    /// onto) and clears from there.
+    fn rewind(&self) -> String {
+        let width = rustix::termios::tcgetwinsize(std::io::stderr())
+            .ok()
+            .map(|size| usize::from(size.ws_col))
+            .filter(|columns| *columns > 0)
+            .unwrap_or(80);
+        let shown = self.head.chars().count() + self.tail.chars().count();
+        // The cursor is on the row of the last character written (a full row leaves it at its
+        // end until the next character wraps).
+        let rows_up = shown.saturating_sub(1) / width;
+        let up = if rows_up == 0 {
+            String::new()
+        } else {
+            format!("\u{1b}[{rows_up}A")
+        };
+        format!("{up}\r\u{1b}[J")
     }
 
     /// Ends the line with `text` and a newline, then writes the logs held meanwhile.
@@ -58,7 +100,19 @@ impl ProgressLine {
         self.open = false;
         let held = HELD.lock().unwrap_or_else(PoisonError::into_inner).take();
         let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(stderr, "{}", escape_line(text));
+        // A line showing no tail (never given one, or no longer) is simply ended.
+        if self.tail.is_empty() {
+            let _ = writeln!(stderr, "{}", escape_line(text));
+        } else {
+            // The tail was only for the wait: the line ends as if it had never been shown.
+            let _ = writeln!(
+                stderr,
+                "{}{}{}",
+                self.rewind(),
+                self.head,
+                escape_line(text)
+            );
+        }
         if let Some(held) = held {
             let _ = stderr.write_all(&held);
         }

@@ -1,0 +1,168 @@
+//! The startup line tells the truth: shown on a terminal (stderr on a pseudo-terminal here), it
+//! counts only the servers the command starts, names the servers the startup still waits for
+//! past the gate, and never shows in a pipe; `list --timeout-ms` answers in time, with a server
+//! that did not connect by then reported as timed out and exit status 1.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cli_support;
+
+use std::fs::File;
+use std::io::Read;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use cli_support::{KillOnDrop, LIMIT, Sandbox, server};
+use nix::pty::{Winsize, openpty};
+use serde_json::json;
+
+impl Sandbox {
+    /// An empty project run without a cache, so that nothing is deferred and the startup
+    /// waits for every server.
+    fn new(test: &str) -> Self {
+        Self::labelled("progress", test).without_cache()
+    }
+
+    /// Runs the binary with stderr on a pseudo-terminal (stdout in a pipe, stdin empty); its
+    /// exit status and everything stderr's terminal received.
+    fn with_stderr_on_terminal(&self, args: &[&str]) -> (Option<i32>, String) {
+        let size = Winsize {
+            ws_row: 40,
+            ws_col: 200,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let pty = openpty(Some(&size), None).unwrap();
+        let mut command = self.command(args);
+        command
+            .env("TERM", "xterm")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(pty.slave));
+        let mut child = KillOnDrop(command.spawn().unwrap());
+        // The terminal's end of the pty stays open only in the child (and what it starts).
+        drop(command);
+        let mut screen = File::from(pty.master);
+        let (sender, received) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let mut buffer = [0; 4096];
+            // Ends with EIO once every process holding the terminal's end has closed it.
+            while let Ok(read @ 1..) = screen.read(&mut buffer) {
+                bytes.extend_from_slice(&buffer[..read]);
+            }
+            let _ = sender.send(bytes);
+        });
+        let deadline = Instant::now() + LIMIT;
+        let status = loop {
+            if let Some(status) = child.0.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "{args:?} did not finish");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let bytes = received.recv_timeout(LIMIT).unwrap();
+        self.assert_no_server_left(&format!("{args:?}"));
+        (status.code(), String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+#[test]
+fn a_command_that_starts_one_server_counts_that_server_alone() {
+    let sandbox = Sandbox::new("one");
+    let broken = |name: &str| sandbox.fixture(name, |server| server.crash_at("initialize"));
+    sandbox.write_mcp_json(&json!({
+        "fx": sandbox.fixture("fx", |server| server),
+        "broken_a": broken("broken_a"),
+        "broken_b": broken("broken_b"),
+        "broken_c": broken("broken_c"),
+    }));
+    let (code, screen) =
+        sandbox.with_stderr_on_terminal(&["call", "fx/echo", r#"{"message":"hi"}"#]);
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(
+        screen.contains("connecting 1 MCP server (fx)… "),
+        "the line names the one server started:\n{screen}"
+    );
+    assert!(
+        screen.contains("(1 live, 0 deferred, 0 failed)"),
+        "servers never started are not counted as failed:\n{screen}"
+    );
+    assert!(!screen.contains("broken"), "{screen}");
+}
+
+#[test]
+fn a_server_the_startup_waits_for_is_named_while_it_connects() {
+    let sandbox = Sandbox::new("slow");
+    sandbox.write_mcp_json(&json!({
+        "fx": sandbox.fixture("fx", |server| server),
+        "slow": sandbox.fixture("slow", |server| server.delay("tools/list", 2000)),
+    }));
+    let (code, screen) = sandbox.with_stderr_on_terminal(&["tools"]);
+    assert_eq!(code, Some(0), "{screen}");
+    let named = screen.split("waiting for ").skip(1).any(|tail| {
+        tail.split(['\u{1b}', '\r', '\n'])
+            .next()
+            .unwrap_or_default()
+            .contains("slow")
+    });
+    assert!(
+        named,
+        "the line names the server still connecting:\n{screen:?}"
+    );
+    // The line is written again in place, never once more after itself.
+    assert!(
+        screen
+            .split('\r')
+            .all(|row| row.matches("connecting 2 MCP servers").count() <= 1),
+        "{screen:?}"
+    );
+    // The wait's tail goes once the server is in: the line ends with the summary alone.
+    let last = screen
+        .rsplit('\r')
+        .find(|part| part.contains("ready in"))
+        .unwrap_or_default();
+    assert!(
+        last.contains("connecting 2 MCP servers (fx, slow)… ready in")
+            && last.contains("(2 live, 0 deferred, 0 failed)"),
+        "{screen:?}"
+    );
+
+    // In a pipe there is no line at all, and so no wait shown.
+    let piped = sandbox.run(&["tools"]);
+    piped.assert_code(0);
+    assert!(!piped.stderr.contains("waiting for"), "{}", piped.stderr);
+    assert!(!piped.stderr.contains("connecting"), "{}", piped.stderr);
+}
+
+#[test]
+fn list_with_timeout_ms_reports_a_server_not_connected_in_time_and_fails() {
+    let sandbox = Sandbox::new("list-timeout");
+    let mut servers = json!({
+        "fx": sandbox.fixture("fx", |server| server),
+        "stuck": sandbox.fixture("stuck", |server| server.hang_at("initialize")),
+    });
+    // The server's own timeout is far longer than the test's bound: only the option ends it.
+    servers["stuck"]["timeout"] = json!(600_000);
+    sandbox.write_mcp_json(&servers);
+
+    let list = sandbox.run(&["list", "--timeout-ms", "300", "--json"]);
+    let report = list.assert_code(1).json();
+    assert_eq!(server(&report, "fx")["status"], "connected", "{report:#}");
+    let stuck = server(&report, "stuck");
+    assert_eq!(stuck["status"], "failed", "{report:#}");
+    assert!(
+        stuck.to_string().contains("timed out after 300ms"),
+        "{report:#}"
+    );
+
+    let (code, screen) = sandbox.with_stderr_on_terminal(&["list", "--timeout-ms", "300"]);
+    assert_eq!(code, Some(1), "{screen}");
+    assert!(
+        screen.contains("(1 live, 0 deferred, 1 failed)"),
+        "{screen:?}"
+    );
+}
