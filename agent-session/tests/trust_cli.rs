@@ -14,7 +14,12 @@ mod cli_support;
 
 use std::path::PathBuf;
 
-use cli_support::{Sandbox, server};
+use std::fs::File;
+use std::io::Write as _;
+use std::process::Stdio;
+
+use cli_support::{Outcome, Sandbox, finish, server, start};
+use nix::pty::openpty;
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 
@@ -55,6 +60,20 @@ impl Sandbox {
             !self.witness(name).exists(),
             "{during} started the server {name}"
         );
+    }
+
+    /// Bare `trust` with a terminal (a pty) as stdin, answering `answer` to its question.
+    fn trust_on_a_terminal(&self, answer: &str) -> Outcome {
+        let pty = openpty(None, None).unwrap();
+        let mut command = self.command(&["trust"]);
+        command.stdin(Stdio::from(pty.slave));
+        let running = start(command, None);
+        let mut keyboard = File::from(pty.master);
+        keyboard.write_all(answer.as_bytes()).unwrap();
+        keyboard.flush().unwrap();
+        let outcome = finish(running);
+        drop(keyboard);
+        outcome
     }
 
     /// The approvals recorded for this folder in the user's file.
@@ -181,4 +200,30 @@ fn get_shows_the_definition_of_a_server_waiting_for_approval_without_starting_it
     let json = sandbox.run(&["--json", "get", "fx"]).json();
     assert_eq!(json["command"], "sh", "{json:#}");
     sandbox.assert_never_started("fx", "get");
+}
+
+#[test]
+fn bare_trust_on_a_terminal_shows_the_servers_and_approves_only_on_yes() {
+    let sandbox = Sandbox::new("terminal");
+    sandbox.write_unapproved_mcp_json(&json!({"fx": sandbox.witnessed("fx", &json!({}))}));
+
+    let declined = sandbox.trust_on_a_terminal("n\n");
+    declined.assert_code(1);
+    assert!(
+        declined.stderr.contains("command:  sh"),
+        "{}",
+        declined.stderr
+    );
+    assert!(declined.stderr.contains("[y/N]"), "{}", declined.stderr);
+    assert!(sandbox.approvals().is_null(), "{:#}", sandbox.approvals());
+
+    let accepted = sandbox.trust_on_a_terminal("y\n");
+    accepted.assert_code(0);
+    assert!(
+        accepted.stdout.contains("approved fx"),
+        "{}",
+        accepted.stdout
+    );
+    assert!(!sandbox.approvals()["fx"].is_null());
+    sandbox.assert_never_started("fx", "trust on a terminal");
 }
