@@ -5,6 +5,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The binary under test.
 const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
@@ -56,13 +57,14 @@ fn an_unknown_shell_is_a_usage_error_naming_the_choices() {
 fn bash_offers(words: &[&str]) -> Vec<String> {
     let script = run(&["completions", "bash"]);
     assert!(script.status.success(), "{script:?}");
-    let dir =
-        std::env::temp_dir().join(format!("agent-session-completions-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!(
-        "script-{}.bash",
-        words.join("_").replace(['-', ' '], "")
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "agent-session-completions-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
     ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("script.bash");
     std::fs::write(&path, &script.stdout).unwrap();
     let quoted: Vec<String> = words.iter().map(|word| format!("'{word}'")).collect();
     let asked = format!(
@@ -79,7 +81,7 @@ fn bash_offers(words: &[&str]) -> Vec<String> {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(output.status.success(), "{output:?}");
     String::from_utf8(output.stdout)
         .unwrap()
