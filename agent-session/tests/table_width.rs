@@ -9,12 +9,9 @@
 mod cli_support;
 
 use std::fs::File;
-use std::io::Read;
 use std::process::Stdio;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
-use cli_support::{KillOnDrop, LIMIT, Sandbox, server};
+use cli_support::{Sandbox, run_on_terminal, server};
 use nix::pty::{Winsize, openpty};
 use serde_json::json;
 
@@ -50,32 +47,10 @@ impl Sandbox {
         if let Some(value) = env_columns {
             command.env("COLUMNS", value);
         }
-        let mut child = KillOnDrop(command.spawn().unwrap());
-        // The terminal's end of the pty stays open only in the child (and what it starts).
-        drop(command);
-        let mut screen = File::from(pty.master);
-        let (sender, received) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let mut buffer = [0; 4096];
-            // Ends with EIO once every process holding the terminal's end has closed it.
-            while let Ok(read @ 1..) = screen.read(&mut buffer) {
-                bytes.extend_from_slice(&buffer[..read]);
-            }
-            let _ = sender.send(bytes);
-        });
-        let deadline = Instant::now() + LIMIT;
-        let status = loop {
-            if let Some(status) = child.0.try_wait().unwrap() {
-                break status;
-            }
-            assert!(Instant::now() < deadline, "{args:?} did not finish");
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let bytes = received.recv_timeout(LIMIT).unwrap();
+        let (code, bytes) = run_on_terminal(command, File::from(pty.master));
         self.assert_no_server_left(&format!("{args:?}"));
         let text = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
-        assert_eq!(status.code(), Some(0), "{args:?}:\n{text}");
+        assert_eq!(code, Some(0), "{args:?}:\n{text}");
         text
     }
 

@@ -12,12 +12,9 @@
 mod cli_support;
 
 use std::fs::File;
-use std::io::Read;
 use std::process::Stdio;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
-use cli_support::{KillOnDrop, LIMIT, Sandbox};
+use cli_support::{Sandbox, run_on_terminal};
 use nix::pty::{Winsize, openpty};
 use serde_json::{Value, json};
 
@@ -60,31 +57,9 @@ impl Sandbox {
             .stdin(Stdio::null())
             .stdout(Stdio::from(pty.slave.try_clone().unwrap()))
             .stderr(Stdio::from(pty.slave));
-        let mut child = KillOnDrop(command.spawn().unwrap());
-        // The terminal's end of the pty stays open only in the child (and what it starts).
-        drop(command);
-        let mut screen = File::from(pty.master);
-        let (sender, received) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let mut buffer = [0; 4096];
-            // Ends with EIO once every process holding the terminal's end has closed it.
-            while let Ok(read @ 1..) = screen.read(&mut buffer) {
-                bytes.extend_from_slice(&buffer[..read]);
-            }
-            let _ = sender.send(bytes);
-        });
-        let deadline = Instant::now() + LIMIT;
-        let status = loop {
-            if let Some(status) = child.0.try_wait().unwrap() {
-                break status;
-            }
-            assert!(Instant::now() < deadline, "{args:?} did not finish");
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let bytes = received.recv_timeout(LIMIT).unwrap();
+        let (code, bytes) = run_on_terminal(command, File::from(pty.master));
         self.assert_no_server_left(&format!("{args:?}"));
-        (status.code(), bytes)
+        (code, bytes)
     }
 }
 

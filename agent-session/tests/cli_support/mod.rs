@@ -230,6 +230,35 @@ impl Outcome {
     }
 }
 
+/// Runs `command`, whose standard streams the caller pointed at the pseudo-terminal whose other
+/// end is `screen`, to its end (within [`LIMIT`]); its exit status and every byte the terminal
+/// received. The command's copies of the terminal's end are dropped here, so reading ends (with
+/// EIO) once every process holding it has closed it.
+pub fn run_on_terminal(mut command: Command, screen: std::fs::File) -> (Option<i32>, Vec<u8>) {
+    let shown = format!("{command:?}");
+    let mut child = KillOnDrop(command.spawn().unwrap());
+    drop(command);
+    let mut screen = screen;
+    let (sender, received) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let mut buffer = [0; 4096];
+        while let Ok(read @ 1..) = screen.read(&mut buffer) {
+            bytes.extend_from_slice(&buffer[..read]);
+        }
+        let _ = sender.send(bytes);
+    });
+    let deadline = Instant::now() + LIMIT;
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "{shown} did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status.code(), received.recv_timeout(LIMIT).unwrap())
+}
+
 /// The entry of server `name` in the output of `list --json`.
 pub fn server<'a>(list: &'a Value, name: &str) -> &'a Value {
     list["servers"]
