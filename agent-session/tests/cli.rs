@@ -253,7 +253,18 @@ fn call_exit_statuses() {
         "300",
         "--no-cache",
     ]);
-    assert!(slow.assert_code(1).stdout.contains("timed out"), "{slow:?}");
+    // A call that failed (timed out, or its server died) is an error on stderr, said once;
+    // stdout carries results only.
+    slow.assert_code(1);
+    assert!(slow.stdout.is_empty(), "{slow:?}");
+    assert_eq!(slow.stderr.matches("timed out").count(), 1, "{slow:?}");
+    let crash = sandbox.run(&["call", "mcp_fast_crash", "{}", "--no-cache"]);
+    crash.assert_code(1);
+    assert!(crash.stdout.is_empty(), "{crash:?}");
+    assert_eq!(crash.stderr.matches("MCP error").count(), 1, "{crash:?}");
+    let crash = sandbox.run(&["call", "mcp_fast_crash", "{}", "--no-cache", "--json"]);
+    crash.assert_code(1);
+    assert_eq!(crash.json()["error"]["kind"], "server", "{crash:?}");
 
     for (args, expected) in [
         (

@@ -767,6 +767,13 @@ async fn call_command(
         return EXIT_USAGE;
     }
     let mut result = call_tool(&tool, args, timeout).await;
+    // The call itself failed (the server died, the timeout passed, the connection broke): an
+    // error, on stderr, once. A result the tool gave (`isError` included) is a result, on
+    // stdout.
+    if result.is_error && result.details.get("isError").is_none() {
+        failure::report(json, failure::Kind::Server, &result.to_text());
+        return EXIT_FAILED;
+    }
     if shown == Shown::Whole {
         result = whole(result);
     }
