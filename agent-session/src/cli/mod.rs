@@ -651,6 +651,8 @@ fn scoped_server(command: &Command) -> Option<&str> {
     }
 }
 
+/// The tools at the startup gate, of `server` alone when one is named (a name no file defines
+/// was refused before anything started: see `needs::for_server`).
 fn tools_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
     let tools: Vec<ManagedTool> = running
         .startup_tools
@@ -658,17 +660,6 @@ fn tools_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
         .filter(|tool| server.is_none_or(|server| tool.server == server))
         .cloned()
         .collect();
-    if let Some(server) = server {
-        let discovery = running.session.discovery();
-        let known =
-            discovery.names().contains(server) || tools.iter().any(|tool| tool.server == server);
-        if !known {
-            complain(&format!(
-                "no MCP server named \"{server}\"; run `agent-session list` to see the servers"
-            ));
-            return EXIT_USAGE;
-        }
-    }
     if json {
         output::print_json(&output::tools_json(&tools), false);
     } else {

@@ -29,9 +29,6 @@ pub(crate) async fn resources_command(running: &Running, server: Option<&str>, j
     let manager = running.session.manager();
     let (resources, templates) = match server {
         Some(server) => {
-            if let Err(code) = known(running, server, json) {
-                return code;
-            }
             let resources = manager.list_resources(server).await;
             let templates = manager.list_resource_templates(server).await;
             (one(server, resources), one(server, templates))
@@ -67,12 +64,7 @@ pub(crate) async fn resources_command(running: &Running, server: Option<&str>, j
 pub(crate) async fn prompts_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
     let manager = running.session.manager();
     let prompts = match server {
-        Some(server) => {
-            if let Err(code) = known(running, server, json) {
-                return code;
-            }
-            one(server, manager.list_prompts(server).await)
-        }
+        Some(server) => one(server, manager.list_prompts(server).await),
         None => {
             settle(manager).await;
             Listings::of_all(manager, manager.all_prompts().await)
@@ -96,9 +88,6 @@ pub(crate) async fn prompts_command(running: &Running, server: Option<&str>, jso
 /// `read SERVER URI`: a resource's contents; text as it is, binary described (its base64 with
 /// `--json`).
 pub(crate) async fn read_command(running: &Running, server: &str, uri: &str, json: bool) -> u8 {
-    if let Err(code) = known(running, server, json) {
-        return code;
-    }
     let read = running.session.manager().read_resource(server, uri).await;
     match read {
         Ok(read) => {
@@ -131,9 +120,6 @@ pub(crate) async fn prompt_command(
     arguments: Vec<(String, String)>,
     json: bool,
 ) -> u8 {
-    if let Err(code) = known(running, server, json) {
-        return code;
-    }
     let manager = running.session.manager();
     let arguments: BTreeMap<String, String> = arguments.into_iter().collect();
     if let Ok(Some(prompts)) = manager.list_prompts(server).await
@@ -204,27 +190,6 @@ fn check_prompt(
         missing.join(", "),
         flags.join(" ")
     ))
-}
-
-/// Refuses a server name discovery did not find: exit 2 with a pointer to `list`.
-fn known(running: &Running, server: &str, json: bool) -> Result<(), u8> {
-    let discovery = running.session.discovery();
-    let known = discovery.names().contains(server)
-        || running
-            .session
-            .manager()
-            .server_names()
-            .iter()
-            .any(|name| name == server);
-    if known {
-        return Ok(());
-    }
-    failure::report(
-        json,
-        Kind::Usage,
-        &format!("no MCP server named \"{server}\"; run `agent-session list` to see the servers"),
-    );
-    Err(EXIT_USAGE)
 }
 
 /// Waits for every server still connecting (each within its own timeout), so that a listing of
