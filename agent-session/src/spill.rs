@@ -86,15 +86,7 @@ fn safe_name(app: &str) -> String {
 /// # let _ = budget;
 /// ```
 pub fn user_results_dir(app: &str) -> PathBuf {
-    let absolute = |var: &str| {
-        std::env::var_os(var)
-            .map(PathBuf::from)
-            .filter(|path| path.is_absolute())
-    };
-    let base = absolute("XDG_CACHE_HOME")
-        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
-        .unwrap_or_else(|| std::env::temp_dir().join("mcp-runtime-cache"));
-    let dir = base.join(safe_name(app)).join("results");
+    let dir = mcp_cache::user_cache_dir(&safe_name(app)).join("results");
     match prepare_results_dir(&dir, RESULT_MAX_AGE, SystemTime::now()) {
         Ok(removed) if removed > 0 => {
             tracing::debug!(dir = %dir.display(), removed, "old cut results removed");

@@ -28,6 +28,7 @@
 //!   file too, so that any number of agents starting together read their entries at once
 //!   instead of taking turns on sled's lock; writes hold the database only for their batch.
 
+mod cache_dir;
 mod entry;
 mod fingerprint;
 mod memory;
@@ -39,6 +40,7 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use mcp_transport::Tool;
 
+pub use cache_dir::user_cache_dir;
 pub use entry::{FORMAT_VERSION, Lookup, MissReason, decode_entry, encode_entry};
 pub use fingerprint::Fingerprint;
 pub use memory::{MemoryToolCache, NoopToolCache};

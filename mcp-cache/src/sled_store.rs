@@ -147,15 +147,7 @@ impl SledToolCache {
 
     /// The directory [`in_user_cache_dir`](Self::in_user_cache_dir) uses.
     fn default_dir(app_name: &str) -> PathBuf {
-        let absolute = |var: &str| {
-            std::env::var_os(var)
-                .map(PathBuf::from)
-                .filter(|path| path.is_absolute())
-        };
-        let base = absolute("XDG_CACHE_HOME")
-            .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
-            .unwrap_or_else(|| std::env::temp_dir().join("mcp-runtime-cache"));
-        base.join(app_name).join("tool-cache")
+        crate::user_cache_dir(app_name).join("tool-cache")
     }
 
     /// The database directory.
