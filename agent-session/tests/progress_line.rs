@@ -8,11 +8,7 @@
 
 mod cli_support;
 
-use std::fs::File;
-use std::process::Stdio;
-
-use cli_support::{Sandbox, run_on_terminal, server};
-use nix::pty::{Winsize, openpty};
+use cli_support::{OnTerminal, Sandbox, run_on_terminal, server};
 use serde_json::json;
 
 impl Sandbox {
@@ -25,21 +21,7 @@ impl Sandbox {
     /// Runs the binary with stderr on a pseudo-terminal (stdout in a pipe, stdin empty); its
     /// exit status and everything stderr's terminal received.
     fn with_stderr_on_terminal(&self, args: &[&str]) -> (Option<i32>, String) {
-        let size = Winsize {
-            ws_row: 40,
-            ws_col: 200,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let pty = openpty(Some(&size), None).unwrap();
-        let mut command = self.command(args);
-        command
-            .env("TERM", "xterm")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::from(pty.slave));
-        let (code, bytes) = run_on_terminal(command, File::from(pty.master));
+        let (code, bytes) = run_on_terminal(self.command(args), OnTerminal::Stderr, 200);
         self.assert_no_server_left(&format!("{args:?}"));
         (code, String::from_utf8_lossy(&bytes).into_owned())
     }

@@ -8,11 +8,7 @@
 
 mod cli_support;
 
-use std::fs::File;
-use std::process::Stdio;
-
-use cli_support::{Sandbox, run_on_terminal, server};
-use nix::pty::{Winsize, openpty};
+use cli_support::{OnTerminal, Sandbox, run_on_terminal, server};
 use serde_json::json;
 
 /// The server's name.
@@ -31,23 +27,11 @@ impl Sandbox {
     /// progress line goes), `COLUMNS` set to `env_columns` or unset (as the sandbox leaves it); what the terminal showed,
     /// its `\r\n` line ends back to `\n`.
     fn on_terminal(&self, args: &[&str], columns: u16, env_columns: Option<&str>) -> String {
-        let size = Winsize {
-            ws_row: 40,
-            ws_col: columns,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let pty = openpty(Some(&size), None).unwrap();
         let mut command = self.command(args);
-        command
-            .env("TERM", "xterm")
-            .env("NO_COLOR", "1")
-            .stdout(Stdio::from(pty.slave))
-            .stderr(Stdio::null());
         if let Some(value) = env_columns {
             command.env("COLUMNS", value);
         }
-        let (code, bytes) = run_on_terminal(command, File::from(pty.master));
+        let (code, bytes) = run_on_terminal(command, OnTerminal::Stdout, columns);
         self.assert_no_server_left(&format!("{args:?}"));
         let text = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
         assert_eq!(code, Some(0), "{args:?}:\n{text}");

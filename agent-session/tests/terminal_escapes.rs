@@ -11,11 +11,7 @@
 
 mod cli_support;
 
-use std::fs::File;
-use std::process::Stdio;
-
-use cli_support::{Sandbox, run_on_terminal};
-use nix::pty::{Winsize, openpty};
+use cli_support::{OnTerminal, Sandbox, run_on_terminal};
 use serde_json::{Value, json};
 
 /// Sets the window title (OSC 0, ended by BEL).
@@ -42,22 +38,9 @@ impl Sandbox {
     /// Runs the binary with stdout and stderr on a pseudo-terminal (stdin empty); its exit
     /// status and every byte the terminal received.
     fn on_terminal(&self, args: &[&str], log: &str) -> (Option<i32>, Vec<u8>) {
-        let size = Winsize {
-            ws_row: 40,
-            ws_col: 250,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let pty = openpty(Some(&size), None).unwrap();
         let mut command = self.command(args);
-        command
-            .env("TERM", "xterm")
-            .env("NO_COLOR", "1")
-            .env("RUST_LOG", log)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(pty.slave.try_clone().unwrap()))
-            .stderr(Stdio::from(pty.slave));
-        let (code, bytes) = run_on_terminal(command, File::from(pty.master));
+        command.env("RUST_LOG", log);
+        let (code, bytes) = run_on_terminal(command, OnTerminal::Both, 250);
         self.assert_no_server_left(&format!("{args:?}"));
         (code, bytes)
     }

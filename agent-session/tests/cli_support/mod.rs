@@ -230,15 +230,48 @@ impl Outcome {
     }
 }
 
-/// Runs `command`, whose standard streams the caller pointed at the pseudo-terminal whose other
-/// end is `screen`, to its end (within [`LIMIT`]); its exit status and every byte the terminal
-/// received. The command's copies of the terminal's end are dropped here, so reading ends (with
-/// EIO) once every process holding it has closed it.
-pub fn run_on_terminal(mut command: Command, screen: std::fs::File) -> (Option<i32>, Vec<u8>) {
+/// Which of the binary's output streams a terminal shows (the other one is discarded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnTerminal {
+    Stdout,
+    Stderr,
+    Both,
+}
+
+/// Runs `command` (stdin empty, `TERM=xterm`, `NO_COLOR=1`) with `streams` on a new
+/// pseudo-terminal `columns` wide, to its end (within [`LIMIT`]); its exit status and every
+/// byte the terminal received. The command's copies of the terminal's end are dropped here,
+/// so reading ends (with EIO) once every process holding it has closed it.
+pub fn run_on_terminal(
+    mut command: Command,
+    streams: OnTerminal,
+    columns: u16,
+) -> (Option<i32>, Vec<u8>) {
+    let size = nix::pty::Winsize {
+        ws_row: 40,
+        ws_col: columns,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = nix::pty::openpty(Some(&size), None).unwrap();
+    let on_terminal = |shown: bool| {
+        if shown {
+            Stdio::from(pty.slave.try_clone().unwrap())
+        } else {
+            Stdio::null()
+        }
+    };
+    command
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(on_terminal(streams != OnTerminal::Stderr))
+        .stderr(on_terminal(streams != OnTerminal::Stdout));
+    drop(pty.slave);
     let shown = format!("{command:?}");
     let mut child = KillOnDrop(command.spawn().unwrap());
     drop(command);
-    let mut screen = screen;
+    let mut screen = std::fs::File::from(pty.master);
     let (sender, received) = mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
