@@ -35,6 +35,10 @@ use serde_json::Value;
 
 /// Whether `c` is shown escaped in text for a terminal (`\n` and `\t` included; [`escape`]
 /// keeps those two).
+///
+/// Narrower than [`mcp_config::hidden_char`], which refuses server names: a name has no use
+/// for variation selectors or a soft hyphen, but text shown to people does (an emoji's
+/// U+FE0F), so those are left as they are here.
 pub fn is_escaped(c: char) -> bool {
     matches!(
         c,

@@ -17,6 +17,10 @@ const MIN_SECRET_PART_CHARS: usize = 8;
 /// `text` with every occurrence of each of `secrets` replaced by [`REDACTED`], and of each
 /// whitespace-separated part of one (quotes and `;` around it dropped) long enough to be a
 /// secret itself: error text a command or a server wrote may quote what we gave it.
+///
+/// `mcp_transport::Secrets` does the same for what a transport sends (with URL and JSON forms
+/// of each value); it is written again here because this crate depends on no other workspace
+/// crate (see DESIGN.md), and a `!command` fails before any transport exists.
 pub(crate) fn scrub<'a>(text: &str, secrets: impl IntoIterator<Item = &'a str>) -> String {
     let mut hidden: Vec<&str> = Vec::new();
     for secret in secrets {
