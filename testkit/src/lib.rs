@@ -36,10 +36,10 @@
 #![doc = concat!("```text\n", include_str!("bin/mcp-fixture-server/usage.txt"), "```")]
 
 /// How many tools the fixture lists without `--tools` (echo, add, sleep, progress, crash, huge,
-/// flood_stderr, error, all_content, events, pids, change_tools, environment, ask, stderr,
-/// log):
+/// flood_stderr, error, all_content, events, pids, change_tools, environment, ask, roots,
+/// stderr, log):
 /// what a test expects of a plain fixture, known without asking the code under test.
-pub const BUILT_IN_TOOLS: usize = 16;
+pub const BUILT_IN_TOOLS: usize = 17;
 
 mod binary;
 mod fixture;

@@ -40,6 +40,8 @@ pub(crate) struct Server {
     pub(crate) grandchild: Option<u32>,
     /// Resources and prompts (`--resources`, `--prompts`).
     catalog: Catalog,
+    /// The capabilities the client declared in `initialize`.
+    client_capabilities: Mutex<Value>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -63,6 +65,7 @@ impl Server {
             asked: AtomicUsize::new(0),
             grandchild,
             catalog: Catalog::default(),
+            client_capabilities: Mutex::new(Value::Null),
         }
     }
 
@@ -176,7 +179,12 @@ impl Server {
             return;
         }
         match method {
-            "initialize" => self.send_result(&id, &self.initialize_result(&params)),
+            "initialize" => {
+                if let Some(capabilities) = params.get("capabilities") {
+                    *lock(&self.client_capabilities) = capabilities.clone();
+                }
+                self.send_result(&id, &self.initialize_result(&params));
+            }
             "ping" => self.send_result(&id, &json!({})),
             "tools/list" => match self.list_tools(&params) {
                 Ok(result) => self.send_result(&id, &result),
@@ -274,14 +282,30 @@ impl Server {
     /// Sends `elicitation/create` and waits (a minute at most) for the client's answer: its
     /// `result`, its `error`, or `{"timeout": true}`.
     pub(crate) fn ask(&self, message: &str, schema: &Value) -> Value {
+        let params = json!({"message": message, "requestedSchema": schema});
+        self.request_client("srv-ask", "elicitation/create", Some(params))
+    }
+
+    /// True when the client declared the capability `name` in `initialize`.
+    pub(crate) fn client_declared(&self, name: &str) -> bool {
+        lock(&self.client_capabilities).get(name).is_some()
+    }
+
+    /// Sends the client a `method` request (id `<prefix>-<n>`) and waits (a minute at most)
+    /// for its answer: its `result`, its `error`, or `{"timeout": true}`.
+    pub(crate) fn request_client(
+        &self,
+        prefix: &str,
+        method: &str,
+        params: Option<Value>,
+    ) -> Value {
         let number = self.asked.fetch_add(1, Ordering::AcqRel) + 1;
-        let id = json!(format!("srv-ask-{number}"));
-        self.out.send(&wire::message_line(&json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "method": "elicitation/create",
-            "params": {"message": message, "requestedSchema": schema},
-        })));
+        let id = json!(format!("{prefix}-{number}"));
+        let mut request = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let (Some(params), Value::Object(map)) = (params, &mut request) {
+            map.insert("params".to_owned(), params);
+        }
+        self.out.send(&wire::message_line(&request));
         let answer_of = |events: &Vec<Value>| {
             events.iter().find_map(|event| {
                 let response = event.get("response")?;

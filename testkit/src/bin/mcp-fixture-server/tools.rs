@@ -130,6 +130,11 @@ pub(crate) fn definitions(generated: usize, named: &[(String, String)]) -> Vec<V
             ),
         }),
         json!({
+            "name": "roots",
+            "description": "Asks the client for its roots (roots/list) and answers with whether it declared the roots capability and its reply.",
+            "inputSchema": no_arguments,
+        }),
+        json!({
             "name": "stderr",
             "description": "Writes a line to stderr.",
             "inputSchema": object_schema(&json!({"text": {"type": "string"}}), &["text"]),
@@ -312,6 +317,20 @@ fn run(
                 server
                     .out
                     .send(&wire::text_result_line(&id, &reply.to_string()));
+            });
+            Ok(Answer::Later)
+        }
+        "roots" => {
+            let server = Arc::clone(server);
+            thread::spawn(move || {
+                let reply = server.request_client("srv-roots-asked", "roots/list", None);
+                let report = json!({
+                    "declared": server.client_declared("roots"),
+                    "reply": reply,
+                });
+                server
+                    .out
+                    .send(&wire::text_result_line(&id, &report.to_string()));
             });
             Ok(Answer::Later)
         }
