@@ -1,6 +1,7 @@
 //! `${VAR}` and `${VAR:-default}` expansion at discovery.
 //!
-//! Expanded fields: `command`, `args`, `env` values, `cwd`, `url` and `headers` values. A
+//! Expanded fields: `command`, `args`, `env` values, `cwd`, `url` and `headers` values, and
+//! the folders of `roots` (`${HOME}/data`). A
 //! reference to an unset variable without a default is an error for that server naming the
 //! variable and the field, never a literal `${VAR}` sent to a server. `${VAR:-default}` uses the
 //! default when the variable is unset or empty (as the shell does); the default may itself hold
@@ -10,7 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::server_config::ServerConfig;
+use serde_json::Value;
+
+use crate::server_config::{ROOTS_KEY, ServerConfig};
 use crate::validate::quoted;
 
 /// How deep defaults may nest (`${A:-${B:-${C}}}` is three).
@@ -143,7 +146,15 @@ pub fn expand_server_config(
     let mut problems = Vec::new();
     let mut expanded = config.clone();
     let mut expanded_to_bang = Vec::new();
-    for (field, value) in expanded.transport.expandable_values_mut() {
+    let mut slots = expanded.transport.expandable_values_mut();
+    if let Some(Value::Array(folders)) = expanded.extra.get_mut(ROOTS_KEY) {
+        for (index, folder) in folders.iter_mut().enumerate() {
+            if let Value::String(folder) = folder {
+                slots.push((format!("roots[{index}]"), folder));
+            }
+        }
+    }
+    for (field, value) in slots {
         let resolved_at_connect = field.starts_with("env.") || field.starts_with("headers.");
         if resolved_at_connect && config.is_command(&field, value) {
             // A `!command` as written is run as written: `sh` expands a `${VAR}` in it as data.
@@ -279,5 +290,26 @@ mod tests {
         assert_eq!(problems.len(), 2);
         assert!(problems[0].contains("\"HOST\" is not set (used in url)"));
         assert!(problems[1].contains("\"API_TOKEN\" is not set (used in headers.Authorization)"));
+    }
+
+    #[test]
+    fn roots_folders_are_expanded_and_an_unset_variable_names_its_folder() {
+        let mut config = ServerConfig::stdio("srv", Vec::<String>::new());
+        config.extra.insert(
+            "roots".into(),
+            serde_json::json!(["${HOME}/data", "/fixed", "${WORK:-/work}"]),
+        );
+        let expanded = expand_server_config("fs", &config, &env(&[("HOME", "/h")])).unwrap();
+        assert_eq!(
+            expanded.extra["roots"],
+            serde_json::json!(["/h/data", "/fixed", "/work"])
+        );
+        assert_eq!(
+            expand_server_config("fs", &config, &BTreeMap::new()).unwrap_err(),
+            [
+                "Server \"fs\": environment variable \"HOME\" is not set (used in roots[0]); set \
+                 it or give a default with ${HOME:-default}"
+            ]
+        );
     }
 }

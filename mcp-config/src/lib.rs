@@ -63,8 +63,8 @@ pub use expand::{MAX_NESTING, expand_server_config, expand_value};
 pub use providers::default_sources;
 pub use redact::REDACTED;
 pub use server_config::{
-    AuthConfig, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, ServerConfig, StdioConfig,
-    ToolFilter, TransportConfig, TransportKind,
+    AuthConfig, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, RootsSetting, ServerConfig,
+    StdioConfig, ToolFilter, TransportConfig, TransportKind,
 };
 pub use source::{
     ConfigSource, FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta, parse_json,

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -275,6 +276,23 @@ impl ServerConfig {
         self.extra.get("reconnect").and_then(Value::as_bool)
     }
 
+    /// `roots`, when the entry sets a valid one: `false` (offer the server no roots) or a list
+    /// of folders, as written (a relative folder is resolved with [`RootsSetting::resolve`]
+    /// against the folder of the file that defines the server). `None` when the entry leaves
+    /// it out (the agent's own roots apply) or holds something else (which
+    /// [`validate_server_config`](crate::validate_server_config) reports).
+    pub fn roots(&self) -> Option<RootsSetting> {
+        match self.extra.get(ROOTS_KEY)? {
+            Value::Bool(false) => Some(RootsSetting::Off),
+            Value::Array(folders) => folders
+                .iter()
+                .map(|folder| folder.as_str().map(PathBuf::from))
+                .collect::<Option<Vec<_>>>()
+                .map(RootsSetting::Folders),
+            _ => None,
+        }
+    }
+
     /// The longest message accepted from this server, in bytes (`maxMessageBytes`), when the
     /// entry sets a positive one.
     pub fn max_message_bytes(&self) -> Option<usize> {
@@ -344,6 +362,66 @@ fn redact_values(map: &mut BTreeMap<String, String>) {
 
 /// The connect timeout when a server sets none.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// The entry key of a server's roots setting.
+pub(crate) const ROOTS_KEY: &str = "roots";
+
+/// What a server's `roots` setting says it is told about the user's folders: the answer to its
+/// `roots/list`, or no roots at all.
+///
+/// The setting exists because a server may treat roots as the folders it is allowed into:
+/// `@modelcontextprotocol/server-filesystem` replaces the folders of its command line with
+/// the client's roots. `"roots": false` keeps such a server on its own folders whatever the
+/// agent offers; a list chooses the folders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    clippy::exhaustive_enums,
+    reason = "a setting is either off or a list of folders; matched exhaustively"
+)]
+pub enum RootsSetting {
+    /// `false`: no roots; the client does not declare the `roots` capability to this server.
+    Off,
+    /// These folders (possibly none).
+    Folders(Vec<PathBuf>),
+}
+
+impl RootsSetting {
+    /// Each relative folder made absolute against `base` (the folder of the config file that
+    /// defines the server, so `"roots": ["."]` in a project's `.mcp.json` is the project
+    /// folder), and `.` and `..` taken out of every folder, lexically (no symlink is
+    /// followed and the folder need not exist).
+    #[must_use]
+    pub fn resolve(self, base: &Path) -> Self {
+        match self {
+            Self::Off => Self::Off,
+            Self::Folders(folders) => Self::Folders(
+                folders
+                    .iter()
+                    .map(|folder| normalized(&base.join(folder)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// `path` without `.` components, each `..` taking out the name before it (`/..` is `/`).
+fn normalized(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                Some(Component::CurDir | Component::ParentDir) | None => out.push(component),
+            },
+            other => out.push(other),
+        }
+    }
+    out
+}
 
 impl fmt::Debug for TransportConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -529,5 +607,60 @@ mod tests {
         blank.extra.insert("clientId".into(), Value::from("  "));
         assert!(blank.oauth_client().is_none());
         assert!(AuthConfig::oauth().oauth_client().is_none());
+    }
+
+    fn with_roots(roots: Value) -> ServerConfig {
+        let mut config = ServerConfig::stdio("srv", Vec::<String>::new());
+        config.extra.insert("roots".into(), roots);
+        config
+    }
+
+    #[test]
+    fn roots_is_false_or_a_list_of_folders_and_anything_else_sets_nothing() {
+        assert_eq!(ServerConfig::stdio("srv", ["/data"]).roots(), None);
+        assert_eq!(
+            with_roots(Value::Bool(false)).roots(),
+            Some(RootsSetting::Off)
+        );
+        assert_eq!(
+            with_roots(serde_json::json!(["/data", "docs"])).roots(),
+            Some(RootsSetting::Folders(vec!["/data".into(), "docs".into()]))
+        );
+        assert_eq!(
+            with_roots(serde_json::json!([])).roots(),
+            Some(RootsSetting::Folders(Vec::new()))
+        );
+        for invalid in [
+            serde_json::json!(true),
+            serde_json::json!("/data"),
+            serde_json::json!(["/data", 3]),
+        ] {
+            assert_eq!(with_roots(invalid.clone()).roots(), None, "{invalid}");
+        }
+    }
+
+    #[test]
+    fn relative_roots_resolve_against_the_config_files_folder_with_dots_taken_out() {
+        let setting = RootsSetting::Folders(vec![
+            ".".into(),
+            "docs/./api".into(),
+            "../shared".into(),
+            "/data/../srv/./www".into(),
+            "/..".into(),
+        ]);
+        assert_eq!(
+            setting.resolve(Path::new("/home/me/project")),
+            RootsSetting::Folders(vec![
+                "/home/me/project".into(),
+                "/home/me/project/docs/api".into(),
+                "/home/me/shared".into(),
+                "/srv/www".into(),
+                "/".into(),
+            ])
+        );
+        assert_eq!(
+            RootsSetting::Off.resolve(Path::new("/x")),
+            RootsSetting::Off
+        );
     }
 }

@@ -1,8 +1,10 @@
 //! [`validate_server_config`]: the checks of a server's (expanded) values before anything is
 //! started, one message per problem, each naming the server.
 
+use serde_json::Value;
+
 use crate::redact::redact_url_secrets;
-use crate::server_config::{ServerConfig, TransportConfig};
+use crate::server_config::{ROOTS_KEY, ServerConfig, TransportConfig};
 
 /// Checks the values of a (expanded) server configuration; one message per problem, each naming
 /// the server. An empty list means the server is usable. (That the entry names one transport
@@ -79,6 +81,40 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
             && !value.is_boolean()
         {
             problem(format!("\"{key}\" must be true or false"));
+        }
+    }
+    if let Some(roots) = config.extra.get(ROOTS_KEY) {
+        for why in roots_problems(roots) {
+            problem(why);
+        }
+    }
+    problems
+}
+
+/// What is wrong with a `roots` value: it must be `false` or a list of folders, each one
+/// written out (a relative folder is taken from the folder of the file defining the server;
+/// `~` is not expanded, `${HOME}` is).
+fn roots_problems(roots: &Value) -> Vec<String> {
+    let folders = match roots {
+        Value::Bool(false) => return Vec::new(),
+        Value::Array(folders) if folders.iter().all(Value::is_string) => folders,
+        _ => {
+            return vec![
+                "\"roots\" must be a list of folders, or false to offer the server no roots"
+                    .to_owned(),
+            ];
+        }
+    };
+    let mut problems = Vec::new();
+    for (index, folder) in folders.iter().filter_map(Value::as_str).enumerate() {
+        if folder.trim().is_empty() {
+            problems.push(format!("\"roots[{index}]\" is empty: write a folder"));
+        } else if folder.starts_with('~') {
+            problems.push(format!(
+                "\"roots[{index}]\" is \"{}\": ~ is not expanded here; write the folder's \
+                 full path (${{HOME}}/… is expanded)",
+                quoted(folder)
+            ));
         }
     }
     problems
@@ -245,6 +281,40 @@ mod tests {
             validate_server_config(" ", &ServerConfig::stdio("npx", ["y"])),
             ["Server \" \": the server name is empty"]
         );
+    }
+
+    #[test]
+    fn a_roots_value_that_is_not_false_or_a_list_of_folders_is_an_error_naming_the_server() {
+        let check = |roots: serde_json::Value| {
+            let mut config = ServerConfig::stdio("npx", ["y"]);
+            config.extra.insert("roots".into(), roots);
+            validate_server_config("fs", &config)
+        };
+        let shape = "Server \"fs\": \"roots\" must be a list of folders, or false to offer the \
+                     server no roots";
+        for wrong in [
+            serde_json::json!(true),
+            serde_json::json!("/data"),
+            serde_json::json!({"path": "/data"}),
+            serde_json::json!(["/data", null]),
+        ] {
+            assert_eq!(check(wrong.clone()), [shape], "{wrong}");
+        }
+        assert_eq!(
+            check(serde_json::json!(["/data", " ", "~/notes"])),
+            [
+                "Server \"fs\": \"roots[1]\" is empty: write a folder",
+                "Server \"fs\": \"roots[2]\" is \"~/notes\": ~ is not expanded here; write the \
+                 folder's full path (${HOME}/… is expanded)",
+            ]
+        );
+        for fine in [
+            serde_json::json!(false),
+            serde_json::json!([]),
+            serde_json::json!(["/data", "docs", "../shared"]),
+        ] {
+            assert!(check(fine.clone()).is_empty(), "{fine}");
+        }
     }
 
     #[test]
