@@ -272,10 +272,9 @@ impl Inner {
             .connect_timeout_cap
             .map_or(own, |cap| own.min(cap));
         let deadline = Instant::now() + connect_timeout;
-        let mut options = self.options.client.clone().connect_timeout(connect_timeout);
-        if let Some(roots) = self.lock().roots.clone() {
-            options.roots = Some(roots);
-        }
+        let options = self
+            .client_options(name, config)
+            .connect_timeout(connect_timeout);
         let context = ConnectContext {
             storage: self.auth.as_deref(),
             oauth: &self.options.credentials,
@@ -411,7 +410,9 @@ impl Inner {
             }
             Published::Failed { error, had_tools } => {
                 if late {
-                    tracing::warn!(server = name, %error, "MCP server failed after startup");
+                    // Told through `ManagerEvent::LateError` and the status: a log line is for
+                    // tracing, not for the user.
+                    tracing::info!(server = name, %error, "MCP server failed after startup");
                     if had_tools {
                         self.emit(ManagerEvent::ToolsChanged {
                             server: name.to_owned(),

@@ -47,6 +47,7 @@ mod loader;
 mod login;
 mod manager;
 mod reconnect;
+mod roots;
 mod status;
 
 pub use catalog::ServerListing;

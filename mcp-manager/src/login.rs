@@ -44,9 +44,7 @@ impl McpManager {
         };
         let options = self
             .inner
-            .options
-            .client
-            .clone()
+            .client_options(name, config)
             .connect_timeout(timeout + Duration::from_millis(config.timeout_ms()));
         let client = connect_client(name, config, context, options)
             .await

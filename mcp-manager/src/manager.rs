@@ -34,9 +34,10 @@ pub struct ManagerOptions {
     /// How long `connect_servers` waits before answering with what is ready (and cached tools
     /// for the rest). Default 250 ms.
     pub startup_timeout: Duration,
-    /// How every server is connected: the client name and version sent, the roots answered to
-    /// `roots/list`, the timeout of `tools/list` and of tool calls without their own (60 s by
-    /// default). The connect timeout is each server's own (its `timeout`, 30 s by default).
+    /// How every server is connected: the client name and version sent, the agent's roots
+    /// (none by default; a server's own `roots` setting wins, see [`McpManager::set_roots`]),
+    /// the timeout of `tools/list` and of tool calls without their own (60 s by default). The
+    /// connect timeout is each server's own (its `timeout`, 30 s by default).
     pub client: ClientOptions,
     /// Where OAuth logins to remote servers are kept, by server URL (the session's is a file
     /// in the user's config directory). Default: in memory, so a remote server that wants a
@@ -440,29 +441,6 @@ impl McpManager {
         }
     }
 
-    /// Changes the roots every server is told of (when the client options declare roots):
-    /// connected servers get `notifications/roots/list_changed` and the new list when they ask,
-    /// servers connected later get it from the start.
-    pub fn set_roots(&self, roots: Vec<Root>) {
-        if self.inner.options.client.roots.is_none() {
-            return;
-        }
-        let (clients, roots): (Vec<(String, Arc<McpClient>)>, Vec<Root>) = {
-            let mut state = self.inner.lock();
-            let clients = state
-                .connections
-                .iter()
-                .map(|(name, connection)| (name.clone(), Arc::clone(&connection.client)))
-                .collect();
-            (clients, state.roots.insert(roots).clone())
-        };
-        for (name, client) in clients {
-            if !client.set_roots(roots.clone()) {
-                tracing::debug!(server = %name, "could not tell the server its roots changed");
-            }
-        }
-    }
-
     /// Prepares a reload to `servers`: disconnects every server that is gone from them, whose
     /// configuration changed, or that is not connected (failed, needing a login, disconnected),
     /// and keeps the others — their connection, process and calls in flight — untouched. The
@@ -707,7 +685,8 @@ impl Inner {
         if !removed {
             return;
         }
-        tracing::warn!(server = name, %reason, "MCP server connection lost");
+        // Told through the status (and the failed calls): a log line is for tracing.
+        tracing::info!(server = name, %reason, "MCP server connection lost");
         if !self.start_reconnecting(name, config, &reason) {
             self.lock().failures.insert(name.to_owned(), reason.clone());
             self.emit(ManagerEvent::StatusChanged {
