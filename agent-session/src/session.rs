@@ -98,6 +98,24 @@ impl SessionOptions {
         self
     }
 
+    /// Offers the servers these folders as roots (their `roots/list` answer; the CLI's
+    /// `--root DIR`). Without it, the default, a session declares no roots, and a server hears
+    /// of folders only through its own `roots` setting, which also wins over these: a server
+    /// such as `server-filesystem` replaces the folders of its command line with the client's
+    /// roots, so offering the session's folder unasked would shut it out of the folders the
+    /// user gave it (the evidence from Claude Code, VS Code and Codex is in `mcp-manager`'s
+    /// `roots` module and the README's "Roots").
+    #[must_use]
+    pub fn roots(mut self, folders: impl IntoIterator<Item: AsRef<std::path::Path>>) -> Self {
+        self.load.manager.client.roots = Some(
+            folders
+                .into_iter()
+                .map(|folder| Root::from_path(folder.as_ref()))
+                .collect(),
+        );
+        self
+    }
+
     /// Turns MCP on or off.
     #[must_use]
     pub fn mcp(mut self, enabled: bool) -> Self {
@@ -190,11 +208,9 @@ pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
     });
     options.load.cache = Some(Arc::clone(&cache));
     options.load.discovery = options.load.discovery.clone().filter_exa(true);
-    // Servers may ask where the user works: the session's folder, unless the agent says more.
-    let client = &mut options.load.manager.client;
-    if client.roots.is_none() {
-        client.roots = Some(vec![Root::from_path(&options.cwd)]);
-    }
+    // No roots are offered unless the agent names them (`SessionOptions::roots`): the session's
+    // folder is not offered on its own, since a server may take roots as the only folders it
+    // may use (see `SessionOptions::roots`).
     // Results cut by the output budget are kept whole in the session's own directory.
     let mut spill = None;
     if let Some(budget) = &mut options.load.manager.output_budget
@@ -372,9 +388,11 @@ impl AgentSession {
         self.refreshes.send_modify(|count| *count += 1);
     }
 
-    /// The agent moved to `dir`: every server is told its root is now `dir`
-    /// (`notifications/roots/list_changed`, then `roots/list` answers it). The servers and the
-    /// config files they came from stay those of the session's folder.
+    /// The agent moved to `dir`: when the session offers roots ([`SessionOptions::roots`]),
+    /// every server that follows them is told its root is now `dir`
+    /// (`notifications/roots/list_changed`, then `roots/list` answers it); a server with its
+    /// own `roots` setting keeps them, and a session without roots tells no one. The servers
+    /// and the config files they came from stay those of the session's folder.
     pub fn change_directory(&self, dir: &std::path::Path) {
         self.manager.set_roots(vec![Root::from_path(dir)]);
     }

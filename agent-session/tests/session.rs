@@ -261,13 +261,22 @@ async fn response_to(session: &AgentSession, server: &str, id: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn servers_asking_for_roots_get_the_sessions_folder_and_then_the_agents_new_one() {
+async fn servers_get_the_sessions_roots_and_the_agents_new_folder_unless_they_set_their_own() {
     let world = World::new();
-    world.write_mcp_json(&[("fx", FixtureServer::new().server_requests())]);
-    let session = world.start().await.session;
+    let fixture = FixtureServer::new().server_requests();
+    let mut own = common::fixture_entry(&fixture);
+    own["roots"] = json!(["/srv/fixed"]);
+    world.write_mcp_json_entries(&[("fx", common::fixture_entry(&fixture)), ("own", own)]);
+    let options = world.options().roots([world.project()]);
+    let session = guard(create_agent_session(options)).await.session;
     let first = response_to(&session, "fx", "srv-roots").await;
     let project = mcp_transport::Root::from_path(world.project());
     assert_eq!(first["result"]["roots"][0]["uri"], project.uri);
+    let fixed = response_to(&session, "own", "srv-roots").await;
+    assert_eq!(
+        fixed["result"]["roots"],
+        json!([{"uri": "file:///srv/fixed", "name": "fixed"}])
+    );
 
     let elsewhere = world.home().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
@@ -279,6 +288,29 @@ async fn servers_asking_for_roots_get_the_sessions_folder_and_then_the_agents_ne
         json!([{"uri": moved.uri, "name": "elsewhere"}]),
         "{changed:#}"
     );
+    // The notification would have been queued before this call on the same pipe.
+    let events = session.tool("mcp_own_events").expect("the events tool");
+    let output = guard(events.execute(json!({}), CancellationToken::new()))
+        .await
+        .expect("events");
+    assert!(
+        !output
+            .to_text()
+            .contains("notifications/roots/list_changed"),
+        "a server with its own roots is not told the agent moved: {}",
+        output.to_text()
+    );
+    guard(session.shutdown()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_offers_no_roots_unless_the_agent_names_them() {
+    let world = World::new();
+    world.write_mcp_json(&[("fx", FixtureServer::new().server_requests())]);
+    let session = world.start().await.session;
+    let refused = response_to(&session, "fx", "srv-roots").await;
+    assert_eq!(refused["error"]["code"], json!(-32601), "{refused:#}");
+    session.change_directory(world.home());
     guard(session.shutdown()).await;
 }
 

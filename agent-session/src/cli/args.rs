@@ -88,6 +88,11 @@ pub(crate) struct Globals {
     /// wins); a longer result is cut with a marker, and `call --full` shows it whole
     #[arg(long = "output-budget", global = true, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) output_budget: Option<usize>,
+    /// Offer the servers DIR as a root (repeatable); without it a server is offered no roots
+    /// unless its config sets `roots`, which wins
+    #[arg(long = "root", global = true, value_name = "DIR", value_parser = parse_root,
+          value_hint = clap::ValueHint::DirPath)]
+    pub(crate) roots: Vec<PathBuf>,
     /// The agent's name: its native files are .NAME/mcp.json and ~/.config/NAME/mcp.json
     #[arg(long, global = true, value_name = "NAME", default_value = DEFAULT_APP, value_parser = parse_app)]
     pub(crate) app: String,
@@ -358,6 +363,17 @@ fn parse_size(text: &str) -> Result<usize, String> {
         .and_then(|number| number.checked_mul(1 << shift))
         .filter(|bytes| *bytes > 0)
         .ok_or_else(|| format!("takes a size such as 33554432 or 32MiB, not {text:?}"))
+}
+
+/// `--root DIR`: an existing folder, made absolute (from the current directory) with its
+/// symlinks resolved, since a root is a `file://` URI, which has no relative form.
+fn parse_root(text: &str) -> Result<PathBuf, String> {
+    let folder = std::fs::canonicalize(text)
+        .map_err(|error| format!("takes an existing folder; {text:?}: {error}"))?;
+    if !folder.is_dir() {
+        return Err(format!("takes a folder; {text:?} is not one"));
+    }
+    Ok(folder)
 }
 
 fn parse_ms(text: &str) -> Result<u64, String> {

@@ -412,6 +412,10 @@ impl Running {
         let mut options = SessionOptions::new(globals.app.clone(), cwd)
             .project_config(globals.project_config())
             .cache(cache);
+        // `--root DIR`: the folders servers are offered as roots (none without it).
+        if !globals.roots.is_empty() {
+            options = options.roots(&globals.roots);
+        }
         // A server's questions are asked on the terminal (and declined without one).
         options.load.manager.client.elicitation = Some(Arc::new(elicit::TerminalElicitation));
         // Servers die with the CLI, even when it is killed with SIGKILL.
