@@ -2,7 +2,7 @@
 //!
 //! | peer | pins | installed into | stamp |
 //! |---|---|---|---|
-//! | `server-everything` (TypeScript) | `interop/node/package.json` + `package-lock.json` | `interop/node/node_modules` | `interop/.installed-node` |
+//! | `server-everything`, `server-filesystem` (TypeScript) | `interop/node/package.json` + `package-lock.json` | `interop/node/node_modules` | `interop/.installed-node` |
 //! | the conformance suite and Node 22 (`cargo xtask conformance` only) | `interop/conformance/package.json` + `package-lock.json` | `interop/conformance/node_modules` | `interop/.installed-conformance` |
 //! | Python SDK v2 | `interop/python/requirements-v2.txt` | `interop/.venv-mcp-v2` | `interop/.installed-py-v2` |
 //! | Python SDK v1 | `interop/python/requirements-v1.txt` | `interop/.venv-mcp-v1` | `interop/.installed-py-v1` |
