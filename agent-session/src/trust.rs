@@ -6,6 +6,9 @@
 //! unset, an Exa server). The approval is of that definition, variables unexpanded, so it never
 //! needs their values. Approving records the approval and starts nothing.
 
+use std::collections::BTreeMap;
+use std::path::Path;
+
 use mcp_config::writer::{trust_project_servers, untrust_project_servers};
 use mcp_config::{
     ConfigError, REDACTED, ServerConfig, SkipReason, SourceMeta, TransportConfig, load_all_configs,
@@ -97,18 +100,30 @@ pub fn pending_project_servers(
 }
 
 /// Approves these definitions (as shown to the user, not as found again); the names newly
-/// approved. Nothing is started.
+/// approved. Each is recorded under the folder its file belongs to (the working folder, or the
+/// parent up to the repository root that holds it), so approving from a subfolder holds in the
+/// whole project. Nothing is started.
 pub fn approve_pending(
     options: &SessionOptions,
     pending: &[PendingServer],
 ) -> Result<Vec<String>, TrustError> {
     let ctx = context(options)?;
-    let chosen: Vec<(&str, &ServerConfig)> = pending
-        .iter()
-        .map(|server| (server.name.as_str(), &server.definition))
-        .collect();
-    let mut approved = trust_project_servers(&ctx, &chosen)?;
-    approved.dedup();
+    let mut by_folder: BTreeMap<&Path, Vec<(&str, &ServerConfig)>> = BTreeMap::new();
+    for server in pending {
+        let folder = server.source.project_folder.as_deref().unwrap_or(&ctx.cwd);
+        by_folder
+            .entry(folder)
+            .or_default()
+            .push((server.name.as_str(), &server.definition));
+    }
+    let mut approved = Vec::new();
+    for (folder, chosen) in by_folder {
+        for name in trust_project_servers(&ctx, folder, &chosen)? {
+            if !approved.contains(&name) {
+                approved.push(name);
+            }
+        }
+    }
     Ok(approved)
 }
 

@@ -3,10 +3,18 @@
 //! Nothing in this crate reads `HOME`, the current directory or the environment on its own:
 //! the context carries them, so tests point discovery at a temporary folder and never touch the
 //! real home. [`DiscoveryContext::from_process`] builds the context an agent normally wants.
+//!
+//! It also holds the one walk every provider uses for project files found from a subfolder
+//! ([`DiscoveryContext::project_folders`]): the working folder, then each parent up to the
+//! repository root, never reaching `$HOME` or above. A tool that looks for its project files in
+//! parent folders reads them in these folders and nowhere else; a tool that reads them only in
+//! the folder it starts in reads them in the first one, and the others are where discovery looks
+//! for files of that tool that it would not read from here
+//! ([`DiscoveryContext::project_files_above`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::error::ConfigError;
 
@@ -17,7 +25,8 @@ pub struct DiscoveryContext {
     /// The embedding agent's name; its native files are `.<app>/mcp.json` in the project and
     /// `<config dir>/<app>/mcp.json` for the user.
     pub app_name: String,
-    /// The project root (the agent's working directory).
+    /// The working folder: where the agent runs, and the first of the
+    /// [`project_folders`](Self::project_folders).
     pub cwd: PathBuf,
     /// The user's home directory.
     pub home: PathBuf,
@@ -132,6 +141,86 @@ impl DiscoveryContext {
             .join("mcp.json")
     }
 
+    /// The folders whose project files a tool that looks in parent folders reads, nearest
+    /// first: the working folder, then each parent up to the repository root (the nearest folder
+    /// holding a `.git` folder or file, as Git and Codex mark it).
+    ///
+    /// The walk never goes above the repository root and never reaches `$HOME` or a folder above
+    /// it (compared as written and with symlinks resolved): a file there is the user's, never a
+    /// project's. When no repository root is found below `$HOME`, or the working folder is not
+    /// inside one, the working folder alone is the project: a `.mcp.json` in a shared folder
+    /// such as `/tmp` is never picked up by every project under it.
+    pub fn project_folders(&self) -> Vec<PathBuf> {
+        self.walk().0
+    }
+
+    /// The repository root the walk ends at, when the working folder is inside a repository
+    /// below `$HOME` (see [`project_folders`](Self::project_folders)).
+    pub fn repository_root(&self) -> Option<PathBuf> {
+        self.walk().1
+    }
+
+    /// The folder a project is known by: the repository root, else the working folder. Claude
+    /// Code keys `~/.claude.json` `projects[…]` by it, and Codex falls back to it for trust.
+    pub fn project_root(&self) -> PathBuf {
+        self.repository_root().unwrap_or_else(|| self.cwd.clone())
+    }
+
+    /// The files at `relative` (e.g. `.vscode/mcp.json`) that exist in the walked folders above
+    /// the working folder, nearest first, each with its folder: project files of a tool that
+    /// reads them only in the folder it starts in, which that tool would not read from here.
+    pub fn project_files_above(&self, relative: &Path) -> Vec<(PathBuf, PathBuf)> {
+        self.project_folders()
+            .into_iter()
+            .skip(1)
+            .map(|folder| {
+                let path = folder.join(relative);
+                (folder, path)
+            })
+            .filter(|(_, path)| path.exists())
+            .collect()
+    }
+
+    /// The walk: the folders, nearest first, and the repository root it ended at.
+    fn walk(&self) -> (Vec<PathBuf>, Option<PathBuf>) {
+        let home = [
+            Some(self.home.clone()),
+            std::fs::canonicalize(&self.home).ok(),
+        ];
+        let home_or_above = |folder: &Path| {
+            let resolved = std::fs::canonicalize(folder).ok();
+            home.iter().flatten().any(|home| {
+                home.starts_with(folder)
+                    || resolved
+                        .as_ref()
+                        .is_some_and(|resolved| home.starts_with(resolved))
+            })
+        };
+        // The parents of `/repo/src/..` are those of `/repo`: `.` and `..` are resolved first,
+        // by their text (a symlinked folder keeps the path it was reached by).
+        let cwd = lexically_normal(&self.cwd);
+        let mut folders: Vec<PathBuf> = Vec::new();
+        for folder in cwd.ancestors() {
+            if folder.as_os_str().is_empty() {
+                break;
+            }
+            // The working folder is always the project's, even at `$HOME`; a parent never is.
+            if !folders.is_empty() && home_or_above(folder) {
+                break;
+            }
+            folders.push(if folders.is_empty() {
+                self.cwd.clone()
+            } else {
+                folder.to_path_buf()
+            });
+            if std::fs::symlink_metadata(folder.join(".git")).is_ok() {
+                let root = folders.last().cloned();
+                return (folders, root);
+            }
+        }
+        (vec![self.cwd.clone()], None)
+    }
+
     /// The user's native file: `<config dir>/<app>/mcp.json`.
     pub fn native_user_file(&self) -> PathBuf {
         self.config_dir.join(&self.app_name).join("mcp.json")
@@ -143,6 +232,24 @@ impl DiscoveryContext {
             .join(&self.app_name)
             .join("credentials.json")
     }
+}
+
+/// `path` with `.` dropped and each `..` taking the folder before it away (never above the
+/// root), by its text alone.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !normal.pop() && !normal.has_root() {
+                    normal.push(component);
+                }
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 impl fmt::Debug for DiscoveryContext {

@@ -17,7 +17,9 @@
 //! Nothing is dropped silently: every definition not used — switched off, invalid, in a project
 //! file while project config is off, removed by the Exa filter — is a [`SkippedServer`] with its
 //! source and [`SkipReason`], so a caller can show each server's state without reading a
-//! config file itself.
+//! config file itself. A project file that is not read because its tool would not read it from
+//! the working folder (a `.vscode/mcp.json` at the repository root, seen from `src/`) is a
+//! [`DiscoveryNote`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -30,7 +32,7 @@ use crate::error::ConfigError;
 use crate::expand::expand_server_config;
 use crate::providers::default_sources;
 use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
-use crate::source::{ConfigSource, SourceFile};
+use crate::source::{ConfigSource, SourceFile, UnreadProjectFile};
 use crate::source::{Level, SourceMeta};
 use crate::trust::{Approvals, ProjectServer, TrustPolicy};
 use crate::validate::validate_server_config;
@@ -230,6 +232,27 @@ pub struct DiscoveryResult {
     pub file_errors: Vec<FileError>,
     /// API keys of the Exa servers removed by `filter_exa`.
     pub exa_api_keys: Vec<String>,
+    /// Things worth telling the user that are not errors: project files discovery did not read
+    /// because the tool that owns them would not read them from the working folder.
+    pub notes: Vec<DiscoveryNote>,
+}
+
+/// Something discovery tells the user that is neither an error nor a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DiscoveryNote {
+    /// A project file in a folder above the working folder (up to the repository root) of a
+    /// tool that reads its project files only in the folder it starts in, so it was not read:
+    /// running from that folder would use it.
+    ProjectFileAbove(UnreadProjectFile),
+}
+
+impl std::fmt::Display for DiscoveryNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ProjectFileAbove(file) => file.fmt(f),
+        }
+    }
 }
 
 impl DiscoveryResult {
@@ -281,8 +304,17 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     for source in &options.sources {
         if !options.disabled_providers.contains(source.id()) {
             files.extend(source.load(ctx).into_iter().map(|file| (source, file)));
+            if options.enable_project_config {
+                let unread = source.unread_project_files(ctx).into_iter();
+                result
+                    .notes
+                    .extend(unread.map(DiscoveryNote::ProjectFileAbove));
+            }
         }
     }
+    // Project files are the walk's: from the working folder up to the repository root.
+    let project_folders = ctx.project_folders();
+    let walk_top = project_folders.last().unwrap_or(&ctx.cwd);
     let user_files = UserFiles::new(files.iter().map(|(_, file)| file));
     for (source, file) in files {
         if file.level == Level::Project && user_files.is_other_path_of_user_file(&file.path) {
@@ -292,8 +324,17 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         }
         let mut meta = SourceMeta::new(source.id(), source.name(), &file.path, file.level);
         meta.in_project_folder = file.level == Level::Project
-            && inside_folder(&file.path, &ctx.cwd)
+            && inside_folder(&file.path, walk_top)
             && !user_files.contains(&file.path);
+        if meta.in_project_folder {
+            meta.project_folder = Some(
+                project_folders
+                    .iter()
+                    .find(|folder| inside_folder(&file.path, folder))
+                    .unwrap_or(walk_top)
+                    .clone(),
+            );
+        }
         let contents = match file.contents {
             Ok(contents) => contents,
             Err(error) => {
@@ -333,8 +374,8 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         }
     }
 
-    // Read once, when the first project server asks: most folders have none.
-    let mut approvals = None;
+    // Read once per folder, when its first project server asks: most folders have none.
+    let mut approvals: BTreeMap<PathBuf, Approvals> = BTreeMap::new();
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
     for candidate in candidates {
         if !candidate.config.is_enabled() || disabled_names.contains(&candidate.name) {
@@ -349,14 +390,17 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         // Decided before the winner is chosen: an unapproved project definition does not
         // hide the user's own definition of the same name.
         if candidate.meta.in_project_folder {
+            let folder = candidate.meta.project_folder.as_ref().unwrap_or(&ctx.cwd);
             let asking = ProjectServer {
                 name: &candidate.name,
-                folder: &ctx.cwd,
+                folder,
                 source: &candidate.meta,
                 definition: &candidate.config,
             };
             let allowed = options.trust.allows(&asking, || {
-                approvals.get_or_insert_with(|| Approvals::load(ctx))
+                approvals
+                    .entry(folder.clone())
+                    .or_insert_with(|| Approvals::load(ctx, folder))
             });
             if !allowed {
                 tracing::debug!(

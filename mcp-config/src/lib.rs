@@ -55,8 +55,8 @@ pub use auth::{
 };
 pub use context::DiscoveryContext;
 pub use discovery::{
-    DiscoveredServer, DiscoveryOptions, DiscoveryResult, FileError, InvalidServer, ServerSource,
-    SkipReason, SkippedServer, load_all_configs,
+    DiscoveredServer, DiscoveryNote, DiscoveryOptions, DiscoveryResult, FileError, InvalidServer,
+    ServerSource, SkipReason, SkippedServer, load_all_configs,
 };
 pub use error::ConfigError;
 pub use expand::{MAX_NESTING, expand_server_config, expand_value};
@@ -67,8 +67,9 @@ pub use server_config::{
     StdioConfig, ToolFilter, TransportConfig, TransportKind,
 };
 pub use source::{
-    ConfigSource, FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta, parse_json,
-    parse_jsonc, read_config_file, servers_under_key, standard_entry,
+    ConfigSource, FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta,
+    UnreadProjectFile, parse_json, parse_jsonc, read_config_file, servers_under_key,
+    standard_entry,
 };
 pub use trust::{ProjectServer, TrustPolicy, definition_hash};
 pub use validate::{hidden_char, validate_server_config};

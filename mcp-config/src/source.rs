@@ -59,6 +59,14 @@ pub struct SourceMeta {
     /// not part of the serialized form.
     #[serde(skip)]
     pub in_project_folder: bool,
+    /// For a file inside the project folder: the folder it belongs to, the working folder or a
+    /// parent up to the repository root, the nearest of
+    /// [`DiscoveryContext::project_folders`] that holds it (`/repo` for `/repo/.mcp.json` found
+    /// from `/repo/src`). Approvals of
+    /// its servers are recorded and looked up under this folder, so approving once holds from
+    /// every subfolder. Set by discovery; not part of the serialized form.
+    #[serde(skip)]
+    pub project_folder: Option<PathBuf>,
 }
 
 impl SourceMeta {
@@ -75,6 +83,7 @@ impl SourceMeta {
             path: path.into(),
             level,
             in_project_folder: false,
+            project_folder: None,
         }
     }
 }
@@ -93,7 +102,74 @@ pub trait ConfigSource: Send + Sync {
     /// Reads the provider's files that exist, project files before user files (inside one
     /// provider, the project definition of a server beats the user's). Files that do not
     /// exist are left out; every other problem is that file's error.
+    ///
+    /// Project files are looked for where the tool documents it: in the working folder only,
+    /// or in each of [`DiscoveryContext::project_folders`] (nearest first when the nearer file
+    /// wins), never anywhere else above the working folder.
     fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile>;
+
+    /// This tool's project files that exist in a folder above the working folder (up to the
+    /// repository root) but that the tool would not read from here, because it reads them only
+    /// in the folder it starts in. Discovery reports each as a note; nothing reads them.
+    /// Default: none (a tool that looks in parent folders, or one without project files).
+    fn unread_project_files(&self, ctx: &DiscoveryContext) -> Vec<UnreadProjectFile> {
+        let _ = ctx;
+        Vec::new()
+    }
+}
+
+/// A project file of a tool that reads it only in the folder it starts in, found in a folder
+/// above the working folder: discovery did not read it, as that tool would not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct UnreadProjectFile {
+    /// The provider's id, e.g. `vscode`.
+    pub provider: String,
+    /// The provider's display name, e.g. `VS Code`.
+    pub provider_name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// The folder it is read from: run there (or make it the working folder) to use it.
+    pub folder: PathBuf,
+    /// The working folder it is not read from.
+    pub working_folder: PathBuf,
+    /// The tool's rule in a few words, e.g. `VS Code reads it only in the workspace folder`.
+    pub rule: String,
+}
+
+impl UnreadProjectFile {
+    /// A file of `provider` (id and display name) at `path` in `folder`, not read from
+    /// `working_folder` because of `rule`.
+    pub fn new(
+        provider: (&str, &str),
+        path: impl Into<PathBuf>,
+        folder: impl Into<PathBuf>,
+        working_folder: impl Into<PathBuf>,
+        rule: impl Into<String>,
+    ) -> Self {
+        Self {
+            provider: provider.0.to_owned(),
+            provider_name: provider.1.to_owned(),
+            path: path.into(),
+            folder: folder.into(),
+            working_folder: working_folder.into(),
+            rule: rule.into(),
+        }
+    }
+}
+
+impl fmt::Display for UnreadProjectFile {
+    /// `/repo/.vscode/mcp.json is not read from /repo/src (VS Code reads it only in the
+    /// workspace folder)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not read from {} ({})",
+            self.path.display(),
+            self.working_folder.display(),
+            self.rule
+        )
+    }
 }
 
 impl fmt::Debug for dyn ConfigSource {

@@ -7,12 +7,25 @@
 //! - the runtime's own approvals: `trustedProjects` in the user's native file
 //!   (`<config dir>/<app>/mcp.json`), a folder mapped to the approved servers and the hash of
 //!   each definition as written ([`definition_hash`]); an edited definition needs approval again;
-//! - Claude Code's, for the project `.mcp.json`: `enableAllProjectMcpServers` and
-//!   `enabledMcpjsonServers` for the folder in `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`), and
-//!   for every folder in the user's `~/.claude/settings.json` and in the enterprise-managed
+//! - Claude Code's, for a project `.mcp.json`: `enableAllProjectMcpServers` and
+//!   `enabledMcpjsonServers` for the project in `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`),
+//!   keyed as Claude Code keys it (the repository root, else the working folder), and for every
+//!   folder in the user's `~/.claude/settings.json` and in the enterprise-managed
 //!   `managed-settings.json` ([`DiscoveryContext::managed_dir`]);
-//! - Codex's, for the project `.codex/config.toml`: `trust_level = "trusted"` for the folder
-//!   under `[projects]` in `$CODEX_HOME/config.toml`.
+//! - Codex's, for a project `.codex/config.toml`: `trust_level = "trusted"` under `[projects]`
+//!   in `$CODEX_HOME/config.toml` for the file's folder, or, when that folder has no entry, for
+//!   the project root (as Codex looks it up).
+//!
+//! ## Which folder
+//!
+//! Project files are found in the working folder and its parents up to the repository root
+//! ([`DiscoveryContext::project_folders`]). A file belongs to the folder that holds it
+//! ([`SourceMeta::project_folder`](crate::SourceMeta::project_folder)): `/repo/.mcp.json` is
+//! `/repo`'s whether discovery runs in `/repo` or in `/repo/src/deep`. Our approvals are
+//! recorded and looked up under that folder, so approving the root's servers once holds from
+//! every subfolder, and an approval given for a subfolder never covers a file of its parent
+//! (or the other way round). The walk never reaches `$HOME` or above, so a file there is never
+//! a project file.
 //!
 //! Approvals come only from outside the folder. A settings file inside it — Claude Code's
 //! `.claude/settings.json` and `settings.local.json`, `.codex/`, `.vscode/settings.json` — is
@@ -48,7 +61,8 @@ pub const TRUSTED_PROJECTS_KEY: &str = "trustedProjects";
 pub struct ProjectServer<'a> {
     /// Its name.
     pub name: &'a str,
-    /// The project folder.
+    /// The folder its file belongs to: the working folder, or a parent up to the repository
+    /// root ([`SourceMeta::project_folder`](crate::SourceMeta::project_folder)).
     pub folder: &'a Path,
     /// Where it is defined.
     pub source: &'a SourceMeta,
@@ -132,7 +146,7 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
-/// The approvals that count for one project folder.
+/// The approvals that count for the project files of one folder.
 #[derive(Debug, Default)]
 pub(crate) struct Approvals {
     /// Ours: server name → approved definition hash.
@@ -143,14 +157,15 @@ pub(crate) struct Approvals {
 }
 
 impl Approvals {
-    /// Reads the approvals for `ctx.cwd`; unreadable files approve nothing.
-    pub(crate) fn load(ctx: &DiscoveryContext) -> Self {
+    /// Reads the approvals for the files of `folder` (one of the walked project folders);
+    /// unreadable files approve nothing.
+    pub(crate) fn load(ctx: &DiscoveryContext, folder: &Path) -> Self {
         let mut approvals = Self::default();
-        let folder = ctx.cwd.to_string_lossy().into_owned();
+        let folder_key = folder.to_string_lossy().into_owned();
         if let Some(root) = json_file(&ctx.native_user_file(), false)
             && let Some(Value::Object(servers)) = root
                 .get(TRUSTED_PROJECTS_KEY)
-                .and_then(|projects| projects.get(&folder))
+                .and_then(|projects| projects.get(&folder_key))
         {
             for (name, hash) in servers {
                 if let Some(hash) = hash.as_str() {
@@ -158,13 +173,15 @@ impl Approvals {
                 }
             }
         }
-        // Claude Code: the folder's entry in `~/.claude.json`, the user's settings (every
-        // folder) and the enterprise-managed settings. Never `.claude/settings*.json` inside
-        // the folder: that is the project approving itself.
+        // Claude Code: the project's entry in `~/.claude.json` (keyed by the project root, as
+        // Claude Code keys it, whichever walked folder holds the file), the user's settings
+        // (every folder) and the enterprise-managed settings. Never `.claude/settings*.json`
+        // inside the project: that is the project approving itself.
         let (global, user_settings) = crate::providers::claude_code_user_files(ctx);
         let mut claude_files = Vec::new();
         if let Some(root) = json_file(&global, false) {
-            claude_files.push(root.get("projects").and_then(|p| p.get(&folder)).cloned());
+            let project = crate::providers::claude_code_project_entry(&root, &ctx.project_root());
+            claude_files.push(project.cloned());
         }
         claude_files.push(json_file(&user_settings, true));
         if let Some(managed) = &ctx.managed_dir {
@@ -189,15 +206,21 @@ impl Approvals {
             .var("CODEX_HOME")
             .filter(|dir| !dir.is_empty())
             .map_or_else(|| ctx.home.join(".codex"), std::path::PathBuf::from);
+        // Codex: the folder's own entry decides when it has one (an "untrusted" there wins),
+        // else the project root's.
         if let Ok(Some(text)) = read_config_file(&codex_home.join("config.toml"))
             && let Ok(root) = text.parse::<toml::Table>()
         {
-            approvals.codex_trusted = root
-                .get("projects")
-                .and_then(|projects| projects.get(&folder))
-                .and_then(|project| project.get("trust_level"))
-                .and_then(toml::Value::as_str)
-                == Some("trusted");
+            let project_root = ctx.project_root().to_string_lossy().into_owned();
+            let trust_level = |key: &str| {
+                root.get("projects")
+                    .and_then(|projects| projects.get(key))
+                    .and_then(|project| project.get("trust_level"))
+                    .and_then(toml::Value::as_str)
+                    .map(str::to_owned)
+            };
+            let level = trust_level(&folder_key).or_else(|| trust_level(&project_root));
+            approvals.codex_trusted = level.as_deref() == Some("trusted");
         }
         approvals
     }

@@ -226,8 +226,9 @@ pub fn remove_server(
 ///
 /// `source` is where discovery found the server, if known.
 ///
-/// - A server defined in a native file (the file `source` names first when it is native, else
-///   the project file, then the user file) is switched in its entry: disabling sets
+/// - A server defined in a native file (the file `source` names first when it is a native
+///   project file, found in the working folder or a parent up to the repository root; else the
+///   project file, then the user file) is switched in its entry: disabling sets
 ///   `"enabled": false`, enabling removes the `enabled` field and also removes the name from
 ///   `disabledServers` (in that file and in the user file).
 /// - A server from another tool's file (a `source` whose provider is not `native`), or one that
@@ -252,8 +253,20 @@ pub fn set_server_enabled(
             }
             _ => [Level::Project, Level::User],
         };
+        // A native project file found in a parent folder (the walk up to the repository root)
+        // is where that server is switched, as it would be when run from that folder.
+        let mut paths: Vec<PathBuf> = source
+            .filter(|meta| meta.level == Level::Project && meta.path != user_path)
+            .map(|meta| meta.path.clone())
+            .into_iter()
+            .collect();
         for level in levels {
             let path = native_config_path(ctx, level);
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        for path in paths {
             let mut doc = Document::load(&path)?;
             if doc.server(name)?.is_none() {
                 continue;
@@ -285,15 +298,19 @@ pub fn set_server_enabled(
 }
 
 /// Records the user's approval of project servers ([`crate::trust`]): each name of `servers`
-/// with the hash of its definition as written, under the project folder (`ctx.cwd`) in the
-/// user file's `trustedProjects`. An approval of the same definition already there writes
-/// nothing. The names newly approved (or approved again after an edit).
+/// with the hash of its definition as written, under `folder` in the user file's
+/// `trustedProjects`. `folder` is the folder their file belongs to
+/// ([`SourceMeta::project_folder`]: the working folder, or the parent up to the repository root
+/// that holds the file), so an approval given from a subfolder holds in the whole project. An
+/// approval of the same definition already there writes nothing. The names newly approved (or
+/// approved again after an edit).
 pub fn trust_project_servers(
     ctx: &DiscoveryContext,
+    folder: &Path,
     servers: &[(&str, &ServerConfig)],
 ) -> Result<Vec<String>, ConfigError> {
     let mut doc = Document::load(&ctx.native_user_file())?;
-    let folder = ctx.cwd.to_string_lossy().into_owned();
+    let folder = folder.to_string_lossy().into_owned();
     let error = || {
         doc_shape_error(
             &ctx.native_user_file(),
@@ -334,30 +351,38 @@ fn doc_shape_error(path: &Path, message: String) -> ConfigError {
     }
 }
 
-/// Withdraws approvals of the project folder's servers (`ctx.cwd`): the named ones, or all.
-/// The names whose approval was withdrawn.
+/// Withdraws approvals of the servers of the project files discovery reads from the working
+/// folder: those recorded under any of [`DiscoveryContext::project_folders`] (the working folder
+/// and its parents up to the repository root), the named ones, or all. The names whose approval
+/// was withdrawn, each once.
 pub fn untrust_project_servers(
     ctx: &DiscoveryContext,
     names: Option<&[String]>,
 ) -> Result<Vec<String>, ConfigError> {
     let mut doc = Document::load(&ctx.native_user_file())?;
-    let folder = ctx.cwd.to_string_lossy().into_owned();
     let Some(Value::Object(projects)) = doc.root.get_mut(TRUSTED_PROJECTS_KEY) else {
         return Ok(Vec::new());
     };
-    let Some(Value::Object(approved)) = projects.get_mut(&folder) else {
-        return Ok(Vec::new());
-    };
-    let withdrawn: Vec<String> = approved
-        .keys()
-        .filter(|name| names.is_none_or(|names| names.contains(name)))
-        .cloned()
-        .collect();
-    for name in &withdrawn {
-        approved.shift_remove(name);
-    }
-    if approved.is_empty() {
-        projects.shift_remove(&folder);
+    let mut withdrawn: Vec<String> = Vec::new();
+    for folder in ctx.project_folders() {
+        let folder = folder.to_string_lossy().into_owned();
+        let Some(Value::Object(approved)) = projects.get_mut(&folder) else {
+            continue;
+        };
+        let names_here: Vec<String> = approved
+            .keys()
+            .filter(|name| names.is_none_or(|names| names.contains(name)))
+            .cloned()
+            .collect();
+        for name in names_here {
+            approved.shift_remove(&name);
+            if !withdrawn.contains(&name) {
+                withdrawn.push(name);
+            }
+        }
+        if approved.is_empty() {
+            projects.shift_remove(&folder);
+        }
     }
     if !withdrawn.is_empty() {
         doc.save()?;

@@ -492,7 +492,7 @@ fn project_servers_wait_for_approval_and_each_tools_own_approvals_count() {
     let ctx = world.ctx();
     let everything = world.load(&trusting());
     let cursor = &everything.servers["from-cursor"].definition;
-    mcp_config::writer::trust_project_servers(&ctx, &[("from-cursor", cursor)]).unwrap();
+    mcp_config::writer::trust_project_servers(&ctx, &ctx.cwd, &[("from-cursor", cursor)]).unwrap();
     assert!(waiting(&world.load(&DiscoveryOptions::default())).is_empty());
     world.write_json(
         "project/.cursor/mcp.json",

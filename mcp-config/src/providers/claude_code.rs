@@ -1,11 +1,12 @@
-//! Claude Code: the project's `.mcp.json` and `~/.claude.json` (top-level `mcpServers` and the
-//! per-project `projects[<cwd>].mcpServers`).
+//! Claude Code: `.mcp.json` in the working folder and each parent up to the repository root
+//! (the nearer file wins a name), and `~/.claude.json` (top-level `mcpServers` and the
+//! per-project `projects[<project root>].mcpServers`).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{name_list, read_parsed, standard_with_disabled};
+use super::{name_list, read_parsed, standard_with_disabled, walked};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::source::Level;
@@ -31,7 +32,6 @@ pub(crate) fn user_files(ctx: &DiscoveryContext) -> (PathBuf, PathBuf) {
 /// Reads the files: see [`super::CLAUDE_CODE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let (global_path, user_settings) = user_files(ctx);
-    let project_path = ctx.cwd.join(".mcp.json");
 
     let mut switched_off = SwitchedOff::default();
     let mut settings_errors = Vec::new();
@@ -61,7 +61,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         None => {}
         Some(Err(error)) => user = Some(SourceFile::new(&global_path, Level::User, Err(error))),
         Some(Ok(root)) => {
-            if let Some(project) = project_entry(&root, &ctx.cwd) {
+            if let Some(project) = project_entry(&root, &ctx.project_root()) {
                 let contents = switched_off
                     .read_project_entry(&global_path, project)
                     .and_then(|()| servers_under_key(&global_path, project, "mcpServers", convert));
@@ -72,18 +72,23 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         }
     }
 
-    let project = read_parsed(&project_path, parse_json).map(|root| {
-        let contents =
-            root.and_then(|root| servers_under_key(&project_path, &root, "mcpServers", convert));
-        SourceFile::new(&project_path, Level::Project, contents)
-    });
+    // Nearest first: Claude Code merges them from the farthest down, so the nearer file wins.
+    let mcpjson_files = walked(ctx, ".mcp.json")
+        .into_iter()
+        .filter_map(|(path, level)| {
+            read_parsed(&path, parse_json).map(|root| {
+                let contents =
+                    root.and_then(|root| servers_under_key(&path, &root, "mcpServers", convert));
+                SourceFile::new(&path, level, contents)
+            })
+        });
 
     let mut files: Vec<SourceFile> = Vec::new();
     if let Some(mut file) = local {
         switched_off.apply(&mut file, false);
         files.push(file);
     }
-    if let Some(mut file) = project {
+    for mut file in mcpjson_files {
         switched_off.apply(&mut file, true);
         files.push(file);
     }
@@ -135,10 +140,11 @@ impl SwitchedOff {
     }
 }
 
-/// `projects[<cwd>]`: Claude Code keys it by the absolute project path (with `/` separators on
-/// every platform).
-fn project_entry<'a>(root: &'a Value, cwd: &Path) -> Option<&'a Value> {
-    let wanted = normalize(&cwd.display().to_string());
+/// `projects[<project root>]`: Claude Code keys it by the absolute path of the project (the
+/// repository root when there is one, else the working folder; with `/` separators on every
+/// platform). Also where Claude Code's approvals of `.mcp.json` servers are.
+pub(crate) fn project_entry<'a>(root: &'a Value, project: &Path) -> Option<&'a Value> {
+    let wanted = normalize(&project.display().to_string());
     root.get("projects")?
         .as_object()?
         .iter()

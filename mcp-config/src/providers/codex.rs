@@ -1,11 +1,12 @@
-//! Codex: `[mcp_servers.<name>]` tables in `config.toml`.
+//! Codex: `[mcp_servers.<name>]` tables in `config.toml`: `.codex/config.toml` in the working
+//! folder and each parent up to the project root (nearest first), then `$CODEX_HOME`'s.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{dedup_paths, round_to_u64, string, string_list, string_map, var_ref};
+use super::{dedup_paths, round_to_u64, string, string_list, string_map, var_ref, walked};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::raw_entry::RawServerConfig;
@@ -19,10 +20,8 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         .var("CODEX_HOME")
         .filter(|dir| !dir.is_empty())
         .map_or_else(|| ctx.home.join(".codex"), PathBuf::from);
-    let mut paths = vec![
-        (ctx.cwd.join(".codex").join("config.toml"), Level::Project),
-        (codex_home.join("config.toml"), Level::User),
-    ];
+    let mut paths = walked(ctx, ".codex/config.toml");
+    paths.push((codex_home.join("config.toml"), Level::User));
     dedup_paths(&mut paths);
     paths
         .into_iter()

@@ -6,13 +6,34 @@
 //! [`default_sources`] lists them highest priority first. Inside one provider the files are
 //! listed project first, so a project definition beats the user's.
 //!
+//! ## Found from a subfolder
+//!
+//! Each tool's project files are looked for where that tool looks for them, through the one walk
+//! of [`DiscoveryContext::project_folders`] (the working folder, then each parent up to the
+//! repository root, never `$HOME` or above; the working folder alone outside a repository):
+//!
+//! | tool | its rule | here |
+//! |---|---|---|
+//! | native | ours | every folder of the walk, the nearer file first |
+//! | Claude Code | `.mcp.json` in the working folder and every parent; merged from the farthest down, so the nearer file wins a name (`getMcpConfigsByScope("project")`; the declarations of the published `@anthropic-ai/claude-code` package say `getProjectMcpConfigsFromCwd` is the one with "no parent traversal"; anthropics/claude-code#85525 shows the walk stops below the filesystem root); `projects[…]` in `~/.claude.json` is keyed by the repository root (`getProjectPathForConfig`) | every folder of the walk, nearer first; `projects[<repository root, else working folder>]` |
+//! | Codex | `.codex/config.toml` in every folder from the project root (the nearest folder with a `.git`, else the working folder) down to the working folder, the nearer one winning; trust looked up for the folder, then the project root (openai/codex `codex-rs/core/src/config_loader/mod.rs`, `find_project_root` and `load_project_layers`, commit b98130406aed032a794707309afc14219fee5991) | every folder of the walk, nearer first |
+//! | OpenCode | `opencode.json(c)` found up to the Git worktree root and merged farthest first (the nearer wins), then the `.opencode/` folders found on the way up, merged nearest first (anomalyco/opencode `packages/opencode/src/config/config.ts`, `Filesystem.findUp` / `Filesystem.up`, commit 002d98228613564f11f641b36448ba629669281f) | every folder of the walk, in that order |
+//! | Gemini CLI | `.gemini/settings.json` of the workspace folder (the working folder) only (google-gemini/gemini-cli `packages/cli/src/config/settings.ts`, `loadSettings`, commit 0038e45d372126f57277fad49086b88b4d3efd91) | the working folder; a file above is a note |
+//! | Cursor | `.cursor/mcp.json` of the opened project folder only (cursor.com/docs/mcp) | the working folder; a file above is a note |
+//! | VS Code | `.vscode/mcp.json` of the workspace folder only (code.visualstudio.com/docs/copilot/customization/mcp-servers) | the working folder; a file above is a note |
+//! | Windsurf, Claude Desktop | user files only | — |
+//!
+//! Files a tool that does not look in parent folders would not read from here, found above the
+//! working folder, are reported by [`ConfigSource::unread_project_files`] and listed as notes
+//! by discovery, so a user running from `src/deep` learns why the root's file is not used.
+//!
 //! | # | id | name | files read (in order) | format notes |
 //! |---|---|---|---|---|
-//! | 1 | `native` | native config | `<cwd>/.<app>/mcp.json`; `<config dir>/<app>/mcp.json` | JSON, `mcpServers` in the runtime's own shape; `disabledServers` (user file) |
-//! | 2 | `claude-code` | Claude Code | `~/.claude.json` → `projects[<cwd>].mcpServers` ("local" scope, level project); `<cwd>/.mcp.json`; `~/.claude.json` → `mcpServers` (user) | JSON; `type` `stdio`/`http`/`sse`; same `${VAR}` syntax as ours; `$CLAUDE_CONFIG_DIR` moves `.claude.json`; the `disabledMcpServers` / `disabledMcpjsonServers` lists of `~/.claude.json` and `.claude/settings*.json` switch servers off (Claude Code reads no server *definitions* from `.claude/`) |
-//! | 3 | `codex` | Codex | `<cwd>/.codex/config.toml`; `$CODEX_HOME/config.toml` (default `~/.codex`) | TOML `[mcp_servers.<name>]`; `url` is Streamable HTTP; `bearer_token_env_var`, `env_http_headers` become `${VAR}` headers; `startup_timeout_sec` (float) / `_ms` → `timeout`; `enabled_tools` / `disabled_tools` / `tool_timeout_sec` → `enabledTools` / `disabledTools` / `toolTimeout` |
+//! | 1 | `native` | native config | `.<app>/mcp.json` of each walked folder; `<config dir>/<app>/mcp.json` | JSON, `mcpServers` in the runtime's own shape; `disabledServers` (user file) |
+//! | 2 | `claude-code` | Claude Code | `~/.claude.json` → `projects[<project root>].mcpServers` ("local" scope, level project); `.mcp.json` of each walked folder; `~/.claude.json` → `mcpServers` (user) | JSON; `type` `stdio`/`http`/`sse`; same `${VAR}` syntax as ours; `$CLAUDE_CONFIG_DIR` moves `.claude.json`; the `disabledMcpServers` / `disabledMcpjsonServers` lists of `~/.claude.json` and `.claude/settings*.json` switch servers off (Claude Code reads no server *definitions* from `.claude/`) |
+//! | 3 | `codex` | Codex | `.codex/config.toml` of each walked folder; `$CODEX_HOME/config.toml` (default `~/.codex`) | TOML `[mcp_servers.<name>]`; `url` is Streamable HTTP; `bearer_token_env_var`, `env_http_headers` become `${VAR}` headers; `startup_timeout_sec` (float) / `_ms` → `timeout`; `enabled_tools` / `disabled_tools` / `tool_timeout_sec` → `enabledTools` / `disabledTools` / `toolTimeout` |
 //! | 4 | `gemini` | Gemini CLI | `<cwd>/.gemini/settings.json`; `~/.gemini/settings.json` | JSON with comments, `mcpServers`; `httpUrl` is Streamable HTTP, `url` is HTTP with SSE fallback unless `type` says which; `$VAR` → `${VAR}`; `mcp.allowed` / `mcp.excluded` switch servers off; `includeTools` / `excludeTools` → `enabledTools` / `disabledTools`, `timeout` is also `toolTimeout` |
-//! | 5 | `opencode` | OpenCode | `<cwd>/.opencode/opencode.json(c)`; `<cwd>/opencode.json(c)`; `$OPENCODE_CONFIG`; `<config dir>/opencode/opencode.json(c)`, `config.json` | JSON with comments, key `mcp` (or `mcp.servers`); `local` with a `command` array and `environment`, `remote` with `url`/`headers`; `{env:VAR}` → `${VAR}` |
+//! | 5 | `opencode` | OpenCode | `.opencode/opencode.json(c)` and `opencode.json(c)` of each walked folder; `$OPENCODE_CONFIG`; `<config dir>/opencode/opencode.json(c)`, `config.json` | JSON with comments, key `mcp` (or `mcp.servers`); `local` with a `command` array and `environment`, `remote` with `url`/`headers`; `{env:VAR}` → `${VAR}` |
 //! | 6 | `cursor` | Cursor | `<cwd>/.cursor/mcp.json`; `~/.cursor/mcp.json` | JSON (comments tolerated), `mcpServers`; `${env:VAR}`, `${userHome}`, `${workspaceFolder}` translated; `auth` → OAuth settings |
 //! | 7 | `windsurf` | Windsurf | `~/.codeium/windsurf/mcp_config.json` | JSON (comments tolerated), `mcpServers`; `serverUrl` (or `url`) for remote; `disabled: true`; `${env:VAR}` translated |
 //! | 8 | `vscode` | VS Code | `<cwd>/.vscode/mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json` (and the macOS / `%APPDATA%` equivalents) | JSON with comments; top-level `servers` (or the older `mcp.servers`) and `inputs`; `${env:VAR}`, `${workspaceFolder}`, `${userHome}` translated; `${input:…}` makes that server invalid |
@@ -33,7 +54,7 @@ use crate::error::ConfigError;
 use crate::expand::{Placeholder, is_variable_name, rewrite_braced};
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{ConfigSource, FileServers, SourceFile, read_config_file};
+use crate::source::{ConfigSource, FileServers, SourceFile, UnreadProjectFile, read_config_file};
 
 mod claude_code;
 mod claude_desktop;
@@ -45,15 +66,28 @@ mod opencode;
 mod vscode;
 mod windsurf;
 
-pub(crate) use claude_code::user_files as claude_code_user_files;
+pub(crate) use claude_code::{
+    project_entry as claude_code_project_entry, user_files as claude_code_user_files,
+};
 
-/// A built-in provider: its id, its display name and the reader of its files. The nine of them
-/// are the constants of this module; [`default_sources`] lists them by priority.
+/// A built-in provider: its id, its display name, the reader of its files and, for a tool that
+/// reads its project files only in the folder it starts in, which files those are. The nine of
+/// them are the constants of this module; [`default_sources`] lists them by priority.
 #[derive(Clone, Copy)]
 pub struct BuiltinSource {
     id: &'static str,
     name: &'static str,
     load: fn(&DiscoveryContext) -> Vec<SourceFile>,
+    here_only: Option<HereOnly>,
+}
+
+/// The project files of a tool that does not look for them in parent folders.
+#[derive(Clone, Copy)]
+struct HereOnly {
+    /// Their paths relative to the folder, `/`-separated.
+    files: &'static [&'static str],
+    /// The tool's rule, for the note about a file found above.
+    rule: &'static str,
 }
 
 impl BuiltinSource {
@@ -62,7 +96,19 @@ impl BuiltinSource {
         name: &'static str,
         load: fn(&DiscoveryContext) -> Vec<SourceFile>,
     ) -> Self {
-        Self { id, name, load }
+        Self {
+            id,
+            name,
+            load,
+            here_only: None,
+        }
+    }
+
+    /// The tool reads its project `files` only in the folder it starts in (`rule` says so in
+    /// its words): such a file found above the working folder is noted, not read.
+    const fn here_only(mut self, files: &'static [&'static str], rule: &'static str) -> Self {
+        self.here_only = Some(HereOnly { files, rule });
+        self
     }
 }
 
@@ -78,6 +124,20 @@ impl ConfigSource for BuiltinSource {
     fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
         (self.load)(ctx)
     }
+
+    fn unread_project_files(&self, ctx: &DiscoveryContext) -> Vec<UnreadProjectFile> {
+        let Some(here_only) = self.here_only else {
+            return Vec::new();
+        };
+        here_only
+            .files
+            .iter()
+            .flat_map(|file| ctx.project_files_above(&relative(file)))
+            .map(|(folder, path)| {
+                UnreadProjectFile::new((self.id, self.name), path, folder, &ctx.cwd, here_only.rule)
+            })
+            .collect()
+    }
 }
 
 impl std::fmt::Debug for BuiltinSource {
@@ -87,7 +147,8 @@ impl std::fmt::Debug for BuiltinSource {
 }
 
 /// The embedding agent's own files, derived from its app name: the project's
-/// `.<app>/mcp.json` and the user's `<config dir>/<app>/mcp.json`.
+/// `.<app>/mcp.json` (in the working folder and each parent up to the repository root, the
+/// nearer file first) and the user's `<config dir>/<app>/mcp.json`.
 ///
 /// Format: `{"mcpServers": {name: <ServerConfig>}, "disabledServers": ["name", …]}`. The
 /// `disabledServers` list of the user file switches servers off whatever file defines them.
@@ -95,9 +156,11 @@ pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", 
 
 /// Claude Code's three MCP scopes, highest first as Claude Code ranks them:
 ///
-/// 1. "local": `projects[<cwd>].mcpServers` in `~/.claude.json` (level project, path of
-///    `~/.claude.json`);
-/// 2. "project": `<cwd>/.mcp.json`;
+/// 1. "local": `projects[<project root>].mcpServers` in `~/.claude.json` (level project, path of
+///    `~/.claude.json`), keyed by the repository root, else the working folder, as Claude Code
+///    keys it;
+/// 2. "project": `.mcp.json` in the working folder and each parent up to the repository root,
+///    the nearer file first (Claude Code reads every parent's and lets the nearer one win);
 /// 3. "user": the top-level `mcpServers` of `~/.claude.json`.
 ///
 /// `~/.claude.json` moves to `$CLAUDE_CONFIG_DIR/.claude.json` when that variable is set.
@@ -106,14 +169,15 @@ pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", 
 ///
 /// Claude Code reads no server definitions from `.claude/` (an `mcpServers` key in
 /// `.claude/settings.json` is ignored by it), but it does honour switch-off lists, and so does
-/// this provider: names in `projects[<cwd>].disabledMcpServers` are disabled, and names in
+/// this provider: names in `projects[<project root>].disabledMcpServers` are disabled, and names in
 /// `disabledMcpjsonServers` (in that project entry, in `.claude/settings.json`,
 /// `.claude/settings.local.json` or the user's `settings.json`) disable `.mcp.json` servers.
 pub const CLAUDE_CODE: BuiltinSource =
     BuiltinSource::new("claude-code", "Claude Code", claude_code::load);
 
-/// Codex (CLI, IDE extension and app share one configuration): the project's
-/// `.codex/config.toml`, then `$CODEX_HOME/config.toml` (`~/.codex/config.toml` by default).
+/// Codex (CLI, IDE extension and app share one configuration): `.codex/config.toml` in the
+/// working folder and each parent up to the repository root (the nearer first, as Codex layers
+/// them), then `$CODEX_HOME/config.toml` (`~/.codex/config.toml` by default).
 ///
 /// Each `[mcp_servers.<name>]` table converts as follows:
 ///
@@ -132,7 +196,8 @@ pub const CLAUDE_CODE: BuiltinSource =
 /// the file's [`ConfigError::Parse`] with format `TOML`.
 pub const CODEX: BuiltinSource = BuiltinSource::new("codex", "Codex", codex::load);
 
-/// Gemini CLI: the project's `.gemini/settings.json`, then `~/.gemini/settings.json` (JSON with
+/// Gemini CLI: the working folder's `.gemini/settings.json` (Gemini CLI reads the workspace
+/// folder's only; one found above is a note), then `~/.gemini/settings.json` (JSON with
 /// comments, as Gemini CLI strips them).
 ///
 /// `mcpServers` entries: `command`, `args`, `env`, `cwd`; `httpUrl` (Streamable HTTP, the older
@@ -143,10 +208,16 @@ pub const CODEX: BuiltinSource = BuiltinSource::new("codex", "Codex", codex::loa
 ///
 /// Servers named in `mcp.excluded`, or missing from `mcp.allowed` when a file sets it, are
 /// switched off (`enabled: false`), as Gemini CLI does not start them.
-pub const GEMINI: BuiltinSource = BuiltinSource::new("gemini", "Gemini CLI", gemini::load);
+pub const GEMINI: BuiltinSource = BuiltinSource::new("gemini", "Gemini CLI", gemini::load)
+    .here_only(
+        &[".gemini/settings.json"],
+        "Gemini CLI reads it only in the folder it starts in",
+    );
 
-/// OpenCode, highest first: the project's `.opencode/opencode.jsonc` and `.opencode/opencode.json`,
-/// `opencode.json` and `opencode.jsonc`; then the file named by `$OPENCODE_CONFIG`; then
+/// OpenCode, highest first: `.opencode/opencode.json` and `.opencode/opencode.jsonc` of each
+/// folder from the repository root down to the working folder, then `opencode.json` and
+/// `opencode.jsonc` of each folder from the working folder up to the repository root (OpenCode
+/// looks up to the Git worktree root); then the file named by `$OPENCODE_CONFIG`; then
 /// `<config dir>/opencode/opencode.jsonc`, `opencode.json` and the legacy `config.json` (OpenCode
 /// merges them in the reverse order, the last one winning). All are JSON with comments.
 ///
@@ -164,14 +235,18 @@ pub const GEMINI: BuiltinSource = BuiltinSource::new("gemini", "Gemini CLI", gem
 /// runtime does not read values from files).
 pub const OPENCODE: BuiltinSource = BuiltinSource::new("opencode", "OpenCode", opencode::load);
 
-/// Cursor: the project's `.cursor/mcp.json`, then `~/.cursor/mcp.json`.
+/// Cursor: the working folder's `.cursor/mcp.json` (Cursor reads the opened project folder's
+/// only; one found above is a note), then `~/.cursor/mcp.json`.
 ///
 /// `mcpServers` entries use the common shape (`type`, `command`, `args`, `env`, `url`,
 /// `headers`); `envFile` is kept in `extra`. Cursor's `auth` object (`CLIENT_ID`,
 /// `CLIENT_SECRET`, `scopes` of a pre-registered OAuth client) becomes OAuth settings.
 /// Cursor's config interpolation is translated: `${env:VAR}` → `${VAR}`, `${userHome}`,
 /// `${workspaceFolder}` (the project root), `${workspaceFolderBasename}`, `${pathSeparator}`.
-pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", cursor::load);
+pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", cursor::load).here_only(
+    &[".cursor/mcp.json"],
+    "Cursor reads it only in the project folder it opens",
+);
 
 /// Windsurf (Cascade): `~/.codeium/windsurf/mcp_config.json`, user level only.
 ///
@@ -181,7 +256,8 @@ pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", cursor:
 /// `${VAR}`; a `${file:…}` value makes the server invalid.
 pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", windsurf::load);
 
-/// VS Code: the workspace's `.vscode/mcp.json`, then the user profile's `mcp.json` and
+/// VS Code: the workspace folder's `.vscode/mcp.json` (the working folder's only; one found above
+/// is a note), then the user profile's `mcp.json` and
 /// `settings.json` in `<config dir>/Code/User/` (and, when they exist,
 /// `~/Library/Application Support/Code/User/` and `%APPDATA%/Code/User/`). All are JSON with
 /// comments and trailing commas.
@@ -195,7 +271,10 @@ pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", w
 /// `${userHome}`, `${workspaceFolderBasename}`, `${pathSeparator}` likewise. A value using
 /// `${input:…}` (an interactive VS Code prompt) or `${command:…}` / `${config:…}` makes that
 /// server invalid, with a message saying to set the value in the config or the environment.
-pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", vscode::load);
+pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", vscode::load).here_only(
+    &[".vscode/mcp.json"],
+    "VS Code reads it only in the workspace folder",
+);
 
 /// Claude Desktop, user level: `<config dir>/Claude/claude_desktop_config.json` (Linux), then
 /// `~/Library/Application Support/Claude/claude_desktop_config.json` (macOS) and
@@ -232,6 +311,22 @@ pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
 
 /// A parser of one file format (`parse_json` or `parse_jsonc`).
 type Parser = fn(&Path, &str) -> Result<Value, ConfigError>;
+
+/// A `/`-separated relative path as a path of this platform.
+fn relative(path: &str) -> PathBuf {
+    path.split('/').collect()
+}
+
+/// `relative` in each folder of the walk ([`DiscoveryContext::project_folders`]), nearest
+/// first, at project level: the files of a tool that looks for them in parent folders and lets
+/// the nearer one win.
+fn walked(ctx: &DiscoveryContext, relative_path: &str) -> Vec<(PathBuf, Level)> {
+    let relative_path = relative(relative_path);
+    ctx.project_folders()
+        .into_iter()
+        .map(|folder| (folder.join(&relative_path), Level::Project))
+        .collect()
+}
 
 /// Reads and parses a file. `None` when it does not exist.
 fn read_parsed(path: &Path, parse: Parser) -> Option<Result<Value, ConfigError>> {

@@ -1,10 +1,11 @@
-//! The agent's own files: `<cwd>/.<app>/mcp.json` and `<config dir>/<app>/mcp.json`.
+//! The agent's own files: `.<app>/mcp.json` in the working folder and each parent up to the
+//! repository root (nearest first), and `<config dir>/<app>/mcp.json`.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{dedup_paths, load_file, name_list, standard_with_disabled};
+use super::{dedup_paths, load_file, name_list, standard_with_disabled, walked};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::source::Level;
@@ -12,10 +13,8 @@ use crate::source::{FileServers, SourceFile, parse_json, servers_under_key};
 
 /// Reads the files: see [`super::NATIVE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let mut paths: Vec<(PathBuf, Level)> = vec![
-        (ctx.native_project_file(), Level::Project),
-        (ctx.native_user_file(), Level::User),
-    ];
+    let mut paths: Vec<(PathBuf, Level)> = walked(ctx, &format!(".{}/mcp.json", ctx.app_name));
+    paths.push((ctx.native_user_file(), Level::User));
     dedup_paths(&mut paths);
     paths
         .into_iter()

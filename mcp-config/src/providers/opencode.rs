@@ -1,4 +1,5 @@
-//! OpenCode: the `mcp` key of `opencode.json` / `opencode.jsonc`.
+//! OpenCode: the `mcp` key of `opencode.json` / `opencode.jsonc`, in the working folder and each
+//! parent up to the repository root (and in their `.opencode/` folders), then the user's.
 
 use std::path::{Path, PathBuf};
 
@@ -6,7 +7,7 @@ use serde_json::Value;
 
 use super::{
     apply_disabled_flag, dedup_paths, is_variable_name, json_millis, load_file, rewrite_fields,
-    string_list, string_map, var_ref,
+    string_list, string_map, var_ref, walked,
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
@@ -17,13 +18,20 @@ use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
 
 /// Reads the files: see [`super::OPENCODE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let dot_dir = ctx.cwd.join(".opencode");
-    let mut paths = vec![
-        (dot_dir.join("opencode.jsonc"), Level::Project),
-        (dot_dir.join("opencode.json"), Level::Project),
-        (ctx.cwd.join("opencode.json"), Level::Project),
-        (ctx.cwd.join("opencode.jsonc"), Level::Project),
-    ];
+    // OpenCode merges, lowest first: `opencode.jsonc` then `opencode.json` of each folder from
+    // the repository root down to the working folder, then the `.opencode/` folders from the
+    // working folder up to the root. Here, highest first, that order reversed.
+    let mut paths = Vec::new();
+    let mut dot_dirs = walked(ctx, ".opencode/opencode.json");
+    dot_dirs.reverse();
+    for (json, level) in dot_dirs {
+        paths.push((json.clone(), level));
+        paths.push((json.with_file_name("opencode.jsonc"), level));
+    }
+    for (json, level) in walked(ctx, "opencode.json") {
+        paths.push((json.clone(), level));
+        paths.push((json.with_file_name("opencode.jsonc"), level));
+    }
     if let Some(custom) = ctx.var("OPENCODE_CONFIG").filter(|path| !path.is_empty()) {
         paths.push((PathBuf::from(custom), Level::User));
     }
