@@ -1,11 +1,12 @@
 //! `/mcp list`: every server with its status, transport, tool count and source, its error
-//! under it, and the problems about files at the end.
+//! under it, a note for each project file found above the working folder that its tool would
+//! not read from here, and the problems about files at the end.
 
 use std::fmt::Write as _;
 
-use mcp_config::TransportKind;
+use mcp_config::{DiscoveryNote, DiscoveryResult, TransportKind};
 use mcp_manager::Problem;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::CommandOutput;
 use super::login::login_hint;
@@ -64,6 +65,10 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
     for note in collision_notes(&session.manager().tools()) {
         let _ = writeln!(text, "{}", escape_line(&note));
     }
+    let notes = discovery_notes(&servers.discovery);
+    for (line, _) in &notes {
+        let _ = writeln!(text, "note: {}", escape_line(line));
+    }
     let file_problems: Vec<&Problem> = servers
         .problems
         .iter()
@@ -78,6 +83,36 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
     let json = json!({
         "servers": servers.rows.iter().map(ServerRow::to_json).collect::<Vec<_>>(),
         "errors": servers.problems_json(),
+        "notes": notes.into_iter().map(|(_, json)| json).collect::<Vec<_>>(),
     });
     CommandOutput::ok(text.trim_end(), json)
+}
+
+/// What discovery noted, one hint line and one JSON object each: a project file above the
+/// working folder that its tool reads only in the folder it starts in, and where to run from
+/// to use it.
+fn discovery_notes(discovery: &DiscoveryResult) -> Vec<(String, Value)> {
+    discovery
+        .notes
+        .iter()
+        .map(|note| match note {
+            DiscoveryNote::ProjectFileAbove(file) => {
+                let folder = file.folder.display();
+                let line = format!("{file}; run from {folder} or pass --cwd {folder}");
+                let json = json!({
+                    "kind": "project-file-above",
+                    "provider": file.provider,
+                    "path": file.path.display().to_string(),
+                    "folder": file.folder.display().to_string(),
+                    "working_folder": file.working_folder.display().to_string(),
+                    "message": line,
+                });
+                (line, json)
+            }
+            other => {
+                let line = other.to_string();
+                (line.clone(), json!({"message": line}))
+            }
+        })
+        .collect()
 }
