@@ -24,6 +24,7 @@ mod registry;
 pub mod render;
 mod session;
 mod spill;
+pub mod suggest;
 pub mod terminal_text;
 mod trust;
 

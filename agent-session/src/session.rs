@@ -328,10 +328,12 @@ pub async fn create_agent_session(options: SessionOptions) -> SessionStart {
     prepare_agent_session(options).start().await
 }
 
-/// Each problem once, as a warning: the session is where problems are reported.
+/// Each problem in the debug log: the session returns them to its caller, who shows them.
 fn report(problems: &[Problem]) {
+    // The caller gets them (`SessionStart::problems`, `reload`, `/mcp list`) and shows them
+    // once; a warning in the log as well would say each twice, and again at every reload.
     for problem in problems {
-        tracing::warn!("{problem}");
+        tracing::debug!("{problem}");
     }
 }
 

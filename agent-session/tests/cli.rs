@@ -346,7 +346,7 @@ fn version_per_command_help_and_did_you_mean() {
     let tools = sandbox.run(&["tools", "--help"]);
     assert!(tools.assert_code(0).stdout.contains("--server <NAME>"));
     for (args, tip) in [
-        (&["lst"][..], "a similar subcommand exists: 'list'"),
+        (&["lst"][..], "'list'"),
         (&["list", "--jsn"], "a similar argument exists: '--json'"),
         (
             &["tols", "--no-cache"],
@@ -376,21 +376,31 @@ fn troubled_project(sandbox: &Sandbox) -> PathBuf {
 }
 
 #[test]
-fn each_problem_is_reported_once_on_stderr() {
+fn each_problem_is_reported_once() {
     let sandbox = Sandbox::new("once");
     let cursor = troubled_project(&sandbox);
-    // A failed server makes `list` exit 1.
+    // A failed server makes `list` exit 1; its table says every problem, and nothing else
+    // says them again.
     let list = sandbox.run(&["list", "--no-cache"]);
-    let stderr = &list.assert_code(1).stderr;
+    assert_eq!(list.assert_code(1).stderr, "", "{list:?}");
+    assert!(list.stdout.contains("boom at init"), "{}", list.stdout);
+    assert!(list.stdout.contains("\"broken\""), "{}", list.stdout);
+    assert!(list.stdout.contains(&cursor.display().to_string()));
+    // `tools` does not report servers: each problem is one warning on stderr.
+    let tools = sandbox.run(&["tools", "--no-cache"]);
+    let stderr = &tools.assert_code(0).stderr;
     let lines_about = |needle: &str| stderr.lines().filter(|line| line.contains(needle)).count();
     assert_eq!(lines_about("\"crashy\""), 1, "{stderr}");
     assert_eq!(lines_about("boom at init"), 1, "{stderr}");
     assert_eq!(lines_about("\"broken\""), 1, "{stderr}");
     assert_eq!(lines_about(&cursor.display().to_string()), 1, "{stderr}");
     assert_eq!(stderr.lines().count(), 3, "nothing else: {stderr}");
-    // The table (stdout) still has every one of them.
-    assert!(list.stdout.contains("boom at init"), "{}", list.stdout);
-    assert!(list.stdout.contains(&cursor.display().to_string()));
+    assert!(
+        stderr
+            .lines()
+            .all(|line| line.starts_with("agent-session: warning: ")),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -407,16 +417,16 @@ fn colour_goes_only_to_a_terminal_and_never_with_no_color() {
     let escapes =
         |outcome: &Outcome| outcome.stderr.contains("\x1b[") || outcome.stdout.contains("\x1b[");
     // A pipe gets no colour; CLICOLOR_FORCE asks for it; NO_COLOR wins over both.
-    let plain = run(&[], &["list", "--no-cache"]);
+    let plain = run(&[], &["tools", "--no-cache"]);
     assert!(!escapes(&plain), "{plain:?}");
-    let forced = run(&[("CLICOLOR_FORCE", "1")], &["list", "--no-cache"]);
+    let forced = run(&[("CLICOLOR_FORCE", "1")], &["tools", "--no-cache"]);
     assert!(
         forced.stderr.contains("\x1b["),
-        "the log lines are coloured: {forced:?}"
+        "the warnings are coloured: {forced:?}"
     );
     let denied = run(
         &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")],
-        &["list", "--no-cache"],
+        &["tools", "--no-cache"],
     );
     assert!(!escapes(&denied), "{denied:?}");
     assert_eq!(
@@ -453,14 +463,13 @@ fn on_a_terminal(sandbox: &Sandbox, args: &[&str]) -> Command {
 }
 
 #[test]
-fn on_a_terminal_the_progress_line_stays_whole_and_logs_follow_it() {
+fn on_a_terminal_the_progress_line_stays_whole_and_warnings_follow_it() {
     let sandbox = Sandbox::new("terminal");
     troubled_project(&sandbox);
-    let script = on_a_terminal(&sandbox, &["list", "--no-cache"]);
+    let script = on_a_terminal(&sandbox, &["tools", "--no-cache"]);
     let outcome = run_to_end(script, None);
     sandbox.assert_no_server_left("script");
-    // The failed server makes `list` exit 1.
-    let text = outcome.assert_code(1).stdout.replace('\r', "");
+    let text = outcome.assert_code(0).stdout.replace('\r', "");
     let lines: Vec<&str> = text.lines().collect();
     let progress = lines
         .iter()
@@ -474,13 +483,14 @@ fn on_a_terminal_the_progress_line_stays_whole_and_logs_follow_it() {
         lines[progress]
     );
     let warnings: Vec<usize> = (0..lines.len())
-        .filter(|index| lines[*index].contains("WARN"))
+        .filter(|index| lines[*index].starts_with("agent-session: warning: "))
         .collect();
     assert_eq!(warnings.len(), 3, "{text}");
     assert!(
         warnings.iter().all(|index| *index > progress),
-        "logs come after the progress line:\n{text}"
+        "warnings come after the progress line:\n{text}"
     );
+    assert!(!text.contains("WARN"), "no log line repeats them:\n{text}");
 }
 
 /// The shell on a pipe the test writes to line by line, reading one JSON line per command.
@@ -625,7 +635,7 @@ fn shell_reads_a_pipe_to_its_end_without_a_prompt() {
         !stdout.contains("mcp> ") && !plain.stderr.contains("mcp> "),
         "{plain:?}"
     );
-    assert!(stdout.contains("call TOOL [JSON]"), "{stdout}");
+    assert!(stdout.contains("Usage: /mcp <COMMAND>"), "{stdout}");
     assert!(stdout.contains("mcp_alpha_echo"), "{stdout}");
     assert!(stdout.contains("\nthrough the pipe\n"), "{stdout}");
     assert!(

@@ -116,3 +116,70 @@ fn the_hidden_demo_server_is_never_offered() {
         assert!(!script.contains("demo-server"), "{shell}:\n{script}");
     }
 }
+
+#[test]
+fn bash_offers_the_values_of_scope_and_transport() {
+    let mut scopes = bash_offers(&["agent-session", "add", "x", "--scope", ""]);
+    scopes.sort();
+    assert_eq!(scopes, ["project", "user"]);
+    assert_eq!(
+        bash_offers(&["agent-session", "remove", "x", "-s", "u"]),
+        ["user"]
+    );
+    let mut transports = bash_offers(&["agent-session", "add", "x", "--transport", "s"]);
+    transports.sort();
+    assert_eq!(transports, ["sse", "stdio"]);
+}
+
+/// What fish offers for `line` (its last word, empty after a space), asked with `complete -C`
+/// of the script `completions fish` prints, sourced in a real fish.
+fn fish_offers(line: &str) -> Vec<String> {
+    let script = run(&["completions", "fish"]);
+    assert!(script.status.success(), "{script:?}");
+    let dir = std::env::temp_dir().join(format!("agent-session-fish-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("script-{}.fish", line.len()));
+    std::fs::write(&path, &script.stdout).unwrap();
+    let asked = format!(
+        "source '{}'; complete --do-complete '{}'",
+        path.display(),
+        line.replace('\'', "\\'")
+    );
+    let output = Command::new("fish")
+        .args(["--no-config", "-c", &asked])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("fish is installed (cargo xtask ci installs it)");
+    let _ = std::fs::remove_file(&path);
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| line.split('\t').next().unwrap_or_default().to_owned())
+        .filter(|candidate| !candidate.is_empty())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs fish, which `cargo xtask ci` installs; run it with --include-ignored"]
+fn fish_completes_subcommands_options_and_their_values() {
+    let commands = fish_offers("agent-session ");
+    for command in ["list", "call", "tools", "completions", "add"] {
+        assert!(
+            commands.iter().any(|c| c == command),
+            "{command}: {commands:?}"
+        );
+    }
+    assert!(!commands.iter().any(|c| c == "demo-server"), "{commands:?}");
+    let options = fish_offers("agent-session list --");
+    for option in ["--json", "--cwd", "--timeout-ms"] {
+        assert!(options.iter().any(|o| o == option), "{option}: {options:?}");
+    }
+    let mut scopes = fish_offers("agent-session add x --scope ");
+    scopes.sort();
+    assert_eq!(scopes, ["project", "user"]);
+    let mut shells = fish_offers("agent-session completions ");
+    shells.sort();
+    assert_eq!(shells, ["bash", "fish", "zsh"]);
+}

@@ -75,10 +75,10 @@ fn a_server_that_cannot_serve_makes_the_scoped_command_exit_1_with_its_reason() 
     let sandbox = Sandbox::new("reasons");
     for (server, reason) in [
         ("broken", "/nonexistent/server-binary"),
-        ("off", "disabled; enable it with: agent-session enable off"),
+        ("off", "disabled; enable it with `agent-session enable off`"),
         (
             "unapproved",
-            "approve it with: agent-session trust unapproved",
+            "approve it with `agent-session trust unapproved`",
         ),
     ] {
         for args in [

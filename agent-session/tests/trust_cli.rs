@@ -227,3 +227,18 @@ fn bare_trust_on_a_terminal_shows_the_servers_and_approves_only_on_yes() {
     assert!(!sandbox.approvals()["fx"].is_null());
     sandbox.assert_never_started("fx", "trust on a terminal");
 }
+
+#[test]
+fn trust_in_the_shell_records_the_approval_and_starts_nothing() {
+    let sandbox = Sandbox::new("shell");
+    sandbox.write_unapproved_mcp_json(&json!({"fx": sandbox.witnessed("fx", &json!({}))}));
+    let outcome = sandbox.run_with_input(&["shell", "--json"], "/mcp trust fx\n");
+    let reply: Value = serde_json::from_str(outcome.assert_code(0).stdout.trim()).unwrap();
+    assert_eq!(reply["output"]["approved"], json!(["fx"]), "{reply}");
+    assert!(
+        sandbox.approvals().get("fx").is_some(),
+        "{}",
+        sandbox.approvals()
+    );
+    sandbox.assert_never_started("fx", "/mcp trust fx in the shell");
+}

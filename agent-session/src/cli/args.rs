@@ -6,11 +6,12 @@
 
 use std::path::PathBuf;
 
-use clap::error::ErrorKind;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
 use super::completions::CompletionShell;
+use super::outcome::Interface;
 
 /// Exit status and logs, under every help text.
 const AFTER_HELP: &str = "\
@@ -62,8 +63,10 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
-/// Options every command takes, before or after the command's name.
+/// Options every command takes, before or after the command's name; a command's help shows
+/// them after its own.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub(crate) struct Globals {
     /// The project directory (default: the current directory)
     #[arg(long, global = true, value_name = "DIR")]
@@ -225,7 +228,24 @@ pub(crate) enum Command {
         #[arg(value_name = "NAME")]
         names: Vec<String>,
     },
-    /// Read commands from stdin: /mcp ..., tools, list, call TOOL JSON, help, exit
+    /// Connect one server and ping it: its latency and tool count
+    Test {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Disconnect one server and connect it again (in the shell)
+    #[command(hide = true)]
+    Reconnect {
+        /// The server's name
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Read the config files again and reconnect every server (in the shell)
+    #[command(hide = true)]
+    Reload,
+    /// Read commands from stdin, the commands of this command line (`/mcp` before them is
+    /// optional), help and exit
     #[command(after_help = SHELL_EXAMPLES)]
     Shell,
     /// Print the completion script for bash, zsh or fish
@@ -269,6 +289,15 @@ pub(crate) enum Parsed {
 
 /// Parses the arguments of this process (the program name first).
 pub(crate) fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Parsed {
+    let args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    let words: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    if let Some(message) = stdio_command_without_separator(&words, Interface::Cli) {
+        return Parsed::Usage(message);
+    }
     match Cli::try_parse_from(args) {
         Ok(cli) => Parsed::Run(Box::new(cli)),
         Err(error) => match error.kind() {
@@ -278,13 +307,179 @@ pub(crate) fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Parse
             ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Parsed::Usage(
                 "no command given; run `agent-session help` for the commands".to_owned(),
             ),
-            _ => Parsed::Usage(one_line(&error.render().to_string())),
+            _ => Parsed::Usage(one_line(
+                &error.render().to_string(),
+                "run `agent-session help` for usage",
+            )),
         },
     }
 }
 
-/// clap's error on one line: the message, its tips, and where to get help.
-fn one_line(rendered: &str) -> String {
+/// A line of the shell: the command line's commands (no global options: the session has
+/// them already), with the shell's own `reload` and `reconnect`, and without the commands
+/// that make no sense inside a session.
+#[derive(Debug, Parser)]
+#[command(
+    name = "/mcp",
+    bin_name = "/mcp",
+    no_binary_name = true,
+    disable_version_flag = true,
+    after_help = SHELL_LINE_HELP
+)]
+struct ShellLine {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Under the shell's `help`.
+const SHELL_LINE_HELP: &str = "\
+`/mcp` before a command is optional: `/mcp list` and `list` are the same. `help COMMAND` shows a
+command's options. `exit`, `quit` or the end of input leave.
+On a terminal: arrows and the usual editing keys edit the line, up and down go through the
+history, Ctrl-C cancels the running command (or drops the line), Ctrl-D leaves.";
+
+/// Commands of the command line that a running session has no use for.
+const NOT_IN_THE_SHELL: [&str; 4] = ["shell", "completions", "demo", "demo-server"];
+
+/// Commands that act on a running session, hidden from the command line's help.
+const SHELL_ONLY: [&str; 2] = ["reload", "reconnect"];
+
+/// A shell line that runs no command.
+#[derive(Debug)]
+pub(crate) enum NotRun {
+    /// Help asked for: print it.
+    Help(String),
+    /// A usage error on one line.
+    Usage(String),
+}
+
+/// Parses a line of the shell, split into words, with the command line's table.
+pub(crate) fn parse_shell_line(words: &[String]) -> Result<Command, NotRun> {
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    if let Some(message) = stdio_command_without_separator(words, Interface::Shell) {
+        return Err(NotRun::Usage(message));
+    }
+    if let Some(word) = words.first()
+        && NOT_IN_THE_SHELL.contains(&word.as_str())
+    {
+        return Err(NotRun::Usage(format!(
+            "`{word}` is a command of `agent-session` itself, not of a running session; type \
+             `help` for the commands"
+        )));
+    }
+    let mut table = ShellLine::command();
+    for name in SHELL_ONLY {
+        table = table.mut_subcommand(name, |command| command.hide(false));
+    }
+    for name in NOT_IN_THE_SHELL {
+        table = table.mut_subcommand(name, |command| command.hide(true));
+    }
+    let parsed = table
+        .try_get_matches_from(words)
+        .and_then(|mut matches| ShellLine::from_arg_matches_mut(&mut matches));
+    match parsed {
+        Ok(line) => Ok(line.command),
+        Err(error) => Err(match error.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                NotRun::Help(error.render().to_string().trim_end().to_owned())
+            }
+            ErrorKind::InvalidSubcommand => {
+                let word = words.first().map_or("", String::as_str);
+                let similar: Vec<&str> = match error.get(ContextKind::SuggestedSubcommand) {
+                    Some(ContextValue::Strings(names)) => {
+                        names.iter().map(String::as_str).collect()
+                    }
+                    Some(ContextValue::String(name)) => vec![name.as_str()],
+                    _ => Vec::new(),
+                };
+                let suggestion = agent_session::suggest::did_you_mean(&similar);
+                NotRun::Usage(format!(
+                    "unknown command \"{word}\"{suggestion}; type `help` for the commands"
+                ))
+            }
+            _ => NotRun::Usage(one_line(
+                &error.render().to_string(),
+                "type `help COMMAND` for usage",
+            )),
+        }),
+    }
+}
+
+/// `add NAME npx -y pkg`: a stdio server's command line given without `--` before it (the
+/// first word after the name is not a URL). The message shows the line with `--` put in.
+fn stdio_command_without_separator(words: &[String], interface: Interface) -> Option<String> {
+    /// Options of the command line before the command that take a value.
+    const GLOBAL_VALUES: [&str; 5] = [
+        "--cwd",
+        "--cache-dir",
+        "--max-message-bytes",
+        "--output-budget",
+        "--app",
+    ];
+    /// `add`'s options that take a value.
+    const ADD_VALUES: [&str; 10] = [
+        "-s",
+        "--scope",
+        "-t",
+        "--transport",
+        "-e",
+        "--env",
+        "-H",
+        "--header",
+        "--url",
+        "--token",
+    ];
+    let mut index = 0;
+    while let Some(word) = words.get(index) {
+        if GLOBAL_VALUES.contains(&word.as_str()) {
+            index += 2;
+        } else if word.starts_with('-') {
+            index += 1;
+        } else {
+            break;
+        }
+    }
+    if words.get(index).map(String::as_str) != Some("add") {
+        return None;
+    }
+    let rest = &words[index + 1..];
+    if rest.iter().any(|word| word == "--") {
+        return None;
+    }
+    let mut positionals = 0;
+    let mut at = 0;
+    while let Some(word) = rest.get(at) {
+        if ADD_VALUES.contains(&word.as_str()) {
+            at += 2;
+            continue;
+        }
+        if !word.starts_with('-') {
+            positionals += 1;
+            if positionals == 2 {
+                break;
+            }
+        }
+        at += 1;
+    }
+    let first = rest.get(at)?;
+    let url_given = rest
+        .iter()
+        .any(|word| word == "--url" || word.starts_with("--url="));
+    if first.contains("://") || first.starts_with("${") || url_given {
+        return None;
+    }
+    let mut fixed = vec!["add".to_owned()];
+    fixed.extend(rest[..at].iter().cloned());
+    fixed.push("--".to_owned());
+    fixed.extend(rest[at..].iter().cloned());
+    Some(format!(
+        "\"{first}\" is not a URL; a stdio server's command line goes after `--`: {}",
+        interface.command(&shell_words::join(fixed))
+    ))
+}
+
+/// clap's error on one line: the message, its tips, and where to get help (`help`).
+fn one_line(rendered: &str, help: &str) -> String {
     let mut message = String::new();
     let mut tips = Vec::new();
     for line in rendered.lines().map(str::trim) {
@@ -304,7 +499,10 @@ fn one_line(rendered: &str) -> String {
     for tip in tips {
         message.push_str(&format!(" ({tip})"));
     }
-    message.push_str("; run `agent-session help` for usage");
+    if !help.is_empty() {
+        message.push_str("; ");
+        message.push_str(help);
+    }
     message
 }
 

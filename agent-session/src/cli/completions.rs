@@ -45,7 +45,8 @@ impl CompletionShell {
 /// them; and its bash script names each subcommand's case with the `-` of the binary's name
 /// turned into `__subcmd__` (`agent__subcmd__session__subcmd__list`) while it sets `cmd` with
 /// `__` (`agent__session__subcmd__list`), so no case ever matched and bash offered file names
-/// past the first word: the case names are written the way `cmd` is set.
+/// past the first word: the case names are written the way `cmd` is set. Its fish script
+/// offers no values for a positional argument: those lines are added.
 pub(crate) fn script(shell: CompletionShell) -> String {
     let mut command = without_hidden_subcommands(&Cli::command());
     let name = command.get_name().to_owned();
@@ -56,8 +57,34 @@ pub(crate) fn script(shell: CompletionShell) -> String {
         CompletionShell::Bash => {
             script.replace(&name.replace('-', "__subcmd__"), &name.replace('-', "__"))
         }
-        CompletionShell::Zsh | CompletionShell::Fish => script,
+        CompletionShell::Fish => script + &fish_positional_values(&command, &name),
+        CompletionShell::Zsh => script,
     }
+}
+
+/// The fish lines clap_complete leaves out: the values of a subcommand's positional argument
+/// (`completions <Tab>` offers bash, zsh and fish; its script offered file names).
+fn fish_positional_values(command: &clap::Command, name: &str) -> String {
+    let function = format!("__fish_{}_using_subcommand", name.replace('-', "_"));
+    let mut lines = String::new();
+    for subcommand in command.get_subcommands() {
+        for argument in subcommand.get_positionals() {
+            let values: Vec<String> = argument
+                .get_possible_values()
+                .iter()
+                .filter(|value| !value.is_hide_set())
+                .map(|value| value.get_name().to_owned())
+                .collect();
+            if !values.is_empty() {
+                lines.push_str(&format!(
+                    "complete -c {name} -n \"{function} {}\" -f -a \"{}\"\n",
+                    subcommand.get_name(),
+                    values.join(" ")
+                ));
+            }
+        }
+    }
+    lines
 }
 
 /// `command` with its hidden subcommands left out (clap has no way to remove one, so the

@@ -20,7 +20,8 @@ use mcp_manager::{ConnectionStatus, ManagedTool, discovery_problems};
 use serde_json::{Value, json};
 
 use super::args::Globals;
-use super::{EXIT_FAILED, EXIT_OK, call_tool, find_tool, output};
+use super::execute::{call_tool, find_tool};
+use super::{EXIT_FAILED, EXIT_OK, output};
 
 /// How long the slow server takes to answer `tools/list`.
 const SLOW_MS: u64 = 1500;

@@ -13,9 +13,10 @@ use std::time::Duration;
 use agent_session::render::{describe_source, one_line, plural, source_json};
 use agent_session::terminal_text::escape_line;
 use agent_session::{
-    CommandOutput, ServerStatus, SessionOptions, definition_lines, run_config_command,
+    AgentSession, ServerStatus, SessionOptions, definition_lines, run_config_command,
 };
 use clap::Subcommand;
+use clap::builder::{PossibleValue, TypedValueParser};
 use mcp_cache::NoopToolCache;
 use mcp_config::{
     DiscoveredServer, DiscoveryResult, REDACTED, ServerConfig, SkipReason, SourceMeta,
@@ -26,7 +27,9 @@ use mcp_transport::oauth::FileCredentialStore;
 use serde_json::{Value, json};
 
 use super::args::Globals;
-use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, failure, launcher, print_command, project_dir};
+use super::failure::Kind;
+use super::outcome::{Interface, Outcome};
+use super::{launcher, project_dir};
 
 const ADD_EXAMPLES: &str = "\
 Examples:
@@ -45,6 +48,30 @@ Shows the definition in use (env and header values hidden), its file, the defini
 shadows, and connects that one server for its status and tools. Exit status 1 when the server
 is not connected (failed, needs a login or approval, disabled, invalid).";
 
+/// A value whose choices are offered (to shell completion, in help) but checked by the
+/// command itself, whose message says what is wrong and the command's usage.
+#[derive(Debug, Clone, Copy)]
+struct Offered(&'static [&'static str]);
+
+impl TypedValueParser for Offered {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _command: &clap::Command,
+        _argument: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|value| PossibleValue::new(*value)),
+        ))
+    }
+}
+
 /// The management commands, flattened into the top-level commands.
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
 pub(crate) enum ManageCommand {
@@ -59,10 +86,10 @@ pub(crate) enum ManageCommand {
         #[arg(value_name = "URL")]
         url: Option<String>,
         /// Which file: project (this folder, the default) or user (every folder)
-        #[arg(short = 's', long, value_name = "project|user")]
+        #[arg(short = 's', long, value_name = "project|user", value_parser = Offered(&["project", "user"]))]
         scope: Option<String>,
         /// stdio (the default with a command), http (the default with a URL) or sse
-        #[arg(short = 't', long, value_name = "stdio|http|sse")]
+        #[arg(short = 't', long, value_name = "stdio|http|sse", value_parser = Offered(&["stdio", "http", "sse"]))]
         transport: Option<String>,
         /// A variable of a stdio server's environment; repeat for more (${VAR} is read from
         /// your environment when the server starts)
@@ -71,6 +98,13 @@ pub(crate) enum ManageCommand {
         /// A header sent to a remote server; repeat for more
         #[arg(short = 'H', long = "header", value_name = "'Name: value'")]
         header: Vec<String>,
+        /// A remote server's URL, as an option (the same as the URL word)
+        #[arg(long = "url", value_name = "URL")]
+        url_flag: Option<String>,
+        /// Send "Authorization: Bearer TOKEN" to a remote server (${VAR} is read from your
+        /// environment when it connects)
+        #[arg(long, value_name = "TOKEN")]
+        token: Option<String>,
         /// A stdio server's command line, after --
         #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -85,7 +119,7 @@ pub(crate) enum ManageCommand {
         #[arg(value_name = "JSON")]
         entry: String,
         /// Which file: project (this folder, the default) or user (every folder)
-        #[arg(short = 's', long, value_name = "project|user")]
+        #[arg(short = 's', long, value_name = "project|user", value_parser = Offered(&["project", "user"]))]
         scope: Option<String>,
     },
     /// One server: its definition (secrets hidden), file, shadowed definitions, and its status
@@ -103,7 +137,7 @@ pub(crate) enum ManageCommand {
         #[arg(value_name = "NAME")]
         name: String,
         /// Only from this file: project or user (default: where it is defined)
-        #[arg(short = 's', long, value_name = "project|user")]
+        #[arg(short = 's', long, value_name = "project|user", value_parser = Offered(&["project", "user"]))]
         scope: Option<String>,
     },
     /// Turn a server back on
@@ -124,7 +158,7 @@ impl ManageCommand {
     /// The words of the shared `/mcp` parser (`get` is not one of its commands: its words are
     /// only for completeness). Flags are written `--flag=value`, so a value starting with `-`
     /// stays a value.
-    fn config_words(&self) -> Vec<String> {
+    pub(crate) fn config_words(&self) -> Vec<String> {
         let flag = |name: &str, value: &str| format!("--{name}={value}");
         let mut words = Vec::new();
         match self {
@@ -135,6 +169,8 @@ impl ManageCommand {
                 transport,
                 env,
                 header,
+                url_flag,
+                token,
                 command,
             } => {
                 words.extend(["add".to_owned(), name.clone()]);
@@ -142,6 +178,8 @@ impl ManageCommand {
                 words.extend(transport.iter().map(|kind| flag("transport", kind)));
                 words.extend(env.iter().map(|pair| flag("env", pair)));
                 words.extend(header.iter().map(|header| flag("header", header)));
+                words.extend(url_flag.iter().map(|url| flag("url", url)));
+                words.extend(token.iter().map(|token| flag("token", token)));
                 words.extend(url.iter().cloned());
                 if !command.is_empty() {
                     words.push("--".to_owned());
@@ -168,24 +206,35 @@ impl ManageCommand {
 pub(crate) async fn run(globals: &Globals, command: ManageCommand) -> u8 {
     let options = match options(globals) {
         Ok(options) => options,
-        Err(message) => {
-            failure::report(globals.json, failure::Kind::Usage, &message);
-            return EXIT_USAGE;
-        }
+        Err(message) => return Outcome::usage(Kind::Usage, message).emit(globals.json),
     };
-    match command {
+    let outcome = match command {
         ManageCommand::Get { name } => {
-            let done = get(&options, &name).await;
-            match print_command(&done.output, globals.json) {
-                EXIT_OK if !done.connected => EXIT_FAILED,
-                code => code,
-            }
+            let ctx = match options.load.discovery_context(&options.cwd) {
+                Ok(ctx) => ctx,
+                Err(error) => {
+                    return Outcome::failed(Kind::Command, error.to_string()).emit(globals.json);
+                }
+            };
+            let discovery = load_all_configs(&ctx, &options.load.discovery);
+            get(&discovery, &name, Interface::Cli, |server| {
+                connect_alone(&options, &name, server)
+            })
+            .await
         }
-        config => {
-            let words = config.config_words();
-            print_command(&run_config_command(&options, &words), globals.json)
-        }
-    }
+        config => Outcome::of_command(run_config_command(&options, &config.config_words())),
+    };
+    outcome.emit(globals.json)
+}
+
+/// `get NAME` in the shell: the session's own view of the server, which is connected already
+/// (or why not); nothing more is started.
+pub(crate) async fn get_in_session(session: &AgentSession, name: &str) -> Outcome {
+    let discovery = session.discovery();
+    get(&discovery, name, Interface::Shell, |_| async {
+        live(session.manager(), name, Interface::Shell)
+    })
+    .await
 }
 
 /// The session options of the command line, for discovery and for connecting one server:
@@ -206,12 +255,6 @@ pub(crate) fn options(globals: &Globals) -> Result<SessionOptions, String> {
     Ok(options)
 }
 
-/// What `get` printed, and whether the server is connected.
-struct Got {
-    output: CommandOutput,
-    connected: bool,
-}
-
 /// A server's state after connecting it alone.
 struct Live {
     status: ServerStatus,
@@ -220,25 +263,27 @@ struct Live {
 }
 
 /// `get NAME`: the definition in use (or the one skipped, and why), where it is, what it
-/// shadows, and its status and tools after connecting it alone.
-async fn get(options: &SessionOptions, name: &str) -> Got {
-    let failed = |text: String| Got {
-        output: CommandOutput::failed(text),
-        connected: false,
-    };
-    let ctx = match options.load.discovery_context(&options.cwd) {
-        Ok(ctx) => ctx,
-        Err(error) => return failed(error.to_string()),
-    };
-    let discovery = load_all_configs(&ctx, &options.load.discovery);
+/// shadows, and its status and tools from `connect` (which connects it alone on the command
+/// line). A failure (exit status 1) when the server is not connected.
+async fn get<F: Future<Output = Live>>(
+    discovery: &DiscoveryResult,
+    name: &str,
+    interface: Interface,
+    connect: impl FnOnce(DiscoveredServer) -> F,
+) -> Outcome {
     let skipped = discovery
         .skipped
         .iter()
         .filter(|skipped| skipped.name == name);
-    let Some(shown) = describe(&discovery, name) else {
-        return failed(format!(
-            "unknown server \"{name}\"; run `agent-session list` to see the servers"
-        ));
+    let Some(shown) = describe(discovery, name, interface) else {
+        let suggestion = agent_session::suggest::suggest(name, discovery.names());
+        return Outcome::failed(
+            Kind::Command,
+            format!(
+                "unknown server \"{name}\"{suggestion}; run {} to see the servers",
+                interface.command("list")
+            ),
+        );
     };
     // Lower-priority definitions of the name, and every definition not used (switched off,
     // waiting for approval, invalid) but the one shown.
@@ -260,7 +305,7 @@ async fn get(options: &SessionOptions, name: &str) -> Got {
             .map(|skipped| (skipped.source.clone(), reason_word(&skipped.reason))),
     );
     let live = match discovery.servers.get(name) {
-        Some(server) => connect_alone(options, name, server).await,
+        Some(server) => connect(server.clone()).await,
         None => Live {
             status: shown.status,
             tools: Vec::new(),
@@ -268,13 +313,11 @@ async fn get(options: &SessionOptions, name: &str) -> Got {
         },
     };
     let connected = live.status == ServerStatus::Connected;
-    Got {
-        output: CommandOutput::ok(
-            get_text(name, &shown, &shadowed, &live),
-            get_json(name, &shown, &shadowed, &live),
-        ),
-        connected,
-    }
+    Outcome::ok(
+        get_text(name, &shown, &shadowed, &live),
+        get_json(name, &shown, &shadowed, &live),
+    )
+    .or_failing(!connected)
 }
 
 /// The definition `get` shows.
@@ -291,7 +334,7 @@ struct Shown {
 
 /// The definition in use, as written (`${VAR}` unexpanded) with secrets hidden; else the
 /// first one skipped, and why.
-fn describe(discovery: &DiscoveryResult, name: &str) -> Option<Shown> {
+fn describe(discovery: &DiscoveryResult, name: &str, interface: Interface) -> Option<Shown> {
     if let Some(DiscoveredServer {
         definition, source, ..
     }) = discovery.servers.get(name)
@@ -310,7 +353,8 @@ fn describe(discovery: &DiscoveryResult, name: &str) -> Option<Shown> {
         SkipReason::NeedsApproval => (
             ServerStatus::NeedsApproval,
             Some(format!(
-                "a project server waiting for approval: agent-session trust {name}"
+                "a project server waiting for approval: {}",
+                interface.command(&format!("trust {name}"))
             )),
         ),
         SkipReason::Invalid(invalid) => (ServerStatus::Invalid, Some(invalid.to_string())),
@@ -347,18 +391,26 @@ fn reason_word(reason: &SkipReason) -> &'static str {
 
 /// Connects `name` alone (its connect timeout bounds the wait), reads its status and tools,
 /// and disconnects it.
-async fn connect_alone(options: &SessionOptions, name: &str, server: &DiscoveredServer) -> Live {
+async fn connect_alone(options: &SessionOptions, name: &str, server: DiscoveredServer) -> Live {
     let manager = McpManager::new(
         options.load.manager.clone(),
         Arc::new(NoopToolCache::new()),
         options.load.auth.clone(),
     );
-    let one = BTreeMap::from([(name.to_owned(), server.clone())]);
+    let timeout_ms = server.config.timeout_ms();
+    let one = BTreeMap::from([(name.to_owned(), server)]);
     manager.connect_servers(&one).await;
     if manager.get_connection_status(name) == ConnectionStatus::Connecting {
-        let limit = Duration::from_millis(server.config.timeout_ms()) + Duration::from_secs(1);
+        let limit = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
         let _ = tokio::time::timeout(limit, manager.wait_for_connection(name)).await;
     }
+    let live = live(&manager, name, Interface::Cli);
+    manager.disconnect_all().await;
+    live
+}
+
+/// What `manager` says of `name` now: its status, why it is not connected, its tools.
+fn live(manager: &McpManager, name: &str, interface: Interface) -> Live {
     let (status, error) = match manager.get_connection_status(name) {
         ConnectionStatus::Connected => (ServerStatus::Connected, None),
         ConnectionStatus::Connecting => (
@@ -367,7 +419,10 @@ async fn connect_alone(options: &SessionOptions, name: &str, server: &Discovered
         ),
         ConnectionStatus::NeedsLogin(error) => (
             ServerStatus::NeedsLogin,
-            Some(format!("{error}; run `agent-session login {name}`")),
+            Some(format!(
+                "{error}; run {}",
+                interface.command(&format!("login {name}"))
+            )),
         ),
         ConnectionStatus::Failed(error) => (ServerStatus::Failed, Some(error.to_string())),
         ConnectionStatus::Reconnecting { cause, .. } => {
@@ -382,7 +437,6 @@ async fn connect_alone(options: &SessionOptions, name: &str, server: &Discovered
         .map(|tool| tool.original_name)
         .collect();
     tools.sort();
-    manager.disconnect_all().await;
     Live {
         status,
         tools,
@@ -554,6 +608,8 @@ mod tests {
             transport: None,
             env: vec!["A=-x".to_owned()],
             header: Vec::new(),
+            url_flag: None,
+            token: None,
             command: vec!["npx".to_owned(), "-y".to_owned()],
         };
         assert_eq!(

@@ -9,11 +9,13 @@ mod demo;
 mod demo_server;
 mod editor;
 mod elicit;
+mod execute;
 mod failure;
 mod launcher;
 mod log_fields;
 mod manage;
 mod needs;
+mod outcome;
 mod output;
 mod progress;
 mod resources;
@@ -29,18 +31,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_session::{
-    AgentSession, CommandOutput, PreparedSession, SessionOptions, prepare_agent_session,
-    run_mcp_command, terminal_text,
+    AgentSession, PreparedSession, SessionOptions, prepare_agent_session, terminal_text,
 };
-use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_cache::{CacheOptions, NoopToolCache, SledToolCache, ToolCache};
 use mcp_manager::{ConnectionStatus, ManagedTool};
-use mcp_transport::CallToolResult;
 use mcp_transport::oauth::{FileCredentialStore, LoopbackBrowser};
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use args::{CacheChoice, Cli, Command, Globals, Parsed};
+use outcome::{Interface, Outcome};
 use progress::{LogOutput, ProgressLine};
 
 /// Exit status: success.
@@ -198,31 +196,48 @@ async fn run(cli: Cli) -> u8 {
         Command::Manage(manage) => return manage::run(&globals, manage).await,
         // Records approvals and starts nothing.
         Command::Trust { names, yes } => return approve::run(&globals, &names, yes).await,
+        Command::Reload | Command::Reconnect { .. } => {
+            let word = if command == Command::Reload {
+                "reload"
+            } else {
+                "reconnect"
+            };
+            let message = format!(
+                "`{word}` acts on a running session: type it in `agent-session shell`; a \
+                 command of its own reads the config files afresh every time"
+            );
+            return Outcome::usage(failure::Kind::Usage, message).emit(globals.json);
+        }
         command => command,
     };
-    if let Command::Call { tool: None, .. } = command {
-        // A usage error: reported before any server is started.
-        failure::report(
-            globals.json,
-            failure::Kind::Usage,
-            "`call` needs a tool name: agent-session call TOOL [ARGS_JSON]; run \
-             `agent-session tools` to see the tools",
-        );
-        return EXIT_USAGE;
-    }
-    // The arguments are read (from stdin or a file) before anything is started.
-    let mut call_arguments = None;
-    if let Command::Call { args, arg, .. } = &command {
-        match call_args::resolve(args.as_deref(), arg) {
-            Ok(arguments) => call_arguments = Some(arguments),
+    let mut ctx = execute::Context {
+        interface: Interface::Cli,
+        startup_tools: None,
+        call_arguments: None,
+    };
+    // A call's arguments are read (from stdin or a file) before anything is started; a call
+    // without a tool is a usage error before anything is started.
+    if let Command::Call {
+        tool, args, arg, ..
+    } = &command
+    {
+        let arguments = match tool {
+            Some(_) => execute::call_arguments(args.as_deref(), arg, Interface::Cli),
+            None => Err(
+                "`call` needs a tool name: agent-session call TOOL [ARGS_JSON]; run \
+                 `agent-session tools` to see the tools"
+                    .to_owned(),
+            ),
+        };
+        match arguments {
+            Ok(arguments) => ctx.call_arguments = Some(arguments),
             Err(message) => {
-                failure::report(globals.json, failure::Kind::Usage, &message);
-                return EXIT_USAGE;
+                return Outcome::usage(failure::Kind::Usage, message).emit(globals.json);
             }
         }
     }
     // Only the servers the command needs are started.
-    let scoped_to = scoped_server(&command).map(str::to_owned);
+    let scoped_to = execute::scoped_server(&command).map(str::to_owned);
     let needs = |discovery: &mcp_config::DiscoveryResult| match (&command, &scoped_to) {
         (
             Command::Call {
@@ -230,7 +245,9 @@ async fn run(cli: Cli) -> u8 {
             },
             _,
         ) => Ok(needs::for_tool(tool, discovery)),
-        (_, Some(server)) => needs::for_server(server, discovery),
+        (Command::Test { name }, _) | (_, Some(name)) => {
+            needs::for_server(name, discovery, Interface::Cli)
+        }
         _ => Ok(None),
     };
     // `list --timeout-ms`: no server is waited for longer, at the gate or after it.
@@ -241,150 +258,26 @@ async fn run(cli: Cli) -> u8 {
     let running = match Running::start_needing(&globals, needs, cap).await {
         Ok(running) => running,
         Err(message) => {
-            failure::report(globals.json, failure::Kind::Usage, &message);
-            return EXIT_USAGE;
+            return Outcome::usage(failure::Kind::Usage, message).emit(globals.json);
         }
     };
-    // A command scoped to one server that cannot serve it fails with that server's reason.
-    if let Some(server) = &scoped_to
-        && let Some(reason) = needs::scoped_failure(&running.session, server)
-    {
-        failure::report(globals.json, failure::Kind::Server, &reason);
-        return EXIT_FAILED;
+    // Problems are said once: by the command that reports them (`list`, a scoped command, a
+    // call), else here, as warnings, before the command's output.
+    if !reports_server_problems(&command) {
+        for problem in running.session.problems() {
+            complain(&format!("warning: {problem}"));
+        }
     }
-    let code = match command {
-        // The same report as `/mcp list` in the shell.
-        Command::List { .. } => {
-            // What each server came to, not where it was at the startup gate: a server still
-            // connecting (its cached tools offered meanwhile) is waited for, within its own
-            // timeout (or `--timeout-ms`, which then fails it as timed out).
-            let manager = running.session.manager();
-            for server in manager.server_names() {
-                if manager.get_connection_status(&server) == ConnectionStatus::Connecting {
-                    let _ = manager.wait_for_connection(&server).await;
-                }
-            }
-            let listed = run_mcp_command(&running.session, "list").await;
-            let code = print_command(&listed, globals.json);
-            // A script can trust the status: a server that does not work, or a file that
-            // could not be read, is a failure.
-            if code == EXIT_OK && failure::list_failed(&listed.json) {
-                EXIT_FAILED
-            } else {
-                code
-            }
-        }
-        Command::Tools { server } => tools_command(&running, server.as_deref(), globals.json),
-        Command::Resources { server } => {
-            resources::resources_command(&running, server.as_deref(), globals.json).await
-        }
-        Command::Read { server, uri } => {
-            resources::read_command(&running, &server, &uri, globals.json).await
-        }
-        Command::Prompts { server } => {
-            resources::prompts_command(&running, server.as_deref(), globals.json).await
-        }
-        Command::Prompt { server, name, arg } => {
-            resources::prompt_command(&running, &server, &name, arg, globals.json).await
-        }
-        Command::Call {
-            tool,
-            args: _,
-            arg: _,
-            timeout_ms,
-            full,
-        } => {
-            let tool = tool.unwrap_or_default();
-            let args = call_arguments.take().unwrap_or_default();
-            let timeout = timeout_ms.map(Duration::from_millis);
-            let shown = if full {
-                Shown::Whole
-            } else {
-                Shown::AsTheModelGetsIt
-            };
-            call_command(&running.session, &tool, args, timeout, globals.json, shown).await
-        }
-        Command::Login { name } => {
-            let line = mcp_line("login", std::slice::from_ref(&name));
-            print_command(
-                &run_mcp_command(&running.session, &line).await,
-                globals.json,
-            )
-        }
-        Command::Logout { name } => {
-            let line = mcp_line("logout", std::slice::from_ref(&name));
-            print_command(
-                &run_mcp_command(&running.session, &line).await,
-                globals.json,
-            )
-        }
-        Command::Untrust { names } => {
-            let line = mcp_line("untrust", &names);
-            print_command(
-                &run_mcp_command(&running.session, &line).await,
-                globals.json,
-            )
-        }
-        Command::Shell => shell::run(&running.session, globals.json, &globals.app).await,
-        // Printed before any runtime or session (in `main`).
-        Command::Completions { .. } => EXIT_OK,
-        Command::Demo | Command::DemoServer { .. } => EXIT_OK,
-        // Run before any session (above).
-        Command::Manage(_) | Command::Trust { .. } => EXIT_OK,
+    let code = if command == Command::Shell {
+        shell::run(&running.session, globals.json, &globals.app).await
+    } else {
+        ctx.startup_tools = Some(running.startup_tools.clone());
+        execute::execute(&running.session, command, ctx)
+            .await
+            .emit(globals.json)
     };
     running.stop().await;
     code
-}
-
-/// `command NAME…` as a `/mcp` line, each name quoted as the shell would.
-fn mcp_line(command: &str, names: &[String]) -> String {
-    std::iter::once(command.to_owned())
-        .chain(
-            names
-                .iter()
-                .map(|name| shell_words::quote(name).into_owned()),
-        )
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Prints a `/mcp` command's output (text, or JSON with `--json`); its exit status.
-fn print_command(done: &CommandOutput, json: bool) -> u8 {
-    if done.usage {
-        failure::report(json, failure::Kind::Usage, &done.text);
-        return EXIT_USAGE;
-    }
-    if !done.ok {
-        failure::report(json, failure::Kind::Command, &done.text);
-        return EXIT_FAILED;
-    }
-    if json {
-        output::print_json(&done.json, false);
-    } else {
-        output::print(&done.text);
-    }
-    EXIT_OK
-}
-
-/// The whole result behind an output the budget cut: its raw MCP result, kept in the details,
-/// converted again without the budget.
-fn whole(output: ToolOutput) -> ToolOutput {
-    if output.details.get("truncated").is_none() {
-        return output;
-    }
-    let text = |key: &str| {
-        output
-            .details
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let (server, tool) = (text("server"), text("tool"));
-    match serde_json::from_value::<CallToolResult>(output.details.clone()) {
-        Ok(raw) => mcp_bridge::convert::convert_result(&raw, &server, &tool),
-        Err(_) => output,
-    }
 }
 
 /// A started session, and what is needed to stop it cleanly.
@@ -643,143 +536,12 @@ fn summary(
     )
 }
 
-/// The one server a command is scoped to (`tools --server NAME`, `resources --server NAME`,
-/// `prompts --server NAME`, `read NAME …`, `prompt NAME …`).
-fn scoped_server(command: &Command) -> Option<&str> {
+/// Whether `command` reports what went wrong with the servers it started itself: `list` (its
+/// table), a command scoped to one server (its reason), `call` (the reason its tool is
+/// missing), `test` (the server's state). The others say nothing of a server that failed.
+fn reports_server_problems(command: &Command) -> bool {
     match command {
-        Command::Tools { server } | Command::Resources { server } | Command::Prompts { server } => {
-            server.as_deref()
-        }
-        Command::Read { server, .. } | Command::Prompt { server, .. } => Some(server),
-        _ => None,
-    }
-}
-
-/// The tools at the startup gate, of `server` alone when one is named (a name no file defines
-/// was refused before anything started: see `needs::for_server`).
-fn tools_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
-    let tools: Vec<ManagedTool> = running
-        .startup_tools
-        .iter()
-        .filter(|tool| server.is_none_or(|server| tool.server == server))
-        .cloned()
-        .collect();
-    if json {
-        output::print_json(&output::tools_json(&tools), false);
-    } else {
-        output::print(&output::tools_text(&tools));
-    }
-    EXIT_OK
-}
-
-/// A tool by its registered name, or by `server/tool`.
-pub(crate) fn find_tool(session: &AgentSession, name: &str) -> Option<Arc<dyn AgentTool>> {
-    session.tool(name).or_else(|| {
-        session
-            .manager()
-            .tools()
-            .into_iter()
-            .find(|managed| {
-                managed.tool.name() == name
-                    || format!("{}/{}", managed.server, managed.original_name) == name
-            })
-            .map(|managed| managed.tool)
-    })
-}
-
-/// The one-line message for a tool that does not exist.
-pub(crate) fn unknown_tool(name: &str) -> String {
-    format!(
-        "unknown tool \"{name}\"; run `agent-session tools` (or `tools` in the shell) to see the \
-         tools"
-    )
-}
-
-/// Runs a tool (a deferred one first waits for its server); a timeout cancels the call.
-pub(crate) async fn call_tool(
-    tool: &Arc<dyn AgentTool>,
-    args: Value,
-    timeout: Option<Duration>,
-) -> ToolOutput {
-    let cancel = CancellationToken::new();
-    let call = tool.execute(args, cancel.clone());
-    let result = match timeout {
-        None => call.await,
-        Some(limit) => match tokio::time::timeout(limit, call).await {
-            Ok(result) => result,
-            Err(_) => {
-                cancel.cancel();
-                return ToolOutput::error(format!(
-                    "the call of {} timed out after {} ms and was cancelled",
-                    tool.name(),
-                    limit.as_millis()
-                ));
-            }
-        },
-    };
-    result.unwrap_or_else(|cancelled| ToolOutput::error(cancelled.to_string()))
-}
-
-/// How much of a tool's result `call` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shown {
-    /// What the model gets: within the output budget.
-    AsTheModelGetsIt,
-    /// The whole result (`--full`).
-    Whole,
-}
-
-async fn call_command(
-    session: &Arc<AgentSession>,
-    name: &str,
-    args: Value,
-    timeout: Option<Duration>,
-    json: bool,
-    shown: Shown,
-) -> u8 {
-    let Some(tool) = find_tool(session, name) else {
-        // A tool of a server that could not start: that server's error, not "unknown tool".
-        let failures = needs::failures_behind(session, name);
-        if !failures.is_empty() {
-            failure::report(json, failure::Kind::Server, &failures.join("\n"));
-            return EXIT_FAILED;
-        }
-        let message = format!(
-            "{}{}",
-            unknown_tool(name),
-            needs::suggestions(session, name)
-        );
-        failure::report(json, failure::Kind::UnknownTool, &message);
-        return EXIT_USAGE;
-    };
-    // Refused before the call, with the field named, rather than by the server.
-    if let Err(mismatch) = mcp_bridge::check_arguments(tool.parameters(), &args) {
-        let message = format!(
-            "{mismatch} (tool {}); `agent-session tools --json` shows its input schema",
-            tool.name()
-        );
-        failure::report(json, failure::Kind::Arguments, &message);
-        return EXIT_USAGE;
-    }
-    let mut result = call_tool(&tool, args, timeout).await;
-    // The call itself failed (the server died, the timeout passed, the connection broke): an
-    // error, on stderr, once. A result the tool gave (`isError` included) is a result, on
-    // stdout.
-    if result.is_error && result.details.get("isError").is_none() {
-        failure::report(json, failure::Kind::Server, &result.to_text());
-        return EXIT_FAILED;
-    }
-    if shown == Shown::Whole {
-        result = whole(result);
-    }
-    if json {
-        output::print_json(&output::call_json(&result), false);
-    } else {
-        output::print(&result.to_text());
-    }
-    if result.is_error {
-        EXIT_FAILED
-    } else {
-        EXIT_OK
+        Command::List { .. } | Command::Call { .. } | Command::Test { .. } => true,
+        command => execute::scoped_server(command).is_some(),
     }
 }

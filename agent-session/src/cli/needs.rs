@@ -8,6 +8,9 @@
 use std::collections::BTreeSet;
 
 use agent_session::AgentSession;
+use agent_session::suggest::{did_you_mean, nearest};
+
+use super::outcome::Interface;
 use mcp_config::{DiscoveryResult, SkipReason};
 use mcp_manager::ConnectionStatus;
 
@@ -38,6 +41,7 @@ pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeS
 pub(crate) fn for_server(
     server: &str,
     discovery: &DiscoveryResult,
+    interface: Interface,
 ) -> Result<Option<BTreeSet<String>>, String> {
     if discovery.servers.contains_key(server) {
         return Ok(Some(BTreeSet::from([server.to_owned()])));
@@ -48,22 +52,27 @@ pub(crate) fn for_server(
     }
     let suggestion = did_you_mean(&nearest(server, names.iter().copied()));
     Err(format!(
-        "no MCP server named \"{server}\"{suggestion}; run `agent-session list` to see the \
-         servers"
+        "no MCP server named \"{server}\"{suggestion}; run {} to see the servers",
+        interface.command("list")
     ))
 }
 
 /// Why `server`, the one server a command is scoped to, cannot serve it: its error (it failed,
 /// or it needs a login) or what keeps it off (disabled, not approved, invalid). `None` while
 /// it is connected, connecting or reconnecting.
-pub(crate) fn scoped_failure(session: &AgentSession, server: &str) -> Option<String> {
+pub(crate) fn scoped_failure(
+    session: &AgentSession,
+    server: &str,
+    interface: Interface,
+) -> Option<String> {
     match session.manager().get_connection_status(server) {
         ConnectionStatus::Connected
         | ConnectionStatus::Connecting
         | ConnectionStatus::Reconnecting { .. } => None,
         ConnectionStatus::Failed(error) => Some(error.to_string()),
         ConnectionStatus::NeedsLogin(error) => Some(format!(
-            "{error}; log in with: agent-session login {server}"
+            "{error}; log in with {}",
+            interface.command(&format!("login {server}"))
         )),
         _ => {
             let discovery = session.discovery();
@@ -71,7 +80,7 @@ pub(crate) fn scoped_failure(session: &AgentSession, server: &str) -> Option<Str
                 .skipped
                 .iter()
                 .filter(|skipped| skipped.name == server)
-                .find_map(|skipped| why_off(server, &skipped.reason));
+                .find_map(|skipped| why_off(server, &skipped.reason, interface));
             Some(off.unwrap_or_else(|| format!("MCP server \"{server}\" is not connected")))
         }
     }
@@ -79,7 +88,11 @@ pub(crate) fn scoped_failure(session: &AgentSession, server: &str) -> Option<Str
 
 /// Why the servers `tool` may belong to offer no such tool: the errors of those that failed,
 /// and what keeps the skipped ones off (with what to run).
-pub(crate) fn failures_behind(session: &AgentSession, tool: &str) -> Vec<String> {
+pub(crate) fn failures_behind(
+    session: &AgentSession,
+    tool: &str,
+    interface: Interface,
+) -> Vec<String> {
     let named_server = tool.split_once('/').map(|(server, _)| server);
     let owns = |server: &str| {
         named_server == Some(server) || mcp_bridge::naming::may_name_a_tool_of(tool, server)
@@ -94,20 +107,22 @@ pub(crate) fn failures_behind(session: &AgentSession, tool: &str) -> Vec<String>
         .skipped
         .iter()
         .filter(|skipped| owns(&skipped.name) && !discovery.servers.contains_key(&skipped.name))
-        .filter_map(|skipped| why_off(&skipped.name, &skipped.reason));
+        .filter_map(|skipped| why_off(&skipped.name, &skipped.reason, interface));
     failed.chain(off).collect()
 }
 
 /// What keeps a skipped server off, and how to turn it on; `None` when that is not the user's
 /// to change (a filtered server).
-fn why_off(server: &str, reason: &SkipReason) -> Option<String> {
+fn why_off(server: &str, reason: &SkipReason, interface: Interface) -> Option<String> {
     Some(match reason {
         SkipReason::Disabled => format!(
-            "MCP server \"{server}\" is disabled; enable it with: agent-session enable {server}"
+            "MCP server \"{server}\" is disabled; enable it with {}",
+            interface.command(&format!("enable {server}"))
         ),
         SkipReason::NeedsApproval => format!(
             "MCP server \"{server}\" is defined in this project and not approved; approve it \
-             with: agent-session trust {server}"
+             with {}",
+            interface.command(&format!("trust {server}"))
         ),
         SkipReason::Invalid(invalid) => invalid.to_string(),
         SkipReason::ProjectConfigOff => format!(
@@ -154,49 +169,4 @@ pub(crate) fn suggestions(session: &AgentSession, tool: &str) -> String {
         }
     };
     did_you_mean(&nearest(tool, names.iter().map(String::as_str)))
-}
-
-/// ` (did you mean "a", "b"?)`, or nothing for no names.
-fn did_you_mean(nearest: &[&str]) -> String {
-    if nearest.is_empty() {
-        return String::new();
-    }
-    let quoted: Vec<String> = nearest.iter().map(|name| format!("\"{name}\"")).collect();
-    format!(" (did you mean {}?)", quoted.join(", "))
-}
-
-/// Up to three of `names` close to `wanted` (an edit distance of at most a third of its
-/// length, at least 2), nearest first.
-fn nearest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let limit = (wanted.chars().count() / 3).max(2);
-    let mut close: Vec<(usize, &str)> = names
-        .map(|name| (strsim::levenshtein(wanted, name), name))
-        .filter(|(distance, _)| *distance <= limit)
-        .collect();
-    close.sort();
-    close.dedup();
-    close.into_iter().take(3).map(|(_, name)| name).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_nearest_names_are_suggested_nearest_first_and_far_ones_never() {
-        let names = [
-            "mcp_github_create_issue",
-            "mcp_github_close_issue",
-            "mcp_fs_read_file",
-        ];
-        assert_eq!(
-            nearest("mcp_github_create_isue", names.into_iter()),
-            ["mcp_github_create_issue", "mcp_github_close_issue"]
-        );
-        assert_eq!(
-            nearest("mcp_github_clse_issue", names.into_iter()),
-            ["mcp_github_close_issue", "mcp_github_create_issue"]
-        );
-        assert!(nearest("weather", names.into_iter()).is_empty());
-    }
 }

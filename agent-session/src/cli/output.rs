@@ -11,6 +11,8 @@ use mcp_bridge::ToolOutput;
 use mcp_manager::ManagedTool;
 use serde_json::{Value, json};
 
+use super::outcome::Interface;
+
 /// Writes `text` (its lines kept, every control character shown escaped) and a newline to
 /// stdout.
 pub(crate) fn print(text: &str) {
@@ -45,10 +47,12 @@ pub(crate) fn tools_json(tools: &[ManagedTool]) -> Value {
 }
 
 /// The tools as an aligned table.
-pub(crate) fn tools_text(tools: &[ManagedTool]) -> String {
+pub(crate) fn tools_text(tools: &[ManagedTool], interface: Interface) -> String {
     if tools.is_empty() {
-        return "No MCP tools. Run `agent-session list` to see the servers and their errors."
-            .to_owned();
+        return format!(
+            "No MCP tools. Run {} to see the servers and their errors.",
+            interface.command("list")
+        );
     }
     let mut text = table(
         &[

@@ -11,8 +11,8 @@ use mcp_manager::{ConnectionStatus, McpManager, ServerError, ServerListing};
 use mcp_transport::{ContentBlock, GetPromptResult, Prompt, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
 
-use super::failure::{self, Kind};
-use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, Running, output};
+use super::failure::Kind;
+use super::outcome::{Interface, Outcome};
 
 /// Parses one `--arg KEY=VALUE` of `prompt`: prompt arguments are strings, taken as given.
 pub(crate) fn parse_prompt_arg(text: &str) -> Result<(String, String), String> {
@@ -25,8 +25,7 @@ pub(crate) fn parse_prompt_arg(text: &str) -> Result<(String, String), String> {
 }
 
 /// `resources [--server X]`: every resource and resource template.
-pub(crate) async fn resources_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
-    let manager = running.session.manager();
+pub(crate) async fn resources_command(manager: &McpManager, server: Option<&str>) -> Outcome {
     let (resources, templates) = match server {
         Some(server) => {
             let resources = manager.list_resources(server).await;
@@ -44,25 +43,21 @@ pub(crate) async fn resources_command(running: &Running, server: Option<&str>, j
     // The same servers are skipped by both lists; errors of either count.
     let mut errors = resources.errors.clone();
     errors.extend(templates.errors.iter().cloned());
-    if json {
-        output::print_json(
-            &json!({
-                "resources": tagged(&resources.items, serde_json::to_value),
-                "templates": tagged(&templates.items, serde_json::to_value),
-                "skipped": resources.skipped,
-                "errors": errors_json(&errors),
-            }),
-            false,
-        );
-    } else {
-        output::print(&resources_text(&resources, &templates));
-    }
-    finish(&errors, json)
+    let json = json!({
+        "resources": tagged(&resources.items, serde_json::to_value),
+        "templates": tagged(&templates.items, serde_json::to_value),
+        "skipped": resources.skipped,
+        "errors": errors_json(&errors),
+    });
+    Outcome::partial(
+        resources_text(&resources, &templates),
+        json,
+        problems(&errors),
+    )
 }
 
 /// `prompts [--server X]`: every prompt, with its arguments.
-pub(crate) async fn prompts_command(running: &Running, server: Option<&str>, json: bool) -> u8 {
-    let manager = running.session.manager();
+pub(crate) async fn prompts_command(manager: &McpManager, server: Option<&str>) -> Outcome {
     let prompts = match server {
         Some(server) => one(server, manager.list_prompts(server).await),
         None => {
@@ -70,43 +65,33 @@ pub(crate) async fn prompts_command(running: &Running, server: Option<&str>, jso
             Listings::of_all(manager, manager.all_prompts().await)
         }
     };
-    if json {
-        output::print_json(
-            &json!({
-                "prompts": tagged(&prompts.items, serde_json::to_value),
-                "skipped": prompts.skipped,
-                "errors": errors_json(&prompts.errors),
-            }),
-            false,
-        );
-    } else {
-        output::print(&prompts_text(&prompts));
-    }
-    finish(&prompts.errors, json)
+    let json = json!({
+        "prompts": tagged(&prompts.items, serde_json::to_value),
+        "skipped": prompts.skipped,
+        "errors": errors_json(&prompts.errors),
+    });
+    Outcome::partial(prompts_text(&prompts), json, problems(&prompts.errors))
 }
 
 /// `read SERVER URI`: a resource's contents; text as it is, binary described (its base64 with
 /// `--json`).
-pub(crate) async fn read_command(running: &Running, server: &str, uri: &str, json: bool) -> u8 {
-    let read = running.session.manager().read_resource(server, uri).await;
-    match read {
-        Ok(read) => {
-            if json {
-                output::print_json(
-                    &json!({"server": server, "uri": uri, "contents": read.contents}),
-                    false,
-                );
-            } else {
-                output::print(&read_text(&read));
-            }
-            EXIT_OK
-        }
+pub(crate) async fn read_command(
+    manager: &McpManager,
+    server: &str,
+    uri: &str,
+    interface: Interface,
+) -> Outcome {
+    match manager.read_resource(server, uri).await {
+        Ok(read) => Outcome::ok(
+            read_text(&read),
+            json!({"server": server, "uri": uri, "contents": read.contents}),
+        ),
         Err(error) => {
-            let message = format!(
-                "{error}; run `agent-session resources --server {server}` to see its resources"
-            );
-            failure::report(json, Kind::Server, &message);
-            EXIT_FAILED
+            let resources = interface.command(&format!("resources --server {server}"));
+            Outcome::failed(
+                Kind::Server,
+                format!("{error}; run {resources} to see its resources"),
+            )
         }
     }
 }
@@ -114,44 +99,34 @@ pub(crate) async fn read_command(running: &Running, server: &str, uri: &str, jso
 /// `prompt SERVER NAME [--arg k=v]…`: the prompt's messages. Missing required arguments and
 /// unknown names are told before the prompt is asked for, when the server lists its prompts.
 pub(crate) async fn prompt_command(
-    running: &Running,
+    manager: &McpManager,
     server: &str,
     name: &str,
     arguments: Vec<(String, String)>,
-    json: bool,
-) -> u8 {
-    let manager = running.session.manager();
+    interface: Interface,
+) -> Outcome {
     let arguments: BTreeMap<String, String> = arguments.into_iter().collect();
     if let Ok(Some(prompts)) = manager.list_prompts(server).await
         && let Err(message) = check_prompt(server, name, &prompts, &arguments)
     {
-        failure::report(json, Kind::Usage, &message);
-        return EXIT_USAGE;
+        return Outcome::usage(Kind::Usage, message);
     }
     match manager.get_prompt(server, name, arguments).await {
-        Ok(prompt) => {
-            if json {
-                output::print_json(
-                    &json!({
-                        "server": server,
-                        "prompt": name,
-                        "description": prompt.description,
-                        "messages": prompt.messages,
-                    }),
-                    false,
-                );
-            } else {
-                output::print(&prompt_text(server, name, &prompt));
-            }
-            EXIT_OK
-        }
+        Ok(prompt) => Outcome::ok(
+            prompt_text(server, name, &prompt),
+            json!({
+                "server": server,
+                "prompt": name,
+                "description": prompt.description,
+                "messages": prompt.messages,
+            }),
+        ),
         Err(error) => {
-            let message = format!(
-                "{error}; run `agent-session prompts --server {server}` to see its prompts and \
-                 their arguments"
-            );
-            failure::report(json, Kind::Server, &message);
-            EXIT_FAILED
+            let prompts = interface.command(&format!("prompts --server {server}"));
+            Outcome::failed(
+                Kind::Server,
+                format!("{error}; run {prompts} to see its prompts and their arguments"),
+            )
         }
     }
 }
@@ -279,18 +254,10 @@ fn errors_json(errors: &[(String, ServerError)]) -> Vec<Value> {
         .collect()
 }
 
-/// Exit 1 when a server's list failed (each error on stderr too, in text mode after the
-/// table).
-fn finish(errors: &[(String, ServerError)], json: bool) -> u8 {
-    if errors.is_empty() {
-        return EXIT_OK;
-    }
-    if !json {
-        for (_, error) in errors {
-            super::complain(&error.to_string());
-        }
-    }
-    EXIT_FAILED
+/// The servers whose list failed, one message each: the command fails after showing what
+/// the others gave.
+fn problems(errors: &[(String, ServerError)]) -> Vec<String> {
+    errors.iter().map(|(_, error)| error.to_string()).collect()
 }
 
 fn resources_text(

@@ -1,8 +1,10 @@
 //! `agent-session shell`: commands read line by line from a terminal or a pipe.
 //!
-//! `/mcp …` goes to the session's `/mcp` controller; `tools`, `list` and `call` are the CLI's
-//! commands against the live session. With `--json` every command prints one JSON line
-//! `{"command", "ok", "output"}`. The shell exits 1 when any of its commands failed (a script
+//! A line is a command of the command line, parsed by the same table and run by the same code
+//! ([`super::execute`]) against the live session, with the same messages; `/mcp` before it is
+//! optional (`/mcp add …` and `add …` are one command), and the shell adds `reload` and
+//! `reconnect`. With `--json` every command prints one JSON line `{"command", "ok",
+//! "output"}`. The shell exits 1 when any of its commands failed (a script
 //! can trust its status), else 0.
 //!
 //! On a terminal the shell is an interactive tool: lines are read by a line editor (editing,
@@ -18,13 +20,16 @@ use std::io::{IsTerminal, Write as _};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use agent_session::{AgentSession, run_mcp_command};
+use agent_session::AgentSession;
 use serde_json::{Value, json};
 use tokio::signal::unix::{SignalKind, signal};
 
+use super::args::{self, NotRun};
 use super::editor::{Input, LineEditor};
+use super::execute::{self, Context};
+use super::outcome::Outcome;
 use super::stdin::{StdinLines, stdin_lines};
-use super::{EXIT_FAILED, EXIT_OK, args, call_tool, complain, find_tool, output, unknown_tool};
+use super::{EXIT_FAILED, EXIT_OK, complain, failure, output};
 
 /// The prompt on a terminal.
 const PROMPT: &str = "mcp> ";
@@ -53,20 +58,6 @@ impl Drop for CtrlCTaken {
     }
 }
 
-/// The shell's help text.
-const HELP: &str = "\
-Commands:
-  /mcp [help|list|reload|add|remove|enable|disable|test|reconnect] ...
-                     the session's /mcp commands (`/mcp help` for details)
-  tools [--server NAME]
-                     the session's MCP tools now
-  list               the servers: status, transport, source, tools, error
-  call TOOL [JSON]   call a tool with a JSON object of arguments (default {})
-  help               this text
-  exit, quit         leave (end of input does too)
-On a terminal: arrows and the usual editing keys edit the line, up and down go through the
-history, Ctrl-C cancels the running command (or drops the line), Ctrl-D leaves.";
-
 /// What one line did.
 struct Reply {
     ok: bool,
@@ -75,20 +66,18 @@ struct Reply {
 }
 
 impl Reply {
-    fn ok(text: String, json: Value) -> Self {
+    /// A line given wrongly: `error: …`, and `{"error": {"kind": "usage", …}}`.
+    fn usage(message: &str) -> Self {
         Self {
-            ok: true,
-            text,
-            json,
+            ok: false,
+            json: failure::error_json(failure::Kind::Usage, message),
+            text: format!("error: {message}"),
         }
     }
 
-    fn error(text: String) -> Self {
-        Self {
-            ok: false,
-            json: json!({"error": text}),
-            text,
-        }
+    fn of(outcome: Outcome) -> Self {
+        let (ok, text, json) = outcome.into_reply();
+        Self { ok, text, json }
     }
 }
 
@@ -178,7 +167,7 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
                 // Dropping the command cancels it: a tool call's server is told.
                 () = interrupted() => {
                     eprintln!();
-                    Reply::error("cancelled (Ctrl-C)".to_owned())
+                    Reply::of(Outcome::failed(failure::Kind::Command, "cancelled (Ctrl-C)"))
                 }
             }
         } else {
@@ -190,10 +179,8 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
                 &json!({"command": line, "ok": reply.ok, "output": reply.json}),
                 true,
             );
-        } else if reply.ok {
-            output::print(&reply.text);
         } else {
-            output::print(&format!("error: {}", reply.text));
+            output::print(&reply.text);
         }
     }
     if let Source::Editor(editor) = source {
@@ -215,86 +202,47 @@ async fn interrupted() {
     }
 }
 
+/// Runs one line: parsed with the command line's table ([`args::parse_shell_line`]), run by
+/// the same code ([`execute`]).
 async fn execute(session: &Arc<AgentSession>, line: &str) -> Reply {
-    if let Some(rest) = line.strip_prefix("/mcp")
-        && (rest.is_empty() || rest.starts_with(char::is_whitespace))
+    let words = match split_line(line) {
+        Ok(words) => words,
+        Err(message) => return Reply::usage(&message),
+    };
+    match args::parse_shell_line(&words) {
+        Ok(command) => Reply::of(execute::execute(session, command, Context::shell()).await),
+        Err(NotRun::Help(help)) => Reply {
+            ok: true,
+            json: json!({"help": help}),
+            text: help,
+        },
+        Err(NotRun::Usage(message)) => Reply::usage(&message),
+    }
+}
+
+/// A line's words, split as a shell does, without the optional `/mcp` before the command.
+/// `call TOOL {"a": 1}` may give its JSON unquoted: from the first `{` after the tool to the
+/// last `}` it is one word.
+fn split_line(line: &str) -> Result<Vec<String>, String> {
+    let line = match line.strip_prefix("/mcp") {
+        Some(rest) if rest.is_empty() || rest.starts_with(char::is_whitespace) => rest.trim(),
+        _ => line,
+    };
+    let split = |text: &str| {
+        shell_words::split(text).map_err(|_| "the line has an unterminated quote".to_owned())
+    };
+    if let Some(rest) = line.strip_prefix("call")
+        && rest.starts_with(char::is_whitespace)
+        && let Some((tool, after)) = rest.trim_start().split_once(char::is_whitespace)
+        && let after = after.trim_start()
+        && after.starts_with('{')
+        && let Some(end) = after.rfind('}')
     {
-        let result = run_mcp_command(session, rest.trim()).await;
-        return Reply {
-            ok: result.ok,
-            text: result.text,
-            json: result.json,
-        };
+        let mut words = vec!["call".to_owned()];
+        words.extend(split(tool)?);
+        words.push(after[..=end].to_owned());
+        words.extend(split(&after[end + 1..])?);
+        return Ok(words);
     }
-    let (word, rest) = line
-        .split_once(char::is_whitespace)
-        .map_or((line, ""), |(word, rest)| (word, rest.trim()));
-    match word {
-        "help" => Reply::ok(HELP.to_owned(), json!({"help": HELP})),
-        "tools" => tools(session, rest),
-        "list" if rest.is_empty() => {
-            let listed = run_mcp_command(session, "list").await;
-            Reply::ok(listed.text, listed.json)
-        }
-        "call" => call(session, rest).await,
-        other => Reply::error(format!(
-            "unknown command \"{other}\"; type `help` for the commands"
-        )),
-    }
-}
-
-fn tools(session: &AgentSession, rest: &str) -> Reply {
-    const USAGE: &str = "usage: tools [--server NAME]";
-    let Ok(words) = shell_words::split(rest) else {
-        return Reply::error(format!("unterminated quote; {USAGE}"));
-    };
-    let server = match words.as_slice() {
-        [] => None,
-        [flag, name] if flag == "--server" => Some(name.as_str()),
-        _ => return Reply::error(USAGE.to_owned()),
-    };
-    let tools: Vec<_> = session
-        .manager()
-        .tools()
-        .into_iter()
-        .filter(|tool| server.is_none_or(|server| tool.server == server))
-        .collect();
-    Reply::ok(output::tools_text(&tools), output::tools_json(&tools))
-}
-
-/// `call TOOL [JSON]`: the JSON may be written as is (`{"a": 1}`) or quoted as one shell word
-/// (`'{"a": 1}'`).
-async fn call(session: &Arc<AgentSession>, rest: &str) -> Reply {
-    const USAGE: &str = "usage: call TOOL [JSON]; `tools` lists the tools";
-    let (name, arguments) = rest
-        .split_once(char::is_whitespace)
-        .map_or((rest, ""), |(name, arguments)| (name, arguments.trim()));
-    if name.is_empty() {
-        return Reply::error(USAGE.to_owned());
-    }
-    let arguments = if arguments.starts_with(['\'', '"']) {
-        match shell_words::split(arguments).as_deref() {
-            Ok([word]) => word.clone(),
-            _ => return Reply::error(format!("quote the JSON as one word; {USAGE}")),
-        }
-    } else {
-        arguments.to_owned()
-    };
-    let args = if arguments.is_empty() {
-        Value::Object(serde_json::Map::new())
-    } else {
-        match args::parse_tool_args(&arguments) {
-            Ok(args) => args,
-            Err(message) => return Reply::error(message),
-        }
-    };
-    let Some(tool) = find_tool(session, name) else {
-        return Reply::error(unknown_tool(name));
-    };
-    let result = call_tool(&tool, args, None).await;
-    Reply {
-        ok: !result.is_error,
-        text: result.to_text(),
-        json: output::call_json(&result),
-    }
+    split(line)
 }

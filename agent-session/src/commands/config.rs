@@ -117,7 +117,14 @@ fn remove(
 ) -> Result<CommandOutput, String> {
     let (name, scope) = parse_remove(rest, Caller::Cli)?;
     let source = files.source(&name);
-    let (level, path) = remove_from_files(&files.ctx, &name, scope, source, Caller::Cli)?;
+    let (level, path) = remove_from_files(
+        &files.ctx,
+        &name,
+        scope,
+        source,
+        &files.discovery,
+        Caller::Cli,
+    )?;
     let after = discover(&files.ctx, options);
     let mut text = format!(
         "removed \"{name}\" from {} ({level} config)",
@@ -151,6 +158,7 @@ fn switch(
         let verb = if enabled { "enable" } else { "disable" };
         return Err(unknown_name(
             &name,
+            files.discovery.names(),
             Caller::Cli,
             &format!("usage: agent-session {verb} NAME"),
         ));

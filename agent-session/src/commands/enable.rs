@@ -144,7 +144,7 @@ pub(super) async fn set_enabled(
     let (_, usage) = verb_and_usage(enabled, Caller::Shell);
     let servers = Servers::collect(session);
     let Some(row) = servers.row(&name) else {
-        return CommandOutput::failed(unknown_server(&name, usage));
+        return CommandOutput::failed(unknown_server(&name, session.discovery().names(), usage));
     };
     let source = row.source.clone();
     let ctx = match session.context() {

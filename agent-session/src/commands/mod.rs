@@ -133,6 +133,7 @@ pub const HELP: &str = "\
 /mcp login NAME                             log in to a remote server (OAuth, in the browser)
 /mcp logout NAME                            forget a remote server's tokens
 /mcp trust NAME...                          approve these project servers as they are written now
+                                            (nothing is started: /mcp reload starts them)
 /mcp trust [--yes]                          show the project servers waiting for approval (and
                                             with --yes, approve them all)
 /mcp untrust [NAME...]                      withdraw approvals of this folder's project servers
@@ -190,15 +191,22 @@ fn help() -> CommandOutput {
     CommandOutput::ok(HELP, json!({"help": HELP}))
 }
 
-/// The one-line message for a name no server has.
-fn unknown_server(name: &str, usage: &str) -> String {
-    unknown_name(name, Caller::Shell, usage)
+/// The one-line message for a name no server has, with the nearest of `known`.
+fn unknown_server<'a>(name: &str, known: impl IntoIterator<Item = &'a str>, usage: &str) -> String {
+    unknown_name(name, known, Caller::Shell, usage)
 }
 
-/// The one-line message for a name no server has, pointing at the caller's `list`.
-fn unknown_name(name: &str, caller: Caller, usage: &str) -> String {
+/// The one-line message for a name no server has: the nearest of the `known` names, and the
+/// caller's `list`.
+fn unknown_name<'a>(
+    name: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    caller: Caller,
+    usage: &str,
+) -> String {
     let prefix = caller.prefix();
-    format!("unknown server \"{name}\" ({prefix}list shows the servers); {usage}")
+    let suggestion = crate::suggest::suggest(name, known);
+    format!("unknown server \"{name}\"{suggestion} ({prefix}list shows the servers); {usage}")
 }
 
 /// The NAME of a command about one server that must be usable now (configured, not disabled

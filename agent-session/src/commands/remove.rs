@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use mcp_config::writer::{native_config_path, remove_server};
-use mcp_config::{ConfigError, DiscoveryContext, Level, SourceMeta};
+use mcp_config::{ConfigError, DiscoveryContext, DiscoveryResult, Level, SourceMeta};
 use serde_json::json;
 
 use super::parse::{parse_scope, parse_words};
@@ -45,6 +45,7 @@ pub(super) fn remove_from_files(
     name: &str,
     scope: Option<Level>,
     source: Option<SourceMeta>,
+    discovery: &DiscoveryResult,
     caller: Caller,
 ) -> Result<(Level, PathBuf), String> {
     let native_level = source
@@ -93,7 +94,7 @@ pub(super) fn remove_from_files(
             "\"{name}\" is not in {files}; it is defined in {}; {usage}",
             meta.path.display()
         ),
-        None => unknown_name(name, caller, usage),
+        None => unknown_name(name, discovery.names(), caller, usage),
     })
 }
 
@@ -107,7 +108,14 @@ pub(super) async fn remove(session: &AgentSession, rest: &[String]) -> CommandOu
         Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
     };
     let source = Servers::collect(session).source(&name);
-    let (level, path) = match remove_from_files(&ctx, &name, scope, source, Caller::Shell) {
+    let (level, path) = match remove_from_files(
+        &ctx,
+        &name,
+        scope,
+        source,
+        &session.discovery(),
+        Caller::Shell,
+    ) {
         Ok(removed) => removed,
         Err(error) => return CommandOutput::failed(error),
     };

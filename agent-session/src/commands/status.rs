@@ -216,7 +216,7 @@ impl Servers {
     /// or `None` when discovery uses a definition of it.
     pub(super) fn not_usable(&self, name: &str, usage: &str) -> Option<String> {
         let Some(row) = self.row(name) else {
-            return Some(unknown_server(name, usage));
+            return Some(unknown_server(name, self.discovery.names(), usage));
         };
         if row.status == ServerStatus::Disabled {
             return Some(format!(

@@ -1,7 +1,8 @@
 //! `/mcp trust [--yes] [NAME…]` and `/mcp untrust [NAME…]`: approving the project folder's
-//! servers waiting for approval, as they are written now, and withdrawing approvals; then a
-//! reload of this session, so the change applies at once. Naming the servers is the consent;
-//! bare `/mcp trust` shows what each would run and approves only with `--yes`.
+//! servers waiting for approval, as they are written now, and withdrawing approvals. Naming
+//! the servers is the consent; bare `/mcp trust` shows what each would run and approves only
+//! with `--yes`. An approval is recorded and nothing is started (`/mcp reload` starts the
+//! approved servers); a withdrawal reloads the session, so the servers it withdrew stop.
 
 use serde_json::json;
 
@@ -59,8 +60,12 @@ pub(super) async fn trust(session: &AgentSession, rest: &[String]) -> CommandOut
     }
     match approve_pending(session.options(), &pending) {
         Ok(approved) => {
-            let text = format!("approved {}", approved.join(", "));
-            reloaded(session, text, json!({"approved": approved})).await
+            let text = format!(
+                "approved {}; nothing was started: /mcp reload starts {}",
+                approved.join(", "),
+                if approved.len() == 1 { "it" } else { "them" }
+            );
+            CommandOutput::ok(text, json!({"approved": approved}))
         }
         Err(error) => CommandOutput::failed(format!(
             "could not approve: {}",

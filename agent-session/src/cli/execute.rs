@@ -1,0 +1,347 @@
+//! The commands that act on a running session, one table for the command line and the shell:
+//! both parse with the same clap declaration ([`super::args::Command`]) and come here, so
+//! `call … --arg K=V`, `resources`, `read`, `prompts`, `prompt` and the argument check against
+//! the tool's schema are the same words with the same messages in both. What differs is only
+//! where the [`Outcome`] is shown, and the command a hint names ([`Interface`]).
+//!
+//! The management commands (`add`, `remove`, `enable`, `disable`, `trust`, `untrust`) run
+//! without a session on the command line; in the shell they go to the session's `/mcp`
+//! controller, which writes the same files and then reloads (the list of servers changed),
+//! except `trust`/`untrust`, which record approvals and start nothing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_session::{AgentSession, run_mcp_command};
+use mcp_bridge::{AgentTool, ToolOutput};
+use mcp_manager::{ConnectionStatus, ManagedTool};
+use mcp_transport::CallToolResult;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::args::Command;
+use super::failure::{self, Kind};
+use super::manage::{self, ManageCommand};
+use super::outcome::{Interface, Outcome};
+use super::{call_args, needs, output, resources};
+
+/// What a command needs beyond the session.
+pub(crate) struct Context {
+    /// Where the command was typed.
+    pub(crate) interface: Interface,
+    /// The tools right after the startup gate, for the command line's `tools`; `None` shows
+    /// the session's tools now.
+    pub(crate) startup_tools: Option<Vec<ManagedTool>>,
+    /// `call`'s arguments, when they were read before the session started (from stdin or a
+    /// file, on the command line); `None` reads them from the command.
+    pub(crate) call_arguments: Option<Value>,
+}
+
+impl Context {
+    /// A command typed in the shell.
+    pub(crate) fn shell() -> Self {
+        Self {
+            interface: Interface::Shell,
+            startup_tools: None,
+            call_arguments: None,
+        }
+    }
+}
+
+/// Runs `command` against `session`.
+pub(crate) async fn execute(
+    session: &Arc<AgentSession>,
+    command: Command,
+    ctx: Context,
+) -> Outcome {
+    let interface = ctx.interface;
+    if let Some(server) = scoped_server(&command) {
+        // On the command line an unknown name was refused before anything started.
+        if let Err(message) = needs::for_server(server, &session.discovery(), interface) {
+            return Outcome::usage(Kind::Usage, message);
+        }
+        if let Some(reason) = needs::scoped_failure(session, server, interface) {
+            return Outcome::failed(Kind::Server, reason);
+        }
+    }
+    let manager = session.manager();
+    match command {
+        Command::List { .. } => list(session, interface).await,
+        Command::Tools { server } => {
+            let tools: Vec<ManagedTool> = ctx
+                .startup_tools
+                .unwrap_or_else(|| manager.tools())
+                .into_iter()
+                .filter(|tool| server.as_deref().is_none_or(|server| tool.server == server))
+                .collect();
+            Outcome::ok(
+                output::tools_text(&tools, interface),
+                output::tools_json(&tools),
+            )
+        }
+        Command::Resources { server } => {
+            resources::resources_command(manager, server.as_deref()).await
+        }
+        Command::Read { server, uri } => {
+            resources::read_command(manager, &server, &uri, interface).await
+        }
+        Command::Prompts { server } => resources::prompts_command(manager, server.as_deref()).await,
+        Command::Prompt { server, name, arg } => {
+            resources::prompt_command(manager, &server, &name, arg, interface).await
+        }
+        Command::Call {
+            tool,
+            args,
+            arg,
+            timeout_ms,
+            full,
+        } => {
+            let Some(tool) = tool else {
+                return Outcome::usage(
+                    Kind::Usage,
+                    format!(
+                        "`call` needs a tool name: {}; run {} to see the tools",
+                        interface.command("call TOOL [ARGS_JSON]"),
+                        interface.command("tools")
+                    ),
+                );
+            };
+            let arguments = match ctx.call_arguments {
+                Some(arguments) => arguments,
+                None => match call_arguments(args.as_deref(), &arg, interface) {
+                    Ok(arguments) => arguments,
+                    Err(message) => return Outcome::usage(Kind::Usage, message),
+                },
+            };
+            let call = Call {
+                timeout: timeout_ms.map(Duration::from_millis),
+                shown: if full {
+                    Shown::Whole
+                } else {
+                    Shown::AsTheModelGetsIt
+                },
+                interface,
+            };
+            call_command(session, &tool, arguments, call).await
+        }
+        Command::Login { name } => session_command(session, "login", &[name]).await,
+        Command::Logout { name } => session_command(session, "logout", &[name]).await,
+        Command::Untrust { names } => session_command(session, "untrust", &names).await,
+        Command::Trust { mut names, yes } => {
+            if yes {
+                names.insert(0, "--yes".to_owned());
+            }
+            session_command(session, "trust", &names).await
+        }
+        Command::Test { name } => session_command(session, "test", &[name]).await,
+        Command::Reconnect { name } => session_command(session, "reconnect", &[name]).await,
+        Command::Reload => session_command(session, "reload", &[]).await,
+        Command::Manage(ManageCommand::Get { name }) => {
+            manage::get_in_session(session, &name).await
+        }
+        Command::Manage(change) => {
+            let line = shell_words::join(change.config_words());
+            Outcome::of_command(run_mcp_command(session, &line).await)
+        }
+        Command::Shell
+        | Command::Completions { .. }
+        | Command::Demo
+        | Command::DemoServer { .. } => Outcome::usage(
+            Kind::Usage,
+            format!(
+                "`{}` is not a command of a running session; type `help` for the commands",
+                command_name(&command)
+            ),
+        ),
+    }
+}
+
+/// The word a command is typed with.
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Shell => "shell",
+        Command::Completions { .. } => "completions",
+        Command::Demo => "demo",
+        Command::DemoServer { .. } => "demo-server",
+        _ => "this",
+    }
+}
+
+/// `command NAME…` on the session's `/mcp` controller, each word quoted as a shell would.
+async fn session_command(session: &Arc<AgentSession>, command: &str, words: &[String]) -> Outcome {
+    let line = std::iter::once(command.to_owned())
+        .chain(
+            words
+                .iter()
+                .map(|word| shell_words::quote(word).into_owned()),
+        )
+        .collect::<Vec<_>>()
+        .join(" ");
+    Outcome::of_command(run_mcp_command(session, &line).await)
+}
+
+/// `list`: the status report; a failure when a server does not work or a file could not be
+/// read, so a script can trust the status. On the command line, what each server came to, not
+/// where it was at the startup gate: a server still connecting (its cached tools offered
+/// meanwhile) is waited for, within its own timeout (or `--timeout-ms`, which then fails it as
+/// timed out). The shell shows the session as it is now.
+async fn list(session: &Arc<AgentSession>, interface: Interface) -> Outcome {
+    if interface == Interface::Cli {
+        let manager = session.manager();
+        for server in manager.server_names() {
+            if manager.get_connection_status(&server) == ConnectionStatus::Connecting {
+                let _ = manager.wait_for_connection(&server).await;
+            }
+        }
+    }
+    let listed = run_mcp_command(session, "list").await;
+    let failing = failure::list_failed(&listed.json);
+    Outcome::of_command(listed).or_failing(failing)
+}
+
+/// The one server a command is scoped to (`tools --server NAME`, `resources --server NAME`,
+/// `prompts --server NAME`, `read NAME …`, `prompt NAME …`).
+pub(crate) fn scoped_server(command: &Command) -> Option<&str> {
+    match command {
+        Command::Tools { server } | Command::Resources { server } | Command::Prompts { server } => {
+            server.as_deref()
+        }
+        Command::Read { server, .. } | Command::Prompt { server, .. } => Some(server),
+        _ => None,
+    }
+}
+
+/// `call`'s arguments from the command: inline JSON, `@FILE`, `--arg` pairs; `-` (stdin) only
+/// on the command line, as the shell's stdin holds its commands.
+pub(crate) fn call_arguments(
+    raw: Option<&str>,
+    pairs: &[(String, Value)],
+    interface: Interface,
+) -> Result<Value, String> {
+    if interface == Interface::Shell && raw == Some("-") {
+        return Err(
+            "the shell reads its commands from stdin, so `-` cannot give the arguments here; \
+             write them inline, as @FILE, or with --arg KEY=VALUE"
+                .to_owned(),
+        );
+    }
+    call_args::resolve(raw, pairs)
+}
+
+/// A tool by its registered name, or by `server/tool`.
+pub(crate) fn find_tool(session: &AgentSession, name: &str) -> Option<Arc<dyn AgentTool>> {
+    session.tool(name).or_else(|| {
+        session
+            .manager()
+            .tools()
+            .into_iter()
+            .find(|managed| {
+                managed.tool.name() == name
+                    || format!("{}/{}", managed.server, managed.original_name) == name
+            })
+            .map(|managed| managed.tool)
+    })
+}
+
+/// Runs a tool (a deferred one first waits for its server); a timeout cancels the call.
+pub(crate) async fn call_tool(
+    tool: &Arc<dyn AgentTool>,
+    args: Value,
+    timeout: Option<Duration>,
+) -> ToolOutput {
+    let cancel = CancellationToken::new();
+    let call = tool.execute(args, cancel.clone());
+    let result = match timeout {
+        None => call.await,
+        Some(limit) => match tokio::time::timeout(limit, call).await {
+            Ok(result) => result,
+            Err(_) => {
+                cancel.cancel();
+                return ToolOutput::error(format!(
+                    "the call of {} timed out after {} ms and was cancelled",
+                    tool.name(),
+                    limit.as_millis()
+                ));
+            }
+        },
+    };
+    result.unwrap_or_else(|cancelled| ToolOutput::error(cancelled.to_string()))
+}
+
+/// How much of a tool's result `call` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// What the model gets: within the output budget.
+    AsTheModelGetsIt,
+    /// The whole result (`--full`).
+    Whole,
+}
+
+/// How a call is made and shown.
+struct Call {
+    timeout: Option<Duration>,
+    shown: Shown,
+    interface: Interface,
+}
+
+async fn call_command(session: &Arc<AgentSession>, name: &str, args: Value, call: Call) -> Outcome {
+    let interface = call.interface;
+    let Some(tool) = find_tool(session, name) else {
+        // A tool of a server that could not start: that server's error, not "unknown tool".
+        let failures = needs::failures_behind(session, name, interface);
+        if !failures.is_empty() {
+            return Outcome::failed(Kind::Server, failures.join("\n"));
+        }
+        let message = format!(
+            "unknown tool \"{name}\"{}; run {} to see the tools",
+            needs::suggestions(session, name),
+            interface.command("tools")
+        );
+        return Outcome::usage(Kind::UnknownTool, message);
+    };
+    // Refused before the call, with the field named, rather than by the server.
+    if let Err(mismatch) = mcp_bridge::check_arguments(tool.parameters(), &args) {
+        let message = format!(
+            "{mismatch} (tool {}); {} shows its input schema",
+            tool.name(),
+            interface.command("tools --json")
+        );
+        return Outcome::usage(Kind::Arguments, message);
+    }
+    let mut result = call_tool(&tool, args, call.timeout).await;
+    // The call itself failed (the server died, the timeout passed, the connection broke): an
+    // error, said once. A result the tool gave (`isError` included) is a result.
+    if result.is_error && result.details.get("isError").is_none() {
+        return Outcome::failed(Kind::Server, result.to_text());
+    }
+    if call.shown == Shown::Whole {
+        result = whole(result);
+    }
+    let (text, json) = (result.to_text(), output::call_json(&result));
+    if result.is_error {
+        Outcome::failing(text, json)
+    } else {
+        Outcome::ok(text, json)
+    }
+}
+
+/// The whole result behind an output the budget cut: its raw MCP result, kept in the details,
+/// converted again without the budget.
+fn whole(output: ToolOutput) -> ToolOutput {
+    if output.details.get("truncated").is_none() {
+        return output;
+    }
+    let text = |key: &str| {
+        output
+            .details
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (server, tool) = (text("server"), text("tool"));
+    match serde_json::from_value::<CallToolResult>(output.details.clone()) {
+        Ok(raw) => mcp_bridge::convert::convert_result(&raw, &server, &tool),
+        Err(_) => output,
+    }
+}
