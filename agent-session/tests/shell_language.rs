@@ -293,3 +293,38 @@ fn the_shell_does_not_repeat_old_warnings_after_a_change() {
     );
     assert!(!outcome.stderr.contains("WARN"), "{outcome:?}");
 }
+
+#[test]
+fn test_connects_one_server_and_says_why_when_it_cannot() {
+    let sandbox = Sandbox::new("test");
+    sandbox.write_mcp_json(&json!({
+        "catalog": sandbox.fixture("catalog", |server| server),
+        "crashy": sandbox.fixture("crashy", |server| server.crash_at("initialize").crash_stderr("boom at init")),
+    }));
+    let ok = sandbox.run(&["test", "catalog"]);
+    assert!(
+        ok.assert_code(0)
+            .stdout
+            .contains("\"catalog\" is connected: ping"),
+        "{ok:?}"
+    );
+    let failed = sandbox.run(&["test", "crashy"]);
+    assert!(
+        cli_error(failed.assert_code(1)).contains("boom at init"),
+        "{failed:?}"
+    );
+    assert!(
+        !failed.stderr.contains("/mcp"),
+        "a command-line hint only: {failed:?}"
+    );
+    let unknown = sandbox.run(&["test", "catalgo"]);
+    assert!(
+        cli_error(unknown.assert_code(2)).contains("did you mean \"catalog\"?"),
+        "{unknown:?}"
+    );
+    let reload = sandbox.run(&["reload"]);
+    assert!(
+        cli_error(reload.assert_code(2)).contains("agent-session shell"),
+        "{reload:?}"
+    );
+}

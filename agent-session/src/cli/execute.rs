@@ -200,13 +200,14 @@ async fn list(session: &Arc<AgentSession>, interface: Interface) -> Outcome {
 }
 
 /// The one server a command is scoped to (`tools --server NAME`, `resources --server NAME`,
-/// `prompts --server NAME`, `read NAME …`, `prompt NAME …`).
+/// `prompts --server NAME`, `read NAME …`, `prompt NAME …`, `test NAME`).
 pub(crate) fn scoped_server(command: &Command) -> Option<&str> {
     match command {
         Command::Tools { server } | Command::Resources { server } | Command::Prompts { server } => {
             server.as_deref()
         }
         Command::Read { server, .. } | Command::Prompt { server, .. } => Some(server),
+        Command::Test { name } => Some(name),
         _ => None,
     }
 }

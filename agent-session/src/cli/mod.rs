@@ -245,9 +245,7 @@ async fn run(cli: Cli) -> u8 {
             },
             _,
         ) => Ok(needs::for_tool(tool, discovery)),
-        (Command::Test { name }, _) | (_, Some(name)) => {
-            needs::for_server(name, discovery, Interface::Cli)
-        }
+        (_, Some(server)) => needs::for_server(server, discovery, Interface::Cli),
         _ => Ok(None),
     };
     // `list --timeout-ms`: no server is waited for longer, at the gate or after it.
@@ -538,10 +536,10 @@ fn summary(
 
 /// Whether `command` reports what went wrong with the servers it started itself: `list` (its
 /// table), a command scoped to one server (its reason), `call` (the reason its tool is
-/// missing), `test` (the server's state). The others say nothing of a server that failed.
+/// missing). The others say nothing of a server that failed.
 fn reports_server_problems(command: &Command) -> bool {
     match command {
-        Command::List { .. } | Command::Call { .. } | Command::Test { .. } => true,
+        Command::List { .. } | Command::Call { .. } => true,
         command => execute::scoped_server(command).is_some(),
     }
 }
