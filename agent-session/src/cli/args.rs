@@ -322,6 +322,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Parse
 #[command(
     name = "/mcp",
     bin_name = "/mcp",
+    about = "agent-session shell: the command line's commands, run against this session",
+    long_about = None,
     no_binary_name = true,
     disable_version_flag = true,
     after_help = SHELL_LINE_HELP
