@@ -27,6 +27,19 @@ impl Sandbox {
         sandbox
     }
 
+    /// A project labelled `lang` with `catalog` and `crashy`, which crashes at `initialize`
+    /// saying "boom at init".
+    fn with_a_crashing_server(test: &str) -> Self {
+        let sandbox = Self::labelled("lang", test).without_cache();
+        sandbox.write_mcp_json(&json!({
+            "catalog": sandbox.fixture("catalog", |server| server),
+            "crashy": sandbox.fixture("crashy", |server| {
+                server.crash_at("initialize").crash_stderr("boom at init")
+            }),
+        }));
+        sandbox
+    }
+
     /// The shell's replies, one JSON object per line of `input`.
     fn shell_json(&self, input: &str) -> Vec<Value> {
         let outcome = self.run_with_input(&["shell", "--json"], input);
@@ -251,11 +264,7 @@ fn every_typed_server_name_gets_a_did_you_mean() {
 
 #[test]
 fn a_failed_server_is_said_once_by_list_and_once_as_a_warning_by_tools() {
-    let sandbox = Sandbox::new("once");
-    sandbox.write_mcp_json(&json!({
-        "catalog": sandbox.fixture("catalog", |server| server),
-        "crashy": sandbox.fixture("crashy", |server| server.crash_at("initialize")),
-    }));
+    let sandbox = Sandbox::with_a_crashing_server("once");
     let list = sandbox.run(&["list"]);
     list.assert_code(1);
     assert!(list.stdout.contains("crashy"), "{list:?}");
@@ -280,11 +289,7 @@ fn a_failed_server_is_said_once_by_list_and_once_as_a_warning_by_tools() {
 
 #[test]
 fn the_shell_does_not_repeat_old_warnings_after_a_change() {
-    let sandbox = Sandbox::new("repeat");
-    sandbox.write_mcp_json(&json!({
-        "catalog": sandbox.fixture("catalog", |server| server),
-        "crashy": sandbox.fixture("crashy", |server| server.crash_at("initialize")),
-    }));
+    let sandbox = Sandbox::with_a_crashing_server("repeat");
     let outcome = sandbox.run_with_input(&["shell"], "/mcp disable catalog\n/mcp enable catalog\n");
     let said = outcome.stderr.matches("crashy").count();
     assert!(
@@ -296,11 +301,7 @@ fn the_shell_does_not_repeat_old_warnings_after_a_change() {
 
 #[test]
 fn test_connects_one_server_and_says_why_when_it_cannot() {
-    let sandbox = Sandbox::new("test");
-    sandbox.write_mcp_json(&json!({
-        "catalog": sandbox.fixture("catalog", |server| server),
-        "crashy": sandbox.fixture("crashy", |server| server.crash_at("initialize").crash_stderr("boom at init")),
-    }));
+    let sandbox = Sandbox::with_a_crashing_server("test");
     let ok = sandbox.run(&["test", "catalog"]);
     assert!(
         ok.assert_code(0)

@@ -3,21 +3,18 @@
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::{needing_approval, trusting};
 use mcp_config::{
     ConfigSource, DiscoveryContext, DiscoveryOptions, DiscoveryResult, FileServers, Level,
     ServerConfig, SkipReason, SourceFile, StdioConfig, TransportConfig, load_all_configs,
 };
 use serde_json::json;
-
-/// Discovery options trusting every project server: these tests are about what discovery does
-/// with the servers it runs (project trust has tests of its own).
-fn trusting() -> DiscoveryOptions {
-    DiscoveryOptions::default().trust(mcp_config::TrustPolicy::TrustAll)
-}
 
 /// A project folder and a home folder under a fresh temporary directory, removed on drop.
 struct World {
@@ -522,18 +519,6 @@ fn project_servers_wait_for_approval_and_each_tools_own_approvals_count() {
     assert_eq!(waiting(&world.load(&trusting())), Vec::<String>::new());
     let none = world.load(&DiscoveryOptions::default().trust(mcp_config::TrustPolicy::TrustNone));
     assert_eq!(waiting(&none), ["from-claude", "from-codex", "from-cursor"]);
-}
-
-/// The names of the servers waiting for approval, sorted.
-fn needing_approval(found: &DiscoveryResult) -> Vec<String> {
-    let mut names: Vec<String> = found
-        .skipped
-        .iter()
-        .filter(|skipped| skipped.reason == SkipReason::NeedsApproval)
-        .map(|skipped| skipped.name.clone())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

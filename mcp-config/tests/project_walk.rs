@@ -7,13 +7,16 @@
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::{needing_approval, trusting};
 use mcp_config::writer::{set_server_enabled, trust_project_servers, untrust_project_servers};
 use mcp_config::{
-    DiscoveryContext, DiscoveryNote, DiscoveryOptions, DiscoveryResult, Level, SkipReason,
-    TransportConfig, TrustPolicy, load_all_configs,
+    DiscoveryContext, DiscoveryNote, DiscoveryOptions, DiscoveryResult, Level, TransportConfig,
+    load_all_configs,
 };
 use serde_json::{Value, json};
 
@@ -89,27 +92,11 @@ impl Drop for World {
     }
 }
 
-fn trusting() -> DiscoveryOptions {
-    DiscoveryOptions::default().trust(TrustPolicy::TrustAll)
-}
-
 fn command(found: &DiscoveryResult, name: &str) -> String {
     match &found.servers[name].config.transport {
         TransportConfig::Stdio(stdio) => stdio.command.clone(),
         other => panic!("{name} is not a stdio server: {other:?}"),
     }
-}
-
-/// The names of the servers waiting for approval, sorted.
-fn needing_approval(found: &DiscoveryResult) -> Vec<String> {
-    let mut names: Vec<String> = found
-        .skipped
-        .iter()
-        .filter(|skipped| skipped.reason == SkipReason::NeedsApproval)
-        .map(|skipped| skipped.name.clone())
-        .collect();
-    names.sort();
-    names
 }
 
 /// Every name discovery saw, used or skipped.

@@ -410,30 +410,19 @@ pub(crate) fn parse_shell_line(words: &[String]) -> Result<Command, NotRun> {
 /// `add NAME npx -y pkg`: a stdio server's command line given without `--` before it (the
 /// first word after the name is not a URL). The message shows the line with `--` put in.
 fn stdio_command_without_separator(words: &[String], interface: Interface) -> Option<String> {
-    /// Options of the command line before the command that take a value.
-    const GLOBAL_VALUES: [&str; 5] = [
-        "--cwd",
-        "--cache-dir",
-        "--max-message-bytes",
-        "--output-budget",
-        "--app",
-    ];
-    /// `add`'s options that take a value.
-    const ADD_VALUES: [&str; 10] = [
-        "-s",
-        "--scope",
-        "-t",
-        "--transport",
-        "-e",
-        "--env",
-        "-H",
-        "--header",
-        "--url",
-        "--token",
-    ];
+    if !words.iter().any(|word| word == "add") {
+        return None;
+    }
+    // The options that take a value, as the table declares them: the global ones, and `add`'s.
+    let table = <Cli as clap::CommandFactory>::command();
+    let global_values = options_taking_a_value(&table);
+    let mut add_values = global_values.clone();
+    if let Some(add) = table.find_subcommand("add") {
+        add_values.extend(options_taking_a_value(add));
+    }
     let mut index = 0;
     while let Some(word) = words.get(index) {
-        if GLOBAL_VALUES.contains(&word.as_str()) {
+        if global_values.contains(word) {
             index += 2;
         } else if word.starts_with('-') {
             index += 1;
@@ -451,7 +440,7 @@ fn stdio_command_without_separator(words: &[String], interface: Interface) -> Op
     let mut positionals = 0;
     let mut at = 0;
     while let Some(word) = rest.get(at) {
-        if ADD_VALUES.contains(&word.as_str()) {
+        if add_values.contains(word) {
             at += 2;
             continue;
         }
@@ -478,6 +467,19 @@ fn stdio_command_without_separator(words: &[String], interface: Interface) -> Op
         "\"{first}\" is not a URL; a stdio server's command line goes after `--`: {}",
         interface.command(&shell_words::join(fixed))
     ))
+}
+
+/// How `command`'s options that take a value are spelled (`--scope`, `-s`).
+fn options_taking_a_value(command: &clap::Command) -> Vec<String> {
+    command
+        .get_arguments()
+        .filter(|argument| !argument.is_positional() && argument.get_action().takes_values())
+        .flat_map(|argument| {
+            let long = argument.get_long().map(|long| format!("--{long}"));
+            let short = argument.get_short().map(|short| format!("-{short}"));
+            long.into_iter().chain(short)
+        })
+        .collect()
 }
 
 /// clap's error on one line: the message, its tips, and where to get help (`help`).

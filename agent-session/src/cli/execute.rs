@@ -97,14 +97,7 @@ pub(crate) async fn execute(
             full,
         } => {
             let Some(tool) = tool else {
-                return Outcome::usage(
-                    Kind::Usage,
-                    format!(
-                        "`call` needs a tool name: {}; run {} to see the tools",
-                        interface.command("call TOOL [ARGS_JSON]"),
-                        interface.command("tools")
-                    ),
-                );
+                return Outcome::usage(Kind::Usage, call_without_a_tool(interface));
             };
             let arguments = match ctx.call_arguments {
                 Some(arguments) => arguments,
@@ -143,28 +136,25 @@ pub(crate) async fn execute(
             let line = shell_words::join(change.config_words());
             Outcome::of_command(run_mcp_command(session, &line).await)
         }
+        // Both callers keep these from a session: the command line runs them before one
+        // starts, and the shell refuses them as it parses (`args::parse_shell_line`).
         Command::Shell
         | Command::Completions { .. }
         | Command::Demo
         | Command::DemoServer { .. } => Outcome::usage(
             Kind::Usage,
-            format!(
-                "`{}` is not a command of a running session; type `help` for the commands",
-                command_name(&command)
-            ),
+            "not a command of a running session; type `help` for the commands",
         ),
     }
 }
 
-/// The word a command is typed with.
-fn command_name(command: &Command) -> &'static str {
-    match command {
-        Command::Shell => "shell",
-        Command::Completions { .. } => "completions",
-        Command::Demo => "demo",
-        Command::DemoServer { .. } => "demo-server",
-        _ => "this",
-    }
+/// The usage error of `call` without a tool name.
+pub(crate) fn call_without_a_tool(interface: Interface) -> String {
+    format!(
+        "`call` needs a tool name: {}; run {} to see the tools",
+        interface.command("call TOOL [ARGS_JSON]"),
+        interface.command("tools")
+    )
 }
 
 /// `command NAME…` on the session's `/mcp` controller, each word quoted as a shell would.

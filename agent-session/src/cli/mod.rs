@@ -223,11 +223,7 @@ async fn run(cli: Cli) -> u8 {
     {
         let arguments = match tool {
             Some(_) => execute::call_arguments(args.as_deref(), arg, Interface::Cli),
-            None => Err(
-                "`call` needs a tool name: agent-session call TOOL [ARGS_JSON]; run \
-                 `agent-session tools` to see the tools"
-                    .to_owned(),
-            ),
+            None => Err(execute::call_without_a_tool(Interface::Cli)),
         };
         match arguments {
             Ok(arguments) => ctx.call_arguments = Some(arguments),
@@ -253,7 +249,7 @@ async fn run(cli: Cli) -> u8 {
         Command::List { timeout_ms } => timeout_ms.map(Duration::from_millis),
         _ => None,
     };
-    let running = match Running::start_needing(&globals, needs, cap).await {
+    let mut running = match Running::start_needing(&globals, needs, cap).await {
         Ok(running) => running,
         Err(message) => {
             return Outcome::usage(failure::Kind::Usage, message).emit(globals.json);
@@ -269,7 +265,7 @@ async fn run(cli: Cli) -> u8 {
     let code = if command == Command::Shell {
         shell::run(&running.session, globals.json, &globals.app).await
     } else {
-        ctx.startup_tools = Some(running.startup_tools.clone());
+        ctx.startup_tools = Some(std::mem::take(&mut running.startup_tools));
         execute::execute(&running.session, command, ctx)
             .await
             .emit(globals.json)
