@@ -7,9 +7,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{needing_approval, trusting};
+use common::{needing_approval, temp_root, trusting};
 use mcp_config::{
     ConfigSource, DiscoveryContext, DiscoveryOptions, DiscoveryResult, FileServers, Level,
     ServerConfig, SkipReason, SourceFile, StdioConfig, TransportConfig, load_all_configs,
@@ -23,15 +22,9 @@ struct World {
 
 impl World {
     fn new() -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "mcp-config-discovery-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(root.join("project")).unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        Self { root }
+        Self {
+            root: temp_root("discovery", &["project", "home"]),
+        }
     }
 
     fn cwd(&self) -> PathBuf {

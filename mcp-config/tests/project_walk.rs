@@ -10,9 +10,8 @@
 mod common;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{needing_approval, trusting};
+use common::{needing_approval, temp_root, trusting};
 use mcp_config::writer::{set_server_enabled, trust_project_servers, untrust_project_servers};
 use mcp_config::{
     DiscoveryContext, DiscoveryNote, DiscoveryOptions, DiscoveryResult, Level, TransportConfig,
@@ -27,14 +26,9 @@ struct World {
 
 impl World {
     fn new() -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "mcp-config-walk-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        Self { root }
+        Self {
+            root: temp_root("walk", &["home"]),
+        }
     }
 
     fn path(&self, relative: &str) -> PathBuf {
