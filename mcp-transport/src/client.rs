@@ -11,17 +11,20 @@ use tokio::time::Instant;
 use crate::error::Error;
 use crate::handlers::{ElicitationHandler, SamplingHandler};
 #[cfg(feature = "http")]
-use crate::http::{HttpServerParams, LegacySseTransport, RemoteTransport, StreamableHttpTransport};
+use crate::http::{
+    HttpServerParams, LegacySseTransport, RemoteTransport, StreamableHttpTransport, ToolHeaders,
+};
 use crate::jsonrpc::ServerNotification;
 use crate::peer::{Peer, PeerOptions, RequestOptions, RpcError};
 use crate::protocol::{
-    CallToolParams, CallToolResult, ClientCapabilities, EmptyResult, GetPromptParams,
-    GetPromptResult, Implementation, InitializeParams, InitializeResult, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedParams, Prompt, ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource,
-    ResourceTemplate, Root, RootsCapability, ServerCapabilities, Tool, methods,
+    CallToolParams, CallToolResult, ClientCapabilities, GetPromptParams, GetPromptResult,
+    Implementation, InitializeParams, InitializeResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedParams, Prompt,
+    ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, Root,
+    RootsCapability, ServerCapabilities, Tool, methods,
 };
 use crate::secrets::Secrets;
+use crate::stateless::{self, Era, InputRequired, ProbeFailure, Reply, WithInput};
 #[cfg(feature = "stdio")]
 use crate::stdio::{StdioServerParams, StdioTransport};
 use crate::transport::{CloseReason, Transport};
@@ -70,8 +73,11 @@ impl Page for ListPromptsResult {
 pub struct ClientOptions {
     /// The name and version sent as `clientInfo`.
     pub client_info: Implementation,
-    /// The version offered in `initialize`. Default: the latest, 2025-11-25.
-    pub protocol_version: ProtocolVersion,
+    /// A pinned protocol version: a handshake-era one is offered in `initialize` without
+    /// probing; 2026-07-28 is spoken without falling back. `None` (the default) probes with
+    /// `server/discover` and speaks 2026-07-28 to a server that answers it, the handshake
+    /// (offering 2025-11-25) to any other.
+    pub protocol_version: Option<ProtocolVersion>,
     /// Roots answered to the server's `roots/list`. `None` does not declare the capability.
     pub roots: Option<Vec<Root>>,
     /// Bound on starting the transport plus the handshake. Default 30 s.
@@ -89,7 +95,7 @@ impl Default for ClientOptions {
     fn default() -> Self {
         Self {
             client_info: Implementation::new("mcp-runtime", env!("CARGO_PKG_VERSION")),
-            protocol_version: ProtocolVersion::LATEST,
+            protocol_version: None,
             roots: None,
             connect_timeout: Duration::from_secs(30),
             request_timeout: Some(Duration::from_secs(60)),
@@ -135,12 +141,45 @@ impl ClientOptions {
         self
     }
 
+    /// Pins the protocol version (see [`ClientOptions::protocol_version`]).
+    #[must_use]
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.protocol_version = Some(version);
+        self
+    }
+
+    /// The capabilities this client declares: roots, elicitation and sampling when it has them.
+    fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            roots: self
+                .roots
+                .as_ref()
+                .map(|_| RootsCapability { list_changed: true }),
+            // `{}` declares form elicitation, which every protocol version understands.
+            elicitation: self.elicitation.as_ref().map(|_| JsonObject::new()),
+            sampling: self.sampling.as_ref().map(|_| JsonObject::new()),
+            ..ClientCapabilities::default()
+        }
+    }
+
     /// Sets the client name and version.
     #[must_use]
     pub fn client_info(mut self, info: Implementation) -> Self {
         self.client_info = info;
         self
     }
+}
+
+/// How long the era probe waits for an answer before taking the server for one of the
+/// handshake era.
+#[derive(Debug, Clone, Copy)]
+enum Probe {
+    /// [`stateless::PROBE_TIMEOUT`]: a stream transport (stdio, a socket), where a server of
+    /// the handshake era may ignore a request sent before `initialize`.
+    Quick,
+    /// The whole connect timeout: HTTP, where every server answers a POST (and the answer may
+    /// wait for an authorization).
+    Patient,
 }
 
 /// A connected, initialized MCP server.
@@ -154,6 +193,9 @@ pub struct McpClient {
     peer: Peer,
     initialize: InitializeResult,
     protocol_version: ProtocolVersion,
+    /// Streamable HTTP: where the headers the tools designate go (2026-07-28).
+    #[cfg(feature = "http")]
+    tool_headers: Option<Arc<ToolHeaders>>,
 }
 
 impl McpClient {
@@ -171,7 +213,15 @@ impl McpClient {
             server: server.to_owned(),
             source,
         })?;
-        Self::handshake(server, Box::new(transport), options, secrets, deadline).await
+        Self::handshake(
+            server,
+            Box::new(transport),
+            options,
+            secrets,
+            deadline,
+            Probe::Quick,
+        )
+        .await
     }
 
     /// Connects to a remote server and performs the handshake, all within the connect timeout.
@@ -221,8 +271,19 @@ impl McpClient {
             server: server.to_owned(),
             source,
         })?;
+        let tool_headers = transport.tool_headers();
         let secrets = params.secrets.clone();
-        Self::handshake(server, Box::new(transport), options, secrets, deadline).await
+        let mut client = Self::handshake(
+            server,
+            Box::new(transport),
+            options,
+            secrets,
+            deadline,
+            Probe::Patient,
+        )
+        .await?;
+        client.tool_headers = Some(tool_headers);
+        Ok(client)
     }
 
     #[cfg(feature = "http")]
@@ -246,7 +307,15 @@ impl McpClient {
                 })?,
             };
         let secrets = params.secrets.clone();
-        Self::handshake(server, Box::new(transport), options, secrets, deadline).await
+        Self::handshake(
+            server,
+            Box::new(transport),
+            options,
+            secrets,
+            deadline,
+            Probe::Patient,
+        )
+        .await
     }
 
     /// Performs the handshake over a transport that is already set up, within the connect
@@ -257,7 +326,15 @@ impl McpClient {
         options: ClientOptions,
     ) -> Result<Self, Error> {
         let deadline = Instant::now() + options.connect_timeout;
-        Self::handshake(server, transport, options, Secrets::new(), deadline).await
+        Self::handshake(
+            server,
+            transport,
+            options,
+            Secrets::new(),
+            deadline,
+            Probe::Quick,
+        )
+        .await
     }
 
     /// `secrets` are the credentials the transport sends: the peer hides them in the server's
@@ -268,6 +345,7 @@ impl McpClient {
         options: ClientOptions,
         secrets: Secrets,
         deadline: Instant,
+        probe: Probe,
     ) -> Result<Self, Error> {
         let peer = Peer::start(
             server,
@@ -280,74 +358,193 @@ impl McpClient {
                 secrets,
             },
         );
-        let params = InitializeParams {
-            protocol_version: options.protocol_version.as_str().to_owned(),
-            capabilities: ClientCapabilities {
-                roots: options
-                    .roots
-                    .as_ref()
-                    .map(|_| RootsCapability { list_changed: true }),
-                // `{}` declares form elicitation, which every protocol version understands.
-                elicitation: options.elicitation.as_ref().map(|_| JsonObject::new()),
-                sampling: options.sampling.as_ref().map(|_| JsonObject::new()),
-                ..ClientCapabilities::default()
-            },
-            client_info: options.client_info.clone(),
-        };
-        let initialize = tokio::time::timeout_at(
+        let capabilities = options.capabilities();
+        let opened = tokio::time::timeout_at(
             deadline,
-            peer.request::<_, InitializeResult>(
-                methods::INITIALIZE,
-                Some(&params),
-                &RequestOptions::with_timeout(options.connect_timeout),
-            ),
+            Self::open(server, &peer, &options, &capabilities, probe),
         )
         .await;
-        let failure = match initialize {
-            Err(_) | Ok(Err(RpcError::Timeout(_))) => Error::ConnectTimeout {
+        let failure = match opened {
+            Err(_) => Error::ConnectTimeout {
                 server: server.to_owned(),
                 after: options.connect_timeout,
             },
-            Ok(Err(source)) => Error::Request {
-                server: server.to_owned(),
-                operation: methods::INITIALIZE.to_owned(),
-                source,
-            },
-            Ok(Ok(initialize)) => match ProtocolVersion::parse(&initialize.protocol_version) {
-                Some(protocol_version) => {
-                    let notified = peer.notify(methods::INITIALIZED, None::<()>);
-                    if let Err(source) = notified {
-                        Error::Request {
-                            server: server.to_owned(),
-                            operation: methods::INITIALIZED.to_owned(),
-                            source,
-                        }
-                    } else {
-                        tracing::debug!(
-                            server,
-                            version = %protocol_version,
-                            server_name = %initialize.server_info.name,
-                            "MCP server initialized"
-                        );
-                        return Ok(Self {
-                            server: Arc::from(server),
-                            peer,
-                            initialize,
-                            protocol_version,
-                        });
-                    }
+            Ok(Ok((initialize, protocol_version))) => {
+                if protocol_version.is_stateless() {
+                    peer.set_request_meta(stateless::request_meta(
+                        protocol_version,
+                        &options.client_info,
+                        &capabilities,
+                    ));
                 }
-                None => Error::UnsupportedProtocolVersion {
-                    server: server.to_owned(),
-                    version: initialize.protocol_version,
-                    supported: ProtocolVersion::supported_list(),
-                },
-            },
+                tracing::debug!(
+                    server,
+                    version = %protocol_version,
+                    server_name = %initialize.server_info.name,
+                    "MCP server connected"
+                );
+                return Ok(Self {
+                    server: Arc::from(server),
+                    peer,
+                    initialize,
+                    protocol_version,
+                    #[cfg(feature = "http")]
+                    tool_headers: None,
+                });
+            }
+            Ok(Err(error)) => error,
         };
         if let Err(error) = peer.close().await {
             tracing::warn!(server, %error, "could not stop the server after a failed handshake");
         }
         Err(failure)
+    }
+
+    /// Finds the server's era and opens the conversation: `server/discover` for a stateless
+    /// server, `initialize` and `notifications/initialized` for one of the handshake era (see
+    /// [`stateless`]). A pinned version ([`ClientOptions::protocol_version`]) skips the probe
+    /// for the handshake era and allows no fallback for the stateless one.
+    async fn open(
+        server: &str,
+        peer: &Peer,
+        options: &ClientOptions,
+        capabilities: &ClientCapabilities,
+        probe_kind: Probe,
+    ) -> Result<(InitializeResult, ProtocolVersion), Error> {
+        let pinned = options.protocol_version;
+        if let Some(version) = pinned.filter(|version| !version.is_stateless()) {
+            return Self::initialize(server, peer, options, capabilities, version).await;
+        }
+        let stateless = pinned.unwrap_or(ProtocolVersion::LATEST);
+        let probe_timeout = match probe_kind {
+            // Half the connect timeout at most, leaving the other half to `initialize`.
+            Probe::Quick if pinned.is_none() => {
+                stateless::PROBE_TIMEOUT.min(options.connect_timeout / 2)
+            }
+            _ => options.connect_timeout,
+        };
+        let probe = |timeout| {
+            stateless::probe(peer, stateless, &options.client_info, capabilities, timeout)
+        };
+        let era = match probe(probe_timeout).await {
+            Ok(era) => era,
+            Err(failure) => return Err(Self::probe_error(server, options, failure)),
+        };
+        match era {
+            Era::Stateless {
+                version,
+                discovered,
+            } => Ok((discovered.into_initialize_result(version), version)),
+            Era::Handshake { .. } if pinned.is_some() => Err(Error::UnsupportedProtocolVersion {
+                server: server.to_owned(),
+                version: "only the handshake era (it does not answer server/discover)".to_owned(),
+                supported: format!("{stateless}, as pinned"),
+            }),
+            Era::Handshake { version, silent } => {
+                match Self::initialize(server, peer, options, capabilities, version).await {
+                    // A stateless server too slow to answer the probe (a package manager
+                    // fetching it, say) refuses `initialize` once it is up: ask it again.
+                    Err(Error::Request {
+                        source: RpcError::Server(_),
+                        ..
+                    }) if silent => match probe(options.connect_timeout).await {
+                        Ok(Era::Stateless {
+                            version,
+                            discovered,
+                        }) => Ok((discovered.into_initialize_result(version), version)),
+                        Ok(Era::Handshake { .. }) => Err(Error::UnsupportedProtocolVersion {
+                            server: server.to_owned(),
+                            version: "none: it refused initialize and server/discover".to_owned(),
+                            supported: ProtocolVersion::supported_list(),
+                        }),
+                        Err(failure) => Err(Self::probe_error(server, options, failure)),
+                    },
+                    opened => opened,
+                }
+            }
+        }
+    }
+
+    fn probe_error(server: &str, options: &ClientOptions, failure: ProbeFailure) -> Error {
+        match failure {
+            ProbeFailure::Request(RpcError::Timeout(_)) => Error::ConnectTimeout {
+                server: server.to_owned(),
+                after: options.connect_timeout,
+            },
+            ProbeFailure::Request(source) => Error::Request {
+                server: server.to_owned(),
+                operation: methods::SERVER_DISCOVER.to_owned(),
+                source,
+            },
+            ProbeFailure::Refused(error) => Error::Request {
+                server: server.to_owned(),
+                operation: methods::SERVER_DISCOVER.to_owned(),
+                source: RpcError::Server(error),
+            },
+            ProbeFailure::NoCommonVersion(offered) => Error::UnsupportedProtocolVersion {
+                server: server.to_owned(),
+                version: if offered.is_empty() {
+                    "none named".to_owned()
+                } else {
+                    offered.join(", ")
+                },
+                supported: ProtocolVersion::supported_list(),
+            },
+        }
+    }
+
+    /// The handshake of the 2024-11-05 … 2025-11-25 era, offering `version`.
+    async fn initialize(
+        server: &str,
+        peer: &Peer,
+        options: &ClientOptions,
+        capabilities: &ClientCapabilities,
+        version: ProtocolVersion,
+    ) -> Result<(InitializeResult, ProtocolVersion), Error> {
+        let params = InitializeParams {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: capabilities.clone(),
+            client_info: options.client_info.clone(),
+        };
+        let initialize = peer
+            .request::<_, InitializeResult>(
+                methods::INITIALIZE,
+                Some(&params),
+                &RequestOptions::with_timeout(options.connect_timeout),
+            )
+            .await;
+        let initialize = match initialize {
+            Err(RpcError::Timeout(_)) => {
+                return Err(Error::ConnectTimeout {
+                    server: server.to_owned(),
+                    after: options.connect_timeout,
+                });
+            }
+            Err(source) => {
+                return Err(Error::Request {
+                    server: server.to_owned(),
+                    operation: methods::INITIALIZE.to_owned(),
+                    source,
+                });
+            }
+            Ok(initialize) => initialize,
+        };
+        let Some(protocol_version) = ProtocolVersion::parse(&initialize.protocol_version)
+            .filter(|chosen| !chosen.is_stateless())
+        else {
+            return Err(Error::UnsupportedProtocolVersion {
+                server: server.to_owned(),
+                version: initialize.protocol_version,
+                supported: ProtocolVersion::supported_list(),
+            });
+        };
+        peer.notify(methods::INITIALIZED, None::<()>)
+            .map_err(|source| Error::Request {
+                server: server.to_owned(),
+                operation: methods::INITIALIZED.to_owned(),
+                source,
+            })?;
+        Ok((initialize, protocol_version))
     }
 
     /// The server's name, as given when connecting.
@@ -386,8 +583,55 @@ impl McpClient {
     }
 
     /// Lists every tool, following `nextCursor` to the last page.
+    ///
+    /// Over Streamable HTTP with a stateless server, a tool whose input schema designates
+    /// headers against the revision's rules (`x-mcp-header`) is left out with a warning naming
+    /// it and why, and the others' designations are kept for their calls.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.list_all::<ListToolsResult>(methods::TOOLS_LIST).await
+        let tools = self
+            .list_all::<ListToolsResult>(methods::TOOLS_LIST)
+            .await?;
+        #[cfg(feature = "http")]
+        if let Some(registry) = &self.tool_headers
+            && self.protocol_version.is_stateless()
+        {
+            return Ok(self.keep_tool_headers(registry, tools));
+        }
+        Ok(tools)
+    }
+
+    /// Records the headers `tools` designate and leaves out the tools whose designations are
+    /// invalid.
+    #[cfg(feature = "http")]
+    fn keep_tool_headers(&self, registry: &ToolHeaders, mut tools: Vec<Tool>) -> Vec<Tool> {
+        const DESIGNATION: &str = "x-mcp-header";
+        let mut designated = Vec::new();
+        tools.retain(|tool| {
+            let schema = &tool.input_schema;
+            if schema
+                .json_text()
+                .is_some_and(|text| !text.contains(DESIGNATION))
+            {
+                return true;
+            }
+            match crate::http::headers::designations(schema.as_object()) {
+                Ok(designations) => {
+                    designated.push((tool.name.clone(), designations));
+                    true
+                }
+                Err(why) => {
+                    tracing::warn!(
+                        server = %self.server,
+                        tool = %tool.name,
+                        "the tool is left out of the list: its input schema designates headers \
+                         against the protocol's rules: {why}"
+                    );
+                    false
+                }
+            }
+        });
+        registry.replace(designated);
+        tools
     }
 
     /// Lists every resource, following `nextCursor` to the last page. Ask only a server whose
@@ -406,14 +650,13 @@ impl McpClient {
 
     /// Reads one resource: a listed resource's URI, or one a template expands to.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        self.peer
-            .request(
-                methods::RESOURCES_READ,
-                Some(ReadResourceParams::new(uri)),
-                &RequestOptions::default(),
-            )
-            .await
-            .map_err(|source| self.request_error(format!("resources/read {uri:?}"), source))
+        self.request_rounds(
+            methods::RESOURCES_READ,
+            &ReadResourceParams::new(uri),
+            &RequestOptions::default(),
+        )
+        .await
+        .map_err(|source| self.request_error(format!("resources/read {uri:?}"), source))
     }
 
     /// Lists every prompt, following `nextCursor` to the last page. Ask only a server whose
@@ -429,14 +672,13 @@ impl McpClient {
         name: &str,
         arguments: BTreeMap<String, String>,
     ) -> Result<GetPromptResult, Error> {
-        self.peer
-            .request(
-                methods::PROMPTS_GET,
-                Some(GetPromptParams::new(name, arguments)),
-                &RequestOptions::default(),
-            )
-            .await
-            .map_err(|source| self.request_error(format!("prompts/get {name:?}"), source))
+        self.request_rounds(
+            methods::PROMPTS_GET,
+            &GetPromptParams::new(name, arguments),
+            &RequestOptions::default(),
+        )
+        .await
+        .map_err(|source| self.request_error(format!("prompts/get {name:?}"), source))
     }
 
     /// Every item of a paginated list, following `nextCursor` to the last page; a cursor seen
@@ -514,14 +756,27 @@ impl McpClient {
             #[serde(skip_serializing_if = "Option::is_none")]
             arguments: Option<&'a JsonObject>,
         }
-        self.peer
-            .request(
-                methods::TOOLS_CALL,
-                Some(Params { name, arguments }),
-                options,
-            )
-            .await
-            .map_err(|source| self.request_error(format!("tools/call {name:?}"), source))
+        let params = Params { name, arguments };
+        let called = self
+            .request_rounds(methods::TOOLS_CALL, &params, options)
+            .await;
+        // A stateless HTTP server that finds a designated header missing or different: the
+        // tool's schema changed since it was listed (or was never listed). List and try again.
+        #[cfg(feature = "http")]
+        let called = match called {
+            Err(RpcError::Server(error))
+                if error.code == crate::jsonrpc::error_codes::HEADER_MISMATCH
+                    && self.tool_headers.is_some() =>
+            {
+                tracing::debug!(server = %self.server, tool = name, message = %error.message,
+                    "the server found the call's headers wrong; listing the tools again");
+                self.list_tools().await?;
+                self.request_rounds(methods::TOOLS_CALL, &params, options)
+                    .await
+            }
+            called => called,
+        };
+        called.map_err(|source| self.request_error(format!("tools/call {name:?}"), source))
     }
 
     /// Calls a tool from ready-made parameters.
@@ -529,25 +784,98 @@ impl McpClient {
         self.call_tool(&params.name, params.arguments).await
     }
 
-    /// Changes the roots answered to the server's `roots/list` and tells the server with
-    /// `notifications/roots/list_changed`; true when the server was told. Nothing happens for a
+    /// Changes the roots answered to the server's `roots/list` and, in the handshake era, tells
+    /// the server with `notifications/roots/list_changed` (a stateless server asks for them in
+    /// each request that needs them); true when the roots were taken. Nothing happens for a
     /// client connected without roots (it did not declare the capability), and a closed
     /// connection has no one left to tell: false then.
     pub fn set_roots(&self, roots: Vec<Root>) -> bool {
         self.peer.set_roots(roots)
-            && self
-                .peer
-                .notify(methods::ROOTS_LIST_CHANGED, None::<()>)
-                .is_ok()
+            && (self.protocol_version.is_stateless()
+                || self
+                    .peer
+                    .notify(methods::ROOTS_LIST_CHANGED, None::<()>)
+                    .is_ok())
     }
 
-    /// Checks that the server answers.
+    /// Checks that the server answers: `ping` in the handshake era, `server/discover` for a
+    /// stateless server (the revision has no `ping`).
     pub async fn ping(&self) -> Result<(), Error> {
+        let method = if self.protocol_version.is_stateless() {
+            methods::SERVER_DISCOVER
+        } else {
+            methods::PING
+        };
         self.peer
-            .request::<_, EmptyResult>(methods::PING, None::<()>, &RequestOptions::default())
+            .request::<_, serde::de::IgnoredAny>(method, None::<()>, &RequestOptions::default())
             .await
             .map(|_| ())
-            .map_err(|source| self.request_error(methods::PING.to_owned(), source))
+            .map_err(|source| self.request_error(method.to_owned(), source))
+    }
+
+    /// Sends a request a stateless server may answer with `input_required` (`tools/call`,
+    /// `prompts/get`, `resources/read`): the input it asks for is gathered with the client's
+    /// handlers and the request sent again under a new id, with the answers and the server's
+    /// `requestState` as it was sent, until the result is complete. Each round has the request's
+    /// timeout; `max_total_timeout` and cancellation cover all of them. In the handshake era
+    /// this is a plain request.
+    async fn request_rounds<P, R>(
+        &self,
+        method: &'static str,
+        params: &P,
+        options: &RequestOptions,
+    ) -> Result<R, RpcError>
+    where
+        P: serde::Serialize + Sync,
+        R: serde::de::DeserializeOwned,
+    {
+        if !self.protocol_version.is_stateless() {
+            return self.peer.request(method, Some(params), options).await;
+        }
+        let mut options = options.clone();
+        let hard_deadline = options.max_total_timeout.map(|max| Instant::now() + max);
+        let mut required: Option<InputRequired> = None;
+        let mut responses = None;
+        for _ in 0..=stateless::MAX_INPUT_ROUNDS {
+            let round = WithInput {
+                params,
+                input_responses: responses.as_ref(),
+                request_state: required
+                    .as_ref()
+                    .and_then(|required| required.request_state.as_deref()),
+            };
+            let next = match self
+                .peer
+                .request::<_, Reply<R>>(method, Some(&round), &options)
+                .await?
+            {
+                Reply::Complete(result) => return Ok(result),
+                Reply::InputRequired(next) => next,
+            };
+            let answered = stateless::answer_inputs(&self.peer, &next);
+            responses = match &options.cancel {
+                Some(cancel) => tokio::select! {
+                    answered = answered => answered,
+                    () = cancel.cancelled() => return Err(RpcError::Cancelled),
+                },
+                None => answered.await,
+            }
+            .map_err(RpcError::InputNotGiven)?;
+            required = Some(next);
+            if let Some(deadline) = hard_deadline {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(RpcError::Timeout(
+                        options.max_total_timeout.unwrap_or_default(),
+                    ));
+                }
+                options.max_total_timeout = Some(left);
+            }
+        }
+        Err(RpcError::InvalidResponse(format!(
+            "the server asked for input {} times without finishing",
+            stateless::MAX_INPUT_ROUNDS + 1
+        )))
     }
 
     /// Receives the server's notifications (`notifications/tools/list_changed`,

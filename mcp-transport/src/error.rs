@@ -28,16 +28,17 @@ pub enum Error {
         #[source]
         source: TransportError,
     },
-    /// The server chose a protocol version this client does not speak. The server was stopped.
+    /// The server speaks no protocol version this client speaks (or none it was pinned to).
+    /// The server was stopped.
     #[error(
-        "MCP server \"{server}\" answered initialize with protocol version \"{version}\", which \
-         this client does not support (supported: {supported}); use a server release that \
-         supports one of these"
+        "MCP server \"{server}\" speaks protocol version {version}, and this client speaks \
+         {supported}; use a server release that supports one of these, or change the server's \
+         protocolVersion pin"
     )]
     UnsupportedProtocolVersion {
         /// The server's name.
         server: String,
-        /// The version the server chose.
+        /// What the server speaks: the version it chose in `initialize`, or the ones it named.
         version: String,
         /// The versions this client supports.
         supported: String,

@@ -72,6 +72,13 @@ pub mod error_codes {
     pub const INVALID_PARAMS: i64 = -32602;
     /// An internal error of the answering side.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// 2026-07-28, HTTP: the request's headers do not match its body, or one is missing.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// 2026-07-28: the request needs a client capability the client did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// 2026-07-28: the server does not speak the requested protocol version; `data.supported`
+    /// lists the ones it does.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 /// An outgoing request, serialized from borrowed parts.

@@ -92,6 +92,7 @@ mod peer;
 mod process;
 pub mod protocol;
 pub mod secrets;
+pub mod stateless;
 #[cfg(feature = "http")]
 pub mod sse;
 #[cfg(feature = "stdio")]

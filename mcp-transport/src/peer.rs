@@ -29,7 +29,7 @@ use tracing::Instrument;
 
 use crate::handlers::{ElicitationHandler, SamplingHandler};
 use crate::jsonrpc::{OutgoingNotification, ServerNotification};
-use crate::protocol::{Root, methods};
+use crate::protocol::{JsonObject, Root, methods};
 use crate::secrets::Secrets;
 use crate::transport::{CloseReason, RoundTrip, Transport, TransportError};
 
@@ -39,7 +39,7 @@ mod tasks;
 
 use reading::{READER_TASK, read_loop};
 use request::{
-    Deadlines, WithProgressToken, cancelled, decode_response, finish_round_trip, serialize_request,
+    Deadlines, WithMeta, cancelled, decode_response, finish_round_trip, serialize_request,
 };
 pub use request::{ProgressCallback, RequestOptions, RpcError};
 use tasks::{sweep_timeouts, write_loop};
@@ -99,6 +99,8 @@ struct Shared {
     secrets: Secrets,
     /// Lines of output that were not JSON-RPC messages (reported once, then counted).
     skipped_lines: AtomicU64,
+    /// The stateless revision's `_meta` fields, added to every request once set.
+    request_meta: OnceLock<JsonObject>,
     default_timeout: Option<Duration>,
     /// Wakes the timeout sweeper when a request's deadline is earlier than the one it sleeps to.
     sweeper_wake: Notify,
@@ -172,6 +174,7 @@ impl Peer {
             sampling: options.sampling,
             secrets: options.secrets,
             skipped_lines: AtomicU64::new(0),
+            request_meta: OnceLock::new(),
             default_timeout: options.default_timeout,
             sweeper_wake: Notify::new(),
             reader: AtomicU64::new(READER_TASK),
@@ -219,11 +222,13 @@ impl Peer {
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let (response_tx, mut response_rx) = oneshot::channel();
 
-        let message = if options.on_progress.is_some() {
+        let common_meta = shared.request_meta.get();
+        let message = if options.on_progress.is_some() || common_meta.is_some() {
+            let progress_token = options.on_progress.is_some().then_some(id);
             serialize_request(
                 id,
                 method,
-                params.map(|params| WithProgressToken::new(params, id)),
+                Some(WithMeta::new(params, progress_token, common_meta)),
             )
         } else {
             serialize_request(id, method, params)
@@ -245,7 +250,9 @@ impl Peer {
             callback: Arc::clone(callback),
             restart: deadlines.filter(|_| options.reset_timeout_on_progress),
         });
-        let cancellable = method != methods::INITIALIZE;
+        // Neither handshake nor era probe is cancelled: a server of the handshake era gets no
+        // notification before `initialize`.
+        let cancellable = method != methods::INITIALIZE && method != methods::SERVER_DISCOVER;
         let (wake_sweeper, alone) = {
             let mut state = shared.lock_state();
             if let Some(reason) = &state.closed {
@@ -364,6 +371,25 @@ impl Peer {
             RpcError::Server(error) => RpcError::Server(self.shared.scrub_error(error)),
             other => other,
         })
+    }
+
+    /// Adds `meta` to the `_meta` of every request from now on: the stateless revision's
+    /// protocol version, client info and client capabilities. Set once, when the client has
+    /// found the server speaks that revision; false if it was set already.
+    pub fn set_request_meta(&self, meta: JsonObject) -> bool {
+        self.shared.request_meta.set(meta).is_ok()
+    }
+
+    /// Answers one input request of a multi round-trip request (2026-07-28) with the handler
+    /// that answers the same request sent on its own in the handshake era: `roots/list`,
+    /// `elicitation/create`, `sampling/createMessage`. Anything else, or a handler the client
+    /// does not have, is -32601.
+    pub(crate) async fn fulfil(
+        &self,
+        method: &str,
+        params: Option<&serde_json::value::RawValue>,
+    ) -> Result<serde_json::Value, crate::jsonrpc::ErrorObject> {
+        self.shared.fulfil(method, params).await
     }
 
     /// Replaces the roots answered to `roots/list` (it stays unanswered when the peer started

@@ -1,4 +1,5 @@
-//! MCP protocol types for the handshake-era versions (2024-11-05 … 2025-11-25).
+//! MCP protocol types for both eras: the handshake-era versions (2024-11-05 … 2025-11-25) and
+//! the stateless revision 2026-07-28 (its own messages are in [`crate::stateless`]).
 //!
 //! Only what a client of tools, resources and prompts needs is modelled field by field;
 //! everything else a server sends is kept, not dropped: unknown fields of a [`Tool`],
@@ -33,7 +34,9 @@ pub use tools::{CallToolParams, CallToolResult, ListToolsResult, PaginatedParams
 /// A JSON object, as used for schemas, `_meta` and tool arguments.
 pub type JsonObject = Map<String, Value>;
 
-/// A protocol version that uses the `initialize` handshake.
+/// A protocol version this client speaks: one of the handshake era (an `initialize` request
+/// opens a session) or the stateless revision 2026-07-28 (every request carries the version,
+/// the client's identity and its capabilities in `_meta`; no session).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum ProtocolVersion {
@@ -43,16 +46,23 @@ pub enum ProtocolVersion {
     V2025_03_26,
     /// `2025-06-18`: structured tool output, resource links, no more batches.
     V2025_06_18,
-    /// `2025-11-25`: the latest handshake-era version, offered by this client.
+    /// `2025-11-25`: the latest handshake-era version, offered by this client in `initialize`.
     V2025_11_25,
+    /// `2026-07-28`: stateless. No handshake and no session; `server/discover`, per-request
+    /// `_meta`, multi round-trip requests, `subscriptions/listen`, cacheable lists.
+    V2026_07_28,
 }
 
 impl ProtocolVersion {
-    /// The version this client offers in `initialize`.
-    pub const LATEST: Self = Self::V2025_11_25;
+    /// The newest version this client speaks, tried first with every server.
+    pub const LATEST: Self = Self::V2026_07_28;
+
+    /// The version this client offers in `initialize` to a server of the handshake era.
+    pub const LATEST_HANDSHAKE: Self = Self::V2025_11_25;
 
     /// Every version this client accepts, newest first.
-    pub const SUPPORTED: [Self; 4] = [
+    pub const SUPPORTED: [Self; 5] = [
+        Self::V2026_07_28,
         Self::V2025_11_25,
         Self::V2025_06_18,
         Self::V2025_03_26,
@@ -66,7 +76,14 @@ impl ProtocolVersion {
             Self::V2025_03_26 => "2025-03-26",
             Self::V2025_06_18 => "2025-06-18",
             Self::V2025_11_25 => "2025-11-25",
+            Self::V2026_07_28 => "2026-07-28",
         }
+    }
+
+    /// True for the stateless revisions (2026-07-28 and later): no `initialize`, per-request
+    /// `_meta`; false for the handshake era.
+    pub const fn is_stateless(self) -> bool {
+        matches!(self, Self::V2026_07_28)
     }
 
     /// Parses a wire version; `None` for a version this client does not support.
@@ -344,6 +361,14 @@ pub mod methods {
     pub const ELICITATION_CREATE: &str = "elicitation/create";
     /// Server → client: asks the client's model for a message.
     pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+    /// 2026-07-28: the server's versions, capabilities and identity (also the era probe).
+    pub const SERVER_DISCOVER: &str = "server/discover";
+    /// 2026-07-28: opens the long-lived stream of change notifications.
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    /// 2026-07-28: the first message of a `subscriptions/listen` stream.
+    pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    /// Server → client: a subscribed resource changed.
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
 }
 
 #[cfg(test)]
@@ -357,7 +382,10 @@ mod tests {
             Some(ProtocolVersion::V2025_06_18)
         );
         assert_eq!(ProtocolVersion::parse("1999-01-01"), None);
-        assert_eq!(ProtocolVersion::LATEST.as_str(), "2025-11-25");
+        assert_eq!(ProtocolVersion::LATEST.as_str(), "2026-07-28");
+        assert!(ProtocolVersion::LATEST.is_stateless());
+        assert_eq!(ProtocolVersion::LATEST_HANDSHAKE.as_str(), "2025-11-25");
+        assert!(!ProtocolVersion::LATEST_HANDSHAKE.is_stateless());
     }
 
     #[test]

@@ -8,78 +8,21 @@ mod common;
 
 use std::time::Duration;
 
-use async_trait::async_trait;
 use bytes::Bytes;
+use common::channel::pair;
 use common::guard;
 use mcp_transport::{
-    ClientOptions, Error, McpClient, Peer, PeerOptions, RequestOptions, RpcError, Transport,
+    ClientOptions, Error, McpClient, Peer, PeerOptions, ProtocolVersion, RequestOptions, RpcError,
     TransportError,
 };
 use serde_json::{Value, json};
-use tokio::sync::{Mutex, mpsc};
-
-/// The client's end: what it sends goes to `sent`, what it receives comes from `incoming`.
-struct ChannelTransport {
-    sent: mpsc::UnboundedSender<String>,
-    incoming: Mutex<mpsc::UnboundedReceiver<Result<Bytes, TransportError>>>,
-}
-
-/// The test's end.
-struct ScriptedServer {
-    received: mpsc::UnboundedReceiver<String>,
-    replies: mpsc::UnboundedSender<Result<Bytes, TransportError>>,
-}
-
-impl ScriptedServer {
-    async fn next(&mut self) -> Value {
-        let line = guard(self.received.recv()).await.expect("a message");
-        serde_json::from_str(&line).expect("JSON")
-    }
-
-    fn reply(&self, message: &Value) {
-        self.replies
-            .send(Ok(Bytes::from(message.to_string())))
-            .expect("client alive");
-    }
-}
-
-fn pair() -> (Box<dyn Transport>, ScriptedServer) {
-    let (sent, received) = mpsc::unbounded_channel();
-    let (replies, incoming) = mpsc::unbounded_channel();
-    let transport = ChannelTransport {
-        sent,
-        incoming: Mutex::new(incoming),
-    };
-    (Box::new(transport), ScriptedServer { received, replies })
-}
-
-#[async_trait]
-impl Transport for ChannelTransport {
-    async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
-        for message in messages {
-            self.sent
-                .send(message.clone())
-                .map_err(|_| TransportError::Other("the server end is gone".into()))?;
-        }
-        Ok(())
-    }
-
-    async fn receive(&self) -> Result<Bytes, TransportError> {
-        match self.incoming.lock().await.recv().await {
-            Some(message) => message,
-            None => Err(TransportError::Other("the server end hung up".into())),
-        }
-    }
-
-    async fn close(&self) -> Result<(), TransportError> {
-        Ok(())
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_initialize_that_times_out_is_never_cancelled() {
     let (transport, mut server) = pair();
-    let options = ClientOptions::default().connect_timeout(Duration::from_millis(100));
+    let options = ClientOptions::default()
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect_timeout(Duration::from_millis(100));
     let error = guard(McpClient::connect("silent", transport, options))
         .await
         .expect_err("no answer");
@@ -87,6 +30,19 @@ async fn an_initialize_that_times_out_is_never_cancelled() {
     assert_eq!(server.next().await["method"], json!("initialize"));
     // Nothing else was sent, in particular no notifications/cancelled for initialize, until the
     // failed connection let go of the transport (which ends the channel).
+    assert_eq!(guard(server.received.recv()).await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_server_gets_the_era_probe_then_initialize_and_neither_is_cancelled() {
+    let (transport, mut server) = pair();
+    let options = ClientOptions::default().connect_timeout(Duration::from_millis(400));
+    let error = guard(McpClient::connect("silent", transport, options))
+        .await
+        .expect_err("no answer");
+    assert!(matches!(error, Error::ConnectTimeout { .. }), "{error:?}");
+    assert_eq!(server.next().await["method"], json!("server/discover"));
+    assert_eq!(server.next().await["method"], json!("initialize"));
     assert_eq!(guard(server.received.recv()).await, None);
 }
 

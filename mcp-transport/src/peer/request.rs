@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::jsonrpc::{ErrorObject, OutgoingRequest, TypedResponse};
-use crate::protocol::ProgressNotificationParams;
+use crate::protocol::{JsonObject, ProgressNotificationParams};
 use crate::transport::{CloseReason, RoundTrip, RoundTripFuture};
 
 /// A request failed at the JSON-RPC level.
@@ -45,6 +45,10 @@ pub enum RpcError {
     /// The server's answer did not have the expected shape.
     #[error("the server's answer could not be read: {0}")]
     InvalidResponse(String),
+    /// A stateless server asked for input (multi round-trip request) that the client could
+    /// not give: no handler for it, or the handler failed.
+    #[error("the server asked for input this client could not give: {}", .0.message)]
+    InputNotGiven(ErrorObject),
     /// The request could not be serialized (arguments that are not valid JSON values).
     #[error("the request could not be serialized: {0}")]
     Encode(#[source] serde_json::Error),
@@ -188,26 +192,37 @@ pub(super) fn decode_response<R: DeserializeOwned>(bytes: &[u8]) -> Result<R, Rp
     }
 }
 
-/// Request params with `_meta.progressToken` added.
+/// Request params with `_meta` added: the progress token when the caller asked for progress,
+/// and the stateless revision's per-request fields (protocol version, client info and
+/// capabilities) once the peer has them ([`Peer::set_request_meta`](super::Peer::set_request_meta)).
 #[derive(Serialize)]
-pub(super) struct WithProgressToken<P> {
-    #[serde(flatten)]
-    params: P,
+pub(super) struct WithMeta<'a, P> {
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    params: Option<P>,
     #[serde(rename = "_meta")]
-    meta: ProgressMeta,
+    meta: RequestMeta<'a>,
 }
 
 #[derive(Serialize)]
-struct ProgressMeta {
-    #[serde(rename = "progressToken")]
-    progress_token: u64,
+struct RequestMeta<'a> {
+    #[serde(rename = "progressToken", skip_serializing_if = "Option::is_none")]
+    progress_token: Option<u64>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    common: Option<&'a JsonObject>,
 }
 
-impl<P> WithProgressToken<P> {
-    pub(super) fn new(params: P, id: u64) -> Self {
+impl<'a, P> WithMeta<'a, P> {
+    pub(super) fn new(
+        params: Option<P>,
+        progress_token: Option<u64>,
+        common: Option<&'a JsonObject>,
+    ) -> Self {
         Self {
             params,
-            meta: ProgressMeta { progress_token: id },
+            meta: RequestMeta {
+                progress_token,
+                common,
+            },
         }
     }
 }

@@ -281,6 +281,53 @@ impl Shared {
         }
     }
 
+    /// The answer to an input request of a multi round-trip request (see [`Peer::fulfil`]).
+    pub(super) async fn fulfil(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<Value, ErrorObject> {
+        fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+            serde_json::from_str(params.map_or("null", RawValue::get)).map_err(|error| {
+                ErrorObject::new(
+                    error_codes::INVALID_PARAMS,
+                    format!("Invalid params: {error}"),
+                )
+            })
+        }
+        fn value<T: Serialize>(answer: T) -> Result<Value, ErrorObject> {
+            serde_json::to_value(answer)
+                .map_err(|error| ErrorObject::new(error_codes::INTERNAL_ERROR, error.to_string()))
+        }
+        let not_found = || {
+            ErrorObject::new(
+                error_codes::METHOD_NOT_FOUND,
+                format!("this client does not answer {method}"),
+            )
+        };
+        match method {
+            methods::ROOTS_LIST => {
+                let roots = self
+                    .roots
+                    .read()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone();
+                value(ListRootsResult {
+                    roots: roots.ok_or_else(not_found)?,
+                })
+            }
+            methods::ELICITATION_CREATE => {
+                let handler = self.elicitation.clone().ok_or_else(not_found)?;
+                value(handler.elicit(&self.server, parse(params)?).await?)
+            }
+            methods::SAMPLING_CREATE_MESSAGE => {
+                let handler = self.sampling.clone().ok_or_else(not_found)?;
+                value(handler.create_message(&self.server, parse(params)?).await?)
+            }
+            _ => Err(not_found()),
+        }
+    }
+
     /// Answers a server request from a task of its own (a handler may wait on the user), which
     /// ends without answering if the connection closes first.
     fn answer_later<Req, Res, Call, Answer>(

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub, clippy::expect_used, clippy::unwrap_used)]
 
+pub mod channel;
+
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -1,0 +1,68 @@
+//! An in-memory transport a plugin author could write: a pair of channels with a scripted
+//! server on the other end.
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use mcp_transport::{Transport, TransportError};
+use serde_json::Value;
+use tokio::sync::{Mutex, mpsc};
+
+use super::guard;
+
+/// The client's end: what it sends goes to `sent`, what it receives comes from `incoming`.
+pub struct ChannelTransport {
+    sent: mpsc::UnboundedSender<String>,
+    incoming: Mutex<mpsc::UnboundedReceiver<Result<Bytes, TransportError>>>,
+}
+
+/// The test's end.
+pub struct ScriptedServer {
+    pub received: mpsc::UnboundedReceiver<String>,
+    pub replies: mpsc::UnboundedSender<Result<Bytes, TransportError>>,
+}
+
+impl ScriptedServer {
+    pub async fn next(&mut self) -> Value {
+        let line = guard(self.received.recv()).await.expect("a message");
+        serde_json::from_str(&line).expect("JSON")
+    }
+
+    pub fn reply(&self, message: &Value) {
+        self.replies
+            .send(Ok(Bytes::from(message.to_string())))
+            .expect("client alive");
+    }
+}
+
+pub fn pair() -> (Box<dyn Transport>, ScriptedServer) {
+    let (sent, received) = mpsc::unbounded_channel();
+    let (replies, incoming) = mpsc::unbounded_channel();
+    let transport = ChannelTransport {
+        sent,
+        incoming: Mutex::new(incoming),
+    };
+    (Box::new(transport), ScriptedServer { received, replies })
+}
+
+#[async_trait]
+impl Transport for ChannelTransport {
+    async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
+        for message in messages {
+            self.sent
+                .send(message.clone())
+                .map_err(|_| TransportError::Other("the server end is gone".into()))?;
+        }
+        Ok(())
+    }
+
+    async fn receive(&self) -> Result<Bytes, TransportError> {
+        match self.incoming.lock().await.recv().await {
+            Some(message) => message,
+            None => Err(TransportError::Other("the server end hung up".into())),
+        }
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        Ok(())
+    }
+}
