@@ -29,7 +29,7 @@ use mcp_transport::oauth::{
     AuthorizationHandler, ClientCredential, Grant, IdentityAssertion, MemoryCredentialStore,
     OAuthAuthorizer, OAuthError, OAuthOptions, PendingRedirect, PreRegisteredClient, Secret,
 };
-use mcp_transport::{ClientOptions, ErrorObject, JsonObject, McpClient};
+use mcp_transport::{ClientOptions, ErrorObject, JsonObject, McpClient, ProtocolVersion};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -98,7 +98,7 @@ impl PendingRedirect for Redirect {
 }
 
 /// What the runner hands the client for some scenarios (`MCP_CONFORMANCE_CONTEXT`).
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Clone)]
 struct Context {
     client_id: Option<String>,
     client_secret: Option<String>,
@@ -106,6 +106,8 @@ struct Context {
     idp_client_id: Option<String>,
     idp_id_token: Option<String>,
     idp_token_endpoint: Option<String>,
+    #[serde(default, rename = "toolCalls")]
+    tool_calls: Vec<ToolCall>,
 }
 
 fn context() -> Result<Context, Box<dyn std::error::Error>> {
@@ -120,7 +122,8 @@ fn required(value: Option<String>, name: &str) -> Result<String, Box<dyn std::er
 }
 
 /// How the client obtains tokens in `scenario`.
-fn grant_of(scenario: &str, context: Context) -> Result<Grant, Box<dyn std::error::Error>> {
+fn grant_of(scenario: &str, context: &Context) -> Result<Grant, Box<dyn std::error::Error>> {
+    let context = context.clone();
     Ok(match scenario {
         "auth/pre-registration" => Grant::AuthorizationCode {
             client: Some(PreRegisteredClient::new(
@@ -152,48 +155,112 @@ fn grant_of(scenario: &str, context: Context) -> Result<Grant, Box<dyn std::erro
     })
 }
 
-/// The tool a scenario expects to be called, with its arguments.
-fn tool_of(scenario: &str) -> Option<(&'static str, JsonObject)> {
-    let arguments = |value: serde_json::Value| match value {
+/// A tool call a scenario hands the client in its context (`toolCalls`).
+#[derive(Deserialize, Clone)]
+struct ToolCall {
+    name: String,
+    #[serde(default)]
+    arguments: JsonObject,
+}
+
+fn arguments(value: serde_json::Value) -> JsonObject {
+    match value {
         serde_json::Value::Object(object) => object,
         _ => JsonObject::new(),
-    };
+    }
+}
+
+/// The tool calls a scenario expects, in order, with their arguments.
+fn tool_calls(
+    scenario: &str,
+    context: &Context,
+    tools: &[mcp_transport::Tool],
+) -> Vec<(String, JsonObject)> {
+    let call = |name: &str, value: serde_json::Value| (name.to_owned(), arguments(value));
     match scenario {
-        "tools_call" => Some(("add_numbers", arguments(json!({"a": 5, "b": 3})))),
+        "tools_call" => vec![call("add_numbers", json!({"a": 5, "b": 3}))],
         "elicitation-sep1034-client-defaults" => {
-            Some(("test_client_elicitation_defaults", JsonObject::new()))
+            vec![call("test_client_elicitation_defaults", json!({}))]
         }
-        "sse-retry" => Some(("test_reconnection", JsonObject::new())),
-        auth if auth.starts_with("auth/") => Some(("test-tool", JsonObject::new())),
-        _ => None,
+        "sse-retry" => vec![call("test_reconnection", json!({}))],
+        "http-standard-headers" => tools
+            .iter()
+            .map(|tool| (tool.name.clone(), JsonObject::new()))
+            .collect(),
+        "http-custom-headers" => context
+            .tool_calls
+            .iter()
+            .map(|call| (call.name.clone(), call.arguments.clone()))
+            .collect(),
+        "http-invalid-tool-headers" => vec![call("valid_tool", json!({"region": "us-west1"}))],
+        "sep-2322-client-request-state" => vec![
+            call("test_mrtr_echo_state", json!({})),
+            call("test_mrtr_unrelated", json!({})),
+            call("test_mrtr_no_state", json!({})),
+            call("test_mrtr_no_result_type", json!({})),
+        ],
+        // Sends back the schema of the 2020-12 tool as this client keeps it.
+        "json-schema-2020-12-preservation" => tools
+            .iter()
+            .find(|tool| tool.name == "json_schema_2020_12_tool")
+            .map(|tool| {
+                let mut arguments = JsonObject::new();
+                arguments.insert(
+                    "schema".into(),
+                    serde_json::Value::Object(tool.input_schema.to_object()),
+                );
+                vec![("json_schema_echo".to_owned(), arguments)]
+            })
+            .unwrap_or_default(),
+        auth if auth.starts_with("auth/") => vec![call("test-tool", json!({}))],
+        _ => Vec::new(),
     }
 }
 
 async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let context = context()?;
     let mut params = HttpServerParams::new(url)?.transport(RemoteTransport::StreamableHttp);
     if scenario.starts_with("auth/") {
         let options = OAuthOptions::new(Arc::new(MemoryCredentialStore::new()))
-            .grant(grant_of(scenario, context()?)?)
+            .grant(grant_of(scenario, &context)?)
             .client_name("mcp-runtime conformance client")
             .client_metadata_url(Url::parse(CLIENT_METADATA_URL)?)
             .interactive(Arc::new(FollowRedirect));
         let authorizer = Arc::new(OAuthAuthorizer::new(&params.url, options)?);
         params = params.authorizer(authorizer);
     }
-    let options = ClientOptions::default()
+    let mut options = ClientOptions::default();
+    // The revision the suite runs the scenario at, when it names one: spoken without probing.
+    if let Some(version) = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
+        .ok()
+        .and_then(|version| ProtocolVersion::parse(&version))
+    {
+        options = options.protocol_version(version);
+    }
+    let options = options
         .connect_timeout(Duration::from_secs(20))
         .request_timeout(Some(Duration::from_secs(20)))
         .elicitation(Arc::new(AcceptDefaults));
     let client = McpClient::connect_http("conformance", params, options).await?;
     let outcome = async {
         let tools = client.list_tools().await?;
-        if let Some((tool, arguments)) = tool_of(scenario) {
+        for (tool, arguments) in tool_calls(scenario, &context, &tools) {
             if !tools.iter().any(|listed| listed.name == tool) {
                 return Err(format!("the server does not list the tool {tool}").into());
             }
-            let result = client.call_tool(tool, Some(arguments)).await?;
+            let result = client.call_tool(&tool, Some(arguments)).await?;
             if result.is_error {
                 return Err(format!("{tool} answered with an error: {:?}", result.content).into());
+            }
+        }
+        if scenario == "http-standard-headers" {
+            if let Some(resource) = client.list_resources().await?.first() {
+                client.read_resource(&resource.uri).await?;
+            }
+            for prompt in client.list_prompts().await? {
+                client
+                    .get_prompt(&prompt.name, std::collections::BTreeMap::new())
+                    .await?;
             }
         }
         Ok::<(), Box<dyn std::error::Error>>(())

@@ -33,6 +33,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod headers;
 pub mod legacy_sse;
 pub mod streamable;
 
@@ -49,6 +50,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use headers::{Designation, ToolHeaders};
 pub use legacy_sse::LegacySseTransport;
 pub use streamable::StreamableHttpTransport;
 

@@ -61,9 +61,18 @@ async fn every_request_after_initialize_carries_the_session_and_protocol_version
     assert_eq!(initialize.len(), 1);
     assert_eq!(initialize[0].session_id, None);
     assert_eq!(initialize[0].protocol_version, None);
+    // The era probe went first, outside any session; the server did not know it.
+    assert_eq!(requests[0].rpc_method.as_deref(), Some("server/discover"));
+    assert_eq!(requests[0].session_id, None);
+    assert_eq!(requests[0].protocol_version.as_deref(), Some("2026-07-28"));
     let later: Vec<_> = requests
         .iter()
-        .filter(|request| request.rpc_method.as_deref() != Some("initialize"))
+        .filter(|request| {
+            !matches!(
+                request.rpc_method.as_deref(),
+                Some("initialize" | "server/discover")
+            )
+        })
         .collect();
     assert!(
         later.len() >= 3,
@@ -556,23 +565,26 @@ async fn a_redirect_to_another_origin_is_not_followed_and_the_headers_stay_home(
         "http://localhost:{}/mcp",
         third_party.local_addr().unwrap().port()
     );
-    // The server answers its one request with a redirect there.
+    // The server answers its two requests (the era probe, then initialize) with a redirect
+    // there.
     let server = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", server.local_addr().unwrap());
     let redirecting = std::thread::spawn(move || {
-        let (stream, _) = server.accept().unwrap();
-        let mut reader = BufReader::new(&stream);
-        let mut line = String::new();
-        while reader.read_line(&mut line).unwrap() > 2 {
-            line.clear();
+        for _ in 0..2 {
+            let (stream, _) = server.accept().unwrap();
+            let mut reader = BufReader::new(&stream);
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap() > 2 {
+                line.clear();
+            }
+            let mut writer = &stream;
+            write!(
+                writer,
+                "HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}\r\nContent-Length: 0\r\n\
+                 Connection: close\r\n\r\n"
+            )
+            .unwrap();
         }
-        let mut writer = &stream;
-        write!(
-            writer,
-            "HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}\r\nContent-Length: 0\r\n\
-             Connection: close\r\n\r\n"
-        )
-        .unwrap();
     });
     let params = params(&url)
         .header("X-Api-Key", "stays-home")

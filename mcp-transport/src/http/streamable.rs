@@ -53,6 +53,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
+use super::headers::{self, PROTOCOL_VERSION, ToolHeaders};
 use super::{
     Authorizer, BodyKind, DEFAULT_RETRY, HttpServerParams, Inbox, MAX_STREAM_RESUMPTIONS, Outgoing,
     Postbox, Url, add_header_secret, answers, display_url, error_response, excerpt, mailbox,
@@ -63,7 +64,6 @@ use crate::sse::SseDecoder;
 use crate::transport::{ProtocolViolation, RoundTrip, RoundTripFuture, Transport, TransportError};
 
 const SESSION_ID: &str = "mcp-session-id";
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 const INITIALIZE: &str = "initialize";
@@ -107,6 +107,11 @@ struct Shared {
     authorizer: Option<Arc<dyn Authorizer>>,
     /// What errors and logs never show of the server's text.
     secrets: Secrets,
+    /// The headers each tool designates (2026-07-28), learnt by the client from the tool list.
+    tool_headers: Arc<ToolHeaders>,
+    /// Set once a message of the stateless revision went out: no session, no GET stream, and
+    /// cancellation is closing the request's stream, not a notification.
+    stateless: AtomicBool,
 }
 
 #[derive(Default)]
@@ -151,11 +156,19 @@ impl StreamableHttpTransport {
             listener: Mutex::new(None),
             authorizer: params.authorizer.clone(),
             secrets: params.transport_secrets(),
+            tool_headers: Arc::default(),
+            stateless: AtomicBool::new(false),
         };
         Ok(Self {
             shared: Arc::new(shared),
             inbox,
         })
+    }
+
+    /// Where the client puts the headers its tools designate (2026-07-28), so that `tools/call`
+    /// mirrors them ([`headers`](super::headers)).
+    pub fn tool_headers(&self) -> Arc<ToolHeaders> {
+        Arc::clone(&self.shared.tool_headers)
     }
 
     /// The session id the server gave, once it gave one.
@@ -208,6 +221,10 @@ impl Transport for StreamableHttpTransport {
                     let method = outgoing.method().to_owned();
                     if method == CANCELLED {
                         self.shared.stop_cancelled_request(message);
+                        if self.shared.stateless.load(Ordering::Relaxed) {
+                            // Closing the request's stream was the cancellation.
+                            continue;
+                        }
                     }
                     self.shared.post_one_way(message, &method).await?;
                     if method == INITIALIZED {
@@ -332,12 +349,30 @@ impl Shared {
             // The replacement holds this lock until the new session is ready.
             drop(self.reinitializing.lock().await);
         }
+        let stateless = if handshake {
+            None
+        } else {
+            headers::of_request(message, &self.tool_headers)
+        };
+        if stateless.is_some() {
+            self.stateless.store(true, Ordering::Relaxed);
+        }
         send_authorized(
             self.authorizer.as_deref(),
             &self.secrets,
             || {
-                let (builder, generation) = self.request(Method::POST);
-                let builder = builder
+                let (mut builder, generation) = match &stateless {
+                    // No session: the request carries everything, mirrored in its headers.
+                    Some(headers) => {
+                        let mut builder = self.client.request(Method::POST, self.url.clone());
+                        for (name, value) in headers {
+                            builder = builder.header(name, value);
+                        }
+                        (builder, None)
+                    }
+                    None => self.request(Method::POST),
+                };
+                builder = builder
                     .header(ACCEPT, ACCEPT_BOTH)
                     .header(CONTENT_TYPE, "application/json")
                     .body(message.to_owned());
