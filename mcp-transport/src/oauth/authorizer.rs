@@ -642,7 +642,12 @@ fn assertion_client(assertion: &IdentityAssertion, discovery: &Discovery) -> Reg
     }
 }
 
-/// The code of the redirect, once its `state` is the one sent.
+/// The code of the redirect, once its `state` is the one sent and its issuer the authorization
+/// server's (RFC 9207 §2.4, as the 2026-07-28 revision applies it): an `iss` present is compared
+/// with the issuer of the metadata, character for character (no case folding, no trailing slash
+/// or default port dropped), whether or not the metadata promises it; a missing one is refused
+/// only when the metadata promises it. Both are checked before the redirect's `error` is
+/// believed or its code sent anywhere.
 fn authorization_code_of(
     arrived: &Url,
     expected_state: &str,
@@ -650,12 +655,14 @@ fn authorization_code_of(
 ) -> Result<Secret, OAuthError> {
     let mut code = None;
     let mut state = None;
+    let mut issuers = Vec::new();
     let mut error = None;
     let mut description = None;
     for (name, value) in arrived.query_pairs() {
         match name.as_ref() {
             "code" => code = Some(value.into_owned()),
             "state" => state = Some(value.into_owned()),
+            "iss" => issuers.push(value.into_owned()),
             "error" => error = Some(value.into_owned()),
             "error_description" => description = Some(value.into_owned()),
             _ => {}
@@ -663,6 +670,17 @@ fn authorization_code_of(
     }
     if state.as_deref() != Some(expected_state) {
         return Err(OAuthError::StateMismatch);
+    }
+    if let Some(other) = issuers.iter().find(|iss| **iss != discovery.issuer) {
+        return Err(OAuthError::IssuerMismatch {
+            expected: quoted(&discovery.issuer),
+            received: quoted(other),
+        });
+    }
+    if issuers.is_empty() && discovery.iss_parameter_supported {
+        return Err(OAuthError::IssuerMissing {
+            issuer: quoted(&discovery.issuer),
+        });
     }
     let action = format!(
         "logging in at {}",
@@ -836,5 +854,169 @@ impl Authorizer for OAuthAuthorizer {
         self.obtain(&mut state, &challenge, previous_scope.as_deref())
             .await?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ISSUER: &str = "https://auth.example.com";
+    const CODE: &str = "the-authorization-code-4f9d";
+    const STATE: &str = "the-state";
+    const REDIRECT_URI: &str = "http://127.0.0.1:8123/callback";
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap()
+    }
+
+    /// What discovery finds for the authorization server `issuer`, which offers neither a
+    /// client ID metadata document nor dynamic registration.
+    fn discovery(issuer: &str, iss_parameter_supported: bool) -> Discovery {
+        Discovery {
+            resource: "https://mcp.example.com/mcp".to_owned(),
+            issuer: issuer.to_owned(),
+            authorization_endpoint: url(&format!("{issuer}/authorize")),
+            token_endpoint: url(&format!("{issuer}/token")),
+            registration_endpoint: None,
+            resource_scopes: None,
+            server_scopes: None,
+            code_challenge_methods: Some(vec!["S256".to_owned()]),
+            token_auth_methods: vec!["none".to_owned()],
+            client_id_metadata_document: false,
+            iss_parameter_supported,
+        }
+    }
+
+    /// The redirect back to the client with `query`.
+    fn redirect(query: &[(&str, &str)]) -> Url {
+        let mut arrived = url(REDIRECT_URI);
+        arrived.query_pairs_mut().extend_pairs(query);
+        arrived
+    }
+
+    #[test]
+    fn a_redirect_whose_iss_is_the_recorded_issuer_gives_its_code() {
+        for advertised in [true, false] {
+            let arrived = redirect(&[("code", CODE), ("state", STATE), ("iss", ISSUER)]);
+            let code = authorization_code_of(&arrived, STATE, &discovery(ISSUER, advertised))
+                .unwrap_or_else(|error| panic!("advertised: {advertised}: {error}"));
+            assert_eq!(code.expose(), CODE);
+        }
+    }
+
+    #[test]
+    fn a_redirect_naming_another_issuer_is_refused_whether_or_not_the_metadata_promises_iss() {
+        for advertised in [true, false] {
+            let arrived = redirect(&[
+                ("code", CODE),
+                ("state", STATE),
+                ("iss", "https://evil.example.com"),
+            ]);
+            let error = authorization_code_of(&arrived, STATE, &discovery(ISSUER, advertised))
+                .expect_err("a code from another authorization server");
+            assert!(
+                matches!(
+                    &error,
+                    OAuthError::IssuerMismatch { expected, received }
+                        if expected == ISSUER && received == "https://evil.example.com"
+                ),
+                "advertised: {advertised}: {error:?}"
+            );
+            let shown = format!("{error} {error:?}");
+            assert!(!shown.contains(CODE), "{shown}");
+            assert!(shown.contains("https://evil.example.com"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn a_second_iss_naming_another_issuer_is_refused_too() {
+        let arrived = redirect(&[
+            ("code", CODE),
+            ("state", STATE),
+            ("iss", ISSUER),
+            ("iss", "https://evil.example.com"),
+        ]);
+        let error = authorization_code_of(&arrived, STATE, &discovery(ISSUER, true)).unwrap_err();
+        assert!(
+            matches!(error, OAuthError::IssuerMismatch { .. }),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn a_redirect_without_iss_is_refused_only_when_the_metadata_promises_one() {
+        let arrived = redirect(&[("code", CODE), ("state", STATE)]);
+        let error = authorization_code_of(&arrived, STATE, &discovery(ISSUER, true))
+            .expect_err("the metadata promises an iss");
+        assert!(
+            matches!(&error, OAuthError::IssuerMissing { issuer } if issuer == ISSUER),
+            "{error:?}"
+        );
+        assert!(!format!("{error} {error:?}").contains(CODE), "{error}");
+        let code = authorization_code_of(&arrived, STATE, &discovery(ISSUER, false)).unwrap();
+        assert_eq!(code.expose(), CODE);
+    }
+
+    #[test]
+    fn iss_is_compared_character_for_character_without_url_normalization() {
+        let issuer = "https://auth.example.com/~tenant";
+        // Each is the issuer after RFC 3986 normalization (trailing slash, case of scheme and
+        // host, default port, percent-encoding), and none is the issuer.
+        for variant in [
+            "https://auth.example.com/~tenant/",
+            "HTTPS://auth.example.com/~tenant",
+            "https://AUTH.example.com/~tenant",
+            "https://auth.example.com:443/~tenant",
+            "https://auth.example.com/%7Etenant",
+        ] {
+            let arrived = redirect(&[("code", CODE), ("state", STATE), ("iss", variant)]);
+            let error = authorization_code_of(&arrived, STATE, &discovery(issuer, true))
+                .expect_err(variant);
+            assert!(
+                matches!(error, OAuthError::IssuerMismatch { .. }),
+                "{variant}: {error:?}"
+            );
+        }
+        let arrived = redirect(&[("code", CODE), ("state", STATE), ("iss", issuer)]);
+        assert!(authorization_code_of(&arrived, STATE, &discovery(issuer, true)).is_ok());
+    }
+
+    #[test]
+    fn an_error_redirect_is_not_believed_before_its_issuer_is_checked() {
+        let phishing = "log in again at https://evil.example.com/login";
+        let arrived = redirect(&[
+            ("error", "access_denied"),
+            ("error_description", phishing),
+            ("state", STATE),
+            ("iss", "https://evil.example.com"),
+        ]);
+        let error = authorization_code_of(&arrived, STATE, &discovery(ISSUER, false)).unwrap_err();
+        assert!(
+            matches!(error, OAuthError::IssuerMismatch { .. }),
+            "{error:?}"
+        );
+        assert!(!error.to_string().contains(phishing), "{error}");
+        let arrived = redirect(&[
+            ("error", "access_denied"),
+            ("error_description", phishing),
+            ("state", STATE),
+        ]);
+        let error = authorization_code_of(&arrived, STATE, &discovery(ISSUER, true)).unwrap_err();
+        assert!(
+            matches!(error, OAuthError::IssuerMissing { .. }),
+            "{error:?}"
+        );
+        // From the right authorization server, the error is what it says.
+        let arrived = redirect(&[
+            ("error", "access_denied"),
+            ("state", STATE),
+            ("iss", ISSUER),
+        ]);
+        let error = authorization_code_of(&arrived, STATE, &discovery(ISSUER, true)).unwrap_err();
+        assert!(
+            matches!(&error, OAuthError::Rejected { error, .. } if error == "access_denied"),
+            "{error:?}"
+        );
     }
 }

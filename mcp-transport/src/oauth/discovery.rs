@@ -41,6 +41,10 @@ pub(crate) struct Discovery {
     pub(crate) token_auth_methods: Vec<String>,
     /// Whether a client ID metadata document URL may serve as the client ID.
     pub(crate) client_id_metadata_document: bool,
+    /// Whether the authorization server promises an `iss` in every authorization response
+    /// (`authorization_response_iss_parameter_supported`, RFC 9207): one without is then
+    /// refused.
+    pub(crate) iss_parameter_supported: bool,
 }
 
 impl Discovery {
@@ -83,6 +87,8 @@ struct ServerMetadata {
     token_endpoint_auth_methods_supported: Option<Vec<String>>,
     #[serde(default)]
     client_id_metadata_document_supported: bool,
+    #[serde(default)]
+    authorization_response_iss_parameter_supported: bool,
 }
 
 /// Finds the authorization server of the MCP server at `server`, starting from its challenge.
@@ -199,6 +205,7 @@ async fn legacy_discovery(http: &reqwest::Client, server: &Url) -> Result<Discov
         code_challenge_methods: None,
         token_auth_methods: vec!["client_secret_basic".to_owned()],
         client_id_metadata_document: false,
+        iss_parameter_supported: false,
     })
 }
 
@@ -241,6 +248,7 @@ fn from_server_metadata(
             .token_endpoint_auth_methods_supported
             .unwrap_or_else(|| vec!["client_secret_basic".to_owned()]),
         client_id_metadata_document: metadata.client_id_metadata_document_supported,
+        iss_parameter_supported: metadata.authorization_response_iss_parameter_supported,
     })
 }
 

@@ -94,6 +94,30 @@ pub enum OAuthError {
     /// this login, so its code was not used.
     #[error("the authorization redirect carried an unexpected state; the login was abandoned")]
     StateMismatch,
+    /// The redirect names another authorization server (its `iss`, RFC 9207) than the one the
+    /// user was sent to: it may be a mix-up attack, handing one server's code to another, so
+    /// its code was not redeemed and its error, if any, not believed.
+    #[error(
+        "the authorization redirect names the issuer {received}, not {expected} where the login \
+         was sent; its code was not used and the login was abandoned"
+    )]
+    IssuerMismatch {
+        /// The issuer of the authorization server the login was sent to (its metadata's).
+        expected: String,
+        /// The `iss` the redirect carried, cut after 120 characters.
+        received: String,
+    },
+    /// The authorization server's metadata promises an `iss` in every redirect
+    /// (`authorization_response_iss_parameter_supported`, RFC 9207) and this one had none: it
+    /// may not come from that server, so its code was not redeemed.
+    #[error(
+        "the authorization redirect names no issuer, though {issuer} says its redirects always \
+         do; its code was not used and the login was abandoned"
+    )]
+    IssuerMissing {
+        /// The authorization server the login was sent to.
+        issuer: String,
+    },
     /// The user did not finish the login in time.
     #[error("no authorization redirect arrived within {waited:?}")]
     TimedOut {
