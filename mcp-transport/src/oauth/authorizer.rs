@@ -365,7 +365,8 @@ impl OAuthAuthorizer {
         }
     }
 
-    /// Dynamic client registration (RFC 7591), as a public native client.
+    /// Dynamic client registration (RFC 7591), as a public client whose `application_type`
+    /// (OpenID Connect Registration; SEP-837) follows from its redirect URI.
     async fn register(
         &self,
         discovery: &Discovery,
@@ -384,6 +385,7 @@ impl OAuthAuthorizer {
         let body = serde_json::json!({
             "client_name": self.options.client_name,
             "redirect_uris": [redirect_uri],
+            "application_type": application_type(redirect_uri),
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
@@ -639,6 +641,30 @@ fn assertion_client(assertion: &IdentityAssertion, discovery: &Discovery) -> Reg
         client_secret: Some(assertion.client_secret.clone()),
         auth_method: choose_auth_method(discovery, true),
         redirect_uris: Vec::new(),
+    }
+}
+
+/// The `application_type` a client registers with (OpenID Connect Registration §2, which
+/// MCP requires since 2026-07-28): `native` for a redirect to this machine (`localhost`, a
+/// loopback address) or to an app's own scheme, `web` for one to a remote `http(s)` host.
+/// Without it an OpenID provider assumes `web`, and may then refuse a loopback redirect URI.
+fn application_type(redirect_uri: &str) -> &'static str {
+    let Ok(uri) = Url::parse(redirect_uri) else {
+        return "native";
+    };
+    let remote = match uri.host() {
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name != "localhost" && !name.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(address)) => !address.is_loopback(),
+        Some(url::Host::Ipv6(address)) => !address.is_loopback(),
+        None => false,
+    };
+    if remote && matches!(uri.scheme(), "http" | "https") {
+        "web"
+    } else {
+        "native"
     }
 }
 
@@ -1018,5 +1044,25 @@ mod tests {
             matches!(&error, OAuthError::Rejected { error, .. } if error == "access_denied"),
             "{error:?}"
         );
+    }
+
+    #[test]
+    fn a_client_redirected_to_this_machine_or_its_own_scheme_registers_as_native_others_as_web() {
+        for native in [
+            "http://127.0.0.1:8123/callback",
+            "http://localhost:3000/callback",
+            "http://LOCALHOST:3000/callback",
+            "http://[::1]:8123/callback",
+            "http://agent.localhost/callback",
+            "com.example.agent:/callback",
+        ] {
+            assert_eq!(application_type(native), "native", "{native}");
+        }
+        for web in [
+            "https://agent.example.com/oauth/callback",
+            "http://10.0.0.5/callback",
+        ] {
+            assert_eq!(application_type(web), "web", "{web}");
+        }
     }
 }
