@@ -322,14 +322,18 @@ impl OAuthAuthorizer {
             tokens.scope = scope;
         }
         if preregistered.is_none() {
-            state.credentials.client = Some(client);
+            state
+                .credentials
+                .clients
+                .insert(discovery.issuer.clone(), client);
         }
         Ok(tokens)
     }
 
     /// The client's identity at this authorization server, in the order of preference the
-    /// specification gives: configured, kept from an earlier registration, a client ID metadata
-    /// document, dynamic registration.
+    /// specification gives: configured, kept from an earlier registration there (never one
+    /// from another authorization server), a client ID metadata document, dynamic
+    /// registration.
     async fn client_identity(
         &self,
         state: &State,
@@ -340,8 +344,7 @@ impl OAuthAuthorizer {
         if let Some(client) = preregistered {
             return Ok(self::preregistered(client, discovery));
         }
-        if let Some(kept) = &state.credentials.client
-            && state.credentials.issuer.as_deref() == Some(discovery.issuer.as_str())
+        if let Some(kept) = state.credentials.client_at(&discovery.issuer)
             && (kept.redirect_uris.is_empty()
                 || kept.redirect_uris.iter().any(|uri| uri == redirect_uri))
         {
@@ -464,7 +467,8 @@ impl OAuthAuthorizer {
         self.token_request(discovery, &client, &form).await
     }
 
-    /// The client identity refresh requests authenticate with.
+    /// The client identity refresh requests to this authorization server authenticate with;
+    /// a kept registration only if it is from there.
     fn client_for_tokens(
         &self,
         state: &State,
@@ -483,8 +487,8 @@ impl OAuthAuthorizer {
             ))),
             Grant::AuthorizationCode { client: None } => state
                 .credentials
-                .client
-                .clone()
+                .client_at(&discovery.issuer)
+                .cloned()
                 .map(TokenClient::Registered)
                 .ok_or_else(|| self.login_required()),
         }
@@ -885,9 +889,13 @@ impl Authorizer for OAuthAuthorizer {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::oauth::MemoryCredentialStore;
 
     const ISSUER: &str = "https://auth.example.com";
+    const OTHER_ISSUER: &str = "https://other-auth.example.com";
     const CODE: &str = "the-authorization-code-4f9d";
     const STATE: &str = "the-state";
     const REDIRECT_URI: &str = "http://127.0.0.1:8123/callback";
@@ -919,6 +927,20 @@ mod tests {
         let mut arrived = url(REDIRECT_URI);
         arrived.query_pairs_mut().extend_pairs(query);
         arrived
+    }
+
+    fn registered(client_id: &str) -> RegisteredClient {
+        RegisteredClient {
+            client_id: client_id.to_owned(),
+            client_secret: Some(Secret::new(format!("{client_id}-secret"))),
+            auth_method: TokenAuthMethod::ClientSecretBasic,
+            redirect_uris: vec![REDIRECT_URI.to_owned()],
+        }
+    }
+
+    fn authorizer() -> OAuthAuthorizer {
+        let options = OAuthOptions::new(Arc::new(MemoryCredentialStore::new()));
+        OAuthAuthorizer::new(&url("https://mcp.example.com/mcp"), options).unwrap()
     }
 
     #[test]
@@ -1063,6 +1085,65 @@ mod tests {
             "http://10.0.0.5/callback",
         ] {
             assert_eq!(application_type(web), "web", "{web}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_registration_is_presented_only_to_the_authorization_server_that_issued_it() {
+        let authorizer = authorizer();
+        let mut state = State::default();
+        // The tokens are from the second authorization server (another grant got them), the
+        // registration from the first: the layout with one client would pair the two.
+        state.credentials.issuer = Some(OTHER_ISSUER.to_owned());
+        state
+            .credentials
+            .clients
+            .insert(ISSUER.to_owned(), registered("first-client"));
+        let at_other = authorizer
+            .client_identity(&state, &discovery(OTHER_ISSUER, true), REDIRECT_URI, None)
+            .await;
+        assert!(
+            matches!(&at_other, Err(OAuthError::NoClientIdentity { issuer }) if issuer == OTHER_ISSUER),
+            "{at_other:?}"
+        );
+        let refreshing = authorizer.client_for_tokens(&state, &discovery(OTHER_ISSUER, true));
+        assert!(
+            matches!(refreshing, Err(OAuthError::LoginRequired { .. })),
+            "no client to refresh with at the other authorization server"
+        );
+        let at_first = authorizer
+            .client_identity(&state, &discovery(ISSUER, true), REDIRECT_URI, None)
+            .await
+            .unwrap();
+        assert_eq!(at_first.client_id, "first-client");
+    }
+
+    #[tokio::test]
+    async fn a_server_that_moves_back_to_its_first_authorization_server_finds_its_registration_there()
+     {
+        let authorizer = authorizer();
+        let mut state = State::default();
+        state
+            .credentials
+            .clients
+            .insert(ISSUER.to_owned(), registered("first-client"));
+        state
+            .credentials
+            .clients
+            .insert(OTHER_ISSUER.to_owned(), registered("second-client"));
+        for (issuer, expected) in [(ISSUER, "first-client"), (OTHER_ISSUER, "second-client")] {
+            state.credentials.issuer = Some(issuer.to_owned());
+            let found = authorizer
+                .client_identity(&state, &discovery(issuer, true), REDIRECT_URI, None)
+                .await
+                .unwrap();
+            assert_eq!(found.client_id, expected);
+            let Ok(TokenClient::Registered(refreshing)) =
+                authorizer.client_for_tokens(&state, &discovery(issuer, true))
+            else {
+                panic!("a registered client refreshes at {issuer}");
+            };
+            assert_eq!(refreshing.client_id, expected);
         }
     }
 }

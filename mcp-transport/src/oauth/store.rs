@@ -10,20 +10,68 @@ use serde::{Deserialize, Serialize};
 
 use super::{OAuthError, Secret};
 
-/// What is kept for one server: which authorization server issued it, the client identity
-/// there, and the tokens.
+/// What is kept for one server: the client identities it got at authorization servers, each
+/// under the issuer of the server that issued it, and the tokens with their issuer.
+///
+/// A client identity belongs to the authorization server that issued it (MCP 2026-07-28,
+/// SEP-2352): it is only ever presented there, and when the server names another
+/// authorization server the client registers there anew, keeping the first registration for
+/// when the server goes back. Files written before registrations were keyed (one `client`, no
+/// `clients`) are read with that client under the stored `issuer`, which is where it was
+/// registered: the login and refresh that produced them kept the two together.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredCredentials")]
 #[non_exhaustive]
 pub struct Credentials {
-    /// The authorization server's issuer identifier: a refresh token is only ever sent to it.
+    /// The issuer identifier of the authorization server that issued the tokens: a refresh
+    /// token is only ever sent to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
-    /// The client identity registered (or named) at that authorization server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client: Option<RegisteredClient>,
+    /// The client identities registered (or found through a client ID metadata document), by
+    /// the issuer identifier of the authorization server each belongs to.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub clients: BTreeMap<String, RegisteredClient>,
     /// The tokens, once a login or grant succeeded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
+}
+
+impl Credentials {
+    /// The client identity kept for the authorization server with this issuer identifier;
+    /// none for every other one.
+    pub(crate) fn client_at(&self, issuer: &str) -> Option<&RegisteredClient> {
+        self.clients.get(issuer)
+    }
+}
+
+/// [`Credentials`] as files hold them, the layout before registrations were keyed by issuer
+/// included.
+#[derive(Deserialize)]
+struct StoredCredentials {
+    #[serde(default)]
+    issuer: Option<String>,
+    #[serde(default)]
+    clients: BTreeMap<String, RegisteredClient>,
+    /// The one client identity of the earlier layout, registered at `issuer`.
+    #[serde(default)]
+    client: Option<RegisteredClient>,
+    #[serde(default)]
+    tokens: Option<Tokens>,
+}
+
+impl From<StoredCredentials> for Credentials {
+    fn from(stored: StoredCredentials) -> Self {
+        let mut clients = stored.clients;
+        // Without an issuer nothing says where the client belongs: it is not kept.
+        if let (Some(client), Some(issuer)) = (stored.client, &stored.issuer) {
+            clients.entry(issuer.clone()).or_insert(client);
+        }
+        Self {
+            issuer: stored.issuer,
+            clients,
+            tokens: stored.tokens,
+        }
+    }
 }
 
 /// A client identity at an authorization server.
@@ -111,7 +159,7 @@ pub trait CredentialStore: Send + Sync {
     /// Forgets `server`'s credentials; true when there were some.
     async fn remove(&self, server: &str) -> Result<bool, OAuthError>;
 
-    /// Forgets `server`'s tokens but keeps its client registration, so the next login does
+    /// Forgets `server`'s tokens but keeps its client registrations, so the next login does
     /// not register the client again.
     async fn forget_tokens(&self, server: &str) -> Result<(), OAuthError> {
         if let Some(mut kept) = self
@@ -326,5 +374,96 @@ impl CredentialStore for FileCredentialStore {
             Ok(removed)
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ISSUER: &str = "https://auth.example.com";
+    const OTHER_ISSUER: &str = "https://other-auth.example.com";
+    const SERVER: &str = "https://mcp.example.com/mcp";
+
+    fn registered(client_id: &str) -> RegisteredClient {
+        RegisteredClient {
+            client_id: client_id.to_owned(),
+            client_secret: None,
+            auth_method: TokenAuthMethod::None,
+            redirect_uris: vec!["http://127.0.0.1:8123/callback".to_owned()],
+        }
+    }
+
+    /// A credential file as the store wrote it before registrations were keyed by issuer.
+    const EARLIER_FILE: &str = r#"{
+  "servers": {
+    "https://mcp.example.com/mcp": {
+      "issuer": "https://auth.example.com",
+      "client": {
+        "client_id": "kept-client",
+        "auth_method": "none",
+        "redirect_uris": ["http://127.0.0.1:8123/callback"]
+      },
+      "tokens": {
+        "access_token": "access",
+        "refresh_token": "refresh",
+        "expires_at": 1700000000,
+        "scope": "mcp:basic offline_access"
+      }
+    }
+  }
+}"#;
+
+    #[test]
+    fn a_file_from_before_keyed_registrations_reads_its_client_under_its_issuer() {
+        let file: CredentialFile = serde_json::from_str(EARLIER_FILE).unwrap();
+        let kept = &file.servers[SERVER];
+        assert_eq!(kept.issuer.as_deref(), Some(ISSUER));
+        assert_eq!(kept.client_at(ISSUER), Some(&registered("kept-client")));
+        assert_eq!(kept.client_at(OTHER_ISSUER), None);
+        let tokens = kept.tokens.as_ref().unwrap();
+        assert_eq!(
+            tokens.refresh_token.as_ref().map(Secret::expose),
+            Some("refresh")
+        );
+        // Written again, it is in the keyed layout.
+        let written = serde_json::to_value(kept).unwrap();
+        assert_eq!(written["clients"][ISSUER]["client_id"], "kept-client");
+        assert!(written.get("client").is_none(), "{written}");
+    }
+
+    #[test]
+    fn a_client_kept_without_an_issuer_is_not_attributed_to_any_authorization_server() {
+        let kept: Credentials =
+            serde_json::from_str(r#"{"client": {"client_id": "orphan", "auth_method": "none"}}"#)
+                .unwrap();
+        assert!(kept.clients.is_empty(), "{kept:?}");
+    }
+
+    #[tokio::test]
+    async fn registrations_at_two_authorization_servers_are_both_kept_in_the_file() {
+        let directory =
+            std::env::temp_dir().join(format!("oauth-store-unit-{}", std::process::id()));
+        let store = FileCredentialStore::new(directory.join("credentials.json"));
+        let mut credentials = Credentials {
+            issuer: Some(OTHER_ISSUER.to_owned()),
+            ..Credentials::default()
+        };
+        credentials
+            .clients
+            .insert(ISSUER.to_owned(), registered("first-client"));
+        credentials
+            .clients
+            .insert(OTHER_ISSUER.to_owned(), registered("second-client"));
+        store.save(SERVER, &credentials).await.unwrap();
+        let loaded = store.load(SERVER).await.unwrap();
+        let _ = std::fs::remove_dir_all(&directory);
+        let loaded = loaded.unwrap();
+        assert_eq!(loaded, credentials);
+        assert_eq!(loaded.client_at(ISSUER).unwrap().client_id, "first-client");
+        assert_eq!(
+            loaded.client_at(OTHER_ISSUER).unwrap().client_id,
+            "second-client"
+        );
     }
 }
