@@ -1146,4 +1146,39 @@ mod tests {
             assert_eq!(refreshing.client_id, expected);
         }
     }
+
+    #[test]
+    fn offline_access_is_asked_for_only_when_the_authorization_server_lists_it() {
+        let challenge = Challenge {
+            scope: Some("mcp:basic".to_owned()),
+            ..Challenge::default()
+        };
+        let mut offering = discovery(ISSUER, true);
+        offering.server_scopes = Some(vec!["mcp:basic".to_owned(), "offline_access".to_owned()]);
+        assert_eq!(
+            choose_scope(&challenge, &offering, None, true).as_deref(),
+            Some("mcp:basic offline_access")
+        );
+        // Not for a grant that gets no refresh token (client credentials).
+        assert_eq!(
+            choose_scope(&challenge, &offering, None, false).as_deref(),
+            Some("mcp:basic")
+        );
+        let mut silent = discovery(ISSUER, true);
+        silent.server_scopes = Some(vec!["mcp:basic".to_owned(), "mcp:read".to_owned()]);
+        assert_eq!(
+            choose_scope(&challenge, &silent, None, true).as_deref(),
+            Some("mcp:basic")
+        );
+        assert_eq!(
+            choose_scope(&challenge, &discovery(ISSUER, true), None, true).as_deref(),
+            Some("mcp:basic")
+        );
+        // Nothing else to ask for: the parameter stays out (the server's default scopes) rather
+        // than asking for offline access alone.
+        assert_eq!(
+            choose_scope(&Challenge::default(), &offering, None, true),
+            None
+        );
+    }
 }
