@@ -1,5 +1,5 @@
 //! OAuth 2.1 for remote servers (feature `oauth`), as the MCP authorization specification
-//! (2025-11-25, with the 2025-06-18 and 2025-03-26 behaviours) describes it.
+//! (2026-07-28, with the 2025-11-25, 2025-06-18 and 2025-03-26 behaviours) describes it.
 //!
 //! An [`OAuthAuthorizer`] plugs into the HTTP transports through
 //! [`HttpServerParams::authorizer`](crate::http::HttpServerParams::authorizer). When the server
@@ -10,7 +10,8 @@
 //!
 //! - **authorization code** with PKCE S256 (servers without S256 are refused), a checked
 //!   `state`, the `resource` parameter (RFC 8707) and the scopes of the challenge (else those the
-//!   resource lists, else none); the browser step is an [`AuthorizationHandler`] —
+//!   resource lists, else none), with `offline_access` added when there are some and the
+//!   authorization server lists it; the browser step is an [`AuthorizationHandler`] —
 //!   [`LoopbackBrowser`] by default — and without one the authorizer never asks the user and
 //!   fails with [`OAuthError::LoginRequired`] instead, which is what a background connection
 //!   wants;
@@ -24,6 +25,23 @@
 //! top of those held (step-up), a bounded number of times. Credentials are kept in a
 //! [`CredentialStore`] under the server's canonical URL ([`credential_key`]), never its
 //! configured name: a project file that names another URL under a familiar name gets nothing.
+//!
+//! The 2026-07-28 revision adds three things for clients, done for every server whatever
+//! revision it speaks (they concern its authorization server):
+//!
+//! - **the issuer of the authorization response** (RFC 9207, SEP-2468): an `iss` in the
+//!   redirect must be the `issuer` of the authorization server's metadata, compared character
+//!   for character (no case folding, no trailing slash or default port dropped), and a server
+//!   whose metadata sets `authorization_response_iss_parameter_supported` must send one;
+//!   otherwise the code is never sent to a token endpoint and the redirect's `error` is not
+//!   believed ([`OAuthError::IssuerMismatch`], [`OAuthError::IssuerMissing`]);
+//! - **`application_type` in dynamic registration** (SEP-837): `native` for a redirect to this
+//!   machine (loopback, `localhost`) or to an app's own scheme, `web` for one to a remote host;
+//! - **client identities bound to their authorization server** (SEP-2352): kept for each server
+//!   under the issuer of the authorization server that issued them ([`Credentials::clients`]),
+//!   presented to no other, and when the server's resource metadata names another
+//!   authorization server the client registers there anew. Credential files written before
+//!   (one client per server) are read with that client under their stored issuer.
 //! Tokens, secrets and codes never appear in `Debug` output, errors or logs ([`Secret`]). An
 //! authorization server's answers are read at most [`MAX_ANSWER_BYTES`] each, and what errors
 //! quote of them is cut after 120 characters.
