@@ -25,6 +25,9 @@
 //! top of those held (step-up), a bounded number of times. Credentials are kept in a
 //! [`CredentialStore`] under the server's canonical URL ([`credential_key`]), never its
 //! configured name: a project file that names another URL under a familiar name gets nothing.
+//! Tokens, secrets and codes never appear in `Debug` output, errors or logs ([`Secret`]). An
+//! authorization server's answers are read at most [`MAX_ANSWER_BYTES`] each, and what errors
+//! quote of them is cut after 120 characters.
 //!
 //! The 2026-07-28 revision adds three things for clients, done for every server whatever
 //! revision it speaks (they concern its authorization server):
@@ -42,9 +45,6 @@
 //!   presented to no other, and when the server's resource metadata names another
 //!   authorization server the client registers there anew. Credential files written before
 //!   (one client per server) are read with that client under their stored issuer.
-//! Tokens, secrets and codes never appear in `Debug` output, errors or logs ([`Secret`]). An
-//! authorization server's answers are read at most [`MAX_ANSWER_BYTES`] each, and what errors
-//! quote of them is cut after 120 characters.
 //!
 //! ```no_run
 //! use std::sync::Arc;
