@@ -27,6 +27,24 @@ pub(crate) fn output(command: &mut Command) -> Result<String, Error> {
     Ok(String::from_utf8_lossy(&output.1).into_owned())
 }
 
+/// Prints `$ <command>`, runs it, and returns its exit status and its output (stdout, then
+/// stderr) whatever the status: for tools whose output says more than their status. Only a
+/// failure to start is an error.
+pub(crate) fn output_and_status(command: &mut Command) -> Result<(ExitStatus, String), Error> {
+    let shown = display(command);
+    println!("$ {shown}");
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| Error::Spawn {
+            command: shown,
+            source,
+        })?;
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    Ok((output.status, text))
+}
+
 /// Prints `$ <command>` and runs it with no stdin through `execute`; a failure to start or a
 /// bad exit status is an error quoting the command.
 fn run_with<T: Outcome>(
