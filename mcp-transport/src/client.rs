@@ -24,7 +24,9 @@ use crate::protocol::{
     RootsCapability, ServerCapabilities, Tool, methods,
 };
 use crate::secrets::Secrets;
-use crate::stateless::{self, Era, InputRequired, ProbeFailure, Reply, WithInput};
+use crate::stateless::{
+    self, Era, InputRequired, ProbeFailure, Reply, SubscriptionFilter, WithInput,
+};
 #[cfg(feature = "stdio")]
 use crate::stdio::{StdioServerParams, StdioTransport};
 use crate::transport::{CloseReason, Transport};
@@ -190,12 +192,23 @@ enum Probe {
 #[derive(Debug)]
 pub struct McpClient {
     server: Arc<str>,
-    peer: Peer,
+    peer: Arc<Peer>,
     initialize: InitializeResult,
     protocol_version: ProtocolVersion,
     /// Streamable HTTP: where the headers the tools designate go (2026-07-28).
     #[cfg(feature = "http")]
     tool_headers: Option<Arc<ToolHeaders>>,
+    /// The task keeping the `subscriptions/listen` stream of a stateless server open; aborted
+    /// with the client.
+    listener: Option<tokio::task::AbortHandle>,
+}
+
+impl Drop for McpClient {
+    fn drop(&mut self) {
+        if let Some(listener) = &self.listener {
+            listener.abort();
+        }
+    }
 }
 
 impl McpClient {
@@ -383,6 +396,16 @@ impl McpClient {
                     server_name = %initialize.server_info.name,
                     "MCP server connected"
                 );
+                let peer = Arc::new(peer);
+                // A stateless server's change notifications come on a stream of their own.
+                let listener = protocol_version
+                    .is_stateless()
+                    .then(|| SubscriptionFilter::announced_by(&initialize.capabilities))
+                    .flatten()
+                    .map(|filter| {
+                        tokio::spawn(stateless::listen(Arc::downgrade(&peer), filter))
+                            .abort_handle()
+                    });
                 return Ok(Self {
                     server: Arc::from(server),
                     peer,
@@ -390,6 +413,7 @@ impl McpClient {
                     protocol_version,
                     #[cfg(feature = "http")]
                     tool_headers: None,
+                    listener,
                 });
             }
             Ok(Err(error)) => error,
@@ -898,6 +922,9 @@ impl McpClient {
     /// Closes the connection and stops the server (stdio: stdin closed, grace period, SIGTERM,
     /// SIGKILL to the whole process group). Pending requests fail at once.
     pub async fn close(&self) -> Result<(), Error> {
+        if let Some(listener) = &self.listener {
+            listener.abort();
+        }
         self.peer.close().await.map_err(|source| Error::Stop {
             server: self.server.to_string(),
             source,

@@ -391,6 +391,94 @@ pub(crate) async fn answer_inputs(
     Ok(Some(responses))
 }
 
+/// The notification types a `subscriptions/listen` stream asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SubscriptionFilter {
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    tools_list_changed: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    prompts_list_changed: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    resources_list_changed: bool,
+}
+
+impl SubscriptionFilter {
+    /// The list changes `capabilities` says the server announces; `None` when it announces
+    /// none, so that no stream is opened.
+    pub(crate) fn announced_by(capabilities: &ServerCapabilities) -> Option<Self> {
+        let list_changed = |capability: Option<&Value>| {
+            capability
+                .and_then(|capability| capability.get("listChanged"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        };
+        let filter = Self {
+            tools_list_changed: capabilities
+                .tools
+                .as_ref()
+                .is_some_and(|tools| tools.list_changed),
+            prompts_list_changed: list_changed(capabilities.prompts.as_ref()),
+            resources_list_changed: list_changed(capabilities.resources.as_ref()),
+        };
+        (filter != Self::default()).then_some(filter)
+    }
+}
+
+#[derive(Serialize)]
+struct ListenParams<'a> {
+    notifications: &'a SubscriptionFilter,
+}
+
+/// The first wait before a dropped stream is opened again; doubled after each drop, up to
+/// [`LISTEN_BACKOFF_MAX`], and back to this after a stream that lived [`LISTEN_STEADY`].
+const LISTEN_BACKOFF_START: Duration = Duration::from_secs(1);
+const LISTEN_BACKOFF_MAX: Duration = Duration::from_secs(60);
+const LISTEN_STEADY: Duration = Duration::from_secs(60);
+/// The stream is a request that is never answered while it lives: no timeout of its own.
+const LISTEN_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
+/// Keeps a `subscriptions/listen` stream open for the change notifications in `filter`, which
+/// the peer hands to its subscribers like any other notification: opened again after a backoff
+/// when it ends (the server closed it, the connection to it broke), given up when the server
+/// does not know the method, and ended with the connection.
+pub(crate) async fn listen(peer: std::sync::Weak<Peer>, filter: SubscriptionFilter) {
+    let mut backoff = LISTEN_BACKOFF_START;
+    loop {
+        let Some(strong) = peer.upgrade() else {
+            return;
+        };
+        let opened = tokio::time::Instant::now();
+        let outcome = strong
+            .request::<_, serde::de::IgnoredAny>(
+                methods::SUBSCRIPTIONS_LISTEN,
+                Some(ListenParams {
+                    notifications: &filter,
+                }),
+                &RequestOptions::with_timeout(LISTEN_TIMEOUT),
+            )
+            .await;
+        let server = strong.server_name().to_owned();
+        drop(strong);
+        match outcome {
+            Ok(_) => tracing::debug!(server, "the server ended the notification stream"),
+            Err(RpcError::ConnectionClosed(_)) => return,
+            Err(RpcError::Server(error)) if error.code == error_codes::METHOD_NOT_FOUND => {
+                tracing::debug!(server, "the server has no subscriptions/listen");
+                return;
+            }
+            Err(error) => {
+                tracing::debug!(server, %error, "the notification stream broke");
+            }
+        }
+        if opened.elapsed() >= LISTEN_STEADY {
+            backoff = LISTEN_BACKOFF_START;
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(LISTEN_BACKOFF_MAX);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,6 +538,22 @@ mod tests {
         let beside: DiscoverResult =
             serde_json::from_str(r#"{"serverInfo":{"name":"b","version":"2"}}"#).unwrap();
         assert_eq!(beside.server_info().name, "b");
+    }
+
+    #[test]
+    fn the_stream_asks_for_the_list_changes_the_server_announces_and_none_opens_without() {
+        let capabilities: ServerCapabilities = serde_json::from_value(serde_json::json!({
+            "tools": {"listChanged": true}, "prompts": {}, "resources": {"listChanged": true}
+        }))
+        .unwrap();
+        let filter = SubscriptionFilter::announced_by(&capabilities).unwrap();
+        assert_eq!(
+            serde_json::to_value(&filter).unwrap(),
+            serde_json::json!({"toolsListChanged": true, "resourcesListChanged": true})
+        );
+        let quiet: ServerCapabilities =
+            serde_json::from_value(serde_json::json!({"tools": {}})).unwrap();
+        assert_eq!(SubscriptionFilter::announced_by(&quiet), None);
     }
 
     #[test]

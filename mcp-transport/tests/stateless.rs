@@ -16,10 +16,14 @@ use serde_json::{Value, json};
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 fn discovered(id: &Value, versions: &[&str]) -> Value {
+    discovered_with(id, versions, &json!({"tools": {}}))
+}
+
+fn discovered_with(id: &Value, versions: &[&str], capabilities: &Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": {
         "resultType": "complete",
         "supportedVersions": versions,
-        "capabilities": {"tools": {"listChanged": true}},
+        "capabilities": capabilities,
         "instructions": "be brief",
         "ttlMs": 0,
         "cacheScope": "private",
@@ -281,4 +285,79 @@ async fn a_server_that_keeps_asking_for_input_is_given_up_on() {
     .await;
     let error = result.expect_err("endless input");
     assert!(error.to_string().contains("asked for input"), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changes_come_on_a_listen_stream_that_is_opened_again_when_it_ends() {
+    let (client, mut server) = connect_with(
+        ClientOptions::default(),
+        async |server: &mut ScriptedServer| {
+            let probe = server.next().await;
+            let capabilities = json!({"tools": {"listChanged": true}, "prompts": {}});
+            server.reply(&discovered_with(
+                &probe["id"],
+                &["2026-07-28"],
+                &capabilities,
+            ));
+        },
+    )
+    .await;
+    let client = client.expect("connected");
+    let mut notifications = client.subscribe();
+    let listen = server.next().await;
+    assert_eq!(listen["method"], "subscriptions/listen");
+    assert_eq!(
+        listen["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    assert_eq!(listen["params"]["_meta"][META_VERSION], "2026-07-28");
+    let subscription = json!({"io.modelcontextprotocol/subscriptionId": listen["id"]});
+    server.reply(
+        &json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": subscription, "notifications": {"toolsListChanged": true}}}),
+    );
+    server.reply(
+        &json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+        "params": {"_meta": subscription}}),
+    );
+    let changed = guard(async {
+        loop {
+            let notification = notifications.recv().await.expect("a notification");
+            if notification.method == "notifications/tools/list_changed" {
+                return notification;
+            }
+        }
+    })
+    .await;
+    assert_eq!(changed.method, "notifications/tools/list_changed");
+
+    // The server ends the stream gracefully: the client listens again, under a new id.
+    server.reply(&json!({"jsonrpc": "2.0", "id": listen["id"],
+        "result": {"resultType": "complete", "_meta": subscription}}));
+    let again = server.next().await;
+    assert_eq!(again["method"], "subscriptions/listen");
+    assert_ne!(again["id"], listen["id"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_listen_stream_is_opened_for_a_server_that_announces_no_changes() {
+    let (client, mut server) = connect_with(
+        ClientOptions::default(),
+        async |server: &mut ScriptedServer| {
+            let probe = server.next().await;
+            server.reply(&json!({"jsonrpc": "2.0", "id": probe["id"], "result": {
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}}));
+        },
+    )
+    .await;
+    let client = client.expect("connected");
+    let list = client.list_tools();
+    let answer = async {
+        // The first message after the probe is the list, not a listen request.
+        let request = server.next().await;
+        assert_eq!(request["method"], "tools/list");
+        server.reply(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": []}}));
+    };
+    let (tools, ()) = guard(async { tokio::join!(list, answer) }).await;
+    assert!(tools.expect("listed").is_empty());
 }

@@ -667,7 +667,13 @@ impl Shared {
                 return Ok(true);
             }
             retry = decoder.retry().unwrap_or(retry);
-            let Some(last_event_id) = decoder.last_event_id().map(str::to_owned) else {
+            // The stateless revision has no resumption: the request is lost with its stream.
+            let resumable = !self.stateless.load(Ordering::Relaxed);
+            let Some(last_event_id) = decoder
+                .last_event_id()
+                .filter(|_| resumable)
+                .map(str::to_owned)
+            else {
                 return Err(self.violation(method, ProtocolViolation::StreamEndedUnresumable));
             };
             if resumptions == MAX_STREAM_RESUMPTIONS {
