@@ -293,6 +293,14 @@ impl ServerConfig {
         }
     }
 
+    /// `protocolVersion`, when the entry pins one: the MCP revision spoken to this server
+    /// without finding its era first (`"2026-07-28"` for the stateless revision, a handshake-era
+    /// one such as `"2025-11-25"` to skip the probe). Left out, the client asks the server.
+    /// Whether the client speaks the version is for the client to say; this reads the string.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.extra.get(PROTOCOL_VERSION_KEY).and_then(Value::as_str)
+    }
+
     /// The longest message accepted from this server, in bytes (`maxMessageBytes`), when the
     /// entry sets a positive one.
     pub fn max_message_bytes(&self) -> Option<usize> {
@@ -362,6 +370,9 @@ fn redact_values(map: &mut BTreeMap<String, String>) {
 
 /// The connect timeout when a server sets none.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// The entry key of a server's protocol version pin.
+pub(crate) const PROTOCOL_VERSION_KEY: &str = "protocolVersion";
 
 /// The entry key of a server's roots setting.
 pub(crate) const ROOTS_KEY: &str = "roots";

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::redact::redact_url_secrets;
-use crate::server_config::{ROOTS_KEY, ServerConfig, TransportConfig};
+use crate::server_config::{PROTOCOL_VERSION_KEY, ROOTS_KEY, ServerConfig, TransportConfig};
 
 /// Checks the values of a (expanded) server configuration; one message per problem, each naming
 /// the server. An empty list means the server is usable. (That the entry names one transport
@@ -83,12 +83,30 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
             problem(format!("\"{key}\" must be true or false"));
         }
     }
+    if let Some(version) = config.extra.get(PROTOCOL_VERSION_KEY)
+        && !version.as_str().is_some_and(is_revision_date)
+    {
+        problem(format!(
+            "\"{PROTOCOL_VERSION_KEY}\" must be a protocol revision such as \"2026-07-28\" or \
+             \"2025-11-25\", or left out to let the client find the server's"
+        ));
+    }
     if let Some(roots) = config.extra.get(ROOTS_KEY) {
         for why in roots_problems(roots) {
             problem(why);
         }
     }
     problems
+}
+
+/// True for `YYYY-MM-DD`, the form of every MCP revision name.
+fn is_revision_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 10
+        && bytes.iter().enumerate().all(|(index, byte)| match index {
+            4 | 7 => *byte == b'-',
+            _ => byte.is_ascii_digit(),
+        })
 }
 
 /// What is wrong with a `roots` value: it must be `false` or a list of folders, each one
@@ -232,6 +250,22 @@ mod tests {
         }
         for fine in ["github", "my-server.v2", "Ünïcode ☃", "日本語"] {
             assert!(validate_server_config(fine, &config).is_empty(), "{fine}");
+        }
+    }
+
+    #[test]
+    fn a_protocol_version_pin_must_be_a_revision_date() {
+        let pinned = |value: Value| {
+            let mut config = ServerConfig::http("https://h/mcp");
+            config.extra.insert("protocolVersion".into(), value);
+            validate_server_config("x", &config)
+        };
+        assert!(pinned(Value::from("2026-07-28")).is_empty());
+        assert!(pinned(Value::from("2025-03-26")).is_empty());
+        for wrong in [Value::from("latest"), Value::from("2026-7-28"), Value::from(20260728)] {
+            let problems = pinned(wrong.clone());
+            assert_eq!(problems.len(), 1, "{wrong}: {problems:?}");
+            assert!(problems[0].contains("protocolVersion"), "{problems:?}");
         }
     }
 

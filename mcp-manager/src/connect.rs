@@ -20,7 +20,7 @@ use mcp_transport::oauth::{
     AuthorizationHandler, CredentialStore, Grant, OAuthAuthorizer, OAuthError, OAuthOptions,
     PreRegisteredClient, Secret,
 };
-use mcp_transport::{ClientOptions, Launcher, McpClient, StdioServerParams};
+use mcp_transport::{ClientOptions, Launcher, McpClient, ProtocolVersion, StdioServerParams};
 
 use crate::error::ManagerError;
 
@@ -51,6 +51,21 @@ pub(crate) async fn connect_client(
     let problems = validate_server_config(name, config);
     if !problems.is_empty() {
         return Err(InvalidServer::new(name, problems).into());
+    }
+    let mut options = options;
+    if let Some(pinned) = config.protocol_version() {
+        let Some(version) = ProtocolVersion::parse(pinned) else {
+            return Err(InvalidServer::new(
+                name,
+                vec![format!(
+                    "Server \"{name}\": \"protocolVersion\" is \"{pinned}\", a revision this \
+                     client does not speak (it speaks {}); change the pin or leave it out",
+                    ProtocolVersion::supported_list()
+                )],
+            )
+            .into());
+        };
+        options = options.protocol_version(version);
     }
     let resolved = resolve_auth_config(name, config, context.storage).await?;
     let max_message_bytes = config
