@@ -26,7 +26,7 @@ use crate::jsonrpc::{
 };
 use crate::protocol::{
     CancelledNotificationParams, EmptyResult, ListRootsResult, ProgressNotificationParams,
-    ProgressToken, methods,
+    ProgressToken, Root, methods,
 };
 use crate::secrets::Secrets;
 use crate::transport::{CloseReason, Transport};
@@ -246,17 +246,10 @@ impl Shared {
         tracing::debug!(method, id = id.get(), "server request");
         let message = match method {
             methods::PING => respond(id, Ok(EmptyResult {})),
-            methods::ROOTS_LIST => {
-                let roots = self
-                    .roots
-                    .read()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .clone();
-                match roots {
-                    Some(roots) => respond(id, Ok(ListRootsResult { roots })),
-                    None => method_not_found(id, method),
-                }
-            }
+            methods::ROOTS_LIST => match self.current_roots() {
+                Some(roots) => respond(id, Ok(ListRootsResult { roots })),
+                None => method_not_found(id, method),
+            },
             methods::ELICITATION_CREATE => match self.elicitation.clone() {
                 Some(handler) => {
                     return self.answer_later(id, params, move |server, request| async move {
@@ -279,6 +272,14 @@ impl Shared {
             Ok(message) => self.enqueue(message),
             Err(error) => tracing::warn!(%error, method, "could not answer a server request"),
         }
+    }
+
+    /// The roots answered to `roots/list` now; `None` when the client declared none.
+    fn current_roots(&self) -> Option<Vec<Root>> {
+        self.roots
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The answer to an input request of a multi round-trip request (see [`Peer::fulfil`]).
@@ -306,16 +307,9 @@ impl Shared {
             )
         };
         match method {
-            methods::ROOTS_LIST => {
-                let roots = self
-                    .roots
-                    .read()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .clone();
-                value(ListRootsResult {
-                    roots: roots.ok_or_else(not_found)?,
-                })
-            }
+            methods::ROOTS_LIST => value(ListRootsResult {
+                roots: self.current_roots().ok_or_else(not_found)?,
+            }),
             methods::ELICITATION_CREATE => {
                 let handler = self.elicitation.clone().ok_or_else(not_found)?;
                 value(handler.elicit(&self.server, parse(params)?).await?)
