@@ -182,6 +182,8 @@ enum Probe {
     /// The whole connect timeout: HTTP, where every server answers a POST (and the answer may
     /// wait for an authorization).
     Patient,
+    /// None: the legacy HTTP+SSE transport, which no stateless server speaks.
+    Skip,
 }
 
 /// A connected, initialized MCP server.
@@ -326,7 +328,7 @@ impl McpClient {
             options,
             secrets,
             deadline,
-            Probe::Patient,
+            Probe::Skip,
         )
         .await
     }
@@ -436,7 +438,9 @@ impl McpClient {
         probe_kind: Probe,
     ) -> Result<(InitializeResult, ProtocolVersion), Error> {
         let pinned = options.protocol_version;
-        if let Some(version) = pinned.filter(|version| !version.is_stateless()) {
+        let handshake_pin = pinned.filter(|version| !version.is_stateless());
+        if handshake_pin.is_some() || (matches!(probe_kind, Probe::Skip) && pinned.is_none()) {
+            let version = handshake_pin.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
             return Self::initialize(server, peer, options, capabilities, version).await;
         }
         let stateless = pinned.unwrap_or(ProtocolVersion::LATEST);
