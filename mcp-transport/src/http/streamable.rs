@@ -109,8 +109,9 @@ struct Shared {
     secrets: Secrets,
     /// The headers each tool designates (2026-07-28), learnt by the client from the tool list.
     tool_headers: Arc<ToolHeaders>,
-    /// Set once a message of the stateless revision went out: no session, no GET stream, and
-    /// cancellation is closing the request's stream, not a notification.
+    /// Set when a message of the stateless revision goes out, cleared when `initialize` does
+    /// (after an era probe the server did not answer): while set, an answer stream is not
+    /// resumed and cancellation is closing the request's stream, not a notification.
     stateless: AtomicBool,
 }
 
@@ -213,6 +214,9 @@ impl Transport for StreamableHttpTransport {
             match Outgoing::of(message) {
                 Outgoing::Request { id, method } => {
                     if method == INITIALIZE {
+                        // The server is of the handshake era (the era probe that went first
+                        // was stateless).
+                        self.shared.stateless.store(false, Ordering::Relaxed);
                         lock(&self.shared.session).initialize = Some((message.clone(), id.clone()));
                     }
                     Arc::clone(&self.shared).spawn_request(message.clone(), id, method);
