@@ -2,9 +2,9 @@
 //!
 //! | peer | pins | installed into | stamp |
 //! |---|---|---|---|
-//! | `server-everything`, `server-filesystem` (TypeScript) | `interop/node/package.json` + `package-lock.json` | `interop/node/node_modules` | `interop/.installed-node` |
+//! | `server-everything`, `server-filesystem`, and the TypeScript SDK v2 (`@modelcontextprotocol/server`, `@modelcontextprotocol/node`) that `interop/node/stateless_server.mjs` runs on | `interop/node/package.json` + `package-lock.json` | `interop/node/node_modules` | `interop/.installed-node` |
 //! | the conformance suite and Node 22 (`cargo xtask conformance` only) | `interop/conformance/package.json` + `package-lock.json` | `interop/conformance/node_modules` | `interop/.installed-conformance` |
-//! | Python SDK v2 | `interop/python/requirements-v2.txt` | `interop/.venv-mcp-v2` | `interop/.installed-py-v2` |
+//! | Python SDK v2 (runs `echo_server.py` and `stateless_server.py`) | `interop/python/requirements-v2.txt` | `interop/.venv-mcp-v2` | `interop/.installed-py-v2` |
 //! | Python SDK v1 | `interop/python/requirements-v1.txt` | `interop/.venv-mcp-v1` | `interop/.installed-py-v1` |
 //!
 //! `cargo xtask bench --peers` installs the two Python virtualenvs too (its Python SDK driver
@@ -36,9 +36,10 @@ pub(crate) struct NodePeer {
     pub(crate) stamp: &'static str,
 }
 
-/// `server-everything`, started as `node <entry> stdio`.
-const SERVER_EVERYTHING: NodePeer = NodePeer {
-    label: "node server-everything",
+/// `server-everything` (started as `node <entry> stdio`), `server-filesystem` and the
+/// TypeScript SDK v2 of `interop/node/stateless_server.mjs`: one `npm ci`.
+const NODE_PEERS: NodePeer = NodePeer {
+    label: "node peers",
     dir: "interop/node",
     entry: "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     stamp: "interop/.installed-node",
@@ -79,10 +80,30 @@ pub(crate) const PYTHON_PEERS: [PythonPeer; 2] = [
     },
 ];
 
+/// What `interop/node/stateless_server.mjs` imports, beside [`NODE_PEERS`]'s entry: the
+/// TypeScript SDK v2 and its Node adapter.
+const NODE_SDK_FILES: [&str; 2] = [
+    "interop/node/node_modules/@modelcontextprotocol/server/package.json",
+    "interop/node/node_modules/@modelcontextprotocol/node/package.json",
+];
+
 /// Installs every peer that is missing or out of date, printing what it did for each.
 pub(crate) fn install(root: &Path) -> Result<(), Error> {
     let started = Instant::now();
-    install_node(root, &SERVER_EVERYTHING)?;
+    // The stamp covers one entry file: an install missing the SDK is made again too.
+    if NODE_SDK_FILES.iter().any(|file| !root.join(file).is_file()) {
+        remove_stamp(root, NODE_PEERS.stamp)?;
+    }
+    install_node(root, &NODE_PEERS)?;
+    if let Some(missing) = NODE_SDK_FILES
+        .iter()
+        .find(|file| !root.join(file).is_file())
+    {
+        return Err(Error::Setup(format!(
+            "`npm ci` succeeded but {missing} is missing: does {}/package.json still pin it?",
+            NODE_PEERS.dir
+        )));
+    }
     let python = base_python(root)?;
     for peer in &PYTHON_PEERS {
         install_python(root, peer, &python)?;
