@@ -1,6 +1,7 @@
-//! Real remote peers for the `#[ignore]`d interop tests: the pinned `server-everything` and the
-//! Python SDK echo server (`interop/`, installed by `cargo xtask interop`), started over HTTP on
-//! 127.0.0.1 at a port the system picks.
+//! Real remote peers for the `#[ignore]`d interop tests: the pinned `server-everything`, the
+//! Python SDK echo server, and the stateless (2026-07-28, dual-era) servers on the TypeScript SDK
+//! v2 and the Python SDK v2 (`interop/`, installed by `cargo xtask interop`), started over HTTP
+//! on 127.0.0.1 at a port the system picks.
 //!
 //! Each peer reports the port it got on stderr as `interop-listening <port>` (server-everything
 //! through the `interop/node/loopback.cjs` preload, which also keeps it off every interface but
@@ -53,6 +54,12 @@ pub enum RemotePeer {
     PythonStreamableHttpJson(u8),
     /// `echo_server.py sse` (legacy HTTP+SSE only), stream `/sse`.
     PythonSse(u8),
+    /// `interop/node/stateless_server.mjs http`: the TypeScript SDK v2's `createMcpHandler`,
+    /// 2026-07-28 with the stateless 2025 fallback, endpoint `/mcp` (and `GET /count`).
+    TypeScriptStateless,
+    /// `interop/python/stateless_server.py http` on the Python SDK v2: 2026-07-28 and stateless
+    /// 2025 serving, endpoint `/mcp` (and `GET /count`).
+    PythonStateless,
 }
 
 impl RemotePeer {
@@ -66,6 +73,8 @@ impl RemotePeer {
                 format!("python-v{major} streamable-http-json")
             }
             Self::PythonSse(major) => format!("python-v{major} sse"),
+            Self::TypeScriptStateless => "typescript-v2 stateless".to_owned(),
+            Self::PythonStateless => "python-v2 stateless".to_owned(),
         }
     }
 
@@ -118,6 +127,22 @@ impl RemotePeer {
                         Self::PythonStreamableHttpJson(_) => "streamable-http-json",
                         _ => "sse",
                     });
+                command
+            }
+            Self::TypeScriptStateless => {
+                // The script is in the repository; the SDK it imports is what gets installed.
+                interop_path("interop/node/node_modules/@modelcontextprotocol/server/package.json");
+                let mut command = Command::new("node");
+                command
+                    .arg(interop_path("interop/node/stateless_server.mjs"))
+                    .args(["http", "0"]);
+                command
+            }
+            Self::PythonStateless => {
+                let mut command = Command::new(interop_path("interop/.venv-mcp-v2/bin/python"));
+                command
+                    .arg(interop_path("interop/python/stateless_server.py"))
+                    .args(["http", "0"]);
                 command
             }
         }
