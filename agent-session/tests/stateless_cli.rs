@@ -1,0 +1,85 @@
+//! `agent-session list --json` against servers of the stateless revision (2026-07-28): the
+//! TypeScript SDK v2 server and the Python SDK v2 server of `interop/` (stateless, dual-era),
+//! configured as `http` servers in the project's `.mcp.json`. Each is connected, spoken to in
+//! the stateless revision (the peers count the requests that reached them: `server/discover`,
+//! no `initialize`), and shown with that protocol version.
+//!
+//! Every run gets a temporary project and home (`HOME` set, `XDG_CONFIG_HOME` unset), so the
+//! user's own config files are never read or written. Ignored under a plain `cargo test`
+//! because it needs the interop peers; `cargo xtask ci` installs them and runs it.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cli_support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+use cli_support::{Sandbox, server};
+use serde_json::{Value, json};
+use testkit::{RemotePeer, RunningPeer};
+
+/// What the peer counted so far (`GET /count` beside its `/mcp`): JSON-RPC messages by method
+/// under `methods`.
+fn counts(running: &RunningPeer) -> Value {
+    let authority = running
+        .url()
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(authority, _)| authority)
+        .unwrap();
+    let mut stream = TcpStream::connect(authority).unwrap();
+    write!(stream, "GET /count HTTP/1.0\r\nHost: {authority}\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+    serde_json::from_str(body).unwrap_or_else(|_| panic!("not JSON: {answer}"))
+}
+
+// Besides the peers, the last assertion needs the `protocol` member of each server in
+// `list --json`, which is being added on another branch: until it lands this test fails there
+// (and only there: both servers are connected, over http, with their 4 tools), `protocol`
+// being null.
+#[test]
+#[ignore = "needs the pinned interop peers (cargo xtask interop), and the `protocol` member of \
+            `list --json` (being added on another branch)"]
+fn list_json_shows_the_stateless_servers_connected_in_the_2026_07_28_revision() {
+    let typescript = RemotePeer::TypeScriptStateless.start();
+    let python = RemotePeer::PythonStateless.start();
+    let sandbox = Sandbox::labelled("stateless", "list").without_cache();
+    sandbox.write_mcp_json(&json!({
+        "typescript": {"type": "http", "url": typescript.url()},
+        "python": {"type": "http", "url": python.url()},
+    }));
+
+    let list = sandbox.run(&["list", "--json"]).assert_code(0).json();
+    for name in ["typescript", "python"] {
+        let entry = server(&list, name);
+        assert_eq!(entry["status"], "connected", "{name}: {list:#}");
+        assert_eq!(entry["transport"], "http", "{name}: {list:#}");
+        // echo, greet, add_tool, request_count.
+        assert_eq!(entry["tools"], 4, "{name}: {list:#}");
+        assert_eq!(entry["error"], Value::Null, "{name}: {list:#}");
+    }
+    // Spoken to in the stateless revision: found with server/discover, never initialized.
+    for (name, running) in [("typescript", &typescript), ("python", &python)] {
+        let counts = counts(running);
+        assert!(
+            counts["methods"]["server/discover"].as_u64() >= Some(1),
+            "{name}: {counts}"
+        );
+        assert_eq!(
+            counts["methods"]["initialize"],
+            Value::Null,
+            "{name}: {counts}"
+        );
+    }
+    for name in ["typescript", "python"] {
+        assert_eq!(
+            server(&list, name)["protocol"],
+            "2026-07-28",
+            "{name}: {list:#}"
+        );
+    }
+}
