@@ -74,9 +74,17 @@ fn probe_lists_and_calls_a_tool_on_every_remote_peer_with_its_own_transport() {
             "{}",
             peer.name()
         );
+        // The Python SDK 2.x serves the stateless revision over Streamable HTTP beside the
+        // handshake, and the client speaks the newest revision a server offers.
+        let expected = match peer {
+            RemotePeer::PythonStreamableHttp(2) | RemotePeer::PythonStreamableHttpJson(2) => {
+                "2026-07-28"
+            }
+            _ => "2025-11-25",
+        };
         assert_eq!(
             report["protocolVersion"],
-            json!("2025-11-25"),
+            json!(expected),
             "{}",
             peer.name()
         );
