@@ -43,6 +43,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use bytes::Bytes;
+pub use reqwest::Method;
 pub use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
@@ -126,7 +127,7 @@ pub struct HttpServerParams {
     /// How long a legacy SSE server may take to name its endpoint. Default
     /// [`DEFAULT_ENDPOINT_TIMEOUT`].
     pub endpoint_timeout: Duration,
-    /// Supplies each request's `Authorization` (OAuth, say); none by default.
+    /// Supplies each request's credentials (OAuth, say); none by default.
     pub authorizer: Option<Arc<dyn Authorizer>>,
     /// What errors and logs never show of this server's text. The transports add the URL's
     /// query values and userinfo, every header value and each `Authorization` the authorizer
@@ -184,8 +185,8 @@ impl HttpServerParams {
         })
     }
 
-    /// Lets `authorizer` supply each request's `Authorization` and renew it when the server
-    /// refuses it.
+    /// Lets `authorizer` supply each request's credentials and renew them when the server
+    /// refuses them.
     #[must_use]
     pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
         self.authorizer = Some(authorizer);
@@ -294,6 +295,63 @@ fn add_url_secrets(secrets: &Secrets, url: &Url) {
 /// it asked for cannot keep the client authorizing forever.
 pub const MAX_AUTHORIZATION_RETRIES: u32 = 3;
 
+/// The request an [`Authorizer`] is asked to authorize: its method and URL, which a proof of
+/// possession names (DPoP, RFC 9449, signs both; other schemes may ignore them).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct RequestTarget<'a> {
+    /// The HTTP method (`POST`, `GET`, `DELETE`).
+    pub method: &'a Method,
+    /// The URL the request goes to, query included.
+    pub url: &'a Url,
+}
+
+impl<'a> RequestTarget<'a> {
+    /// The request `method url`.
+    pub fn new(method: &'a Method, url: &'a Url) -> Self {
+        Self { method, url }
+    }
+}
+
+/// What an [`Authorizer`] adds to one request.
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RequestCredentials {
+    /// The `Authorization` value (`Bearer …`, `DPoP …`).
+    pub authorization: HeaderValue,
+    /// A proof of possession of the token for this request alone, sent as the `DPoP` header
+    /// (RFC 9449): made fresh for every request, retries included, and never reused. Unlike
+    /// the `Authorization` value it is not added to the secrets errors never show: it names
+    /// one request and proves nothing for any other.
+    pub dpop: Option<HeaderValue>,
+}
+
+impl RequestCredentials {
+    /// An `Authorization` value and nothing else (a bearer token).
+    pub fn new(authorization: HeaderValue) -> Self {
+        Self {
+            authorization,
+            dpop: None,
+        }
+    }
+
+    /// These credentials with a DPoP proof.
+    #[must_use]
+    pub fn dpop(mut self, proof: HeaderValue) -> Self {
+        self.dpop = Some(proof);
+        self
+    }
+}
+
+impl std::fmt::Debug for RequestCredentials {
+    /// Values stay hidden: they are credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestCredentials")
+            .field("dpop", &self.dpop.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 /// What a server said when it refused a request's credentials.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -302,32 +360,49 @@ pub struct Refusal {
     pub status: u16,
     /// The server's `WWW-Authenticate` challenge, if it sent one.
     pub www_authenticate: Option<String>,
-    /// The `Authorization` value the refused request carried (none: it carried none). It tells
-    /// an authorizer whether the refused token is still its current one, so many requests
-    /// refused at once renew it once.
-    pub sent: Option<HeaderValue>,
+    /// The server's `DPoP-Nonce` header, if it sent one (RFC 9449 §9: the nonce the next proof
+    /// must carry).
+    pub dpop_nonce: Option<String>,
+    /// The credentials the refused request carried (none: it carried none). They tell an
+    /// authorizer whether the refused token is still its current one, so many requests refused
+    /// at once renew it once, and which nonce the refused proof carried.
+    pub sent: Option<RequestCredentials>,
 }
 
-/// Supplies each request's `Authorization` and finds better credentials when a server refuses
-/// them: the hook through which OAuth (the [`oauth`](crate::oauth) module, feature `oauth`)
-/// or an embedder's own scheme reaches both HTTP transports.
+/// Supplies each request's credentials and finds better ones when a server refuses them: the
+/// hook through which OAuth (the [`oauth`](crate::oauth) module, feature `oauth`) or an
+/// embedder's own scheme reaches both HTTP transports.
 ///
-/// A configured `Authorization` header and an authorizer do not mix: a request the authorizer
-/// gives a value to carries that value instead of the configured header.
+/// Every request the transports send (the Streamable HTTP POSTs, GET stream and closing DELETE;
+/// the legacy transport's GET stream and POSTs) asks [`credentials`](Self::credentials) first,
+/// with its method and URL, so an authorizer that binds its tokens to a key can sign a fresh
+/// proof for each one. A configured `Authorization` header and an authorizer do not mix: a
+/// request the authorizer gives credentials to carries them instead of the configured header.
 #[async_trait::async_trait]
 pub trait Authorizer: Send + Sync {
-    /// The `Authorization` value for the next request, if there is one (a token that is about
-    /// to expire may be renewed first).
-    async fn authorization(&self) -> Result<Option<HeaderValue>, TransportError>;
+    /// The credentials for `request`, if there are some (a token that is about to expire may
+    /// be renewed first).
+    async fn credentials(
+        &self,
+        request: RequestTarget<'_>,
+    ) -> Result<Option<RequestCredentials>, TransportError>;
 
-    /// The server refused a request's credentials. True when there are new ones and the request
-    /// should be sent again; false when the refusal stands (the request then fails with
-    /// [`TransportError::Unauthorized`]); an error when finding credentials failed.
+    /// The server refused a request's credentials. True when there are new ones (or a new
+    /// nonce for the proof) and the request should be sent again; false when the refusal
+    /// stands (the request then fails with [`TransportError::Unauthorized`]); an error when
+    /// finding credentials failed.
     async fn refused(&self, refusal: &Refusal) -> Result<bool, TransportError>;
 }
 
-/// Sends the request `build` makes with the authorizer's `Authorization` (if any); when the
-/// server answers 401 or 403 and the authorizer finds new credentials, sends it again, at most
+/// The header that carries a DPoP proof (RFC 9449 §4.1).
+const DPOP: &str = "dpop";
+
+/// The header that carries a server's DPoP nonce (RFC 9449 §8, §9).
+const DPOP_NONCE: &str = "dpop-nonce";
+
+/// Sends the request `build` makes with the authorizer's credentials (if any); when the
+/// server answers 401 or 403 and the authorizer finds new credentials, builds and sends it
+/// again (with credentials asked for anew: a proof is never sent twice), at most
 /// [`MAX_AUTHORIZATION_RETRIES`] times. The last response is returned whatever its status,
 /// with what `build` said of the request that got it.
 async fn send_authorized<T>(
@@ -338,17 +413,30 @@ async fn send_authorized<T>(
 ) -> Result<(reqwest::Response, T), TransportError> {
     let mut retries = 0;
     loop {
-        let authorization = match authorizer {
-            Some(authorizer) => authorizer.authorization().await?,
+        let (builder, built) = build();
+        let (client, request) = builder.build_split();
+        let mut request = request.map_err(|error| request_failed(action(), error))?;
+        let credentials = match authorizer {
+            Some(authorizer) => {
+                authorizer
+                    .credentials(RequestTarget::new(request.method(), request.url()))
+                    .await?
+            }
             None => None,
         };
-        let (mut request, built) = build();
-        if let Some(value) = &authorization {
-            add_header_secret(secrets, value);
-            request = request.header(reqwest::header::AUTHORIZATION, value.clone());
+        if let Some(credentials) = &credentials {
+            add_header_secret(secrets, &credentials.authorization);
+            let headers = request.headers_mut();
+            headers.insert(
+                reqwest::header::AUTHORIZATION,
+                credentials.authorization.clone(),
+            );
+            if let Some(proof) = &credentials.dpop {
+                headers.insert(DPOP, proof.clone());
+            }
         }
-        let response = request
-            .send()
+        let response = client
+            .execute(request)
             .await
             .map_err(|error| request_failed(action(), error))?;
         let status = response.status().as_u16();
@@ -361,7 +449,12 @@ async fn send_authorized<T>(
         let refusal = Refusal {
             status,
             www_authenticate: www_authenticate(&response),
-            sent: authorization,
+            dpop_nonce: response
+                .headers()
+                .get(DPOP_NONCE)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned),
+            sent: credentials,
         };
         // Read the refusal's body so the connection can carry the retry.
         drop(read_excerpt(response, secrets).await);

@@ -18,7 +18,27 @@
 //! - **client credentials** (a secret, or a `private_key_jwt` assertion signed with ES256) for
 //!   agents that run unattended;
 //! - **identity assertion** (enterprise-managed authorization, SEP-990): an ID token exchanged at
-//!   the identity provider, then at the authorization server.
+//!   the identity provider for an identity assertion grant (`id-jag`), which the client then
+//!   presents to the authorization server as a JWT bearer grant with its own credentials;
+//! - **workload identity** (SEP-1933): a JWT the workload's platform issued (a Kubernetes
+//!   projected service account token, say) presented as a JWT bearer grant (RFC 7523); an
+//!   assertion refused once is never sent again and no other grant is tried.
+//!
+//! Keys, assertions and ID tokens may be given as values or as files ([`SecretSource`]), read
+//! again for every token request so a credential the platform rotates is always the current
+//! one.
+//!
+//! **DPoP** (RFC 9449, SEP-1932) binds tokens to a key of this client's: the token request
+//! carries a proof signed with it, and every request to the server `Authorization: DPoP …` and
+//! a fresh proof (the request's method and URL, the token's hash, the server's nonce when it
+//! asked for one). A stolen token is then useless without the key. It is used when the MCP
+//! server asks for it ([`Dpop::Auto`], the default: its challenge offers the `DPoP` scheme or
+//! its resource metadata lists DPoP algorithms), never ([`Dpop::Off`]) or always
+//! ([`Dpop::Required`]); not merely because the authorization server advertises
+//! `dpop_signing_alg_values_supported`, since it advertises that for every resource it serves,
+//! and a resource server that takes bearer tokens only would refuse a bound one. Nonces
+//! (`use_dpop_nonce`, from the token endpoint or the server) are kept and the request is made
+//! again once with a new proof carrying them.
 //!
 //! Tokens are refreshed before they expire and when a 401 says they did, once for however many
 //! requests were refused together; a 403 `insufficient_scope` asks for the scopes it names on
@@ -68,10 +88,12 @@ mod authorizer;
 mod challenge;
 mod crypto;
 mod discovery;
+mod dpop;
 mod error;
 mod handler;
 mod store;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -86,7 +108,7 @@ pub use handler::{
 };
 pub use store::{
     CredentialStore, Credentials, FileCredentialStore, MemoryCredentialStore, RegisteredClient,
-    TokenAuthMethod, Tokens,
+    TokenAuthMethod, TokenType, Tokens,
 };
 
 /// How long one request to an authorization server may take.
@@ -158,6 +180,65 @@ impl PreRegisteredClient {
     }
 }
 
+/// The most a credential file ([`SecretSource::File`]) may hold: keys, ID tokens and
+/// workload assertions are a few kilobytes.
+pub const MAX_CREDENTIAL_FILE_BYTES: u64 = 64 * 1024;
+
+/// Where a credential the client sends (a key, an assertion, an ID token) comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SecretSource {
+    /// Given as it is.
+    Value(Secret),
+    /// A file, read again for every token request that needs it, so a credential the platform
+    /// rotates (a Kubernetes projected service account token, an ID token a login agent keeps
+    /// fresh) is always the current one. At most [`MAX_CREDENTIAL_FILE_BYTES`], surrounding
+    /// whitespace trimmed, never empty; errors name the file, never what it holds.
+    File(PathBuf),
+}
+
+impl From<Secret> for SecretSource {
+    fn from(secret: Secret) -> Self {
+        Self::Value(secret)
+    }
+}
+
+impl SecretSource {
+    /// The credential now; `what` names it in errors (`workload identity assertion`).
+    pub(crate) async fn read(&self, what: &str) -> Result<Secret, OAuthError> {
+        let path = match self {
+            Self::Value(secret) => return Ok(secret.clone()),
+            Self::File(path) => path,
+        };
+        let failed = |problem: String| OAuthError::CredentialFile {
+            what: what.to_owned(),
+            path: path.clone(),
+            problem,
+        };
+        let file = tokio::fs::File::open(path)
+            .await
+            .map_err(|error| failed(error.to_string()))?;
+        let mut bytes = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(
+            &mut tokio::io::AsyncReadExt::take(file, MAX_CREDENTIAL_FILE_BYTES + 1),
+            &mut bytes,
+        )
+        .await
+        .map_err(|error| failed(error.to_string()))?;
+        if bytes.len() as u64 > MAX_CREDENTIAL_FILE_BYTES {
+            return Err(failed(format!(
+                "it is larger than {MAX_CREDENTIAL_FILE_BYTES} bytes"
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| failed("it is not UTF-8 text".into()))?;
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(failed("it is empty".into()));
+        }
+        Ok(Secret::new(text))
+    }
+}
+
 /// How a client that acts for itself proves who it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -166,8 +247,8 @@ pub enum ClientCredential {
     Secret(Secret),
     /// A `private_key_jwt` assertion signed with this P-256 key (PKCS #8 PEM), ES256.
     PrivateKeyJwt {
-        /// The PEM text.
-        private_key_pem: Secret,
+        /// The PEM text, or the file holding it (read for every token request).
+        private_key_pem: SecretSource,
     },
 }
 
@@ -184,8 +265,9 @@ pub struct IdentityAssertion {
     pub idp_token_endpoint: Url,
     /// The client ID at the identity provider.
     pub idp_client_id: String,
-    /// The user's ID token from the identity provider.
-    pub id_token: Secret,
+    /// The user's ID token from the identity provider, or the file holding it (read for every
+    /// exchange: ID tokens are short-lived and a login agent keeps the file fresh).
+    pub id_token: SecretSource,
 }
 
 impl IdentityAssertion {
@@ -196,15 +278,44 @@ impl IdentityAssertion {
         client_secret: Secret,
         idp_token_endpoint: Url,
         idp_client_id: impl Into<String>,
-        id_token: Secret,
+        id_token: impl Into<SecretSource>,
     ) -> Self {
         Self {
             client_id: client_id.into(),
             client_secret,
             idp_token_endpoint,
             idp_client_id: idp_client_id.into(),
-            id_token,
+            id_token: id_token.into(),
         }
+    }
+}
+
+/// Workload identity federation (SEP-1933): a workload proves who it is with a JWT its
+/// platform issued (a Kubernetes service account token, a cloud's identity token), sent as a
+/// JWT bearer grant (RFC 7523 §2.1), with no user and no client secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorkloadIdentity {
+    /// The client ID to send with the grant, if the authorization server wants one.
+    pub client_id: Option<String>,
+    /// The JWT, or the file holding it (read for every token request).
+    pub assertion: SecretSource,
+}
+
+impl WorkloadIdentity {
+    /// The grant with this assertion, and no client ID.
+    pub fn new(assertion: impl Into<SecretSource>) -> Self {
+        Self {
+            client_id: None,
+            assertion: assertion.into(),
+        }
+    }
+
+    /// Sends `client_id` with the grant.
+    #[must_use]
+    pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
     }
 }
 
@@ -228,6 +339,35 @@ pub enum Grant {
     },
     /// An identity provider's assertion is exchanged for a token (SEP-990).
     IdentityAssertion(IdentityAssertion),
+    /// The workload's platform-issued JWT is the grant (RFC 7523 JWT bearer, SEP-1933). An
+    /// assertion the authorization server refuses is never sent again, and no other grant is
+    /// tried instead ([`OAuthError::AssertionRefused`] until the source gives a new one).
+    WorkloadIdentity(WorkloadIdentity),
+}
+
+/// When tokens are bound to this client's key with DPoP (RFC 9449, SEP-1932).
+///
+/// The default, [`Auto`](Self::Auto), follows the resource server, not the authorization
+/// server: an authorization server that advertises `dpop_signing_alg_values_supported`
+/// usually does so for every resource it serves, and a resource server that takes only bearer
+/// tokens refuses a DPoP-bound one. The server that has to accept the token says whether it
+/// can.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Dpop {
+    /// When the MCP server asks for it: its challenge offers the `DPoP` scheme, or its
+    /// protected resource metadata lists `dpop_signing_alg_values_supported` or sets
+    /// `dpop_bound_access_tokens_required`; and the authorization server does not list only
+    /// algorithms other than ES256. A token the authorization server issues unbound is then
+    /// used as a bearer token.
+    #[default]
+    Auto,
+    /// Always: every token request carries a proof, and an authorization server that lists
+    /// algorithms without ES256, or issues the token unbound, is refused
+    /// ([`OAuthError::DpopUnsupported`]).
+    Required,
+    /// Never: bearer tokens only.
+    Off,
 }
 
 /// Settings of an [`OAuthAuthorizer`].
@@ -251,6 +391,8 @@ pub struct OAuthOptions {
     /// How long one request to an authorization server may take; default
     /// [`DEFAULT_REQUEST_TIMEOUT`].
     pub request_timeout: Duration,
+    /// When tokens are DPoP-bound; default [`Dpop::Auto`].
+    pub dpop: Dpop,
 }
 
 impl std::fmt::Debug for OAuthOptions {
@@ -261,6 +403,7 @@ impl std::fmt::Debug for OAuthOptions {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("interactive", &self.handler.is_some())
             .field("request_timeout", &self.request_timeout)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -276,6 +419,7 @@ impl OAuthOptions {
             handler: None,
             store,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            dpop: Dpop::Auto,
         }
     }
 
@@ -311,6 +455,13 @@ impl OAuthOptions {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// When tokens are DPoP-bound.
+    #[must_use]
+    pub fn dpop(mut self, dpop: Dpop) -> Self {
+        self.dpop = dpop;
         self
     }
 }

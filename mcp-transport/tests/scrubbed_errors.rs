@@ -14,7 +14,9 @@ mod common;
 use std::time::Duration;
 
 use common::{Captured, guard};
-use mcp_transport::http::{Authorizer, HttpServerParams, Refusal, RemoteTransport};
+use mcp_transport::http::{
+    Authorizer, HttpServerParams, Refusal, RemoteTransport, RequestCredentials, RequestTarget,
+};
 use mcp_transport::{ClientOptions, Error, McpClient, StdioServerParams, TransportError};
 use reqwest::header::HeaderValue;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -241,10 +243,13 @@ struct FixedToken;
 
 #[async_trait::async_trait]
 impl Authorizer for FixedToken {
-    async fn authorization(&self) -> Result<Option<HeaderValue>, TransportError> {
-        Ok(Some(HeaderValue::from_static(
+    async fn credentials(
+        &self,
+        _request: RequestTarget<'_>,
+    ) -> Result<Option<RequestCredentials>, TransportError> {
+        Ok(Some(RequestCredentials::new(HeaderValue::from_static(
             "Bearer oauth-token-secret-7",
-        )))
+        ))))
     }
 
     async fn refused(&self, _refusal: &Refusal) -> Result<bool, TransportError> {

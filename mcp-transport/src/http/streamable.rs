@@ -56,8 +56,8 @@ use tokio_util::sync::CancellationToken;
 use super::headers::{self, PROTOCOL_VERSION, ToolHeaders};
 use super::{
     Authorizer, BodyKind, DEFAULT_RETRY, HttpServerParams, Inbox, MAX_STREAM_RESUMPTIONS, Outgoing,
-    Postbox, Url, add_header_secret, answers, display_url, error_response, excerpt, mailbox,
-    read_body, read_messages, send_authorized, unauthorized,
+    Postbox, RequestTarget, Url, add_header_secret, answers, display_url, error_response, excerpt,
+    mailbox, read_body, read_messages, send_authorized, unauthorized,
 };
 use crate::secrets::Secrets;
 use crate::sse::SseDecoder;
@@ -959,17 +959,23 @@ impl Shared {
         if generation.is_none() {
             return;
         }
-        let authorization = match &self.authorizer {
-            Some(authorizer) => tokio::time::timeout(DELETE_TIMEOUT, authorizer.authorization())
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .flatten(),
+        let credentials = match &self.authorizer {
+            Some(authorizer) => {
+                let target = RequestTarget::new(&Method::DELETE, &self.url);
+                tokio::time::timeout(DELETE_TIMEOUT, authorizer.credentials(target))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .flatten()
+            }
             None => None,
         };
-        if let Some(value) = authorization {
-            add_header_secret(&self.secrets, &value);
-            builder = builder.header(reqwest::header::AUTHORIZATION, value);
+        if let Some(credentials) = credentials {
+            add_header_secret(&self.secrets, &credentials.authorization);
+            builder = builder.header(reqwest::header::AUTHORIZATION, credentials.authorization);
+            if let Some(proof) = credentials.dpop {
+                builder = builder.header(super::DPOP, proof);
+            }
         }
         match builder.timeout(DELETE_TIMEOUT).send().await {
             Ok(response) => {

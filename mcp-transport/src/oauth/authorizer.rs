@@ -1,5 +1,6 @@
 //! [`OAuthAuthorizer`]: the flow itself, behind the HTTP transports' [`Authorizer`] hook.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
@@ -7,16 +8,17 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use serde::Deserialize;
 
 use super::challenge::Challenge;
-use super::crypto::{Pkce, basic_credentials, client_assertion, random_token};
+use super::crypto::{Pkce, basic_credentials, client_assertion, random_token, sha256_base64url};
 use super::discovery::{Discovery, canonical_resource, discover};
+use super::dpop::{self, DpopKey};
 use super::error::quoted;
-use super::store::{Credentials, RegisteredClient, TokenAuthMethod, Tokens};
+use super::store::{Credentials, RegisteredClient, TokenAuthMethod, TokenType, Tokens};
 use super::{
-    ClientCredential, Grant, IdentityAssertion, OAuthError, OAuthOptions, PreRegisteredClient,
-    Secret, Url, read_answer,
+    ClientCredential, Dpop, Grant, IdentityAssertion, OAuthError, OAuthOptions,
+    PreRegisteredClient, Secret, SecretSource, Url, WorkloadIdentity, read_answer,
 };
 use crate::http::display_url;
-use crate::http::{Authorizer, Refusal};
+use crate::http::{Authorizer, Refusal, RequestCredentials, RequestTarget};
 use crate::secrets::Secrets;
 use crate::transport::TransportError;
 
@@ -28,6 +30,9 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 const JWT_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// What [`SecretSource`] errors call a workload's JWT.
+const WORKLOAD_ASSERTION: &str = "workload identity assertion";
 
 /// The form fields of a token request that carry credentials: an authorization server's error
 /// answer never shows them back.
@@ -51,8 +56,18 @@ const SECRET_FIELDS: &[&str] = &[
 ///   [`AuthorizationHandler`](super::AuthorizationHandler) (or [`OAuthError::LoginRequired`]
 ///   when there is none), client credentials, or an identity assertion;
 /// - a 403 with `insufficient_scope`: authorizes again asking for the scopes it already had and
-///   the ones the challenge names (step-up); a request is retried at most
-///   [`MAX_AUTHORIZATION_RETRIES`](crate::http::MAX_AUTHORIZATION_RETRIES) times.
+///   the ones the challenge names (step-up);
+/// - a 401 whose `DPoP` challenge says `use_dpop_nonce`: keeps the server's nonce and sends the
+///   request again with a new proof carrying it (once per nonce: the same nonce refused again
+///   stands). A token endpoint's `use_dpop_nonce` is answered the same way, once.
+///
+/// A request is retried at most
+/// [`MAX_AUTHORIZATION_RETRIES`](crate::http::MAX_AUTHORIZATION_RETRIES) times.
+///
+/// With DPoP ([`Dpop`]) every token request carries a proof signed by the authorizer's own
+/// ES256 key, and every request to the server `Authorization: DPoP <token>` with a fresh proof
+/// (its method, its URL without query, the token's hash and the server's latest nonce). The
+/// key is kept with the credentials, so bound tokens outlive a restart.
 ///
 /// Credentials are loaded from and saved to the [`CredentialStore`](super::CredentialStore)
 /// under the server's canonical URL.
@@ -62,6 +77,9 @@ pub struct OAuthAuthorizer {
     options: OAuthOptions,
     http: reqwest::Client,
     state: tokio::sync::Mutex<State>,
+    /// The servers' latest DPoP nonces: read while a proof is made, without the state's lock
+    /// held across a request.
+    nonces: Mutex<Nonces>,
     /// Every credential sent to an authorization server, scrubbed from what its errors say.
     secrets: Secrets,
 }
@@ -71,6 +89,30 @@ struct State {
     loaded: bool,
     credentials: Credentials,
     discovery: Option<Discovery>,
+    /// The DPoP key of `credentials.dpop_key`, parsed.
+    dpop_key: Option<Arc<DpopKey>>,
+    /// A challenge of the server offered the `DPoP` scheme: it takes bound tokens.
+    resource_wants_dpop: bool,
+    /// The hash of the last workload assertion the authorization server refused: it is never
+    /// sent again.
+    refused_assertion: Option<String>,
+}
+
+/// The last nonce each server gave for DPoP proofs (RFC 9449 §8, §9).
+#[derive(Default)]
+struct Nonces {
+    authorization_server: Option<String>,
+    resource_server: Option<String>,
+}
+
+/// What one token request came back with.
+enum TokenAnswer {
+    Tokens(Tokens),
+    /// `use_dpop_nonce` with a nonce: the request is to be made again with it.
+    NewNonce {
+        nonce: String,
+        refusal: OAuthError,
+    },
 }
 
 impl std::fmt::Debug for OAuthAuthorizer {
@@ -90,7 +132,8 @@ pub fn credential_key(server: &Url) -> String {
     canonical_resource(server)
 }
 
-fn now() -> u64 {
+/// Seconds since the Unix epoch.
+pub(crate) fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|elapsed| elapsed.as_secs())
@@ -111,6 +154,7 @@ impl OAuthAuthorizer {
             options,
             http,
             state: tokio::sync::Mutex::new(State::default()),
+            nonces: Mutex::new(Nonces::default()),
             secrets: Secrets::new(),
         })
     }
@@ -128,28 +172,121 @@ impl OAuthAuthorizer {
                 .load(&self.key)
                 .await?
                 .unwrap_or_default();
+            state.dpop_key = match &state.credentials.dpop_key {
+                Some(stored) => match DpopKey::from_stored(stored) {
+                    Ok(key) => Some(Arc::new(key)),
+                    Err(error) => {
+                        tracing::info!(server = %self.key, %error, "the stored DPoP key cannot be used; a new one is made when needed");
+                        state.credentials.dpop_key = None;
+                        None
+                    }
+                },
+                None => None,
+            };
+            let unusable = state.credentials.tokens.as_ref().is_some_and(|tokens| {
+                tokens.token_type == TokenType::Dpop && state.dpop_key.is_none()
+            });
+            if unusable {
+                // Bound to a key that is gone: nothing can prove possession of them.
+                state.credentials.tokens = None;
+            }
             state.loaded = true;
         }
         Ok(())
+    }
+
+    fn nonces(&self) -> std::sync::MutexGuard<'_, Nonces> {
+        self.nonces.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The DPoP key, made (and kept with the credentials) when there is none yet.
+    fn dpop_key(state: &mut State) -> Result<Arc<DpopKey>, OAuthError> {
+        if let Some(key) = &state.dpop_key {
+            return Ok(Arc::clone(key));
+        }
+        let key = Arc::new(DpopKey::generate()?);
+        state.credentials.dpop_key = Some(key.stored().clone());
+        state.dpop_key = Some(Arc::clone(&key));
+        Ok(key)
+    }
+
+    /// Whether new tokens are asked for bound to the DPoP key (see [`Dpop`]).
+    fn use_dpop(
+        &self,
+        state: &State,
+        challenge: &Challenge,
+        discovery: &Discovery,
+    ) -> Result<bool, OAuthError> {
+        let es256 = discovery
+            .dpop_algorithms
+            .as_ref()
+            .is_none_or(|algorithms| algorithms.iter().any(|alg| alg == dpop::ALGORITHM));
+        match self.options.dpop {
+            Dpop::Off => Ok(false),
+            Dpop::Required if es256 => Ok(true),
+            Dpop::Required => Err(OAuthError::DpopUnsupported {
+                issuer: quoted(&discovery.issuer),
+                problem: "its metadata lists other proof algorithms only".to_owned(),
+            }),
+            Dpop::Auto => {
+                let asked =
+                    state.resource_wants_dpop || challenge.dpop || discovery.resource_wants_dpop;
+                if asked && !es256 {
+                    tracing::debug!(server = %self.key, "the server asks for DPoP but its authorization server takes no ES256 proofs; using bearer tokens");
+                }
+                Ok(asked && es256)
+            }
+        }
     }
 
     async fn save(&self, state: &State) -> Result<(), OAuthError> {
         self.options.store.save(&self.key, &state.credentials).await
     }
 
-    fn bearer(state: &State) -> Result<Option<HeaderValue>, OAuthError> {
+    /// The `Authorization` value of the current token (`Bearer …` or `DPoP …`).
+    fn authorization_value(state: &State) -> Result<Option<HeaderValue>, OAuthError> {
         let Some(tokens) = &state.credentials.tokens else {
             return Ok(None);
         };
-        let mut value = HeaderValue::from_str(&format!("Bearer {}", tokens.access_token.expose()))
-            .map_err(|_| {
-                OAuthError::invalid(
-                    "using the access token",
-                    "it holds characters a header cannot carry",
-                )
-            })?;
-        value.set_sensitive(true);
-        Ok(Some(value))
+        let value = format!(
+            "{} {}",
+            tokens.token_type.scheme(),
+            tokens.access_token.expose()
+        );
+        Ok(Some(sensitive(&value, "using the access token")?))
+    }
+
+    /// The credentials of a request to the server: the token and, for a DPoP-bound one, a new
+    /// proof for this request carrying the server's latest nonce.
+    fn request_credentials(
+        &self,
+        state: &State,
+        request: RequestTarget<'_>,
+    ) -> Result<Option<RequestCredentials>, OAuthError> {
+        let (Some(tokens), Some(authorization)) =
+            (&state.credentials.tokens, Self::authorization_value(state)?)
+        else {
+            return Ok(None);
+        };
+        let credentials = RequestCredentials::new(authorization);
+        if tokens.token_type != TokenType::Dpop {
+            return Ok(Some(credentials));
+        }
+        let Some(key) = &state.dpop_key else {
+            return Err(OAuthError::Key(
+                "the token is bound to a DPoP key this client no longer has".to_owned(),
+            ));
+        };
+        let nonce = self.nonces().resource_server.clone();
+        let proof = key.proof(
+            request.method.as_str(),
+            request.url,
+            Some(tokens.access_token.expose()),
+            nonce.as_deref(),
+        )?;
+        Ok(Some(
+            credentials.dpop(sensitive(&proof, "making a DPoP proof")?),
+        ))
     }
 
     /// The discovery made earlier in this process, or a new one from `challenge` (the
@@ -191,7 +328,20 @@ impl OAuthAuthorizer {
             ("grant_type", "refresh_token"),
             ("refresh_token", refresh_token.expose()),
         ];
-        let mut tokens = self.token_request(&discovery, &client, &form).await?;
+        // A bound token's refresh token is bound too (RFC 9449 §5): the same key proves it.
+        let bound = state
+            .credentials
+            .tokens
+            .as_ref()
+            .is_some_and(|tokens| tokens.token_type == TokenType::Dpop);
+        let key = if bound {
+            Some(Self::dpop_key(state)?)
+        } else {
+            None
+        };
+        let mut tokens = self
+            .token_request(&discovery, &client, &form, key.as_deref())
+            .await?;
         let previous = state.credentials.tokens.take();
         if tokens.refresh_token.is_none() {
             tokens.refresh_token = Some(refresh_token);
@@ -248,10 +398,16 @@ impl OAuthAuthorizer {
         }
         let discovery = discover(&self.http, &self.server, challenge).await?;
         state.discovery = Some(discovery.clone());
+        let key = if self.use_dpop(state, challenge, &discovery)? {
+            Some(Self::dpop_key(state)?)
+        } else {
+            None
+        };
+        let key = key.as_deref();
         let tokens = match &self.options.grant {
             Grant::AuthorizationCode { client } => {
                 let scope = choose_scope(challenge, &discovery, previous_scope, true);
-                self.authorization_code(state, &discovery, client.as_ref(), scope)
+                self.authorization_code(state, &discovery, client.as_ref(), scope, key)
                     .await?
             }
             Grant::ClientCredentials {
@@ -259,15 +415,26 @@ impl OAuthAuthorizer {
                 credential,
             } => {
                 let scope = choose_scope(challenge, &discovery, previous_scope, false);
-                self.client_credentials(&discovery, client_id, credential, scope)
+                self.client_credentials(&discovery, client_id, credential, scope, key)
                     .await?
             }
             Grant::IdentityAssertion(assertion) => {
                 let scope = choose_scope(challenge, &discovery, previous_scope, false);
-                self.identity_assertion(&discovery, assertion, scope)
+                self.identity_assertion(&discovery, assertion, scope, key)
+                    .await?
+            }
+            Grant::WorkloadIdentity(identity) => {
+                let scope = choose_scope(challenge, &discovery, previous_scope, false);
+                self.workload_identity(state, &discovery, identity, scope, key)
                     .await?
             }
         };
+        if self.options.dpop == Dpop::Required && tokens.token_type != TokenType::Dpop {
+            return Err(OAuthError::DpopUnsupported {
+                issuer: quoted(&discovery.issuer),
+                problem: "it issued a bearer token".to_owned(),
+            });
+        }
         state.credentials.issuer = Some(discovery.issuer.clone());
         state.credentials.tokens = Some(tokens);
         self.save(state).await
@@ -279,6 +446,7 @@ impl OAuthAuthorizer {
         discovery: &Discovery,
         preregistered: Option<&PreRegisteredClient>,
         scope: Option<String>,
+        dpop: Option<&DpopKey>,
     ) -> Result<Tokens, OAuthError> {
         let Some(handler) = &self.options.handler else {
             return Err(self.login_required());
@@ -305,6 +473,10 @@ impl OAuthAuthorizer {
             if let Some(scope) = &scope {
                 query.append_pair("scope", scope);
             }
+            if let Some(key) = dpop {
+                // Binds the code to the key (RFC 9449 §10): a stolen code is useless elsewhere.
+                query.append_pair("dpop_jkt", &key.thumbprint());
+            }
         }
         tracing::info!(server = %self.key, authorization_server = %display_url(&discovery.authorization_endpoint), "asking the user to log in");
         let arrived = pending.complete(&url).await?;
@@ -316,7 +488,12 @@ impl OAuthAuthorizer {
             ("code_verifier", pkce.verifier.as_str()),
         ];
         let mut tokens = self
-            .token_request(discovery, &TokenClient::Registered(client.clone()), &form)
+            .token_request(
+                discovery,
+                &TokenClient::Registered(client.clone()),
+                &form,
+                dpop,
+            )
             .await?;
         if tokens.scope.is_none() {
             tokens.scope = scope;
@@ -422,13 +599,14 @@ impl OAuthAuthorizer {
         client_id: &str,
         credential: &ClientCredential,
         scope: Option<String>,
+        dpop: Option<&DpopKey>,
     ) -> Result<Tokens, OAuthError> {
         let client = credentials_client(client_id, credential, discovery);
         let mut form = vec![("grant_type", "client_credentials")];
         if let Some(scope) = &scope {
             form.push(("scope", scope));
         }
-        self.token_request(discovery, &client, &form).await
+        self.token_request(discovery, &client, &form, dpop).await
     }
 
     /// Enterprise-managed authorization (SEP-990): the identity provider exchanges the user's
@@ -439,13 +617,15 @@ impl OAuthAuthorizer {
         discovery: &Discovery,
         assertion: &IdentityAssertion,
         scope: Option<String>,
+        dpop: Option<&DpopKey>,
     ) -> Result<Tokens, OAuthError> {
+        let id_token = assertion.id_token.read("ID token").await?;
         let form = [
             ("grant_type", TOKEN_EXCHANGE),
             ("requested_token_type", ID_JAG),
             ("audience", discovery.issuer.as_str()),
             ("resource", discovery.resource.as_str()),
-            ("subject_token", assertion.id_token.expose()),
+            ("subject_token", id_token.expose()),
             ("subject_token_type", ID_TOKEN),
             ("client_id", assertion.idp_client_id.as_str()),
         ];
@@ -464,7 +644,48 @@ impl OAuthAuthorizer {
         if let Some(scope) = &scope {
             form.push(("scope", scope));
         }
-        self.token_request(discovery, &client, &form).await
+        self.token_request(discovery, &client, &form, dpop).await
+    }
+
+    /// Workload identity federation (SEP-1933): the workload's JWT, read now from its source,
+    /// is the grant (RFC 7523 §2.1). One the authorization server refused is never sent again,
+    /// and no other grant is tried.
+    async fn workload_identity(
+        &self,
+        state: &mut State,
+        discovery: &Discovery,
+        identity: &WorkloadIdentity,
+        scope: Option<String>,
+        dpop: Option<&DpopKey>,
+    ) -> Result<Tokens, OAuthError> {
+        let assertion = identity.assertion.read(WORKLOAD_ASSERTION).await?;
+        let digest = sha256_base64url(assertion.expose());
+        if state.refused_assertion.as_deref() == Some(digest.as_str()) {
+            return Err(OAuthError::AssertionRefused {
+                what: WORKLOAD_ASSERTION.to_owned(),
+            });
+        }
+        let client = match &identity.client_id {
+            Some(client_id) => TokenClient::Registered(RegisteredClient {
+                client_id: client_id.clone(),
+                client_secret: None,
+                auth_method: TokenAuthMethod::None,
+                redirect_uris: Vec::new(),
+            }),
+            None => TokenClient::Anonymous,
+        };
+        let mut form = vec![
+            ("grant_type", JWT_BEARER),
+            ("assertion", assertion.expose()),
+        ];
+        if let Some(scope) = &scope {
+            form.push(("scope", scope));
+        }
+        let answer = self.token_request(discovery, &client, &form, dpop).await;
+        if let Err(OAuthError::Rejected { .. }) = &answer {
+            state.refused_assertion = Some(digest);
+        }
+        answer
     }
 
     /// The client identity refresh requests to this authorization server authenticate with;
@@ -485,6 +706,16 @@ impl OAuthAuthorizer {
             Grant::IdentityAssertion(assertion) => Ok(TokenClient::Registered(assertion_client(
                 assertion, discovery,
             ))),
+            Grant::WorkloadIdentity(WorkloadIdentity {
+                client_id: Some(client_id),
+                ..
+            }) => Ok(TokenClient::Registered(RegisteredClient {
+                client_id: client_id.clone(),
+                client_secret: None,
+                auth_method: TokenAuthMethod::None,
+                redirect_uris: Vec::new(),
+            })),
+            Grant::WorkloadIdentity(_) => Ok(TokenClient::Anonymous),
             Grant::AuthorizationCode { client: None } => state
                 .credentials
                 .client_at(&discovery.issuer)
@@ -494,14 +725,64 @@ impl OAuthAuthorizer {
         }
     }
 
-    /// A token request with the client's authentication and the `resource` parameter.
+    /// A token request with the client's authentication and the `resource` parameter; with
+    /// `dpop`, a proof (with the authorization server's latest nonce), and when the answer is
+    /// `use_dpop_nonce` with a new nonce, once more with a new proof (and a new client
+    /// assertion: neither is ever sent twice).
     async fn token_request(
         &self,
         discovery: &Discovery,
         client: &TokenClient,
         form: &[(&str, &str)],
+        dpop: Option<&DpopKey>,
     ) -> Result<Tokens, OAuthError> {
-        let mut fields: Vec<(&str, String)> = form
+        let action = format!(
+            "token request to {}",
+            display_url(&discovery.token_endpoint)
+        );
+        let mut nonce = self.nonces().authorization_server.clone();
+        let mut retried = false;
+        loop {
+            let (fields, basic) = self.token_fields(discovery, client, form).await?;
+            let borrowed: Vec<(&str, &str)> = fields
+                .iter()
+                .map(|(name, value)| (*name, value.as_str()))
+                .collect();
+            let proof = match dpop {
+                Some(key) => {
+                    Some(key.proof("POST", &discovery.token_endpoint, None, nonce.as_deref())?)
+                }
+                None => None,
+            };
+            let answer = self
+                .post_form_once(&discovery.token_endpoint, &borrowed, basic, &action, proof)
+                .await?;
+            match answer {
+                TokenAnswer::Tokens(tokens) => return Ok(tokens),
+                TokenAnswer::NewNonce {
+                    nonce: given,
+                    refusal,
+                } => {
+                    if retried || nonce.as_deref() == Some(given.as_str()) {
+                        return Err(refusal);
+                    }
+                    tracing::debug!(server = %self.key, "the authorization server asks for a DPoP nonce; asking again with it");
+                    nonce = Some(given);
+                    retried = true;
+                }
+            }
+        }
+    }
+
+    /// The form of a token request (the grant's fields, `resource`, the client's
+    /// authentication in the form) and its `Authorization: Basic` value, if any.
+    async fn token_fields<'a>(
+        &self,
+        discovery: &Discovery,
+        client: &TokenClient,
+        form: &[(&'a str, &str)],
+    ) -> Result<(Vec<(&'a str, String)>, Option<String>), OAuthError> {
+        let mut fields: Vec<(&'a str, String)> = form
             .iter()
             .map(|(name, value)| (*name, (*value).to_owned()))
             .collect();
@@ -529,24 +810,18 @@ impl OAuthAuthorizer {
                 client_id,
                 private_key_pem,
             } => {
-                let assertion =
-                    client_assertion(private_key_pem.expose(), client_id, &discovery.issuer)?;
+                let pem = private_key_pem.read("private key").await?;
+                let assertion = client_assertion(pem.expose(), client_id, &discovery.issuer)?;
                 fields.push(("client_assertion_type", JWT_ASSERTION.to_owned()));
                 fields.push(("client_assertion", assertion));
             }
+            TokenClient::Anonymous => {}
         }
-        let borrowed: Vec<(&str, &str)> = fields
-            .iter()
-            .map(|(name, value)| (*name, value.as_str()))
-            .collect();
-        let action = format!(
-            "token request to {}",
-            display_url(&discovery.token_endpoint)
-        );
-        self.post_form(&discovery.token_endpoint, &borrowed, basic, &action)
-            .await
+        Ok((fields, basic))
     }
 
+    /// A form POST whose answer is a token (a token endpoint, an identity provider's token
+    /// exchange), without DPoP.
     async fn post_form(
         &self,
         endpoint: &Url,
@@ -554,9 +829,31 @@ impl OAuthAuthorizer {
         basic: Option<String>,
         action: &str,
     ) -> Result<Tokens, OAuthError> {
+        match self
+            .post_form_once(endpoint, form, basic, action, None)
+            .await?
+        {
+            TokenAnswer::Tokens(tokens) => Ok(tokens),
+            TokenAnswer::NewNonce { refusal, .. } => Err(refusal),
+        }
+    }
+
+    /// One form POST with `proof` as its `DPoP` header, if any. A `DPoP-Nonce` the server
+    /// sends is kept for the next proof; a `use_dpop_nonce` refusal of a proof comes back as
+    /// [`TokenAnswer::NewNonce`].
+    async fn post_form_once(
+        &self,
+        endpoint: &Url,
+        form: &[(&str, &str)],
+        basic: Option<String>,
+        action: &str,
+        proof: Option<String>,
+    ) -> Result<TokenAnswer, OAuthError> {
         #[derive(Deserialize)]
         struct TokenResponse {
             access_token: String,
+            #[serde(default)]
+            token_type: Option<String>,
             #[serde(default)]
             expires_in: Option<u64>,
             #[serde(default)]
@@ -580,35 +877,78 @@ impl OAuthAuthorizer {
             .body(body);
         if let Some(basic) = basic {
             self.secrets.add(&basic);
-            let mut value = HeaderValue::from_str(&basic).map_err(|_| {
-                OAuthError::invalid(action, "the client credentials cannot be sent")
-            })?;
-            value.set_sensitive(true);
-            request = request.header(AUTHORIZATION, value);
+            request = request.header(AUTHORIZATION, sensitive(&basic, action)?);
+        }
+        let proved = proof.is_some();
+        if let Some(proof) = proof {
+            request = request.header(DPOP, sensitive(&proof, action)?);
         }
         let response = request
             .send()
             .await
             .map_err(|error| OAuthError::http(action, error))?;
-        let answer: TokenResponse = read_json(response, action, &self.secrets).await?;
-        Ok(Tokens {
+        let nonce = response
+            .headers()
+            .get(DPOP_NONCE)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        if let Some(nonce) = &nonce {
+            self.nonces().authorization_server = Some(nonce.clone());
+        }
+        let answer = read_json::<TokenResponse>(response, action, &self.secrets).await;
+        let answer = match (answer, nonce) {
+            (Err(refusal @ OAuthError::Rejected { .. }), Some(nonce))
+                if proved
+                    && matches!(&refusal, OAuthError::Rejected { error, .. } if error == "use_dpop_nonce") =>
+            {
+                return Ok(TokenAnswer::NewNonce { nonce, refusal });
+            }
+            (answer, _) => answer?,
+        };
+        let bound = proved
+            && answer
+                .token_type
+                .as_deref()
+                .is_some_and(|kind| kind.eq_ignore_ascii_case("dpop"));
+        Ok(TokenAnswer::Tokens(Tokens {
             access_token: Secret::new(answer.access_token),
+            token_type: if bound {
+                TokenType::Dpop
+            } else {
+                TokenType::Bearer
+            },
             refresh_token: answer.refresh_token.map(Secret::new),
             expires_at: answer
                 .expires_in
                 .map(|seconds| now().saturating_add(seconds)),
             scope: answer.scope,
-        })
+        }))
     }
 }
+
+/// A header value that never shows in `Debug` output.
+fn sensitive(value: &str, action: &str) -> Result<HeaderValue, OAuthError> {
+    let mut header = HeaderValue::from_str(value)
+        .map_err(|_| OAuthError::invalid(action, "it holds characters a header cannot carry"))?;
+    header.set_sensitive(true);
+    Ok(header)
+}
+
+/// The header that carries a DPoP proof.
+const DPOP: &str = "dpop";
+
+/// The header that carries a server's DPoP nonce.
+const DPOP_NONCE: &str = "dpop-nonce";
 
 /// How a token request proves the client's identity.
 enum TokenClient {
     Registered(RegisteredClient),
     Assertion {
         client_id: String,
-        private_key_pem: Secret,
+        private_key_pem: SecretSource,
     },
+    /// Not at all: the grant itself says who asks (a workload's assertion, no client ID).
+    Anonymous,
 }
 
 fn preregistered(client: &PreRegisteredClient, discovery: &Discovery) -> RegisteredClient {
@@ -828,7 +1168,10 @@ async fn read_json<T: for<'de> Deserialize<'de>>(
 
 #[async_trait]
 impl Authorizer for OAuthAuthorizer {
-    async fn authorization(&self) -> Result<Option<HeaderValue>, TransportError> {
+    async fn credentials(
+        &self,
+        request: RequestTarget<'_>,
+    ) -> Result<Option<RequestCredentials>, TransportError> {
         let mut state = self.state.lock().await;
         self.load(&mut state).await?;
         let expiring = state.credentials.tokens.as_ref().is_some_and(|tokens| {
@@ -844,7 +1187,7 @@ impl Authorizer for OAuthAuthorizer {
                 tracing::debug!(server = %self.key, %error, "could not renew the access token before it expires");
             }
         }
-        Ok(Self::bearer(&state)?)
+        Ok(self.request_credentials(&state, request)?)
     }
 
     async fn refused(&self, refusal: &Refusal) -> Result<bool, TransportError> {
@@ -855,10 +1198,28 @@ impl Authorizer for OAuthAuthorizer {
             .unwrap_or_default();
         let mut state = self.state.lock().await;
         self.load(&mut state).await?;
-        let current = Self::bearer(&state)?;
-        if current.is_some() && current != refusal.sent {
+        if challenge.dpop {
+            state.resource_wants_dpop = true;
+        }
+        let current = Self::authorization_value(&state)?;
+        let sent = refusal.sent.as_ref();
+        if current.is_some() && current.as_ref() != sent.map(|sent| &sent.authorization) {
             // Another request renewed the token while this one was out.
             return Ok(true);
+        }
+        if let Some(proof) = sent.and_then(|sent| sent.dpop.as_ref())
+            && challenge.wants_dpop_nonce()
+        {
+            // RFC 9449 §9: the same token, with a proof carrying the server's nonce. Once per
+            // nonce: a refusal of the very nonce the proof carried stands.
+            let carried = proof.to_str().ok().and_then(dpop::proof_nonce);
+            return Ok(match &refusal.dpop_nonce {
+                Some(nonce) if carried.as_deref() != Some(nonce.as_str()) => {
+                    self.nonces().resource_server = Some(nonce.clone());
+                    true
+                }
+                _ => false,
+            });
         }
         let step_up = refusal.status == 403;
         if step_up && !challenge.insufficient_scope() {
@@ -919,6 +1280,8 @@ mod tests {
             token_auth_methods: vec!["none".to_owned()],
             client_id_metadata_document: false,
             iss_parameter_supported,
+            dpop_algorithms: None,
+            resource_wants_dpop: false,
         }
     }
 

@@ -1,5 +1,5 @@
-//! Random values, PKCE and signed client assertions, on the aws-lc-rs the TLS stack already
-//! brings (no second crypto library).
+//! Random values, PKCE, hashes and signed client assertions (DPoP proofs are in `dpop`), on
+//! the aws-lc-rs the TLS stack already brings (no second crypto library).
 
 use aws_lc_rs::rand::{SecureRandom, SystemRandom};
 use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
@@ -36,7 +36,12 @@ impl Pkce {
 }
 
 fn s256(verifier: &str) -> String {
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, verifier.as_bytes());
+    sha256_base64url(verifier)
+}
+
+/// base64url(SHA-256(`text`)), unpadded: a PKCE challenge, a DPoP `ath`, a JWK thumbprint.
+pub(crate) fn sha256_base64url(text: &str) -> String {
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, text.as_bytes());
     URL_SAFE_NO_PAD.encode(digest.as_ref())
 }
 

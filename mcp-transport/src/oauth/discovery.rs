@@ -45,6 +45,13 @@ pub(crate) struct Discovery {
     /// (`authorization_response_iss_parameter_supported`, RFC 9207): one without is then
     /// refused.
     pub(crate) iss_parameter_supported: bool,
+    /// The algorithms the authorization server takes DPoP proofs in
+    /// (`dpop_signing_alg_values_supported`, RFC 9449 §5.1); none when its metadata is silent.
+    pub(crate) dpop_algorithms: Option<Vec<String>>,
+    /// The protected resource metadata asks for DPoP-bound tokens: it lists
+    /// `dpop_signing_alg_values_supported` or sets `dpop_bound_access_tokens_required`
+    /// (RFC 9728 §2).
+    pub(crate) resource_wants_dpop: bool,
 }
 
 impl Discovery {
@@ -69,6 +76,10 @@ struct ResourceMetadata {
     authorization_servers: Vec<String>,
     #[serde(default)]
     scopes_supported: Option<Vec<String>>,
+    #[serde(default)]
+    dpop_signing_alg_values_supported: Option<Vec<String>>,
+    #[serde(default)]
+    dpop_bound_access_tokens_required: bool,
 }
 
 #[derive(Deserialize)]
@@ -89,6 +100,8 @@ struct ServerMetadata {
     client_id_metadata_document_supported: bool,
     #[serde(default)]
     authorization_response_iss_parameter_supported: bool,
+    #[serde(default)]
+    dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 /// Finds the authorization server of the MCP server at `server`, starting from its challenge.
@@ -156,6 +169,10 @@ pub(crate) async fn discover(
     }
     let mut discovery = from_server_metadata(&found_at, found, resource)?;
     discovery.resource_scopes = metadata.scopes_supported;
+    discovery.resource_wants_dpop = metadata.dpop_bound_access_tokens_required
+        || metadata
+            .dpop_signing_alg_values_supported
+            .is_some_and(|algorithms| !algorithms.is_empty());
     Ok(discovery)
 }
 
@@ -206,6 +223,8 @@ async fn legacy_discovery(http: &reqwest::Client, server: &Url) -> Result<Discov
         token_auth_methods: vec!["client_secret_basic".to_owned()],
         client_id_metadata_document: false,
         iss_parameter_supported: false,
+        dpop_algorithms: None,
+        resource_wants_dpop: false,
     })
 }
 
@@ -249,6 +268,8 @@ fn from_server_metadata(
             .unwrap_or_else(|| vec!["client_secret_basic".to_owned()]),
         client_id_metadata_document: metadata.client_id_metadata_document_supported,
         iss_parameter_supported: metadata.authorization_response_iss_parameter_supported,
+        dpop_algorithms: metadata.dpop_signing_alg_values_supported,
+        resource_wants_dpop: false,
     })
 }
 

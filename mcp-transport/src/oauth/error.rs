@@ -136,8 +136,43 @@ pub enum OAuthError {
         #[source]
         source: std::io::Error,
     },
-    /// A signing key given for a client assertion cannot be used.
-    #[error("the client assertion key cannot be used: {0}")]
+    /// A credential file ([`SecretSource::File`](super::SecretSource::File): a key, a workload
+    /// assertion, an ID token) cannot be read or holds nothing usable. The message names the
+    /// file, never its contents.
+    #[error("the {what} file {} cannot be used: {problem}", .path.display())]
+    CredentialFile {
+        /// What the file should hold, e.g. `workload identity assertion`.
+        what: String,
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why not.
+        problem: String,
+    },
+    /// The authorization server refused this assertion before (a workload identity grant): it
+    /// is not sent again. A new assertion (its file rewritten by the platform) is tried.
+    #[error(
+        "the authorization server refused this {what} before; it is not sent again (a new one is \
+         needed: check the workload's identity setup)"
+    )]
+    AssertionRefused {
+        /// What was refused, e.g. `workload identity assertion`.
+        what: String,
+    },
+    /// DPoP is required for this server ([`Dpop::Required`](super::Dpop::Required)) and the
+    /// authorization server cannot bind tokens with this client's ES256 key (its metadata
+    /// lists other algorithms only, or it issued a bearer token).
+    #[error(
+        "the authorization server {issuer} does not issue DPoP-bound tokens for ES256 keys ({problem}); this server is configured to require DPoP"
+    )]
+    DpopUnsupported {
+        /// The authorization server.
+        issuer: String,
+        /// What it did.
+        problem: String,
+    },
+    /// A signing key cannot be used: the one given for a client assertion, or this client's
+    /// DPoP key.
+    #[error("the signing key cannot be used: {0}")]
     Key(String),
 }
 

@@ -34,6 +34,10 @@ pub struct Credentials {
     /// The tokens, once a login or grant succeeded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
+    /// This client's DPoP key for the server (PKCS #8, base64url), once DPoP was used: the
+    /// tokens bound to it are useless without it, so it is kept with them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<Secret>,
 }
 
 impl Credentials {
@@ -57,6 +61,8 @@ struct StoredCredentials {
     client: Option<RegisteredClient>,
     #[serde(default)]
     tokens: Option<Tokens>,
+    #[serde(default)]
+    dpop_key: Option<Secret>,
 }
 
 impl From<StoredCredentials> for Credentials {
@@ -70,6 +76,7 @@ impl From<StoredCredentials> for Credentials {
             issuer: stored.issuer,
             clients,
             tokens: stored.tokens,
+            dpop_key: stored.dpop_key,
         }
     }
 }
@@ -130,12 +137,41 @@ impl TokenAuthMethod {
     }
 }
 
+/// How an access token is presented to the server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum TokenType {
+    /// `Authorization: Bearer …` (RFC 6750).
+    #[default]
+    Bearer,
+    /// `Authorization: DPoP …` with a fresh proof signed by the key it is bound to (RFC 9449).
+    #[serde(rename = "DPoP")]
+    Dpop,
+}
+
+impl TokenType {
+    /// The `Authorization` scheme.
+    pub fn scheme(self) -> &'static str {
+        match self {
+            Self::Bearer => "Bearer",
+            Self::Dpop => "DPoP",
+        }
+    }
+
+    fn is_bearer(&self) -> bool {
+        *self == Self::Bearer
+    }
+}
+
 /// An access token and what comes with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Tokens {
-    /// The access token sent as `Authorization: Bearer …`.
+    /// The access token, sent as `Authorization: <token_type> …`.
     pub access_token: Secret,
+    /// How it is presented: as a bearer token, or bound to this client's DPoP key.
+    #[serde(default, skip_serializing_if = "TokenType::is_bearer")]
+    pub token_type: TokenType,
     /// The refresh token, if the authorization server issued one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_token: Option<Secret>,
