@@ -16,7 +16,9 @@
 //! step is played by [`FollowRedirect`], which asks for the authorization URL and reads the
 //! redirect the mock authorization server answers with at once. What a scenario gives the
 //! client beforehand (a pre-registered client, client credentials, an identity provider's ID
-//! token) comes as JSON in `MCP_CONFORMANCE_CONTEXT` and picks the [`Grant`].
+//! token, a workload's JWT) comes as JSON in `MCP_CONFORMANCE_CONTEXT` and picks the [`Grant`].
+//! The DPoP scenarios (`auth/dpop`, `auth/dpop-nonce`) run with the defaults: the server's
+//! `DPoP` challenge is what turns DPoP on ([`mcp_transport::oauth::Dpop::Auto`]).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -28,6 +30,7 @@ use mcp_transport::http::{HttpServerParams, RemoteTransport, Url};
 use mcp_transport::oauth::{
     AuthorizationHandler, ClientCredential, Grant, IdentityAssertion, MemoryCredentialStore,
     OAuthAuthorizer, OAuthError, OAuthOptions, PendingRedirect, PreRegisteredClient, Secret,
+    WorkloadIdentity,
 };
 use mcp_transport::{ClientOptions, ErrorObject, JsonObject, McpClient, ProtocolVersion};
 use serde::Deserialize;
@@ -106,6 +109,9 @@ struct Context {
     idp_client_id: Option<String>,
     idp_id_token: Option<String>,
     idp_token_endpoint: Option<String>,
+    /// The workload's JWT (`auth/wif-jwt-bearer`); the scenario's other JWTs (expired, for
+    /// another audience) are never sent.
+    valid_jwt: Option<String>,
     #[serde(default, rename = "toolCalls")]
     tool_calls: Vec<ToolCall>,
 }
@@ -141,16 +147,28 @@ fn grant_of(scenario: &str, context: &Context) -> Result<Grant, Box<dyn std::err
         "auth/client-credentials-jwt" => Grant::ClientCredentials {
             client_id: required(context.client_id, "client_id")?,
             credential: ClientCredential::PrivateKeyJwt {
-                private_key_pem: Secret::new(required(context.private_key_pem, "private_key_pem")?),
+                private_key_pem: Secret::new(required(context.private_key_pem, "private_key_pem")?)
+                    .into(),
             },
         },
-        "auth/cross-app-access-complete-flow" => Grant::IdentityAssertion(IdentityAssertion::new(
-            required(context.client_id, "client_id")?,
-            Secret::new(required(context.client_secret, "client_secret")?),
-            Url::parse(&required(context.idp_token_endpoint, "idp_token_endpoint")?)?,
-            required(context.idp_client_id, "idp_client_id")?,
-            Secret::new(required(context.idp_id_token, "idp_id_token")?),
-        )),
+        // The extension's name since 0.2; the older suites called it cross-app access.
+        "auth/enterprise-managed-authorization" | "auth/cross-app-access-complete-flow" => {
+            Grant::IdentityAssertion(IdentityAssertion::new(
+                required(context.client_id, "client_id")?,
+                Secret::new(required(context.client_secret, "client_secret")?),
+                Url::parse(&required(context.idp_token_endpoint, "idp_token_endpoint")?)?,
+                required(context.idp_client_id, "idp_client_id")?,
+                Secret::new(required(context.idp_id_token, "idp_id_token")?),
+            ))
+        }
+        "auth/wif-jwt-bearer" => {
+            let mut identity =
+                WorkloadIdentity::new(Secret::new(required(context.valid_jwt, "valid_jwt")?));
+            if let Some(client_id) = context.client_id {
+                identity = identity.client_id(client_id);
+            }
+            Grant::WorkloadIdentity(identity)
+        }
         _ => Grant::AuthorizationCode { client: None },
     })
 }
