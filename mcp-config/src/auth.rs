@@ -54,6 +54,12 @@
 //! - When `auth` is not set a stored token is used if there is one; a server with another kind
 //!   of `auth` never gets one.
 //!
+//! A remote server's `auth` block may also choose the OAuth grant and its credentials (see
+//! [`oauth_grant`](crate::oauth_grant)); those settings are used by the HTTP transport's OAuth
+//! flow, not here. The ones that read a file of the user's or send a credential to a URL the
+//! definition names are honoured only for the user's own or approved definitions:
+//! [`check_auth_source`] says so, with an [`AuthError::NotTrusted`] naming the fields.
+//!
 //! A credential the configuration sets itself wins: an explicit `Authorization` header (any
 //! case) or an explicit `OAUTH_ACCESS_TOKEN` env entry is kept, and then the store is not asked
 //! (so an OAuth server with an explicit credential needs no login).
@@ -92,6 +98,7 @@ use tokio::sync::OnceCell;
 use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
 pub use crate::shell_command::CommandFailure;
 use crate::shell_command::run_command;
+use crate::source::SourceMeta;
 
 /// How long a `!command` may run before it is killed, unless [`AuthOptions`] say otherwise.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -208,15 +215,73 @@ pub enum AuthError {
         /// The server.
         server: String,
     },
+    /// The server's `auth` would read a file of the user's or send a credential to a URL it
+    /// names (`auth.privateKeyFile`, `auth.assertionFile`, `auth.idTokenFile`,
+    /// `auth.idpTokenEndpoint`), and its definition is neither in one of the user's own files
+    /// nor an approved project server's ([`check_auth_source`]). Nothing was read or sent.
+    /// Moving the definition to a user-level file, or approving the project server, helps.
+    #[error(
+        "Server \"{server}\": {fields} {verb} honoured only in your own (user-level) config files \
+         or for a project server you approved, and this definition is {origin}; approve the \
+         server or move it to your user-level config",
+        verb = if .fields.contains(", ") { "are" } else { "is" }
+    )]
+    NotTrusted {
+        /// The server.
+        server: String,
+        /// The fields, e.g. `auth.privateKeyFile`, comma separated.
+        fields: String,
+        /// Where the definition is: `in /repo/.mcp.json, which you have not approved`, or
+        /// `of unknown origin`.
+        origin: String,
+    },
 }
 
 impl AuthError {
     /// The server the error is about.
     pub fn server(&self) -> &str {
         match self {
-            Self::Command { server, .. } | Self::LoginRequired { server } => server,
+            Self::Command { server, .. }
+            | Self::LoginRequired { server }
+            | Self::NotTrusted { server, .. } => server,
         }
     }
+}
+
+/// Checks that a server's `auth` uses settings that read the user's files or send a credential
+/// to a URL the definition names ([`AuthConfig::local_credential_fields`]) only where that is
+/// allowed: a definition from one of the user's own files, or from a project file whose server
+/// the user approved ([`SourceMeta::may_use_local_credentials`]) — the approval `!command`
+/// values need. `source` is where the definition came from; `None` (unknown) allows none of
+/// them. A server without such settings always passes.
+///
+/// [`AuthConfig::local_credential_fields`]: crate::AuthConfig::local_credential_fields
+pub fn check_auth_source(
+    name: &str,
+    config: &ServerConfig,
+    source: Option<&SourceMeta>,
+) -> Result<(), AuthError> {
+    let Some(auth) = config.auth.as_ref().filter(|auth| auth.is_oauth()) else {
+        return Ok(());
+    };
+    let fields = auth.local_credential_fields();
+    if fields.is_empty() || source.is_some_and(SourceMeta::may_use_local_credentials) {
+        return Ok(());
+    }
+    let origin = match source {
+        Some(meta) => format!("in {}, which you have not approved", meta.path.display()),
+        None => "of unknown origin".to_owned(),
+    };
+    tracing::debug!(server = name, "auth settings that read local files refused");
+    Err(AuthError::NotTrusted {
+        server: name.to_owned(),
+        fields: fields
+            .iter()
+            .map(|field| format!("auth.{field}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        origin,
+    })
 }
 
 /// What a connection is made with: a server's configuration with every `!command` value

@@ -377,7 +377,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     // Read once per folder, when its first project server asks: most folders have none.
     let mut approvals: BTreeMap<PathBuf, Approvals> = BTreeMap::new();
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
-    for candidate in candidates {
+    for mut candidate in candidates {
         if !candidate.config.is_enabled() || disabled_names.contains(&candidate.name) {
             result.skip(
                 candidate.name,
@@ -402,6 +402,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                     .entry(folder.clone())
                     .or_insert_with(|| Approvals::load(ctx, folder))
             });
+            candidate.meta.approved = allowed;
             if !allowed {
                 tracing::debug!(
                     server = candidate.name,

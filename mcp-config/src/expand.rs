@@ -1,7 +1,9 @@
 //! `${VAR}` and `${VAR:-default}` expansion at discovery.
 //!
-//! Expanded fields: `command`, `args`, `env` values, `cwd`, `url` and `headers` values, and
-//! the folders of `roots` (`${HOME}/data`). A
+//! Expanded fields: `command`, `args`, `env` values, `cwd`, `url` and `headers` values, the
+//! folders of `roots` (`${HOME}/data`), and the OAuth settings of `auth` (`clientId`,
+//! `clientSecret`, `privateKeyFile`, `assertion`, `assertionFile`, `idToken`, `idTokenFile`,
+//! `idpTokenEndpoint`, `idpClientId`: `${HOME}/keys/agent.pem`, `${WORKLOAD_TOKEN}`). A
 //! reference to an unset variable without a default is an error for that server naming the
 //! variable and the field, never a literal `${VAR}` sent to a server. `${VAR:-default}` uses the
 //! default when the variable is unset or empty (as the shell does); the default may itself hold
@@ -13,6 +15,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::oauth_grant::EXPANDED_KEYS;
 use crate::server_config::{ROOTS_KEY, ServerConfig};
 use crate::validate::quoted;
 
@@ -151,6 +154,16 @@ pub fn expand_server_config(
         for (index, folder) in folders.iter_mut().enumerate() {
             if let Value::String(folder) = folder {
                 slots.push((format!("roots[{index}]"), folder));
+            }
+        }
+    }
+    // The OAuth settings of an `auth` block (client IDs and secrets, file names, endpoints).
+    if let Some(auth) = &mut expanded.auth {
+        for (key, value) in &mut auth.extra {
+            if let Value::String(text) = value
+                && EXPANDED_KEYS.contains(&key.as_str())
+            {
+                slots.push((format!("auth.{key}"), text));
             }
         }
     }

@@ -29,6 +29,10 @@
 //!   builds, so tests never read the real home.
 //! - `${VAR}` and `${VAR:-default}` are expanded at discovery; `!command` values and OAuth
 //!   tokens are resolved at connect time by [`auth`], and never shown.
+//! - A remote server's `auth` block chooses how its OAuth tokens are obtained (authorization
+//!   code, client credentials, workload identity, enterprise-managed) and whether they are
+//!   DPoP-bound: [`oauth_grant`]. Its settings that read the user's files are honoured only for
+//!   the user's own or approved definitions.
 //! - [`writer`] adds, removes, enables and disables servers for the `/mcp` commands.
 
 mod context;
@@ -45,12 +49,14 @@ mod validate;
 pub mod trust;
 
 pub mod auth;
+pub mod oauth_grant;
 pub mod providers;
 pub mod writer;
 
 pub use auth::{
     AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure, DEFAULT_COMMAND_TIMEOUT,
     OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerIdentity, canonical_server_url,
+    check_auth_source,
     resolve_auth_config, resolve_auth_config_with,
 };
 pub use context::DiscoveryContext;
@@ -61,6 +67,9 @@ pub use discovery::{
 pub use error::ConfigError;
 pub use expand::{MAX_NESTING, expand_server_config, expand_value};
 pub use providers::default_sources;
+pub use oauth_grant::{
+    ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
+};
 pub use redact::REDACTED;
 pub use server_config::{
     AuthConfig, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, RootsSetting, ServerConfig,

@@ -416,7 +416,7 @@ impl RootsSetting {
 }
 
 /// `path` without `.` components, each `..` taking out the name before it (`/..` is `/`).
-fn normalized(path: &Path) -> PathBuf {
+pub(crate) fn normalized(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -479,14 +479,22 @@ impl fmt::Debug for ServerConfig {
     }
 }
 
-/// How a server authenticates.
+/// How a server authenticates: the `auth` block of its entry.
+///
+/// For a remote server, `type: "oauth"` (the default when a server answers 401) may choose the
+/// grant that gets its tokens and whether they are DPoP-bound — `grant`, `clientId`,
+/// `clientSecret`, `privateKeyFile`, `assertion`, `assertionFile`, `idToken`, `idTokenFile`,
+/// `idpTokenEndpoint`, `idpClientId`, `dpop` — read by [`oauth_settings`](Self::oauth_settings)
+/// and described in [`oauth_grant`](crate::oauth_grant).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct AuthConfig {
-    /// `oauth`: an access token from the agent's [`AuthStorage`](crate::AuthStorage) is sent.
+    /// `oauth`: an access token from the agent's [`AuthStorage`](crate::AuthStorage) is sent,
+    /// or, for a remote server, obtained by the OAuth flow with the settings of
+    /// [`extra`](Self::extra).
     #[serde(rename = "type")]
     pub kind: String,
-    /// Other settings (scopes, client id, …), kept as written.
+    /// Other settings (the grant, client id, files, …), kept as written.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

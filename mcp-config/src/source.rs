@@ -67,6 +67,11 @@ pub struct SourceMeta {
     /// every subfolder. Set by discovery; not part of the serialized form.
     #[serde(skip)]
     pub project_folder: Option<PathBuf>,
+    /// For a definition in a file inside the project folder: the trust policy let it run (the
+    /// user approved it, or the embedder's policy did; see [`crate::trust`]). Set by discovery;
+    /// not part of the serialized form.
+    #[serde(skip)]
+    pub approved: bool,
 }
 
 impl SourceMeta {
@@ -84,7 +89,17 @@ impl SourceMeta {
             level,
             in_project_folder: false,
             project_folder: None,
+            approved: false,
         }
+    }
+
+    /// True when a definition from here may use settings that reach beyond the definition
+    /// itself — read a file of the user's or send a credential to a URL it names (the OAuth
+    /// settings of [`AuthConfig::local_credential_fields`](crate::AuthConfig::local_credential_fields)):
+    /// it is in one of the user's own files, or in a project file whose server the user
+    /// approved, the same approval its `!command` values need.
+    pub fn may_use_local_credentials(&self) -> bool {
+        !self.in_project_folder || self.approved
     }
 }
 

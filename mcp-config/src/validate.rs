@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::oauth_grant::GRANT_KEY;
 use crate::redact::redact_url_secrets;
 use crate::server_config::{PROTOCOL_VERSION_KEY, ROOTS_KEY, ServerConfig, TransportConfig};
 
@@ -94,6 +95,20 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
     if let Some(roots) = config.extra.get(ROOTS_KEY) {
         for why in roots_problems(roots) {
             problem(why);
+        }
+    }
+    if let Some(auth) = config.auth.as_ref().filter(|auth| auth.is_oauth()) {
+        if let TransportConfig::Stdio(_) = &config.transport {
+            for key in [GRANT_KEY, "dpop"] {
+                if auth.extra.contains_key(key) {
+                    problem(format!(
+                        "\"auth.{key}\" is for http and sse servers; a stdio server's token \
+                         comes from the agent's auth storage"
+                    ));
+                }
+            }
+        } else if let Err(why) = auth.oauth_settings() {
+            why.into_iter().for_each(&mut problem);
         }
     }
     problems
