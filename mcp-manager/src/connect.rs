@@ -6,19 +6,30 @@
 //! of `auth`. The authorizer sends the tokens kept for the server's URL, refreshes them, and
 //! turns a 401 it cannot answer into an error that shows the server as needing a login.
 //!
+//! The grant is the one the server's `auth` block names ([`mcp_config::oauth_grant`]):
+//! the authorization code (the default, with a pre-registered client if it names one), client
+//! credentials (a secret, or `private_key_jwt` with a key file), workload identity (a JWT bearer
+//! assertion read from its file for every token request) or enterprise-managed (an ID token
+//! file exchanged at the identity provider); `dpop` picks [`Dpop`]. The settings that read the
+//! user's files or send a credential to a URL the definition names are refused, before
+//! anything is read or sent, unless the definition is the user's own or an approved project
+//! server's ([`check_auth_source`]); relative file names are taken from the folder of the file
+//! that defines the server.
+//!
 //! The configuration is matched exhaustively on its transport, so a new kind of transport is a
 //! compile error here until it is handled.
 
 use std::sync::Arc;
 
 use mcp_config::{
-    AuthStorage, InvalidServer, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
+    AuthStorage, ClientCredentialSetting, CredentialSetting, InvalidServer, OAuthGrant,
+    RemoteConfig, ServerConfig, SourceMeta, StdioConfig, TransportConfig, check_auth_source,
     resolve_auth_config, validate_server_config,
 };
-use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport};
+use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport, Url};
 use mcp_transport::oauth::{
-    AuthorizationHandler, CredentialStore, Grant, OAuthAuthorizer, OAuthError, OAuthOptions,
-    PreRegisteredClient, Secret,
+    AuthorizationHandler, ClientCredential, CredentialStore, Dpop, Grant, IdentityAssertion,
+    OAuthAuthorizer, OAuthOptions, PreRegisteredClient, Secret, SecretSource, WorkloadIdentity,
 };
 use mcp_transport::{ClientOptions, Launcher, McpClient, ProtocolVersion, StdioServerParams};
 
@@ -37,6 +48,9 @@ pub(crate) struct ConnectContext<'a> {
     pub(crate) max_message_bytes: usize,
     /// What stdio servers are started through.
     pub(crate) launcher: Option<&'a Launcher>,
+    /// Where the server's definition came from (none: unknown), which decides whether its
+    /// `auth` may read the user's files.
+    pub(crate) source: Option<&'a SourceMeta>,
 }
 
 /// Validates the configuration, resolves its `!command` values and OAuth token, and connects
@@ -52,6 +66,7 @@ pub(crate) async fn connect_client(
     if !problems.is_empty() {
         return Err(InvalidServer::new(name, problems).into());
     }
+    check_auth_source(name, config, context.source)?;
     let mut options = options;
     if let Some(pinned) = config.protocol_version() {
         let Some(version) = ProtocolVersion::parse(pinned) else {
@@ -88,12 +103,8 @@ pub(crate) async fn connect_client(
     };
     let mut params = remote_params(remote, kind).map_err(invalid)?;
     params.max_message_bytes = max_message_bytes;
-    let authorizer = authorizer_for(config, &params, context, &options).map_err(|error| {
-        ManagerError::Client(mcp_transport::Error::Start {
-            server: name.to_owned(),
-            source: error.into(),
-        })
-    })?;
+    let authorizer =
+        authorizer_for(name, config, &params, context, &options).map_err(|error| *error)?;
     if let Some(authorizer) = authorizer {
         params = params.authorizer(authorizer);
     }
@@ -101,32 +112,104 @@ pub(crate) async fn connect_client(
 }
 
 /// The OAuth authorizer of a remote server, unless its configuration brings its own
-/// credentials (an `Authorization` header, resolved or stored) or another kind of `auth`.
+/// credentials (an `Authorization` header, resolved or stored) or another kind of `auth`; its
+/// grant and DPoP setting from the `auth` block.
 fn authorizer_for(
+    name: &str,
     config: &ServerConfig,
     params: &HttpServerParams,
     context: ConnectContext<'_>,
     options: &ClientOptions,
-) -> Result<Option<Arc<OAuthAuthorizer>>, OAuthError> {
+) -> Result<Option<Arc<OAuthAuthorizer>>, Box<ManagerError>> {
     if params.headers.contains_key("authorization")
         || config.auth.as_ref().is_some_and(|auth| !auth.is_oauth())
     {
         return Ok(None);
     }
-    let client = config
-        .auth
-        .as_ref()
-        .and_then(|auth| auth.oauth_client())
-        .map(|client| {
-            PreRegisteredClient::new(client.client_id, client.client_secret.map(Secret::new))
+    // Validated before: a problem here is one a later version of mcp-config found.
+    let invalid = |problems: Vec<String>| {
+        let problems = problems
+            .into_iter()
+            .map(|problem| format!("Server \"{name}\": {problem}"))
+            .collect();
+        Box::new(ManagerError::from(InvalidServer::new(name, problems)))
+    };
+    let mut oauth =
+        OAuthOptions::new(Arc::clone(context.oauth)).client_name(options.client_info.name.clone());
+    if let Some(auth) = &config.auth {
+        let mut settings = auth.oauth_settings().map_err(invalid)?;
+        if let Some(folder) = context.source.and_then(|source| source.path.parent()) {
+            settings = settings.resolve_files(folder);
+        }
+        let grant = grant(settings.grant).map_err(|why| invalid(vec![format!("auth: {why}")]))?;
+        oauth = oauth.grant(grant);
+        oauth = oauth.dpop(match settings.dpop {
+            None => Dpop::Auto,
+            Some(true) => Dpop::Required,
+            Some(false) => Dpop::Off,
         });
-    let mut oauth = OAuthOptions::new(Arc::clone(context.oauth))
-        .grant(Grant::AuthorizationCode { client })
-        .client_name(options.client_info.name.clone());
+    }
     if let Some(login) = context.login {
         oauth = oauth.interactive(Arc::clone(login));
     }
-    Ok(Some(Arc::new(OAuthAuthorizer::new(&params.url, oauth)?)))
+    let authorizer = OAuthAuthorizer::new(&params.url, oauth).map_err(|error| {
+        Box::new(ManagerError::Client(mcp_transport::Error::Start {
+            server: name.to_owned(),
+            source: error.into(),
+        }))
+    })?;
+    Ok(Some(Arc::new(authorizer)))
+}
+
+/// The transport's grant for the configured one; why not, for a kind of setting this version
+/// does not know.
+fn grant(configured: OAuthGrant) -> Result<Grant, String> {
+    let source = |setting: CredentialSetting| match setting {
+        CredentialSetting::Value(value) => Ok(SecretSource::Value(Secret::new(value))),
+        CredentialSetting::File(path) => Ok(SecretSource::File(path)),
+        _ => Err("an unknown kind of credential setting".to_owned()),
+    };
+    Ok(match configured {
+        OAuthGrant::ClientCredentials {
+            client_id,
+            credential,
+        } => Grant::ClientCredentials {
+            client_id,
+            credential: match credential {
+                ClientCredentialSetting::PrivateKeyFile(path) => ClientCredential::PrivateKeyJwt {
+                    private_key_pem: SecretSource::File(path),
+                },
+                ClientCredentialSetting::Secret(secret) => {
+                    ClientCredential::Secret(Secret::new(secret))
+                }
+                _ => return Err("an unknown kind of client credential".to_owned()),
+            },
+        },
+        OAuthGrant::WorkloadIdentity {
+            client_id,
+            assertion,
+        } => {
+            let mut identity = WorkloadIdentity::new(source(assertion)?);
+            if let Some(client_id) = client_id {
+                identity = identity.client_id(client_id);
+            }
+            Grant::WorkloadIdentity(identity)
+        }
+        OAuthGrant::EnterpriseManaged(managed) => Grant::IdentityAssertion(IdentityAssertion::new(
+            managed.client_id,
+            Secret::new(managed.client_secret),
+            Url::parse(&managed.idp_token_endpoint)
+                .map_err(|_| "\"auth.idpTokenEndpoint\" is not a URL".to_owned())?,
+            managed.idp_client_id,
+            source(managed.id_token)?,
+        )),
+        OAuthGrant::AuthorizationCode { client } => Grant::AuthorizationCode {
+            client: client.map(|client| {
+                PreRegisteredClient::new(client.client_id, client.client_secret.map(Secret::new))
+            }),
+        },
+        _ => return Err("an unknown kind of OAuth grant".to_owned()),
+    })
 }
 
 /// The HTTP transports' parameters for a (resolved) remote configuration: `http` tries

@@ -275,12 +275,14 @@ impl Inner {
         let options = self
             .client_options(name, config)
             .connect_timeout(connect_timeout);
+        let source = self.lock().sources.get(name).cloned();
         let context = ConnectContext {
             storage: self.auth.as_deref(),
             oauth: &self.options.credentials,
             login: None,
             max_message_bytes: self.options.max_message_bytes,
             launcher: self.options.launcher.as_ref(),
+            source: source.as_ref(),
         };
         let client = connect_client(name, config, context, options).await?;
         let client = Arc::new(client);

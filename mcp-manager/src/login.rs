@@ -35,12 +35,16 @@ impl McpManager {
             .forget_tokens(&key)
             .await
             .map_err(|source| credentials(name, source))?;
+        // Where the definition came from, as the manager recorded it when it connected the
+        // server: unknown for one it never saw, whose `auth` may then read no local file.
+        let source = self.inner.lock().sources.get(name).cloned();
         let context = ConnectContext {
             storage: self.inner.auth.as_deref(),
             oauth: store,
             login: Some(&handler),
             max_message_bytes: self.inner.options.max_message_bytes,
             launcher: self.inner.options.launcher.as_ref(),
+            source: source.as_ref(),
         };
         let options = self
             .inner
