@@ -892,7 +892,9 @@ impl OAuthAuthorizer {
             .get(DPOP_NONCE)
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
-        if let Some(nonce) = &nonce {
+        if let Some(nonce) = nonce.as_ref().filter(|_| proved) {
+            // Only a token endpoint's answer to a proof: an identity provider's nonce is not
+            // the authorization server's.
             self.nonces().authorization_server = Some(nonce.clone());
         }
         let answer = read_json::<TokenResponse>(response, action, &self.secrets).await;
