@@ -463,12 +463,38 @@ impl McpClient {
                 version,
                 discovered,
             } => Ok((discovered.into_initialize_result(version), version)),
-            Era::Handshake { .. } if pinned.is_some() => Err(Error::UnsupportedProtocolVersion {
-                server: server.to_owned(),
-                version: "only the handshake era (it does not answer server/discover)".to_owned(),
-                supported: format!("{stateless}, as pinned"),
-            }),
-            Era::Handshake { version, silent } => {
+            // Pinned to the stateless revision, a request that failed at the HTTP level is
+            // that failure (a refused login, say), not a statement of the server's era.
+            #[cfg(feature = "http")]
+            Era::Handshake {
+                refusal: Some(error),
+                ..
+            } if pinned.is_some() && error.code == crate::http::HTTP_ERROR_CODE => {
+                Err(Error::Request {
+                    server: server.to_owned(),
+                    operation: methods::SERVER_DISCOVER.to_owned(),
+                    source: RpcError::Server(error),
+                })
+            }
+            Era::Handshake { refusal, .. } if pinned.is_some() => {
+                Err(Error::UnsupportedProtocolVersion {
+                    server: server.to_owned(),
+                    version: match refusal {
+                        Some(error) => format!(
+                            "only the handshake era (it answered server/discover with \"{}\", \
+                             JSON-RPC error {})",
+                            error.message, error.code
+                        ),
+                        None => {
+                            "only the handshake era (it does not answer server/discover)".to_owned()
+                        }
+                    },
+                    supported: format!("{stateless}, as pinned"),
+                })
+            }
+            Era::Handshake {
+                version, silent, ..
+            } => {
                 match Self::initialize(server, peer, options, capabilities, version).await {
                     // A stateless server too slow to answer the probe (a package manager
                     // fetching it, say) refuses `initialize` once it is up: ask it again.

@@ -148,18 +148,21 @@ pub(crate) enum Era {
     },
     /// A server of the handshake era (or one that lists only handshake-era versions):
     /// `initialize` offering `version`. `silent`: it did not answer the probe in time, so it
-    /// may also be a stateless server that was slow to start.
+    /// may also be a stateless server that was slow to start. `refusal`: the error it answered
+    /// the probe with, if that is how it showed its era.
     Handshake {
         version: ProtocolVersion,
         silent: bool,
+        refusal: Option<ErrorObject>,
     },
 }
 
 impl Era {
-    fn handshake(version: ProtocolVersion) -> Self {
+    fn handshake(version: ProtocolVersion, refusal: Option<ErrorObject>) -> Self {
         Self::Handshake {
             version,
             silent: false,
+            refusal,
         }
     }
 }
@@ -227,7 +230,7 @@ pub(crate) async fn probe(
                         discovered: Box::new(discovered),
                     }),
                     None => Err(ProbeFailure::NoCommonVersion(discovered.supported_versions)),
-                    Some(chosen) if !chosen.is_stateless() => Ok(Era::handshake(chosen)),
+                    Some(chosen) if !chosen.is_stateless() => Ok(Era::handshake(chosen, None)),
                     Some(chosen) => Ok(Era::Stateless {
                         // The version the answer came in, when the server speaks it.
                         version: if discovered
@@ -250,6 +253,7 @@ pub(crate) async fn probe(
                 return Ok(Era::Handshake {
                     version: ProtocolVersion::LATEST_HANDSHAKE,
                     silent: true,
+                    refusal: None,
                 });
             }
             Err(other) => return Err(ProbeFailure::Request(other)),
@@ -267,7 +271,9 @@ pub(crate) async fn probe(
                     version = chosen;
                     continue;
                 }
-                Some(chosen) if !chosen.is_stateless() => return Ok(Era::handshake(chosen)),
+                Some(chosen) if !chosen.is_stateless() => {
+                    return Ok(Era::handshake(chosen, None));
+                }
                 _ => return Err(ProbeFailure::NoCommonVersion(supported)),
             }
         }
@@ -275,7 +281,10 @@ pub(crate) async fn probe(
             return Err(ProbeFailure::Refused(error));
         }
         // Any other error: the server does not know `server/discover`.
-        return Ok(Era::handshake(ProtocolVersion::LATEST_HANDSHAKE));
+        return Ok(Era::handshake(
+            ProtocolVersion::LATEST_HANDSHAKE,
+            Some(error),
+        ));
     }
     Err(ProbeFailure::NoCommonVersion(vec![
         version.as_str().to_owned(),
