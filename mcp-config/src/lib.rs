@@ -56,8 +56,7 @@ pub mod writer;
 pub use auth::{
     AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure, DEFAULT_COMMAND_TIMEOUT,
     OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerIdentity, canonical_server_url,
-    check_auth_source,
-    resolve_auth_config, resolve_auth_config_with,
+    check_auth_source, resolve_auth_config, resolve_auth_config_with,
 };
 pub use context::DiscoveryContext;
 pub use discovery::{
@@ -66,10 +65,10 @@ pub use discovery::{
 };
 pub use error::ConfigError;
 pub use expand::{MAX_NESTING, expand_server_config, expand_value};
-pub use providers::default_sources;
 pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
 };
+pub use providers::default_sources;
 pub use redact::REDACTED;
 pub use server_config::{
     AuthConfig, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, RootsSetting, ServerConfig,
