@@ -92,9 +92,9 @@ mod peer;
 mod process;
 pub mod protocol;
 pub mod secrets;
-pub mod stateless;
 #[cfg(feature = "http")]
 pub mod sse;
+pub mod stateless;
 #[cfg(feature = "stdio")]
 pub mod stdio;
 pub mod transport;

@@ -4,7 +4,7 @@
 //! - **No handshake, no session.** Every request carries `_meta` with the protocol version, the
 //!   client's identity and its capabilities ([`request_meta`]); the peer adds it to every
 //!   request once the era is known ([`Peer::set_request_meta`]).
-//! - **Finding the era** ([`probe`]): the client sends `server/discover` first, as the
+//! - **Finding the era** (`probe`): the client sends `server/discover` first, as the
 //!   specification's backward-compatibility rules say for stdio (and as a modern request on
 //!   HTTP, where the transport mirrors it into headers). A [`DiscoverResult`] means a stateless
 //!   server; [`UnsupportedProtocolVersion`](error_codes::UNSUPPORTED_PROTOCOL_VERSION) means a
@@ -12,11 +12,14 @@
 //!   handshake-era ones); any other answer — an error of another code, an HTTP failure, no
 //!   answer within [`PROBE_TIMEOUT`] — means a server of the handshake era, which then gets
 //!   `initialize`. The recognised modern errors never fall back.
-//! - **Multi round-trip requests** (SEP-2322, [`Reply`], [`WithInput`]): `tools/call`,
+//! - **Multi round-trip requests** (SEP-2322): `tools/call`,
 //!   `prompts/get` and `resources/read` may answer `resultType: "input_required"` with input
 //!   requests (elicitation, sampling, roots) and an opaque `requestState`; the client answers
 //!   them with the handlers it has and sends the request again under a new id, with
 //!   `inputResponses` and the state echoed byte for byte, at most [`MAX_INPUT_ROUNDS`] times.
+//! - **Notifications without a session**: list changes come on a `subscriptions/listen`
+//!   stream the client opens when the server's capabilities announce them (`listen`), kept open
+//!   with backoff and ended with the client.
 //! - **Results** carry `resultType` (absent means `complete`); only `input_required` changes
 //!   what the client does. `ping`, `logging/setLevel` and `notifications/roots/list_changed` are
 //!   gone from the revision and never sent to a stateless server; `server/discover` answers

@@ -167,7 +167,7 @@ impl StreamableHttpTransport {
     }
 
     /// Where the client puts the headers its tools designate (2026-07-28), so that `tools/call`
-    /// mirrors them ([`headers`](super::headers)).
+    /// mirrors them ([`super::headers`]).
     pub fn tool_headers(&self) -> Arc<ToolHeaders> {
         Arc::clone(&self.shared.tool_headers)
     }
