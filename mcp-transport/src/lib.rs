@@ -1,7 +1,8 @@
 //! # mcp-transport
 //!
 //! The bottom of the MCP runtime: protocol types, one JSON-RPC [`Peer`] over an object-safe
-//! [`Transport`] trait, the [`McpClient`] that performs the handshake and the tool operations,
+//! [`Transport`] trait, the [`McpClient`] that finds the server's protocol era and performs the
+//! tool operations,
 //! newline-delimited framing over any byte stream, the stdio transport, and the remote ones
 //! (Streamable HTTP and legacy HTTP+SSE, feature `http`).
 //!
@@ -40,7 +41,10 @@
 //!   `roots/list`, hands `elicitation/create` and `sampling/createMessage` to the
 //!   [`handlers`] the agent gave (anything else gets -32601), hands other notifications to
 //!   subscribers, and fails every pending request at once when the transport dies.
-//! - [`McpClient`] offers protocol version 2025-11-25 and accepts any supported older one,
+//! - [`McpClient`] speaks both eras of the protocol: it asks the server for the stateless
+//!   revision 2026-07-28 with `server/discover` and falls back to the `initialize` handshake
+//!   (offering 2025-11-25, accepting any supported older version) for a server that does not
+//!   know it, or speaks the one [`ClientOptions::protocol_version`] pins (see [`stateless`]). It
 //!   lists tools, resources, resource templates and prompts across all pages (a repeated
 //!   cursor is an error, not a loop), calls tools, reads resources, gets prompts and closes the
 //!   connection. The servers' `list_changed` notifications come through
