@@ -277,7 +277,11 @@ mod tests {
         };
         assert!(pinned(Value::from("2026-07-28")).is_empty());
         assert!(pinned(Value::from("2025-03-26")).is_empty());
-        for wrong in [Value::from("latest"), Value::from("2026-7-28"), Value::from(20260728)] {
+        for wrong in [
+            Value::from("latest"),
+            Value::from("2026-7-28"),
+            Value::from(20260728),
+        ] {
             let problems = pinned(wrong.clone());
             assert_eq!(problems.len(), 1, "{wrong}: {problems:?}");
             assert!(problems[0].contains("protocolVersion"), "{problems:?}");
