@@ -39,12 +39,19 @@ const MAX_PAGES: usize = 10_000;
 trait Page: serde::de::DeserializeOwned {
     type Item;
     fn into_parts(self) -> (Vec<Self::Item>, Option<String>);
+    /// The page's `ttlMs`, for the lists that carry one here.
+    fn ttl_ms(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl Page for ListToolsResult {
     type Item = Tool;
     fn into_parts(self) -> (Vec<Tool>, Option<String>) {
         (self.tools, self.next_cursor)
+    }
+    fn ttl_ms(&self) -> Option<u64> {
+        self.ttl_ms
     }
 }
 
@@ -67,6 +74,20 @@ impl Page for ListPromptsResult {
     fn into_parts(self) -> (Vec<Prompt>, Option<String>) {
         (self.prompts, self.next_cursor)
     }
+}
+
+/// A server's whole tool list ([`McpClient::list_tools_with_ttl`]) and how long it may be
+/// considered fresh.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolList {
+    /// Every tool, in the server's order.
+    pub tools: Vec<Tool>,
+    /// How long from now the list may be considered fresh (2026-07-28 `ttlMs`): the smallest
+    /// `ttlMs` of its pages, less the time since each page came. `None` when a page carried
+    /// none (every server of the handshake era), which the specification says to take as
+    /// stale at once; a list that changes says so whatever its ttl (`list_changed`).
+    pub ttl: Option<Duration>,
 }
 
 /// How a client connects and behaves.
@@ -642,16 +663,23 @@ impl McpClient {
     /// headers against the revision's rules (`x-mcp-header`) is left out with a warning naming
     /// it and why, and the others' designations are kept for their calls.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        let tools = self
-            .list_all::<ListToolsResult>(methods::TOOLS_LIST)
+        Ok(self.list_tools_with_ttl().await?.tools)
+    }
+
+    /// [`list_tools`](Self::list_tools), with how long the list may be considered fresh (a
+    /// stateless server's `ttlMs`), for a caller that keeps the list.
+    pub async fn list_tools_with_ttl(&self) -> Result<ToolList, Error> {
+        let (tools, ttl) = self
+            .list_pages::<ListToolsResult>(methods::TOOLS_LIST)
             .await?;
         #[cfg(feature = "http")]
         if let Some(registry) = &self.tool_headers
             && self.protocol_version.is_stateless()
         {
-            return Ok(self.keep_tool_headers(registry, tools));
+            let tools = self.keep_tool_headers(registry, tools);
+            return Ok(ToolList { tools, ttl });
         }
-        Ok(tools)
+        Ok(ToolList { tools, ttl })
     }
 
     /// Records the headers `tools` designate and leaves out the tools whose designations are
@@ -738,10 +766,22 @@ impl McpClient {
     /// Every item of a paginated list, following `nextCursor` to the last page; a cursor seen
     /// before, or more than [`MAX_PAGES`] pages, is an error rather than an endless loop.
     async fn list_all<P: Page>(&self, method: &'static str) -> Result<Vec<P::Item>, Error> {
+        Ok(self.list_pages::<P>(method).await?.0)
+    }
+
+    /// [`list_all`](Self::list_all), with how long from now the whole list is fresh: until its
+    /// first page goes stale (each page's `ttlMs` counts from when that page came). `None`
+    /// when a page had no `ttlMs`.
+    async fn list_pages<P: Page>(
+        &self,
+        method: &'static str,
+    ) -> Result<(Vec<P::Item>, Option<Duration>), Error> {
         let options = RequestOptions::default();
         let mut items = Vec::new();
         let mut seen_cursors = HashSet::new();
         let mut cursor: Option<String> = None;
+        // `Some(None)`: every page so far had a ttl too long to be an instant.
+        let mut fresh_until: Option<Option<Instant>> = Some(None);
         for _ in 0..MAX_PAGES {
             let params = PaginatedParams {
                 cursor: cursor.clone(),
@@ -751,10 +791,27 @@ impl McpClient {
                 .request(method, Some(&params), &options)
                 .await
                 .map_err(|source| self.request_error(method.to_owned(), source))?;
+            fresh_until = match (fresh_until, page.ttl_ms()) {
+                (Some(earliest), Some(ms)) => {
+                    let until = Instant::now().checked_add(Duration::from_millis(ms));
+                    Some(match (earliest, until) {
+                        (Some(earliest), Some(until)) => Some(earliest.min(until)),
+                        (earliest, until) => earliest.or(until),
+                    })
+                }
+                _ => None,
+            };
             let (page_items, next_cursor) = page.into_parts();
             items.extend(page_items);
             match next_cursor {
-                None => return Ok(items),
+                None => {
+                    let ttl = fresh_until.map(|until| {
+                        until.map_or(Duration::MAX, |until| {
+                            until.saturating_duration_since(Instant::now())
+                        })
+                    });
+                    return Ok((items, ttl));
+                }
                 Some(next) => {
                     if !seen_cursors.insert(next.clone()) {
                         return Err(Error::RepeatedCursor {

@@ -103,7 +103,7 @@ pub mod stateless;
 pub mod stdio;
 pub mod transport;
 
-pub use client::{ClientOptions, McpClient};
+pub use client::{ClientOptions, McpClient, ToolList};
 pub use error::Error;
 pub use framing::LineTransport;
 pub use jsonrpc::{ErrorObject, RequestId, ServerNotification};

@@ -209,6 +209,50 @@ async fn a_pinned_handshake_version_skips_the_probe_and_a_pinned_stateless_one_n
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_lists_ttl_is_its_first_page_to_go_stale_and_none_when_a_page_has_none() {
+    let (client, mut server) = stateless_client(ClientOptions::default()).await;
+    let page = |id: &Value, name: &str, ttl: Option<u64>, next: Option<&str>| {
+        let mut result = json!({"resultType": "complete", "cacheScope": "public",
+            "tools": [{"name": name, "inputSchema": {"type": "object"}}]});
+        if let Some(ttl) = ttl {
+            result["ttlMs"] = json!(ttl);
+        }
+        if let Some(next) = next {
+            result["nextCursor"] = json!(next);
+        }
+        json!({"jsonrpc": "2.0", "id": id, "result": result})
+    };
+
+    let list = client.list_tools_with_ttl();
+    let answer = async {
+        let first = server.next().await;
+        server.reply(&page(&first["id"], "a", Some(600_000), Some("2")));
+        let second = server.next().await;
+        assert_eq!(second["params"]["cursor"], "2");
+        server.reply(&page(&second["id"], "b", Some(60_000), None));
+    };
+    let (listed, ()) = guard(async { tokio::join!(list, answer) }).await;
+    let listed = listed.expect("listed");
+    let names: Vec<&str> = listed.tools.iter().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    let ttl = listed.ttl.expect("both pages carry a ttl");
+    assert!(
+        ttl <= Duration::from_secs(60) && ttl > Duration::from_secs(30),
+        "{ttl:?}"
+    );
+
+    let list = client.list_tools_with_ttl();
+    let answer = async {
+        let first = server.next().await;
+        server.reply(&page(&first["id"], "a", Some(600_000), Some("2")));
+        let second = server.next().await;
+        server.reply(&page(&second["id"], "b", None, None));
+    };
+    let (listed, ()) = guard(async { tokio::join!(list, answer) }).await;
+    assert_eq!(listed.expect("listed").ttl, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn input_required_is_answered_and_the_request_sent_again_with_the_state_as_it_came() {
     let options =
         ClientOptions::default().roots(vec![Root::from_path(std::path::Path::new("/work"))]);
