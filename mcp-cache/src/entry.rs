@@ -1,12 +1,18 @@
 //! What a cache entry holds and how it is encoded: a format version, the fingerprint of the
-//! server's unresolved configuration, the write time and the tools.
+//! server's unresolved configuration, the write time, how the tools were listed ([`Listing`]:
+//! the protocol version the server spoke and, for a stateless server, its list's `ttlMs` and
+//! when the list was fetched) and the tools.
 //!
 //! The header is checked before the tools are decoded, so a miss (other fingerprint, expired)
 //! costs little even for a server with hundreds of tools.
+//!
+//! The listing came after the first entries were written, without a new format: its fields
+//! (`protocol`, `list_ttl_ms`, `fetched_at_ms`) are optional, so an entry written before reads
+//! as one that knows nothing of the server's era, and a build that predates them skips them.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_transport::Tool;
+use mcp_transport::{ProtocolVersion, Tool};
 use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +20,59 @@ use crate::fingerprint::Fingerprint;
 
 /// The entry format this build writes and reads. Entries of any other format are misses.
 pub const FORMAT_VERSION: u32 = 1;
+
+/// How a server's tools were listed, kept beside them: the protocol version it spoke and, for
+/// a stateless server (2026-07-28) that gave one, how long its list may be considered fresh.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Listing {
+    /// The protocol version the server spoke. `None` in an entry written without it (through
+    /// [`ToolCache::set`](crate::ToolCache::set), or by an older build).
+    pub protocol_version: Option<ProtocolVersion>,
+    /// How long after [`fetched_at`](Self::fetched_at) the list may be considered fresh (the
+    /// list's `ttlMs`); `None` when the server gave no such hint (stale at once).
+    pub ttl: Option<Duration>,
+    /// When the list was fetched: where [`ttl`](Self::ttl) starts. Kept only with a ttl.
+    pub fetched_at: Option<SystemTime>,
+}
+
+impl Listing {
+    /// Tools listed by a server speaking `version`.
+    pub fn new(version: ProtocolVersion) -> Self {
+        Self {
+            protocol_version: Some(version),
+            ..Self::default()
+        }
+    }
+
+    /// This listing with a list fetched at `fetched_at` and fresh for `ttl` after that.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl: Duration, fetched_at: SystemTime) -> Self {
+        self.ttl = Some(ttl);
+        self.fetched_at = Some(fetched_at);
+        self
+    }
+
+    /// Until when the list is fresh; `None` for a list without a ttl.
+    pub fn fresh_until(&self) -> Option<SystemTime> {
+        self.fetched_at?.checked_add(self.ttl?)
+    }
+
+    /// Whether the list is still fresh at `now` (`now < fetched_at + ttl`).
+    pub fn is_fresh_at(&self, now: SystemTime) -> bool {
+        self.fresh_until().is_some_and(|until| now < until)
+    }
+}
+
+/// A hit: the tools, and how they were listed.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CacheEntry {
+    /// The tools, as the server listed them.
+    pub tools: Vec<Tool>,
+    /// How they were listed.
+    pub listing: Listing,
+}
 
 /// The result of a lookup: the tools, or why there are none.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +125,12 @@ struct EntryOut<'a> {
     format: u32,
     fingerprint: &'a str,
     written_at_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    list_ttl_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fetched_at_ms: Option<u64>,
     tools: &'a [Tool],
 }
 
@@ -81,12 +146,26 @@ fn millis_since_epoch(time: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
-/// Encodes an entry written at `now`.
+/// Encodes an entry written at `now`, with no [`Listing`].
 pub fn encode_entry(fingerprint: &Fingerprint, tools: &[Tool], now: SystemTime) -> Vec<u8> {
+    encode(fingerprint, tools, &Listing::default(), now)
+}
+
+/// Encodes an entry written at `now`.
+pub(crate) fn encode(
+    fingerprint: &Fingerprint,
+    tools: &[Tool],
+    listing: &Listing,
+    now: SystemTime,
+) -> Vec<u8> {
+    let freshness = listing.ttl.zip(listing.fetched_at);
     let entry = EntryOut {
         format: FORMAT_VERSION,
         fingerprint: fingerprint.as_str(),
         written_at_ms: millis_since_epoch(now),
+        protocol: listing.protocol_version.map(ProtocolVersion::as_str),
+        list_ttl_ms: freshness.map(|(ttl, _)| u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)),
+        fetched_at_ms: freshness.map(|(_, fetched_at)| millis_since_epoch(fetched_at)),
         tools,
     };
     // Tools hold only JSON-representable data, so this cannot fail; an empty entry would
@@ -113,6 +192,19 @@ pub fn decode_entry(
     ttl: Duration,
     now: SystemTime,
 ) -> Lookup {
+    match decode(bytes, fingerprint, ttl, now) {
+        Ok(entry) => Lookup::Hit(entry.tools),
+        Err(reason) => Lookup::Miss(reason),
+    }
+}
+
+/// [`decode_entry`], keeping the listing.
+pub(crate) fn decode(
+    bytes: &[u8],
+    fingerprint: &Fingerprint,
+    ttl: Duration,
+    now: SystemTime,
+) -> Result<CacheEntry, MissReason> {
     let wanted = Wanted {
         fingerprint: fingerprint.as_str(),
         ttl_ms: ttl.as_millis(),
@@ -124,7 +216,7 @@ pub fn decode_entry(
         .and_then(|lookup| reader.end().map(|()| lookup))
     {
         Ok(lookup) => lookup,
-        Err(_) => Lookup::Miss(match serde_json::from_slice::<FormatOnly>(bytes) {
+        Err(_) => Err(match serde_json::from_slice::<FormatOnly>(bytes) {
             Ok(header) if header.format != FORMAT_VERSION => MissReason::OtherFormat,
             _ => MissReason::Undecodable,
         }),
@@ -169,27 +261,33 @@ enum EntryField {
     Format,
     Fingerprint,
     WrittenAtMs,
+    Protocol,
+    ListTtlMs,
+    FetchedAtMs,
     Tools,
     #[serde(other)]
     Other,
 }
 
-impl<'de> DeserializeSeed<'de> for Wanted<'_> {
-    type Value = Lookup;
+/// What a lookup makes of an entry.
+type Decoded = Result<CacheEntry, MissReason>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Lookup, D::Error> {
+impl<'de> DeserializeSeed<'de> for Wanted<'_> {
+    type Value = Decoded;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Decoded, D::Error> {
         deserializer.deserialize_map(self)
     }
 }
 
 impl<'de> Visitor<'de> for Wanted<'_> {
-    type Value = Lookup;
+    type Value = Decoded;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a tool cache entry")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Lookup, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Decoded, A::Error> {
         fn once<T, E: serde::de::Error>(
             slot: &mut Option<T>,
             value: T,
@@ -203,6 +301,10 @@ impl<'de> Visitor<'de> for Wanted<'_> {
         let mut format = None;
         let mut fingerprint_matches = None;
         let mut written_at_ms = None;
+        // `Some(None)`: a version this build does not know (a newer build wrote it).
+        let mut protocol: Option<Option<ProtocolVersion>> = None;
+        let mut list_ttl_ms: Option<u64> = None;
+        let mut fetched_at_ms: Option<u64> = None;
         // `Some(None)`: the tools were there and skipped.
         let mut tools: Option<Option<Vec<Tool>>> = None;
         while let Some(field) = map.next_key::<EntryField>()? {
@@ -218,6 +320,16 @@ impl<'de> Visitor<'de> for Wanted<'_> {
                 }
                 EntryField::WrittenAtMs => {
                     once(&mut written_at_ms, map.next_value()?, "written_at_ms")?;
+                }
+                EntryField::Protocol => {
+                    let version: std::borrow::Cow<'_, str> = map.next_value()?;
+                    once(&mut protocol, ProtocolVersion::parse(&version), "protocol")?;
+                }
+                EntryField::ListTtlMs => {
+                    once(&mut list_ttl_ms, map.next_value()?, "list_ttl_ms")?;
+                }
+                EntryField::FetchedAtMs => {
+                    once(&mut fetched_at_ms, map.next_value()?, "fetched_at_ms")?;
                 }
                 EntryField::Tools => {
                     let decoded = if self
@@ -242,15 +354,27 @@ impl<'de> Visitor<'de> for Wanted<'_> {
         let written_at_ms =
             written_at_ms.ok_or_else(|| A::Error::missing_field("written_at_ms"))?;
         let tools = tools.ok_or_else(|| A::Error::missing_field("tools"))?;
+        // The ttl counts only with the time it counts from.
+        let freshness = list_ttl_ms
+            .zip(fetched_at_ms)
+            .and_then(|(ttl, fetched_at)| {
+                let fetched_at = UNIX_EPOCH.checked_add(Duration::from_millis(fetched_at))?;
+                Some((Duration::from_millis(ttl), fetched_at))
+            });
+        let listing = Listing {
+            protocol_version: protocol.flatten(),
+            ttl: freshness.map(|(ttl, _)| ttl),
+            fetched_at: freshness.map(|(_, fetched_at)| fetched_at),
+        };
         Ok(
             match (
                 self.miss(Some(format), Some(fingerprint_matches), Some(written_at_ms)),
                 tools,
             ) {
-                (Some(reason), _) => Lookup::Miss(reason),
-                (None, Some(tools)) => Lookup::Hit(tools),
+                (Some(reason), _) => Err(reason),
+                (None, Some(tools)) => Ok(CacheEntry { tools, listing }),
                 // Skipped only when the header said miss, judged again just now.
-                (None, None) => Lookup::Miss(MissReason::Undecodable),
+                (None, None) => Err(MissReason::Undecodable),
             },
         )
     }
@@ -370,6 +494,84 @@ mod tests {
         assert_eq!(
             decode_entry(&trailing, &fp, ttl, now).miss_reason(),
             Some(MissReason::Undecodable)
+        );
+    }
+
+    #[test]
+    fn a_listing_round_trips_and_an_entry_without_one_knows_nothing() {
+        let fp = Fingerprint::from_hex("abc");
+        let now = SystemTime::now();
+        let ttl = Duration::from_secs(60);
+        let fetched_at = UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+        for listing in [
+            Listing::default(),
+            Listing::new(ProtocolVersion::V2025_11_25),
+            Listing::new(ProtocolVersion::V2026_07_28)
+                .with_ttl(Duration::from_secs(300), fetched_at),
+        ] {
+            let bytes = encode(&fp, &tools(), &listing, now);
+            assert_eq!(
+                decode(&bytes, &fp, ttl, now),
+                Ok(CacheEntry {
+                    tools: tools(),
+                    listing
+                })
+            );
+            // The plain decoder reads the same tools.
+            assert_eq!(decode_entry(&bytes, &fp, ttl, now), Lookup::Hit(tools()));
+        }
+        let written = encode_entry(&fp, &tools(), now);
+        assert_eq!(
+            decode(&written, &fp, ttl, now).map(|e| e.listing),
+            Ok(Listing::default())
+        );
+    }
+
+    #[test]
+    fn a_listing_field_this_build_cannot_use_is_left_out_not_a_miss() {
+        let fp = Fingerprint::from_hex("abc");
+        let now = SystemTime::now();
+        let ttl = Duration::from_secs(60);
+        let written = json!(millis_since_epoch(now));
+        let header = [
+            ("format", json!(FORMAT_VERSION)),
+            ("fingerprint", json!("abc")),
+            ("written_at_ms", written),
+        ];
+        let with = |fields: &[(&str, serde_json::Value)]| {
+            let tools = [("tools", serde_json::to_value(tools()).unwrap())];
+            let bytes = entry_with(&[&header[..], fields, &tools].concat());
+            decode(&bytes, &fp, ttl, now).map(|entry| entry.listing)
+        };
+        // A version a newer build speaks; a ttl without the time it counts from.
+        assert_eq!(
+            with(&[("protocol", json!("2099-01-01")), ("list_ttl_ms", json!(5))]),
+            Ok(Listing::default())
+        );
+        assert_eq!(
+            with(&[("protocol", json!("2025-06-18"))]),
+            Ok(Listing::new(ProtocolVersion::V2025_06_18))
+        );
+        assert_eq!(
+            with(&[("protocol", json!(7))]),
+            Err(MissReason::Undecodable)
+        );
+        assert!(
+            Listing::new(ProtocolVersion::V2026_07_28)
+                .with_ttl(Duration::from_secs(1), now)
+                .is_fresh_at(now)
+        );
+        assert!(
+            !Listing::new(ProtocolVersion::V2026_07_28)
+                .with_ttl(Duration::from_secs(1), now)
+                .is_fresh_at(now + Duration::from_secs(1))
+        );
+        assert!(!Listing::new(ProtocolVersion::V2026_07_28).is_fresh_at(now));
+        assert!(
+            !Listing::default()
+                .with_ttl(Duration::MAX, now)
+                .is_fresh_at(now),
+            "a ttl past the end of time is no ttl"
         );
     }
 

@@ -20,6 +20,12 @@
 //!   server's unresolved configuration, the tools and the write time. A lookup misses when the
 //!   entry is absent, older than the time to live (30 days by default), of another format or of
 //!   another configuration.
+//! - Written with [`ToolCache::set_entry`], an entry also keeps how the tools were listed
+//!   ([`Listing`]): the protocol version the server spoke, so that the next start need not probe
+//!   its era again, and for a stateless server (2026-07-28) its list's `ttlMs` and when the list
+//!   was fetched, so that the next start knows whether the list is still fresh
+//!   ([`ToolCache::lookup_entry`]). The cache only keeps these; what they mean for a start is the
+//!   manager's business.
 //! - The cache is best effort: a store that cannot be opened, is locked by another process, is
 //!   corrupt, or a full disk is a miss (or a skipped write), logged once, never an error or a
 //!   panic. A corrupt store is moved aside and rebuilt.
@@ -41,7 +47,9 @@ use async_trait::async_trait;
 use mcp_transport::Tool;
 
 pub use cache_dir::user_cache_dir;
-pub use entry::{FORMAT_VERSION, Lookup, MissReason, decode_entry, encode_entry};
+pub use entry::{
+    CacheEntry, FORMAT_VERSION, Listing, Lookup, MissReason, decode_entry, encode_entry,
+};
 pub use fingerprint::Fingerprint;
 pub use memory::{MemoryToolCache, NoopToolCache};
 pub use sled_store::SledToolCache;
@@ -57,11 +65,41 @@ pub trait ToolCache: Send + Sync {
         self.lookup(server, fingerprint).await.into_tools()
     }
 
-    /// Stores (or replaces) the tools of `server`.
+    /// Stores (or replaces) the tools of `server`, with no [`Listing`].
     async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]);
 
     /// Forgets `server`.
     async fn remove(&self, server: &str);
+
+    /// The entry cached for `server` under this configuration, with how its tools were listed,
+    /// or why there is none. The default (for a store that keeps no listing) is the hit of
+    /// [`lookup`](Self::lookup) with an empty listing.
+    async fn lookup_entry(
+        &self,
+        server: &str,
+        fingerprint: &Fingerprint,
+    ) -> Result<CacheEntry, MissReason> {
+        match self.lookup(server, fingerprint).await {
+            Lookup::Hit(tools) => Ok(CacheEntry {
+                tools,
+                listing: Listing::default(),
+            }),
+            Lookup::Miss(reason) => Err(reason),
+        }
+    }
+
+    /// Stores (or replaces) the tools of `server` with how they were listed. The default (for
+    /// a store that keeps no listing) is [`set`](Self::set).
+    async fn set_entry(
+        &self,
+        server: &str,
+        fingerprint: &Fingerprint,
+        tools: &[Tool],
+        listing: &Listing,
+    ) {
+        let _ = listing;
+        self.set(server, fingerprint, tools).await;
+    }
 }
 
 impl std::fmt::Debug for dyn ToolCache {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use mcp_transport::Tool;
 
-use crate::entry::{Lookup, MissReason, decode_entry, encode_entry};
+use crate::entry::{CacheEntry, Listing, Lookup, MissReason, decode, encode};
 use crate::fingerprint::Fingerprint;
 use crate::{CacheOptions, ToolCache};
 
@@ -40,6 +40,17 @@ impl MemoryToolCache {
 #[async_trait]
 impl ToolCache for MemoryToolCache {
     async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
+        match self.lookup_entry(server, fingerprint).await {
+            Ok(entry) => Lookup::Hit(entry.tools),
+            Err(reason) => Lookup::Miss(reason),
+        }
+    }
+
+    async fn lookup_entry(
+        &self,
+        server: &str,
+        fingerprint: &Fingerprint,
+    ) -> Result<CacheEntry, MissReason> {
         let entry = self
             .entries
             .lock()
@@ -47,8 +58,8 @@ impl ToolCache for MemoryToolCache {
             .get(server)
             .cloned();
         match entry {
-            None => Lookup::Miss(MissReason::Absent),
-            Some(bytes) => decode_entry(
+            None => Err(MissReason::Absent),
+            Some(bytes) => decode(
                 &bytes,
                 fingerprint,
                 self.options.ttl,
@@ -58,7 +69,18 @@ impl ToolCache for MemoryToolCache {
     }
 
     async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
-        let bytes = encode_entry(fingerprint, tools, (self.options.clock)());
+        self.set_entry(server, fingerprint, tools, &Listing::default())
+            .await;
+    }
+
+    async fn set_entry(
+        &self,
+        server: &str,
+        fingerprint: &Fingerprint,
+        tools: &[Tool],
+        listing: &Listing,
+    ) {
+        let bytes = encode(fingerprint, tools, listing, (self.options.clock)());
         self.insert_raw(server, bytes);
     }
 

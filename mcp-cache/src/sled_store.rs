@@ -20,7 +20,8 @@
 //!
 //! A write of the tools an entry already holds (every connected server's tools are written back,
 //! and on a warm start they are what the cache had) is skipped unless the entry is past half its
-//! time to live, so a warm start never opens the database. Lookups run at most
+//! time to live, so a warm start never opens the database. A list with a ttl that was fetched
+//! again is a change (its fetch time is what the entry keeps it for). Lookups run at most
 //! [`LOOKUP_THREADS`] at a time and database operations one at a time, each waiting for its
 //! turn without a thread of its own.
 //!
@@ -40,7 +41,7 @@ use async_trait::async_trait;
 use mcp_transport::Tool;
 use tokio::sync::Semaphore;
 
-use crate::entry::{Lookup, MissReason, decode_entry, encode_entry, written_at_ms};
+use crate::entry::{CacheEntry, Listing, Lookup, MissReason, decode, encode, written_at_ms};
 use crate::fingerprint::Fingerprint;
 use crate::read_view::{ReadView, ViewRead};
 use crate::{CacheOptions, ToolCache};
@@ -205,8 +206,10 @@ impl SledToolCache {
         tokio::task::spawn_blocking(work).await.ok()
     }
 
-    /// Whether the entry files hold these tools already, for this configuration, written within
-    /// half the time to live: then writing would change nothing but the write time. Every
+    /// Whether the entry files hold these tools already, with this listing, for this
+    /// configuration, written within half the time to live: then writing would change nothing
+    /// but the write time. (A list with a ttl fetched again has a new fetch time, so it is
+    /// written: that time is what the entry is for.) Every
     /// connected server's tools are written back, so without this a warm start (every tool
     /// list as cached) opened the database only to rewrite each entry as it was: sled's page
     /// table, log buffers and its nine I/O threads (each with a malloc arena of its own) for
@@ -217,6 +220,7 @@ impl SledToolCache {
         server: &str,
         fingerprint: &Fingerprint,
         tools: &[Tool],
+        listing: &Listing,
         now: SystemTime,
     ) -> bool {
         let (key, shared) = (server.to_owned(), Arc::clone(&self.shared));
@@ -231,7 +235,7 @@ impl SledToolCache {
         };
         // An entry from the future (a clock set back) counts as fresh, as lookups take it.
         let fresh = now.duration_since(written).unwrap_or_default() <= self.shared.options.ttl / 2;
-        fresh && encode_entry(fingerprint, tools, written) == stored
+        fresh && encode(fingerprint, tools, listing, written) == stored
     }
 }
 
@@ -279,6 +283,17 @@ impl std::fmt::Debug for SledToolCache {
 #[async_trait]
 impl ToolCache for SledToolCache {
     async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
+        match self.lookup_entry(server, fingerprint).await {
+            Ok(entry) => Lookup::Hit(entry.tools),
+            Err(reason) => Lookup::Miss(reason),
+        }
+    }
+
+    async fn lookup_entry(
+        &self,
+        server: &str,
+        fingerprint: &Fingerprint,
+    ) -> Result<CacheEntry, MissReason> {
         // The entry file is read and decoded on a blocking thread: decoding 200 tools takes
         // over a tenth of a millisecond, which an async worker (busy starting the servers)
         // should not spend, and the lookups of a startup fan-out decode in parallel.
@@ -287,7 +302,7 @@ impl ToolCache for SledToolCache {
         let from_view = self
             .on_lookup_thread(move || match shared.view.read(&key) {
                 ViewRead::Entry(bytes) => Some(shared.decode(&bytes, &fp)),
-                ViewRead::Absent => Some(Lookup::Miss(MissReason::Absent)),
+                ViewRead::Absent => Some(Err(MissReason::Absent)),
                 ViewRead::Unknown => None,
             })
             .await;
@@ -296,18 +311,18 @@ impl ToolCache for SledToolCache {
             None => {
                 let key = server.to_owned();
                 match self.run(move |db| db.get(key.as_bytes())).await {
-                    None => Lookup::Miss(MissReason::Unavailable),
-                    Some(None) => Lookup::Miss(MissReason::Absent),
+                    None => Err(MissReason::Unavailable),
+                    Some(None) => Err(MissReason::Absent),
                     Some(Some(bytes)) => {
                         let (fp, shared) = (fingerprint.clone(), Arc::clone(&self.shared));
                         self.on_lookup_thread(move || shared.decode(&bytes, &fp))
                             .await
-                            .unwrap_or(Lookup::Miss(MissReason::Unavailable))
+                            .unwrap_or(Err(MissReason::Unavailable))
                     }
                 }
             }
         };
-        if lookup.miss_reason() == Some(MissReason::Undecodable) {
+        if lookup.as_ref().err() == Some(&MissReason::Undecodable) {
             self.shared.warn_once(
                 "undecodable",
                 &format!("a cached tool list for {server:?} does not decode; it will be rewritten"),
@@ -317,11 +332,25 @@ impl ToolCache for SledToolCache {
     }
 
     async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
+        self.set_entry(server, fingerprint, tools, &Listing::default())
+            .await;
+    }
+
+    async fn set_entry(
+        &self,
+        server: &str,
+        fingerprint: &Fingerprint,
+        tools: &[Tool],
+        listing: &Listing,
+    ) {
         let now = (self.shared.options.clock)();
-        if self.holds_already(server, fingerprint, tools, now).await {
+        if self
+            .holds_already(server, fingerprint, tools, listing, now)
+            .await
+        {
             return;
         }
-        let bytes = encode_entry(fingerprint, tools, now);
+        let bytes = encode(fingerprint, tools, listing, now);
         let key = server.to_owned();
         let shared = Arc::clone(&self.shared);
         let _ = self
@@ -374,8 +403,8 @@ impl Shared {
     }
 
     /// Decodes an entry for this store's time to live and clock.
-    fn decode(&self, bytes: &[u8], fingerprint: &Fingerprint) -> Lookup {
-        decode_entry(bytes, fingerprint, self.options.ttl, (self.options.clock)())
+    fn decode(&self, bytes: &[u8], fingerprint: &Fingerprint) -> Result<CacheEntry, MissReason> {
+        decode(bytes, fingerprint, self.options.ttl, (self.options.clock)())
     }
 
     fn lock(&self) -> MutexGuard<'_, Slot> {

@@ -12,10 +12,10 @@ use std::thread::ThreadId;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_cache::{
-    CacheOptions, FORMAT_VERSION, Fingerprint, Lookup, MemoryToolCache, MissReason, NoopToolCache,
-    SledToolCache, ToolCache, decode_entry, encode_entry,
+    CacheOptions, FORMAT_VERSION, Fingerprint, Listing, Lookup, MemoryToolCache, MissReason,
+    NoopToolCache, SledToolCache, ToolCache, decode_entry, encode_entry,
 };
-use mcp_transport::Tool;
+use mcp_transport::{ProtocolVersion, Tool};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -934,5 +934,98 @@ async fn an_unchanged_entry_is_rewritten_once_half_its_time_to_live_is_gone() {
         }
         bounded(month_later.close()).await;
     }
+    assert_no_panic();
+}
+
+// ---------------------------------------------------------------------------------------------
+// How the tools were listed
+
+/// A time the entry format keeps exactly (whole milliseconds).
+fn at_ms(ms: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(ms)
+}
+
+/// The protocol version and a stateless list's ttl come back as they were written; a plain
+/// write (or a store without them) knows nothing of them.
+async fn listings_round_trip(cache: &dyn ToolCache) {
+    let fp = fingerprint();
+    let handshake = Listing::new(ProtocolVersion::V2025_11_25);
+    let stateless = Listing::new(ProtocolVersion::V2026_07_28)
+        .with_ttl(Duration::from_secs(300), at_ms(1_700_000_000_123));
+    for listing in [handshake, stateless] {
+        bounded(cache.set_entry("acme", &fp, &tools(), &listing)).await;
+        let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();
+        assert_eq!(entry.listing, listing);
+        assert_eq!(entry.tools, tools());
+        assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    }
+    bounded(cache.set("acme", &fp, &other_tools())).await;
+    let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();
+    assert_eq!(entry.listing, Listing::default());
+    assert_eq!(
+        bounded(cache.lookup_entry("other", &fp)).await,
+        Err(MissReason::Absent)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_store_keeps_how_the_tools_were_listed() {
+    count_panics();
+    listings_round_trip(&MemoryToolCache::new(CacheOptions::default())).await;
+    let temp = TempDir::new("listing");
+    let sled = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    listings_round_trip(&sled).await;
+    bounded(sled.close()).await;
+    // Read back by another instance, from the entry files.
+    let again = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    let listing = Listing::new(ProtocolVersion::V2026_07_28).with_ttl(Duration::ZERO, at_ms(7));
+    bounded(again.set_entry("acme", &fingerprint(), &tools(), &listing)).await;
+    bounded(again.close()).await;
+    let third = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    let entry = bounded(third.lookup_entry("acme", &fingerprint()))
+        .await
+        .unwrap();
+    assert_eq!(entry.listing, listing);
+    bounded(third.close()).await;
+    assert_eq!(
+        bounded(NoopToolCache::new().lookup_entry("acme", &fingerprint())).await,
+        Err(MissReason::Absent)
+    );
+    assert_no_panic();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_list_with_a_ttl_is_written_again_with_the_same_tools_and_one_without_is_not() {
+    // A stateless server's list is fresh from when it was fetched: writing the same tools again
+    // must move that time, or a list fetched again would still look stale at the next start.
+    count_panics();
+    let temp = TempDir::new("ttl-rewrite");
+    let fp = fingerprint();
+    let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    let fetched = |ms| {
+        Listing::new(ProtocolVersion::V2026_07_28).with_ttl(Duration::from_secs(60), at_ms(ms))
+    };
+    bounded(cache.set_entry("acme", &fp, &tools(), &fetched(1_000))).await;
+    bounded(cache.close()).await;
+    bounded(cache.set_entry("acme", &fp, &tools(), &fetched(2_000))).await;
+    bounded(cache.close()).await;
+    let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();
+    assert_eq!(entry.listing.fetched_at, Some(at_ms(2_000)));
+
+    // Without a ttl the same tools and listing leave the store untouched, as a plain write does;
+    // another protocol version is a change.
+    let handshake = Listing::new(ProtocolVersion::V2025_11_25);
+    bounded(cache.set_entry("acme", &fp, &tools(), &handshake)).await;
+    bounded(cache.close()).await;
+    let before = files_of(&temp.store());
+    bounded(cache.set_entry("acme", &fp, &tools(), &handshake)).await;
+    bounded(cache.close()).await;
+    assert_eq!(files_of(&temp.store()), before);
+    let older = Listing::new(ProtocolVersion::V2025_06_18);
+    bounded(cache.set_entry("acme", &fp, &tools(), &older)).await;
+    bounded(cache.close()).await;
+    assert_ne!(files_of(&temp.store()), before);
+    let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();
+    assert_eq!(entry.listing, older);
     assert_no_panic();
 }

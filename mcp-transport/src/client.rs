@@ -806,7 +806,7 @@ impl McpClient {
             match next_cursor {
                 None => {
                     let ttl = fresh_until.map(|until| {
-                        until.map_or(Duration::MAX, |until| {
+                        until.map_or(Duration::from_millis(u64::MAX), |until| {
                             until.saturating_duration_since(Instant::now())
                         })
                     });
