@@ -30,6 +30,12 @@
 //! clients get a secret too. Everything secret it hands out ends in random hex
 //! ([`HttpFixture::handed_out_secrets`]).
 //!
+//! With [`HttpFixtureOptions::stateless`] it speaks only the stateless revision 2026-07-28: it
+//! answers `server/discover`, takes every request without a session as long as its `_meta`
+//! names that revision, refuses `initialize` (and a request naming another version) with HTTP
+//! 400 and an `UnsupportedProtocolVersion` error listing `2026-07-28`, gives its `tools/list`
+//! `cacheScope: "public"` and the `ttlMs` asked for, and has no GET stream (405).
+//!
 //! Every request is recorded ([`HttpFixture::requests`]) with the headers a test checks, and
 //! the connections clients opened are counted ([`HttpFixture::connections`]).
 
@@ -66,6 +72,8 @@ pub struct HttpFixtureOptions {
     oauth: bool,
     token_lifetime_secs: u64,
     client_secrets: bool,
+    stateless: bool,
+    list_ttl_ms: Option<u64>,
 }
 
 impl HttpFixtureOptions {
@@ -167,6 +175,15 @@ impl HttpFixtureOptions {
     #[must_use]
     pub fn token_lifetime(mut self, seconds: u64) -> Self {
         self.token_lifetime_secs = seconds;
+        self
+    }
+
+    /// Speaks only the stateless revision 2026-07-28 (see the module documentation); its
+    /// `tools/list` carries `ttlMs: list_ttl_ms` (none without one).
+    #[must_use]
+    pub fn stateless(mut self, list_ttl_ms: Option<u64>) -> Self {
+        self.stateless = true;
+        self.list_ttl_ms = list_ttl_ms;
         self
     }
 
@@ -571,6 +588,10 @@ fn reason(status: u16) -> &'static str {
 }
 
 const SESSION_ID: &str = "Mcp-Session-Id";
+/// The revision [`HttpFixtureOptions::stateless`] speaks.
+const STATELESS_VERSION: &str = "2026-07-28";
+/// The `_meta` key naming a stateless request's protocol version.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 impl State {
     fn serve(self: &Arc<Self>, stream: &TcpStream) -> std::io::Result<()> {
@@ -683,6 +704,19 @@ impl State {
         {
             thread::sleep(*delay);
         }
+        if self.options.stateless {
+            let version = &message["params"]["_meta"][META_PROTOCOL_VERSION];
+            if method == Some("initialize") || version != STATELESS_VERSION {
+                // A modern server names what it speaks in any error to a request it cannot take.
+                let refusal = json!({"jsonrpc": "2.0", "id": message.get("id"), "error": {
+                    "code": -32022, "message": "Unsupported protocol version",
+                    "data": {"supported": [STATELESS_VERSION], "requested": version}}});
+                let json = [("Content-Type", "application/json".to_owned())];
+                respond(stream, 400, &json, &refusal.to_string());
+                return 400;
+            }
+            return self.answer_post(stream, message, method);
+        }
         let session = request.header("mcp-session-id");
         if method == Some("initialize") {
             let number = self.sessions.fetch_add(1, Ordering::SeqCst) + 1;
@@ -720,6 +754,12 @@ impl State {
             respond(stream, 404, &[], "session not found");
             return 404;
         }
+        self.answer_post(stream, message, method)
+    }
+
+    /// Answers a POST taken (in its session, or without one when stateless): 202 for a
+    /// notification, else the answer as JSON or as an event stream.
+    fn answer_post(self: &Arc<Self>, stream: &Conn, message: &Value, method: Option<&str>) -> u16 {
         if message.get("id").is_none() || method.is_none() {
             respond(stream, 202, &[], "");
             return 202;
@@ -864,12 +904,31 @@ impl State {
                 "capabilities": {"tools": {"listChanged": true}},
                 "serverInfo": {"name": "http-fixture", "version": "1.0.0"}
             }),
-            Some("tools/list") => json!({"tools": [
-                tool("echo", &json!({"message": {"type": "string"}})),
-                tool("progress", &json!({"steps": {"type": "integer"}})),
-                tool("huge", &json!({"bytes": {"type": "integer"}})),
-                tool("announce", &json!({})),
-            ]}),
+            Some("server/discover") if self.options.stateless => json!({
+                "resultType": "complete",
+                "supportedVersions": [STATELESS_VERSION],
+                "capabilities": {"tools": {}},
+                "_meta": {"io.modelcontextprotocol/serverInfo":
+                    {"name": "http-fixture", "version": "1.0.0"}},
+                "ttlMs": 0,
+                "cacheScope": "public",
+            }),
+            Some("tools/list") => {
+                let mut list = json!({"tools": [
+                    tool("echo", &json!({"message": {"type": "string"}})),
+                    tool("progress", &json!({"steps": {"type": "integer"}})),
+                    tool("huge", &json!({"bytes": {"type": "integer"}})),
+                    tool("announce", &json!({})),
+                ]});
+                if self.options.stateless {
+                    list["resultType"] = json!("complete");
+                    list["cacheScope"] = json!("public");
+                    if let Some(ttl) = self.options.list_ttl_ms {
+                        list["ttlMs"] = json!(ttl);
+                    }
+                }
+                list
+            }
             Some("tools/call") => {
                 let arguments = &params["arguments"];
                 let text = match params["name"].as_str() {
