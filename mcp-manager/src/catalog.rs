@@ -84,6 +84,7 @@ impl McpManager {
 
     /// The resources of every connected server that offers them, sorted by server; servers
     /// without the capability are left out, and servers still connecting are not waited for.
+    /// A server served on demand (connected, its connection not made yet) is connected for it.
     pub async fn all_resources(&self) -> Vec<ServerListing<Resource>> {
         self.all_of(Offer::Resources, |client| async move {
             client.list_resources().await
@@ -130,6 +131,17 @@ impl McpManager {
         Ok(client.get_prompt(name, arguments).await?)
     }
 
+    /// The servers served on demand whose connection is not made yet.
+    fn on_demand_servers(&self) -> Vec<String> {
+        let state = self.inner.lock();
+        state
+            .on_demand
+            .keys()
+            .filter(|name| !state.connections.contains_key(*name))
+            .cloned()
+            .collect()
+    }
+
     /// Every live connection, by server name.
     fn connected_clients(&self) -> Vec<(String, Arc<McpClient>)> {
         self.inner
@@ -174,6 +186,26 @@ impl McpManager {
         Fut: Future<Output = Result<Vec<T>, mcp_transport::Error>> + Send + 'static,
     {
         let mut asking = JoinSet::new();
+        // Servers served on demand count as connected: their lists are needed now, so their
+        // connections are made (one that fails is told like a listing that failed).
+        let mut connecting = JoinSet::new();
+        for server in self.on_demand_servers() {
+            let inner = Arc::clone(&self.inner);
+            connecting.spawn(async move {
+                let connected = inner.wait(&server).await;
+                (server, connected)
+            });
+        }
+        while let Some(joined) = connecting.join_next().await {
+            if let Ok((server, Err(error))) = joined {
+                asking.spawn(async move {
+                    ServerListing {
+                        result: Err(error),
+                        server,
+                    }
+                });
+            }
+        }
         for (server, client) in self.connected_clients() {
             if offer.offered_by(client.capabilities()) {
                 let listing = list(client);

@@ -7,24 +7,37 @@
 //! servers still connecting; a pending server with no cache entry, or one whose entry says
 //! `required: true`, is awaited, bounded by its own timeout. A pipeline that finishes after the gate replaces only its own server's tools and is
 //! reported as an event.
+//!
+//! The cache lookup comes first, and the connection waits for it (within the gate): the entry
+//! remembers the protocol version the server spoke, which the connection is pinned to so that
+//! the server's era is not probed again — and probed again once when the server refuses it as
+//! a server of the other era would ([`refuses_era`]). An entry whose list is a stateless
+//! server's and still fresh is served on demand instead of connecting (see [`crate::manager`]).
+//! The ttl is kept with every list written (`ttlMs`, with when it was fetched).
 
 use std::collections::{BTreeMap, HashMap, HashSet, btree_map};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use mcp_bridge::naming::tool_name;
-use mcp_cache::Fingerprint;
+use mcp_cache::{Fingerprint, Listing};
 use mcp_config::{DiscoveredServer, ServerConfig};
-use mcp_transport::{McpClient, ServerNotification, Tool};
-use tokio::sync::{broadcast, watch};
+use mcp_transport::protocol::methods;
+use mcp_transport::{
+    ClientOptions, McpClient, ProtocolVersion, RpcError, ServerNotification, Tool, TransportError,
+};
+use tokio::sync::{broadcast, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::connect::{ConnectContext, connect_client};
-use crate::error::ServerError;
-use crate::manager::{ConnectOutcome, Connection, Inner, ManagedTool, McpManager, Prebuilt, lock};
+use crate::error::{ManagerError, ServerError};
+use crate::manager::{
+    ConnectOutcome, Connection, Inner, ManagedTool, McpManager, OnDemand, Prebuilt, Reach,
+    listing_of, lock,
+};
 use crate::status::{ConnectionStatus, ManagerEvent};
 
 /// What a pipeline ended with: `None` while it runs.
@@ -33,8 +46,30 @@ pub(crate) type Outcome = Option<Result<Arc<McpClient>, ServerError>>;
 /// A server connected and its tools listed; `notifications` was subscribed before listing.
 pub(crate) struct Loaded {
     client: Arc<McpClient>,
-    tools: Vec<Tool>,
+    /// `None`: not listed, the tools the manager holds being still fresh.
+    tools: Option<Vec<Tool>>,
+    /// How `tools` were listed.
+    listing: Listing,
     notifications: broadcast::Receiver<ServerNotification>,
+}
+
+/// What a connection is made with beyond the server's configuration.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Plan {
+    /// The protocol version the cache remembers: the first attempt is pinned to it (unless the
+    /// agent pins one), and made again without the pin when the server refuses it.
+    pub(crate) remembered: Option<ProtocolVersion>,
+    /// Until when the tools the manager holds are fresh: a connection made before then, in the
+    /// era remembered, does not list them again.
+    pub(crate) fresh_until: Option<SystemTime>,
+}
+
+/// What the cache lookup tells a server's pipeline.
+enum Remembered {
+    /// Connect, pinned to this version if there is one.
+    Connect(Option<ProtocolVersion>),
+    /// The list is a stateless server's and fresh: serve these tools on demand.
+    OnDemand { tools: Vec<Tool>, listing: Listing },
 }
 
 /// What `finish` recorded.
@@ -100,21 +135,45 @@ impl McpManager {
             // The cache entry is keyed by the definition as written: no secret in it, and a
             // rotated variable keeps it.
             let fingerprint = Fingerprint::of(&server.definition);
-            if let Some((id, outcome)) = inner.start(name, config, &fingerprint, &gate) {
+            let (remembered_tx, remembered_rx) = oneshot::channel();
+            let remembered = Some((remembered_rx, deadline));
+            if let Some((id, outcome)) = inner.start(name, config, &fingerprint, &gate, remembered)
+            {
                 let (inner, key, config) = (Arc::clone(inner), name.clone(), config.clone());
                 let lookup = tokio::spawn(async move {
-                    let tools = inner.cache.get(&key, &fingerprint).await?;
+                    // A miss drops the sender: the pipeline connects as if nothing was known.
+                    let entry = inner.cache.lookup_entry(&key, &fingerprint).await.ok()?;
+                    let listing = entry.listing;
+                    let on_demand = inner.serves_on_demand(&config, &listing, SystemTime::now());
+                    let remembered_tx = if on_demand {
+                        Some(remembered_tx)
+                    } else {
+                        // Told before the tools are built: the connection waits for it.
+                        let _ = remembered_tx.send(Remembered::Connect(listing.protocol_version));
+                        None
+                    };
+                    inner.remember_protocol(&key, listing.protocol_version);
                     // Built now, while the gate waits, rather than at its answer.
                     let budget = inner.budget_of(Some(&config));
-                    let offered = tools
+                    let reach = if on_demand {
+                        Reach::OnDemand
+                    } else {
+                        Reach::Deferred
+                    };
+                    let offered = entry
+                        .tools
                         .iter()
                         .map(|tool| {
                             let name = tool_name(&key, &tool.name);
                             let budget = budget.clone();
-                            inner.managed_tool(&key, name, tool, Some(&config), budget, None)
+                            inner.managed_tool(&key, name, tool, Some(&config), budget, reach)
                         })
                         .collect();
-                    Some((tools, offered))
+                    if let Some(remembered_tx) = remembered_tx {
+                        let tools = entry.tools.clone();
+                        let _ = remembered_tx.send(Remembered::OnDemand { tools, listing });
+                    }
+                    Some((entry.tools, offered))
                 });
                 started.push(Started {
                     name: name.clone(),
@@ -153,6 +212,17 @@ impl McpManager {
             let mut state = inner.lock();
             for server in &started {
                 if server.outcome.borrow().is_some() {
+                    continue;
+                }
+                // Served on demand: its live tools were built with the lookup.
+                let served = state
+                    .on_demand
+                    .get(&server.name)
+                    .is_some_and(|served| served.id == server.id);
+                if served {
+                    if let Some((_, offered)) = cached.remove(&server.name) {
+                        prebuilt.insert(server.name.clone(), (server.id, offered));
+                    }
                     continue;
                 }
                 // Disconnected meanwhile (or replaced by a newer attempt): nothing to offer.
@@ -206,13 +276,15 @@ impl McpManager {
 
 impl Inner {
     /// Registers a pending connection and starts its pipeline; `None` when the server is
-    /// already connected or connecting.
+    /// already connected or connecting. `remembered` brings what the cache lookup found, waited
+    /// for until the instant given at most.
     fn start(
         self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,
         fingerprint: &Fingerprint,
         gate: &Arc<Mutex<Gate>>,
+        remembered: Option<(oneshot::Receiver<Remembered>, Instant)>,
     ) -> Option<(u64, watch::Receiver<Outcome>)> {
         let (outcome_tx, outcome_rx) = watch::channel(None);
         let cancel = CancellationToken::new();
@@ -237,8 +309,22 @@ impl Inner {
         let span = tracing::info_span!("mcp_server", server = %name);
         let task = tokio::spawn(
             async move {
+                let remembered = tokio::select! {
+                    remembered = Self::remembered(remembered) => remembered,
+                    () = cancel.cancelled() => return,
+                };
+                let plan = match remembered {
+                    Remembered::OnDemand { tools, listing } => {
+                        inner.serve_on_demand(&server, id, tools, listing, &gate);
+                        return;
+                    }
+                    Remembered::Connect(version) => Plan {
+                        remembered: version,
+                        fresh_until: None,
+                    },
+                };
                 let result = tokio::select! {
-                    result = inner.connect_and_load(&server, &config) => result,
+                    result = inner.connect_and_load(&server, &config, plan) => result,
                     () = cancel.cancelled() => return,
                 };
                 inner
@@ -253,11 +339,201 @@ impl Inner {
         Some((id, outcome_rx))
     }
 
+    /// What the cache lookup found, if it answers by `deadline`; else nothing is remembered.
+    async fn remembered(from: Option<(oneshot::Receiver<Remembered>, Instant)>) -> Remembered {
+        let Some((receiver, deadline)) = from else {
+            return Remembered::Connect(None);
+        };
+        match tokio::time::timeout_at(deadline, receiver).await {
+            Ok(Ok(remembered)) => remembered,
+            _ => Remembered::Connect(None),
+        }
+    }
+
+    /// Whether a server whose cache entry was listed as `listing` is served on demand: a
+    /// stateless server whose list is fresh at `now`, that is not `required` and that the agent
+    /// does not pin to another version.
+    pub(crate) fn serves_on_demand(
+        &self,
+        config: &ServerConfig,
+        listing: &Listing,
+        now: SystemTime,
+    ) -> bool {
+        let Some(version) = listing.protocol_version else {
+            return false;
+        };
+        version.is_stateless()
+            && listing.is_fresh_at(now)
+            && !config.required()
+            && self
+                .options
+                .client
+                .protocol_version
+                .is_none_or(|pinned| pinned == version)
+    }
+
+    /// Keeps the protocol version the cache remembers for a server not connected yet.
+    fn remember_protocol(&self, name: &str, version: Option<ProtocolVersion>) {
+        if let Some(version) = version {
+            let mut state = self.lock();
+            if !state.connections.contains_key(name) {
+                state.protocols.insert(name.to_owned(), version);
+            }
+        }
+    }
+
+    /// The cache found a stateless server's list fresh: its tools are served on demand (live,
+    /// and no request sent) instead of connecting now. Late (after the gate answered), it is
+    /// told as a change of tools.
+    fn serve_on_demand(
+        &self,
+        name: &str,
+        id: u64,
+        tools: Vec<Tool>,
+        listing: Listing,
+        gate: &Mutex<Gate>,
+    ) {
+        let late = {
+            let gate = lock(gate);
+            let late = gate.passed && !gate.awaited.contains(name);
+            let mut state = self.lock();
+            if state
+                .pending
+                .get(name)
+                .is_none_or(|pending| pending.id != id)
+            {
+                // Disconnected meanwhile.
+                return;
+            }
+            state.pending.remove(name);
+            state.tool_loads.remove(name);
+            state.failures.remove(name);
+            state.tools.insert(name.to_owned(), tools);
+            state
+                .on_demand
+                .insert(name.to_owned(), OnDemand { id, listing });
+            if let Some(version) = listing.protocol_version {
+                state.protocols.insert(name.to_owned(), version);
+            }
+            self.emit(ManagerEvent::StatusChanged {
+                server: name.to_owned(),
+                status: ConnectionStatus::Connected,
+            });
+            late
+        };
+        tracing::debug!(
+            server = name,
+            fresh_for_ms = listing
+                .fresh_until()
+                .and_then(|until| until.duration_since(SystemTime::now()).ok())
+                .map_or(0, |left| left.as_millis()),
+            "the cached tool list is fresh: served on demand, connected at first use"
+        );
+        if late {
+            self.emit(ManagerEvent::ToolsChanged {
+                server: name.to_owned(),
+            });
+        }
+    }
+
+    /// Connects a server served on demand, at its first use: pinned to the version the cache
+    /// remembers, without listing its tools again while they are fresh. `None` when it is not
+    /// served on demand any more; the outcome of an attempt already under way if there is one.
+    pub(crate) fn connect_on_demand(
+        self: &Arc<Self>,
+        name: &str,
+    ) -> Option<watch::Receiver<Outcome>> {
+        let (outcome_tx, outcome_rx) = watch::channel(None);
+        let cancel = CancellationToken::new();
+        let (id, config, listing) = {
+            let mut state = self.lock();
+            if let Some(pending) = state.pending.get(name) {
+                return Some(pending.outcome.clone());
+            }
+            let listing = state.on_demand.get(name)?.listing;
+            let config = state.configs.get(name)?.clone();
+            (
+                state.add_pending(name, &cancel, &outcome_rx),
+                config,
+                listing,
+            )
+        };
+        tracing::debug!(
+            server = name,
+            "connecting a server served on demand, at its first use"
+        );
+        let inner = Arc::clone(self);
+        let server = name.to_owned();
+        let span = tracing::info_span!("mcp_server", server = %name);
+        let task = tokio::spawn(
+            async move {
+                let plan = Plan {
+                    remembered: listing.protocol_version,
+                    fresh_until: listing.fresh_until(),
+                };
+                let result = tokio::select! {
+                    result = inner.connect_and_load(&server, &config, plan) => result,
+                    () = cancel.cancelled() => return,
+                };
+                let gate = Mutex::new(Gate::passed());
+                inner
+                    .finish(&server, &config, id, result, &gate, &outcome_tx)
+                    .await;
+            }
+            .instrument(span),
+        );
+        if let Some(pending) = self.lock().pending.get_mut(name).filter(|p| p.id == id) {
+            pending.task = Some(task);
+        }
+        Some(outcome_rx)
+    }
+
+    /// Connects with the protocol version the cache remembers (unless the options pin one), and
+    /// once more without it when the server refuses it as a server of the other era would. A
+    /// pinned attempt that times out cannot tell: the entry is dropped, so that the next start
+    /// probes instead of believing it again.
+    async fn connect_remembering(
+        &self,
+        name: &str,
+        config: &ServerConfig,
+        context: ConnectContext<'_>,
+        options: ClientOptions,
+        remembered: Option<ProtocolVersion>,
+        deadline: Instant,
+    ) -> Result<McpClient, ServerError> {
+        let Some(version) = remembered.filter(|_| options.protocol_version.is_none()) else {
+            return Ok(connect_client(name, config, context, options).await?);
+        };
+        let pinned = options.clone().protocol_version(version);
+        match connect_client(name, config, context, pinned).await {
+            Err(ManagerError::Client(error)) if refuses_era(&error) => {
+                tracing::info!(
+                    server = name,
+                    remembered = %version,
+                    %error,
+                    "the server refused the protocol version the cache remembers; probing its era again"
+                );
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(ManagerError::Client(error).into());
+                }
+                let unpinned = options.connect_timeout(left);
+                Ok(connect_client(name, config, context, unpinned).await?)
+            }
+            Err(ManagerError::Client(error)) if error.is_timeout() => {
+                self.cache.remove(name).await;
+                Err(ManagerError::Client(error).into())
+            }
+            connected => Ok(connected?),
+        }
+    }
+
     /// Validate, resolve, connect, list tools: all within the server's own timeout.
     pub(crate) async fn connect_and_load(
         self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,
+        plan: Plan,
     ) -> Result<Loaded, ServerError> {
         // At most so many servers start at once: on a small machine a hundred processes
         // spawned together would not finish their handshakes within their timeouts. The
@@ -284,7 +560,9 @@ impl Inner {
             launcher: self.options.launcher.as_ref(),
             source: source.as_ref(),
         };
-        let client = connect_client(name, config, context, options).await?;
+        let client = self
+            .connect_remembering(name, config, context, options, plan.remembered, deadline)
+            .await?;
         let client = Arc::new(client);
         // Subscribed before listing: a list change from now on is not missed, even one that
         // comes while the list is being cached and the connection registered.
@@ -296,14 +574,28 @@ impl Inner {
                 state.tool_loads.insert(name.to_owned());
             }
         }
+        // Served on demand until now, in the era remembered, with the list still fresh.
+        let still_fresh = plan
+            .fresh_until
+            .is_some_and(|until| SystemTime::now() < until)
+            && plan.remembered == Some(client.protocol_version());
+        if still_fresh {
+            return Ok(Loaded {
+                listing: Listing::new(client.protocol_version()),
+                client,
+                tools: None,
+                notifications,
+            });
+        }
         // A server without the tools capability (prompts or resources only) has no tools to
         // list: it is connected with none.
         let offers_tools = client.capabilities().tools.is_some();
         let listing = async {
             if offers_tools {
-                client.list_tools().await
+                let list = client.list_tools_with_ttl().await?;
+                Ok((list.tools, list.ttl))
             } else {
-                Ok(Vec::new())
+                Ok((Vec::new(), None))
             }
         };
         let listed = match tokio::time::timeout_at(deadline, listing).await {
@@ -314,9 +606,10 @@ impl Inner {
             }),
         };
         match listed {
-            Ok(tools) => Ok(Loaded {
+            Ok((tools, ttl)) => Ok(Loaded {
+                listing: listing_of(&client, ttl),
                 client,
-                tools: crate::manager::offered(config, tools),
+                tools: Some(crate::manager::offered(config, tools)),
                 notifications,
             }),
             Err(error) => {
@@ -337,8 +630,13 @@ impl Inner {
         gate: &Mutex<Gate>,
         outcome: &watch::Sender<Outcome>,
     ) {
-        if let Ok(loaded) = &result {
-            self.cache_tools(name, config, &loaded.tools).await;
+        if let Ok(Loaded {
+            tools: Some(tools),
+            listing,
+            ..
+        }) = &result
+        {
+            self.cache_tools(name, config, tools, listing).await;
         }
         // The gate's lock is held until the result is recorded and published, so the gate
         // sees either a pending server or its outcome: a result the gate did not see is late.
@@ -359,7 +657,14 @@ impl Inner {
                 match result {
                     Ok(loaded) => {
                         state.failures.remove(name);
-                        state.tools.insert(name.to_owned(), loaded.tools);
+                        state.on_demand.remove(name);
+                        state
+                            .protocols
+                            .insert(name.to_owned(), loaded.client.protocol_version());
+                        // Not listed: the tools held (served on demand) are still fresh.
+                        if let Some(tools) = loaded.tools {
+                            state.tools.insert(name.to_owned(), tools);
+                        }
                         let watcher = tokio::spawn(crate::manager::watch_connection(
                             Arc::downgrade(self),
                             name.to_owned(),
@@ -385,6 +690,7 @@ impl Inner {
                     }
                     Err(error) => {
                         state.failures.insert(name.to_owned(), error.clone());
+                        state.on_demand.remove(name);
                         let had_tools = state.tools.remove(name).is_some();
                         self.emit(ManagerEvent::StatusChanged {
                             server: name.to_owned(),
@@ -426,6 +732,32 @@ impl Inner {
                     });
                 }
             }
+        }
+    }
+}
+
+/// Whether `error`, from a connection pinned to the protocol version the cache remembers, is
+/// how a server of the other era fails it: it named the versions it speaks, refused the opening
+/// request (`initialize`, `server/discover`) with an error, or refused it at the HTTP level (a
+/// 4xx other than one asking for a login). Not a timeout, a login, a server that could not be
+/// started or that died: connecting again without the pin would fail the same way.
+fn refuses_era(error: &mcp_transport::Error) -> bool {
+    match error {
+        mcp_transport::Error::UnsupportedProtocolVersion { .. } => true,
+        mcp_transport::Error::Request {
+            operation,
+            source: RpcError::Server(_),
+            ..
+        } => operation == methods::INITIALIZE || operation == methods::SERVER_DISCOVER,
+        _ => {
+            !error.needs_login()
+                && matches!(
+                    error.transport_error(),
+                    Some(TransportError::HttpStatus {
+                        status: 400..=499,
+                        ..
+                    })
+                )
         }
     }
 }

@@ -33,6 +33,14 @@
 //! [`ManagerEvent::LateError`] (and is logged), and its deferred tools then answer
 //! `MCP error: …`.
 //!
+//! The tool cache also remembers each server's protocol era: [`McpManager::protocol_version`]
+//! tells it (from the connection, or from the cache while the tools come from there), the next
+//! start pins it so the era is not probed again (and probes once more if the server refuses
+//! it), and a stateless server (2026-07-28) whose cached list is still within its `ttlMs` is
+//! served on demand: its tools are live and it counts as connected without a request at
+//! startup; its connection is made at first use. Past the ttl (or without one) the list is
+//! fetched again as for any server. `required: true` servers are always connected at startup.
+//!
 //! Remote servers are connected with an OAuth authorizer that never asks the user: it sends the
 //! tokens kept for the server's URL in [`ManagerOptions::credentials`] and refreshes them, and
 //! a server that wants a login it does not have is [`ConnectionStatus::NeedsLogin`], not

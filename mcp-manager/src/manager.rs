@@ -1,10 +1,19 @@
 //! [`McpManager`]: the registries of connections, pending connections, pending tool loads, tools,
 //! sources and failures; the tools it offers; status; disconnects; following each connection
 //! (list changes, death). The connect pipeline and the startup gate are in [`crate::gate`].
+//!
+//! A stateless server (2026-07-28) whose cached tool list is still fresh (within the `ttlMs`
+//! it came with) is served **on demand**: at startup no request goes to it (for stdio, no
+//! process is started), its tools are offered as live ones and it counts as connected. Its
+//! connection is made at the first need — a tool call, its resources or prompts, a
+//! [`McpManager::wait_for_connection`] — pinned to the protocol version the cache remembers;
+//! the list is not fetched again unless it went stale meanwhile (or the server's era changed).
+//! Chosen over connecting in the background right after startup because that sends a request
+//! (`server/discover`) the fresh list makes needless, and starts processes nobody may use.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use mcp_bridge::naming::{Precedence, assign_names_with_precedence};
@@ -12,12 +21,14 @@ use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
     OutputBudget,
 };
-use mcp_cache::{Fingerprint, ToolCache};
+use mcp_cache::{Fingerprint, Listing, ToolCache};
 use mcp_config::{AuthStorage, DiscoveredServer, ServerConfig, SourceMeta};
 use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 use mcp_transport::protocol::methods;
-use mcp_transport::{ClientOptions, Launcher, McpClient, Root, ServerNotification, Tool};
+use mcp_transport::{
+    ClientOptions, Launcher, McpClient, ProtocolVersion, Root, ServerNotification, Tool,
+};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -157,7 +168,8 @@ pub struct ManagedTool {
     pub server: String,
     /// The tool's name on the server.
     pub original_name: String,
-    /// True while the tool comes from the cache and its server is not connected yet.
+    /// True while the tool comes from the cache and its server is not connected yet (a
+    /// stateless server's tools served on demand from a fresh cached list are live: false).
     pub deferred: bool,
     /// The tool itself.
     pub tool: Arc<dyn AgentTool>,
@@ -184,6 +196,8 @@ pub struct McpManager {
 }
 
 pub(crate) struct Inner {
+    /// Itself, for the connection a call to a server served on demand starts.
+    me: Weak<Inner>,
     pub(crate) options: ManagerOptions,
     pub(crate) cache: Arc<dyn ToolCache>,
     pub(crate) auth: Option<Arc<dyn AuthStorage>>,
@@ -217,6 +231,22 @@ pub(crate) struct State {
     pub(crate) reconnecting: HashMap<String, Reconnecting>,
     /// The roots set since the manager started, replacing those of the client options.
     pub(crate) roots: Option<Vec<Root>>,
+    /// The protocol version each server spoke last: its connection's, or the one the cache
+    /// remembers for a server whose tools come from the cache.
+    pub(crate) protocols: HashMap<String, ProtocolVersion>,
+    /// Stateless servers served on demand from a fresh cached list (see the module
+    /// documentation); they stay here while the connection of their first use is made.
+    pub(crate) on_demand: HashMap<String, OnDemand>,
+}
+
+/// A stateless server served on demand.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OnDemand {
+    /// The attempt whose cache lookup found the list fresh (its tools may be built already).
+    pub(crate) id: u64,
+    /// How the list was listed: the protocol version to connect with, and until when the list
+    /// is fresh.
+    pub(crate) listing: Listing,
 }
 
 impl State {
@@ -228,6 +258,7 @@ impl State {
             .chain(self.pending.keys())
             .chain(self.failures.keys())
             .chain(self.tools.keys())
+            .chain(self.on_demand.keys())
             .chain(self.sources.keys())
             .cloned()
             .collect();
@@ -280,7 +311,8 @@ impl McpManager {
         auth: Option<Arc<dyn AuthStorage>>,
     ) -> Self {
         Self {
-            inner: Arc::new(Inner {
+            inner: Arc::new_cyclic(|me| Inner {
+                me: me.clone(),
                 connect_permits: tokio::sync::Semaphore::new(options.max_parallel_starts.max(1)),
                 options,
                 cache,
@@ -338,23 +370,32 @@ impl McpManager {
         let mut offered = Vec::with_capacity(pairs.len());
         for (server, tools) in &state.tools {
             let live = state.connections.get(server);
+            let on_demand = state.on_demand.get(server);
+            let reach = match (live, on_demand) {
+                (Some(connection), _) => Reach::Connected(&connection.client),
+                (None, Some(_)) => Reach::OnDemand,
+                (None, None) => Reach::Deferred,
+            };
             let still_pending = |id: &u64| {
                 state
                     .pending
                     .get(server)
                     .is_some_and(|pending| pending.id == *id)
             };
+            let served_since = |id: &u64| on_demand.is_some_and(|served| served.id == *id);
             // In the order of the server's tools, like `tools`.
             let mut built = prebuilt
                 .remove(server)
-                .filter(|(id, _)| live.is_none() && still_pending(id))
+                .filter(|(id, _)| live.is_none() && (still_pending(id) || served_since(id)))
                 .map(|(_, built)| built.into_iter());
             let config = state.configs.get(server);
             let mut budget = None;
             for (tool, name) in tools.iter().zip(names.by_ref()) {
                 match built.as_mut().and_then(Iterator::next) {
                     Some(built)
-                        if built.original_name == tool.name && built.tool.name() == name =>
+                        if built.original_name == tool.name
+                            && built.tool.name() == name
+                            && built.deferred == reach.is_deferred() =>
                     {
                         offered.push(built);
                     }
@@ -362,10 +403,9 @@ impl McpManager {
                         let budget = budget
                             .get_or_insert_with(|| self.inner.budget_of(config))
                             .clone();
-                        let client = live.map(|connection| &connection.client);
                         offered.push(
                             self.inner
-                                .managed_tool(server, name, tool, config, budget, client),
+                                .managed_tool(server, name, tool, config, budget, reach),
                         );
                     }
                 }
@@ -374,10 +414,11 @@ impl McpManager {
         offered
     }
 
-    /// Where a server stands.
+    /// Where a server stands. A stateless server served on demand (see the crate documentation)
+    /// is connected: its tools are live and a call needs no session.
     pub fn get_connection_status(&self, server: &str) -> ConnectionStatus {
         let state = self.inner.lock();
-        if state.connections.contains_key(server) {
+        if state.connections.contains_key(server) || state.on_demand.contains_key(server) {
             ConnectionStatus::Connected
         } else if let Some(reconnecting) = state.reconnecting.get(server) {
             ConnectionStatus::Reconnecting {
@@ -391,6 +432,20 @@ impl McpManager {
         } else {
             ConnectionStatus::Disconnected
         }
+    }
+
+    /// The protocol version `server` speaks: its connection's; for a server whose tools come from
+    /// the cache without a connection (still connecting, reconnecting, or served on demand), the
+    /// one the cache remembers (or its last connection's); `None` when neither is known.
+    pub fn protocol_version(&self, server: &str) -> Option<ProtocolVersion> {
+        let state = self.inner.lock();
+        if let Some(connection) = state.connections.get(server) {
+            return Some(connection.client.protocol_version());
+        }
+        if !state.tools.contains_key(server) {
+            return None;
+        }
+        state.protocols.get(server).copied()
     }
 
     /// The servers the manager knows of (connected, connecting, failed or with tools), sorted.
@@ -419,6 +474,8 @@ impl McpManager {
             state.configs.remove(server);
             state.fingerprints.remove(server);
             state.reconnecting.remove(server);
+            state.protocols.remove(server);
+            state.on_demand.remove(server);
             (
                 state.pending.remove(server),
                 state.connections.remove(server),
@@ -456,8 +513,9 @@ impl McpManager {
                 .known_servers()
                 .into_iter()
                 .filter(|name| {
-                    let running =
-                        state.connections.contains_key(name) || state.pending.contains_key(name);
+                    let running = state.connections.contains_key(name)
+                        || state.pending.contains_key(name)
+                        || state.on_demand.contains_key(name);
                     let same =
                         servers.get(name).map(|server| &server.config) == state.configs.get(name);
                     !(running && same)
@@ -484,6 +542,8 @@ impl McpManager {
             state.fingerprints.clear();
             state.failures.clear();
             state.reconnecting.clear();
+            state.protocols.clear();
+            state.on_demand.clear();
             (
                 std::mem::take(&mut state.pending),
                 std::mem::take(&mut state.connections),
@@ -582,8 +642,8 @@ impl Inner {
         Some(Arc::new(budget))
     }
 
-    /// `tool` of `server` as the manager offers it under `name`: calling through `client`, or
-    /// deferred (waiting for the server's connection) without one.
+    /// `tool` of `server` as the manager offers it under `name`, reaching its server as `reach`
+    /// says.
     pub(crate) fn managed_tool(
         self: &Arc<Self>,
         server: &str,
@@ -591,14 +651,16 @@ impl Inner {
         tool: &Tool,
         config: Option<&ServerConfig>,
         budget: Option<Arc<OutputBudget>>,
-        client: Option<&Arc<McpClient>>,
+        reach: Reach<'_>,
     ) -> ManagedTool {
         let definition = McpToolDefinition::new(name, server, tool.clone())
             .with_timeout(config.and_then(ServerConfig::tool_timeout))
             .with_budget(budget);
-        let agent_tool: Arc<dyn AgentTool> = match client {
-            Some(client) => Arc::new(McpTool::new(definition, Arc::clone(client))),
-            None => Arc::new(DeferredMcpTool::new(
+        let agent_tool: Arc<dyn AgentTool> = match reach {
+            Reach::Connected(client) => Arc::new(McpTool::new(definition, Arc::clone(client))),
+            // Through the manager: it gives the connection once made (and makes it, for a
+            // server served on demand).
+            Reach::OnDemand | Reach::Deferred => Arc::new(DeferredMcpTool::new(
                 definition,
                 Arc::clone(self) as Arc<dyn ConnectionProvider>,
             )),
@@ -606,57 +668,82 @@ impl Inner {
         ManagedTool {
             server: server.to_owned(),
             original_name: tool.name.clone(),
-            deferred: client.is_none(),
+            deferred: reach.is_deferred(),
             tool: agent_tool,
         }
     }
 
-    async fn wait(&self, server: &str) -> Result<Arc<McpClient>, ServerError> {
+    /// The connection of `server`: the live one, the pending one once made, or (for a server
+    /// served on demand) one made now.
+    pub(crate) async fn wait(&self, server: &str) -> Result<Arc<McpClient>, ServerError> {
         let not_connected = || {
             ServerError::new(ManagerError::NotConnected {
                 server: server.to_owned(),
             })
         };
-        let mut outcome = {
-            let state = self.lock();
-            if let Some(connection) = state.connections.get(server) {
-                return Ok(Arc::clone(&connection.client));
-            }
-            match state.pending.get(server) {
-                Some(pending) => pending.outcome.clone(),
-                None => {
-                    return Err(state
-                        .failures
-                        .get(server)
-                        .cloned()
-                        .unwrap_or_else(not_connected));
+        // An attempt may end without a connection and without a failure: cancelled, or it found
+        // the cached list fresh and left the server on demand. Then it is looked at again.
+        for _ in 0..3 {
+            let mut outcome = {
+                let state = self.lock();
+                if let Some(connection) = state.connections.get(server) {
+                    return Ok(Arc::clone(&connection.client));
                 }
+                match state.pending.get(server) {
+                    Some(pending) => pending.outcome.clone(),
+                    None if state.on_demand.contains_key(server) => {
+                        drop(state);
+                        match self.me.upgrade() {
+                            Some(this) => match this.connect_on_demand(server) {
+                                Some(outcome) => outcome,
+                                None => continue,
+                            },
+                            None => return Err(not_connected()),
+                        }
+                    }
+                    None => {
+                        return Err(state
+                            .failures
+                            .get(server)
+                            .cloned()
+                            .unwrap_or_else(not_connected));
+                    }
+                }
+            };
+            if let Ok(result) = outcome.wait_for(Option::is_some).await {
+                return result.clone().unwrap_or_else(|| Err(not_connected()));
             }
-        };
-        match outcome.wait_for(Option::is_some).await {
-            Ok(result) => result.clone().unwrap_or_else(|| Err(not_connected())),
-            Err(_) => Err(not_connected()),
         }
+        Err(not_connected())
     }
 
-    /// Writes a server's tools to the cache, under the fingerprint of its definition (of its
-    /// configuration, for a server the manager was handed without one).
-    pub(crate) async fn cache_tools(&self, name: &str, config: &ServerConfig, tools: &[Tool]) {
+    /// Writes a server's tools to the cache with how they were listed, under the fingerprint of
+    /// its definition (of its configuration, for a server the manager was handed without one).
+    pub(crate) async fn cache_tools(
+        &self,
+        name: &str,
+        config: &ServerConfig,
+        tools: &[Tool],
+        listing: &Listing,
+    ) {
         let fingerprint = self
             .lock()
             .fingerprints
             .get(name)
             .cloned()
             .unwrap_or_else(|| Fingerprint::of(config));
-        self.cache.set(name, &fingerprint, tools).await;
+        self.cache
+            .set_entry(name, &fingerprint, tools, listing)
+            .await;
     }
 
     /// A server's list changed: list again, replace its tools, update the cache.
     async fn relist(&self, name: &str, config: &ServerConfig, client: &McpClient) {
-        match client.list_tools().await {
-            Ok(tools) => {
-                let tools = offered(config, tools);
-                self.cache_tools(name, config, &tools).await;
+        match client.list_tools_with_ttl().await {
+            Ok(list) => {
+                let listing = listing_of(client, list.ttl);
+                let tools = offered(config, list.tools);
+                self.cache_tools(name, config, &tools, &listing).await;
                 let replaced = {
                     let mut state = self.lock();
                     if state.connections.contains_key(name) {
@@ -697,6 +784,34 @@ impl Inner {
         self.emit(ManagerEvent::ToolsChanged {
             server: name.to_owned(),
         });
+    }
+}
+
+/// How a tool the manager offers reaches its server.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Reach<'a> {
+    /// Through its server's live connection.
+    Connected(&'a Arc<McpClient>),
+    /// Through the connection its first call makes: a stateless server served on demand from a
+    /// fresh cached list. A live tool.
+    OnDemand,
+    /// Once its server is connected: a deferred tool from the cache.
+    Deferred,
+}
+
+impl Reach<'_> {
+    pub(crate) fn is_deferred(self) -> bool {
+        matches!(self, Self::Deferred)
+    }
+}
+
+/// How `client` listed tools just now: its protocol version and, with a ttl, that the list is
+/// fresh for so long from now.
+pub(crate) fn listing_of(client: &McpClient, ttl: Option<Duration>) -> Listing {
+    let listing = Listing::new(client.protocol_version());
+    match ttl {
+        Some(ttl) => listing.with_ttl(ttl, SystemTime::now()),
+        None => listing,
     }
 }
 

@@ -188,7 +188,10 @@ impl Inner {
             let delay = policy.delay(attempt);
             tracing::info!(attempt, delay_ms = delay.as_millis() as u64, %cause, "reconnecting");
             tokio::time::sleep(delay).await;
-            match self.connect_and_load(name, config).await {
+            match self
+                .connect_and_load(name, config, crate::gate::Plan::default())
+                .await
+            {
                 Ok(loaded) => break Ok(loaded),
                 Err(error) => {
                     tracing::warn!(attempt, %error, "reconnecting failed");
