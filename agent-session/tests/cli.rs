@@ -115,6 +115,8 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
     assert_eq!(fast["source"], source);
     assert_eq!(fast["tools"], testkit::BUILT_IN_TOOLS);
     assert_eq!(fast["error"], Value::Null);
+    // The fixture speaks the handshake era: the version it negotiated.
+    assert_eq!(fast["protocol"], "2025-11-25", "{list:#}");
     let slow = server(&list, "slow");
     assert_eq!(slow["status"], "connected", "{list:#}");
     assert_eq!(slow["source"], source);
@@ -124,6 +126,7 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
     assert_eq!(broken["status"], "invalid", "{list:#}");
     assert_eq!(broken["source"], source);
     assert_eq!(broken["tools"], 0);
+    assert_eq!(broken["protocol"], Value::Null, "{list:#}");
     assert!(
         broken["error"].as_str().unwrap().contains("\"command\""),
         "{list:#}"
@@ -700,6 +703,7 @@ fn list_tools_and_call_work_on_http_and_sse_servers_from_the_project_file() {
         assert_eq!(entry["transport"], transport, "{list:#}");
         assert_eq!(entry["tools"], 4, "{list:#}");
         assert_eq!(entry["error"], Value::Null, "{list:#}");
+        assert_eq!(entry["protocol"], "2025-11-25", "{list:#}");
     }
 
     // The slow remote server is awaited without a cache entry, deferred with one.

@@ -303,6 +303,7 @@ fn get_shows_secrets_hidden_the_source_and_shadowed_definitions_after_connecting
     assert!(tools > 3, "{got}");
     assert_eq!(got["tools"], tools);
     assert_eq!(got["transport"], "stdio");
+    assert_eq!(got["protocol"], "2025-11-25");
     assert_eq!(got["env"], json!({"TOKEN": "<redacted>"}));
     assert_eq!(got["error"], Value::Null);
     assert_eq!(
@@ -340,6 +341,7 @@ fn get_shows_secrets_hidden_the_source_and_shadowed_definitions_after_connecting
     text.assert_code(0);
     for expected in [
         &format!("connected ({tools} tools)")[..],
+        "protocol:  2025-11-25",
         "TOKEN=<redacted>",
         "shadows:",
         "(shadowed)",
@@ -371,6 +373,7 @@ fn get_shows_secrets_hidden_the_source_and_shadowed_definitions_after_connecting
     }
     let web = web.json();
     assert_eq!(web["status"], "failed");
+    assert_eq!(web["protocol"], Value::Null);
     assert_eq!(web["transport"], "http");
     assert_eq!(web["headers"], json!({"Authorization": "<redacted>"}));
     assert!(web["error"].as_str().unwrap().contains("web"), "{web}");

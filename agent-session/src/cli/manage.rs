@@ -23,6 +23,7 @@ use mcp_config::{
     TransportConfig, TransportKind, load_all_configs,
 };
 use mcp_manager::{ConnectionStatus, McpManager};
+use mcp_transport::ProtocolVersion;
 use mcp_transport::oauth::FileCredentialStore;
 use serde_json::{Value, json};
 
@@ -260,6 +261,8 @@ struct Live {
     status: ServerStatus,
     tools: Vec<String>,
     error: Option<String>,
+    /// The protocol version it negotiated; `None` when unknown (not connected).
+    protocol: Option<ProtocolVersion>,
 }
 
 /// `get NAME`: the definition in use (or the one skipped, and why), where it is, what it
@@ -310,6 +313,7 @@ async fn get<F: Future<Output = Live>>(
             status: shown.status,
             tools: Vec::new(),
             error: shown.problem.clone(),
+            protocol: None,
         },
     };
     let connected = live.status == ServerStatus::Connected;
@@ -441,6 +445,7 @@ fn live(manager: &McpManager, name: &str, interface: Interface) -> Live {
         status,
         tools,
         error,
+        protocol: manager.protocol_version(name),
     }
 }
 
@@ -465,6 +470,7 @@ fn get_json(
         "tools": live.tools.len(),
         "tool_names": live.tools,
         "error": live.error,
+        "protocol": live.protocol.map(ProtocolVersion::as_str),
         "transport": shown.transport.map(TransportKind::as_str),
         "source": source_json(&shown.source),
         "shadowed": shadowed.iter().map(|(meta, reason)| {
@@ -513,6 +519,9 @@ fn get_text(
     }
     if let Some(kind) = shown.transport {
         line("transport:", kind.as_str().to_owned());
+    }
+    if let Some(version) = live.protocol {
+        line("protocol:", version.as_str().to_owned());
     }
     for (label, value) in shown.definition.iter().flat_map(definition_lines) {
         line(label, value);

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use mcp_config::{DiscoveryResult, InvalidServer, SkipReason, SourceMeta, TransportKind};
 use mcp_manager::{ConnectionStatus, Problem, ServerError};
+use mcp_transport::ProtocolVersion;
 use serde_json::{Value, json};
 
 use super::unknown_server;
@@ -84,6 +85,9 @@ pub(super) struct ServerRow {
     pub(super) source: Option<SourceMeta>,
     pub(super) tools: usize,
     pub(super) error: Option<RowError>,
+    /// The protocol version it speaks (or, while its tools come from the cache, the one the
+    /// cache remembers); `None` when unknown.
+    pub(super) protocol: Option<ProtocolVersion>,
 }
 
 impl ServerRow {
@@ -95,6 +99,7 @@ impl ServerRow {
             "source": self.source.as_ref().map(source_json),
             "tools": self.tools,
             "error": self.error.as_ref().map(ToString::to_string),
+            "protocol": self.protocol.map(ProtocolVersion::as_str),
         })
     }
 }
@@ -163,6 +168,7 @@ impl Servers {
                         .or_else(|| skipped.map(|skipped| skipped.source.clone()))
                         .or_else(|| manager.server_source(&name)),
                     tools: tool_counts.get(&name).copied().unwrap_or(0),
+                    protocol: manager.protocol_version(&name),
                     status,
                     error,
                     name,
