@@ -290,7 +290,11 @@ impl Inner {
         let cancel = CancellationToken::new();
         let id = {
             let mut state = self.lock();
-            if state.connections.contains_key(name) || state.pending.contains_key(name) {
+            // Served on demand counts as connected.
+            if state.connections.contains_key(name)
+                || state.pending.contains_key(name)
+                || state.on_demand.contains_key(name)
+            {
                 return None;
             }
             state.failures.remove(name);

@@ -225,6 +225,10 @@ async fn a_stateless_servers_fresh_list_is_served_live_without_a_request_until_i
         Vec::<String>::new(),
         "a warm start within the ttl sends nothing"
     );
+    // Connecting the same servers again (a reload keeping it) leaves it as it is.
+    let again = connect(&second, &configs(&[("fresh", &server)])).await;
+    assert!(!find_tool(&again.tools, "fresh", "echo").deferred);
+    assert!(methods_since(&fixture.requests(), before).is_empty());
 
     // The first call connects (server/discover, pinned) and goes through; the list is not
     // fetched again, and no session is involved.
