@@ -28,12 +28,18 @@ pub use measure::{Figures, IN_FLIGHT, Sizes};
 
 /// Every client driver of the `client` binary, as `client --client NAME` names it; the runner
 /// runs them in this order, then the installed [`peers::PEERS`] (rotated each round). `raw` is
-/// the floor the report divides by.
-pub const CLIENTS: [&str; 7] = [
+/// the floor the report divides by. `ours-*` is our client pinned to the handshake era
+/// (2025-11-25) against the server's default mode, as every other client meets it;
+/// `ours-2026-*` is our client with default options against the server in its dual-era mode
+/// (`--stateless`), where it speaks 2026-07-28 (its figures name it `ours-2026`).
+pub const CLIENTS: [&str; 10] = [
     "raw",
     "ours-task",
     "ours-block-on",
     "ours-current-thread",
+    "ours-2026-task",
+    "ours-2026-block-on",
+    "ours-2026-current-thread",
     "rmcp-task",
     "rmcp-block-on",
     "rmcp-current-thread",
@@ -43,8 +49,10 @@ pub const CLIENTS: [&str; 7] = [
 /// KIND` names it (`client` keeps its own copy to check its arguments against); the runner runs
 /// each with every answer kind of [`ANSWERS`], in the same rounds as [`CLIENTS`]. `raw-http` is
 /// the floor of the HTTP tables. Each prints its `client` with the answer kind appended:
-/// `raw-http-json`, `ours-http-sse`, `rmcp-http-pooled-json`, ….
-pub const HTTP_CLIENTS: [&str; 11] = [
+/// `raw-http-json`, `ours-http-sse`, `rmcp-http-pooled-json`, …. `ours-http-2026-*` speaks
+/// 2026-07-28 to the server in its dual-era mode, as `ours-2026-*` does over stdio (figures:
+/// `ours-http-2026-json`, `ours-http-2026-sse`).
+pub const HTTP_CLIENTS: [&str; 14] = [
     "raw-http",
     "reqwest-http-task",
     "reqwest-http-block-on",
@@ -52,6 +60,9 @@ pub const HTTP_CLIENTS: [&str; 11] = [
     "ours-http-task",
     "ours-http-block-on",
     "ours-http-current-thread",
+    "ours-http-2026-task",
+    "ours-http-2026-block-on",
+    "ours-http-2026-current-thread",
     "rmcp-http-task",
     "rmcp-http-block-on",
     "rmcp-http-current-thread",

@@ -25,12 +25,24 @@
 //! p50 in the same shape ≥ 2× ours) and, as information, rmcp with kept-alive connections and
 //! reqwest alone divided by ours.
 //!
+//! Eras: our client's rows come in two protocol eras. `ours-*` and `ours-http-*` are pinned to
+//! 2025-11-25 (the handshake, a session over HTTP) and meet the server in its default mode, the
+//! handshake-era-only one every other client meets; `ours-2026-*` and `ours-http-2026-*` use
+//! default options against the same binary in its dual-era mode (`--stateless`), where they
+//! speak 2026-07-28. They run in the same rounds as every other row; a table per placement
+//! puts each 2026 row beside the 2025 row of the same transport, answer kind and shape (seq
+//! p50 and client CPU ratios, target ≤ 1.1× each).
+//!
 //! Startup shapes (the `startup` binary, timed from outside: spawn to reaped): per round and
 //! placement, every one-shot shape is run 40 times (`--quick`: 10) and every fan-out shape
 //! (50 servers) 10 times (`--quick`: 3), shapes interleaved; the report holds the median over
 //! the rounds of each round's median wall time, the ratio to the raw shape, the median peak
 //! RSS the process reported, and whether issue 15's targets are met (one-shot: ours ≤ floor +
-//! 1 ms; fan-out: ours ≤ 1.15× the floor's time and ≤ 4 MiB peak RSS).
+//! 1 ms; fan-out: ours ≤ 1.15× the floor's time and ≤ 4 MiB peak RSS). Ours connects in
+//! three ways there: default options against the default server (the `server/discover` probe
+//! is refused, then `initialize`), pinned to 2025-11-25 (`initialize` at once) and default
+//! options against the dual-era server (`server/discover` answered, nothing else); the report
+//! gives the differences, the cost of the probe and of a 2026-07-28 connect.
 //!
 //! Each round runs every client row (stdio, peers and HTTP) once per placement, each as a
 //! fresh process that spawns its own reference server: first unpinned, then under `taskset -c
@@ -418,6 +430,84 @@ fn http_targets(report: &mut String, answers: &str, medians: &[Medians], floor: 
     }
 }
 
+/// Our 2026-07-28 rows beside the 2025-11-25 rows of the same transport: (title, the figures'
+/// `client` of the 2025 row, of the 2026 row). Each pair is compared shape by shape.
+fn era_pairs() -> Vec<(String, String, String)> {
+    let mut pairs = vec![(
+        "stdio".to_owned(),
+        "ours".to_owned(),
+        "ours-2026".to_owned(),
+    )];
+    for kind in ANSWERS {
+        pairs.push((
+            format!("HTTP {}", if kind == "sse" { "SSE" } else { "JSON" }),
+            format!("ours-http-{kind}"),
+            format!("ours-http-2026-{kind}"),
+        ));
+    }
+    pairs
+}
+
+/// The issue's target for a 2026-07-28 call against a 2025-era call on the same connection
+/// shape: seq p50 and client CPU per call each ≤ this × the 2025 row's.
+const ERA_TARGET: f64 = 1.1;
+
+/// Each of our 2026-07-28 rows beside the 2025-11-25 row of the same transport, answer kind and
+/// shape (of `rows`, with their `results` in one placement), with the ratios and [`ERA_TARGET`].
+fn era_table(report: &mut String, rows: &[Row], results: &[Vec<Figures>]) {
+    let medians: Vec<Medians> = rows
+        .iter()
+        .zip(results)
+        .filter_map(|(_, runs)| medians(runs))
+        .collect();
+    let find = |client: &str, shape: &str| {
+        medians
+            .iter()
+            .find(|row| row.client == client && row.shape == shape)
+    };
+    let _ = writeln!(
+        report,
+        "| transport | shape | seq p50 µs, 2025 → 2026 | × | client CPU µs/call, 2025 → 2026 | × | server CPU µs/call, 2025 → 2026 | 32 in flight calls/s, 2025 → 2026 | × | target: p50, CPU ≤ {ERA_TARGET}× |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    );
+    let mut missing = Vec::new();
+    for (title, handshake, stateless) in era_pairs() {
+        for shape in ["spawned-task", "block_on", "current-thread"] {
+            let (Some(old), Some(new)) = (find(&handshake, shape), find(&stateless, shape)) else {
+                missing.push(format!("{title} {shape}"));
+                continue;
+            };
+            let (p50, cpu) = (new.p50 / old.p50, new.cpu / old.cpu);
+            let server = match (old.server_cpu, new.server_cpu) {
+                (Some(old), Some(new)) => format!("{old:.1} → {new:.1}"),
+                _ => "—".to_owned(),
+            };
+            let _ = writeln!(
+                report,
+                "| {title} | {shape} | {:.1} → {:.1} | {} | {:.1} → {:.1} | {} | {server} | {:.0} → {:.0} | {:.2} | p50 {}, CPU {} |",
+                old.p50,
+                new.p50,
+                against(p50, ERA_TARGET),
+                old.cpu,
+                new.cpu,
+                against(cpu, ERA_TARGET),
+                old.throughput,
+                new.throughput,
+                new.throughput / old.throughput,
+                met(p50 <= ERA_TARGET),
+                met(cpu <= ERA_TARGET),
+            );
+        }
+    }
+    if !missing.is_empty() {
+        let _ = writeln!(
+            report,
+            "\nNo pair (a row without figures) for: {}.",
+            missing.join(", ")
+        );
+    }
+}
+
 /// Issue 15 point 3's targets: ours over HTTP ≤ 1.5× the raw HTTP floor's seq p50, and rmcp's
 /// streamable HTTP client's seq p50 ≥ 2× ours.
 const HTTP_P50_TARGET: f64 = 1.5;
@@ -429,18 +519,48 @@ const CPU_TARGET: f64 = 2.5;
 const THROUGHPUT_TARGET: f64 = 0.4;
 
 /// The startup shapes of the `startup` binary, floor first.
-const ONE_SHOT: [&str; 4] = [
+const ONE_SHOT: [&str; 6] = [
     "oneshot-raw",
     "oneshot-ours-current-thread",
     "oneshot-ours-multi-thread",
+    "oneshot-ours-pinned-current-thread",
+    "oneshot-ours-2026-current-thread",
     "oneshot-rmcp-current-thread",
 ];
-const FAN_OUT: [&str; 5] = [
+const FAN_OUT: [&str; 7] = [
     "fanout-raw",
     "fanout-raw-threads",
     "fanout-ours-multi-thread",
     "fanout-ours-current-thread",
+    "fanout-ours-pinned-multi-thread",
+    "fanout-ours-2026-multi-thread",
     "fanout-rmcp-multi-thread",
+];
+/// What the connect of ours costs by era, as differences of startup shapes: (title, shape,
+/// the shape it is compared with). Default options probe with `server/discover` first; pinned
+/// to 2025-11-25 they send `initialize` at once; against the dual-era server the probe is the
+/// whole connect.
+const CONNECT_COSTS: [(&str, &str, &str); 4] = [
+    (
+        "one-shot, the `server/discover` probe refused before `initialize` (default options ÷ pinned to 2025-11-25)",
+        "oneshot-ours-current-thread",
+        "oneshot-ours-pinned-current-thread",
+    ),
+    (
+        "one-shot, a 2026-07-28 connect (`server/discover` answered) ÷ a pinned handshake",
+        "oneshot-ours-2026-current-thread",
+        "oneshot-ours-pinned-current-thread",
+    ),
+    (
+        "fan-out, the probe refused before `initialize` (default options ÷ pinned)",
+        "fanout-ours-multi-thread",
+        "fanout-ours-pinned-multi-thread",
+    ),
+    (
+        "fan-out, 2026-07-28 connects ÷ pinned handshakes",
+        "fanout-ours-2026-multi-thread",
+        "fanout-ours-pinned-multi-thread",
+    ),
 ];
 /// Servers the fan-out shapes start.
 const FAN_OUT_SERVERS: usize = 50;
@@ -539,9 +659,9 @@ fn met(ok: bool) -> &'static str {
     if ok { "met" } else { "**missed**" }
 }
 
-fn startup_table(report: &mut String, shapes: &[&str], runs: &[StartupRuns], fan_out: bool) {
-    let figures: Vec<Option<(f64, f64)>> = runs
-        .iter()
+/// Each shape's median wall time (ms) and peak RSS (KiB), if it has a successful run.
+fn startup_figures(runs: &[StartupRuns]) -> Vec<Option<(f64, f64)>> {
+    runs.iter()
         .map(|run| {
             (!run.round_medians.is_empty()).then(|| {
                 (
@@ -550,7 +670,39 @@ fn startup_table(report: &mut String, shapes: &[&str], runs: &[StartupRuns], fan
                 )
             })
         })
-        .collect();
+        .collect()
+}
+
+/// The lines of [`CONNECT_COSTS`] whose shapes are both in `shapes` (with their `runs`).
+fn connect_costs(report: &mut String, shapes: &[&str], runs: &[StartupRuns]) {
+    let figures = startup_figures(runs);
+    let wall = |shape: &str| {
+        shapes
+            .iter()
+            .position(|known| *known == shape)
+            .and_then(|index| figures[index])
+            .map(|(ms, _)| ms)
+    };
+    let mut first = true;
+    for (title, shape, base) in CONNECT_COSTS {
+        let (Some(ms), Some(base_ms)) = (wall(shape), wall(base)) else {
+            continue;
+        };
+        if first {
+            report.push_str("\nConnect cost by era:\n\n");
+            first = false;
+        }
+        let _ = writeln!(
+            report,
+            "- {title}: {ms:.2} ms vs {base_ms:.2} ms, {:+.2} ms ({:.2}×)",
+            ms - base_ms,
+            ms / base_ms
+        );
+    }
+}
+
+fn startup_table(report: &mut String, shapes: &[&str], runs: &[StartupRuns], fan_out: bool) {
+    let figures = startup_figures(runs);
     let Some((floor_ms, floor_rss)) = figures.first().copied().flatten() else {
         report.push_str("(no raw floor figures: no ratios)\n");
         return;
@@ -765,6 +917,22 @@ fn run(args: &Args) -> Result<Outcome, String> {
     }
     let _ = writeln!(
         report,
+        "\n# 2026-07-28 beside 2025-11-25\n\n\
+         Our client on the same transport, answer kind and shape in both eras: `ours*` pinned \
+         to 2025-11-25 (`initialize`, a session over HTTP) against the server's default mode, \
+         `ours-2026*` and `ours-http-2026-*` with default options against the same server \
+         binary in its dual-era mode (`--stateless`), where the client's `server/discover` \
+         probe is answered and every request carries the revision's `_meta` (over HTTP its \
+         `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, and no session). × is \
+         2026 ÷ 2025 of the medians; the issue's target is a stateless call's seq p50 and \
+         client CPU per call within {ERA_TARGET}× of the 2025-era call's."
+    );
+    for (p, placement) in placements.iter().enumerate() {
+        let _ = writeln!(report, "\n## Eras, {}\n", placement.title());
+        era_table(&mut report, &rows, &results[p]);
+    }
+    let _ = writeln!(
+        report,
         "\n# Startup shapes\n\n\
          Each a fresh `startup` process, timed by the runner from spawn to reaped; wall ms is the \
          median over the rounds of each round's median ({one_shot_repeats} one-shot and \
@@ -774,7 +942,12 @@ fn run(args: &Args) -> Result<Outcome, String> {
          mapped code as the others' (only the pages touched count). Fan-out ratios and \
          targets are to `fanout-raw`, one thread; `fanout-raw-threads` is the same work split \
          over one thread per CPU (std's spawn waits for each child's exec, so one thread \
-         spawns one server at a time, while a multi-thread runtime spawns from every worker)."
+         spawns one server at a time, while a multi-thread runtime spawns from every worker). \
+         Shapes of ours without an era in their name use default options against the default \
+         (handshake-era only) server: the client's `server/discover` probe is refused (-32601), \
+         then it sends `initialize`. `-pinned-` shapes pin 2025-11-25 (`initialize` at once, no \
+         probe: what the client did before it spoke 2026-07-28); `-2026-` shapes meet the \
+         server's dual-era mode, where the answered probe is the whole connect."
     );
     for (p, placement) in placements.iter().enumerate() {
         let _ = writeln!(
@@ -783,12 +956,14 @@ fn run(args: &Args) -> Result<Outcome, String> {
             placement.title()
         );
         startup_table(&mut report, &ONE_SHOT, &one_shot[p], false);
+        connect_costs(&mut report, &ONE_SHOT, &one_shot[p]);
         let _ = writeln!(
             report,
             "\n## Fan-out, {}: {FAN_OUT_SERVERS} servers started, initialized and listed concurrently, then exit\n",
             placement.title()
         );
         startup_table(&mut report, &FAN_OUT, &fan_out[p], true);
+        connect_costs(&mut report, &FAN_OUT, &fan_out[p]);
     }
     if !failures.is_empty() {
         report.push_str("\n## Failed runs (not in the medians)\n\n");

@@ -11,12 +11,20 @@
 //! | `oneshot-raw` | the floor: one server with std process and pipes, pre-serialized lines, answers read to the newline and checked for a marker, no runtime |
 //! | `oneshot-ours-current-thread` | `McpClient::connect_stdio` + `list_tools` + `close` on a current-thread runtime |
 //! | `oneshot-ours-multi-thread` | the same on a multi-thread runtime (what `#[tokio::main]` builds) |
+//! | `oneshot-ours-pinned-current-thread` | `oneshot-ours-current-thread` with `ClientOptions::protocol_version(V2025_11_25)`: `initialize` without the `server/discover` probe first (what the client did before it spoke 2026-07-28) |
+//! | `oneshot-ours-2026-current-thread` | `oneshot-ours-current-thread` against the server's dual-era mode (`--stateless`): the probe is answered and is the whole connect (no `initialize`) |
 //! | `oneshot-rmcp-current-thread` | rmcp: `().serve(TokioChildProcess)` + `list_tools` + `cancel`, current-thread runtime |
 //! | `fanout-raw` | the floor: N servers spawned with std, every `initialize` written, then the answers read, then every `tools/list` |
 //! | `fanout-raw-threads` | the same split over one thread per CPU, each doing its share: std's spawn blocks until the child has exec'd, so one thread spawns one server at a time, while a multi-thread runtime spawns from each worker |
 //! | `fanout-ours-multi-thread` | N `McpClient`s connected and listed concurrently (one task each) on a multi-thread runtime, as a `#[tokio::main]` program would, then closed concurrently |
 //! | `fanout-ours-current-thread` | the same on a current-thread runtime |
+//! | `fanout-ours-pinned-multi-thread` | `fanout-ours-multi-thread` pinned to 2025-11-25 (no probe) |
+//! | `fanout-ours-2026-multi-thread` | `fanout-ours-multi-thread` against the dual-era servers: 2026-07-28 |
 //! | `fanout-rmcp-multi-thread` | rmcp, N services concurrently on a multi-thread runtime |
+//!
+//! Every other shape of ours uses default options, so against the server's default
+//! (handshake-era only) mode the client first probes with `server/discover`, is refused
+//! (-32601) and then sends `initialize`: one round trip more than the pinned shapes.
 //!
 //! `--servers` is the fan-out's server count (default 50; one-shot shapes start one). Every
 //! shape checks that each server lists the `echo` tool and waits for (or, for the libraries,
@@ -31,22 +39,26 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use mcp_bench_peers::server_child::ServerChild;
-use mcp_transport::{ClientOptions, McpClient, StdioServerParams};
+use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, StdioServerParams};
 use rmcp::ServiceExt as _;
 use rmcp::transport::TokioChildProcess;
 
 type BoxError = Box<dyn Error + Send + Sync>;
 
 /// Every shape, as `--shape` names it.
-const SHAPES: [&str; 9] = [
+const SHAPES: [&str; 13] = [
     "oneshot-raw",
     "oneshot-ours-current-thread",
     "oneshot-ours-multi-thread",
+    "oneshot-ours-pinned-current-thread",
+    "oneshot-ours-2026-current-thread",
     "oneshot-rmcp-current-thread",
     "fanout-raw",
     "fanout-raw-threads",
     "fanout-ours-multi-thread",
     "fanout-ours-current-thread",
+    "fanout-ours-pinned-multi-thread",
+    "fanout-ours-2026-multi-thread",
     "fanout-rmcp-multi-thread",
 ];
 
@@ -145,9 +157,52 @@ fn raw_threads(program: &Path, count: usize) -> io::Result<()> {
     })
 }
 
-async fn ours_one(program: String) -> Result<McpClient, BoxError> {
-    let params = StdioServerParams::new(program, Vec::<String>::new());
-    let client = McpClient::connect_stdio("reference", params, ClientOptions::default()).await?;
+/// How a shape of ours connects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Connect {
+    /// Default options against the default server: the probe is refused, then `initialize`.
+    Default,
+    /// Pinned to 2025-11-25: `initialize` at once.
+    Pinned,
+    /// Default options against the dual-era server (`--stateless`): `server/discover` only.
+    Stateless,
+}
+
+impl Connect {
+    fn options(self) -> ClientOptions {
+        match self {
+            Self::Default | Self::Stateless => ClientOptions::default(),
+            Self::Pinned => ClientOptions::default().protocol_version(ProtocolVersion::V2025_11_25),
+        }
+    }
+
+    fn server_args(self) -> &'static [&'static str] {
+        match self {
+            Self::Default | Self::Pinned => &[],
+            Self::Stateless => &["--stateless"],
+        }
+    }
+
+    /// The version the client must end up speaking.
+    fn version(self) -> ProtocolVersion {
+        match self {
+            Self::Default | Self::Pinned => ProtocolVersion::V2025_11_25,
+            Self::Stateless => ProtocolVersion::V2026_07_28,
+        }
+    }
+}
+
+async fn ours_one(program: String, connect: Connect) -> Result<McpClient, BoxError> {
+    let params = StdioServerParams::new(program, connect.server_args().iter().copied());
+    let client = McpClient::connect_stdio("reference", params, connect.options()).await?;
+    if client.protocol_version() != connect.version() {
+        return Err(format!(
+            "the client speaks {}, not {}",
+            client.protocol_version(),
+            connect.version()
+        )
+        .into());
+    }
     let tools = client.list_tools().await?;
     if !tools.iter().any(|tool| tool.name == "echo") {
         return Err("the reference server lists no echo tool".into());
@@ -157,16 +212,16 @@ async fn ours_one(program: String) -> Result<McpClient, BoxError> {
 
 /// `count` of our clients connected and listed concurrently, one task each, then closed
 /// concurrently (each close stops its server).
-async fn ours(program: &Path, count: usize) -> Result<(), BoxError> {
+async fn ours(program: &Path, count: usize, connect: Connect) -> Result<(), BoxError> {
     let program = program.to_string_lossy().into_owned();
     if count == 1 {
-        let client = ours_one(program).await?;
+        let client = ours_one(program, connect).await?;
         client.close().await?;
         return Ok(());
     }
     let mut connecting = tokio::task::JoinSet::new();
     for _ in 0..count {
-        connecting.spawn(ours_one(program.clone()));
+        connecting.spawn(ours_one(program.clone(), connect));
     }
     let mut clients = Vec::with_capacity(count);
     while let Some(client) = connecting.join_next().await {
@@ -225,20 +280,29 @@ fn runtime(multi_thread: bool) -> io::Result<tokio::runtime::Runtime> {
 
 fn run(args: &Args) -> Result<(), BoxError> {
     let (program, count) = (args.server.as_path(), args.servers);
-    let (library, multi_thread) = match args.shape.split_once('-').map(|(_, rest)| rest) {
-        Some("raw") => return Ok(raw(program, count)?),
-        Some("raw-threads") => return Ok(raw_threads(program, count)?),
-        Some("ours-current-thread") => ("ours", false),
-        Some("ours-multi-thread") => ("ours", true),
-        Some("rmcp-current-thread") => ("rmcp", false),
-        Some("rmcp-multi-thread") => ("rmcp", true),
-        _ => return Err(format!("unknown shape `{}`", args.shape).into()),
-    };
+    let unknown = || format!("unknown shape `{}`", args.shape);
+    // SHAPE is `oneshot-LIBRARY-RUNTIME` or `fanout-LIBRARY-RUNTIME`.
+    let rest = args.shape.split_once('-').ok_or_else(unknown)?.1;
+    match rest {
+        "raw" => return Ok(raw(program, count)?),
+        "raw-threads" => return Ok(raw_threads(program, count)?),
+        _ => {}
+    }
+    let (library, multi_thread) = rest
+        .strip_suffix("-multi-thread")
+        .map(|library| (library, true))
+        .or_else(|| {
+            rest.strip_suffix("-current-thread")
+                .map(|library| (library, false))
+        })
+        .ok_or_else(unknown)?;
     let runtime = runtime(multi_thread)?;
-    if library == "ours" {
-        runtime.block_on(ours(program, count))
-    } else {
-        runtime.block_on(rmcp(program, count))
+    match library {
+        "ours" => runtime.block_on(ours(program, count, Connect::Default)),
+        "ours-pinned" => runtime.block_on(ours(program, count, Connect::Pinned)),
+        "ours-2026" => runtime.block_on(ours(program, count, Connect::Stateless)),
+        "rmcp" => runtime.block_on(rmcp(program, count)),
+        _ => Err(unknown().into()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The reference server in its HTTP mode, as the HTTP drivers start and stop it: spawned with
-//! `--http` (and `--sse` for event-stream answers), its one stdout line `listening ADDRESS`
-//! read for the address, and stopped by closing its stdin.
+//! `--http` (and `--sse` for event-stream answers, `--stateless` for the dual-era mode our
+//! 2026-07-28 rows talk to), its one stdout line `listening ADDRESS` read for the address, and
+//! stopped by closing its stdin.
 //!
 //! Its CPU is summed over all its threads (`/proc/<pid>/task/*/schedstat`): the HTTP server
 //! answers on a thread per connection, and every connection of a run stays open until the run
@@ -50,12 +51,14 @@ pub(crate) struct HttpServer {
 }
 
 impl HttpServer {
-    pub(crate) fn spawn(program: &Path, answers: Answers) -> io::Result<Self> {
-        let args: &[&str] = match answers {
-            Answers::Json => &["--http"],
-            Answers::Sse => &["--http", "--sse"],
-        };
-        let mut server = ServerChild::spawn(program, args, 1024)?;
+    /// Starts the server for `answers`, with `extra` arguments after the transport's.
+    pub(crate) fn spawn(program: &Path, answers: Answers, extra: &[&str]) -> io::Result<Self> {
+        let mut args = vec!["--http"];
+        if answers == Answers::Sse {
+            args.push("--sse");
+        }
+        args.extend_from_slice(extra);
+        let mut server = ServerChild::spawn(program, &args, 1024)?;
         let line = String::from_utf8_lossy(server.read_line()?)
             .trim_end()
             .to_owned();
@@ -81,11 +84,13 @@ impl HttpServer {
     }
 }
 
-/// Starts the server in HTTP mode for `answers`, runs `body(url, server_pid)` in `shape`, then
-/// stops the server: the frame every async HTTP driver runs its measurement in.
+/// Starts the server in HTTP mode for `answers` (with `extra` arguments), runs `body(url,
+/// server_pid)` in `shape`, then stops the server: the frame every async HTTP driver runs its
+/// measurement in.
 pub(crate) fn run_against<B, F>(
     program: &Path,
     answers: Answers,
+    extra: &[&str],
     shape: Shape,
     body: B,
 ) -> Result<Figures, BoxError>
@@ -93,7 +98,7 @@ where
     B: FnOnce(String, u32) -> F,
     F: Future<Output = Result<Figures, BoxError>> + Send + 'static,
 {
-    let server = HttpServer::spawn(program, answers)?;
+    let server = HttpServer::spawn(program, answers, extra)?;
     let figures = run_in_shape(shape, body(server.url(), server.pid()))?;
     server.finish()?;
     Ok(figures)

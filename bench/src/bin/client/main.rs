@@ -5,9 +5,12 @@
 //! inflight32_calls_per_s}`.
 //!
 //! ```text
-//! client --client raw|ours-task|ours-block-on|ours-current-thread|rmcp-task|rmcp-block-on|rmcp-current-thread
+//! client --client raw|ours-task|ours-block-on|ours-current-thread
+//!                 |ours-2026-task|ours-2026-block-on|ours-2026-current-thread
+//!                 |rmcp-task|rmcp-block-on|rmcp-current-thread
 //!        --server PATH [--warmup W] [--sequential N] [--pipelined M]
 //! client --client raw-http|ours-http-task|ours-http-block-on|ours-http-current-thread
+//!                 |ours-http-2026-task|ours-http-2026-block-on|ours-http-2026-current-thread
 //!                 |rmcp-http-task|rmcp-http-block-on|rmcp-http-current-thread|rmcp-http-pooled-task
 //!                 |reqwest-http-task|reqwest-http-block-on|reqwest-http-current-thread
 //!        --server PATH [--answers json|sse] [--warmup W] [--sequential N] [--pipelined M]
@@ -23,6 +26,13 @@
 //! `rmcp-http-pooled-json`/`-sse`) gives it a reqwest client that keeps them alive.
 //! `reqwest-http-*` (`reqwest_http.rs`) is reqwest alone posting pre-serialized bodies, no MCP
 //! client: the cost of the HTTP stack under ours and rmcp's, told apart from the MCP layers'.
+//!
+//! Our rows speak the handshake era (2025-11-25, pinned: `initialize`, no probe) to the server's
+//! default mode, as every other client does; `ours-2026-*` and `ours-http-2026-*` speak
+//! 2026-07-28 (default options: the client's `server/discover` probe is answered) to the server
+//! in its dual-era mode (`--stateless`). Their JSON line names them `ours-2026`,
+//! `ours-http-2026-json`, `ours-http-2026-sse`. Each checks the version it ended up speaking
+//! before anything is timed (see `ours.rs`).
 //!
 //! Client CPU per call is `getrusage(RUSAGE_SELF)` over the sequential phase divided by N (the
 //! server is a child process and is not counted); the server's CPU over the same phase is read
@@ -45,6 +55,7 @@ use mcp_bench_peers::{CLIENTS, Figures, HTTP_CLIENTS, Sizes};
 
 use crate::async_driver::Shape;
 use crate::http_server::Answers;
+use crate::ours::Era;
 use crate::rmcp_sdk::Pool;
 
 type BoxError = Box<dyn Error + Send + Sync>;
@@ -115,16 +126,36 @@ fn run(args: &Args) -> Result<Figures, BoxError> {
     let answers = args.answers;
     match args.client.as_str() {
         "raw" => Ok(raw::run(server, sizes)?),
-        "ours-task" => ours::run(server, sizes, Shape::SpawnedTask),
-        "ours-block-on" => ours::run(server, sizes, Shape::BlockOn),
-        "ours-current-thread" => ours::run(server, sizes, Shape::CurrentThread),
+        "ours-task" => ours::run(server, sizes, Shape::SpawnedTask, Era::Handshake),
+        "ours-block-on" => ours::run(server, sizes, Shape::BlockOn, Era::Handshake),
+        "ours-current-thread" => ours::run(server, sizes, Shape::CurrentThread, Era::Handshake),
+        "ours-2026-task" => ours::run(server, sizes, Shape::SpawnedTask, Era::Stateless),
+        "ours-2026-block-on" => ours::run(server, sizes, Shape::BlockOn, Era::Stateless),
+        "ours-2026-current-thread" => {
+            ours::run(server, sizes, Shape::CurrentThread, Era::Stateless)
+        }
         "rmcp-task" => rmcp_sdk::run(server, sizes, Shape::SpawnedTask),
         "rmcp-block-on" => rmcp_sdk::run(server, sizes, Shape::BlockOn),
         "rmcp-current-thread" => rmcp_sdk::run(server, sizes, Shape::CurrentThread),
         "raw-http" => Ok(raw_http::run(server, answers, sizes)?),
-        "ours-http-task" => ours::run_http(server, answers, sizes, Shape::SpawnedTask),
-        "ours-http-block-on" => ours::run_http(server, answers, sizes, Shape::BlockOn),
-        "ours-http-current-thread" => ours::run_http(server, answers, sizes, Shape::CurrentThread),
+        "ours-http-task" => {
+            ours::run_http(server, answers, sizes, Shape::SpawnedTask, Era::Handshake)
+        }
+        "ours-http-block-on" => {
+            ours::run_http(server, answers, sizes, Shape::BlockOn, Era::Handshake)
+        }
+        "ours-http-current-thread" => {
+            ours::run_http(server, answers, sizes, Shape::CurrentThread, Era::Handshake)
+        }
+        "ours-http-2026-task" => {
+            ours::run_http(server, answers, sizes, Shape::SpawnedTask, Era::Stateless)
+        }
+        "ours-http-2026-block-on" => {
+            ours::run_http(server, answers, sizes, Shape::BlockOn, Era::Stateless)
+        }
+        "ours-http-2026-current-thread" => {
+            ours::run_http(server, answers, sizes, Shape::CurrentThread, Era::Stateless)
+        }
         "rmcp-http-task" => rmcp_sdk::run_http(
             server,
             answers,

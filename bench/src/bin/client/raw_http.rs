@@ -228,7 +228,7 @@ fn pipelined(connections: &mut [Connection], requests: &[Vec<u8>]) -> io::Result
 }
 
 pub(crate) fn run(program: &Path, answers: Answers, sizes: Sizes) -> io::Result<Figures> {
-    let server = HttpServer::spawn(program, answers)?;
+    let server = HttpServer::spawn(program, answers, &[])?;
     let mut requests = Requests {
         address: server.address.clone(),
         session: String::new(),

@@ -62,7 +62,7 @@ pub(crate) fn run(
     sizes: Sizes,
     shape: Shape,
 ) -> Result<Figures, BoxError> {
-    run_against(server, answers, shape, |url, pid| async move {
+    run_against(server, answers, &[], shape, |url, pid| async move {
         let mut bare = Bare {
             http: reqwest::Client::new(),
             url: reqwest::Url::parse(&url)?,

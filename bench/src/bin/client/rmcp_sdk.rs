@@ -71,7 +71,7 @@ pub(crate) fn run_http(
     sizes: Sizes,
     shape: Shape,
 ) -> Result<Figures, BoxError> {
-    run_against(server, answers, shape, |url, pid| async move {
+    run_against(server, answers, &[], shape, |url, pid| async move {
         let config =
             StreamableHttpClientTransportConfig::with_uri(url).max_concurrent_requests(IN_FLIGHT);
         let (transport, name) = match pool {

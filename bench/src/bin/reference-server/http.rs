@@ -21,6 +21,18 @@
 //! - `GET` gets `405`: this server never starts messages of its own, so it has no stream.
 //! - `DELETE` ends the session: `204`.
 //!
+//! With `--stateless` (a dual-era server) a `POST` whose `MCP-Protocol-Version` header is not a
+//! handshake-era version is a request of the stateless revision: no session is asked for,
+//! minted or echoed (an `Mcp-Session-Id` header is ignored), and the headers are checked
+//! against the body as the revision says (400 with `HeaderMismatch`, -32020, when
+//! `MCP-Protocol-Version` differs from the body's `_meta` version, when `Mcp-Method` is missing
+//! or differs from the method, or when `Mcp-Name` is missing or differs from `params.name` of a
+//! `tools/call`; `Mcp-Name` is compared as sent, a Base64-encoded one is not decoded). A version
+//! other than 2026-07-28 gets 400 with `UnsupportedProtocolVersion` (-32022), an unknown method
+//! 404 with -32601. A request without that header is served as in the default mode, except
+//! that one whose body carries a stateless `_meta` gets 400 with `HeaderMismatch` (its
+//! `MCP-Protocol-Version` is missing).
+//!
 //! Connections are kept alive (HTTP/1.1) unless the client says `Connection: close`. Answers
 //! are written when no further request is already waiting in the connection's input buffer,
 //! as on stdio. Session ids are a process-wide counter mixed with the start time, not secret
@@ -32,11 +44,13 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::{Answered, Eras, Request, codes};
+
 /// Largest request head or body accepted.
 const MAX_REQUEST: usize = 1024 * 1024;
 
 /// Serves Streamable HTTP until stdin closes.
-pub(crate) fn serve(sse: bool) -> io::Result<()> {
+pub(crate) fn serve(sse: bool, eras: Eras) -> io::Result<()> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
     {
         let mut stdout = io::stdout().lock();
@@ -46,7 +60,7 @@ pub(crate) fn serve(sse: bool) -> io::Result<()> {
     let sessions = Arc::new(Sessions::new());
     std::thread::Builder::new()
         .name("accept".to_owned())
-        .spawn(move || accept(&listener, &sessions, sse))?;
+        .spawn(move || accept(&listener, &sessions, sse, eras))?;
     // The client that spawned us ends us by closing our stdin; anything written to it is
     // ignored.
     io::copy(&mut io::stdin().lock(), &mut io::sink())?;
@@ -57,7 +71,7 @@ pub(crate) fn serve(sse: bool) -> io::Result<()> {
 /// idle. A thread whose connection ends waits for the next, so a client that opens a
 /// connection per request (rmcp's default reqwest client keeps none alive) costs the server a
 /// channel hand-off, not a thread start.
-fn accept(listener: &TcpListener, sessions: &Arc<Sessions>, sse: bool) {
+fn accept(listener: &TcpListener, sessions: &Arc<Sessions>, sse: bool, eras: Eras) {
     let (handoff, waiting) = mpsc::channel::<TcpStream>();
     let waiting = Arc::new(Mutex::new(waiting));
     // Threads that have finished a connection and wait (or are about to wait) on `waiting`.
@@ -90,7 +104,7 @@ fn accept(listener: &TcpListener, sessions: &Arc<Sessions>, sse: bool) {
             .spawn(move || {
                 let mut stream = stream;
                 loop {
-                    serve_connection(stream, &sessions, sse);
+                    serve_connection(stream, &sessions, sse, eras);
                     idle.fetch_add(1, Ordering::AcqRel);
                     let next = waiting
                         .lock()
@@ -108,8 +122,8 @@ fn accept(listener: &TcpListener, sessions: &Arc<Sessions>, sse: bool) {
     }
 }
 
-fn serve_connection(stream: TcpStream, sessions: &Arc<Sessions>, sse: bool) {
-    let served = Connection::new(stream, Arc::clone(sessions), sse).and_then(Connection::run);
+fn serve_connection(stream: TcpStream, sessions: &Arc<Sessions>, sse: bool, eras: Eras) {
+    let served = Connection::new(stream, Arc::clone(sessions), sse, eras).and_then(Connection::run);
     if let Err(error) = served
         && !matches!(
             error.kind(),
@@ -169,6 +183,11 @@ struct Head {
     /// `Some(None)`: a session header that is not one of ours.
     session: Option<Option<u64>>,
     close: bool,
+    /// Read by a dual-era server only: which of the revision's headers came (their values
+    /// are in the connection's buffers).
+    version: bool,
+    mcp_method: bool,
+    mcp_name: bool,
 }
 
 #[derive(Default, PartialEq, Eq)]
@@ -185,7 +204,12 @@ struct Connection {
     writer: TcpStream,
     sessions: Arc<Sessions>,
     sse: bool,
+    eras: Eras,
     line: Vec<u8>,
+    /// The values of `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` (dual-era only).
+    version: Vec<u8>,
+    mcp_method: Vec<u8>,
+    mcp_name: Vec<u8>,
     body: Vec<u8>,
     /// The JSON-RPC answer being built.
     answer: Vec<u8>,
@@ -194,14 +218,18 @@ struct Connection {
 }
 
 impl Connection {
-    fn new(stream: TcpStream, sessions: Arc<Sessions>, sse: bool) -> io::Result<Self> {
+    fn new(stream: TcpStream, sessions: Arc<Sessions>, sse: bool, eras: Eras) -> io::Result<Self> {
         stream.set_nodelay(true)?;
         Ok(Self {
             reader: BufReader::with_capacity(64 * 1024, stream.try_clone()?),
             writer: stream,
             sessions,
             sse,
+            eras,
             line: Vec::with_capacity(256),
+            version: Vec::with_capacity(16),
+            mcp_method: Vec::with_capacity(32),
+            mcp_name: Vec::with_capacity(64),
             body: Vec::with_capacity(1024),
             answer: Vec::with_capacity(1024),
             out: Vec::with_capacity(4096),
@@ -283,6 +311,21 @@ impl Connection {
                 head.chunked = !value.eq_ignore_ascii_case(b"identity");
             } else if name.eq_ignore_ascii_case(b"connection") {
                 head.close = value.eq_ignore_ascii_case(b"close");
+            } else if self.eras == Eras::Dual {
+                let kept = if name.eq_ignore_ascii_case(b"mcp-protocol-version") {
+                    head.version = true;
+                    &mut self.version
+                } else if name.eq_ignore_ascii_case(b"mcp-method") {
+                    head.mcp_method = true;
+                    &mut self.mcp_method
+                } else if name.eq_ignore_ascii_case(b"mcp-name") {
+                    head.mcp_name = true;
+                    &mut self.mcp_name
+                } else {
+                    continue;
+                };
+                kept.clear();
+                kept.extend_from_slice(value);
             }
         }
     }
@@ -319,9 +362,29 @@ impl Connection {
     }
 
     fn post(&mut self, head: &Head) -> io::Result<()> {
+        if head.version && !crate::is_handshake_version(&self.version) {
+            return self.post_stateless(head);
+        }
         let close = head.close;
-        let initialize = crate::request_id(&self.body).is_some()
-            && crate::string_after(&self.body, b"\"method\":") == Some(b"initialize");
+        let request = Request::scan(&self.body, self.eras);
+        if let Some(request) = &request
+            && request.version.is_some()
+        {
+            // A dual-era server: a stateless body with no stateless header.
+            self.answer.clear();
+            crate::error_answer(
+                request.id,
+                codes::HEADER_MISMATCH,
+                b"the MCP-Protocol-Version header is missing",
+                None,
+                &mut self.answer,
+            )?;
+            self.queue(b"400 Bad Request", None, close, false)?;
+            return Ok(());
+        }
+        let initialize = request
+            .as_ref()
+            .is_some_and(|request| request.method == b"initialize");
         let session = if initialize {
             Some(self.sessions.open())
         } else {
@@ -337,20 +400,107 @@ impl Connection {
                 }
             }
         };
-        self.answer.clear();
-        if !crate::answer(&self.body, &mut self.answer)? {
+        let Some(request) = request else {
             self.status(b"202 Accepted", close);
             return Ok(());
+        };
+        self.answer.clear();
+        crate::answer(&request, &self.body, &mut self.answer)?;
+        self.queue(b"200 OK", session, close, self.sse)
+    }
+
+    /// A request of the stateless revision (a dual-era server): no session; the headers are
+    /// checked against the body.
+    fn post_stateless(&mut self, head: &Head) -> io::Result<()> {
+        let close = head.close;
+        let Some(request) = Request::scan(&self.body, Eras::Dual) else {
+            // A notification or a response.
+            self.status(b"202 Accepted", close);
+            return Ok(());
+        };
+        self.answer.clear();
+        let refused = if !crate::is_stateless_version(&self.version) {
+            Some((
+                codes::UNSUPPORTED_PROTOCOL_VERSION,
+                &b"unsupported protocol version"[..],
+            ))
+        } else if request
+            .version
+            .is_none_or(|body| body.get(1..body.len() - 1) != Some(&self.version[..]))
+        {
+            Some((
+                codes::HEADER_MISMATCH,
+                &b"MCP-Protocol-Version does not match the body's protocol version"[..],
+            ))
+        } else if !head.mcp_method || self.mcp_method != request.method {
+            Some((
+                codes::HEADER_MISMATCH,
+                &b"Mcp-Method is missing or does not match the method"[..],
+            ))
+        } else if request.method == b"tools/call" && !self.names_the_tool(head) {
+            Some((
+                codes::HEADER_MISMATCH,
+                &b"Mcp-Name is missing or does not match params.name"[..],
+            ))
+        } else {
+            None
+        };
+        let answered = match refused {
+            Some((code, message)) => {
+                let supported =
+                    (code == codes::UNSUPPORTED_PROTOCOL_VERSION).then_some(crate::SUPPORTED);
+                crate::error_answer(request.id, code, message, supported, &mut self.answer)?
+            }
+            None => crate::answer(&request, &self.body, &mut self.answer)?,
+        };
+        match answered {
+            Answered::Result => self.queue(b"200 OK", None, close, self.sse),
+            Answered::Error(codes::METHOD_NOT_FOUND) => {
+                self.queue(b"404 Not Found", None, close, false)
+            }
+            Answered::Error(codes::HEADER_MISMATCH | codes::UNSUPPORTED_PROTOCOL_VERSION) => {
+                self.queue(b"400 Bad Request", None, close, false)
+            }
+            // A tool error is an answer like any other.
+            Answered::Error(_) => self.queue(b"200 OK", None, close, self.sse),
         }
+    }
+
+    /// True when `Mcp-Name` came and the body's `params.name` is that name.
+    fn names_the_tool(&self, head: &Head) -> bool {
+        if !head.mcp_name {
+            return false;
+        }
+        const KEY: &[u8] = b"\"name\":\"";
+        // `"name":"VALUE"` somewhere in the body: `_meta` holds other names, but not one
+        // quoted the same way with another tool's name on a correct request.
+        memchr::memmem::find_iter(&self.body, KEY).any(|at| {
+            self.body[at + KEY.len()..]
+                .strip_prefix(self.mcp_name.as_slice())
+                .is_some_and(|rest| rest.first() == Some(&b'"'))
+        })
+    }
+
+    /// Queues `self.answer` with `status`: a JSON body, or with `sse` an event stream holding
+    /// it; `session`: the session id to give.
+    fn queue(
+        &mut self,
+        status: &[u8],
+        session: Option<u64>,
+        close: bool,
+        sse: bool,
+    ) -> io::Result<()> {
         let out = &mut self.out;
-        out.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+        out.extend_from_slice(b"HTTP/1.1 ");
+        out.extend_from_slice(status);
+        out.extend_from_slice(b"\r\n");
         if let Some(id) = session {
             write!(out, "Mcp-Session-Id: {id:016x}\r\n")?;
         }
         if close {
             out.extend_from_slice(b"Connection: close\r\n");
         }
-        if self.sse {
+        if sse {
             const EVENT: &[u8] = b"event: message\ndata: ";
             let chunk = EVENT.len() + self.answer.len() + 2;
             write!(
@@ -390,13 +540,18 @@ mod tests {
     use std::sync::Arc;
 
     use super::{Sessions, accept};
+    use crate::Eras;
 
     /// A server on a port of its own (its accept thread ends with the test process).
     fn start(sse: bool) -> String {
+        start_speaking(sse, Eras::Handshake)
+    }
+
+    fn start_speaking(sse: bool, eras: Eras) -> String {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
         let address = listener.local_addr().unwrap().to_string();
         let sessions = Arc::new(Sessions::new());
-        std::thread::spawn(move || accept(&listener, &sessions, sse));
+        std::thread::spawn(move || accept(&listener, &sessions, sse, eras));
         address
     }
 
@@ -424,8 +579,18 @@ mod tests {
         body: &str,
     ) -> Answer {
         let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
+        exchange_with(connection, method, &session, body)
+    }
+
+    /// [`exchange`] with `headers` (each line ending in CRLF) in the request's head.
+    fn exchange_with(
+        connection: &mut BufReader<TcpStream>,
+        method: &str,
+        headers: &str,
+        body: &str,
+    ) -> Answer {
         let request = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: x\r\n{session}Content-Length: {}\r\n\r\n{body}",
+            "{method} /mcp HTTP/1.1\r\nHost: x\r\n{headers}Content-Length: {}\r\n\r\n{body}",
             body.len()
         );
         connection.get_mut().write_all(request.as_bytes()).unwrap();
@@ -548,5 +713,208 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         );
         assert_eq!(notified.status, 202);
+    }
+
+    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    /// The headers of a 2026-07-28 request.
+    fn stateless(method: &str, name: Option<&str>) -> String {
+        let name = name.map_or(String::new(), |name| format!("Mcp-Name: {name}\r\n"));
+        format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n{name}")
+    }
+
+    fn stateless_echo() -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hi"}},{META}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_dual_era_server_serves_stateless_requests_without_a_session() {
+        let address = start_speaking(false, Eras::Dual);
+        let mut connection = BufReader::new(TcpStream::connect(address).unwrap());
+
+        let discover =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#);
+        let discovered = exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("server/discover", None),
+            &discover,
+        );
+        assert_eq!(discovered.status, 200, "{}", discovered.body);
+        assert_eq!(discovered.header("mcp-session-id"), None);
+        assert!(
+            discovered.body.starts_with(
+                r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28","#
+            ),
+            "{}",
+            discovered.body
+        );
+
+        let list =
+            format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#);
+        let listed = exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("tools/list", None),
+            &list,
+        );
+        assert_eq!(listed.status, 200);
+        assert!(
+            listed
+                .body
+                .ends_with(r#"],"ttlMs":0,"cacheScope":"private"}}"#),
+            "{}",
+            listed.body
+        );
+
+        // A session id on a stateless request is ignored, not checked.
+        let headers = format!(
+            "{}Mcp-Session-Id: 12ab\r\n",
+            stateless("tools/call", Some("echo"))
+        );
+        let echoed = exchange_with(&mut connection, "POST", &headers, &stateless_echo());
+        assert_eq!(echoed.status, 200);
+        assert_eq!(echoed.header("mcp-session-id"), None);
+        assert_eq!(
+            echoed.body,
+            r#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}],"isError":false}}"#
+        );
+
+        let pinged = exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("ping", None),
+            &format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{{META}}}}}"#),
+        );
+        assert_eq!(pinged.status, 404);
+        assert!(pinged.body.contains(r#""code":-32601"#), "{}", pinged.body);
+    }
+
+    #[test]
+    fn a_dual_era_server_checks_the_headers_against_the_body() {
+        let address = start_speaking(true, Eras::Dual);
+        let mut connection = BufReader::new(TcpStream::connect(address).unwrap());
+        let mismatch = |answer: Answer| {
+            assert_eq!(answer.status, 400, "{}", answer.body);
+            assert_eq!(answer.header("content-type"), Some("application/json"));
+            assert!(answer.body.contains(r#""code":-32020"#), "{}", answer.body);
+        };
+        let echo = stateless_echo();
+        // No Mcp-Name, another name, another method, no Mcp-Method.
+        mismatch(exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("tools/call", None),
+            &echo,
+        ));
+        mismatch(exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("tools/call", Some("other")),
+            &echo,
+        ));
+        mismatch(exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("tools/list", Some("echo")),
+            &echo,
+        ));
+        mismatch(exchange_with(
+            &mut connection,
+            "POST",
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Name: echo\r\n",
+            &echo,
+        ));
+        // A stateless body without the version header.
+        mismatch(exchange_with(&mut connection, "POST", "", &echo));
+        // The body's version is not the header's.
+        let older = echo.replace(
+            r#"protocolVersion":"2026-07-28""#,
+            r#"protocolVersion":"2027-01-01""#,
+        );
+        mismatch(exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("tools/call", Some("echo")),
+            &older,
+        ));
+
+        // A version this server does not speak: its list in the answer.
+        let unsupported = exchange_with(
+            &mut connection,
+            "POST",
+            "MCP-Protocol-Version: 2027-01-01\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n",
+            &older,
+        );
+        assert_eq!(unsupported.status, 400);
+        assert!(
+            unsupported.body.contains(
+                r#""code":-32022,"message":"unsupported protocol version","data":{"supported":["2026-07-28","#
+            ),
+            "{}",
+            unsupported.body
+        );
+
+        // And the right headers: an SSE answer, as for the handshake era.
+        let echoed = exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("tools/call", Some("echo")),
+            &echo,
+        );
+        assert_eq!(echoed.status, 200);
+        assert_eq!(echoed.header("content-type"), Some("text/event-stream"));
+        assert!(echoed.body.contains(r#""resultType":"complete""#));
+    }
+
+    #[test]
+    fn a_dual_era_server_keeps_serving_the_handshake_era() {
+        let address = start_speaking(false, Eras::Dual);
+        let mut connection = BufReader::new(TcpStream::connect(address).unwrap());
+        let initialized = exchange(&mut connection, "POST", None, INITIALIZE);
+        assert_eq!(initialized.status, 200);
+        let session = initialized.header("mcp-session-id").unwrap().to_owned();
+        // The header a handshake-era client sends after initialize selects the handshake era.
+        let headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n");
+        let echoed = exchange_with(&mut connection, "POST", &headers, ECHO);
+        assert_eq!(echoed.status, 200);
+        assert_eq!(
+            echoed.body,
+            r#"{"jsonrpc":"2.0","id":"e1","result":{"content":[{"type":"text","text":"hi \"there\""}],"isError":false}}"#
+        );
+        assert_eq!(exchange(&mut connection, "POST", None, ECHO).status, 400);
+    }
+
+    #[test]
+    fn the_default_server_knows_no_stateless_request() {
+        let address = start(false);
+        let mut connection = BufReader::new(TcpStream::connect(address).unwrap());
+        // A handshake-era server: no session, 400, as for any request before initialize.
+        let refused = exchange_with(
+            &mut connection,
+            "POST",
+            &stateless("tools/call", Some("echo")),
+            &stateless_echo(),
+        );
+        assert_eq!((refused.status, refused.body.as_str()), (400, ""));
+        let initialized = exchange(&mut connection, "POST", None, INITIALIZE);
+        let session = initialized.header("mcp-session-id").unwrap().to_owned();
+        // In a session, `_meta` is not looked at and no answer carries `resultType`.
+        let echoed = exchange(&mut connection, "POST", Some(&session), &stateless_echo());
+        assert_eq!(
+            echoed.body,
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#
+        );
+        let discover =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#);
+        let unknown = exchange(&mut connection, "POST", Some(&session), &discover);
+        assert_eq!(unknown.status, 200);
+        assert!(
+            unknown.body.contains(r#""code":-32601"#),
+            "{}",
+            unknown.body
+        );
     }
 }
