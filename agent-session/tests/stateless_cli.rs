@@ -37,13 +37,8 @@ fn counts(running: &RunningPeer) -> Value {
     serde_json::from_str(body).unwrap_or_else(|_| panic!("not JSON: {answer}"))
 }
 
-// Besides the peers, the last assertion needs the `protocol` member of each server in
-// `list --json`, which is being added on another branch: until it lands this test fails there
-// (and only there: both servers are connected, over http, with their 4 tools), `protocol`
-// being null.
 #[test]
-#[ignore = "needs the pinned interop peers (cargo xtask interop), and the `protocol` member of \
-            `list --json` (being added on another branch)"]
+#[ignore = "needs the pinned interop peers (cargo xtask interop)"]
 fn list_json_shows_the_stateless_servers_connected_in_the_2026_07_28_revision() {
     let typescript = RemotePeer::TypeScriptStateless.start();
     let python = RemotePeer::PythonStateless.start();
