@@ -78,3 +78,70 @@ fn list_json_shows_the_stateless_servers_connected_in_the_2026_07_28_revision() 
         );
     }
 }
+
+/// Every JSON-RPC message the peer counted, whatever its method.
+fn messages(running: &RunningPeer) -> u64 {
+    counts(running)["methods"].as_object().map_or(0, |methods| {
+        methods.values().filter_map(Value::as_u64).sum()
+    })
+}
+
+/// A warm start inside the tool list's `ttlMs` (60 s on both peers) serves the stateless
+/// servers' tools from the cache as live tools and sends them nothing; a call then reaches the
+/// server without a handshake.
+#[test]
+#[ignore = "needs the pinned interop peers (cargo xtask interop)"]
+fn a_warm_start_inside_the_lists_ttl_sends_the_stateless_servers_no_request() {
+    let typescript = RemotePeer::TypeScriptStateless.start();
+    let python = RemotePeer::PythonStateless.start();
+    let sandbox = Sandbox::labelled("stateless", "warm");
+    sandbox.write_mcp_json(&json!({
+        "typescript": {"type": "http", "url": typescript.url()},
+        "python": {"type": "http", "url": python.url()},
+    }));
+    let cache = sandbox.cache_dir();
+    let tools = ["tools", "--json", "--cache-dir", cache.as_str()];
+    let listed = |output: &Value, name: &str| {
+        output["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|tool| tool["server"] == name)
+            .map(|tool| (tool["name"].clone(), tool["deferred"].clone()))
+            .collect::<Vec<_>>()
+    };
+
+    let cold = sandbox.run(&tools).assert_code(0).json();
+    let before = [messages(&typescript), messages(&python)];
+    assert!(before.iter().all(|count| *count > 0), "{before:?}");
+
+    let warm = sandbox.run(&tools).assert_code(0).json();
+    for name in ["typescript", "python"] {
+        let tools = listed(&warm, name);
+        assert_eq!(tools.len(), 4, "{name}: {warm:#}");
+        assert_eq!(tools, listed(&cold, name), "{name}: {warm:#}");
+        assert!(
+            tools.iter().all(|(_, deferred)| *deferred != json!(true)),
+            "served as live tools: {warm:#}"
+        );
+    }
+    assert_eq!(
+        [messages(&typescript), messages(&python)],
+        before,
+        "the warm start sent a request: {} / {}",
+        counts(&typescript),
+        counts(&python)
+    );
+
+    // A call from a warm start reaches the server, still without initialize.
+    let called = sandbox.run(&[
+        "call",
+        "typescript/echo",
+        r#"{"message":"warm"}"#,
+        "--cache-dir",
+        cache.as_str(),
+    ]);
+    called.assert_code(0);
+    assert!(called.stdout.contains("warm"), "{}", called.stdout);
+    assert_eq!(counts(&typescript)["methods"]["initialize"], Value::Null);
+}
