@@ -119,3 +119,45 @@ async fn a_list_change_while_the_first_list_is_being_cached_is_not_lost() {
 
     within("disconnect_all", manager.disconnect_all()).await;
 }
+
+/// The same through a real server of the stateless revision (the TypeScript SDK v2 server of
+/// `interop/`): its list change comes on the `subscriptions/listen` stream the client opened by
+/// itself, and the registry follows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the pinned interop peers (cargo xtask interop)"]
+async fn a_stateless_servers_list_change_reaches_the_registry() {
+    let running = testkit::RemotePeer::TypeScriptStateless.start();
+    let server = Fixture {
+        config: mcp_config::ServerConfig::http(running.url()),
+        marker: String::new(),
+    };
+    let manager = manager(memory_cache());
+    let mut events = manager.subscribe();
+    let outcome = connect(&manager, &configs(&[("ts", &server)])).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    assert_eq!(
+        manager
+            .protocol_version("ts")
+            .map(|version| version.as_str()),
+        Some("2026-07-28")
+    );
+
+    let add = find_tool(&outcome.tools, "ts", "add_tool");
+    let added = call(add.tool.as_ref(), serde_json::json!({"name": "fresh"})).await;
+    assert!(!added.is_error, "{added:?}");
+    let _ = wait_for_event(
+        &mut events,
+        "the list change",
+        |event| matches!(event, ManagerEvent::ToolsChanged { server } if server == "ts"),
+    )
+    .await;
+    let fresh = find_tool(&manager.tools(), "ts", "fresh");
+    assert!(!fresh.deferred);
+    assert_eq!(
+        call(fresh.tool.as_ref(), serde_json::json!({}))
+            .await
+            .to_text(),
+        "I am fresh"
+    );
+    within("disconnect_all", manager.disconnect_all()).await;
+}
