@@ -19,6 +19,13 @@
 //!   are where a warm start's time past the gate goes. The report gives every warm case's
 //!   median past the gate (`ready - gate`).
 //!
+//! - `warm-stateless-http`: 20 servers of the stateless revision (2026-07-28; testkit's HTTP
+//!   fixture in its stateless mode, `ttlMs` 10 minutes) whose lists the cache holds, fresh: a
+//!   warm start serves their tools live from the cache without a request. The servers count
+//!   what reaches them, and any request during the measured runs fails the bench; the report
+//!   gives the time to ready beside the target of ≤ gate + 5 ms (the sled store, a new handle
+//!   per run, so its cold open is in the figure).
+//!
 //! Usage: `cargo bench -p mcp-manager --bench startup -- [--quick]`. `--quick` runs each case
 //! twice instead of five times; `--list` prints nothing; without `--bench` among the arguments
 //! (as under `cargo test --benches`) a small smoke run with 3 servers is done. Every fixture
@@ -124,6 +131,7 @@ fn main() -> Result<()> {
     );
     let scratch = Scratch::create(&marker)?;
     let outcome = runtime.block_on(run_cases(&plan, &marker, &scratch.path));
+    let stateless = runtime.block_on(warm_stateless_http(&plan, &scratch.path.join("stateless")));
     drop(runtime);
 
     // Whatever happened, no fixture process may outlive the bench.
@@ -133,7 +141,8 @@ fn main() -> Result<()> {
         count_fixtures(&marker)
     };
     let cases = outcome?;
-    report(&plan, &cases, left);
+    let stateless = stateless?;
+    report(&plan, &cases, left, &stateless);
     if left > 0 {
         return Err(format!("{left} fixture process(es) with marker {marker} left behind").into());
     }
@@ -240,6 +249,121 @@ async fn run_cases(plan: &Plan, marker: &str, scratch: &Path) -> Result<Vec<Case
     cases.push(warm_sled("warm-sled-200", plan, marker, &dir, &many).await?);
 
     Ok(cases)
+}
+
+/// Servers of the `warm-stateless-http` case (fewer in the smoke run).
+const STATELESS_SERVERS: usize = 20;
+/// The `ttlMs` the stateless fixtures give their lists: far longer than the bench.
+const STATELESS_TTL_MS: u64 = 600_000;
+
+/// The `warm-stateless-http` case: its times to ready, and its server and tool counts.
+struct StatelessCase {
+    servers: usize,
+    tools: usize,
+    ready: Vec<Duration>,
+}
+
+/// Fills a sled store from stateless HTTP fixtures, then times warm starts on new handles and
+/// checks that none of them sent the servers anything.
+async fn warm_stateless_http(plan: &Plan, dir: &Path) -> Result<StatelessCase> {
+    let count = STATELESS_SERVERS.min(plan.servers);
+    let fixtures: Vec<testkit::HttpFixture> = (0..count)
+        .map(|_| {
+            testkit::HttpFixture::start(
+                testkit::HttpFixtureOptions::default().stateless(Some(STATELESS_TTL_MS)),
+            )
+        })
+        .collect();
+    let source = SourceMeta::new("bench", "Bench", "bench.json", Level::User);
+    let servers: BTreeMap<String, DiscoveredServer> = fixtures
+        .iter()
+        .enumerate()
+        .map(|(index, fixture)| {
+            let config = ServerConfig::http(fixture.url());
+            (
+                format!("stateless-{index:02}"),
+                DiscoveredServer::new(config, source.clone()),
+            )
+        })
+        .collect();
+    let requests = || -> usize {
+        fixtures
+            .iter()
+            .map(|fixture| fixture.requests().len())
+            .sum()
+    };
+
+    let filler = SledToolCache::open_at(dir, CacheOptions::default());
+    let manager = McpManager::new(ManagerOptions::default(), Arc::new(filler.clone()), None);
+    let filled = tokio::time::timeout(STEP_TIMEOUT, manager.connect_servers(&servers))
+        .await
+        .map_err(|_| "filling the cache did not finish within 60 s")?;
+    if let Some(error) = filled.errors.first() {
+        return Err(format!("a stateless fixture failed: {error}").into());
+    }
+    let tools = filled.tools.len();
+    manager.disconnect_all().await;
+    drop(manager);
+    filler.close().await;
+
+    let before = requests();
+    let mut ready = Vec::new();
+    for _ in 0..plan.runs {
+        let cache = SledToolCache::open_at(dir, CacheOptions::default());
+        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()), None);
+        let started = Instant::now();
+        let outcome = tokio::time::timeout(STEP_TIMEOUT, manager.connect_servers(&servers))
+            .await
+            .map_err(|_| "a warm start did not return within 60 s")?;
+        ready.push(started.elapsed());
+        let served = outcome.tools.len();
+        let deferred = outcome.tools.iter().filter(|tool| tool.deferred).count();
+        manager.disconnect_all().await;
+        drop(manager);
+        cache.close().await;
+        if served != tools || deferred != 0 || !outcome.errors.is_empty() {
+            return Err(format!(
+                "a warm start served {served} tools ({deferred} deferred, {} errors) where the \
+                 cache holds {tools} live ones",
+                outcome.errors.len()
+            )
+            .into());
+        }
+    }
+    let sent = requests() - before;
+    if sent != 0 {
+        return Err(format!(
+            "warm starts inside the lists' ttl sent the stateless servers {sent} request(s)"
+        )
+        .into());
+    }
+    Ok(StatelessCase {
+        servers: count,
+        tools,
+        ready,
+    })
+}
+
+/// Prints the `warm-stateless-http` case beside its target; its JSON figures.
+fn report_stateless(case: &StatelessCase) -> Value {
+    let gate = ManagerOptions::default().startup_timeout;
+    let ready: Vec<f64> = case.ready.iter().copied().map(ms).collect();
+    let (median, max) = stats(&ready);
+    let target = ms(gate) + 5.0;
+    println!(
+        "warm-stateless-http: {} stateless HTTP servers, {} cached tools, no request sent: ready \
+         median {median:.1} ms, max {max:.1} ms; target ≤ gate + 5 ms = {target:.0} ms: {}",
+        case.servers,
+        case.tools,
+        if max <= target { "met" } else { "MISSED" }
+    );
+    json!({
+        "servers": case.servers,
+        "tools": case.tools,
+        "requests_sent": 0,
+        "ready_ms": figure(&ready),
+        "target_ms": target,
+    })
 }
 
 /// Warm, sled store in `dir`: filled once, then a new handle (a cold open of the database) per
@@ -458,7 +582,7 @@ fn figure(values: &[f64]) -> Value {
     })
 }
 
-fn report(plan: &Plan, cases: &[Case], left: usize) {
+fn report(plan: &Plan, cases: &[Case], left: usize, stateless: &StatelessCase) {
     // Every manager here runs with the default options, so with the default gate.
     let gate = ManagerOptions::default().startup_timeout;
     println!(
@@ -532,6 +656,7 @@ fn report(plan: &Plan, cases: &[Case], left: usize) {
             );
         }
     }
+    let stateless = report_stateless(stateless);
     println!("fixture processes left at the end: {left}");
     let line = json!({
         "bench": "startup",
@@ -543,6 +668,7 @@ fn report(plan: &Plan, cases: &[Case], left: usize) {
         "slow_delay_ms": plan.slow_ms,
         "runs_per_case": plan.runs,
         "cases": json_cases,
+        "warm_stateless_http": stateless,
         "processes_left": left,
     });
     println!("{line}");
