@@ -202,9 +202,21 @@ enum Probe {
     Quick,
     /// The whole connect timeout: HTTP, where every server answers a POST (and the answer may
     /// wait for an authorization).
+    #[cfg(feature = "http")]
     Patient,
     /// None: the legacy HTTP+SSE transport, which no stateless server speaks.
+    #[cfg(feature = "http")]
     Skip,
+}
+
+impl Probe {
+    /// Whether `initialize` goes first, with no probe.
+    fn skipped(self) -> bool {
+        #[cfg(feature = "http")]
+        return matches!(self, Self::Skip);
+        #[cfg(not(feature = "http"))]
+        return false;
+    }
 }
 
 /// A connected, initialized MCP server.
@@ -460,7 +472,7 @@ impl McpClient {
     ) -> Result<(InitializeResult, ProtocolVersion), Error> {
         let pinned = options.protocol_version;
         let handshake_pin = pinned.filter(|version| !version.is_stateless());
-        if handshake_pin.is_some() || (matches!(probe_kind, Probe::Skip) && pinned.is_none()) {
+        if handshake_pin.is_some() || (probe_kind.skipped() && pinned.is_none()) {
             let version = handshake_pin.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
             return Self::initialize(server, peer, options, capabilities, version).await;
         }
@@ -957,7 +969,7 @@ impl McpClient {
             };
             let next = match self
                 .peer
-                .request::<_, Reply<R>>(method, Some(&round), &options)
+                .request_reply::<_, R>(method, Some(&round), &options)
                 .await?
             {
                 Reply::Complete(result) => return Ok(result),

@@ -39,7 +39,8 @@ mod tasks;
 
 use reading::{READER_TASK, read_loop};
 use request::{
-    Deadlines, WithMeta, cancelled, decode_response, finish_round_trip, serialize_request,
+    Deadlines, RequestMeta, WithMeta, cancelled, decode_response, finish_round_trip,
+    serialize_request,
 };
 pub use request::{ProgressCallback, RequestOptions, RpcError};
 use tasks::{sweep_timeouts, write_loop};
@@ -99,8 +100,9 @@ struct Shared {
     secrets: Secrets,
     /// Lines of output that were not JSON-RPC messages (reported once, then counted).
     skipped_lines: AtomicU64,
-    /// The stateless revision's `_meta` fields, added to every request once set.
-    request_meta: OnceLock<JsonObject>,
+    /// The stateless revision's `_meta` fields, added to every request once set; each value
+    /// serialized once, so a request copies it.
+    request_meta: OnceLock<RequestMeta>,
     default_timeout: Option<Duration>,
     /// Wakes the timeout sweeper when a request's deadline is earlier than the one it sleeps to.
     sweeper_wake: Notify,
@@ -218,6 +220,46 @@ impl Peer {
         P: Serialize,
         R: DeserializeOwned,
     {
+        let bytes = self.request_bytes(method, params, options).await?;
+        self.decode(&bytes)
+    }
+
+    /// The answer of a request a stateless server may answer with `input_required`: read in one
+    /// pass as `R` unless its bytes name that result type (a result that merely quotes the words
+    /// is then read twice).
+    pub(crate) async fn request_reply<P, R>(
+        &self,
+        method: &str,
+        params: Option<P>,
+        options: &RequestOptions,
+    ) -> Result<crate::stateless::Reply<R>, RpcError>
+    where
+        P: Serialize,
+        R: DeserializeOwned,
+    {
+        let bytes = self.request_bytes(method, params, options).await?;
+        if crate::stateless::may_ask_for_input(&bytes) {
+            self.decode(&bytes)
+        } else {
+            self.decode(&bytes).map(crate::stateless::Reply::Complete)
+        }
+    }
+
+    /// The result of a response, or the server's error with the client's secrets scrubbed.
+    fn decode<R: DeserializeOwned>(&self, bytes: &[u8]) -> Result<R, RpcError> {
+        decode_response(bytes).map_err(|error| match error {
+            RpcError::Server(error) => RpcError::Server(self.shared.scrub_error(error)),
+            other => other,
+        })
+    }
+
+    /// Sends a request and waits for its answer: the whole response message.
+    async fn request_bytes<P: Serialize>(
+        &self,
+        method: &str,
+        params: Option<P>,
+        options: &RequestOptions,
+    ) -> Result<Bytes, RpcError> {
         let shared = &*self.shared;
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let (response_tx, mut response_rx) = oneshot::channel();
@@ -367,17 +409,17 @@ impl Peer {
             // The reader dropped the sender without answering: the connection went away.
             Err(_) => return Err(self.closed_error()),
         };
-        decode_response(&bytes).map_err(|error| match error {
-            RpcError::Server(error) => RpcError::Server(self.shared.scrub_error(error)),
-            other => other,
-        })
+        Ok(bytes)
     }
 
     /// Adds `meta` to the `_meta` of every request from now on: the stateless revision's
     /// protocol version, client info and client capabilities. Set once, when the client has
     /// found the server speaks that revision; false if it was set already.
     pub fn set_request_meta(&self, meta: JsonObject) -> bool {
-        self.shared.request_meta.set(meta).is_ok()
+        self.shared
+            .request_meta
+            .set(RequestMeta::serialized(meta))
+            .is_ok()
     }
 
     /// Answers one input request of a multi round-trip request (2026-07-28) with the handler

@@ -339,6 +339,12 @@ struct ResultKind<'a> {
 
 const INPUT_REQUIRED: &str = "input_required";
 
+/// Whether a response's bytes may hold an `input_required` result: only such a response is read
+/// as a [`Reply`] (a cheap scan, against a second decoding of every result).
+pub(crate) fn may_ask_for_input(response: &[u8]) -> bool {
+    memchr::memmem::find(response, INPUT_REQUIRED.as_bytes()).is_some()
+}
+
 impl<'de, R: DeserializeOwned> Deserialize<'de> for Reply<R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error as _;

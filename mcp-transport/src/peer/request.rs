@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -200,29 +201,62 @@ pub(super) struct WithMeta<'a, P> {
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     params: Option<P>,
     #[serde(rename = "_meta")]
-    meta: RequestMeta<'a>,
+    meta: MetaOut<'a>,
 }
 
-#[derive(Serialize)]
-struct RequestMeta<'a> {
-    #[serde(rename = "progressToken", skip_serializing_if = "Option::is_none")]
+struct MetaOut<'a> {
     progress_token: Option<u64>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    common: Option<&'a JsonObject>,
+    common: Option<&'a RequestMeta>,
+}
+
+impl Serialize for MetaOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let entries = self.common.map_or(0, |common| common.0.len());
+        let mut map =
+            serializer.serialize_map(Some(entries + usize::from(self.progress_token.is_some())))?;
+        if let Some(token) = self.progress_token {
+            map.serialize_entry("progressToken", &token)?;
+        }
+        for (key, value) in self.common.map_or(&[][..], |common| &common.0) {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
 }
 
 impl<'a, P> WithMeta<'a, P> {
     pub(super) fn new(
         params: Option<P>,
         progress_token: Option<u64>,
-        common: Option<&'a JsonObject>,
+        common: Option<&'a RequestMeta>,
     ) -> Self {
         Self {
             params,
-            meta: RequestMeta {
+            meta: MetaOut {
                 progress_token,
                 common,
             },
         }
+    }
+}
+
+/// The `_meta` fields every request carries, each value kept as the JSON text it serializes
+/// to: a request copies them instead of serializing the client's identity and capabilities
+/// again.
+#[derive(Debug)]
+pub(super) struct RequestMeta(Vec<(String, Box<RawValue>)>);
+
+impl RequestMeta {
+    pub(super) fn serialized(meta: JsonObject) -> Self {
+        Self(
+            meta.into_iter()
+                .filter_map(|(key, value)| {
+                    serde_json::value::to_raw_value(&value)
+                        .ok()
+                        .map(|raw| (key, raw))
+                })
+                .collect(),
+        )
     }
 }
