@@ -960,18 +960,25 @@ impl McpClient {
         let mut required: Option<InputRequired> = None;
         let mut responses = None;
         for _ in 0..=stateless::MAX_INPUT_ROUNDS {
-            let round = WithInput {
-                params,
-                input_responses: responses.as_ref(),
-                request_state: required
-                    .as_ref()
-                    .and_then(|required| required.request_state.as_deref()),
+            let reply = match &required {
+                // The first round is the request as it is.
+                None => {
+                    self.peer
+                        .request_reply(method, Some(params), &options)
+                        .await?
+                }
+                Some(required) => {
+                    let round = WithInput {
+                        params,
+                        input_responses: responses.as_ref(),
+                        request_state: required.request_state.as_deref(),
+                    };
+                    self.peer
+                        .request_reply(method, Some(&round), &options)
+                        .await?
+                }
             };
-            let next = match self
-                .peer
-                .request_reply::<_, R>(method, Some(&round), &options)
-                .await?
-            {
+            let next = match reply {
                 Reply::Complete(result) => return Ok(result),
                 Reply::InputRequired(next) => next,
             };
