@@ -509,6 +509,15 @@ impl McpClient {
                     source: RpcError::Server(error),
                 })
             }
+            // Pinned, with no fallback: no answer in time is the connect timing out.
+            Era::Handshake {
+                silent: true,
+                refusal: None,
+                ..
+            } if pinned.is_some() => Err(Error::ConnectTimeout {
+                server: server.to_owned(),
+                after: options.connect_timeout,
+            }),
             Era::Handshake { refusal, .. } if pinned.is_some() => {
                 Err(Error::UnsupportedProtocolVersion {
                     server: server.to_owned(),
@@ -518,9 +527,7 @@ impl McpClient {
                              JSON-RPC error {})",
                             error.message, error.code
                         ),
-                        None => {
-                            "only the handshake era (it does not answer server/discover)".to_owned()
-                        }
+                        None => "only the handshake era (the versions it lists)".to_owned(),
                     },
                     supported: format!("{stateless}, as pinned"),
                 })
