@@ -51,7 +51,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use headers::{Designation, ToolHeaders};
+pub use headers::{Designation, InvalidDesignation, ToolHeaders};
 pub use legacy_sse::LegacySseTransport;
 pub use streamable::StreamableHttpTransport;
 

@@ -94,28 +94,64 @@ impl ToolHeaders {
     }
 }
 
+/// Why a tool's header designations break the revision's rules, so that the tool is left out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvalidDesignation {
+    /// The designation of the parameter at `at` (its property path, dotted) is not a string.
+    #[error("x-mcp-header of {at:?} is not a string")]
+    NotAString {
+        /// The parameter's property path.
+        at: String,
+    },
+    /// The designated name is empty or not an HTTP header-name token.
+    #[error("x-mcp-header {name:?} of {at:?} is not an HTTP header-name token")]
+    NotAToken {
+        /// The designated name.
+        name: String,
+        /// The parameter's property path.
+        at: String,
+    },
+    /// The parameter's type is not string, integer or boolean.
+    #[error("x-mcp-header {name:?} is on {at:?}, whose type is not string, integer or boolean")]
+    NotPrimitive {
+        /// The designated name.
+        name: String,
+        /// The parameter's property path.
+        at: String,
+    },
+    /// A designation sits where `properties` alone do not reach it.
+    #[error(
+        "x-mcp-header is only allowed on properties reached through `properties` alone (not \
+         inside items, composition, conditionals or $ref)"
+    )]
+    Unreachable,
+    /// Two parameters designate the same header.
+    #[error("two parameters designate the header {header} (names are compared without case)")]
+    Duplicate {
+        /// The header, lowercase.
+        header: String,
+    },
+}
+
 /// The headers a tool's input schema designates, or why the tool must be left out: a
 /// designation that is not a valid header-name token, that repeats another (case-insensitively),
 /// that sits on a parameter whose type is not string, integer or boolean, or that is not
 /// reachable from the root through `properties` alone.
-pub fn designations(schema: &JsonObject) -> Result<Vec<Designation>, String> {
+pub fn designations(schema: &JsonObject) -> Result<Vec<Designation>, InvalidDesignation> {
     let mut found = Vec::new();
     collect(schema, &mut Vec::new(), &mut found)?;
     let reachable = found.len();
     let anywhere = count_in_object(schema, false);
     if anywhere != reachable {
-        return Err(format!(
-            "{DESIGNATION} is only allowed on properties reached through `properties` alone \
-             (not inside items, composition, conditionals or $ref)"
-        ));
+        return Err(InvalidDesignation::Unreachable);
     }
     let mut seen = std::collections::HashSet::new();
     for designation in &found {
-        if !seen.insert(designation.header.as_str().to_owned()) {
-            return Err(format!(
-                "two parameters designate the header {} (names are compared without case)",
-                designation.header
-            ));
+        if !seen.insert(designation.header.as_str()) {
+            return Err(InvalidDesignation::Duplicate {
+                header: designation.header.as_str().to_owned(),
+            });
         }
     }
     Ok(found)
@@ -126,7 +162,7 @@ fn collect(
     schema: &JsonObject,
     path: &mut Vec<String>,
     found: &mut Vec<Designation>,
-) -> Result<(), String> {
+) -> Result<(), InvalidDesignation> {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return Ok(());
     };
@@ -148,15 +184,17 @@ fn designation(
     designated: &Value,
     property: &JsonObject,
     path: &[String],
-) -> Result<Designation, String> {
-    let at = path.join(".");
+) -> Result<Designation, InvalidDesignation> {
+    let at = || path.join(".");
     let Some(name) = designated.as_str() else {
-        return Err(format!("{DESIGNATION} of {at:?} is not a string"));
+        return Err(InvalidDesignation::NotAString { at: at() });
+    };
+    let not_a_token = || InvalidDesignation::NotAToken {
+        name: name.to_owned(),
+        at: at(),
     };
     if name.is_empty() || !name.bytes().all(is_token_char) {
-        return Err(format!(
-            "{DESIGNATION} {name:?} of {at:?} is not an HTTP header-name token"
-        ));
+        return Err(not_a_token());
     }
     let primitive = |kind: &str| matches!(kind, "string" | "integer" | "boolean");
     let typed = match property.get("type") {
@@ -170,12 +208,13 @@ fn designation(
         _ => false,
     };
     if !typed {
-        return Err(format!(
-            "{DESIGNATION} {name:?} is on {at:?}, whose type is not string, integer or boolean"
-        ));
+        return Err(InvalidDesignation::NotPrimitive {
+            name: name.to_owned(),
+            at: at(),
+        });
     }
     let header = HeaderName::from_bytes(format!("{PARAM_PREFIX}{name}").as_bytes())
-        .map_err(|error| format!("{DESIGNATION} {name:?} of {at:?}: {error}"))?;
+        .map_err(|_| not_a_token())?;
     Ok(Designation {
         header,
         path: path.to_vec(),
@@ -331,7 +370,7 @@ mod tests {
 
     use super::*;
 
-    fn names(schema: Value) -> Result<Vec<(String, Vec<String>)>, String> {
+    fn names(schema: Value) -> Result<Vec<(String, Vec<String>)>, InvalidDesignation> {
         let Value::Object(schema) = schema else {
             panic!("not an object")
         };
