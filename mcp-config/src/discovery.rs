@@ -472,37 +472,46 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     result
 }
 
-/// The user's own files among those the providers read, by path and by file identity, so a
-/// user file is never taken for a project file: not when the project folder is `$HOME` or `/`,
-/// and not when one of the two is reached through a symlink.
+/// The user's own files among those the providers read, so a user file is never taken for a
+/// project file: not when the project folder is `$HOME` or `/`, and not when one of the two is
+/// reached through a symlink.
+///
+/// Files are compared by name, and by identity (device and inode) taken from both paths at the
+/// moment of the comparison. An identity remembered from earlier would be wrong: when another
+/// process replaces the user file (an atomic rename), the old inode is freed and the file system
+/// may give its number to the next file written, such as a project file `add` just wrote. That
+/// project file would then look like the user file and its servers would vanish.
 struct UserFiles {
     paths: Vec<PathBuf>,
-    identities: Vec<(u64, u64)>,
 }
 
 impl UserFiles {
     fn new<'a>(files: impl Iterator<Item = &'a SourceFile>) -> Self {
-        let mut user = Self {
-            paths: Vec::new(),
-            identities: Vec::new(),
-        };
-        for file in files.filter(|file| file.level == Level::User) {
-            user.paths.push(file.path.clone());
-            user.identities.extend(file_identity(&file.path));
+        let paths = files.filter(|file| file.level == Level::User);
+        Self {
+            paths: paths.map(|file| file.path.clone()).collect(),
         }
-        user
     }
 
     /// True when `path` is one of the user's files, by name or as the same file on disk.
     fn contains(&self, path: &Path) -> bool {
-        self.paths.iter().any(|user| user == path)
-            || file_identity(path).is_some_and(|id| self.identities.contains(&id))
+        self.paths.iter().any(|user| user == path) || self.is_same_file_as_one(path)
     }
 
     /// True when `path` is a user file reached under another name (a symlink on the way).
     fn is_other_path_of_user_file(&self, path: &Path) -> bool {
-        !self.paths.iter().any(|user| user == path)
-            && file_identity(path).is_some_and(|id| self.identities.contains(&id))
+        !self.paths.iter().any(|user| user == path) && self.is_same_file_as_one(path)
+    }
+
+    /// True when `path` and one of the user's paths name the same file now. The path is looked
+    /// at before and after the user file, so a file replaced in between does not match.
+    fn is_same_file_as_one(&self, path: &Path) -> bool {
+        let Some(identity) = file_identity(path) else {
+            return false;
+        };
+        self.paths.iter().any(|user| {
+            file_identity(user) == Some(identity) && file_identity(path) == Some(identity)
+        })
     }
 }
 
@@ -597,6 +606,37 @@ fn exa_api_keys(config: &ServerConfig) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::server_config::StdioConfig;
+    use crate::source::FileServers;
+
+    /// On ext4 a freed inode number goes to the next file created, so the project file written
+    /// right after the user file was replaced gets the user file's old number: it must still be
+    /// read as a project file (a race seen with concurrent `add`s in separate processes).
+    #[test]
+    fn a_project_file_given_a_replaced_user_files_inode_is_not_taken_for_the_user_file() {
+        let dir = std::env::temp_dir().join(format!("mcp-config-reuse-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (user, project) = (dir.join("user.json"), dir.join("project.json"));
+        std::fs::write(&user, "{}").unwrap();
+        let read = [SourceFile::new(
+            &user,
+            Level::User,
+            Ok(FileServers::default()),
+        )];
+        let user_files = UserFiles::new(read.iter());
+        // Another process replaces the user file, then writes the project file.
+        std::fs::write(dir.join("user.tmp"), "{}").unwrap();
+        std::fs::rename(dir.join("user.tmp"), &user).unwrap();
+        std::fs::write(dir.join("project.tmp"), "{}").unwrap();
+        std::fs::rename(dir.join("project.tmp"), &project).unwrap();
+        let taken =
+            user_files.is_other_path_of_user_file(&project) || user_files.contains(&project);
+        // A real second name of the user file is still recognised.
+        std::os::unix::fs::symlink(&user, dir.join("link.json")).unwrap();
+        let link_seen = user_files.is_other_path_of_user_file(&dir.join("link.json"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(!taken, "the project file was taken for the user file");
+        assert!(link_seen, "a symlink to the user file was not recognised");
+    }
 
     #[test]
     fn options_debug_names_each_provider_by_id() {
