@@ -419,7 +419,7 @@ impl McpClient {
             },
             Ok(Ok((initialize, protocol_version))) => {
                 if protocol_version.is_stateless() {
-                    peer.set_request_meta(stateless::request_meta(
+                    peer.set_request_meta(&stateless::request_meta(
                         protocol_version,
                         &options.client_info,
                         &capabilities,

@@ -52,6 +52,9 @@ const NOTIFICATION_BUFFER: usize = 256;
 const MAX_WRITE_BATCH: usize = 512;
 /// How long a failed write waits for the reader to report a better reason (the exit status).
 const WRITE_FAILURE_GRACE: Duration = Duration::from_millis(500);
+/// The bytes reserved for a request before its `_meta`: a typical call's envelope, name and
+/// arguments fit, so serializing it rarely grows the buffer.
+const REQUEST_CAPACITY: usize = 256;
 
 /// Settings of a peer.
 #[derive(Debug, Clone, Default)]
@@ -267,13 +270,11 @@ impl Peer {
         let common_meta = shared.request_meta.get();
         let message = if options.on_progress.is_some() || common_meta.is_some() {
             let progress_token = options.on_progress.is_some().then_some(id);
-            serialize_request(
-                id,
-                method,
-                Some(WithMeta::new(params, progress_token, common_meta)),
-            )
+            let capacity = REQUEST_CAPACITY + common_meta.map_or(0, RequestMeta::len);
+            let params = Some(WithMeta::new(params, progress_token, common_meta));
+            serialize_request(id, method, params, capacity)
         } else {
-            serialize_request(id, method, params)
+            serialize_request(id, method, params, REQUEST_CAPACITY)
         }?;
 
         // Timeouts are enforced by the peer's sweeper task against the deadline stored with the
@@ -414,12 +415,16 @@ impl Peer {
 
     /// Adds `meta` to the `_meta` of every request from now on: the stateless revision's
     /// protocol version, client info and client capabilities. Set once, when the client has
-    /// found the server speaks that revision; false if it was set already.
-    pub fn set_request_meta(&self, meta: JsonObject) -> bool {
-        self.shared
-            .request_meta
-            .set(RequestMeta::serialized(meta))
-            .is_ok()
+    /// found the server speaks that revision; false if it was set already (or, which a map of
+    /// JSON values never does, it did not serialize).
+    pub fn set_request_meta(&self, meta: &JsonObject) -> bool {
+        match RequestMeta::serialized(meta) {
+            Ok(meta) => self.shared.request_meta.set(meta).is_ok(),
+            Err(error) => {
+                tracing::warn!(%error, "the requests' _meta does not serialize");
+                false
+            }
+        }
     }
 
     /// Answers one input request of a multi round-trip request (2026-07-28) with the handler

@@ -26,6 +26,7 @@
 //!   [`McpClient::ping`](crate::McpClient::ping) there.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use serde::de::{DeserializeOwned, Deserializer};
@@ -342,7 +343,10 @@ const INPUT_REQUIRED: &str = "input_required";
 /// Whether a response's bytes may hold an `input_required` result: only such a response is read
 /// as a [`Reply`] (a cheap scan, against a second decoding of every result).
 pub(crate) fn may_ask_for_input(response: &[u8]) -> bool {
-    memchr::memmem::find(response, INPUT_REQUIRED.as_bytes()).is_some()
+    // The searcher is built once: building it costs more than scanning a typical response.
+    static FINDER: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(INPUT_REQUIRED.as_bytes()));
+    FINDER.find(response).is_some()
 }
 
 impl<'de, R: DeserializeOwned> Deserialize<'de> for Reply<R> {
@@ -352,7 +356,7 @@ impl<'de, R: DeserializeOwned> Deserialize<'de> for Reply<R> {
         let text = raw.get();
         // A result of the common kind is read once; only one that names the other kind (or
         // quotes it in its content) is looked at twice.
-        if text.contains(INPUT_REQUIRED) {
+        if may_ask_for_input(text.as_bytes()) {
             let kind: ResultKind<'_> = serde_json::from_str(text).map_err(D::Error::custom)?;
             if kind.result_type.as_deref() == Some(INPUT_REQUIRED) {
                 return serde_json::from_str(text)

@@ -10,10 +10,12 @@ use std::time::Duration;
 
 use common::channel::{ScriptedServer, pair};
 use common::guard;
-use mcp_transport::{ClientOptions, Error, McpClient, ProtocolVersion, Root};
+use mcp_transport::{ClientOptions, Error, McpClient, ProtocolVersion, RequestOptions, Root};
 use serde_json::{Value, json};
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 fn discovered(id: &Value, versions: &[&str]) -> Value {
     discovered_with(id, versions, &json!({"tools": {}}))
@@ -287,6 +289,51 @@ async fn input_required_is_answered_and_the_request_sent_again_with_the_state_as
     let (result, ()) = guard(async { tokio::join!(call, answer) }).await;
     let result = result.expect("completed");
     assert_eq!(common::text(&result), "done");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_is_asked_for_beside_the_revisions_meta_and_reported_in_every_round() {
+    let options =
+        ClientOptions::default().roots(vec![Root::from_path(std::path::Path::new("/work"))]);
+    let (client, mut server) = stateless_client(options).await;
+    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+    let options = RequestOptions::default().on_progress(move |progress| {
+        let _ = progress_tx.send(progress.progress);
+    });
+    let call = client.call_tool_with("build", None, &options);
+    let answer = async {
+        let mut tokens = Vec::new();
+        for (round, progress) in [(0, 0.25), (1, 0.75)] {
+            let request = server.next().await;
+            let meta = &request["params"]["_meta"];
+            assert_eq!(meta[META_VERSION], "2026-07-28", "round {round}: {request}");
+            assert!(meta[META_CLIENT_INFO]["name"].is_string(), "{request}");
+            assert!(meta[META_CAPABILITIES]["roots"].is_object(), "{request}");
+            let token = meta["progressToken"].clone();
+            assert!(token.is_number(), "round {round}: {request}");
+            tokens.push(token.clone());
+            server.reply(
+                &json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": progress}}),
+            );
+            let result = if round == 0 {
+                json!({"resultType": "input_required",
+                    "inputRequests": {"where": {"method": "roots/list"}}, "requestState": "s"})
+            } else {
+                json!({"resultType": "complete", "content": []})
+            };
+            server.reply(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result}));
+        }
+        tokens
+    };
+    let (result, tokens) = guard(async { tokio::join!(call, answer) }).await;
+    result.expect("completed");
+    assert_ne!(tokens[0], tokens[1], "each round is its own request");
+    let mut seen = Vec::new();
+    while let Ok(progress) = progress_rx.try_recv() {
+        seen.push(progress);
+    }
+    assert_eq!(seen, [0.25, 0.75]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

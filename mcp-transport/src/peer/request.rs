@@ -171,14 +171,23 @@ pub(super) fn serialize_request<P: Serialize>(
     id: u64,
     method: &str,
     params: Option<P>,
+    capacity: usize,
 ) -> Result<String, RpcError> {
-    serde_json::to_string(&OutgoingRequest {
+    // Sized for the whole message up front: a stateless request (its `_meta` alone is a few
+    // hundred bytes) would otherwise grow the buffer two or three times.
+    let mut bytes = Vec::with_capacity(capacity);
+    let request = OutgoingRequest {
         jsonrpc: "2.0",
         id,
         method,
         params,
+    };
+    serde_json::to_writer(&mut bytes, &request).map_err(RpcError::Encode)?;
+    String::from_utf8(bytes).map_err(|_| {
+        RpcError::Encode(serde::ser::Error::custom(
+            "serde_json wrote a request that is not UTF-8",
+        ))
     })
-    .map_err(RpcError::Encode)
 }
 
 pub(super) fn decode_response<R: DeserializeOwned>(bytes: &[u8]) -> Result<R, RpcError> {
@@ -212,16 +221,17 @@ struct MetaOut<'a> {
 impl Serialize for MetaOut<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let entries = self.common.map_or(0, |common| common.0.len());
-        let mut map =
-            serializer.serialize_map(Some(entries + usize::from(self.progress_token.is_some())))?;
-        if let Some(token) = self.progress_token {
-            map.serialize_entry("progressToken", &token)?;
+        match (self.progress_token, self.common) {
+            (None, Some(common)) => common.object.serialize(serializer),
+            (Some(token), Some(common)) => common.with_progress_token(token).serialize(serializer),
+            (token, None) => {
+                let mut map = serializer.serialize_map(Some(usize::from(token.is_some())))?;
+                if let Some(token) = token {
+                    map.serialize_entry("progressToken", &token)?;
+                }
+                map.end()
+            }
         }
-        for (key, value) in self.common.map_or(&[][..], |common| &common.0) {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
     }
 }
 
@@ -241,22 +251,31 @@ impl<'a, P> WithMeta<'a, P> {
     }
 }
 
-/// The `_meta` fields every request carries, each value kept as the JSON text it serializes
-/// to: a request copies them instead of serializing the client's identity and capabilities
-/// again.
+/// The `_meta` every request carries, kept as the JSON text it serializes to: a request
+/// copies it instead of serializing the client's identity and capabilities (and their long
+/// `io.modelcontextprotocol/…` keys) again.
 #[derive(Debug)]
-pub(super) struct RequestMeta(Vec<(String, Box<RawValue>)>);
+pub(super) struct RequestMeta {
+    /// The object, `{…}`.
+    object: Box<RawValue>,
+}
 
 impl RequestMeta {
-    pub(super) fn serialized(meta: JsonObject) -> Self {
-        Self(
-            meta.into_iter()
-                .filter_map(|(key, value)| {
-                    serde_json::value::to_raw_value(&value)
-                        .ok()
-                        .map(|raw| (key, raw))
-                })
-                .collect(),
-        )
+    /// The fields, serialized once (a map of JSON values always serializes).
+    pub(super) fn serialized(meta: &JsonObject) -> Result<Self, serde_json::Error> {
+        serde_json::value::to_raw_value(meta).map(|object| Self { object })
+    }
+
+    /// The object with `progressToken` added first.
+    fn with_progress_token(&self, token: u64) -> Box<RawValue> {
+        let fields = self.object.get().trim_start_matches('{');
+        let separator = if fields.starts_with('}') { "" } else { "," };
+        let text = format!("{{\"progressToken\":{token}{separator}{fields}");
+        RawValue::from_string(text).unwrap_or_else(|_| self.object.clone())
+    }
+
+    /// How many bytes the object takes in a request.
+    pub(super) fn len(&self) -> usize {
+        self.object.get().len()
     }
 }
