@@ -962,35 +962,40 @@ impl McpClient {
         if !self.protocol_version.is_stateless() {
             return self.peer.request(method, Some(params), options).await;
         }
-        let mut options = options.clone();
         let hard_deadline = options.max_total_timeout.map(|max| Instant::now() + max);
-        let mut required: Option<InputRequired> = None;
-        let mut responses = None;
-        for _ in 0..=stateless::MAX_INPUT_ROUNDS {
-            let reply = match &required {
-                // The first round is the request as it is.
-                None => {
-                    self.peer
-                        .request_reply(method, Some(params), &options)
-                        .await?
-                }
-                Some(required) => {
-                    let round = WithInput {
-                        params,
-                        input_responses: responses.as_ref(),
-                        request_state: required.request_state.as_deref(),
-                    };
-                    self.peer
-                        .request_reply(method, Some(&round), &options)
-                        .await?
-                }
-            };
-            let next = match reply {
-                Reply::Complete(result) => return Ok(result),
-                Reply::InputRequired(next) => next,
-            };
+        // The first round is the request as it is; the rounds after it, rare, are a future of
+        // their own, boxed, so a call that completes at once neither builds nor carries them.
+        match self
+            .peer
+            .request_reply(method, Some(params), options)
+            .await?
+        {
+            Reply::Complete(result) => Ok(result),
+            Reply::InputRequired(first) => {
+                Box::pin(self.input_rounds(method, params, options, hard_deadline, first)).await
+            }
+        }
+    }
+
+    /// The rounds of [`request_rounds`](Self::request_rounds) after a first answer asked for
+    /// input: the input gathered, the request sent again with it, until the result is complete.
+    async fn input_rounds<P, R>(
+        &self,
+        method: &'static str,
+        params: &P,
+        options: &RequestOptions,
+        hard_deadline: Option<Instant>,
+        first: InputRequired,
+    ) -> Result<R, RpcError>
+    where
+        P: serde::Serialize + Sync,
+        R: serde::de::DeserializeOwned,
+    {
+        let mut options = options.clone();
+        let mut next = first;
+        for _ in 0..stateless::MAX_INPUT_ROUNDS {
             let answered = stateless::answer_inputs(&self.peer, &next);
-            responses = match &options.cancel {
+            let responses = match &options.cancel {
                 Some(cancel) => tokio::select! {
                     answered = answered => answered,
                     () = cancel.cancelled() => return Err(RpcError::Cancelled),
@@ -998,7 +1003,6 @@ impl McpClient {
                 None => answered.await,
             }
             .map_err(RpcError::InputNotGiven)?;
-            required = Some(next);
             if let Some(deadline) = hard_deadline {
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
@@ -1008,6 +1012,19 @@ impl McpClient {
                 }
                 options.max_total_timeout = Some(left);
             }
+            let round = WithInput {
+                params,
+                input_responses: responses.as_ref(),
+                request_state: next.request_state.as_deref(),
+            };
+            next = match self
+                .peer
+                .request_reply(method, Some(&round), &options)
+                .await?
+            {
+                Reply::Complete(result) => return Ok(result),
+                Reply::InputRequired(next) => next,
+            };
         }
         Err(RpcError::InvalidResponse(format!(
             "the server asked for input {} times without finishing",
