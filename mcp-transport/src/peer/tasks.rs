@@ -31,6 +31,29 @@ use crate::protocol::{
 use crate::secrets::Secrets;
 use crate::transport::{CloseReason, Transport};
 
+/// The id of a response written the way most servers write one, starting
+/// `{"jsonrpc":"2.0","id":<digits>,"result":` (or `,"error":`), read from those bytes alone.
+///
+/// Such a message goes to its request without the envelope pass over its whole body: the
+/// request decodes the message in full anyway, so the body is read once instead of twice (a
+/// large tool result costs half as much), and an answer whose body does not parse fails its
+/// request with an invalid-response error instead of being skipped. Any other shape (members
+/// in another order, spaces, an id that is not a plain number) takes the general path.
+fn plain_response_id(message: &[u8]) -> Option<u64> {
+    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+    let rest = message.strip_prefix(HEAD)?;
+    let digits = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
+    // JSON numbers have no leading zeros; a u64 has at most 20 digits (parse checks overflow).
+    if digits == 0 || digits > 20 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let after = &rest[digits..];
+    if !(after.starts_with(br#","result":"#) || after.starts_with(br#","error":"#)) {
+        return None;
+    }
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
 impl Shared {
     /// A server's JSON-RPC error with our secrets hidden in its message and in every string of
     /// its data (a server may quote the request it refused).
@@ -169,6 +192,11 @@ impl Shared {
         message: &Bytes,
         claim: Option<u64>,
     ) -> Option<(Bytes, Pending)> {
+        if let Some(id) = plain_response_id(message) {
+            return self
+                .deliver_response(id, message, claim)
+                .map(|pending| (message.clone(), pending));
+        }
         let envelope: IncomingEnvelope<'_> = match serde_json::from_slice(message) {
             Ok(envelope) => envelope,
             Err(error) => {
@@ -181,6 +209,13 @@ impl Shared {
                 // Skipped, so the real answer that may follow is the one taken.
                 Some(why) => self.skip_garbage(message, &why),
                 None => {
+                    let Ok(id) = id.get().parse::<u64>() else {
+                        tracing::warn!(
+                            id = id.get(),
+                            "ignoring a response to an id this client never used"
+                        );
+                        return None;
+                    };
                     return self
                         .deliver_response(id, message, claim)
                         .map(|pending| (message.clone(), pending));
@@ -213,19 +248,7 @@ impl Shared {
     }
 
     /// Sends a response to its request, or gives that request's entry back when it is `claim`.
-    fn deliver_response(
-        &self,
-        id: &RawValue,
-        message: &Bytes,
-        claim: Option<u64>,
-    ) -> Option<Pending> {
-        let Ok(id) = id.get().parse::<u64>() else {
-            tracing::warn!(
-                id = id.get(),
-                "ignoring a response to an id this client never used"
-            );
-            return None;
-        };
+    fn deliver_response(&self, id: u64, message: &Bytes, claim: Option<u64>) -> Option<Pending> {
         let pending = self.lock_state().pending.remove(&id);
         match pending {
             Some(pending) if claim == Some(id) => return Some(pending),
@@ -617,5 +640,32 @@ pub(super) async fn sweep_timeouts(shared: Arc<Shared>) {
             }
             None => shared.sweeper_wake.notified().await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_response_id;
+
+    #[test]
+    fn only_a_plain_number_id_right_after_the_version_is_read_from_the_bytes() {
+        let id = |text: &str| plain_response_id(text.as_bytes());
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#), Some(7));
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":0,"error":{}}"#), Some(0));
+        let max = format!(r#"{{"jsonrpc":"2.0","id":{},"result":1}}"#, u64::MAX);
+        assert_eq!(id(&max), Some(u64::MAX));
+        // The general path decides these.
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":"7","result":{}}"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":07,"result":{}}"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":7.5,"result":{}}"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":-7,"result":{}}"#), None);
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":18446744073709551616,"result":1}"#),
+            None
+        );
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":7}"#), None);
+        assert_eq!(id(r#"{"jsonrpc": "2.0","id":7,"result":{}}"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"1.0","id":7,"result":{}}"#), None);
     }
 }
