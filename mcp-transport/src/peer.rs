@@ -39,8 +39,7 @@ mod tasks;
 
 use reading::{READER_TASK, read_loop};
 use request::{
-    Deadlines, RequestMeta, WithMeta, cancelled, decode_response, finish_round_trip,
-    serialize_request,
+    Deadlines, RequestMeta, cancelled, decode_response, finish_round_trip, serialize_request,
 };
 pub use request::{ProgressCallback, RequestOptions, RpcError};
 use tasks::{sweep_timeouts, write_loop};
@@ -52,9 +51,6 @@ const NOTIFICATION_BUFFER: usize = 256;
 const MAX_WRITE_BATCH: usize = 512;
 /// How long a failed write waits for the reader to report a better reason (the exit status).
 const WRITE_FAILURE_GRACE: Duration = Duration::from_millis(500);
-/// The bytes reserved for a request before its `_meta`: a typical call's envelope, name and
-/// arguments fit, so serializing it rarely grows the buffer.
-const REQUEST_CAPACITY: usize = 256;
 
 /// Settings of a peer.
 #[derive(Debug, Clone, Default)]
@@ -267,15 +263,9 @@ impl Peer {
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let (response_tx, mut response_rx) = oneshot::channel();
 
-        let common_meta = shared.request_meta.get();
-        let message = if options.on_progress.is_some() || common_meta.is_some() {
-            let progress_token = options.on_progress.is_some().then_some(id);
-            let capacity = REQUEST_CAPACITY + common_meta.map_or(0, RequestMeta::len);
-            let params = Some(WithMeta::new(params, progress_token, common_meta));
-            serialize_request(id, method, params, capacity)
-        } else {
-            serialize_request(id, method, params, REQUEST_CAPACITY)
-        }?;
+        let progress_token = options.on_progress.is_some().then_some(id);
+        let meta = RequestMeta::for_request(shared.request_meta.get(), progress_token);
+        let message = serialize_request(id, method, params, meta.as_deref())?;
 
         // Timeouts are enforced by the peer's sweeper task against the deadline stored with the
         // request: no timer per request.

@@ -2,12 +2,12 @@
 //! ([`RequestOptions`]: timeout, progress, cancellation), its deadlines, and how a request is
 //! written and its answer read.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -167,27 +167,51 @@ pub(super) async fn finish_round_trip(round_trip: &mut Option<RoundTripFuture>) 
     outcome
 }
 
+/// A request's JSON text, with `meta` (an object's JSON text) as the `_meta` of its params.
+///
+/// The `_meta` is spliced into the serialized params rather than serialized with them: it is
+/// text already (the stateless revision's fields are serialized once per connection), and
+/// merging through serde (`#[serde(flatten)]`) re-serialized its keys and made serde_json's
+/// output go through a second, checked copy.
 pub(super) fn serialize_request<P: Serialize>(
     id: u64,
     method: &str,
     params: Option<P>,
-    capacity: usize,
+    meta: Option<&str>,
 ) -> Result<String, RpcError> {
-    // Sized for the whole message up front: a stateless request (its `_meta` alone is a few
-    // hundred bytes) would otherwise grow the buffer two or three times.
-    let mut bytes = Vec::with_capacity(capacity);
-    let request = OutgoingRequest {
-        jsonrpc: "2.0",
-        id,
-        method,
-        params,
+    fn text<P: Serialize>(id: u64, method: &str, params: Option<P>) -> serde_json::Result<String> {
+        serde_json::to_string(&OutgoingRequest {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params,
+        })
+    }
+    let Some(meta) = meta else {
+        return text(id, method, params).map_err(RpcError::Encode);
     };
-    serde_json::to_writer(&mut bytes, &request).map_err(RpcError::Encode)?;
-    String::from_utf8(bytes).map_err(|_| {
-        RpcError::Encode(serde::ser::Error::custom(
-            "serde_json wrote a request that is not UTF-8",
-        ))
-    })
+    let mut message = match params {
+        Some(params) => text(id, method, Some(params)),
+        None => text(id, method, Some(JsonObject::new())),
+    }
+    .map_err(RpcError::Encode)?;
+    // `params` is the envelope's last member, so compact JSON ends with the params object's
+    // closing brace and the envelope's: `…}}`, or `{}}` when the params are empty.
+    if !message.ends_with("}}") {
+        return Err(RpcError::Encode(serde::ser::Error::custom(
+            "the request's params are not a JSON object, so they cannot carry _meta",
+        )));
+    }
+    let empty = message.ends_with("{}}");
+    message.truncate(message.len() - 2);
+    message.reserve(meta.len() + 12);
+    if !empty {
+        message.push(',');
+    }
+    message.push_str("\"_meta\":");
+    message.push_str(meta);
+    message.push_str("}}");
+    Ok(message)
 }
 
 pub(super) fn decode_response<R: DeserializeOwned>(bytes: &[u8]) -> Result<R, RpcError> {
@@ -202,80 +226,98 @@ pub(super) fn decode_response<R: DeserializeOwned>(bytes: &[u8]) -> Result<R, Rp
     }
 }
 
-/// Request params with `_meta` added: the progress token when the caller asked for progress,
-/// and the stateless revision's per-request fields (protocol version, client info and
-/// capabilities) once the peer has them ([`Peer::set_request_meta`](super::Peer::set_request_meta)).
-#[derive(Serialize)]
-pub(super) struct WithMeta<'a, P> {
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    params: Option<P>,
-    #[serde(rename = "_meta")]
-    meta: MetaOut<'a>,
-}
-
-struct MetaOut<'a> {
-    progress_token: Option<u64>,
-    common: Option<&'a RequestMeta>,
-}
-
-impl Serialize for MetaOut<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        match (self.progress_token, self.common) {
-            (None, Some(common)) => common.object.serialize(serializer),
-            (Some(token), Some(common)) => common.with_progress_token(token).serialize(serializer),
-            (token, None) => {
-                let mut map = serializer.serialize_map(Some(usize::from(token.is_some())))?;
-                if let Some(token) = token {
-                    map.serialize_entry("progressToken", &token)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
-impl<'a, P> WithMeta<'a, P> {
-    pub(super) fn new(
-        params: Option<P>,
-        progress_token: Option<u64>,
-        common: Option<&'a RequestMeta>,
-    ) -> Self {
-        Self {
-            params,
-            meta: MetaOut {
-                progress_token,
-                common,
-            },
-        }
-    }
-}
-
 /// The `_meta` every request carries, kept as the JSON text it serializes to: a request
 /// copies it instead of serializing the client's identity and capabilities (and their long
 /// `io.modelcontextprotocol/…` keys) again.
 #[derive(Debug)]
 pub(super) struct RequestMeta {
     /// The object, `{…}`.
-    object: Box<RawValue>,
+    object: String,
 }
 
 impl RequestMeta {
     /// The fields, serialized once (a map of JSON values always serializes).
     pub(super) fn serialized(meta: &JsonObject) -> Result<Self, serde_json::Error> {
-        serde_json::value::to_raw_value(meta).map(|object| Self { object })
+        serde_json::to_string(meta).map(|object| Self { object })
     }
 
-    /// The object with `progressToken` added first.
-    fn with_progress_token(&self, token: u64) -> Box<RawValue> {
-        let fields = self.object.get().trim_start_matches('{');
-        let separator = if fields.starts_with('}') { "" } else { "," };
-        let text = format!("{{\"progressToken\":{token}{separator}{fields}");
-        RawValue::from_string(text).unwrap_or_else(|_| self.object.clone())
+    /// The `_meta` of one request: these fields, with `progressToken` first when the caller
+    /// asked for progress; `None` when there is nothing to add.
+    pub(super) fn for_request(
+        common: Option<&Self>,
+        progress_token: Option<u64>,
+    ) -> Option<Cow<'_, str>> {
+        match (common, progress_token) {
+            (None, None) => None,
+            (Some(common), None) => Some(Cow::Borrowed(&common.object)),
+            (None, Some(token)) => Some(Cow::Owned(format!("{{\"progressToken\":{token}}}"))),
+            (Some(common), Some(token)) => {
+                let fields = common.object.strip_prefix('{').unwrap_or(&common.object);
+                let separator = if fields.starts_with('}') { "" } else { "," };
+                Some(Cow::Owned(format!(
+                    "{{\"progressToken\":{token}{separator}{fields}"
+                )))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{RequestMeta, serialize_request};
+
+    fn parsed(params: Option<Value>, progress: Option<u64>, common: Option<&Value>) -> Value {
+        let common = common.map(|common| {
+            let Value::Object(fields) = common else {
+                panic!("an object")
+            };
+            RequestMeta::serialized(fields).expect("serializes")
+        });
+        let meta = RequestMeta::for_request(common.as_ref(), progress);
+        let text = serialize_request(7, "m", params, meta.as_deref()).expect("serialized");
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{error}: {text}"))
     }
 
-    /// How many bytes the object takes in a request.
-    pub(super) fn len(&self) -> usize {
-        self.object.get().len()
+    #[test]
+    fn the_meta_lands_in_the_params_whatever_they_hold() {
+        let common = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+        let full = json!({"name": "t", "arguments": {"a": {}, "b": "{}}"}});
+        let with = parsed(Some(full.clone()), None, Some(&common));
+        assert_eq!(with["params"]["name"], "t");
+        assert_eq!(with["params"]["arguments"], full["arguments"]);
+        assert_eq!(with["params"]["_meta"], common);
+        let empty = parsed(Some(json!({})), None, Some(&common));
+        assert_eq!(empty["params"], json!({"_meta": common}));
+        let none = parsed(None, None, Some(&common));
+        assert_eq!(none["params"], json!({"_meta": common}));
+        assert_eq!(none["id"], 7);
+        assert_eq!(none["method"], "m");
+    }
+
+    #[test]
+    fn a_progress_token_comes_first_beside_the_common_fields_or_alone() {
+        let common = json!({"k": 1});
+        let both = parsed(None, Some(7), Some(&common));
+        assert_eq!(both["params"]["_meta"], json!({"progressToken": 7, "k": 1}));
+        let alone = parsed(Some(json!({"x": 1})), Some(7), None);
+        assert_eq!(
+            alone["params"],
+            json!({"x": 1, "_meta": {"progressToken": 7}})
+        );
+        let empty_common = parsed(None, Some(7), Some(&json!({})));
+        assert_eq!(empty_common["params"]["_meta"], json!({"progressToken": 7}));
+        let nothing = parsed(None, None, None);
+        assert!(nothing.get("params").is_none(), "{nothing}");
+    }
+
+    #[test]
+    fn params_that_are_not_an_object_cannot_carry_meta() {
+        let meta = Some(r#"{"k":1}"#);
+        for params in [json!([1, {}]), json!("x}}"), json!(5)] {
+            let error = serialize_request(1, "m", Some(params.clone()), meta);
+            assert!(error.is_err(), "{params}");
+        }
     }
 }
