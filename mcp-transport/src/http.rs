@@ -752,6 +752,9 @@ enum Outgoing {
 
 impl Outgoing {
     fn of(message: &str) -> Self {
+        if let Some(request) = Self::plain_request(message) {
+            return request;
+        }
         match serde_json::from_str::<MessageHead<'_>>(message) {
             Ok(MessageHead {
                 id: Some(id),
@@ -766,6 +769,27 @@ impl Outgoing {
             }) => Self::Notification { method },
             _ => Self::Other,
         }
+    }
+
+    /// A request that starts `{"jsonrpc":"2.0","id":<digits>,"method":"<name>"`, as the peer
+    /// writes every request: its id and method read from those bytes, without a pass over its
+    /// params (the stateless revision's `_meta` alone is a few hundred bytes). A method name with
+    /// an escape or a control character, or any other start, is left to the parser.
+    fn plain_request(message: &str) -> Option<Self> {
+        let (id, rest) = crate::jsonrpc::plain_head(message.as_bytes())?;
+        let rest = rest.strip_prefix(br#""method":""#)?;
+        let end = rest
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+        let after = &rest[end..];
+        if !(after.starts_with(b"\",") || after.starts_with(b"\"}")) {
+            return None;
+        }
+        let method = std::str::from_utf8(&rest[..end]).ok()?;
+        Some(Self::Request {
+            id: id.to_owned(),
+            method: method.to_owned(),
+        })
     }
 
     fn method(&self) -> &str {
@@ -848,6 +872,30 @@ mod tests {
             Outgoing::of(r#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#),
             Outgoing::Other
         );
+    }
+
+    #[test]
+    fn a_request_read_from_its_start_is_the_request_the_parser_reads() {
+        let request = |id: &str, method: &str| Outgoing::Request {
+            id: id.to_owned(),
+            method: method.to_owned(),
+        };
+        // Read from the start: the params are never looked at (these do not even parse).
+        let cut = r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"na"#;
+        assert_eq!(Outgoing::of(cut), request("12", "tools/call"));
+        let bare = r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#;
+        assert_eq!(Outgoing::of(bare), request("0", "ping"));
+        // Left to the parser, with the same answer where the message is whole.
+        let escaped = r#"{"jsonrpc":"2.0","id":3,"method":"tools\/call","params":{}}"#;
+        assert_eq!(Outgoing::of(escaped), request("3", "tools/call"));
+        let spaced = r#"{"jsonrpc":"2.0","id":3, "method":"ping"}"#;
+        assert_eq!(Outgoing::of(spaced), request("3", "ping"));
+        let string_id = r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#;
+        assert_eq!(Outgoing::of(string_id), request(r#""a""#, "ping"));
+        let leading_zero = r#"{"jsonrpc":"2.0","id":03,"method":"ping"}"#;
+        assert_eq!(Outgoing::of(leading_zero), Outgoing::Other);
+        let response = r#"{"jsonrpc":"2.0","id":3,"result":{"method":"x"}}"#;
+        assert_eq!(Outgoing::of(response), Outgoing::Other);
     }
 
     #[test]

@@ -349,11 +349,17 @@ impl Shared {
         method: &str,
     ) -> Result<(reqwest::Response, Option<u64>), TransportError> {
         let handshake = method == INITIALIZE || method == INITIALIZED;
-        if !handshake && lock(&self.session).replacing {
+        let (replacing, initialized) = {
+            let session = lock(&self.session);
+            (session.replacing, session.initialize.is_some())
+        };
+        if !handshake && replacing {
             // The replacement holds this lock until the new session is ready.
             drop(self.reinitializing.lock().await);
         }
-        let stateless = if handshake {
+        // After `initialize` every message is of the handshake era: none carries the stateless
+        // revision's `_meta`, so none is read for it.
+        let stateless = if handshake || initialized {
             None
         } else {
             headers::of_request(message, &self.tool_headers)

@@ -22,7 +22,7 @@ use tracing::Instrument;
 use super::{MAX_WRITE_BATCH, Pending, Shared, State, Unanswered, WRITE_FAILURE_GRACE};
 use crate::jsonrpc::{
     ErrorObject, IncomingEnvelope, OutgoingNotification, OutgoingResponse, ServerNotification,
-    error_codes,
+    error_codes, plain_head,
 };
 use crate::protocol::{
     CancelledNotificationParams, EmptyResult, ListRootsResult, ProgressNotificationParams,
@@ -40,18 +40,11 @@ use crate::transport::{CloseReason, Transport};
 /// request with an invalid-response error instead of being skipped. Any other shape (members
 /// in another order, spaces, an id that is not a plain number) takes the general path.
 fn plain_response_id(message: &[u8]) -> Option<u64> {
-    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
-    let rest = message.strip_prefix(HEAD)?;
-    let digits = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
-    // JSON numbers have no leading zeros; a u64 has at most 20 digits (parse checks overflow).
-    if digits == 0 || digits > 20 || (digits > 1 && rest[0] == b'0') {
+    let (id, rest) = plain_head(message)?;
+    if !(rest.starts_with(br#""result":"#) || rest.starts_with(br#""error":"#)) {
         return None;
     }
-    let after = &rest[digits..];
-    if !(after.starts_with(br#","result":"#) || after.starts_with(br#","error":"#)) {
-        return None;
-    }
-    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+    id.parse().ok()
 }
 
 impl Shared {
