@@ -35,6 +35,7 @@
 
 pub mod headers;
 pub mod legacy_sse;
+mod scan;
 pub mod streamable;
 
 use std::future::Future;

@@ -22,9 +22,7 @@ use std::sync::{Arc, RwLock};
 
 use base64::Engine as _;
 use reqwest::header::{HeaderName, HeaderValue};
-use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::protocol::{JsonObject, methods};
 
@@ -273,42 +271,15 @@ pub fn encode(value: &str) -> Cow<'_, str> {
     }
 }
 
-/// The parts of an outgoing request the headers mirror.
-#[derive(Deserialize)]
-struct Mirrored<'a> {
-    #[serde(borrow)]
-    method: Cow<'a, str>,
-    #[serde(default, borrow)]
-    params: Option<MirroredParams<'a>>,
-}
-
-#[derive(Deserialize)]
-struct MirroredParams<'a> {
-    #[serde(default, borrow)]
-    name: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    uri: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    arguments: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "_meta")]
-    meta: Option<MirroredMeta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct MirroredMeta<'a> {
-    #[serde(default, borrow, rename = "io.modelcontextprotocol/protocolVersion")]
-    protocol_version: Option<Cow<'a, str>>,
-}
-
 /// The headers of request `message`, or `None` for a message of the handshake era (no protocol
 /// version in its `_meta`), which the session's headers serve instead.
 pub(crate) fn of_request(
     message: &str,
     tools: &ToolHeaders,
 ) -> Option<Vec<(HeaderName, HeaderValue)>> {
-    let mirrored: Mirrored<'_> = serde_json::from_str(message).ok()?;
-    let params = mirrored.params?;
-    let version = params.meta.as_ref()?.protocol_version.as_deref()?;
+    let mirrored = super::scan::mirrored(message)?;
+    let version = mirrored.protocol_version.as_deref()?;
+    let method = mirrored.method.as_deref()?;
     let mut headers = Vec::with_capacity(3);
     let mut add = |name: HeaderName, value: &str| {
         if let Ok(value) = HeaderValue::from_str(&encode(value)) {
@@ -316,19 +287,19 @@ pub(crate) fn of_request(
         }
     };
     add(HeaderName::from_static(PROTOCOL_VERSION), version);
-    add(HeaderName::from_static(MCP_METHOD), &mirrored.method);
-    let named = match mirrored.method.as_ref() {
-        methods::TOOLS_CALL | methods::PROMPTS_GET => params.name.as_deref(),
-        methods::RESOURCES_READ => params.uri.as_deref(),
+    add(HeaderName::from_static(MCP_METHOD), method);
+    let named = match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => mirrored.name.as_deref(),
+        methods::RESOURCES_READ => mirrored.uri.as_deref(),
         _ => None,
     };
     if let Some(name) = named {
         add(HeaderName::from_static(MCP_NAME), name);
     }
-    if mirrored.method == methods::TOOLS_CALL
-        && let (Some(tool), Some(arguments)) = (params.name.as_deref(), params.arguments)
+    if method == methods::TOOLS_CALL
+        && let (Some(tool), Some(arguments)) = (mirrored.name.as_deref(), mirrored.arguments)
         && let Some(designations) = tools.of(tool)
-        && let Ok(arguments) = serde_json::from_str::<Value>(arguments.get())
+        && let Ok(arguments) = serde_json::from_str::<Value>(arguments)
     {
         for designation in designations.iter() {
             if let Some(value) = argument_text(&arguments, &designation.path) {
