@@ -24,6 +24,7 @@ use base64::Engine as _;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::Value;
 
+pub(crate) use super::scan::KnownMeta;
 use crate::protocol::{JsonObject, methods};
 
 /// The `MCP-Protocol-Version` header.
@@ -276,8 +277,9 @@ pub fn encode(value: &str) -> Cow<'_, str> {
 pub(crate) fn of_request(
     message: &str,
     tools: &ToolHeaders,
+    known: &KnownMeta,
 ) -> Option<Vec<(HeaderName, HeaderValue)>> {
-    let mirrored = super::scan::mirrored(message)?;
+    let mirrored = super::scan::mirrored(message, known)?;
     let version = mirrored.protocol_version.as_deref()?;
     let method = mirrored.method.as_deref()?;
     let mut headers = Vec::with_capacity(3);
@@ -433,7 +435,7 @@ mod tests {
             .unwrap(),
         )]);
         let message = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"region":"us-west1","limit":42.0,"note":null},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-        let headers: Vec<(String, String)> = of_request(message, &tools)
+        let headers: Vec<(String, String)> = of_request(message, &tools, &KnownMeta::default())
             .unwrap()
             .into_iter()
             .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_owned()))
@@ -457,12 +459,13 @@ mod tests {
         assert!(
             of_request(
                 r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
-                &tools
+                &tools,
+                &KnownMeta::default()
             )
             .is_none()
         );
         let read = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///ç","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-        let headers = of_request(read, &tools).unwrap();
+        let headers = of_request(read, &tools, &KnownMeta::default()).unwrap();
         assert_eq!(headers[2].0, "mcp-name");
         assert_eq!(headers[2].1, "=?base64?ZmlsZTovLy/Dpw==?=");
     }

@@ -6,7 +6,12 @@
 //! sends, and a serde pass must decode or skip every member through its visitor machinery:
 //! the `_meta` each request carries (the client's identity and capabilities, a few hundred
 //! bytes) cost more to skip that way than the rest of sending the request over a kept-alive
-//! connection. Here a string is skipped with one `memchr2` search for its closing quote.
+//! connection. Here a string is skipped by looking for its closing quote, nothing more.
+//!
+//! A connection's requests all carry the same `_meta`: the one met first is remembered
+//! ([`KnownMeta`]) with its protocol version, and a request whose `_meta` is that text byte for
+//! byte is not read again (a JSON object's text ends where its braces balance, so a value that
+//! starts with the whole text of an object is that object).
 //!
 //! The scanner reads what it is given as JSON produced by a serializer: it does not validate
 //! numbers or literals, and takes the first of duplicated members. Whatever it cannot follow
@@ -15,6 +20,7 @@
 //! malformed. It never panics and always ends: each step moves forward or gives up.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// The members of a request the headers mirror.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -30,9 +36,14 @@ pub(super) struct Mirrored<'a> {
 
 const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
+/// The first `_meta` a connection's requests carried that names a protocol version: its JSON
+/// text and that version.
+#[derive(Debug, Default)]
+pub(crate) struct KnownMeta(OnceLock<(String, String)>);
+
 /// The mirrored members of request `message`, or `None` when it is not a JSON object this
 /// scanner can follow.
-pub(super) fn mirrored(message: &str) -> Option<Mirrored<'_>> {
+pub(super) fn mirrored<'a>(message: &'a str, known: &'a KnownMeta) -> Option<Mirrored<'a>> {
     let mut cursor = Cursor {
         text: message,
         at: 0,
@@ -48,14 +59,33 @@ pub(super) fn mirrored(message: &str) -> Option<Mirrored<'_>> {
                     "arguments" if found.arguments.is_none() => {
                         found.arguments = Some(cursor.value()?);
                     }
-                    "_meta" => cursor.object(|cursor, key| {
-                        if key == PROTOCOL_VERSION_KEY && found.protocol_version.is_none() {
-                            found.protocol_version = Some(cursor.string()?);
-                        } else {
-                            cursor.value()?;
+                    "_meta" => {
+                        cursor.skip_space();
+                        let start = cursor.at;
+                        if let Some((text, version)) = known.0.get()
+                            && cursor.text.get(start..)?.starts_with(text.as_str())
+                        {
+                            cursor.at += text.len();
+                            found.protocol_version.get_or_insert(Cow::Borrowed(version));
+                            return Some(());
                         }
-                        Some(())
-                    })?,
+                        let mut version = None;
+                        cursor.object(|cursor, key| {
+                            if key == PROTOCOL_VERSION_KEY && version.is_none() {
+                                version = Some(cursor.string()?);
+                            } else {
+                                cursor.value()?;
+                            }
+                            Some(())
+                        })?;
+                        if let Some(version) = &version {
+                            let text = cursor.text.get(start..cursor.at)?;
+                            let _ = known.0.set((text.to_owned(), version.to_string()));
+                        }
+                        if found.protocol_version.is_none() {
+                            found.protocol_version = version;
+                        }
+                    }
                     _ => {
                         cursor.value()?;
                     }
@@ -145,7 +175,12 @@ impl<'a> Cursor<'a> {
         let mut escaped = false;
         let mut at = start + 1;
         loop {
-            at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+            // Strings here are short (keys, names, versions): a plain loop beats a vectorized
+            // search's set-up.
+            at += bytes
+                .get(at..)?
+                .iter()
+                .position(|&byte| byte == b'"' || byte == b'\\')?;
             if bytes[at] == b'"' {
                 self.at = at + 1;
                 return Some((start, escaped));
@@ -210,7 +245,8 @@ mod tests {
     #[test]
     fn the_mirrored_members_are_found_wherever_they_are_and_the_rest_skipped() {
         let message = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{"a":[1,{"b":"}]\"{"}],"c":null},"_meta":{"x":{"y":["z"]},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"deploy","extra":-1.5e3}}"#;
-        let found = mirrored(message).expect("followed");
+        let known = KnownMeta::default();
+        let found = mirrored(message, &known).expect("followed");
         assert_eq!(found.method.as_deref(), Some("tools/call"));
         assert_eq!(found.name.as_deref(), Some("deploy"));
         assert_eq!(found.uri, None);
@@ -221,7 +257,8 @@ mod tests {
     #[test]
     fn escapes_are_decoded_and_white_space_allowed() {
         let message = " { \"method\" : \"resources\\/read\" , \"params\" : { \"uri\" : \"file:///a\\u00e9\" } } ";
-        let found = mirrored(message).expect("followed");
+        let known = KnownMeta::default();
+        let found = mirrored(message, &known).expect("followed");
         assert_eq!(found.method.as_deref(), Some("resources/read"));
         assert_eq!(found.uri.as_deref(), Some("file:///a\u{e9}"));
         assert_eq!(found.protocol_version, None);
@@ -281,6 +318,25 @@ mod tests {
         })
     }
 
+    /// A `_meta` with or without a protocol version, among other members.
+    fn request_meta() -> impl Strategy<Value = serde_json::Value> {
+        let version = prop_oneof![
+            Just(None),
+            "[0-9-]{1,10}".prop_map(|version| Some(serde_json::Value::String(version))),
+            Just(Some(serde_json::Value::from(7))),
+        ];
+        (prop::collection::vec((key(), json_value()), 0..3), version).prop_map(
+            |(members, version)| {
+                let mut meta: serde_json::Map<String, serde_json::Value> =
+                    members.into_iter().collect();
+                if let Some(version) = version {
+                    meta.insert(PROTOCOL_VERSION_KEY.to_owned(), version);
+                }
+                serde_json::Value::Object(meta)
+            },
+        )
+    }
+
     /// Keys, the mirrored ones among them, so that they turn up at every depth.
     fn key() -> impl Strategy<Value = String> {
         prop_oneof![
@@ -306,7 +362,8 @@ mod tests {
                 serde_json::to_string(&value)
             }
             .expect("serializes");
-            let mut scanned = mirrored(&message);
+            let known = KnownMeta::default();
+            let mut scanned = mirrored(&message, &known);
             if let Some(arguments) = scanned.as_mut().and_then(|found| found.arguments.take()) {
                 let read: serde_json::Value = serde_json::from_str(arguments).expect("parses");
                 prop_assert_eq!(Some(&read), value["params"].get("arguments"));
@@ -315,12 +372,34 @@ mod tests {
         }
 
         #[test]
+        fn a_remembered_meta_reads_as_it_would_be_read_afresh(
+            metas in prop::collection::vec(request_meta(), 1..4),
+            picks in prop::collection::vec(any::<prop::sample::Index>(), 1..6),
+            rest in json_value(),
+        ) {
+            let known = KnownMeta::default();
+            for pick in picks {
+                let meta = pick.get(&metas);
+                let value = serde_json::json!({
+                    "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "t", "arguments": rest, "_meta": meta},
+                });
+                let message = serde_json::to_string(&value).expect("serializes");
+                let mut scanned = mirrored(&message, &known);
+                if let Some(found) = scanned.as_mut() {
+                    found.arguments = None;
+                }
+                prop_assert_eq!(scanned, read_by_serde(&message));
+            }
+        }
+
+        #[test]
         fn any_text_gives_an_answer(text in ".{0,64}", cut in any::<prop::sample::Index>()) {
-            let _ = mirrored(&text);
+            let _ = mirrored(&text, &KnownMeta::default());
             let message = format!(r#"{{"method":"m","params":{{"_meta":{text}}}}}"#);
             let end = cut.index(message.len() + 1);
             if let Some(prefix) = message.get(..end) {
-                let _ = mirrored(prefix);
+                let _ = mirrored(prefix, &KnownMeta::default());
             }
         }
     }
@@ -329,7 +408,12 @@ mod tests {
     fn what_the_scanner_cannot_follow_gives_nothing_and_never_panics() {
         let cut = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a"#;
         for end in 0..cut.len() {
-            assert_eq!(mirrored(&cut[..end]), None, "{}", &cut[..end]);
+            assert_eq!(
+                mirrored(&cut[..end], &KnownMeta::default()),
+                None,
+                "{}",
+                &cut[..end]
+            );
         }
         for broken in [
             r#"{"method":"a"} trailing"#,
@@ -341,7 +425,7 @@ mod tests {
             r#"{"method":"\"#,
             "",
         ] {
-            assert_eq!(mirrored(broken), None, "{broken}");
+            assert_eq!(mirrored(broken, &KnownMeta::default()), None, "{broken}");
         }
     }
 }

@@ -109,6 +109,8 @@ struct Shared {
     secrets: Secrets,
     /// The headers each tool designates (2026-07-28), learnt by the client from the tool list.
     tool_headers: Arc<ToolHeaders>,
+    /// The `_meta` this connection's stateless requests carry, read once.
+    known_meta: headers::KnownMeta,
     /// Set when a message of the stateless revision goes out, cleared when `initialize` does
     /// (after an era probe the server did not answer): while set, an answer stream is not
     /// resumed and cancellation is closing the request's stream, not a notification.
@@ -158,6 +160,7 @@ impl StreamableHttpTransport {
             authorizer: params.authorizer.clone(),
             secrets: params.transport_secrets(),
             tool_headers: Arc::default(),
+            known_meta: headers::KnownMeta::default(),
             stateless: AtomicBool::new(false),
         };
         Ok(Self {
@@ -362,7 +365,7 @@ impl Shared {
         let stateless = if handshake || initialized {
             None
         } else {
-            headers::of_request(message, &self.tool_headers)
+            headers::of_request(message, &self.tool_headers, &self.known_meta)
         };
         if stateless.is_some() {
             self.stateless.store(true, Ordering::Relaxed);
