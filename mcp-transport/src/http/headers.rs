@@ -28,9 +28,9 @@ pub(crate) use super::scan::KnownMeta;
 use crate::protocol::{JsonObject, methods};
 
 /// The `MCP-Protocol-Version` header.
-pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const MCP_METHOD: &str = "mcp-method";
-const MCP_NAME: &str = "mcp-name";
+pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// The prefix of the headers a tool designates.
 const PARAM_PREFIX: &str = "Mcp-Param-";
 /// The schema keyword that designates a header.
@@ -288,15 +288,15 @@ pub(crate) fn of_request(
             headers.push((name, value));
         }
     };
-    add(HeaderName::from_static(PROTOCOL_VERSION), version);
-    add(HeaderName::from_static(MCP_METHOD), method);
+    add(PROTOCOL_VERSION.clone(), version);
+    add(MCP_METHOD.clone(), method);
     let named = match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => mirrored.name.as_deref(),
         methods::RESOURCES_READ => mirrored.uri.as_deref(),
         _ => None,
     };
     if let Some(name) = named {
-        add(HeaderName::from_static(MCP_NAME), name);
+        add(MCP_NAME.clone(), name);
     }
     if method == methods::TOOLS_CALL
         && let (Some(tool), Some(arguments)) = (mirrored.name.as_deref(), mirrored.arguments)

@@ -47,7 +47,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -63,7 +63,7 @@ use crate::secrets::Secrets;
 use crate::sse::SseDecoder;
 use crate::transport::{ProtocolViolation, RoundTrip, RoundTripFuture, Transport, TransportError};
 
-const SESSION_ID: &str = "mcp-session-id";
+static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const LAST_EVENT_ID: &str = "last-event-id";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 const INITIALIZE: &str = "initialize";
@@ -333,11 +333,11 @@ impl Shared {
         let mut builder = self.client.request(verb, self.url.clone());
         let session = lock(&self.session);
         if let Some(version) = &session.protocol_version {
-            builder = builder.header(PROTOCOL_VERSION, version.clone());
+            builder = builder.header(&PROTOCOL_VERSION, version.clone());
         }
         let generation = match &session.id {
             Some(id) => {
-                builder = builder.header(SESSION_ID, id.clone());
+                builder = builder.header(&SESSION_ID, id.clone());
                 Some(session.generation)
             }
             None => None,
@@ -575,7 +575,7 @@ impl Shared {
     }
 
     fn keep_session_id(&self, response: &reqwest::Response) {
-        let id = response.headers().get(SESSION_ID).cloned();
+        let id = response.headers().get(&SESSION_ID).cloned();
         let mut session = lock(&self.session);
         if let Some(mut id) = id {
             id.set_sensitive(true);
