@@ -4,6 +4,9 @@
 //! commands, tools for subagents that call through the parent's connections, and the
 //! `agent-session` CLI that people use to see, test and call their servers.
 //!
+//! The CLI (its argument parsing, line editor and log output) is behind the default feature
+//! `cli`; with `default-features = false` this crate is the session library alone.
+//!
 //! ```no_run
 //! use agent_session::{SessionOptions, create_agent_session};
 //!

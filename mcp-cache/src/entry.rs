@@ -173,7 +173,9 @@ pub(crate) fn encode(
     serde_json::to_vec(&entry).unwrap_or_default()
 }
 
-/// The write time of an encoded entry (milliseconds since the epoch), if it has one.
+/// The write time of an encoded entry (milliseconds since the epoch), if it has one: how the
+/// sled store tells a fresh entry without decoding its tools.
+#[cfg(feature = "sled")]
 pub(crate) fn written_at_ms(bytes: &[u8]) -> Option<u64> {
     /// Only the write time; the tools and the rest are skipped unbuilt.
     #[derive(Deserialize)]

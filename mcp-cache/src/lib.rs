@@ -29,8 +29,10 @@
 //! - The cache is best effort: a store that cannot be opened, is locked by another process, is
 //!   corrupt, or a full disk is a miss (or a skipped write), logged once, never an error or a
 //!   panic. A corrupt store is moved aside and rebuilt.
-//! - Three stores: [`SledToolCache`] (the default, on disk, shared by the agent processes of a
-//!   machine), [`MemoryToolCache`] and [`NoopToolCache`]. The sled store keeps each entry as a
+//! - Three stores: `SledToolCache` (the default, on disk, shared by the agent processes of a
+//!   machine; behind the default feature `sled`), [`MemoryToolCache`] and [`NoopToolCache`].
+//!   With `default-features = false` the crate compiles no database: the memory and no-op
+//!   stores, the entry format and the fingerprints only. The sled store keeps each entry as a
 //!   file too, so that any number of agents starting together read their entries at once
 //!   instead of taking turns on sled's lock; writes hold the database only for their batch.
 
@@ -38,7 +40,9 @@ mod cache_dir;
 mod entry;
 mod fingerprint;
 mod memory;
+#[cfg(feature = "sled")]
 mod read_view;
+#[cfg(feature = "sled")]
 mod sled_store;
 
 use std::time::{Duration, SystemTime};
@@ -52,6 +56,7 @@ pub use entry::{
 };
 pub use fingerprint::Fingerprint;
 pub use memory::{MemoryToolCache, NoopToolCache};
+#[cfg(feature = "sled")]
 pub use sled_store::SledToolCache;
 
 /// A store of tool lists by server name. Every method is best effort and never fails.

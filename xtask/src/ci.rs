@@ -5,9 +5,12 @@
 //! 3. `mcp-transport` without its default features (`stdio`, `http`, `oauth`), clippy-clean:
 //!    the protocol, the peer, the client, the framing and the `unix_socket` example build alone;
 //!    and with `http` but not `oauth`, clippy-clean too
-//! 4. feature boundaries: `cargo tree` of `mcp-transport` without default features, of
-//!    `mcp-cache` and of `mcp-bridge` shows no process spawning (`process-wrap`, tokio's
-//!    `process`), no HTTP client (`reqwest`) and no crypto (`aws-lc-rs`, which OAuth brings)
+//! 4. `mcp-cache` without its default feature `sled`, clippy-clean: the memory and no-op stores
+//!    alone; then feature boundaries: `cargo tree` of `mcp-transport` without default features,
+//!    of `mcp-cache` (with and without `sled`) and of `mcp-bridge` shows no process spawning
+//!    (`process-wrap`, tokio's `process`), no HTTP client (`reqwest`) and no crypto (`aws-lc-rs`,
+//!    which OAuth brings); `mcp-cache` without `sled` shows no sled, and `agent-session` without
+//!    its default feature `cli` none of the CLI's crates (clap, rustyline, tracing-subscriber)
 //! 5. the interop install (`cargo xtask interop`), so the real-peer tests have their peers
 //! 6. `cargo build -p testkit --bins`: tests start the fixture server from `target/debug`;
 //!    then the README's first commands, run exactly as written in a fresh home (see `readme`)
@@ -47,19 +50,57 @@ enum Action {
     Readme,
 }
 
-/// Crates (with `cargo tree` arguments) that must compile no process or HTTP code.
-const LEAN_CRATES: &[(&str, &[&str])] = &[
-    ("mcp-transport", &["--no-default-features"]),
-    ("mcp-cache", &[]),
-    ("mcp-bridge", &[]),
-];
-
-/// What `cargo tree -e normal,features` of a lean crate must not show.
-const FORBIDDEN: &[&str] = &[
+/// What a crate that compiles no process or HTTP code must not show: process spawning, an HTTP
+/// client, the crypto OAuth brings.
+const NO_PROCESS_NO_HTTP: &[&str] = &[
     "process-wrap",
     "reqwest",
     "aws-lc-rs",
     "tokio feature \"process\"",
+];
+
+/// What only the `agent-session` binaries need.
+const CLI_ONLY: &[&str] = &[
+    "clap v",
+    "clap_complete v",
+    "rustyline v",
+    "tracing-subscriber v",
+];
+
+/// A feature boundary: a crate, the `cargo tree` arguments that choose its features, and the
+/// lists of what its tree (normal edges, with features) must not show.
+struct Boundary {
+    package: &'static str,
+    args: &'static [&'static str],
+    absent: &'static [&'static [&'static str]],
+}
+
+const BOUNDARIES: &[Boundary] = &[
+    Boundary {
+        package: "mcp-transport",
+        args: &["--no-default-features"],
+        absent: &[NO_PROCESS_NO_HTTP],
+    },
+    Boundary {
+        package: "mcp-cache",
+        args: &[],
+        absent: &[NO_PROCESS_NO_HTTP],
+    },
+    Boundary {
+        package: "mcp-cache",
+        args: &["--no-default-features"],
+        absent: &[NO_PROCESS_NO_HTTP, &["sled v"]],
+    },
+    Boundary {
+        package: "mcp-bridge",
+        args: &[],
+        absent: &[NO_PROCESS_NO_HTTP],
+    },
+    Boundary {
+        package: "agent-session",
+        args: &["--no-default-features"],
+        absent: &[CLI_ONLY],
+    },
 ];
 
 struct Step {
@@ -175,6 +216,19 @@ fn plan(root: &Path) -> Vec<Step> {
                 "warnings",
             ],
         ),
+        cargo_step(
+            "mcp-cache without default features (no sled)",
+            &[
+                "clippy",
+                "-p",
+                "mcp-cache",
+                "--no-default-features",
+                "--lib",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
         Step {
             name: "feature boundaries",
             action: Action::FeatureBoundaries,
@@ -252,37 +306,39 @@ fn plan(root: &Path) -> Vec<Step> {
     steps
 }
 
-/// Fails when a lean crate's dependency tree (normal edges, with features) shows anything of
-/// [`FORBIDDEN`].
+/// Fails when a crate's dependency tree (normal edges, with features) shows anything its
+/// [`Boundary`] forbids.
 fn check_feature_boundaries(root: &Path) -> Result<(), Error> {
-    for (package, args) in LEAN_CRATES {
+    for boundary in BOUNDARIES {
         let mut tree = Command::new(crate::cargo());
         tree.current_dir(root)
             .args([
                 "tree",
                 "-p",
-                package,
+                boundary.package,
                 "-e",
                 "normal,features",
                 "--prefix",
                 "none",
             ])
-            .args(*args);
+            .args(boundary.args);
         let listing = command::output(&mut tree)?;
-        let found: Vec<&str> = FORBIDDEN
+        let absent: Vec<&str> = boundary.absent.iter().copied().flatten().copied().collect();
+        let found: Vec<&str> = absent
             .iter()
             .copied()
             .filter(|forbidden| listing.contains(forbidden))
             .collect();
-        let shown = [&[*package][..], args].concat().join(" ");
+        let shown = [&[boundary.package][..], boundary.args].concat().join(" ");
         if !found.is_empty() {
             return Err(Error::Check(format!(
-                "{shown} pulls in {}: it must compile no process or HTTP code (see \
+                "{shown} pulls in {}: it must compile none of {} (see \
                  `cargo tree -p {shown} -e normal,features -i <crate>`)",
-                found.join(", ")
+                found.join(", "),
+                absent.join(", ")
             )));
         }
-        println!("{shown}: none of {}", FORBIDDEN.join(", "));
+        println!("{shown}: none of {}", absent.join(", "));
     }
     Ok(())
 }
