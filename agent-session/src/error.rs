@@ -12,6 +12,15 @@ pub enum SessionError {
         /// The name asked for.
         name: String,
     },
+    /// A command that would start a server, in a session with MCP off
+    /// ([`SessionOptions::mcp`](crate::SessionOptions::mcp)): nothing starts then.
+    #[error(
+        "MCP is off in this session, so \"{name}\" is not started; start the session with MCP on to use its servers"
+    )]
+    McpOff {
+        /// The server.
+        name: String,
+    },
     /// A login was asked of a session that has no way to ask the user
     /// ([`SessionOptions::authorization`](crate::SessionOptions::authorization)).
     #[error("cannot log in to \"{name}\": this session has no browser step to ask the user")]

@@ -416,24 +416,29 @@ impl AgentSession {
     /// servers whose definition changed (and connects new ones, retries failed ones, stops
     /// removed or disabled ones), and refreshes the tools; unchanged servers keep their
     /// connection, process and calls in flight. Returns the problems found (each logged once).
+    ///
+    /// With MCP off ([`SessionOptions::mcp`]) nothing is read and nothing starts: a reload only
+    /// makes sure no server runs.
     pub async fn reload(&self) -> Vec<Problem> {
+        if !self.options.enable_mcp {
+            self.manager.disconnect_all().await;
+            *lock(&self.loaded) = Loaded::default();
+            self.refresh_mcp_tools(self.manager.tools());
+            return Vec::new();
+        }
         let mut loaded = discover_mcp_servers_with(
             Arc::clone(&self.manager),
             &self.options.cwd,
             &self.options.load,
         );
-        if self.options.enable_mcp {
-            // Only servers whose definition changed (or that are gone, or not connected) are
-            // stopped; the others keep their connection and the calls in flight on it.
-            let restarted = self
-                .manager
-                .disconnect_changed(&loaded.discovery.servers)
-                .await;
-            tracing::debug!(?restarted, "reload");
-            loaded.connect().await;
-        } else {
-            self.manager.disconnect_all().await;
-        }
+        // Only servers whose definition changed (or that are gone, or not connected) are
+        // stopped; the others keep their connection and the calls in flight on it.
+        let restarted = self
+            .manager
+            .disconnect_changed(&loaded.discovery.servers)
+            .await;
+        tracing::debug!(?restarted, "reload");
+        loaded.connect().await;
         report(&loaded.problems);
         let problems = loaded.problems.clone();
         *lock(&self.loaded) = Loaded {
@@ -444,13 +449,26 @@ impl AgentSession {
         problems
     }
 
-    /// Disconnects one server and connects it again with its current configuration.
-    pub async fn reconnect(&self, server: &str) -> Result<(), SessionError> {
-        let Some(found) = self.discovery().servers.get(server).cloned() else {
-            return Err(SessionError::UnknownServer {
+    /// The discovered server `server`, for a command that would start it: an error when MCP is
+    /// off (nothing starts then) or no server has that name.
+    fn startable(&self, server: &str) -> Result<DiscoveredServer, SessionError> {
+        if !self.options.enable_mcp {
+            return Err(SessionError::McpOff {
                 name: server.to_owned(),
             });
-        };
+        }
+        self.discovery()
+            .servers
+            .get(server)
+            .cloned()
+            .ok_or_else(|| SessionError::UnknownServer {
+                name: server.to_owned(),
+            })
+    }
+
+    /// Disconnects one server and connects it again with its current configuration.
+    pub async fn reconnect(&self, server: &str) -> Result<(), SessionError> {
+        let found = self.startable(server)?;
         self.manager.disconnect_server(server).await;
         let servers: BTreeMap<String, DiscoveredServer> =
             BTreeMap::from([(server.to_owned(), found)]);
@@ -467,11 +485,7 @@ impl AgentSession {
     /// before are dropped first), then reconnects it with the new tokens; the number of tools it
     /// lists.
     pub async fn login(&self, server: &str) -> Result<usize, SessionError> {
-        let Some(found) = self.discovery().servers.get(server).cloned() else {
-            return Err(SessionError::UnknownServer {
-                name: server.to_owned(),
-            });
-        };
+        let found = self.startable(server)?;
         let Some(handler) = self.options.authorization.clone() else {
             return Err(SessionError::NoBrowserStep {
                 name: server.to_owned(),
@@ -493,11 +507,7 @@ impl AgentSession {
     /// reconnects it (a server that wants a login then shows `needs-login`); true when there
     /// was something to forget.
     pub async fn logout(&self, server: &str) -> Result<bool, SessionError> {
-        let Some(found) = self.discovery().servers.get(server).cloned() else {
-            return Err(SessionError::UnknownServer {
-                name: server.to_owned(),
-            });
-        };
+        let found = self.startable(server)?;
         let forgotten = self.manager.logout(server, &found.config).await?;
         // The connection keeps the tokens it holds: a new one starts without them.
         if let Err(error) = self.reconnect(server).await {

@@ -200,6 +200,28 @@ async fn with_mcp_off_nothing_is_discovered_or_started() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_mcp_off_a_reload_discovers_nothing_and_reconnect_or_login_start_nothing() {
+    let world = World::new();
+    world.write_mcp_json(&[("fx", FixtureServer::new())]);
+    let started = guard(create_agent_session(world.options().mcp(false))).await;
+    let session = started.session;
+    let problems = guard(session.reload()).await;
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(session.discovery().servers.is_empty());
+    for outcome in [
+        guard(session.reconnect("fx")).await.map(|()| 0),
+        guard(session.login("fx")).await,
+        guard(session.logout("fx")).await.map(usize::from),
+    ] {
+        let error = outcome.expect_err("MCP is off");
+        assert!(error.to_string().contains("MCP is off"), "{error}");
+    }
+    assert!(session.manager().server_names().is_empty());
+    assert!(names(&session).is_empty());
+    guard(session.shutdown()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reload_rereads_the_files_and_shutdown_stops_every_server() {
     let world = World::new();
     world.write_mcp_json(&[("one", FixtureServer::new())]);
