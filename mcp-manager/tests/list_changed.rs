@@ -142,6 +142,22 @@ async fn a_stateless_servers_list_change_reaches_the_registry() {
         Some("2026-07-28")
     );
 
+    // The server tells only the listen streams open when the tool is added: wait until the
+    // client's has reached it (the client opens it from a task of its own after connecting).
+    let count = find_tool(&outcome.tools, "ts", "request_count");
+    within("the listen stream", async {
+        loop {
+            let counts = call(count.tool.as_ref(), serde_json::json!({}))
+                .await
+                .to_text();
+            let counts: serde_json::Value = serde_json::from_str(&counts).unwrap_or_default();
+            if counts["methods"]["subscriptions/listen"].as_u64() >= Some(1) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
     let add = find_tool(&outcome.tools, "ts", "add_tool");
     let added = call(add.tool.as_ref(), serde_json::json!({"name": "fresh"})).await;
     assert!(!added.is_error, "{added:?}");
