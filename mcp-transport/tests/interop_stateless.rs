@@ -120,15 +120,42 @@ async fn echo_hi(client: &McpClient, peer: &str) {
     assert_eq!(text(&result), "hi", "{peer}");
 }
 
+/// The revision the client ended up speaking must be `version`.
+fn assert_speaks(client: &McpClient, version: ProtocolVersion, peer: &str) {
+    assert_eq!(client.protocol_version(), version, "{peer}");
+}
+
+/// `tools/list` names every tool the interop servers have.
+async fn lists_every_tool(client: &McpClient, peer: &str) {
+    let tools = guard(client.list_tools()).await.expect("tools/list");
+    let names = tool_names(&tools);
+    for tool in TOOLS {
+        assert!(names.iter().any(|name| name == tool), "{peer}: {names:?}");
+    }
+}
+
+/// `greet` asks for a name through the elicitation handler, which answers "Ada".
+async fn greets_ada(client: &McpClient, handler: &Answering, peer: &str) {
+    let greeting = guard(client.call_tool("greet", None))
+        .await
+        .unwrap_or_else(|error| panic!("{peer}: {error}"));
+    assert_eq!(text(&greeting), "Hello, Ada!", "{peer}: {greeting:?}");
+    assert_eq!(handler.asked(), ["What is your name?"], "{peer}");
+}
+
+/// What a server over stdio counted so far, read through its `request_count` tool.
+async fn counted_by_the_server(client: &McpClient) -> Value {
+    let counted = guard(client.call_tool("request_count", None))
+        .await
+        .expect("request_count");
+    serde_json::from_str(text(&counted)).expect("JSON counts")
+}
+
 async fn spoken_to_statelessly(peer: RemotePeer) {
     let running = peer.start();
     let name = peer.name();
     let client = connect_http(&running, options()).await;
-    assert_eq!(
-        client.protocol_version(),
-        ProtocolVersion::V2026_07_28,
-        "{name}"
-    );
+    assert_speaks(&client, ProtocolVersion::V2026_07_28, &name);
     assert!(
         client.server_info().name.starts_with("interop-stateless-"),
         "{name}: {:?}",
@@ -141,11 +168,7 @@ async fn spoken_to_statelessly(peer: RemotePeer) {
         "{name}: {:?}",
         client.instructions()
     );
-    let tools = guard(client.list_tools()).await.expect("tools/list");
-    let names = tool_names(&tools);
-    for tool in TOOLS {
-        assert!(names.iter().any(|name| name == tool), "{name}: {names:?}");
-    }
+    lists_every_tool(&client, &name).await;
     echo_hi(&client, &name).await;
 
     // The list's cache hint comes through (and the request carries the envelope, or the
@@ -338,16 +361,8 @@ async fn the_handshake_era_is_served_too(peer: RemotePeer) {
         .protocol_version(ProtocolVersion::V2025_11_25)
         .elicitation(handler.clone());
     let client = connect_http(&running, pinned).await;
-    assert_eq!(
-        client.protocol_version(),
-        ProtocolVersion::V2025_11_25,
-        "{name}"
-    );
-    let tools = guard(client.list_tools()).await.expect("tools/list");
-    let names = tool_names(&tools);
-    for tool in TOOLS {
-        assert!(names.iter().any(|name| name == tool), "{name}: {names:?}");
-    }
+    assert_speaks(&client, ProtocolVersion::V2025_11_25, &name);
+    lists_every_tool(&client, &name).await;
     echo_hi(&client, &name).await;
     guard(client.ping()).await.expect("ping");
 
@@ -413,23 +428,11 @@ async fn the_stateless_revision_over_stdio(peer: RemotePeer) {
     ))
     .await
     .unwrap_or_else(|error| panic!("{name}: {error}"));
-    assert_eq!(
-        client.protocol_version(),
-        ProtocolVersion::V2026_07_28,
-        "{name}"
-    );
+    assert_speaks(&client, ProtocolVersion::V2026_07_28, &name);
     let mut notifications = client.subscribe();
-    let tools = guard(client.list_tools()).await.expect("tools/list");
-    let names = tool_names(&tools);
-    for tool in TOOLS {
-        assert!(names.iter().any(|name| name == tool), "{name}: {names:?}");
-    }
+    lists_every_tool(&client, &name).await;
     echo_hi(&client, &name).await;
-    let greeting = guard(client.call_tool("greet", None))
-        .await
-        .unwrap_or_else(|error| panic!("{name}: {error}"));
-    assert_eq!(text(&greeting), "Hello, Ada!", "{name}");
-    assert_eq!(handler.asked(), ["What is your name?"], "{name}");
+    greets_ada(&client, &handler, &name).await;
 
     let (change, added) =
         add_tools_until_a_change_arrives(&client, &mut notifications, &name).await;
@@ -442,10 +445,7 @@ async fn the_stateless_revision_over_stdio(peer: RemotePeer) {
     for tool in &added {
         assert!(names.contains(tool), "{name}: {names:?}");
     }
-    let counted = guard(client.call_tool("request_count", None))
-        .await
-        .expect("request_count");
-    let counts: Value = serde_json::from_str(text(&counted)).expect("JSON counts");
+    let counts = counted_by_the_server(&client).await;
     assert_eq!(sent(&counts, "initialize"), 0, "{name}: {counts}");
     assert_eq!(sent(&counts, "subscriptions/listen"), 1, "{name}: {counts}");
     guard(client.close()).await.expect("close");
@@ -476,19 +476,11 @@ async fn the_handshake_era_over_stdio(peer: RemotePeer) {
     ))
     .await
     .unwrap_or_else(|error| panic!("{name}: {error}"));
-    assert_eq!(
-        client.protocol_version(),
-        ProtocolVersion::V2025_11_25,
-        "{name}"
-    );
+    assert_speaks(&client, ProtocolVersion::V2025_11_25, &name);
     let mut notifications = client.subscribe();
     echo_hi(&client, &name).await;
     // On a connection, the server's question is a request of its own, answered by the handler.
-    let greeting = guard(client.call_tool("greet", None))
-        .await
-        .unwrap_or_else(|error| panic!("{name}: {error}"));
-    assert_eq!(text(&greeting), "Hello, Ada!", "{name}: {greeting:?}");
-    assert_eq!(handler.asked(), ["What is your name?"], "{name}");
+    greets_ada(&client, &handler, &name).await;
     // A list change is a plain notification on the connection, with no stream's id.
     let (change, added) =
         add_tools_until_a_change_arrives(&client, &mut notifications, &name).await;
@@ -499,10 +491,7 @@ async fn the_handshake_era_over_stdio(peer: RemotePeer) {
     );
     let names = tool_names(&guard(client.list_tools()).await.expect("tools/list"));
     assert!(names.contains(&added[0]), "{name}: {names:?}");
-    let counted = guard(client.call_tool("request_count", None))
-        .await
-        .expect("request_count");
-    let counts: Value = serde_json::from_str(text(&counted)).expect("JSON counts");
+    let counts = counted_by_the_server(&client).await;
     assert_eq!(sent(&counts, "server/discover"), 0, "{name}: {counts}");
     assert_eq!(sent(&counts, "initialize"), 1, "{name}: {counts}");
     guard(client.close()).await.expect("close");
