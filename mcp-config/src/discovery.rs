@@ -325,7 +325,8 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         let mut meta = SourceMeta::new(source.id(), source.name(), &file.path, file.level);
         meta.in_project_folder = file.level == Level::Project
             && inside_folder(&file.path, walk_top)
-            && !user_files.contains(&file.path);
+            // Not another name of a user file (those were skipped above): one by its name.
+            && !user_files.is_named(&file.path);
         if meta.in_project_folder {
             meta.project_folder = Some(
                 project_folders
@@ -493,14 +494,14 @@ impl UserFiles {
         }
     }
 
-    /// True when `path` is one of the user's files, by name or as the same file on disk.
-    fn contains(&self, path: &Path) -> bool {
-        self.paths.iter().any(|user| user == path) || self.is_same_file_as_one(path)
+    /// True when `path` is the name of one of the user's files.
+    fn is_named(&self, path: &Path) -> bool {
+        self.paths.iter().any(|user| user == path)
     }
 
     /// True when `path` is a user file reached under another name (a symlink on the way).
     fn is_other_path_of_user_file(&self, path: &Path) -> bool {
-        !self.paths.iter().any(|user| user == path) && self.is_same_file_as_one(path)
+        !self.is_named(path) && self.is_same_file_as_one(path)
     }
 
     /// True when `path` and one of the user's paths name the same file now. The path is looked
@@ -629,7 +630,7 @@ mod tests {
         std::fs::write(dir.join("project.tmp"), "{}").unwrap();
         std::fs::rename(dir.join("project.tmp"), &project).unwrap();
         let taken =
-            user_files.is_other_path_of_user_file(&project) || user_files.contains(&project);
+            user_files.is_other_path_of_user_file(&project) || user_files.is_named(&project);
         // A real second name of the user file is still recognised.
         std::os::unix::fs::symlink(&user, dir.join("link.json")).unwrap();
         let link_seen = user_files.is_other_path_of_user_file(&dir.join("link.json"));
