@@ -777,7 +777,7 @@ impl Outgoing {
     /// params (the stateless revision's `_meta` alone is a few hundred bytes). A method name with
     /// an escape or a control character, or any other start, is left to the parser.
     fn plain_request(message: &str) -> Option<Self> {
-        let (id, rest) = crate::jsonrpc::plain_head(message.as_bytes())?;
+        let (_, id, rest) = crate::jsonrpc::plain_head(message.as_bytes())?;
         let rest = rest.strip_prefix(br#""method":""#)?;
         let end = rest
             .iter()

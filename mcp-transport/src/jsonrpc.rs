@@ -10,11 +10,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 /// The start of a message written the way this client and most servers write one:
-/// `{"jsonrpc":"2.0","id":<digits>,` then the rest. Returns the id's digits (a JSON number
-/// without sign, fraction or leading zero that fits a `u64`) and what follows the comma, so the
-/// id and the next member can be read from the bytes without a pass over the whole message.
-/// `None` for any other start; the caller then parses the message.
-pub(crate) fn plain_head(message: &[u8]) -> Option<(&str, &[u8])> {
+/// `{"jsonrpc":"2.0","id":<digits>,` then the rest. Returns the id (a JSON number without sign,
+/// fraction or leading zero that fits a `u64`), its digits as written, and what follows the
+/// comma, so the id and the next member can be read from the bytes without a pass over the
+/// whole message. `None` for any other start; the caller then parses the message.
+pub(crate) fn plain_head(message: &[u8]) -> Option<(u64, &str, &[u8])> {
     const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
     let rest = message.strip_prefix(HEAD)?;
     let digits = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
@@ -22,9 +22,8 @@ pub(crate) fn plain_head(message: &[u8]) -> Option<(&str, &[u8])> {
         return None;
     }
     let (id, rest) = rest.split_at(digits);
-    let id = std::str::from_utf8(id).ok()?;
-    id.parse::<u64>().ok()?;
-    Some((id, rest.strip_prefix(b",")?))
+    let digits = std::str::from_utf8(id).ok()?;
+    Some((digits.parse().ok()?, digits, rest.strip_prefix(b",")?))
 }
 
 /// A request id: a string or an integer. This client only ever issues integers.

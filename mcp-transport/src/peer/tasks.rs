@@ -40,11 +40,8 @@ use crate::transport::{CloseReason, Transport};
 /// request with an invalid-response error instead of being skipped. Any other shape (members
 /// in another order, spaces, an id that is not a plain number) takes the general path.
 fn plain_response_id(message: &[u8]) -> Option<u64> {
-    let (id, rest) = plain_head(message)?;
-    if !(rest.starts_with(br#""result":"#) || rest.starts_with(br#""error":"#)) {
-        return None;
-    }
-    id.parse().ok()
+    let (id, _, rest) = plain_head(message)?;
+    (rest.starts_with(br#""result":"#) || rest.starts_with(br#""error":"#)).then_some(id)
 }
 
 impl Shared {
