@@ -1,6 +1,6 @@
-//! Real remote peers for the `#[ignore]`d interop tests: the pinned `server-everything`, the
-//! Python SDK echo server, and the stateless (2026-07-28, dual-era) servers on the TypeScript SDK
-//! v2 and the Python SDK v2 (`interop/`, installed by `cargo xtask interop`), started over HTTP
+//! Real remote peers for the interop tests (`#[ignore = "needs the pinned interop peers …"]`):
+//! the pinned `server-everything`, the Python SDK echo server, and the stateless (2026-07-28,
+//! dual-era) servers on the TypeScript SDK v2 and the Python SDK v2 (`interop/`, installed by `cargo xtask interop`), started over HTTP
 //! on 127.0.0.1 at a port the system picks.
 //!
 //! Each peer reports the port it got on stderr as `interop-listening <port>` (server-everything

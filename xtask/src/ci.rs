@@ -14,8 +14,8 @@
 //! 5. the interop install (`cargo xtask interop`), so the real-peer tests have their peers
 //! 6. `cargo build -p testkit --bins`: tests start the fixture server from `target/debug`;
 //!    then the README's first commands, run exactly as written in a fresh home (see `readme`)
-//! 7. every test, the `#[ignore]`d real-peer ones included: with cargo-nextest when it is
-//!    installed (`--run-ignored all`), then the doctests, which nextest does not run; otherwise
+//! 7. every test, the real-peer ones (`#[ignore = "needs …"]`) included: with cargo-nextest when
+//!    it is installed (`--run-ignored all`), then the doctests, which nextest does not run; otherwise
 //!    `cargo test -- --include-ignored`
 //! 8. a short fuzz run (`cargo xtask fuzz --time 20`: every target for a few seconds, from a
 //!    new seed each time)

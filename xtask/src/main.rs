@@ -2,8 +2,8 @@
 //!
 //! - `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format check,
 //!   clippy with warnings denied, the interop install, the fixture server build, every test
-//!   (the `#[ignore]`d real-peer tests included), the conformance suite, and rustdoc with
-//!   warnings denied.
+//!   (the real-peer tests, `#[ignore = "needs …"]`, included), the conformance suite, and rustdoc
+//!   with warnings denied.
 //! - `cargo xtask interop`: installs the pinned real MCP peers under `interop/`; a peer whose pins
 //!   have not changed since its last install is left alone.
 //! - `cargo xtask conformance`: the official MCP conformance suite's client scenarios against the
