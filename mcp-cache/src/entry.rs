@@ -84,6 +84,17 @@ pub enum Lookup {
     Miss(MissReason),
 }
 
+/// A store's full lookup ([`ToolCache::lookup_entry`](crate::ToolCache::lookup_entry)) as the
+/// plain one: the entry's tools, or why there are none.
+impl From<Result<CacheEntry, MissReason>> for Lookup {
+    fn from(found: Result<CacheEntry, MissReason>) -> Self {
+        match found {
+            Ok(entry) => Self::Hit(entry.tools),
+            Err(reason) => Self::Miss(reason),
+        }
+    }
+}
+
 impl Lookup {
     /// The tools of a hit.
     pub fn into_tools(self) -> Option<Vec<Tool>> {

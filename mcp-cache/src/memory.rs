@@ -40,10 +40,7 @@ impl MemoryToolCache {
 #[async_trait]
 impl ToolCache for MemoryToolCache {
     async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
-        match self.lookup_entry(server, fingerprint).await {
-            Ok(entry) => Lookup::Hit(entry.tools),
-            Err(reason) => Lookup::Miss(reason),
-        }
+        self.lookup_entry(server, fingerprint).await.into()
     }
 
     async fn lookup_entry(

@@ -283,10 +283,7 @@ impl std::fmt::Debug for SledToolCache {
 #[async_trait]
 impl ToolCache for SledToolCache {
     async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
-        match self.lookup_entry(server, fingerprint).await {
-            Ok(entry) => Lookup::Hit(entry.tools),
-            Err(reason) => Lookup::Miss(reason),
-        }
+        self.lookup_entry(server, fingerprint).await.into()
     }
 
     async fn lookup_entry(
