@@ -392,6 +392,14 @@ impl AuthResolver {
         let mut transport = config.transport.clone();
         // Only the fields the transport uses: a `!command` elsewhere is never run.
         let (prefix, values, explicit_credential) = match &mut transport {
+            // A plugin's fields are its own: no command is run and no token added for them.
+            TransportConfig::Custom(_) => {
+                return Ok(ResolvedServerConfig {
+                    name: name.to_owned(),
+                    transport,
+                    timeout_ms: config.timeout_ms(),
+                });
+            }
             TransportConfig::Stdio(stdio) => {
                 let explicit = stdio.env.contains_key(OAUTH_ACCESS_TOKEN_ENV);
                 ("env", &mut stdio.env, explicit)
@@ -449,6 +457,7 @@ impl AuthResolver {
                         .headers
                         .insert(AUTHORIZATION.to_owned(), format!("Bearer {token}"));
                 }
+                TransportConfig::Custom(_) => {}
             }
         }
 
@@ -529,6 +538,8 @@ async fn oauth_token(
             canonical = url;
             (ServerIdentity::Remote { url: &canonical }, true)
         }
+        // No identity a stored token could be kept under.
+        TransportConfig::Custom(_) => return Ok(None),
     };
     let token = match storage {
         Some(storage) => storage.access_token(identity).await,

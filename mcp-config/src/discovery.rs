@@ -570,6 +570,7 @@ fn is_exa(name: &str, config: &ServerConfig) -> bool {
             TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
                 remote.url.contains(EXA_HOST)
             }
+            TransportConfig::Custom(_) => false,
         }
 }
 
@@ -582,6 +583,7 @@ fn exa_api_keys(config: &ServerConfig) -> Vec<String> {
         TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
             (std::slice::from_ref(&remote.url), None)
         }
+        TransportConfig::Custom(_) => (&[][..], None),
     };
     for text in texts {
         let mut rest = text.as_str();

@@ -71,8 +71,8 @@ pub use oauth_grant::{
 pub use providers::default_sources;
 pub use redact::REDACTED;
 pub use server_config::{
-    AuthConfig, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, RootsSetting, ServerConfig,
-    StdioConfig, ToolFilter, TransportConfig, TransportKind,
+    AuthConfig, CustomTransport, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, RootsSetting,
+    ServerConfig, StdioConfig, ToolFilter, TransportConfig, TransportKind,
 };
 pub use source::{
     ConfigSource, FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta,

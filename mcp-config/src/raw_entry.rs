@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::server_config::{
-    AuthConfig, RemoteConfig, ServerConfig, StdioConfig, TransportConfig, TransportKind,
+    AuthConfig, CustomTransport, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
+    TransportKind,
 };
 
 /// A server entry as files write it: the transport's fields side by side, each optional.
@@ -61,13 +62,10 @@ impl RawServerConfig {
             None | Some("stdio") => TransportKind::Stdio,
             Some("http" | "streamable-http" | "streamableHttp") => TransportKind::Http,
             Some("sse") => TransportKind::Sse,
-            Some(other) => {
-                return Err(format!(
-                    "unknown transport type \"{other}\" (expected \"stdio\", \"http\" or \"sse\")"
-                ));
-            }
+            // A plugin's transport: kept whole for its connector.
+            Some(_) => TransportKind::Custom,
         };
-        if command.is_some() && url.is_some() {
+        if command.is_some() && url.is_some() && kind != TransportKind::Custom {
             return Err("both \"command\" and \"url\" are set; keep one".to_owned());
         }
         // Settings of the other transport are kept as written, unused.
@@ -75,6 +73,27 @@ impl RawServerConfig {
             extra.insert(key.to_owned(), value);
         };
         let transport = match kind {
+            TransportKind::Custom => {
+                // Kept whole for the plugin: its own fields and the ones named here alike.
+                let mut fields = extra.clone();
+                let typed = [
+                    ("command", command.map(Value::String)),
+                    ("args", (!args.is_empty()).then(|| json_of(&args))),
+                    ("env", (!env.is_empty()).then(|| json_of(&env))),
+                    ("cwd", cwd.map(Value::String)),
+                    ("url", url.map(Value::String)),
+                    ("headers", (!headers.is_empty()).then(|| json_of(&headers))),
+                ];
+                for (key, value) in typed {
+                    if let Some(value) = value {
+                        fields.insert(key.to_owned(), value);
+                    }
+                }
+                TransportConfig::Custom(CustomTransport {
+                    kind: transport.unwrap_or_default(),
+                    fields,
+                })
+            }
             TransportKind::Stdio => {
                 let Some(command) = command else {
                     return Err("stdio server requires \"command\" field".to_owned());
@@ -189,10 +208,26 @@ mod tests {
             read(r#"{"command":"npx","url":"https://h/mcp"}"#).unwrap_err(),
             "both \"command\" and \"url\" are set; keep one"
         );
-        assert_eq!(
-            read(r#"{"type":"websocket","command":"npx"}"#).unwrap_err(),
-            "unknown transport type \"websocket\" (expected \"stdio\", \"http\" or \"sse\")"
-        );
+    }
+
+    #[test]
+    fn an_entry_of_an_unknown_type_is_kept_whole_for_a_plugin() {
+        let raw =
+            r#"{"type":"unix","path":"/run/mcp.sock","command":"x","required":true,"timeout":5}"#;
+        let config = read(raw).unwrap();
+        let TransportConfig::Custom(custom) = &config.transport else {
+            panic!("not custom: {:?}", config.transport);
+        };
+        assert_eq!(custom.kind, "unix");
+        assert_eq!(config.transport.type_name(), "unix");
+        assert_eq!(config.transport_kind(), TransportKind::Custom);
+        assert_eq!(custom.fields["path"], "/run/mcp.sock");
+        assert_eq!(custom.fields["command"], "x");
+        assert!(config.required(), "the runtime's own settings still apply");
+        assert_eq!(config.timeout_ms(), 5);
+        let written: Value = serde_json::to_value(&config).unwrap();
+        let expected: Value = serde_json::from_str(raw).unwrap();
+        assert_eq!(written, expected, "written back as it was read");
     }
 
     #[test]

@@ -26,15 +26,19 @@ pub enum TransportKind {
     Http,
     /// Legacy HTTP+SSE.
     Sse,
+    /// A transport no built-in one knows, for a plugin's connector to claim (its own name is
+    /// [`TransportConfig::type_name`]).
+    Custom,
 }
 
 impl TransportKind {
-    /// The wire name: `stdio`, `http` or `sse`.
+    /// The wire name: `stdio`, `http`, `sse`, or `custom` for a plugin's transport.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Stdio => "stdio",
             Self::Http => "http",
             Self::Sse => "sse",
+            Self::Custom => "custom",
         }
     }
 }
@@ -45,10 +49,13 @@ impl fmt::Display for TransportKind {
     }
 }
 
-/// How to reach a server: a stdio command, or a URL with headers.
+/// How to reach a server: a stdio command, a URL with headers, or a plugin's transport.
 ///
 /// Matched exhaustively on purpose (it is not `#[non_exhaustive]`): a new transport is a compile
-/// error wherever it is not handled, instead of a catch-all arm that fails at run time.
+/// error wherever it is not handled, instead of a catch-all arm that fails at run time. An entry
+/// whose `type` no built-in transport knows is not refused: it is kept as
+/// [`Custom`](Self::Custom), with its raw fields, for a transport plugin's connector to claim
+/// (the manager fails it, naming the type, when none does).
 #[derive(Clone, PartialEq)]
 #[allow(
     clippy::exhaustive_enums,
@@ -61,6 +68,32 @@ pub enum TransportConfig {
     Http(RemoteConfig),
     /// Legacy HTTP+SSE.
     Sse(RemoteConfig),
+    /// A transport plugin's entry: its `type` and its fields as written.
+    Custom(CustomTransport),
+}
+
+/// An entry of a transport no built-in one knows (`"type": "unix"`), kept as written for the
+/// plugin that connects it.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CustomTransport {
+    /// The entry's `type`.
+    pub kind: String,
+    /// Every other field of the entry as written (`${VAR}` references expanded), except
+    /// `enabled`, `timeout` and `auth`, which the [`ServerConfig`] keeps: `command`, `url`,
+    /// the plugin's own fields, and the settings this runtime reads too (`required`, tool
+    /// filters, …).
+    pub fields: Map<String, Value>,
+}
+
+impl CustomTransport {
+    /// An entry of type `kind` with `fields`.
+    pub fn new(kind: impl Into<String>, fields: Map<String, Value>) -> Self {
+        Self {
+            kind: kind.into(),
+            fields,
+        }
+    }
 }
 
 /// A stdio server's command line, environment and working directory.
@@ -116,6 +149,15 @@ impl TransportConfig {
             Self::Stdio(_) => TransportKind::Stdio,
             Self::Http(_) => TransportKind::Http,
             Self::Sse(_) => TransportKind::Sse,
+            Self::Custom(_) => TransportKind::Custom,
+        }
+    }
+
+    /// The `type` as an entry names it: `stdio`, `http`, `sse`, or a plugin's own (`unix`).
+    pub fn type_name(&self) -> &str {
+        match self {
+            Self::Custom(custom) => &custom.kind,
+            other => other.kind().as_str(),
         }
     }
 
@@ -142,8 +184,31 @@ impl TransportConfig {
                     slots.push((format!("headers.{key}"), value));
                 }
             }
+            Self::Custom(custom) => {
+                for (key, value) in &mut custom.fields {
+                    string_slots(key.clone(), value, &mut slots);
+                }
+            }
         }
         slots
+    }
+}
+
+/// Every string inside `value`, named `key`, `key[0]`, `key.inner` as in messages.
+fn string_slots<'a>(name: String, value: &'a mut Value, slots: &mut Vec<(String, &'a mut String)>) {
+    match value {
+        Value::String(text) => slots.push((name, text)),
+        Value::Array(items) => {
+            for (index, item) in items.iter_mut().enumerate() {
+                string_slots(format!("{name}[{index}]"), item, slots);
+            }
+        }
+        Value::Object(fields) => {
+            for (key, item) in fields.iter_mut() {
+                string_slots(format!("{name}.{key}"), item, slots);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
@@ -326,6 +391,12 @@ impl ServerConfig {
                 redact_values(&mut remote.headers);
                 remote.url = redact_url_secrets(&remote.url);
             }
+            TransportConfig::Custom(custom) => {
+                // What a plugin keeps in its fields is unknown: every value but the shape.
+                for (_, value) in custom.fields.iter_mut() {
+                    redact_strings(value);
+                }
+            }
         }
         if let Some(auth) = &mut copy.auth {
             // Client ids and secrets, scopes: none of it is for display.
@@ -357,8 +428,25 @@ impl ServerConfig {
                 raw.url = Some(remote.url.clone());
                 raw.headers.clone_from(&remote.headers);
             }
+            TransportConfig::Custom(custom) => {
+                raw.transport = Some(custom.kind.clone());
+                for (key, value) in &custom.fields {
+                    raw.extra
+                        .entry(key.clone())
+                        .or_insert_with(|| value.clone());
+                }
+            }
         }
         raw
+    }
+}
+
+fn redact_strings(value: &mut Value) {
+    match value {
+        Value::String(text) => REDACTED.clone_into(text),
+        Value::Array(items) => items.iter_mut().for_each(redact_strings),
+        Value::Object(fields) => fields.values_mut().for_each(redact_strings),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
@@ -440,7 +528,18 @@ impl fmt::Debug for TransportConfig {
             Self::Stdio(stdio) => f.debug_tuple("Stdio").field(stdio).finish(),
             Self::Http(remote) => f.debug_tuple("Http").field(remote).finish(),
             Self::Sse(remote) => f.debug_tuple("Sse").field(remote).finish(),
+            Self::Custom(custom) => f.debug_tuple("Custom").field(custom).finish(),
         }
+    }
+}
+
+impl fmt::Debug for CustomTransport {
+    /// Only the field names: a plugin's values may be secrets.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CustomTransport")
+            .field("kind", &self.kind)
+            .field("fields", &self.fields.keys().collect::<Vec<_>>())
+            .finish()
     }
 }
 

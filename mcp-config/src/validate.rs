@@ -54,6 +54,8 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
                 }
             }
         }
+        // A plugin's fields are checked by its connector.
+        TransportConfig::Custom(_) => {}
     }
     if config.timeout == Some(0) {
         problem("\"timeout\" must be more than 0 milliseconds".to_owned());

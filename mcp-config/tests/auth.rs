@@ -101,7 +101,9 @@ fn headers_mut(config: &mut ServerConfig) -> &mut BTreeMap<String, String> {
 fn env(resolved: &ResolvedServerConfig) -> BTreeMap<String, String> {
     match resolved.transport() {
         TransportConfig::Stdio(stdio) => stdio.env.clone(),
-        TransportConfig::Http(_) | TransportConfig::Sse(_) => BTreeMap::new(),
+        TransportConfig::Http(_) | TransportConfig::Sse(_) | TransportConfig::Custom(_) => {
+            BTreeMap::new()
+        }
     }
 }
 
@@ -109,7 +111,7 @@ fn env(resolved: &ResolvedServerConfig) -> BTreeMap<String, String> {
 fn headers(resolved: &ResolvedServerConfig) -> BTreeMap<String, String> {
     match resolved.transport() {
         TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote.headers.clone(),
-        TransportConfig::Stdio(_) => BTreeMap::new(),
+        TransportConfig::Stdio(_) | TransportConfig::Custom(_) => BTreeMap::new(),
     }
 }
 
