@@ -12,6 +12,7 @@ use std::path::Path;
 use mcp_config::writer::{trust_project_servers, untrust_project_servers};
 use mcp_config::{
     ConfigError, REDACTED, ServerConfig, SkipReason, SourceMeta, TransportConfig, load_all_configs,
+    redact_url_secrets,
 };
 
 use crate::session::SessionOptions;
@@ -174,8 +175,38 @@ pub fn definition_lines(definition: &ServerConfig) -> Vec<(&'static str, String)
                 lines.push(("header:", format!("{key}: {REDACTED}")));
             }
         }
+        TransportConfig::Custom(_) => custom_lines(definition, &mut lines),
     }
     lines
+}
+
+/// A transport plugin's entry: its type, and each field as written where it is text (a path, an
+/// address, like a command line), the names alone inside objects (`env`, `headers`: values).
+fn custom_lines(definition: &ServerConfig, lines: &mut Vec<(&'static str, String)>) {
+    let TransportConfig::Custom(custom) = &definition.transport else {
+        return;
+    };
+    lines.push(("type:", custom.kind.clone()));
+    for (key, value) in &custom.fields {
+        let shown = match value {
+            serde_json::Value::String(text) => redact_url_secrets(text),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .map(|item| match item {
+                    serde_json::Value::String(text) => shell_words::quote(text).into_owned(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            serde_json::Value::Object(fields) => fields
+                .keys()
+                .map(|name| format!("{name}={REDACTED}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            other => other.to_string(),
+        };
+        lines.push(("field:", format!("{key}: {shown}")));
+    }
 }
 
 fn context(options: &SessionOptions) -> Result<mcp_config::DiscoveryContext, TrustError> {

@@ -69,7 +69,7 @@ pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
 };
 pub use providers::default_sources;
-pub use redact::REDACTED;
+pub use redact::{REDACTED, redact_url_secrets};
 pub use server_config::{
     AuthConfig, CustomTransport, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, RootsSetting,
     ServerConfig, StdioConfig, ToolFilter, TransportConfig, TransportKind,

@@ -47,7 +47,7 @@ pub(crate) fn scrub<'a>(text: &str, secrets: impl IntoIterator<Item = &'a str>) 
 }
 
 /// Hides the values of query parameters and any userinfo of a URL (API keys often sit there).
-pub(crate) fn redact_url_secrets(url: &str) -> String {
+pub fn redact_url_secrets(url: &str) -> String {
     let (base, query) = match url.split_once('?') {
         Some((base, query)) => (base, Some(query)),
         None => (url, None),

@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 
 use crate::error::{ManagerError, ServerError};
 use crate::manager::McpManager;
+use crate::server::ServerState;
 
 /// What one server answered when every connected server was asked for a list.
 #[derive(Debug, Clone)]
@@ -135,20 +136,20 @@ impl McpManager {
     fn on_demand_servers(&self) -> Vec<String> {
         let state = self.inner.lock();
         state
-            .on_demand
-            .keys()
-            .filter(|name| !state.connections.contains_key(*name))
-            .cloned()
+            .servers
+            .iter()
+            .filter(|(_, record)| matches!(record.state, ServerState::OnDemand { .. }))
+            .map(|(name, _)| name.clone())
             .collect()
     }
 
     /// Every live connection, by server name.
     fn connected_clients(&self) -> Vec<(String, Arc<McpClient>)> {
-        self.inner
-            .lock()
-            .connections
+        let state = self.inner.lock();
+        state
+            .servers
             .iter()
-            .map(|(name, connection)| (name.clone(), Arc::clone(&connection.client)))
+            .filter_map(|(name, record)| Some((name.clone(), Arc::clone(record.state.client()?))))
             .collect()
     }
 

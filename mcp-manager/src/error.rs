@@ -40,6 +40,30 @@ pub enum ManagerError {
         #[source]
         source: mcp_transport::http::ParamsError,
     },
+    /// The entry's `type` is not one this runtime connects (stdio, http, sse) and no transport
+    /// plugin's connector is registered for it.
+    #[error(
+        "MCP server \"{server}\": no transport connects \"type\": \"{kind}\" (this runtime \
+         connects stdio, http and sse; a plugin's type needs its connector registered with \
+         ManagerOptions::connector)"
+    )]
+    UnclaimedTransport {
+        /// The server.
+        server: String,
+        /// The type its entry names.
+        kind: String,
+    },
+    /// A transport plugin's connector could not connect the server.
+    #[error("MCP server \"{server}\" (type \"{kind}\"): {source}")]
+    Plugin {
+        /// The server.
+        server: String,
+        /// The type its entry names.
+        kind: String,
+        /// What the plugin reported.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The connection died after it was made (the server exited, or its stream ended).
     /// A reconnect may help.
     #[error("MCP server \"{server}\": {reason}")]
@@ -58,6 +82,18 @@ pub enum ManagerError {
     NotRemote {
         /// The server.
         server: String,
+    },
+    /// A login or logout was asked for a server connected by a transport plugin: OAuth logins
+    /// are for the built-in remote transports.
+    #[error(
+        "MCP server \"{server}\" is connected by the \"{kind}\" transport plugin; logging in \
+         is for remote (http, sse) servers"
+    )]
+    NotOAuthTransport {
+        /// The server.
+        server: String,
+        /// Its entry's type.
+        kind: String,
     },
     /// A login was asked for a server whose configuration brings its own credentials (an
     /// `Authorization` header, or another kind of `auth`): OAuth is not used for it.
@@ -161,7 +197,10 @@ impl ManagerError {
             | Self::OwnCredentials { server }
             | Self::Credentials { server, .. }
             | Self::NotConnected { server }
-            | Self::NotOffered { server, .. } => Some(server),
+            | Self::NotOffered { server, .. }
+            | Self::UnclaimedTransport { server, .. }
+            | Self::NotOAuthTransport { server, .. }
+            | Self::Plugin { server, .. } => Some(server),
             Self::Discovery(_) | Self::ProviderPanicked(_) => None,
         }
     }

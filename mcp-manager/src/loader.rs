@@ -12,7 +12,9 @@ use mcp_config::{
 };
 
 use crate::error::{ManagerError, Problem, ProviderPanic, ServerError};
-use crate::manager::{ManagedTool, ManagerOptions, McpManager};
+use crate::manager::McpManager;
+use crate::offer::ManagedTool;
+use crate::options::ManagerOptions;
 
 /// What the loader does.
 #[derive(Clone, Debug)]

@@ -14,7 +14,7 @@ use mcp_config::{ServerConfig, TransportConfig};
 use mcp_transport::http::Url;
 use mcp_transport::oauth::{AuthorizationHandler, credential_key};
 
-use crate::connect::{ConnectContext, connect_client};
+use crate::connector::{ConnectContext, connect_client};
 use crate::error::{ManagerError, ServerError};
 use crate::manager::McpManager;
 
@@ -37,7 +37,12 @@ impl McpManager {
             .map_err(|source| credentials(name, source))?;
         // Where the definition came from, as the manager recorded it when it connected the
         // server: unknown for one it never saw, whose `auth` may then read no local file.
-        let source = self.inner.lock().sources.get(name).cloned();
+        let source = self
+            .inner
+            .lock()
+            .servers
+            .get(name)
+            .and_then(|record| record.source.clone());
         let context = ConnectContext {
             storage: self.inner.auth.as_deref(),
             oauth: store,
@@ -45,6 +50,7 @@ impl McpManager {
             max_message_bytes: self.inner.options.max_message_bytes,
             launcher: self.inner.options.launcher.as_ref(),
             source: source.as_ref(),
+            connectors: &self.inner.options.connectors,
         };
         let options = self
             .inner
@@ -79,6 +85,12 @@ fn remote_key(name: &str, config: &ServerConfig) -> Result<String, ServerError> 
     let refuse = |error| Err(ServerError::new(error));
     let remote = match &config.transport {
         TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote,
+        TransportConfig::Custom(custom) => {
+            return refuse(ManagerError::NotOAuthTransport {
+                server: name.to_owned(),
+                kind: custom.kind.clone(),
+            });
+        }
         TransportConfig::Stdio(_) => {
             return refuse(ManagerError::NotRemote {
                 server: name.to_owned(),

@@ -6,18 +6,11 @@
 //! are spent the server is `failed` with the last cause.
 
 use std::hash::{BuildHasher, Hasher};
-use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_config::ServerConfig;
-use tokio::sync::watch;
-use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
+use mcp_transport::McpClient;
 
-use crate::error::ServerError;
-use crate::gate::Gate;
-use crate::manager::Inner;
-use crate::status::{ConnectionStatus, ManagerEvent};
+use crate::error::ManagerError;
 
 /// How dead connections are made again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,122 +103,51 @@ impl HealthCheck {
     }
 }
 
-/// A server being reconnected, for its status.
-#[derive(Debug, Clone)]
-pub(crate) struct Reconnecting {
-    pub(crate) attempt: u32,
-    pub(crate) cause: ServerError,
+/// The health ping of one connection; ticks never when it is off.
+pub(crate) struct Health {
+    check: Option<HealthCheck>,
+    ticker: Option<tokio::time::Interval>,
 }
 
-impl Inner {
-    /// The connection of `name` died because of `cause`: reconnect it if the policy and its
-    /// configuration allow, keeping its tools as deferred ones; true when that started.
-    pub(crate) fn start_reconnecting(
-        self: &Arc<Self>,
-        name: &str,
-        config: &ServerConfig,
-        cause: &ServerError,
-    ) -> bool {
-        let policy = self.options.reconnect;
-        let wanted = policy.enabled
-            && policy.max_attempts > 0
-            && config.reconnect() != Some(false)
-            // Only a login helps a server that wants one.
-            && !cause.needs_login();
-        if !wanted {
-            return false;
-        }
-        let (outcome_tx, outcome_rx) = watch::channel(None);
-        let cancel = CancellationToken::new();
-        let id = {
-            let mut state = self.lock();
-            let id = state.add_pending(name, &cancel, &outcome_rx);
-            state.reconnecting.insert(
-                name.to_owned(),
-                Reconnecting {
-                    attempt: 1,
-                    cause: cause.clone(),
-                },
+impl Health {
+    pub(crate) fn new(check: Option<HealthCheck>) -> Self {
+        let ticker = check.map(|check| {
+            let mut ticker = tokio::time::interval_at(
+                tokio::time::Instant::now() + check.interval,
+                check.interval,
             );
-            id
-        };
-        self.emit(ManagerEvent::StatusChanged {
-            server: name.to_owned(),
-            status: ConnectionStatus::Reconnecting {
-                attempt: 1,
-                cause: cause.clone(),
-            },
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker
         });
-        let inner = Arc::clone(self);
-        let (server, config, cause) = (name.to_owned(), config.clone(), cause.clone());
-        let span = tracing::info_span!("mcp_server", server = %name);
-        let task = tokio::spawn(
-            async move {
-                tokio::select! {
-                    () = inner.reconnect(&server, &config, id, cause, &outcome_tx) => {}
-                    () = cancel.cancelled() => {}
-                }
-            }
-            .instrument(span),
-        );
-        if let Some(pending) = self.lock().pending.get_mut(name).filter(|p| p.id == id) {
-            pending.task = Some(task);
-        }
-        true
+        Self { check, ticker }
     }
 
-    async fn reconnect(
-        self: &Arc<Self>,
-        name: &str,
-        config: &ServerConfig,
-        id: u64,
-        mut cause: ServerError,
-        outcome: &watch::Sender<crate::gate::Outcome>,
-    ) {
-        let policy = self.options.reconnect;
-        let mut attempt = 1;
-        let result = loop {
-            let delay = policy.delay(attempt);
-            tracing::info!(attempt, delay_ms = delay.as_millis() as u64, %cause, "reconnecting");
-            tokio::time::sleep(delay).await;
-            match self
-                .connect_and_load(name, config, crate::gate::Plan::default())
-                .await
-            {
-                Ok(loaded) => break Ok(loaded),
-                Err(error) => {
-                    tracing::warn!(attempt, %error, "reconnecting failed");
-                    cause = error;
-                }
+    pub(crate) async fn tick(&mut self) {
+        match &mut self.ticker {
+            Some(ticker) => {
+                ticker.tick().await;
             }
-            if attempt >= policy.max_attempts || cause.needs_login() {
-                break Err(cause);
-            }
-            attempt += 1;
-            let still_ours = {
-                let mut state = self.lock();
-                let ours = state.pending.get(name).is_some_and(|p| p.id == id);
-                if ours && let Some(reconnecting) = state.reconnecting.get_mut(name) {
-                    reconnecting.attempt = attempt;
-                    reconnecting.cause = cause.clone();
-                }
-                ours
-            };
-            if !still_ours {
-                return;
-            }
-            self.emit(ManagerEvent::StatusChanged {
-                server: name.to_owned(),
-                status: ConnectionStatus::Reconnecting {
-                    attempt,
-                    cause: cause.clone(),
-                },
-            });
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Pings; the error when no answer came in time.
+    pub(crate) async fn ping(&self, name: &str, client: &McpClient) -> Result<(), ManagerError> {
+        let Some(check) = self.check else {
+            return Ok(());
         };
-        self.lock().reconnecting.remove(name);
-        // Recorded as a pipeline that finished after the gate: the tools are replaced (or
-        // dropped with the final failure) and the change is an event.
-        let gate = std::sync::Mutex::new(Gate::passed());
-        self.finish(name, config, id, result, &gate, outcome).await;
+        match tokio::time::timeout(check.timeout, client.ping()).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) if !error.is_timeout() => {
+                // The server answered with an error, or the connection is closing: not a
+                // sign of a hang (a closed connection is noticed on its own).
+                tracing::debug!(server = name, %error, "the health ping failed");
+                Ok(())
+            }
+            _ => Err(ManagerError::Unresponsive {
+                server: name.to_owned(),
+                waited: check.timeout,
+            }),
+        }
     }
 }

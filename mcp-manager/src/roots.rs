@@ -4,9 +4,9 @@
 //! For each server:
 //! 1. its own `roots` setting wins: `false` declares nothing; a list of folders (a relative one
 //!    taken from the folder of the file that defines the server) is its answer, and stays its
-//!    answer when the agent's roots change ([`McpManager::set_roots`] passes it by);
+//!    answer when the agent's roots change (`McpManager::set_roots` passes it by);
 //! 2. otherwise the agent's roots: the `roots` of [`ManagerOptions::client`], replaced by
-//!    [`McpManager::set_roots`]. `None`, the default, declares nothing.
+//!    [`McpManager::set_roots`](crate::McpManager::set_roots). `None`, the default, declares nothing.
 //!
 //! Why no roots unless someone names folders: roots narrow what some servers do.
 //! `@modelcontextprotocol/server-filesystem` replaces the folders of its command line with the
@@ -25,39 +25,13 @@
 //! [`ManagerOptions::client`]: crate::ManagerOptions::client
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use mcp_config::{RootsSetting, ServerConfig};
-use mcp_transport::{ClientOptions, McpClient, Root};
-
-use crate::manager::{Inner, McpManager};
-
-impl Inner {
-    /// The client options the server `name`, defined by `config`, is connected with: the
-    /// manager's, with the roots chosen for this server (see the module doc).
-    pub(crate) fn client_options(&self, name: &str, config: &ServerConfig) -> ClientOptions {
-        let mut options = self.options.client.clone();
-        let (agent, base) = {
-            let state = self.lock();
-            let agent = state.roots.clone().or_else(|| options.roots.clone());
-            let base = state
-                .sources
-                .get(name)
-                .and_then(|meta| meta.path.parent())
-                .map(Path::to_path_buf);
-            (agent, base)
-        };
-        // Every server comes with the file it is defined in; one built in code without it has
-        // its relative folders taken from this process's folder.
-        let base = base.unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
-        options.roots = roots_for(config.roots(), agent, &base);
-        options
-    }
-}
+use mcp_config::RootsSetting;
+use mcp_transport::Root;
 
 /// The roots a server is told of: its own `setting` (relative folders from `base`), or the
 /// agent's when it has none; `None` declares no roots.
-fn roots_for(
+pub(crate) fn roots_for(
     setting: Option<RootsSetting>,
     agent: Option<Vec<Root>>,
     base: &Path,
@@ -72,38 +46,6 @@ fn roots_for(
                 .map(Root::from_path)
                 .collect(),
         ),
-    }
-}
-
-impl McpManager {
-    /// Changes the agent's roots (when the client options declare roots): connected servers
-    /// that follow them get `notifications/roots/list_changed` and the new list when they ask,
-    /// servers connected later get it from the start. A server whose config sets its own
-    /// `roots` keeps them.
-    pub fn set_roots(&self, roots: Vec<Root>) {
-        if self.inner.options.client.roots.is_none() {
-            return;
-        }
-        let (clients, roots): (Vec<(String, Arc<McpClient>)>, Vec<Root>) = {
-            let mut state = self.inner.lock();
-            let clients = state
-                .connections
-                .iter()
-                .filter(|(name, _)| {
-                    state
-                        .configs
-                        .get(*name)
-                        .is_none_or(|config| config.roots().is_none())
-                })
-                .map(|(name, connection)| (name.clone(), Arc::clone(&connection.client)))
-                .collect();
-            (clients, state.roots.insert(roots).clone())
-        };
-        for (name, client) in clients {
-            if !client.set_roots(roots.clone()) {
-                tracing::debug!(server = %name, "could not tell the server its roots changed");
-            }
-        }
     }
 }
 

@@ -35,7 +35,7 @@ impl Project {
             "mcpServers": {
                 "Good-Server.1": entry(&good),
                 "crashy": entry(&crashy),
-                "broken": {"type": "carrier-pigeon", "command": "nothing"},
+                "broken": {"command": "nothing", "url": "https://127.0.0.1:9/mcp"},
             }
         });
         std::fs::write(

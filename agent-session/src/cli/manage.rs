@@ -494,6 +494,11 @@ fn get_json(
             json["url"] = Value::from(remote.url.clone());
             json["headers"] = redacted_names(&remote.headers);
         }
+        Some(TransportConfig::Custom(custom)) => {
+            // A plugin's fields may hold anything: their names, not their values.
+            json["type"] = Value::from(custom.kind.clone());
+            json["fields"] = Value::from(custom.fields.keys().cloned().collect::<Vec<_>>());
+        }
         None => {}
     }
     json

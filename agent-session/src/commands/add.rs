@@ -307,6 +307,8 @@ fn check(name: &str, config: &ServerConfig, usage: &str) -> Result<(), String> {
     let unexpanded = match &config.transport {
         TransportConfig::Stdio(stdio) => stdio.command.contains("${"),
         TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote.url.contains("${"),
+        // `add` writes stdio and remote entries only; a plugin's are written by hand.
+        TransportConfig::Custom(_) => false,
     };
     if unexpanded {
         return Ok(());
@@ -438,7 +440,7 @@ mod tests {
     fn remote(config: &ServerConfig) -> &RemoteConfig {
         match &config.transport {
             TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote,
-            TransportConfig::Stdio(_) => panic!("a remote server"),
+            TransportConfig::Stdio(_) | TransportConfig::Custom(_) => panic!("a remote server"),
         }
     }
 

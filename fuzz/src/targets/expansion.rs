@@ -262,6 +262,8 @@ fn values_of(config: &ServerConfig) -> Vec<String> {
             .chain(stdio.env.values())
             .cloned()
             .collect(),
+        // `server_of` builds stdio and remote servers only.
+        TransportConfig::Custom(_) => Vec::new(),
     }
 }
 

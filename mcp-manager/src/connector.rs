@@ -1,0 +1,473 @@
+//! From a server's configuration to a connected client: the [`Connector`] boundary transport
+//! plugins plug in at, and the built-in connector of stdio, Streamable HTTP and legacy SSE.
+//!
+//! Every connection goes down one path ([`crate::pipeline`]): the configuration is validated,
+//! its `auth` checked against where it was defined, its `!command` values and stored token
+//! resolved (bounded by their own command timeout), and only then is the connector for its
+//! `type` asked to connect, within the server's own timeout. A config entry whose `type` no
+//! built-in transport knows (`"type": "unix"`) is kept by mcp-config with its raw fields
+//! ([`TransportConfig::Custom`]) and connected by the connector registered for that type with
+//! [`ManagerOptions::connector`](crate::ManagerOptions::connector); an entry no connector
+//! claims fails with [`ManagerError::UnclaimedTransport`], naming the type.
+//!
+//! A remote server gets an OAuth authorizer (never asking the user: a connection made in the
+//! background cannot) unless its configuration sets an `Authorization` header or another kind
+//! of `auth`. The authorizer sends the tokens kept for the server's URL, refreshes them, and
+//! turns a 401 it cannot answer into an error that shows the server as needing a login.
+//!
+//! The grant is the one the server's `auth` block names ([`mcp_config::oauth_grant`]):
+//! the authorization code (the default, with a pre-registered client if it names one), client
+//! credentials (a secret, or `private_key_jwt` with a key file), workload identity (a JWT bearer
+//! assertion read from its file for every token request) or enterprise-managed (an ID token
+//! file exchanged at the identity provider); `dpop` picks [`Dpop`]. The settings that read the
+//! user's files or send a credential to a URL the definition names are refused, before
+//! anything is read or sent, unless the definition is the user's own or an approved project
+//! server's ([`check_auth_source`]); relative file names are taken from the folder of the file
+//! that defines the server.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use mcp_config::{
+    AuthStorage, ClientCredentialSetting, CredentialSetting, InvalidServer, OAuthGrant,
+    RemoteConfig, ResolvedServerConfig, ServerConfig, SourceMeta, StdioConfig, TransportConfig,
+    check_auth_source, resolve_auth_config, validate_server_config,
+};
+use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport, Url};
+use mcp_transport::oauth::{
+    AuthorizationHandler, ClientCredential, CredentialStore, Dpop, Grant, IdentityAssertion,
+    OAuthAuthorizer, OAuthOptions, PreRegisteredClient, Secret, SecretSource, WorkloadIdentity,
+};
+use mcp_transport::{ClientOptions, Launcher, McpClient, ProtocolVersion, StdioServerParams};
+
+use crate::error::ManagerError;
+
+/// Turns a server's configuration into a connected [`McpClient`]: how a transport plugin is
+/// used by the manager and by every config file.
+///
+/// Register one for the `type` its config entries name with
+/// [`ManagerOptions::connector`](crate::ManagerOptions::connector). The manager calls it with
+/// the entry already validated and its `!command` values resolved
+/// ([`ConnectRequest::resolved`]); the connector builds its transport and hands it to
+/// [`McpClient::connect`] with [`ConnectRequest::client_options`], whose connect timeout bounds
+/// the handshake. On failure it leaves nothing running.
+///
+/// ```no_run
+/// use std::sync::Arc;
+///
+/// use async_trait::async_trait;
+/// use mcp_config::TransportConfig;
+/// use mcp_manager::{ConnectRequest, Connector, ManagerError, ManagerOptions};
+/// use mcp_transport::McpClient;
+///
+/// #[derive(Debug)]
+/// struct Unix;
+///
+/// #[async_trait]
+/// impl Connector for Unix {
+///     async fn connect(&self, request: ConnectRequest<'_>) -> Result<McpClient, ManagerError> {
+///         let TransportConfig::Custom(custom) = request.resolved().transport() else {
+///             return Err(request.unclaimed());
+///         };
+///         let Some(path) = custom.fields.get("path").and_then(|path| path.as_str()) else {
+///             return Err(request.plugin_error("\"path\" names no socket"));
+///         };
+///         let transport = my_plugin::UnixTransport::connect(path)
+///             .await
+///             .map_err(|error| request.plugin_error(error))?;
+///         let client =
+///             McpClient::connect(request.name(), transport, request.client_options()).await?;
+///         Ok(client)
+///     }
+/// }
+///
+/// let options = ManagerOptions::default().connector("unix", Arc::new(Unix));
+/// # mod my_plugin {
+/// #     pub struct UnixTransport;
+/// #     impl UnixTransport {
+/// #         pub async fn connect(_: &str) -> std::io::Result<Box<dyn mcp_transport::Transport>> {
+/// #             unimplemented!()
+/// #         }
+/// #     }
+/// # }
+/// ```
+#[async_trait]
+pub trait Connector: Send + Sync + 'static {
+    /// Connects the server `request` describes.
+    async fn connect(&self, request: ConnectRequest<'_>) -> Result<McpClient, ManagerError>;
+}
+
+/// The connectors of transport plugins, by the `type` their entries name.
+#[derive(Clone, Default)]
+pub struct Connectors {
+    by_kind: BTreeMap<String, Arc<dyn Connector>>,
+}
+
+impl Connectors {
+    /// Connects entries of type `kind` through `connector` (replacing an earlier one).
+    pub fn register(&mut self, kind: impl Into<String>, connector: Arc<dyn Connector>) {
+        self.by_kind.insert(kind.into(), connector);
+    }
+
+    /// The connector registered for `kind`.
+    pub fn get(&self, kind: &str) -> Option<&Arc<dyn Connector>> {
+        self.by_kind.get(kind)
+    }
+
+    /// The types a connector is registered for, sorted.
+    pub fn kinds(&self) -> impl Iterator<Item = &str> {
+        self.by_kind.keys().map(String::as_str)
+    }
+
+    /// The connector of a (resolved) transport: the built-in one for stdio, `http` and `sse`,
+    /// the registered one for a plugin's type.
+    fn for_transport(&self, transport: &TransportConfig) -> Option<&dyn Connector> {
+        match transport {
+            TransportConfig::Stdio(_) | TransportConfig::Http(_) | TransportConfig::Sse(_) => {
+                Some(&BuiltIn)
+            }
+            TransportConfig::Custom(custom) => self.get(&custom.kind).map(|found| &**found),
+        }
+    }
+}
+
+impl fmt::Debug for Connectors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.kinds()).finish()
+    }
+}
+
+/// What a [`Connector`] is asked to connect.
+pub struct ConnectRequest<'a> {
+    name: &'a str,
+    config: &'a ServerConfig,
+    resolved: &'a ResolvedServerConfig,
+    options: ClientOptions,
+    context: ConnectContext<'a>,
+}
+
+impl ConnectRequest<'_> {
+    /// The server's configured name.
+    pub fn name(&self) -> &str {
+        self.name
+    }
+
+    /// The server's configuration as written (after `${VAR}` expansion): its settings beyond
+    /// the transport (`auth`, `timeout`, tool filters).
+    pub fn config(&self) -> &ServerConfig {
+        self.config
+    }
+
+    /// **Secret values.** The configuration to connect with: every `!command` value replaced
+    /// by its output. A plugin's entry is [`TransportConfig::Custom`], with its raw fields.
+    pub fn resolved(&self) -> &ResolvedServerConfig {
+        self.resolved
+    }
+
+    /// The client options to connect with: the client's name, roots and handlers, and the
+    /// connect timeout (the server's own, started when resolution ended).
+    pub fn client_options(&self) -> ClientOptions {
+        self.options.clone()
+    }
+
+    /// The longest message to accept from this server (its `maxMessageBytes`, or the
+    /// manager's limit).
+    pub fn max_message_bytes(&self) -> usize {
+        self.config
+            .max_message_bytes()
+            .unwrap_or(self.context.max_message_bytes)
+    }
+
+    /// Where the server's definition came from (the folder of that file is where a relative
+    /// path in it is taken from); `None` for a server built in code.
+    pub fn source(&self) -> Option<&SourceMeta> {
+        self.context.source
+    }
+
+    /// The error of a plugin that could not connect this server, naming it and its type.
+    pub fn plugin_error(
+        &self,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> ManagerError {
+        ManagerError::Plugin {
+            server: self.name.to_owned(),
+            kind: self.resolved.transport().type_name().to_owned(),
+            source: source.into(),
+        }
+    }
+
+    /// The error for an entry of a type this connector does not handle.
+    pub fn unclaimed(&self) -> ManagerError {
+        ManagerError::UnclaimedTransport {
+            server: self.name.to_owned(),
+            kind: self.resolved.transport().type_name().to_owned(),
+        }
+    }
+}
+
+/// What a connection is made with besides the server's configuration and the client options.
+#[derive(Clone, Copy)]
+pub(crate) struct ConnectContext<'a> {
+    /// The agent's store of static tokens, asked by server identity.
+    pub(crate) storage: Option<&'a dyn AuthStorage>,
+    /// Where OAuth logins are kept, by server URL.
+    pub(crate) oauth: &'a Arc<dyn CredentialStore>,
+    /// The browser step, for a login the user asked for; none for background connections.
+    pub(crate) login: Option<&'a Arc<dyn AuthorizationHandler>>,
+    /// The message size limit of servers whose entry sets none.
+    pub(crate) max_message_bytes: usize,
+    /// What stdio servers are started through.
+    pub(crate) launcher: Option<&'a Launcher>,
+    /// Where the server's definition came from (none: unknown), which decides whether its
+    /// `auth` may read the user's files.
+    pub(crate) source: Option<&'a SourceMeta>,
+    /// The connectors of transport plugins.
+    pub(crate) connectors: &'a Connectors,
+}
+
+/// A configuration ready to connect: validated, its `auth` allowed by where it was defined,
+/// its `!command` values and stored token resolved.
+pub(crate) struct Prepared {
+    resolved: ResolvedServerConfig,
+    /// The revision the entry pins (`"protocolVersion"`), if any.
+    pinned: Option<ProtocolVersion>,
+}
+
+impl Prepared {
+    /// Validates `config`, checks its `auth` against its source and resolves it. Resolution is
+    /// bounded by the `!command` timeout of its own, not by the server's connect timeout.
+    pub(crate) async fn new(
+        name: &str,
+        config: &ServerConfig,
+        context: ConnectContext<'_>,
+    ) -> Result<Self, ManagerError> {
+        let problems = validate_server_config(name, config);
+        if !problems.is_empty() {
+            return Err(InvalidServer::new(name, problems).into());
+        }
+        check_auth_source(name, config, context.source)?;
+        let pinned = match config.protocol_version() {
+            None => None,
+            Some(pinned) => Some(ProtocolVersion::parse(pinned).ok_or_else(|| {
+                InvalidServer::new(
+                    name,
+                    vec![format!(
+                        "Server \"{name}\": \"protocolVersion\" is \"{pinned}\", a revision \
+                         this client does not speak (it speaks {}); change the pin or leave it out",
+                        ProtocolVersion::supported_list()
+                    )],
+                )
+            })?),
+        };
+        let resolved = resolve_auth_config(name, config, context.storage).await?;
+        Ok(Self { resolved, pinned })
+    }
+
+    /// Connects through the connector of the entry's type, with `options` (the entry's
+    /// `protocolVersion` pin applied). On failure nothing is left running.
+    pub(crate) async fn connect(
+        &self,
+        name: &str,
+        config: &ServerConfig,
+        context: ConnectContext<'_>,
+        options: ClientOptions,
+    ) -> Result<McpClient, ManagerError> {
+        let options = match self.pinned {
+            Some(version) => options.protocol_version(version),
+            None => options,
+        };
+        let request = ConnectRequest {
+            name,
+            config,
+            resolved: &self.resolved,
+            options,
+            context,
+        };
+        match context.connectors.for_transport(self.resolved.transport()) {
+            Some(connector) => connector.connect(request).await,
+            None => Err(request.unclaimed()),
+        }
+    }
+}
+
+/// Validates, resolves and connects (see [`Prepared`]).
+pub(crate) async fn connect_client(
+    name: &str,
+    config: &ServerConfig,
+    context: ConnectContext<'_>,
+    options: ClientOptions,
+) -> Result<McpClient, ManagerError> {
+    let prepared = Prepared::new(name, config, context).await?;
+    prepared.connect(name, config, context, options).await
+}
+
+/// The built-in connector: stdio, Streamable HTTP (falling back to legacy SSE) and legacy SSE.
+#[derive(Debug, Clone, Copy)]
+struct BuiltIn;
+
+#[async_trait]
+impl Connector for BuiltIn {
+    async fn connect(&self, request: ConnectRequest<'_>) -> Result<McpClient, ManagerError> {
+        let name = request.name;
+        let max_message_bytes = request.max_message_bytes();
+        let (remote, kind) = match request.resolved.transport() {
+            TransportConfig::Stdio(stdio) => {
+                let params = stdio_params(stdio)
+                    .max_message_bytes(max_message_bytes)
+                    .launcher(request.context.launcher.cloned());
+                return Ok(McpClient::connect_stdio(name, params, request.options).await?);
+            }
+            TransportConfig::Http(remote) => (remote, RemoteTransport::Auto),
+            TransportConfig::Sse(remote) => (remote, RemoteTransport::Sse),
+            TransportConfig::Custom(_) => return Err(request.unclaimed()),
+        };
+        let invalid = |source| ManagerError::InvalidRemote {
+            server: name.to_owned(),
+            source,
+        };
+        let mut params = remote_params(remote, kind).map_err(invalid)?;
+        params.max_message_bytes = max_message_bytes;
+        let authorizer = authorizer_for(
+            name,
+            request.config,
+            &params,
+            request.context,
+            &request.options,
+        )
+        .map_err(|error| *error)?;
+        if let Some(authorizer) = authorizer {
+            params = params.authorizer(authorizer);
+        }
+        Ok(McpClient::connect_http(name, params, request.options).await?)
+    }
+}
+
+/// The OAuth authorizer of a remote server, unless its configuration brings its own
+/// credentials (an `Authorization` header, resolved or stored) or another kind of `auth`; its
+/// grant and DPoP setting from the `auth` block.
+fn authorizer_for(
+    name: &str,
+    config: &ServerConfig,
+    params: &HttpServerParams,
+    context: ConnectContext<'_>,
+    options: &ClientOptions,
+) -> Result<Option<Arc<OAuthAuthorizer>>, Box<ManagerError>> {
+    if params.headers.contains_key("authorization")
+        || config.auth.as_ref().is_some_and(|auth| !auth.is_oauth())
+    {
+        return Ok(None);
+    }
+    // Validated before: a problem here is one a later version of mcp-config found.
+    let invalid = |problems: Vec<String>| {
+        let problems = problems
+            .into_iter()
+            .map(|problem| format!("Server \"{name}\": {problem}"))
+            .collect();
+        Box::new(ManagerError::from(InvalidServer::new(name, problems)))
+    };
+    let mut oauth =
+        OAuthOptions::new(Arc::clone(context.oauth)).client_name(options.client_info.name.clone());
+    if let Some(auth) = &config.auth {
+        let mut settings = auth.oauth_settings().map_err(invalid)?;
+        if let Some(folder) = context.source.and_then(|source| source.path.parent()) {
+            settings = settings.resolve_files(folder);
+        }
+        let grant = grant(settings.grant).map_err(|why| invalid(vec![format!("auth: {why}")]))?;
+        oauth = oauth.grant(grant);
+        oauth = oauth.dpop(match settings.dpop {
+            None => Dpop::Auto,
+            Some(true) => Dpop::Required,
+            Some(false) => Dpop::Off,
+        });
+    }
+    if let Some(login) = context.login {
+        oauth = oauth.interactive(Arc::clone(login));
+    }
+    let authorizer = OAuthAuthorizer::new(&params.url, oauth).map_err(|error| {
+        Box::new(ManagerError::Client(mcp_transport::Error::Start {
+            server: name.to_owned(),
+            source: error.into(),
+        }))
+    })?;
+    Ok(Some(Arc::new(authorizer)))
+}
+
+/// The transport's grant for the configured one; why not, for a kind of setting this version
+/// does not know.
+fn grant(configured: OAuthGrant) -> Result<Grant, String> {
+    let source = |setting: CredentialSetting| match setting {
+        CredentialSetting::Value(value) => Ok(SecretSource::Value(Secret::new(value))),
+        CredentialSetting::File(path) => Ok(SecretSource::File(path)),
+        _ => Err("an unknown kind of credential setting".to_owned()),
+    };
+    Ok(match configured {
+        OAuthGrant::ClientCredentials {
+            client_id,
+            credential,
+        } => Grant::ClientCredentials {
+            client_id,
+            credential: match credential {
+                ClientCredentialSetting::PrivateKeyFile(path) => ClientCredential::PrivateKeyJwt {
+                    private_key_pem: SecretSource::File(path),
+                },
+                ClientCredentialSetting::Secret(secret) => {
+                    ClientCredential::Secret(Secret::new(secret))
+                }
+                _ => return Err("an unknown kind of client credential".to_owned()),
+            },
+        },
+        OAuthGrant::WorkloadIdentity {
+            client_id,
+            assertion,
+        } => {
+            let mut identity = WorkloadIdentity::new(source(assertion)?);
+            if let Some(client_id) = client_id {
+                identity = identity.client_id(client_id);
+            }
+            Grant::WorkloadIdentity(identity)
+        }
+        OAuthGrant::EnterpriseManaged(managed) => Grant::IdentityAssertion(IdentityAssertion::new(
+            managed.client_id,
+            Secret::new(managed.client_secret),
+            Url::parse(&managed.idp_token_endpoint)
+                .map_err(|_| "\"auth.idpTokenEndpoint\" is not a URL".to_owned())?,
+            managed.idp_client_id,
+            source(managed.id_token)?,
+        )),
+        OAuthGrant::AuthorizationCode { client } => Grant::AuthorizationCode {
+            client: client.map(|client| {
+                PreRegisteredClient::new(client.client_id, client.client_secret.map(Secret::new))
+            }),
+        },
+        _ => return Err("an unknown kind of OAuth grant".to_owned()),
+    })
+}
+
+/// The HTTP transports' parameters for a (resolved) remote configuration: `http` tries
+/// Streamable HTTP and falls back to legacy SSE, `sse` is legacy SSE only.
+fn remote_params(
+    remote: &RemoteConfig,
+    transport: RemoteTransport,
+) -> Result<HttpServerParams, ParamsError> {
+    let mut params = HttpServerParams::new(&remote.url)?.transport(transport);
+    for (header, value) in &remote.headers {
+        params = params.header(header, value)?;
+    }
+    Ok(params)
+}
+
+/// The stdio transport's parameters for a (resolved) stdio configuration.
+fn stdio_params(stdio: &StdioConfig) -> StdioServerParams {
+    let mut params = StdioServerParams::new(stdio.command.clone(), stdio.args.clone());
+    params.env = stdio
+        .env
+        .iter()
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    if let Some(cwd) = &stdio.cwd {
+        params = params.cwd(cwd);
+    }
+    params
+}

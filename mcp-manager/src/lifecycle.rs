@@ -1,0 +1,928 @@
+//! The manager's state and every change of it: one map from server name to its [`Server`]
+//! record, and the transitions of a record's [`ServerState`] — start, serve on demand, record a
+//! result, lose a connection, reconnect — each made under one lock and told as events.
+//!
+//! The way from a config entry to a connected server calls down: [`Inner::start`] records the
+//! server as starting and spawns a task that runs [`crate::pipeline`] (which knows nothing of
+//! the records) and then [`Inner::finish`], which records the result; the startup gate
+//! ([`crate::gate`]) only says whether that result is late. Reconnecting replaces the state
+//! with `Reconnecting` and records its final result the same way, with no gate.
+//!
+//! A stateless server (2026-07-28) whose cached tool list is still fresh (within the `ttlMs`
+//! it came with) is served **on demand**: at startup no request goes to it (for stdio, no
+//! process is started), its tools are offered as live ones and it counts as connected. Its
+//! connection is made at the first need — a tool call, its resources or prompts, a
+//! [`crate::McpManager::wait_for_connection`] — pinned to the protocol version the cache
+//! remembers; the list is not fetched again unless it went stale meanwhile (or the server's era
+//! changed). Chosen over connecting in the background right after startup because that sends a
+//! request (`server/discover`) the fresh list makes needless, and starts processes nobody may
+//! use.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::SystemTime;
+
+use async_trait::async_trait;
+use mcp_bridge::{
+    AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
+    OutputBudget,
+};
+use mcp_cache::{Fingerprint, Listing, ToolCache};
+use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
+use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, Root, ServerNotification, Tool};
+use tokio::sync::{Semaphore, broadcast, oneshot, watch};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use crate::error::{ManagerError, ServerError};
+use crate::gate::{Gate, is_late};
+use crate::offer::{ManagedTool, Reach};
+use crate::options::ManagerOptions;
+use crate::pipeline::{Loaded, Pipeline, Plan, listing_of, offered};
+use crate::reconnect::Health;
+use crate::roots::roots_for;
+use crate::server::{Attempt, Connection, Outcome, Server, ServerState};
+use crate::status::{ConnectionStatus, ManagerEvent};
+
+/// What the cache lookup tells a server's start.
+pub(crate) enum Remembered {
+    /// Connect, pinned to this version if there is one.
+    Connect(Option<ProtocolVersion>),
+    /// The list is a stateless server's and fresh: serve these tools on demand.
+    OnDemand { tools: Vec<Tool>, listing: Listing },
+}
+
+/// A server to start: its name, definition and cache key.
+pub(crate) struct Start<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) config: &'a ServerConfig,
+    pub(crate) source: Option<&'a SourceMeta>,
+    pub(crate) fingerprint: Fingerprint,
+}
+
+pub(crate) struct Inner {
+    /// Itself, for the connection a call to a server served on demand starts.
+    me: Weak<Inner>,
+    pub(crate) options: ManagerOptions,
+    pub(crate) cache: Arc<dyn ToolCache>,
+    pub(crate) auth: Option<Arc<dyn AuthStorage>>,
+    /// One permit per server being started ([`ManagerOptions::max_parallel_starts`]).
+    connect_permits: Semaphore,
+    state: Mutex<State>,
+    events: broadcast::Sender<ManagerEvent>,
+}
+
+/// The manager's state.
+#[derive(Default)]
+pub(crate) struct State {
+    /// Numbers attempts, so a result of an attempt that was replaced is told apart.
+    next_id: u64,
+    /// One record per server, by name.
+    pub(crate) servers: BTreeMap<String, Server>,
+    /// The roots set since the manager started, replacing those of the client options.
+    pub(crate) roots: Option<Vec<Root>>,
+}
+
+impl State {
+    fn next_attempt(&mut self) -> (Attempt, watch::Sender<Outcome>) {
+        self.next_id += 1;
+        Attempt::new(self.next_id)
+    }
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Inner {
+    pub(crate) fn new(
+        options: ManagerOptions,
+        cache: Arc<dyn ToolCache>,
+        auth: Option<Arc<dyn AuthStorage>>,
+    ) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            me: me.clone(),
+            connect_permits: Semaphore::new(options.max_parallel_starts.max(1)),
+            options,
+            cache,
+            auth,
+            state: Mutex::new(State::default()),
+            events: broadcast::Sender::new(1024),
+        })
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    pub(crate) fn emit(&self, event: ManagerEvent) {
+        let _ = self.events.send(event);
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ManagerEvent> {
+        self.events.subscribe()
+    }
+
+    fn pipeline(&self) -> Pipeline<'_> {
+        Pipeline {
+            options: &self.options,
+            cache: &*self.cache,
+            auth: self.auth.as_deref(),
+            permits: &self.connect_permits,
+        }
+    }
+
+    /// The client options the server `name`, defined by `config`, is connected with: the
+    /// manager's, with the roots chosen for this server (see [`crate::roots`]).
+    pub(crate) fn client_options(&self, name: &str, config: &ServerConfig) -> ClientOptions {
+        let mut options = self.options.client.clone();
+        let (agent, base) = {
+            let state = self.lock();
+            let agent = state.roots.clone().or_else(|| options.roots.clone());
+            let base = state
+                .servers
+                .get(name)
+                .and_then(|server| server.source.as_ref())
+                .and_then(|meta| meta.path.parent())
+                .map(Path::to_path_buf);
+            (agent, base)
+        };
+        // Every server comes with the file it is defined in; one built in code without it has
+        // its relative folders taken from this process's folder.
+        let base = base.unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+        options.roots = roots_for(config.roots(), agent, &base);
+        options
+    }
+
+    /// The output budget of a server's tools: the manager's, with the size its entry sets.
+    pub(crate) fn budget_of(&self, config: Option<&ServerConfig>) -> Option<Arc<OutputBudget>> {
+        let mut budget = self.options.output_budget.clone()?;
+        if let Some(bytes) = config.and_then(ServerConfig::output_budget) {
+            budget.max_bytes = bytes;
+        }
+        Some(Arc::new(budget))
+    }
+
+    /// `tool` of `server` as the manager offers it under `name`, reaching its server as `reach`
+    /// says.
+    pub(crate) fn managed_tool(
+        self: &Arc<Self>,
+        server: &str,
+        name: String,
+        tool: &Tool,
+        config: Option<&ServerConfig>,
+        budget: Option<Arc<OutputBudget>>,
+        reach: Reach<'_>,
+    ) -> ManagedTool {
+        let definition = McpToolDefinition::new(name, server, tool.clone())
+            .with_timeout(config.and_then(ServerConfig::tool_timeout))
+            .with_budget(budget);
+        let agent_tool: Arc<dyn AgentTool> = match reach {
+            Reach::Connected(client) => Arc::new(McpTool::new(definition, Arc::clone(client))),
+            // Through the manager: it gives the connection once made (and makes it, for a
+            // server served on demand).
+            Reach::OnDemand | Reach::Deferred => Arc::new(DeferredMcpTool::new(
+                definition,
+                Arc::clone(self) as Arc<dyn ConnectionProvider>,
+            )),
+        };
+        ManagedTool {
+            server: server.to_owned(),
+            original_name: tool.name.clone(),
+            deferred: reach.is_deferred(),
+            tool: agent_tool,
+        }
+    }
+
+    /// The connection of `server`: the live one, the one under way once made, or (for a server
+    /// served on demand) one made now.
+    pub(crate) async fn wait(&self, server: &str) -> Result<Arc<McpClient>, ServerError> {
+        let not_connected = || {
+            ServerError::new(ManagerError::NotConnected {
+                server: server.to_owned(),
+            })
+        };
+        // An attempt may end without a connection and without a failure: cancelled, or it found
+        // the cached list fresh and left the server on demand. Then it is looked at again.
+        for _ in 0..3 {
+            let mut outcome = {
+                let state = self.lock();
+                let Some(record) = state.servers.get(server) else {
+                    return Err(not_connected());
+                };
+                match &record.state {
+                    ServerState::Connected(connection) => {
+                        return Ok(Arc::clone(&connection.client));
+                    }
+                    ServerState::Failed(error) => return Err(error.clone()),
+                    ServerState::Starting(attempt)
+                    | ServerState::Reconnecting { attempt, .. }
+                    | ServerState::OnDemand {
+                        connecting: Some(attempt),
+                        ..
+                    } => attempt.outcome.clone(),
+                    ServerState::OnDemand {
+                        connecting: None, ..
+                    } => {
+                        drop(state);
+                        let Some(this) = self.me.upgrade() else {
+                            return Err(not_connected());
+                        };
+                        match this.connect_on_demand(server) {
+                            Some(outcome) => outcome,
+                            None => continue,
+                        }
+                    }
+                }
+            };
+            if let Ok(result) = outcome.wait_for(Option::is_some).await {
+                return result.clone().unwrap_or_else(|| Err(not_connected()));
+            }
+        }
+        Err(not_connected())
+    }
+
+    /// Starts `server` unless it is already connected, connecting or served on demand: records
+    /// it as starting and spawns its pipeline. `remembered` brings what the cache lookup found,
+    /// waited for until the instant given at most; `gate` is the startup gate waiting for it.
+    /// The attempt and its shared outcome, when it started.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        server: Start<'_>,
+        gate: Option<Arc<Mutex<Gate>>>,
+        remembered: Option<(oneshot::Receiver<Remembered>, Instant)>,
+    ) -> Option<(u64, watch::Receiver<Outcome>)> {
+        let Start {
+            name,
+            config,
+            source,
+            fingerprint,
+        } = server;
+        let (id, outcome, outcome_tx, cancel) = {
+            let mut state = self.lock();
+            if let Some(record) = state.servers.get_mut(name) {
+                record.source = source.cloned();
+                if record.state.is_running() {
+                    return None;
+                }
+            }
+            let (attempt, outcome_tx) = state.next_attempt();
+            let started = (
+                attempt.id,
+                attempt.outcome.clone(),
+                outcome_tx,
+                attempt.cancel.clone(),
+            );
+            match state.servers.get_mut(name) {
+                // Failed before: started again, keeping the tools it had (deferred meanwhile).
+                Some(record) => {
+                    record.config = config.clone();
+                    record.fingerprint = fingerprint;
+                    record.state = ServerState::Starting(attempt);
+                }
+                None => {
+                    state.servers.insert(
+                        name.to_owned(),
+                        Server {
+                            source: source.cloned(),
+                            config: config.clone(),
+                            fingerprint,
+                            tools: None,
+                            protocol: None,
+                            state: ServerState::Starting(attempt),
+                        },
+                    );
+                }
+            }
+            started
+        };
+        self.emit(ManagerEvent::StatusChanged {
+            server: name.to_owned(),
+            status: ConnectionStatus::Connecting,
+        });
+        let inner = Arc::clone(self);
+        let (server, config) = (name.to_owned(), config.clone());
+        let span = tracing::info_span!("mcp_server", server = %name);
+        let task = tokio::spawn(
+            async move {
+                let remembered = tokio::select! {
+                    remembered = remembered_by(remembered) => remembered,
+                    () = cancel.cancelled() => return,
+                };
+                let plan = match remembered {
+                    Remembered::OnDemand { tools, listing } => {
+                        let gate = gate.as_deref().map(lock);
+                        inner.serve_on_demand(&server, id, tools, listing, gate.as_deref());
+                        return;
+                    }
+                    Remembered::Connect(version) => Plan {
+                        remembered: version,
+                        fresh_until: None,
+                    },
+                };
+                let result = tokio::select! {
+                    result = inner.connect_and_load(&server, &config, plan) => result,
+                    () = cancel.cancelled() => return,
+                };
+                inner
+                    .finish(&server, &config, id, result, gate.as_deref(), &outcome_tx)
+                    .await;
+            }
+            .instrument(span),
+        );
+        self.hand_task(name, id, task);
+        Some((id, outcome))
+    }
+
+    /// Gives attempt `id` of `name` its task (aborted when the attempt is gone already).
+    fn hand_task(&self, name: &str, id: u64, task: tokio::task::JoinHandle<()>) {
+        let mut state = self.lock();
+        let attempt = state
+            .servers
+            .get_mut(name)
+            .and_then(|record| record.state.attempt_mut())
+            .filter(|attempt| attempt.id == id);
+        match attempt {
+            Some(attempt) => attempt.task = Some(task),
+            // Finished or disconnected meanwhile: the task has ended or is being cancelled.
+            None => drop(task),
+        }
+    }
+
+    /// Runs the pipeline for `name` with its source and client options.
+    async fn connect_and_load(
+        &self,
+        name: &str,
+        config: &ServerConfig,
+        plan: Plan,
+    ) -> Result<Loaded, ServerError> {
+        let source = self
+            .lock()
+            .servers
+            .get(name)
+            .and_then(|record| record.source.clone());
+        let options = self.client_options(name, config);
+        self.pipeline()
+            .connect_and_load(name, config, source.as_ref(), options, plan)
+            .await
+    }
+
+    /// Whether a server whose cache entry was listed as `listing` is served on demand: a
+    /// stateless server whose list is fresh at `now`, that is not `required` and that the agent
+    /// does not pin to another version.
+    pub(crate) fn serves_on_demand(
+        &self,
+        config: &ServerConfig,
+        listing: &Listing,
+        now: SystemTime,
+    ) -> bool {
+        let Some(version) = listing.protocol_version else {
+            return false;
+        };
+        version.is_stateless()
+            && listing.is_fresh_at(now)
+            && !config.required()
+            && self
+                .options
+                .client
+                .protocol_version
+                .is_none_or(|pinned| pinned == version)
+    }
+
+    /// Keeps the protocol version the cache remembers for a server not connected yet.
+    pub(crate) fn remember_protocol(&self, name: &str, version: Option<ProtocolVersion>) {
+        let Some(version) = version else { return };
+        let mut state = self.lock();
+        if let Some(record) = state.servers.get_mut(name)
+            && record.state.client().is_none()
+        {
+            record.protocol = Some(version);
+        }
+    }
+
+    /// The cache found a stateless server's list fresh: its tools are served on demand (live,
+    /// and no request sent) instead of connecting now. Late (after the gate answered), it is
+    /// told as a change of tools.
+    fn serve_on_demand(
+        &self,
+        name: &str,
+        id: u64,
+        tools: Vec<Tool>,
+        listing: Listing,
+        gate: Option<&Gate>,
+    ) {
+        {
+            let mut state = self.lock();
+            let Some(record) = state
+                .servers
+                .get_mut(name)
+                .filter(|record| record.state.is_attempt(id))
+            else {
+                // Disconnected meanwhile.
+                return;
+            };
+            record.tools = Some(tools);
+            record.state = ServerState::OnDemand {
+                listing,
+                since: id,
+                connecting: None,
+            };
+            if let Some(version) = listing.protocol_version {
+                record.protocol = Some(version);
+            }
+            self.emit(ManagerEvent::StatusChanged {
+                server: name.to_owned(),
+                status: ConnectionStatus::Connected,
+            });
+        }
+        tracing::debug!(
+            server = name,
+            fresh_for_ms = listing
+                .fresh_until()
+                .and_then(|until| until.duration_since(SystemTime::now()).ok())
+                .map_or(0, |left| left.as_millis()),
+            "the cached tool list is fresh: served on demand, connected at first use"
+        );
+        if is_late(gate, name) {
+            self.emit(ManagerEvent::ToolsChanged {
+                server: name.to_owned(),
+            });
+        }
+    }
+
+    /// Connects a server served on demand, at its first use: pinned to the version the cache
+    /// remembers, without listing its tools again while they are fresh. The outcome of the
+    /// attempt under way (this one, or one already started); `None` when the server is neither
+    /// served on demand nor connecting any more.
+    fn connect_on_demand(self: &Arc<Self>, name: &str) -> Option<watch::Receiver<Outcome>> {
+        let (id, outcome, outcome_tx, cancel, config, listing) = {
+            let mut state = self.lock();
+            let record = state.servers.get(name)?;
+            if let Some(attempt) = record.state.attempt() {
+                return Some(attempt.outcome.clone());
+            }
+            let ServerState::OnDemand { listing, .. } = record.state else {
+                return None;
+            };
+            let config = record.config.clone();
+            let (attempt, outcome_tx) = state.next_attempt();
+            let started = (
+                attempt.id,
+                attempt.outcome.clone(),
+                outcome_tx,
+                attempt.cancel.clone(),
+                config,
+                listing,
+            );
+            if let Some(ServerState::OnDemand { connecting, .. }) =
+                state.servers.get_mut(name).map(|record| &mut record.state)
+            {
+                *connecting = Some(attempt);
+            }
+            started
+        };
+        tracing::debug!(
+            server = name,
+            "connecting a server served on demand, at its first use"
+        );
+        let inner = Arc::clone(self);
+        let server = name.to_owned();
+        let span = tracing::info_span!("mcp_server", server = %name);
+        let task = tokio::spawn(
+            async move {
+                let plan = Plan {
+                    remembered: listing.protocol_version,
+                    fresh_until: listing.fresh_until(),
+                };
+                let result = tokio::select! {
+                    result = inner.connect_and_load(&server, &config, plan) => result,
+                    () = cancel.cancelled() => return,
+                };
+                inner
+                    .finish(&server, &config, id, result, None, &outcome_tx)
+                    .await;
+            }
+            .instrument(span),
+        );
+        self.hand_task(name, id, task);
+        Some(outcome)
+    }
+
+    /// Records the result of attempt `id`: the connection and its tools (written to the
+    /// cache), or the failure; late ones (see [`crate::gate`]) are also events. The result of
+    /// an attempt that is no longer the server's (disconnected meanwhile) is dropped, its
+    /// connection closed.
+    pub(crate) async fn finish(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+        id: u64,
+        result: Result<Loaded, ServerError>,
+        gate: Option<&Mutex<Gate>>,
+        outcome: &watch::Sender<Outcome>,
+    ) {
+        if let Ok(Loaded {
+            tools: Some(tools),
+            listing,
+            ..
+        }) = &result
+        {
+            self.cache_tools(name, config, tools, listing).await;
+        }
+        // The gate's lock is held until the result is recorded and published, so the gate
+        // sees either a server still connecting or its outcome.
+        let (late, recorded) = {
+            let gate = gate.map(lock);
+            let late = is_late(gate.as_deref(), name);
+            let mut state = self.lock();
+            let recorded = match state
+                .servers
+                .get_mut(name)
+                .filter(|record| record.state.is_attempt(id))
+            {
+                None => Recorded::Unwanted(result.ok().map(|loaded| loaded.client)),
+                Some(record) => self.record(name, config, record, result, outcome),
+            };
+            (late, recorded)
+        };
+        match recorded {
+            Recorded::Unwanted(unwanted) => {
+                if let Some(client) = unwanted {
+                    let _ = client.close().await;
+                }
+            }
+            Recorded::Connected => {
+                if late {
+                    self.emit(ManagerEvent::ToolsChanged {
+                        server: name.to_owned(),
+                    });
+                }
+            }
+            Recorded::Failed { error, had_tools } => {
+                if late {
+                    // Told through `ManagerEvent::LateError` and the status: a log line is for
+                    // tracing, not for the user.
+                    tracing::info!(server = name, %error, "MCP server failed after startup");
+                    if had_tools {
+                        self.emit(ManagerEvent::ToolsChanged {
+                            server: name.to_owned(),
+                        });
+                    }
+                    self.emit(ManagerEvent::LateError {
+                        server: name.to_owned(),
+                        error,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Records `result` on the server's record (under the state lock) and publishes it.
+    fn record(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+        record: &mut Server,
+        result: Result<Loaded, ServerError>,
+        outcome: &watch::Sender<Outcome>,
+    ) -> Recorded {
+        match result {
+            Ok(loaded) => {
+                record.protocol = Some(loaded.client.protocol_version());
+                // Not listed: the tools held (served on demand) are still fresh.
+                if let Some(tools) = loaded.tools {
+                    record.tools = Some(tools);
+                }
+                let watcher = tokio::spawn(watch_connection(
+                    Arc::downgrade(self),
+                    name.to_owned(),
+                    config.clone(),
+                    Arc::clone(&loaded.client),
+                    loaded.notifications,
+                ));
+                record.state = ServerState::Connected(Connection {
+                    client: Arc::clone(&loaded.client),
+                    watcher,
+                });
+                // The status event comes before the outcome: a caller of the gate has it by
+                // the time `connect_servers` returns.
+                self.emit(ManagerEvent::StatusChanged {
+                    server: name.to_owned(),
+                    status: ConnectionStatus::Connected,
+                });
+                outcome.send_replace(Some(Ok(loaded.client)));
+                Recorded::Connected
+            }
+            Err(error) => {
+                record.state = ServerState::Failed(error.clone());
+                let had_tools = record.tools.take().is_some();
+                self.emit(ManagerEvent::StatusChanged {
+                    server: name.to_owned(),
+                    status: ConnectionStatus::not_connected(error.clone()),
+                });
+                outcome.send_replace(Some(Err(error.clone())));
+                Recorded::Failed { error, had_tools }
+            }
+        }
+    }
+
+    /// Writes a server's tools to the cache with how they were listed, under its cache key.
+    async fn cache_tools(
+        &self,
+        name: &str,
+        config: &ServerConfig,
+        tools: &[Tool],
+        listing: &Listing,
+    ) {
+        let fingerprint = self.lock().servers.get(name).map_or_else(
+            || Fingerprint::of(config),
+            |record| record.fingerprint.clone(),
+        );
+        self.cache
+            .set_entry(name, &fingerprint, tools, listing)
+            .await;
+    }
+
+    /// A server's list changed: list again, replace its tools, update the cache.
+    async fn relist(&self, name: &str, config: &ServerConfig, client: &McpClient) {
+        match client.list_tools_with_ttl().await {
+            Ok(list) => {
+                let listing = listing_of(client, list.ttl);
+                let tools = offered(config, list.tools);
+                self.cache_tools(name, config, &tools, &listing).await;
+                let replaced = {
+                    let mut state = self.lock();
+                    match state.servers.get_mut(name) {
+                        Some(record) if record.state.client().is_some() => {
+                            record.tools = Some(tools);
+                            true
+                        }
+                        _ => false,
+                    }
+                };
+                if replaced {
+                    self.emit(ManagerEvent::ToolsChanged {
+                        server: name.to_owned(),
+                    });
+                }
+            }
+            Err(error) => {
+                tracing::warn!(server = name, %error, "re-listing tools after a change failed");
+            }
+        }
+    }
+
+    /// The connection `client` of `name` died on its own: the server's tools stay (deferred)
+    /// and it is reconnected if the policy allows; otherwise it is failed with `reason`.
+    fn connection_lost(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+        client: &Arc<McpClient>,
+        reason: ServerError,
+    ) {
+        let policy = self.options.reconnect;
+        let reconnect = policy.enabled
+            && policy.max_attempts > 0
+            && config.reconnect() != Some(false)
+            // Only a login helps a server that wants one.
+            && !reason.needs_login();
+        let reconnecting = {
+            let mut state = self.lock();
+            let next = reconnect.then(|| state.next_attempt());
+            let Some(record) = state.servers.get_mut(name).filter(|record| {
+                record
+                    .state
+                    .client()
+                    .is_some_and(|c| Arc::ptr_eq(c, client))
+            }) else {
+                return;
+            };
+            // Told through the status (and the failed calls): a log line is for tracing.
+            tracing::info!(server = name, %reason, "MCP server connection lost");
+            match next {
+                Some((attempt, outcome_tx)) => {
+                    let started = (attempt.id, attempt.cancel.clone(), outcome_tx);
+                    record.state = ServerState::Reconnecting {
+                        attempt,
+                        number: 1,
+                        cause: reason.clone(),
+                    };
+                    Some(started)
+                }
+                None => {
+                    record.state = ServerState::Failed(reason.clone());
+                    None
+                }
+            }
+        };
+        match reconnecting {
+            Some((id, cancel, outcome_tx)) => {
+                self.emit(ManagerEvent::StatusChanged {
+                    server: name.to_owned(),
+                    status: ConnectionStatus::Reconnecting {
+                        attempt: 1,
+                        cause: reason.clone(),
+                    },
+                });
+                let inner = Arc::clone(self);
+                let (server, config) = (name.to_owned(), config.clone());
+                let span = tracing::info_span!("mcp_server", server = %name);
+                let task = tokio::spawn(
+                    async move {
+                        tokio::select! {
+                            () = inner.reconnect(&server, &config, id, reason, &outcome_tx) => {}
+                            () = cancel.cancelled() => {}
+                        }
+                    }
+                    .instrument(span),
+                );
+                self.hand_task(name, id, task);
+            }
+            None => self.emit(ManagerEvent::StatusChanged {
+                server: name.to_owned(),
+                status: ConnectionStatus::not_connected(reason),
+            }),
+        }
+        self.emit(ManagerEvent::ToolsChanged {
+            server: name.to_owned(),
+        });
+    }
+
+    /// Makes a dead connection again with the policy's backoff, updating the `Reconnecting`
+    /// state after each failed attempt; the final result is recorded like a late one.
+    async fn reconnect(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+        id: u64,
+        mut cause: ServerError,
+        outcome: &watch::Sender<Outcome>,
+    ) {
+        let policy = self.options.reconnect;
+        let mut number = 1;
+        let result = loop {
+            let delay = policy.delay(number);
+            tracing::info!(attempt = number, delay_ms = delay.as_millis() as u64, %cause, "reconnecting");
+            tokio::time::sleep(delay).await;
+            match self.connect_and_load(name, config, Plan::default()).await {
+                Ok(loaded) => break Ok(loaded),
+                Err(error) => {
+                    tracing::warn!(attempt = number, %error, "reconnecting failed");
+                    cause = error;
+                }
+            }
+            if number >= policy.max_attempts || cause.needs_login() {
+                break Err(cause);
+            }
+            number += 1;
+            let still_ours = {
+                let mut state = self.lock();
+                match state.servers.get_mut(name).map(|record| &mut record.state) {
+                    Some(ServerState::Reconnecting {
+                        attempt,
+                        number: shown,
+                        cause: shown_cause,
+                    }) if attempt.id == id => {
+                        *shown = number;
+                        shown_cause.clone_from(&cause);
+                        true
+                    }
+                    _ => false,
+                }
+            };
+            if !still_ours {
+                return;
+            }
+            self.emit(ManagerEvent::StatusChanged {
+                server: name.to_owned(),
+                status: ConnectionStatus::Reconnecting {
+                    attempt: number,
+                    cause: cause.clone(),
+                },
+            });
+        };
+        self.finish(name, config, id, result, None, outcome).await;
+    }
+}
+
+/// What [`Inner::finish`] recorded.
+enum Recorded {
+    Connected,
+    Failed {
+        error: ServerError,
+        had_tools: bool,
+    },
+    /// Not the server's attempt any more: the connection, if one was made, is to be closed.
+    Unwanted(Option<Arc<McpClient>>),
+}
+
+/// What the cache lookup found, if it answers by its deadline; else nothing is remembered.
+async fn remembered_by(from: Option<(oneshot::Receiver<Remembered>, Instant)>) -> Remembered {
+    let Some((receiver, deadline)) = from else {
+        return Remembered::Connect(None);
+    };
+    match tokio::time::timeout_at(deadline, receiver).await {
+        Ok(Ok(remembered)) => remembered,
+        _ => Remembered::Connect(None),
+    }
+}
+
+/// Follows one connection: re-lists tools on `notifications/tools/list_changed`, tells of
+/// resource and prompt list changes, and notices at once when the connection dies.
+async fn watch_connection(
+    inner: Weak<Inner>,
+    name: String,
+    config: ServerConfig,
+    client: Arc<McpClient>,
+    mut notifications: broadcast::Receiver<ServerNotification>,
+) {
+    let check = inner.upgrade().and_then(|inner| inner.options.health_check);
+    let mut health = Health::new(check);
+    loop {
+        tokio::select! {
+            notification = notifications.recv() => {
+                let change = match notification {
+                    Ok(notification) => ListChange::of(&notification),
+                    // Missed some: any of them may have been a list change.
+                    Err(broadcast::error::RecvError::Lagged(_)) => ListChange::Any,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                if change == ListChange::None {
+                    continue;
+                }
+                let Some(inner) = inner.upgrade() else { return };
+                if matches!(change, ListChange::Tools | ListChange::Any) {
+                    inner.relist(&name, &config, &client).await;
+                }
+                let capabilities = client.capabilities();
+                let resources = change == ListChange::Resources
+                    || (change == ListChange::Any && capabilities.offers_resources());
+                if resources {
+                    inner.emit(ManagerEvent::ResourcesChanged { server: name.clone() });
+                }
+                let prompts = change == ListChange::Prompts
+                    || (change == ListChange::Any && capabilities.offers_prompts());
+                if prompts {
+                    inner.emit(ManagerEvent::PromptsChanged { server: name.clone() });
+                }
+            }
+            reason = client.closed() => {
+                if !reason.is_closed_by_client()
+                    && let Some(inner) = inner.upgrade()
+                {
+                    let lost = ManagerError::ConnectionLost {
+                        server: name.clone(),
+                        reason,
+                    };
+                    inner.connection_lost(&name, &config, &client, ServerError::new(lost));
+                }
+                return;
+            }
+            () = health.tick() => {
+                if let Err(unresponsive) = health.ping(&name, &client).await {
+                    // Stopped first (a stopped process is killed), then reconnected.
+                    let _ = client.close().await;
+                    if let Some(inner) = inner.upgrade() {
+                        inner.connection_lost(&name, &config, &client, ServerError::new(unresponsive));
+                    }
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Which list a server notification says changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListChange {
+    /// Not a list change.
+    None,
+    Tools,
+    Resources,
+    Prompts,
+    /// Notifications were missed: any list may have changed.
+    Any,
+}
+
+impl ListChange {
+    fn of(notification: &ServerNotification) -> Self {
+        use mcp_transport::protocol::methods;
+        match notification.method.as_str() {
+            methods::TOOLS_LIST_CHANGED => Self::Tools,
+            methods::RESOURCES_LIST_CHANGED => Self::Resources,
+            methods::PROMPTS_LIST_CHANGED => Self::Prompts,
+            _ => Self::None,
+        }
+    }
+}
+
+#[async_trait]
+impl ConnectionProvider for Inner {
+    async fn wait_for_connection(&self, server: &str) -> Result<Arc<McpClient>, ConnectionError> {
+        self.wait(server)
+            .await
+            .map_err(|error| Arc::new(error) as ConnectionError)
+    }
+}

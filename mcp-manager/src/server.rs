@@ -1,0 +1,227 @@
+//! One record per server ([`Server`]): where it is defined, the configuration it was started
+//! with and its cache key, its tools, the protocol version it speaks, and where it stands — one
+//! [`ServerState`]. A server's status is a `match` on that state; nothing is derived by looking
+//! in several places.
+//!
+//! The lifecycle, as [`crate::lifecycle`] drives it:
+//!
+//! ```text
+//!              ┌────────────── the cache's list is a stateless server's and fresh ──► OnDemand
+//!   start ──► Starting ──► Connected ──(died)──► Reconnecting ──► Connected
+//!                │             ▲                      │
+//!                └──► Failed ◄─┴──────────────────────┘ (attempts spent, or no reconnect)
+//! ```
+//!
+//! `OnDemand` counts as connected (its tools are live); its first use starts the connection
+//! that makes it `Connected`. A server that is disconnected has no record.
+
+use std::sync::Arc;
+
+use mcp_cache::{Fingerprint, Listing};
+use mcp_config::{ServerConfig, SourceMeta};
+use mcp_transport::{McpClient, ProtocolVersion, Tool};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ServerError;
+use crate::status::ConnectionStatus;
+
+/// What an attempt to connect ended with: `None` while it runs. Everyone waiting for the
+/// server (the startup gate, deferred tools, [`crate::McpManager::wait_for_connection`])
+/// shares it.
+pub(crate) type Outcome = Option<Result<Arc<McpClient>, ServerError>>;
+
+/// Everything the manager knows of one server.
+pub(crate) struct Server {
+    /// Where its definition came from; `None` for a server built in code.
+    pub(crate) source: Option<SourceMeta>,
+    /// The configuration it was (last) started with.
+    pub(crate) config: ServerConfig,
+    /// Its cache key: the fingerprint of its definition as written.
+    pub(crate) fingerprint: Fingerprint,
+    /// Its tools: live, from the cache (deferred while it connects), or kept while it is
+    /// reconnected and after it died; `None` when it offers none yet.
+    pub(crate) tools: Option<Vec<Tool>>,
+    /// The protocol version it spoke last (its connection's), or the one the cache remembers
+    /// while its tools come from there.
+    pub(crate) protocol: Option<ProtocolVersion>,
+    /// Where it stands.
+    pub(crate) state: ServerState,
+}
+
+/// Where a server stands.
+pub(crate) enum ServerState {
+    /// Being connected (and its tools listed) for the first time since it was started.
+    Starting(Attempt),
+    /// A stateless server whose cached list is fresh: its tools are live without a connection,
+    /// which its first use makes (`connecting`).
+    OnDemand {
+        /// How the cached list was listed: the version to connect with, until when it is fresh.
+        listing: Listing,
+        /// The attempt whose cache lookup found the list fresh (its tools may be built).
+        since: u64,
+        /// The connection of its first use, once one is under way.
+        connecting: Option<Attempt>,
+    },
+    /// Connected, tools listed.
+    Connected(Connection),
+    /// Its connection died and is being made again.
+    Reconnecting {
+        /// The attempts' task.
+        attempt: Attempt,
+        /// Which attempt is next or under way (1 for the first).
+        number: u32,
+        /// Why the connection died, or why the last attempt failed.
+        cause: ServerError,
+    },
+    /// Not connected, because of this error (its tools, if it had some when it died, stay as
+    /// deferred ones that answer with the error).
+    Failed(ServerError),
+}
+
+/// A connection being made: the task making it and the outcome it shares.
+pub(crate) struct Attempt {
+    /// Tells this attempt from a later one of the same server.
+    pub(crate) id: u64,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) outcome: watch::Receiver<Outcome>,
+    /// Its task, once spawned.
+    pub(crate) task: Option<JoinHandle<()>>,
+}
+
+impl Attempt {
+    /// An attempt numbered `id`; the sender its task publishes the outcome with.
+    pub(crate) fn new(id: u64) -> (Self, watch::Sender<Outcome>) {
+        let (sender, outcome) = watch::channel(None);
+        let attempt = Self {
+            id,
+            cancel: CancellationToken::new(),
+            outcome,
+            task: None,
+        };
+        (attempt, sender)
+    }
+
+    /// Cancels the attempt and waits for its task (a process it started is then killed).
+    async fn stop(self) {
+        self.cancel.cancel();
+        if let Some(task) = self.task {
+            let _ = task.await;
+        }
+    }
+
+    fn abort(self) {
+        self.cancel.cancel();
+        if let Some(task) = self.task {
+            task.abort();
+        }
+    }
+}
+
+/// A live connection and the task following it (list changes, death, health).
+pub(crate) struct Connection {
+    pub(crate) client: Arc<McpClient>,
+    pub(crate) watcher: JoinHandle<()>,
+}
+
+impl Connection {
+    async fn close(self) {
+        self.watcher.abort();
+        if let Err(error) = self.client.close().await {
+            tracing::warn!(%error, "closing an MCP server failed");
+        }
+    }
+}
+
+impl ServerState {
+    /// The status the state stands for.
+    pub(crate) fn status(&self) -> ConnectionStatus {
+        match self {
+            // Served on demand counts as connected: its tools are live.
+            Self::Connected(_) | Self::OnDemand { .. } => ConnectionStatus::Connected,
+            Self::Starting(_) => ConnectionStatus::Connecting,
+            Self::Reconnecting { number, cause, .. } => ConnectionStatus::Reconnecting {
+                attempt: *number,
+                cause: cause.clone(),
+            },
+            Self::Failed(error) => ConnectionStatus::not_connected(error.clone()),
+        }
+    }
+
+    /// The attempt under way, if any.
+    pub(crate) fn attempt(&self) -> Option<&Attempt> {
+        match self {
+            Self::Starting(attempt) | Self::Reconnecting { attempt, .. } => Some(attempt),
+            Self::OnDemand { connecting, .. } => connecting.as_ref(),
+            Self::Connected(_) | Self::Failed(_) => None,
+        }
+    }
+
+    /// The attempt under way, to hand it its task.
+    pub(crate) fn attempt_mut(&mut self) -> Option<&mut Attempt> {
+        match self {
+            Self::Starting(attempt) | Self::Reconnecting { attempt, .. } => Some(attempt),
+            Self::OnDemand { connecting, .. } => connecting.as_mut(),
+            Self::Connected(_) | Self::Failed(_) => None,
+        }
+    }
+
+    /// Whether the attempt under way is attempt `id` (a result of another is not wanted).
+    pub(crate) fn is_attempt(&self, id: u64) -> bool {
+        self.attempt().is_some_and(|attempt| attempt.id == id)
+    }
+
+    /// The live connection's client.
+    pub(crate) fn client(&self) -> Option<&Arc<McpClient>> {
+        match self {
+            Self::Connected(connection) => Some(&connection.client),
+            _ => None,
+        }
+    }
+
+    /// Connected, connecting, served on demand or being reconnected: not failed.
+    pub(crate) fn is_running(&self) -> bool {
+        !matches!(self, Self::Failed(_))
+    }
+
+    /// Stops what the state runs: the attempt under way is cancelled and awaited, the
+    /// connection closed.
+    pub(crate) async fn stop(self) {
+        match self {
+            Self::Starting(attempt) | Self::Reconnecting { attempt, .. } => attempt.stop().await,
+            Self::OnDemand {
+                connecting: Some(attempt),
+                ..
+            } => attempt.stop().await,
+            Self::Connected(connection) => connection.close().await,
+            Self::OnDemand {
+                connecting: None, ..
+            }
+            | Self::Failed(_) => {}
+        }
+    }
+
+    /// [`stop`](Self::stop) without waiting, for a manager dropped: the attempt is aborted,
+    /// the connection closed on the runtime if there is one (without, the client's last
+    /// handle's drop kills the server).
+    pub(crate) fn abort(self) {
+        match self {
+            Self::Starting(attempt) | Self::Reconnecting { attempt, .. } => attempt.abort(),
+            Self::OnDemand {
+                connecting: Some(attempt),
+                ..
+            } => attempt.abort(),
+            Self::Connected(connection) => match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn(connection.close());
+                }
+                Err(_) => connection.watcher.abort(),
+            },
+            Self::OnDemand {
+                connecting: None, ..
+            }
+            | Self::Failed(_) => {}
+        }
+    }
+}
