@@ -374,3 +374,33 @@ async fn a_servers_timeout_starts_when_its_turn_to_start_comes() {
     assert!(outcome.errors.is_empty(), "{:?}", outcome.errors.first());
     within("disconnect_all", manager.disconnect_all()).await;
 }
+
+/// A `!command` value is resolved before the server's timeout starts, with a bound of its own:
+/// a slow command does not use up the time a healthy server has to connect and list its tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_command_value_leaves_the_server_its_whole_timeout() {
+    let mut slow = fixture("slow-command", |server| server.delay("tools/list", 1500));
+    slow.config.timeout = Some(3000);
+    let mcp_config::TransportConfig::Stdio(stdio) = &mut slow.config.transport else {
+        unreachable!("a fixture is a stdio server");
+    };
+    // Two of the server's three seconds, were they counted from before the command ran.
+    stdio
+        .env
+        .insert("TOKEN".to_owned(), "!sleep 2; echo resolved".to_owned());
+    let manager = manager(memory_cache());
+
+    let outcome = connect(&manager, &configs(&[("slow", &slow)])).await;
+
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    assert_eq!(
+        manager.get_connection_status("slow"),
+        ConnectionStatus::Connected
+    );
+    let tools = tools_of(&outcome.tools, "slow");
+    assert!(
+        tools.iter().any(|tool| tool.original_name == "echo"),
+        "{tools:?}"
+    );
+    within("disconnect_all", manager.disconnect_all()).await;
+}
