@@ -30,19 +30,31 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+#[cfg(feature = "http")]
+use mcp_config::RemoteConfig;
+#[cfg(feature = "stdio")]
+use mcp_config::StdioConfig;
 use mcp_config::{
-    AuthStorage, ClientCredentialSetting, CredentialSetting, InvalidServer, OAuthGrant,
-    RemoteConfig, ResolvedServerConfig, ServerConfig, SourceMeta, StdioConfig, TransportConfig,
+    AuthStorage, InvalidServer, ResolvedServerConfig, ServerConfig, SourceMeta, TransportConfig,
     check_auth_source, resolve_auth_config, validate_server_config,
 };
-use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport, Url};
+#[cfg(feature = "oauth")]
+use mcp_config::{ClientCredentialSetting, CredentialSetting, OAuthGrant};
+#[cfg(feature = "oauth")]
+use mcp_transport::http::Url;
+#[cfg(feature = "http")]
+use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport};
+#[cfg(feature = "oauth")]
 use mcp_transport::oauth::{
     AuthorizationHandler, ClientCredential, CredentialStore, Dpop, Grant, IdentityAssertion,
     OAuthAuthorizer, OAuthOptions, PreRegisteredClient, Secret, SecretSource, WorkloadIdentity,
 };
-use mcp_transport::{ClientOptions, Launcher, McpClient, ProtocolVersion, StdioServerParams};
+use mcp_transport::{ClientOptions, McpClient, ProtocolVersion};
+#[cfg(feature = "stdio")]
+use mcp_transport::{Launcher, StdioServerParams};
 
 use crate::error::ManagerError;
+use crate::options::ManagerOptions;
 
 /// Turns a server's configuration into a connected [`McpClient`]: how a transport plugin is
 /// used by the manager and by every config file.
@@ -213,18 +225,50 @@ pub(crate) struct ConnectContext<'a> {
     /// The agent's store of static tokens, asked by server identity.
     pub(crate) storage: Option<&'a dyn AuthStorage>,
     /// Where OAuth logins are kept, by server URL.
-    pub(crate) oauth: &'a Arc<dyn CredentialStore>,
+    #[cfg(feature = "oauth")]
+    oauth: &'a Arc<dyn CredentialStore>,
     /// The browser step, for a login the user asked for; none for background connections.
-    pub(crate) login: Option<&'a Arc<dyn AuthorizationHandler>>,
+    #[cfg(feature = "oauth")]
+    login: Option<&'a Arc<dyn AuthorizationHandler>>,
     /// The message size limit of servers whose entry sets none.
     pub(crate) max_message_bytes: usize,
     /// What stdio servers are started through.
-    pub(crate) launcher: Option<&'a Launcher>,
+    #[cfg(feature = "stdio")]
+    launcher: Option<&'a Launcher>,
     /// Where the server's definition came from (none: unknown), which decides whether its
     /// `auth` may read the user's files.
     pub(crate) source: Option<&'a SourceMeta>,
     /// The connectors of transport plugins.
     pub(crate) connectors: &'a Connectors,
+}
+
+impl<'a> ConnectContext<'a> {
+    /// A connection made in the background: nobody to ask for a login.
+    pub(crate) fn new(
+        options: &'a ManagerOptions,
+        storage: Option<&'a dyn AuthStorage>,
+        source: Option<&'a SourceMeta>,
+    ) -> Self {
+        Self {
+            storage,
+            #[cfg(feature = "oauth")]
+            oauth: &options.credentials,
+            #[cfg(feature = "oauth")]
+            login: None,
+            max_message_bytes: options.max_message_bytes,
+            #[cfg(feature = "stdio")]
+            launcher: options.launcher.as_ref(),
+            source,
+            connectors: &options.connectors,
+        }
+    }
+
+    /// The connection of a login the user asked for: `handler` runs the browser step.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn with_login(mut self, handler: &'a Arc<dyn AuthorizationHandler>) -> Self {
+        self.login = Some(handler);
+        self
+    }
 }
 
 /// A configuration ready to connect: validated, its `auth` allowed by where it was defined,
@@ -292,7 +336,8 @@ impl Prepared {
     }
 }
 
-/// Validates, resolves and connects (see [`Prepared`]).
+/// Validates, resolves and connects (see [`Prepared`]): a login's connection.
+#[cfg(feature = "oauth")]
 pub(crate) async fn connect_client(
     name: &str,
     config: &ServerConfig,
@@ -310,25 +355,60 @@ struct BuiltIn;
 #[async_trait]
 impl Connector for BuiltIn {
     async fn connect(&self, request: ConnectRequest<'_>) -> Result<McpClient, ManagerError> {
-        let name = request.name;
-        let max_message_bytes = request.max_message_bytes();
-        let (remote, kind) = match request.resolved.transport() {
+        match request.resolved.transport() {
+            #[cfg(feature = "stdio")]
             TransportConfig::Stdio(stdio) => {
                 let params = stdio_params(stdio)
-                    .max_message_bytes(max_message_bytes)
+                    .max_message_bytes(request.max_message_bytes())
                     .launcher(request.context.launcher.cloned());
-                return Ok(McpClient::connect_stdio(name, params, request.options).await?);
+                Ok(McpClient::connect_stdio(request.name, params, request.options).await?)
             }
-            TransportConfig::Http(remote) => (remote, RemoteTransport::Auto),
-            TransportConfig::Sse(remote) => (remote, RemoteTransport::Sse),
-            TransportConfig::Custom(_) => return Err(request.unclaimed()),
-        };
-        let invalid = |source| ManagerError::InvalidRemote {
-            server: name.to_owned(),
-            source,
-        };
-        let mut params = remote_params(remote, kind).map_err(invalid)?;
-        params.max_message_bytes = max_message_bytes;
+            #[cfg(feature = "http")]
+            TransportConfig::Http(remote) => {
+                connect_remote(&request, remote, RemoteTransport::Auto).await
+            }
+            #[cfg(feature = "http")]
+            TransportConfig::Sse(remote) => {
+                connect_remote(&request, remote, RemoteTransport::Sse).await
+            }
+            #[cfg(not(feature = "stdio"))]
+            TransportConfig::Stdio(_) => Err(request.not_built("stdio")),
+            #[cfg(not(feature = "http"))]
+            TransportConfig::Http(_) | TransportConfig::Sse(_) => Err(request.not_built("http")),
+            TransportConfig::Custom(_) => Err(request.unclaimed()),
+        }
+    }
+}
+
+impl ConnectRequest<'_> {
+    /// The error for a transport this build leaves out.
+    #[cfg(not(all(feature = "stdio", feature = "http")))]
+    fn not_built(&self, feature: &'static str) -> ManagerError {
+        ManagerError::NotBuilt {
+            server: self.name.to_owned(),
+            kind: self.resolved.transport().type_name().to_owned(),
+            feature,
+        }
+    }
+}
+
+/// Connects a remote server over Streamable HTTP (falling back to legacy SSE) or legacy SSE,
+/// with its OAuth authorizer when it logs in with OAuth.
+#[cfg(feature = "http")]
+async fn connect_remote(
+    request: &ConnectRequest<'_>,
+    remote: &RemoteConfig,
+    kind: RemoteTransport,
+) -> Result<McpClient, ManagerError> {
+    let name = request.name;
+    let invalid = |source| ManagerError::InvalidRemote {
+        server: name.to_owned(),
+        source,
+    };
+    let mut params = remote_params(remote, kind).map_err(invalid)?;
+    params.max_message_bytes = request.max_message_bytes();
+    #[cfg(feature = "oauth")]
+    {
         let authorizer = authorizer_for(
             name,
             request.config,
@@ -340,13 +420,14 @@ impl Connector for BuiltIn {
         if let Some(authorizer) = authorizer {
             params = params.authorizer(authorizer);
         }
-        Ok(McpClient::connect_http(name, params, request.options).await?)
     }
+    Ok(McpClient::connect_http(name, params, request.options.clone()).await?)
 }
 
 /// The OAuth authorizer of a remote server, unless its configuration brings its own
 /// credentials (an `Authorization` header, resolved or stored) or another kind of `auth`; its
 /// grant and DPoP setting from the `auth` block.
+#[cfg(feature = "oauth")]
 fn authorizer_for(
     name: &str,
     config: &ServerConfig,
@@ -396,6 +477,7 @@ fn authorizer_for(
 
 /// The transport's grant for the configured one; why not, for a kind of setting this version
 /// does not know.
+#[cfg(feature = "oauth")]
 fn grant(configured: OAuthGrant) -> Result<Grant, String> {
     let source = |setting: CredentialSetting| match setting {
         CredentialSetting::Value(value) => Ok(SecretSource::Value(Secret::new(value))),
@@ -447,6 +529,7 @@ fn grant(configured: OAuthGrant) -> Result<Grant, String> {
 
 /// The HTTP transports' parameters for a (resolved) remote configuration: `http` tries
 /// Streamable HTTP and falls back to legacy SSE, `sse` is legacy SSE only.
+#[cfg(feature = "http")]
 fn remote_params(
     remote: &RemoteConfig,
     transport: RemoteTransport,
@@ -459,6 +542,7 @@ fn remote_params(
 }
 
 /// The stdio transport's parameters for a (resolved) stdio configuration.
+#[cfg(feature = "stdio")]
 fn stdio_params(stdio: &StdioConfig) -> StdioServerParams {
     let mut params = StdioServerParams::new(stdio.command.clone(), stdio.args.clone());
     params.env = stdio

@@ -31,7 +31,22 @@ pub enum ManagerError {
     /// carries the exit status and stderr tail of a stdio server.
     #[error(transparent)]
     Client(#[from] mcp_transport::Error),
+    /// The entry's transport is one this build leaves out (mcp-manager built without its
+    /// `stdio` or `http` feature).
+    #[error(
+        "MCP server \"{server}\": this build has no \"{kind}\" transport (mcp-manager was \
+         built without its \"{feature}\" feature)"
+    )]
+    NotBuilt {
+        /// The server.
+        server: String,
+        /// The type its entry names.
+        kind: String,
+        /// The feature that brings it.
+        feature: &'static str,
+    },
     /// A remote server's URL or headers cannot be used (the header's value is not shown).
+    #[cfg(feature = "http")]
     #[error("MCP server \"{server}\": {source}; fix the server's url or headers")]
     InvalidRemote {
         /// The server.
@@ -106,6 +121,7 @@ pub enum ManagerError {
         server: String,
     },
     /// The credential store could not be read or written.
+    #[cfg(feature = "oauth")]
     #[error("MCP server \"{server}\": {source}")]
     Credentials {
         /// The server.
@@ -190,16 +206,19 @@ impl ManagerError {
             Self::InvalidConfig(invalid) => Some(&invalid.server),
             Self::Auth(error) => Some(error.server()),
             Self::Client(error) => Some(error.server()),
-            Self::InvalidRemote { server, .. }
-            | Self::ConnectionLost { server, .. }
+            #[cfg(feature = "http")]
+            Self::InvalidRemote { server, .. } => Some(server),
+            #[cfg(feature = "oauth")]
+            Self::Credentials { server, .. } => Some(server),
+            Self::ConnectionLost { server, .. }
             | Self::NotRemote { server }
             | Self::Unresponsive { server, .. }
             | Self::OwnCredentials { server }
-            | Self::Credentials { server, .. }
             | Self::NotConnected { server }
             | Self::NotOffered { server, .. }
             | Self::UnclaimedTransport { server, .. }
             | Self::NotOAuthTransport { server, .. }
+            | Self::NotBuilt { server, .. }
             | Self::Plugin { server, .. } => Some(server),
             Self::Discovery(_) | Self::ProviderPanicked(_) => None,
         }

@@ -41,6 +41,17 @@
 //! startup; its connection is made at first use. Past the ttl (or without one) the list is
 //! fetched again as for any server. `required: true` servers are always connected at startup.
 //!
+//! Servers are connected through [`Connector`]s: the built-in one speaks stdio, Streamable
+//! HTTP and legacy SSE; a transport plugin registers its own for the `type` its config entries
+//! name ([`ManagerOptions::connector`]), so `{"type": "unix", …}` in any config file connects
+//! through it. An entry no connector claims fails on its own, naming its type.
+//!
+//! Features (all on by default) choose what is compiled: `stdio` (child processes), `http`
+//! (Streamable HTTP and legacy SSE: reqwest and rustls), `oauth` (logins to remote servers,
+//! [`McpManager::login`]). A stdio-only agent builds with `default-features = false,
+//! features = ["stdio"]` and compiles no HTTP client; an entry of a transport left out fails
+//! with [`ManagerError::NotBuilt`].
+//!
 //! Remote servers are connected with an OAuth authorizer that never asks the user: it sends the
 //! tokens kept for the server's URL in [`ManagerOptions::credentials`] and refreshes them, and
 //! a server that wants a login it does not have is [`ConnectionStatus::NeedsLogin`], not
@@ -58,6 +69,7 @@ mod error;
 mod gate;
 mod lifecycle;
 mod loader;
+#[cfg(feature = "oauth")]
 mod login;
 mod manager;
 mod offer;

@@ -43,15 +43,12 @@ impl McpManager {
             .servers
             .get(name)
             .and_then(|record| record.source.clone());
-        let context = ConnectContext {
-            storage: self.inner.auth.as_deref(),
-            oauth: store,
-            login: Some(&handler),
-            max_message_bytes: self.inner.options.max_message_bytes,
-            launcher: self.inner.options.launcher.as_ref(),
-            source: source.as_ref(),
-            connectors: &self.inner.options.connectors,
-        };
+        let context = ConnectContext::new(
+            &self.inner.options,
+            self.inner.auth.as_deref(),
+            source.as_ref(),
+        )
+        .with_login(&handler);
         let options = self
             .inner
             .client_options(name, config)

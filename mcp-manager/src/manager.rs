@@ -236,7 +236,7 @@ impl McpManager {
     /// Changes the agent's roots (when the client options declare roots): connected servers
     /// that follow them get `notifications/roots/list_changed` and the new list when they ask,
     /// servers connected later get it from the start. A server whose config sets its own
-    /// `roots` keeps them (see [`crate::roots`]).
+    /// `roots` keeps them.
     pub fn set_roots(&self, roots: Vec<Root>) {
         if self.inner.options.client.roots.is_none() {
             return;

@@ -7,9 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_bridge::OutputBudget;
+use mcp_transport::ClientOptions;
+#[cfg(feature = "stdio")]
+use mcp_transport::Launcher;
 use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
+#[cfg(feature = "oauth")]
 use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
-use mcp_transport::{ClientOptions, Launcher};
 
 use crate::connector::{Connector, Connectors};
 use crate::reconnect::{HealthCheck, ReconnectPolicy};
@@ -22,13 +25,14 @@ pub struct ManagerOptions {
     /// for the rest). Default 250 ms.
     pub startup_timeout: Duration,
     /// How every server is connected: the client name and version sent, the agent's roots
-    /// (none by default; a server's own `roots` setting wins, see [`McpManager::set_roots`]),
+    /// (none by default; a server's own `roots` setting wins, see [`McpManager::set_roots`](crate::McpManager::set_roots)),
     /// the timeout of `tools/list` and of tool calls without their own (60 s by default). The
     /// connect timeout is each server's own (its `timeout`, 30 s by default).
     pub client: ClientOptions,
     /// Where OAuth logins to remote servers are kept, by server URL (the session's is a file
     /// in the user's config directory). Default: in memory, so a remote server that wants a
     /// login shows as needing one.
+    #[cfg(feature = "oauth")]
     pub credentials: Arc<dyn CredentialStore>,
     /// The longest message accepted from a server whose entry sets no `maxMessageBytes`
     /// (32 MiB by default). A longer answer fails its own call; the connection lives on.
@@ -49,6 +53,7 @@ pub struct ManagerOptions {
     /// The program stdio servers are started through (see [`Launcher`]); `None`, the default,
     /// starts them directly. The `agent-session` CLI uses itself, so that its servers get a
     /// parent-death signal and die with it even when it is killed with SIGKILL.
+    #[cfg(feature = "stdio")]
     pub launcher: Option<Launcher>,
     /// The longest any server may take to connect and list its tools, whatever its own
     /// `timeout` says (a shorter one still applies); `None`, the default, leaves each server's
@@ -64,6 +69,7 @@ impl Default for ManagerOptions {
         Self {
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             client: ClientOptions::default(),
+            #[cfg(feature = "oauth")]
             credentials: Arc::new(MemoryCredentialStore::new()),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             reconnect: ReconnectPolicy::default(),
@@ -72,6 +78,7 @@ impl Default for ManagerOptions {
                 .map_or(8, |cores| cores.get() * 8)
                 .max(8),
             output_budget: Some(OutputBudget::default()),
+            #[cfg(feature = "stdio")]
             launcher: None,
             connect_timeout_cap: None,
             connectors: Connectors::default(),
@@ -99,6 +106,7 @@ impl ManagerOptions {
 
     /// Starts stdio servers through `launcher`.
     #[must_use]
+    #[cfg(feature = "stdio")]
     pub fn launcher(mut self, launcher: Option<Launcher>) -> Self {
         self.launcher = launcher;
         self
@@ -142,6 +150,7 @@ impl ManagerOptions {
 
     /// Keeps OAuth logins in `store`.
     #[must_use]
+    #[cfg(feature = "oauth")]
     pub fn credentials(mut self, store: Arc<dyn CredentialStore>) -> Self {
         self.credentials = store;
         self

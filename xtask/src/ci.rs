@@ -59,6 +59,9 @@ const NO_PROCESS_NO_HTTP: &[&str] = &[
     "tokio feature \"process\"",
 ];
 
+/// What only remote servers need: an HTTP client, TLS, the crypto OAuth brings.
+const HTTP_ONLY: &[&str] = &["reqwest", "hyper v", "rustls", "aws-lc-rs"];
+
 /// What only the `agent-session` binaries need.
 const CLI_ONLY: &[&str] = &[
     "clap v",
@@ -95,6 +98,11 @@ const BOUNDARIES: &[Boundary] = &[
         package: "mcp-bridge",
         args: &[],
         absent: &[NO_PROCESS_NO_HTTP],
+    },
+    Boundary {
+        package: "mcp-manager",
+        args: &["--no-default-features", "--features", "stdio"],
+        absent: &[HTTP_ONLY],
     },
     Boundary {
         package: "agent-session",
@@ -223,6 +231,21 @@ fn plan(root: &Path) -> Vec<Step> {
                 "-p",
                 "mcp-cache",
                 "--no-default-features",
+                "--lib",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        cargo_step(
+            "mcp-manager with stdio alone (no HTTP, no OAuth)",
+            &[
+                "clippy",
+                "-p",
+                "mcp-manager",
+                "--no-default-features",
+                "--features",
+                "stdio",
                 "--lib",
                 "--",
                 "-D",
