@@ -54,7 +54,6 @@ use mcp_transport::{ClientOptions, McpClient, ProtocolVersion};
 use mcp_transport::{Launcher, StdioServerParams};
 
 use crate::error::ManagerError;
-use crate::options::ManagerOptions;
 
 /// Turns a server's configuration into a connected [`McpClient`]: how a transport plugin is
 /// used by the manager and by every config file.
@@ -226,15 +225,15 @@ pub(crate) struct ConnectContext<'a> {
     pub(crate) storage: Option<&'a dyn AuthStorage>,
     /// Where OAuth logins are kept, by server URL.
     #[cfg(feature = "oauth")]
-    oauth: &'a Arc<dyn CredentialStore>,
+    pub(crate) oauth: &'a Arc<dyn CredentialStore>,
     /// The browser step, for a login the user asked for; none for background connections.
     #[cfg(feature = "oauth")]
-    login: Option<&'a Arc<dyn AuthorizationHandler>>,
+    pub(crate) login: Option<&'a Arc<dyn AuthorizationHandler>>,
     /// The message size limit of servers whose entry sets none.
     pub(crate) max_message_bytes: usize,
     /// What stdio servers are started through.
     #[cfg(feature = "stdio")]
-    launcher: Option<&'a Launcher>,
+    pub(crate) launcher: Option<&'a Launcher>,
     /// Where the server's definition came from (none: unknown), which decides whether its
     /// `auth` may read the user's files.
     pub(crate) source: Option<&'a SourceMeta>,
@@ -243,26 +242,6 @@ pub(crate) struct ConnectContext<'a> {
 }
 
 impl<'a> ConnectContext<'a> {
-    /// A connection made in the background: nobody to ask for a login.
-    pub(crate) fn new(
-        options: &'a ManagerOptions,
-        storage: Option<&'a dyn AuthStorage>,
-        source: Option<&'a SourceMeta>,
-    ) -> Self {
-        Self {
-            storage,
-            #[cfg(feature = "oauth")]
-            oauth: &options.credentials,
-            #[cfg(feature = "oauth")]
-            login: None,
-            max_message_bytes: options.max_message_bytes,
-            #[cfg(feature = "stdio")]
-            launcher: options.launcher.as_ref(),
-            source,
-            connectors: &options.connectors,
-        }
-    }
-
     /// The connection of a login the user asked for: `handler` runs the browser step.
     #[cfg(feature = "oauth")]
     pub(crate) fn with_login(mut self, handler: &'a Arc<dyn AuthorizationHandler>) -> Self {

@@ -14,7 +14,7 @@ use mcp_config::{ServerConfig, TransportConfig};
 use mcp_transport::http::Url;
 use mcp_transport::oauth::{AuthorizationHandler, credential_key};
 
-use crate::connector::{ConnectContext, connect_client};
+use crate::connector::connect_client;
 use crate::error::{ManagerError, ServerError};
 use crate::manager::McpManager;
 
@@ -43,12 +43,11 @@ impl McpManager {
             .servers
             .get(name)
             .and_then(|record| record.source.clone());
-        let context = ConnectContext::new(
-            &self.inner.options,
-            self.inner.auth.as_deref(),
-            source.as_ref(),
-        )
-        .with_login(&handler);
+        let context = self
+            .inner
+            .options
+            .connect_context(self.inner.auth.as_deref(), source.as_ref())
+            .with_login(&handler);
         let options = self
             .inner
             .client_options(name, config)

@@ -14,8 +14,9 @@ use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
 #[cfg(feature = "oauth")]
 use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 
-use crate::connector::{Connector, Connectors};
+use crate::connector::{ConnectContext, Connector, Connectors};
 use crate::reconnect::{HealthCheck, ReconnectPolicy};
+use mcp_config::{AuthStorage, SourceMeta};
 
 /// How the manager connects.
 #[derive(Debug, Clone)]
@@ -154,6 +155,28 @@ impl ManagerOptions {
     pub fn credentials(mut self, store: Arc<dyn CredentialStore>) -> Self {
         self.credentials = store;
         self
+    }
+}
+
+impl ManagerOptions {
+    /// What a connection made in the background is made with: nobody to ask for a login.
+    pub(crate) fn connect_context<'a>(
+        &'a self,
+        storage: Option<&'a dyn AuthStorage>,
+        source: Option<&'a SourceMeta>,
+    ) -> ConnectContext<'a> {
+        ConnectContext {
+            storage,
+            #[cfg(feature = "oauth")]
+            oauth: &self.credentials,
+            #[cfg(feature = "oauth")]
+            login: None,
+            max_message_bytes: self.max_message_bytes,
+            #[cfg(feature = "stdio")]
+            launcher: self.launcher.as_ref(),
+            source,
+            connectors: &self.connectors,
+        }
     }
 }
 

@@ -74,7 +74,7 @@ impl Pipeline<'_> {
         // spawned together would not finish their handshakes within their timeouts. The
         // permit is held until the tools are listed.
         let _starting = self.permits.acquire().await.ok();
-        let context = ConnectContext::new(self.options, self.auth, source);
+        let context = self.options.connect_context(self.auth, source);
         // Bounded by the `!command` timeout, not by the server's: a slow command does not use
         // up the time the server has to connect and list its tools.
         let prepared = Prepared::new(name, config, context).await?;
