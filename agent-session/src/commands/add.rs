@@ -307,8 +307,14 @@ fn check(name: &str, config: &ServerConfig, usage: &str) -> Result<(), String> {
     let unexpanded = match &config.transport {
         TransportConfig::Stdio(stdio) => stdio.command.contains("${"),
         TransportConfig::Http(remote) | TransportConfig::Sse(remote) => remote.url.contains("${"),
-        // `add` writes stdio and remote entries only; a plugin's are written by hand.
-        TransportConfig::Custom(_) => false,
+        // A plugin's type: this program has no connector for it, so it would never connect.
+        TransportConfig::Custom(custom) => {
+            return Err(format!(
+                "unknown transport type \"{}\" (expected \"stdio\", \"http\" or \"sse\"; a \
+                 transport plugin's entry is written to its file by hand); {usage}",
+                custom.kind
+            ));
+        }
     };
     if unexpanded {
         return Ok(());
