@@ -1,40 +1,4 @@
-//! # mcp-cache
-//!
-//! The tool cache: the last tool list each MCP server returned, so that a session can offer a
-//! slow server's tools at once (as deferred tools) while the server is still connecting.
-//!
-//! ```no_run
-//! use mcp_cache::{CacheOptions, Fingerprint, SledToolCache, ToolCache};
-//!
-//! # async fn run(tools: Vec<mcp_transport::Tool>) {
-//! let cache = SledToolCache::in_user_cache_dir("my-agent", CacheOptions::default());
-//! let fingerprint = Fingerprint::of(&serde_json::json!({"command": "npx", "args": ["-y", "srv"]}));
-//! cache.set("github", &fingerprint, &tools).await;
-//! if let Some(tools) = cache.get("github", &fingerprint).await {
-//!     println!("{} cached tools", tools.len());
-//! }
-//! # }
-//! ```
-//!
-//! - An entry is keyed by server name and holds a format version, the [`Fingerprint`] of the
-//!   server's unresolved configuration, the tools and the write time. A lookup misses when the
-//!   entry is absent, older than the time to live (30 days by default), of another format or of
-//!   another configuration.
-//! - Written with [`ToolCache::set_entry`], an entry also keeps how the tools were listed
-//!   ([`Listing`]): the protocol version the server spoke, so that the next start need not probe
-//!   its era again, and for a stateless server (2026-07-28) its list's `ttlMs` and when the list
-//!   was fetched, so that the next start knows whether the list is still fresh
-//!   ([`ToolCache::lookup_entry`]). The cache only keeps these; what they mean for a start is the
-//!   manager's business.
-//! - The cache is best effort: a store that cannot be opened, is locked by another process, is
-//!   corrupt, or a full disk is a miss (or a skipped write), logged once, never an error or a
-//!   panic. A corrupt store is moved aside and rebuilt.
-//! - Three stores: `SledToolCache` (the default, on disk, shared by the agent processes of a
-//!   machine; behind the default feature `sled`), [`MemoryToolCache`] and [`NoopToolCache`].
-//!   With `default-features = false` the crate compiles no database: the memory and no-op
-//!   stores, the entry format and the fingerprints only. The sled store keeps each entry as a
-//!   file too, so that any number of agents starting together read their entries at once
-//!   instead of taking turns on sled's lock; writes hold the database only for their batch.
+#![doc = include_str!("../README.md")]
 
 mod cache_dir;
 mod entry;
