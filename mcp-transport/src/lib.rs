@@ -84,6 +84,7 @@
 
 mod client;
 mod error;
+mod fast_path;
 pub mod framing;
 pub mod handlers;
 #[cfg(feature = "http")]
@@ -118,6 +119,4 @@ pub use secrets::Secrets;
 #[cfg(feature = "stdio")]
 pub use stdio::{Launcher, StdioServerParams, StdioTransport};
 pub use tokio_util::sync::CancellationToken;
-pub use transport::{
-    CloseReason, ProtocolViolation, RoundTrip, RoundTripFuture, Transport, TransportError,
-};
+pub use transport::{CloseReason, ProtocolViolation, Transport, TransportError};

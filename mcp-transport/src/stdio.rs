@@ -36,6 +36,7 @@ use tokio::process::{ChildStderr, ChildStdout};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::fast_path::FastPath;
 use crate::framing::{DEFAULT_MAX_MESSAGE_BYTES, LineReader, LineWriter, send_through};
 use crate::process::ServerProcess;
 use crate::secrets::Secrets;
@@ -261,11 +262,17 @@ const EXIT_REPORT_WAIT: Duration = Duration::from_secs(1);
 const STDERR_REPORT_WAIT: Duration = Duration::from_millis(250);
 
 /// A running stdio MCP server.
+///
+/// [`McpClient::connect_stdio`](crate::McpClient::connect_stdio) drives it with its shortcuts
+/// (a request written, and its answer read, by the task that waits for it). Handed to
+/// [`McpClient::connect`](crate::McpClient::connect) or [`Peer::start`](crate::Peer::start) as
+/// a `Box<dyn Transport>`, it works through the [`Transport`] trait alone, like any plugin: the
+/// same messages, one hand-over between tasks more per request.
 pub struct StdioTransport {
     process: ServerProcess,
     stdin: tokio::sync::Mutex<Option<LineWriter<pipe::Sender>>>,
     /// Locked for one poll at a time, never across a wait: any task may read the next message
-    /// (see [`Transport::poll_receive`]), and the one that polled last is woken.
+    /// (see `FastPath::poll_receive`), and the one that polled last is woken.
     stdout: Mutex<StdoutState>,
     stderr_done: watch::Receiver<bool>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
@@ -467,36 +474,12 @@ impl Transport for StdioTransport {
         send_through(&self.stdin, messages, "writing to the server's stdin").await
     }
 
-    fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
-        let Ok(mut stdin) = self.stdin.try_lock() else {
-            return Ok(false);
-        };
-        let Some(stdin) = stdin.as_mut() else {
-            return Ok(false);
-        };
-        stdin
-            .try_write_message(message)
-            .map_err(|source| TransportError::Io {
-                action: "writing to the server's stdin",
-                source,
-            })
-    }
-
     async fn receive(&self) -> Result<Bytes, TransportError> {
         match std::future::poll_fn(|cx| self.poll_stdout(cx)).await {
             Stdout::Message(message) => Ok(message),
             Stdout::Failed(error) => Err(error),
             Stdout::Ended => Err(self.exit_error().await),
         }
-    }
-
-    fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, TransportError>>> {
-        self.poll_stdout(cx).map(|next| match next {
-            Stdout::Message(message) => Some(Ok(message)),
-            Stdout::Failed(error) => Some(Err(error)),
-            // The exit error waits for the status and the stderr tail: `receive` gives it.
-            Stdout::Ended => None,
-        })
     }
 
     async fn close(&self) -> Result<(), TransportError> {
@@ -521,6 +504,34 @@ impl Transport for StdioTransport {
             });
         }
         Ok(())
+    }
+}
+
+/// A message is written from the caller's task when stdin takes it at once, and a request alone
+/// in flight reads its own answer from stdout.
+impl FastPath for StdioTransport {
+    fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
+        let Ok(mut stdin) = self.stdin.try_lock() else {
+            return Ok(false);
+        };
+        let Some(stdin) = stdin.as_mut() else {
+            return Ok(false);
+        };
+        stdin
+            .try_write_message(message)
+            .map_err(|source| TransportError::Io {
+                action: "writing to the server's stdin",
+                source,
+            })
+    }
+
+    fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, TransportError>>> {
+        self.poll_stdout(cx).map(|next| match next {
+            Stdout::Message(message) => Some(Ok(message)),
+            Stdout::Failed(error) => Some(Err(error)),
+            // The exit error waits for the status and the stderr tail: `receive` gives it.
+            Stdout::Ended => None,
+        })
     }
 }
 

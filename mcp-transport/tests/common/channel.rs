@@ -1,5 +1,8 @@
 //! An in-memory transport a plugin author could write: a pair of channels with a scripted
-//! server on the other end.
+//! server on the other end. It implements the whole [`Transport`] trait: `send`, `receive` and
+//! `close`.
+
+use std::sync::PoisonError;
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -11,7 +14,8 @@ use super::guard;
 
 /// The client's end: what it sends goes to `sent`, what it receives comes from `incoming`.
 pub struct ChannelTransport {
-    sent: mpsc::UnboundedSender<String>,
+    /// `None` once closed: the server's end then sees the end of what the client sends.
+    sent: std::sync::Mutex<Option<mpsc::UnboundedSender<String>>>,
     incoming: Mutex<mpsc::UnboundedReceiver<Result<Bytes, TransportError>>>,
 }
 
@@ -38,7 +42,7 @@ pub fn pair() -> (Box<dyn Transport>, ScriptedServer) {
     let (sent, received) = mpsc::unbounded_channel();
     let (replies, incoming) = mpsc::unbounded_channel();
     let transport = ChannelTransport {
-        sent,
+        sent: std::sync::Mutex::new(Some(sent)),
         incoming: Mutex::new(incoming),
     };
     (Box::new(transport), ScriptedServer { received, replies })
@@ -47,10 +51,13 @@ pub fn pair() -> (Box<dyn Transport>, ScriptedServer) {
 #[async_trait]
 impl Transport for ChannelTransport {
     async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
+        let sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(sent) = sent.as_ref() else {
+            return Err(TransportError::ClosedByClient);
+        };
         for message in messages {
-            self.sent
-                .send(message.clone())
-                .map_err(|_| TransportError::Other("the server end is gone".into()))?;
+            // The channel's own error is the source of the transport's.
+            sent.send(message.clone()).map_err(TransportError::other)?;
         }
         Ok(())
     }
@@ -58,11 +65,15 @@ impl Transport for ChannelTransport {
     async fn receive(&self) -> Result<Bytes, TransportError> {
         match self.incoming.lock().await.recv().await {
             Some(message) => message,
-            None => Err(TransportError::Other("the server end hung up".into())),
+            None => Err(TransportError::ClosedByServer),
         }
     }
 
     async fn close(&self) -> Result<(), TransportError> {
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         Ok(())
     }
 }
