@@ -1,13 +1,22 @@
 //! The JSON-RPC peer: one per connection, above any [`Transport`].
 //!
-//! Two owned tasks run per peer. The writer drains every message queued since its last write and
-//! hands them to the transport in one call, so many requests in flight cost few writes. The reader
-//! receives messages, hands each response to the request waiting for it (as raw bytes, decoded by
-//! the waiting request as the type it expects), answers the server's own requests, routes
-//! progress to the request it belongs to and passes other notifications to subscribers. When the
-//! transport dies the reader records why and fails every pending request at once with that reason.
-//! A request alone in flight on a stdio connection does the reader's work itself until its answer
-//! comes, so the answer wakes it directly (see `reading`).
+//! Three owned tasks run per peer, aborted when it is closed or dropped. The writer drains every
+//! message queued since its last write and hands them to the transport in one call, so many
+//! requests in flight cost few writes. The reader receives messages, hands each response to the
+//! request waiting for it (as raw bytes, decoded by the waiting request as the type it expects),
+//! answers the server's own requests, routes progress to the request it belongs to and passes
+//! other notifications to subscribers; when the transport dies it records why and fails every
+//! pending request at once with that reason. The sweeper enforces the requests' timeouts against
+//! the deadline stored with each: no timer per request. A server request that a handler answers
+//! (elicitation, sampling) gets a task of its own, which ends with the connection.
+//!
+//! The built-in transports let a request skip those tasks (their shortcuts, `crate::fast_path`):
+//! a lone request or a notification with nothing queued before it is handed over from the
+//! caller's task (stdio writes it when the pipe takes it at once; Streamable HTTP starts its
+//! POST), a Streamable HTTP request's POST is made and its answer read by the task awaiting it,
+//! and a request alone in flight on a stdio connection does the reader's work itself until its
+//! answer comes, so the answer wakes it directly (see `reading`). A plugin's transport is driven
+//! through the tasks alone.
 //!
 //! This file holds the peer and a request's life in it; `request` holds a request's options,
 //! errors and deadlines, `tasks` the writer, the dispatch of each incoming message and the

@@ -4,9 +4,12 @@
 //!   variables, and the configured working directory. It runs in its own process group, so
 //!   servers started through `npx`, `uvx` or `sh -c` can be stopped whole, grandchildren included.
 //! - Messages are one UTF-8 JSON text per line. A line longer than
-//!   [`StdioServerParams::max_message_bytes`] ends the connection with a clear error instead of
-//!   growing memory without bound; blank lines are skipped (other non-JSON lines are skipped by
-//!   the [`Peer`](crate::Peer)).
+//!   [`StdioServerParams::max_message_bytes`] is discarded as it arrives (memory never grows
+//!   past the limit) and reported as [`TransportError::MessageSkipped`]: the
+//!   [`Peer`](crate::Peer) fails the request it answered (its id is looked for at the line's
+//!   start and end) with [`RpcError::AnswerTooLarge`](crate::RpcError::AnswerTooLarge), and the
+//!   connection lives on. Blank lines are skipped; other lines that are not JSON-RPC are skipped
+//!   (and logged) by the peer.
 //! - stderr is always drained, so a chatty server never blocks on a full pipe: each line goes
 //!   to `tracing` (target `mcp_server_stderr`) and into a small ring buffer whose tail is
 //!   attached to the error when the server dies. Both see each line cut short and scrubbed of
@@ -57,7 +60,8 @@ pub struct StdioServerParams {
     pub env: Vec<(String, String)>,
     /// The working directory; the client's own when `None`.
     pub cwd: Option<PathBuf>,
-    /// The longest message (one line) accepted from the server. Default 32 MiB.
+    /// The longest message (one line) accepted from the server; a longer one is dropped and
+    /// fails only the request it answered. Default 32 MiB.
     pub max_message_bytes: usize,
     /// How long [`Transport::close`] waits after closing stdin, and again after SIGTERM, before
     /// escalating. Default 1 s.
