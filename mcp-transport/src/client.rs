@@ -1038,7 +1038,7 @@ impl McpClient {
 
     /// Receives the server's notifications (`notifications/tools/list_changed`,
     /// `notifications/resources/list_changed`, `notifications/prompts/list_changed`, …) from
-    /// now on.
+    /// now on; [`ServerNotification::kind`] tells which, to `match` on.
     pub fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
         self.peer.subscribe()
     }

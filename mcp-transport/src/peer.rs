@@ -483,7 +483,9 @@ impl Peer {
     }
 
     /// Receives the server's notifications from now on (`notifications/tools/list_changed`,
-    /// `notifications/message`, …). Progress goes to the request it belongs to instead.
+    /// `notifications/message`, …; [`ServerNotification::kind`] tells which). Progress goes to
+    /// the request it belongs to instead, and the server's `notifications/cancelled` is only
+    /// logged.
     pub fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
         self.shared
             .notifications

@@ -3,11 +3,12 @@
 //! `close`.
 
 use std::sync::PoisonError;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use mcp_transport::{Transport, TransportError};
-use serde_json::Value;
+use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, Transport, TransportError};
+use serde_json::{Value, json};
 use tokio::sync::{Mutex, mpsc};
 
 use super::guard;
@@ -46,6 +47,27 @@ pub fn pair() -> (Box<dyn Transport>, ScriptedServer) {
         incoming: Mutex::new(incoming),
     };
     (Box::new(transport), ScriptedServer { received, replies })
+}
+
+/// A client of the handshake era connected to a scripted server.
+pub async fn connected() -> (McpClient, ScriptedServer) {
+    let (transport, mut server) = pair();
+    let options = ClientOptions::default()
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect_timeout(Duration::from_secs(10));
+    let answer = async {
+        let initialize = server.next().await;
+        server.reply(
+            &json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "scripted", "version": "1"}}}),
+        );
+        assert_eq!(server.next().await["method"], "notifications/initialized");
+    };
+    let (client, ()) =
+        guard(async { tokio::join!(McpClient::connect("scripted", transport, options), answer) })
+            .await;
+    (client.expect("connected"), server)
 }
 
 #[async_trait]
