@@ -9,6 +9,7 @@ use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use crate::error::Error;
+use crate::fast_path::Link;
 use crate::handlers::{ElicitationHandler, SamplingHandler};
 #[cfg(feature = "http")]
 use crate::http::{
@@ -263,7 +264,7 @@ impl McpClient {
         })?;
         Self::handshake(
             server,
-            Box::new(transport),
+            Link::with_fast_path(transport),
             options,
             secrets,
             deadline,
@@ -323,7 +324,7 @@ impl McpClient {
         let secrets = params.secrets.clone();
         let mut client = Self::handshake(
             server,
-            Box::new(transport),
+            Link::with_fast_path(transport),
             options,
             secrets,
             deadline,
@@ -357,7 +358,7 @@ impl McpClient {
         let secrets = params.secrets.clone();
         Self::handshake(
             server,
-            Box::new(transport),
+            Link::plain(Box::new(transport)),
             options,
             secrets,
             deadline,
@@ -368,6 +369,9 @@ impl McpClient {
 
     /// Performs the handshake over a transport that is already set up, within the connect
     /// timeout. On failure the transport is closed.
+    ///
+    /// This is how a plugin's transport connects: the client needs nothing from it but the
+    /// [`Transport`] trait (see its documentation for a complete example).
     pub async fn connect(
         server: &str,
         transport: Box<dyn Transport>,
@@ -376,7 +380,7 @@ impl McpClient {
         let deadline = Instant::now() + options.connect_timeout;
         Self::handshake(
             server,
-            transport,
+            Link::plain(transport),
             options,
             Secrets::new(),
             deadline,
@@ -389,15 +393,15 @@ impl McpClient {
     /// error and log messages.
     async fn handshake(
         server: &str,
-        transport: Box<dyn Transport>,
+        link: Link,
         options: ClientOptions,
         secrets: Secrets,
         deadline: Instant,
         probe: Probe,
     ) -> Result<Self, Error> {
-        let peer = Peer::start(
+        let peer = Peer::start_on(
             server,
-            transport,
+            link,
             PeerOptions {
                 roots: options.roots.clone(),
                 default_timeout: options.request_timeout,
@@ -1034,7 +1038,7 @@ impl McpClient {
 
     /// Receives the server's notifications (`notifications/tools/list_changed`,
     /// `notifications/resources/list_changed`, `notifications/prompts/list_changed`, …) from
-    /// now on.
+    /// now on; [`ServerNotification::kind`] tells which, to `match` on.
     pub fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
         self.peer.subscribe()
     }

@@ -7,7 +7,10 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
+
+use crate::protocol::{ProgressNotificationParams, methods};
 
 /// The start of a message written the way this client and most servers write one:
 /// `{"jsonrpc":"2.0","id":<digits>,` then the rest. Returns the id (a JSON number without sign,
@@ -184,7 +187,8 @@ pub(crate) struct TypedResponse<R> {
     pub(crate) error: Option<ErrorObject>,
 }
 
-/// A notification received from the server, for subscribers.
+/// A notification received from the server, for subscribers: its method and parameters as they
+/// came. [`kind`](Self::kind) tells what it is about, to `match` on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ServerNotification {
@@ -192,7 +196,135 @@ pub struct ServerNotification {
     pub method: String,
     /// The parameters, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub params: Option<serde_json::Value>,
+    pub params: Option<Value>,
+}
+
+impl ServerNotification {
+    /// A notification of `method` with `params` (as a test or a relay would make one).
+    pub fn new(method: impl Into<String>, params: Option<Value>) -> Self {
+        Self {
+            method: method.into(),
+            params,
+        }
+    }
+
+    /// What the notification is about, read from its method and parameters when asked: the
+    /// peer broadcasts the notification as it came, so a subscriber that never asks pays
+    /// nothing, and one that does compares the method and borrows what it needs (only
+    /// [`Progress`](NotificationKind::Progress) and
+    /// [`Cancelled`](NotificationKind::Cancelled) read their parameters into values of their
+    /// own).
+    ///
+    /// ```
+    /// use mcp_transport::{NotificationKind, ServerNotification};
+    /// use serde_json::json;
+    ///
+    /// let updated = ServerNotification::new(
+    ///     "notifications/resources/updated",
+    ///     Some(json!({"uri": "file:///notes.md"})),
+    /// );
+    /// match updated.kind() {
+    ///     NotificationKind::ToolsListChanged => println!("list the tools again"),
+    ///     NotificationKind::ResourceUpdated { uri, .. } => assert_eq!(uri, "file:///notes.md"),
+    ///     _ => {}
+    /// }
+    /// ```
+    pub fn kind(&self) -> NotificationKind<'_> {
+        let params = self.params.as_ref();
+        let member = |name: &str| params.and_then(|params| params.get(name));
+        let text = |name: &str| member(name).and_then(Value::as_str);
+        let known = match self.method.as_str() {
+            methods::TOOLS_LIST_CHANGED => Some(NotificationKind::ToolsListChanged),
+            methods::RESOURCES_LIST_CHANGED => Some(NotificationKind::ResourcesListChanged),
+            methods::PROMPTS_LIST_CHANGED => Some(NotificationKind::PromptsListChanged),
+            methods::RESOURCES_UPDATED => {
+                text("uri").map(|uri| NotificationKind::ResourceUpdated { uri })
+            }
+            methods::PROGRESS => params
+                .and_then(|params| ProgressNotificationParams::deserialize(params).ok())
+                .map(NotificationKind::Progress),
+            methods::MESSAGE => match (text("level"), member("data")) {
+                (Some(level), Some(data)) => Some(NotificationKind::LogMessage {
+                    level,
+                    logger: text("logger"),
+                    data,
+                }),
+                _ => None,
+            },
+            methods::CANCELLED => match member("requestId").map(RequestId::deserialize) {
+                Some(Err(_)) => None,
+                request_id => Some(NotificationKind::Cancelled {
+                    request_id: request_id.and_then(Result::ok),
+                    reason: text("reason"),
+                }),
+            },
+            _ => None,
+        };
+        known.unwrap_or(NotificationKind::Other {
+            method: &self.method,
+            params,
+        })
+    }
+}
+
+/// What a [`ServerNotification`] is about: the notifications a client acts on, and every other
+/// one as it came ([`ServerNotification::kind`]).
+///
+/// [`McpClient::subscribe`](crate::McpClient::subscribe) hands out every notification but two:
+/// progress goes to the callback of the request it belongs to
+/// ([`RequestOptions::on_progress`](crate::RequestOptions::on_progress)), and the server's
+/// cancellation of one of its own requests is logged. Their variants classify such a
+/// notification wherever else it is met.
+///
+/// A notification of a known method whose parameters lack what the protocol gives it (a
+/// `resources/updated` without a `uri` string, say) is [`Other`](Self::Other), so nothing is
+/// lost and nothing is made up.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum NotificationKind<'a> {
+    /// `notifications/tools/list_changed`: the server's tools changed; list them again.
+    ToolsListChanged,
+    /// `notifications/resources/list_changed`: the server's resources (or resource templates)
+    /// changed.
+    ResourcesListChanged,
+    /// `notifications/prompts/list_changed`: the server's prompts changed.
+    PromptsListChanged,
+    /// `notifications/resources/updated`: a resource the client subscribed to changed; read it
+    /// again.
+    #[non_exhaustive]
+    ResourceUpdated {
+        /// The resource's URI.
+        uri: &'a str,
+    },
+    /// `notifications/progress`: how far a request has come.
+    Progress(ProgressNotificationParams),
+    /// `notifications/message`: a log message from the server.
+    #[non_exhaustive]
+    LogMessage {
+        /// Its level (RFC 5424 names: `debug`, `info`, `notice`, `warning`, `error`,
+        /// `critical`, `alert`, `emergency`).
+        level: &'a str,
+        /// The logger that wrote it, when the server names one.
+        logger: Option<&'a str>,
+        /// What was logged: a string or any JSON value.
+        data: &'a Value,
+    },
+    /// `notifications/cancelled`: the server gave up one of its own requests (an elicitation,
+    /// say); its answer is no longer wanted.
+    #[non_exhaustive]
+    Cancelled {
+        /// The request given up, when the notification names one.
+        request_id: Option<RequestId>,
+        /// Why, for logs.
+        reason: Option<&'a str>,
+    },
+    /// Any other notification, with its method and parameters as they came.
+    Other {
+        /// The method.
+        method: &'a str,
+        /// The parameters, if any.
+        params: Option<&'a Value>,
+    },
 }
 
 /// The `id` (as JSON text) of a response that was too long to read whole, from what was kept of
@@ -310,7 +442,149 @@ fn trailing_id(tail: &[u8]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::protocol::ProgressToken;
+
+    fn kind_of(method: &str, params: Option<Value>) -> String {
+        format!("{:?}", ServerNotification::new(method, params).kind())
+    }
+
+    #[test]
+    fn each_notification_a_client_acts_on_is_classified_by_its_method() {
+        let list_changes = [
+            (
+                methods::TOOLS_LIST_CHANGED,
+                NotificationKind::ToolsListChanged,
+            ),
+            (
+                methods::RESOURCES_LIST_CHANGED,
+                NotificationKind::ResourcesListChanged,
+            ),
+            (
+                methods::PROMPTS_LIST_CHANGED,
+                NotificationKind::PromptsListChanged,
+            ),
+        ];
+        for (method, expected) in list_changes {
+            // Whatever the parameters: none, empty, or carrying `_meta`.
+            for params in [None, Some(json!({})), Some(json!({"_meta": {"k": 1}}))] {
+                let notification = ServerNotification::new(method, params);
+                assert_eq!(notification.kind(), expected, "{method}");
+            }
+        }
+
+        let updated = ServerNotification::new(
+            methods::RESOURCES_UPDATED,
+            Some(json!({"uri": "file:///notes.md", "title": "Notes"})),
+        );
+        assert_eq!(
+            updated.kind(),
+            NotificationKind::ResourceUpdated {
+                uri: "file:///notes.md"
+            }
+        );
+
+        let progress = ServerNotification::new(
+            methods::PROGRESS,
+            Some(json!({"progressToken": 7, "progress": 2.0, "total": 4.0, "message": "half"})),
+        );
+        let NotificationKind::Progress(params) = progress.kind() else {
+            panic!("{:?}", progress.kind());
+        };
+        assert_eq!(params.progress_token, ProgressToken::Number(7));
+        assert_eq!((params.progress, params.total), (2.0, Some(4.0)));
+        assert_eq!(params.message.as_deref(), Some("half"));
+
+        let data = json!({"disk": "almost full"});
+        let log = ServerNotification::new(
+            methods::MESSAGE,
+            Some(json!({"level": "warning", "logger": "fs", "data": data})),
+        );
+        assert_eq!(
+            log.kind(),
+            NotificationKind::LogMessage {
+                level: "warning",
+                logger: Some("fs"),
+                data: &data,
+            }
+        );
+        let anonymous = ServerNotification::new(
+            methods::MESSAGE,
+            Some(json!({"level": "info", "data": "hello"})),
+        );
+        assert!(
+            matches!(
+                anonymous.kind(),
+                NotificationKind::LogMessage {
+                    level: "info",
+                    logger: None,
+                    ..
+                }
+            ),
+            "{:?}",
+            anonymous.kind()
+        );
+
+        let cancelled = ServerNotification::new(
+            methods::CANCELLED,
+            Some(json!({"requestId": "elicit-1", "reason": "no longer needed"})),
+        );
+        assert_eq!(
+            cancelled.kind(),
+            NotificationKind::Cancelled {
+                request_id: Some(RequestId::String("elicit-1".to_owned())),
+                reason: Some("no longer needed"),
+            }
+        );
+        let unnamed = ServerNotification::new(methods::CANCELLED, Some(json!({})));
+        assert_eq!(
+            unnamed.kind(),
+            NotificationKind::Cancelled {
+                request_id: None,
+                reason: None
+            }
+        );
+    }
+
+    #[test]
+    fn any_other_notification_keeps_its_method_and_params() {
+        let params = json!({"anything": [1, 2]});
+        let custom = ServerNotification::new("notifications/custom/thing", Some(params.clone()));
+        assert_eq!(
+            custom.kind(),
+            NotificationKind::Other {
+                method: "notifications/custom/thing",
+                params: Some(&params),
+            }
+        );
+        let bare = ServerNotification::new(methods::SUBSCRIPTIONS_ACKNOWLEDGED, None);
+        assert_eq!(
+            bare.kind(),
+            NotificationKind::Other {
+                method: methods::SUBSCRIPTIONS_ACKNOWLEDGED,
+                params: None,
+            }
+        );
+    }
+
+    #[test]
+    fn a_known_method_without_the_parameters_it_needs_is_other() {
+        for (method, params) in [
+            (methods::RESOURCES_UPDATED, None),
+            (methods::RESOURCES_UPDATED, Some(json!({"uri": 7}))),
+            (methods::PROGRESS, Some(json!({"progressToken": 1}))),
+            (methods::PROGRESS, None),
+            (methods::MESSAGE, Some(json!({"level": "info"}))),
+            (methods::MESSAGE, Some(json!({"data": "no level"}))),
+            (methods::CANCELLED, Some(json!({"requestId": 1.5}))),
+        ] {
+            let kind = kind_of(method, params.clone());
+            assert!(kind.starts_with("Other {"), "{method} {params:?}: {kind}");
+            assert!(kind.contains(method), "{kind}");
+        }
+    }
 
     #[test]
     fn envelope_tells_requests_notifications_and_responses_apart() {

@@ -47,8 +47,9 @@
 //!   know it, or speaks the one [`ClientOptions::protocol_version`] pins (see [`stateless`]). It
 //!   lists tools, resources, resource templates and prompts across all pages (a repeated
 //!   cursor is an error, not a loop), calls tools, reads resources, gets prompts and closes the
-//!   connection. The servers' `list_changed` notifications come through
-//!   [`McpClient::subscribe`].
+//!   connection. The servers' notifications (`list_changed` and the rest) come through
+//!   [`McpClient::subscribe`]; [`ServerNotification::kind`] tells them apart as a
+//!   [`NotificationKind`] to `match` on.
 //!
 //! Every [`Error`] names the server, what was being done and why; a dead stdio server's error
 //! carries its exit status and its last stderr lines. What a server sends back into an error or
@@ -84,6 +85,7 @@
 
 mod client;
 mod error;
+mod fast_path;
 pub mod framing;
 pub mod handlers;
 #[cfg(feature = "http")]
@@ -106,7 +108,7 @@ pub mod transport;
 pub use client::{ClientOptions, McpClient, ToolList};
 pub use error::Error;
 pub use framing::LineTransport;
-pub use jsonrpc::{ErrorObject, RequestId, ServerNotification};
+pub use jsonrpc::{ErrorObject, NotificationKind, RequestId, ServerNotification};
 pub use peer::{Peer, PeerOptions, ProgressCallback, RequestOptions, RpcError};
 pub use protocol::{
     CallToolParams, CallToolResult, ContentBlock, GetPromptResult, Implementation,
@@ -118,6 +120,4 @@ pub use secrets::Secrets;
 #[cfg(feature = "stdio")]
 pub use stdio::{Launcher, StdioServerParams, StdioTransport};
 pub use tokio_util::sync::CancellationToken;
-pub use transport::{
-    CloseReason, ProtocolViolation, RoundTrip, RoundTripFuture, Transport, TransportError,
-};
+pub use transport::{CloseReason, ProtocolViolation, Transport, TransportError};

@@ -1,13 +1,22 @@
 //! The JSON-RPC peer: one per connection, above any [`Transport`].
 //!
-//! Two owned tasks run per peer. The writer drains every message queued since its last write and
-//! hands them to the transport in one call, so many requests in flight cost few writes. The reader
-//! receives messages, hands each response to the request waiting for it (as raw bytes, decoded by
-//! the waiting request as the type it expects), answers the server's own requests, routes
-//! progress to the request it belongs to and passes other notifications to subscribers. When the
-//! transport dies the reader records why and fails every pending request at once with that reason.
-//! A request alone in flight on a stdio connection does the reader's work itself until its answer
-//! comes, so the answer wakes it directly (see `reading`).
+//! Three owned tasks run per peer, aborted when it is closed or dropped. The writer drains every
+//! message queued since its last write and hands them to the transport in one call, so many
+//! requests in flight cost few writes. The reader receives messages, hands each response to the
+//! request waiting for it (as raw bytes, decoded by the waiting request as the type it expects),
+//! answers the server's own requests, routes progress to the request it belongs to and passes
+//! other notifications to subscribers; when the transport dies it records why and fails every
+//! pending request at once with that reason. The sweeper enforces the requests' timeouts against
+//! the deadline stored with each: no timer per request. A server request that a handler answers
+//! (elicitation, sampling) gets a task of its own, which ends with the connection.
+//!
+//! The built-in transports let a request skip those tasks (their shortcuts, `crate::fast_path`):
+//! a lone request or a notification with nothing queued before it is handed over from the
+//! caller's task (stdio writes it when the pipe takes it at once; Streamable HTTP starts its
+//! POST), a Streamable HTTP request's POST is made and its answer read by the task awaiting it,
+//! and a request alone in flight on a stdio connection does the reader's work itself until its
+//! answer comes, so the answer wakes it directly (see `reading`). A plugin's transport is driven
+//! through the tasks alone.
 //!
 //! This file holds the peer and a request's life in it; `request` holds a request's options,
 //! errors and deadlines, `tasks` the writer, the dispatch of each incoming message and the
@@ -27,11 +36,12 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use crate::fast_path::{Link, RoundTrip};
 use crate::handlers::{ElicitationHandler, SamplingHandler};
 use crate::jsonrpc::{OutgoingNotification, ServerNotification};
 use crate::protocol::{JsonObject, Root, methods};
 use crate::secrets::Secrets;
-use crate::transport::{CloseReason, RoundTrip, Transport, TransportError};
+use crate::transport::{CloseReason, Transport, TransportError};
 
 mod reading;
 mod request;
@@ -74,7 +84,8 @@ pub struct PeerOptions {
 /// (which, for stdio, kills the server's process group).
 pub struct Peer {
     shared: Arc<Shared>,
-    transport: Arc<dyn Transport>,
+    /// The transport, and its shortcuts when it is one of this crate's own.
+    link: Link,
     writer: JoinHandle<()>,
     reader: JoinHandle<()>,
     sweeper: JoinHandle<()>,
@@ -110,8 +121,8 @@ struct Shared {
     reader: AtomicU64,
     /// Held while the transport is polled or `reader` changes; keeps the reader task's waker.
     reading: Mutex<Option<Waker>>,
-    /// False once the transport said its messages must come from `receive`: no request reads
-    /// for itself from then on.
+    /// False once the transport said its messages must come from `receive` (from the start for
+    /// a transport without shortcuts): no request reads for itself from then on.
     pollable: AtomicBool,
 }
 
@@ -160,7 +171,11 @@ impl Peer {
     ///
     /// Must be called inside a tokio runtime: it spawns the reader and writer tasks.
     pub fn start(server: &str, transport: Box<dyn Transport>, options: PeerOptions) -> Self {
-        let transport: Arc<dyn Transport> = Arc::from(transport);
+        Self::start_on(server, Link::plain(transport), options)
+    }
+
+    /// [`Peer::start`] over a link that may carry the transport's shortcuts.
+    pub(crate) fn start_on(server: &str, link: Link, options: PeerOptions) -> Self {
         let (outbound, outbound_rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             server: Arc::from(server),
@@ -180,20 +195,23 @@ impl Peer {
             sweeper_wake: Notify::new(),
             reader: AtomicU64::new(READER_TASK),
             reading: Mutex::new(None),
-            pollable: AtomicBool::new(true),
+            pollable: AtomicBool::new(link.fast.is_some()),
         });
         let span = tracing::info_span!("mcp_server", server = %server);
         let writer = tokio::spawn(
-            write_loop(Arc::clone(&shared), Arc::clone(&transport), outbound_rx)
-                .instrument(span.clone()),
+            write_loop(
+                Arc::clone(&shared),
+                Arc::clone(&link.transport),
+                outbound_rx,
+            )
+            .instrument(span.clone()),
         );
-        let reader = tokio::spawn(
-            read_loop(Arc::clone(&shared), Arc::clone(&transport)).instrument(span.clone()),
-        );
+        let reader =
+            tokio::spawn(read_loop(Arc::clone(&shared), link.clone()).instrument(span.clone()));
         let sweeper = tokio::spawn(sweep_timeouts(Arc::clone(&shared)).instrument(span));
         Self {
             shared,
-            transport,
+            link,
             writer,
             reader,
             sweeper,
@@ -328,10 +346,12 @@ impl Peer {
         // thread that runs the runtime's tasks. Such a thread may also read the answer itself
         // from a transport that can be polled, when this request is alone (see `reading`).
         let runtime_thread = on_runtime_thread();
-        let mut round_trip = if shared.queued.load(Ordering::Acquire) == 0 && runtime_thread {
-            self.transport.round_trip(&message)
-        } else {
-            None
+        let fast = self.link.fast.as_deref();
+        let mut round_trip = match fast {
+            Some(fast) if shared.queued.load(Ordering::Acquire) == 0 && runtime_thread => {
+                fast.round_trip(&message)
+            }
+            _ => None,
         };
         let mut may_read =
             alone && runtime_thread && round_trip.is_none() && shared.callers_may_read();
@@ -352,8 +372,9 @@ impl Peer {
                     in_flight.finished = true;
                     break response;
                 }
-                own = std::future::poll_fn(|cx| {
-                    self.shared.poll_own_answer(cx, &*self.transport, id, &mut in_flight.reads)
+                own = std::future::poll_fn(|cx| match fast {
+                    Some(fast) => self.shared.poll_own_answer(cx, fast, id, &mut in_flight.reads),
+                    None => std::task::Poll::Ready(None),
                 }), if may_read => match own {
                     Some((bytes, pending)) => {
                         // Closed first, so dropping the entry's sender wakes nobody.
@@ -462,7 +483,9 @@ impl Peer {
     }
 
     /// Receives the server's notifications from now on (`notifications/tools/list_changed`,
-    /// `notifications/message`, …). Progress goes to the request it belongs to instead.
+    /// `notifications/message`, …; [`ServerNotification::kind`] tells which). Progress goes to
+    /// the request it belongs to instead, and the server's `notifications/cancelled` is only
+    /// logged.
     pub fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
         self.shared
             .notifications
@@ -495,7 +518,7 @@ impl Peer {
             .mark_closed(CloseReason::new(TransportError::ClosedByClient));
         self.writer.abort();
         self.sweeper.abort();
-        let result = self.transport.close().await;
+        let result = self.link.transport.close().await;
         self.reader.abort();
         result
     }
@@ -506,8 +529,10 @@ impl Peer {
     /// Worth it for a lone message (one hand-over and one wake-up fewer); a request sent while
     /// others are in flight is queued instead, so a burst of them leaves in one write.
     fn send(&self, message: String) {
-        if self.shared.queued.load(Ordering::Acquire) == 0 {
-            match self.transport.try_send_now(&message) {
+        if let Some(fast) = &self.link.fast
+            && self.shared.queued.load(Ordering::Acquire) == 0
+        {
+            match fast.try_send_now(&message) {
                 Ok(true) => return,
                 Ok(false) => {}
                 // The writer task meets the same failure and reports it properly.

@@ -4,9 +4,12 @@
 //!   variables, and the configured working directory. It runs in its own process group, so
 //!   servers started through `npx`, `uvx` or `sh -c` can be stopped whole, grandchildren included.
 //! - Messages are one UTF-8 JSON text per line. A line longer than
-//!   [`StdioServerParams::max_message_bytes`] ends the connection with a clear error instead of
-//!   growing memory without bound; blank lines are skipped (other non-JSON lines are skipped by
-//!   the [`Peer`](crate::Peer)).
+//!   [`StdioServerParams::max_message_bytes`] is discarded as it arrives (memory never grows
+//!   past the limit) and reported as [`TransportError::MessageSkipped`]: the
+//!   [`Peer`](crate::Peer) fails the request it answered (its id is looked for at the line's
+//!   start and end) with [`RpcError::AnswerTooLarge`](crate::RpcError::AnswerTooLarge), and the
+//!   connection lives on. Blank lines are skipped; other lines that are not JSON-RPC are skipped
+//!   (and logged) by the peer.
 //! - stderr is always drained, so a chatty server never blocks on a full pipe: each line goes
 //!   to `tracing` (target `mcp_server_stderr`) and into a small ring buffer whose tail is
 //!   attached to the error when the server dies. Both see each line cut short and scrubbed of
@@ -36,6 +39,7 @@ use tokio::process::{ChildStderr, ChildStdout};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::fast_path::FastPath;
 use crate::framing::{DEFAULT_MAX_MESSAGE_BYTES, LineReader, LineWriter, send_through};
 use crate::process::ServerProcess;
 use crate::secrets::Secrets;
@@ -56,7 +60,8 @@ pub struct StdioServerParams {
     pub env: Vec<(String, String)>,
     /// The working directory; the client's own when `None`.
     pub cwd: Option<PathBuf>,
-    /// The longest message (one line) accepted from the server. Default 32 MiB.
+    /// The longest message (one line) accepted from the server; a longer one is dropped and
+    /// fails only the request it answered. Default 32 MiB.
     pub max_message_bytes: usize,
     /// How long [`Transport::close`] waits after closing stdin, and again after SIGTERM, before
     /// escalating. Default 1 s.
@@ -261,11 +266,17 @@ const EXIT_REPORT_WAIT: Duration = Duration::from_secs(1);
 const STDERR_REPORT_WAIT: Duration = Duration::from_millis(250);
 
 /// A running stdio MCP server.
+///
+/// [`McpClient::connect_stdio`](crate::McpClient::connect_stdio) drives it with its shortcuts
+/// (a request written, and its answer read, by the task that waits for it). Handed to
+/// [`McpClient::connect`](crate::McpClient::connect) or [`Peer::start`](crate::Peer::start) as
+/// a `Box<dyn Transport>`, it works through the [`Transport`] trait alone, like any plugin: the
+/// same messages, one hand-over between tasks more per request.
 pub struct StdioTransport {
     process: ServerProcess,
     stdin: tokio::sync::Mutex<Option<LineWriter<pipe::Sender>>>,
     /// Locked for one poll at a time, never across a wait: any task may read the next message
-    /// (see [`Transport::poll_receive`]), and the one that polled last is woken.
+    /// (see `FastPath::poll_receive`), and the one that polled last is woken.
     stdout: Mutex<StdoutState>,
     stderr_done: watch::Receiver<bool>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
@@ -467,36 +478,12 @@ impl Transport for StdioTransport {
         send_through(&self.stdin, messages, "writing to the server's stdin").await
     }
 
-    fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
-        let Ok(mut stdin) = self.stdin.try_lock() else {
-            return Ok(false);
-        };
-        let Some(stdin) = stdin.as_mut() else {
-            return Ok(false);
-        };
-        stdin
-            .try_write_message(message)
-            .map_err(|source| TransportError::Io {
-                action: "writing to the server's stdin",
-                source,
-            })
-    }
-
     async fn receive(&self) -> Result<Bytes, TransportError> {
         match std::future::poll_fn(|cx| self.poll_stdout(cx)).await {
             Stdout::Message(message) => Ok(message),
             Stdout::Failed(error) => Err(error),
             Stdout::Ended => Err(self.exit_error().await),
         }
-    }
-
-    fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, TransportError>>> {
-        self.poll_stdout(cx).map(|next| match next {
-            Stdout::Message(message) => Some(Ok(message)),
-            Stdout::Failed(error) => Some(Err(error)),
-            // The exit error waits for the status and the stderr tail: `receive` gives it.
-            Stdout::Ended => None,
-        })
     }
 
     async fn close(&self) -> Result<(), TransportError> {
@@ -521,6 +508,34 @@ impl Transport for StdioTransport {
             });
         }
         Ok(())
+    }
+}
+
+/// A message is written from the caller's task when stdin takes it at once, and a request alone
+/// in flight reads its own answer from stdout.
+impl FastPath for StdioTransport {
+    fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
+        let Ok(mut stdin) = self.stdin.try_lock() else {
+            return Ok(false);
+        };
+        let Some(stdin) = stdin.as_mut() else {
+            return Ok(false);
+        };
+        stdin
+            .try_write_message(message)
+            .map_err(|source| TransportError::Io {
+                action: "writing to the server's stdin",
+                source,
+            })
+    }
+
+    fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, TransportError>>> {
+        self.poll_stdout(cx).map(|next| match next {
+            Stdout::Message(message) => Some(Ok(message)),
+            Stdout::Failed(error) => Some(Err(error)),
+            // The exit error waits for the status and the stderr tail: `receive` gives it.
+            Stdout::Ended => None,
+        })
     }
 }
 

@@ -9,55 +9,117 @@
 //! | your own | implement [`Transport`] | anything that moves whole messages |
 //!
 //! A transport only moves messages. Ids, correlation, timeouts, cancellation and the handshake
-//! live in the [`Peer`](crate::Peer) above it, so a plugin gets all of that for free.
+//! live in the [`Peer`](crate::Peer) above it, so a plugin gets all of that for free. The
+//! stdio and Streamable HTTP transports also take shortcuts the peer knows them by (a request
+//! written, or its answer read, by the task that waits for it); those live inside this crate,
+//! not on the trait, so a plugin neither sees nor implements them.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use async_trait::async_trait;
 use bytes::Bytes;
 
-/// Moves whole JSON-RPC messages to and from one server.
+/// Moves whole JSON-RPC messages to and from one server: the trait a transport plugin
+/// implements. Three methods, and the [`Peer`](crate::Peer) above does the rest (ids,
+/// correlation, timeouts, cancellation, the handshake, the server's own requests).
 ///
 /// The peer calls [`send`](Transport::send) from one task and [`receive`](Transport::receive)
 /// from another, concurrently, so an implementation must not make one wait for the other (a
 /// server blocked writing its output must never stop the client from reading it).
+///
+/// A failure of the plugin's own kind goes in [`TransportError::Other`], whole: callers reach
+/// it through [`std::error::Error::source`].
+///
+/// # A complete plugin
+///
+/// A transport over a pair of in-memory channels, with a scripted server on the other end,
+/// connected with [`McpClient::connect`](crate::McpClient::connect):
+///
+/// ```
+/// use async_trait::async_trait;
+/// use bytes::Bytes;
+/// use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, Transport, TransportError};
+/// use serde_json::{Value, json};
+/// use tokio::sync::{Mutex, mpsc};
+///
+/// /// The client's end of two channels; the server holds the other ends.
+/// struct ChannelTransport {
+///     to_server: mpsc::UnboundedSender<String>,
+///     from_server: Mutex<mpsc::UnboundedReceiver<Bytes>>,
+/// }
+///
+/// #[async_trait]
+/// impl Transport for ChannelTransport {
+///     async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
+///         for message in messages {
+///             // The channel's own error, kept as the source of `TransportError::Other`.
+///             self.to_server.send(message.clone()).map_err(TransportError::other)?;
+///         }
+///         Ok(())
+///     }
+///
+///     async fn receive(&self) -> Result<Bytes, TransportError> {
+///         // Cancel safe: a dropped `recv` loses no message.
+///         let message = self.from_server.lock().await.recv().await;
+///         message.ok_or(TransportError::ClosedByServer)
+///     }
+///
+///     async fn close(&self) -> Result<(), TransportError> {
+///         // Nothing to release: dropping the transport ends both channels.
+///         Ok(())
+///     }
+/// }
+///
+/// /// Answers `initialize` and `tools/list`; notifications need no answer.
+/// async fn scripted_server(
+///     mut requests: mpsc::UnboundedReceiver<String>,
+///     replies: mpsc::UnboundedSender<Bytes>,
+/// ) {
+///     while let Some(message) = requests.recv().await {
+///         let Ok(request) = serde_json::from_str::<Value>(&message) else { continue };
+///         let result = match request["method"].as_str() {
+///             Some("initialize") => json!({
+///                 "protocolVersion": "2025-11-25",
+///                 "capabilities": {"tools": {}},
+///                 "serverInfo": {"name": "scripted", "version": "1.0.0"},
+///             }),
+///             Some("tools/list") => json!({
+///                 "tools": [{"name": "echo", "inputSchema": {"type": "object"}}],
+///             }),
+///             _ => continue,
+///         };
+///         let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
+///         if replies.send(Bytes::from(answer.to_string())).is_err() {
+///             return;
+///         }
+///     }
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), mcp_transport::Error> {
+///     let (to_server, requests) = mpsc::unbounded_channel();
+///     let (replies, from_server) = mpsc::unbounded_channel();
+///     tokio::spawn(scripted_server(requests, replies));
+///     let transport = ChannelTransport {
+///         to_server,
+///         from_server: Mutex::new(from_server),
+///     };
+///     // Pinned to the handshake era, so the script need not answer the era probe.
+///     let options = ClientOptions::default().protocol_version(ProtocolVersion::V2025_11_25);
+///     let client = McpClient::connect("scripted", Box::new(transport), options).await?;
+///     assert_eq!(client.server_info().name, "scripted");
+///     let tools = client.list_tools().await?;
+///     assert_eq!(tools[0].name, "echo");
+///     client.close().await?;
+///     Ok(())
+/// }
+/// ```
 #[async_trait]
 pub trait Transport: Send + Sync + 'static {
     /// Sends messages in order. Each is one complete JSON-RPC message, serialized, without a
     /// trailing newline. The peer hands over everything queued at once, so a transport can
     /// write them together.
     async fn send(&self, messages: &[String]) -> Result<(), TransportError>;
-
-    /// Sends one message right now from the caller's task if that needs no waiting at all, and
-    /// says whether it did. The peer tries this for a request when nothing else is queued, which
-    /// saves a hand-over to its writer task; on `Ok(false)` (the default) or an error the message
-    /// goes through [`send`](Transport::send) as usual, so an error here is not final.
-    ///
-    /// It must never block, and never send part of a message and then return `Ok(false)`.
-    fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
-        let _ = message;
-        Ok(false)
-    }
-
-    /// Sends request `message` on an exchange of its own and gives the future that ends with
-    /// its answer, for a transport that answers each request separately (Streamable HTTP: a
-    /// POST whose response carries the answer). The peer awaits it in the task that waits for
-    /// the answer, so the answer does not travel through [`receive`](Transport::receive) and
-    /// the peer's reader task: one hand-over less per request. `None` (the default): the
-    /// message goes through [`try_send_now`](Transport::try_send_now) or
-    /// [`send`](Transport::send) as usual.
-    ///
-    /// The peer asks only when no message is queued before this one. Dropping the future
-    /// abandons the exchange (the peer sends `notifications/cancelled` itself when it should).
-    /// Everything else that comes on the exchange (progress, server requests, an error that ends
-    /// the connection) still goes to `receive`.
-    fn round_trip(&self, message: &str) -> Option<RoundTripFuture> {
-        let _ = message;
-        None
-    }
 
     /// Receives the next message: the bytes of one JSON text (or a JSON array, for a batch).
     ///
@@ -66,42 +128,10 @@ pub trait Transport: Send + Sync + 'static {
     /// completes must not lose a message.
     async fn receive(&self) -> Result<Bytes, TransportError>;
 
-    /// Polls for the next message from whichever task calls, for a transport that reads one
-    /// stream and keeps everything between polls in itself. The peer lets a request waiting
-    /// alone for its answer read it this way, so the answer wakes that request directly instead
-    /// of the peer's reader task, which would then wake it: one hand-over less per request.
-    ///
-    /// Contract, when implemented: cancel safe, holding nothing between calls, mixing freely
-    /// with [`receive`](Transport::receive); the waker of the latest call is the one woken
-    /// (whoever polls last reads next). `Ready(Some(_))` is what `receive` would have given;
-    /// `Ready(None)` (the default, always) means "not this way": the next message, or the error
-    /// that ends the connection, comes from `receive`.
-    fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, TransportError>>> {
-        let _ = cx;
-        Poll::Ready(None)
-    }
-
     /// Shuts the connection down and releases everything it holds (for stdio: stdin closed, a
     /// grace period, then SIGTERM and SIGKILL to the process group). Calling it twice is fine.
     async fn close(&self) -> Result<(), TransportError>;
 }
-
-/// What a request sent with [`Transport::round_trip`] came to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RoundTrip {
-    /// The request's response: one JSON-RPC response object, which
-    /// [`receive`](Transport::receive) will not give.
-    Answer(Bytes),
-    /// The exchange is over and what came of it went to [`receive`](Transport::receive): the
-    /// answer inside a batch, an error that ends the connection, or nothing (the transport
-    /// closed).
-    Received,
-}
-
-/// The exchange of one request ([`Transport::round_trip`]), driven by the task that waits for
-/// its answer.
-pub type RoundTripFuture = Pin<Box<dyn Future<Output = RoundTrip> + Send + 'static>>;
 
 /// Why a transport failed or stopped. Every error is final for the connection.
 #[derive(Debug, thiserror::Error)]
@@ -227,9 +257,11 @@ pub enum TransportError {
         /// The endpoint's origin.
         endpoint: String,
     },
-    /// A failure reported by a transport plugin.
-    #[error("{0}")]
-    Other(String),
+    /// A failure of a transport plugin, in the plugin's own error type (see
+    /// [`TransportError::other`]). It is this error's [`source`](std::error::Error::source),
+    /// so a caller can downcast it; the message shows it and its causes.
+    #[error("{}", error_chain(.0.as_ref()))]
+    Other(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// How a server broke the rules of an HTTP transport.
@@ -366,6 +398,12 @@ impl From<crate::oauth::OAuthError> for TransportError {
 }
 
 impl TransportError {
+    /// A plugin's failure ([`TransportError::Other`]): any error (an `std::io::Error`, a
+    /// channel's send error, the plugin's own type), or a message (`&str` or `String`).
+    pub fn other(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Other(error.into())
+    }
+
     /// True when the server could not be reached at all (feature `http`): the connection was
     /// refused or never made. A remote server that is gone looks like this; the connection is
     /// ended so it can be made again.
@@ -395,6 +433,22 @@ impl TransportError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plugins_error_is_the_source_and_its_causes_are_shown_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("the tunnel is down")]
+        struct Tunnel(#[source] std::io::Error);
+
+        let error = TransportError::other(Tunnel(std::io::Error::other("reset by peer")));
+        assert_eq!(error.to_string(), "the tunnel is down: reset by peer");
+        let source = std::error::Error::source(&error).expect("the plugin's error");
+        assert!(source.is::<Tunnel>(), "{source:?}");
+        assert_eq!(
+            TransportError::other("plain words").to_string(),
+            "plain words"
+        );
+    }
 
     #[test]
     fn exit_error_carries_status_and_stderr_tail() {

@@ -1,11 +1,13 @@
 //! The peer over a transport written outside this crate, as a plugin author would: an in-memory
-//! pair of channels with a scripted server on the other end.
+//! pair of channels with a scripted server on the other end. The plugin implements `send`,
+//! `receive` and `close`, all the `Transport` trait has.
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
 
+use std::error::Error as _;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -16,6 +18,92 @@ use mcp_transport::{
     TransportError,
 };
 use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plugin_with_only_send_receive_and_close_connects_lists_calls_and_closes() {
+    let (transport, mut server) = pair();
+    let options = ClientOptions::default().connect_timeout(Duration::from_secs(10));
+    let script = async {
+        // The era probe, refused as a server of the handshake era refuses it.
+        let probe = server.next().await;
+        assert_eq!(probe["method"], "server/discover");
+        server.reply(&json!({"jsonrpc": "2.0", "id": probe["id"],
+            "error": {"code": -32601, "message": "Method not found"}}));
+        let initialize = server.next().await;
+        assert_eq!(initialize["method"], "initialize");
+        server.reply(
+            &json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "plugged", "version": "1"}}}),
+        );
+        assert_eq!(server.next().await["method"], "notifications/initialized");
+    };
+    let (client, ()) =
+        guard(async { tokio::join!(McpClient::connect("plugin", transport, options), script) })
+            .await;
+    let client = client.expect("connected over the plugin");
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    assert_eq!(client.server_info().name, "plugged");
+
+    let list = client.list_tools();
+    let answer = async {
+        let request = server.next().await;
+        assert_eq!(request["method"], "tools/list");
+        server.reply(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+            "tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}}));
+    };
+    let (tools, ()) = guard(async { tokio::join!(list, answer) }).await;
+    let tools = tools.expect("listed");
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].name, "echo");
+
+    let call = client.call_tool("echo", Some(common::object(json!({"message": "hi"}))));
+    let answer = async {
+        let request = server.next().await;
+        assert_eq!(request["method"], "tools/call");
+        assert_eq!(request["params"]["arguments"]["message"], "hi");
+        server.reply(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+            "content": [{"type": "text", "text": "hi"}]}}));
+    };
+    let (result, ()) = guard(async { tokio::join!(call, answer) }).await;
+    assert_eq!(common::text(&result.expect("called")), "hi");
+
+    guard(client.close()).await.expect("closed");
+    // The plugin's `close` let go of its sending end: the server sees the end of its input.
+    assert_eq!(guard(server.received.recv()).await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plugins_own_error_stays_reachable_as_the_source_of_the_close_reason() {
+    let (transport, mut server) = pair();
+    let peer = Peer::start("tunnel", transport, PeerOptions::default());
+    let options = RequestOptions::default();
+    let pending = peer.request::<Value, Value>("slow/thing", None, &options);
+    let fail = async {
+        server.next().await;
+        let collapsed =
+            std::io::Error::new(std::io::ErrorKind::ConnectionReset, "the tunnel collapsed");
+        server
+            .replies
+            .send(Err(TransportError::other(collapsed)))
+            .expect("client alive");
+    };
+    let (outcome, ()) = guard(async { tokio::join!(pending, fail) }).await;
+    let Err(RpcError::ConnectionClosed(reason)) = outcome else {
+        panic!("expected a closed connection, got {outcome:?}");
+    };
+    assert!(
+        matches!(reason.error(), TransportError::Other(_)),
+        "{reason:?}"
+    );
+    assert_eq!(reason.to_string(), "the tunnel collapsed");
+    for source in [reason.source(), reason.error().source()] {
+        let io = source
+            .and_then(|source| source.downcast_ref::<std::io::Error>())
+            .unwrap_or_else(|| panic!("the plugin's io::Error is the source: {source:?}"));
+        assert_eq!(io.kind(), std::io::ErrorKind::ConnectionReset);
+    }
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_initialize_that_times_out_is_never_cancelled() {

@@ -1,12 +1,66 @@
-//! Server notifications reach subscribers.
+//! Server notifications reach subscribers, and say what they are about.
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
 
+use common::channel::connected;
 use common::{connect, guard, text};
+use mcp_transport::NotificationKind;
+use serde_json::json;
 use testkit::FixtureServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribers_can_match_each_notification_on_its_kind() {
+    let (client, server) = connected().await;
+    let mut notifications = client.subscribe();
+    let sent = [
+        json!({"method": "notifications/tools/list_changed"}),
+        json!({"method": "notifications/resources/list_changed", "params": {}}),
+        json!({"method": "notifications/prompts/list_changed"}),
+        json!({"method": "notifications/resources/updated", "params": {"uri": "file:///a.md"}}),
+        json!({"method": "notifications/message",
+               "params": {"level": "info", "logger": "db", "data": "warm"}}),
+        json!({"method": "notifications/vendor/thing", "params": {"n": 1}}),
+    ];
+    for notification in &sent {
+        let mut message = notification.clone();
+        message["jsonrpc"] = json!("2.0");
+        server.reply(&message);
+    }
+    let mut kinds = Vec::new();
+    for _ in &sent {
+        let notification = guard(notifications.recv()).await.expect("a notification");
+        kinds.push(match notification.kind() {
+            NotificationKind::ToolsListChanged => "tools".to_owned(),
+            NotificationKind::ResourcesListChanged => "resources".to_owned(),
+            NotificationKind::PromptsListChanged => "prompts".to_owned(),
+            NotificationKind::ResourceUpdated { uri, .. } => format!("updated {uri}"),
+            NotificationKind::LogMessage {
+                level,
+                logger,
+                data,
+                ..
+            } => format!("log {level} {logger:?} {data}"),
+            NotificationKind::Other { method, params } => {
+                format!("other {method} {}", params.expect("params"))
+            }
+            other => panic!("not sent: {other:?}"),
+        });
+    }
+    assert_eq!(
+        kinds,
+        [
+            "tools",
+            "resources",
+            "prompts",
+            "updated file:///a.md",
+            "log info Some(\"db\") \"warm\"",
+            "other notifications/vendor/thing {\"n\":1}",
+        ]
+    );
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_list_changed_reaches_subscribers_and_the_new_tool_is_listed() {

@@ -7,34 +7,9 @@
 
 mod common;
 
-use std::time::Duration;
-
 use bytes::Bytes;
-use common::channel::{ScriptedServer, pair};
+use common::channel::{ScriptedServer, connected};
 use common::guard;
-use mcp_transport::{ClientOptions, McpClient, ProtocolVersion};
-use serde_json::json;
-
-/// A client of the handshake era on a scripted server.
-async fn connected() -> (McpClient, ScriptedServer) {
-    let (transport, mut server) = pair();
-    let options = ClientOptions::default()
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .connect_timeout(Duration::from_secs(10));
-    let answer = async {
-        let initialize = server.next().await;
-        server.reply(
-            &json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
-            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-            "serverInfo": {"name": "scripted", "version": "1"}}}),
-        );
-        assert_eq!(server.next().await["method"], "notifications/initialized");
-    };
-    let (client, ()) =
-        guard(async { tokio::join!(McpClient::connect("scripted", transport, options), answer) })
-            .await;
-    (client.expect("connected"), server)
-}
 
 /// Sends `text` as it is, one message.
 fn send_raw(server: &ScriptedServer, text: String) {

@@ -367,7 +367,10 @@ mod tests {
             let mut scanned = mirrored(&message, &known);
             if let Some(arguments) = scanned.as_mut().and_then(|found| found.arguments.take()) {
                 let read: serde_json::Value = serde_json::from_str(arguments).expect("parses");
-                prop_assert_eq!(Some(&read), value["params"].get("arguments"));
+                // Against serde's reading of the same text, not the generated value: a float
+                // does not always survive serde_json's text and back (no `float_roundtrip`).
+                let whole: serde_json::Value = serde_json::from_str(&message).expect("parses");
+                prop_assert_eq!(Some(&read), whole["params"].get("arguments"));
             }
             prop_assert_eq!(scanned, read_by_serde(&message));
         }

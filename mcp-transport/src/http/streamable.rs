@@ -59,9 +59,10 @@ use super::{
     Postbox, RequestTarget, Url, add_header_secret, answers, display_url, error_response, excerpt,
     mailbox, read_body, read_messages, send_authorized, unauthorized,
 };
+use crate::fast_path::{FastPath, RoundTrip, RoundTripFuture};
 use crate::secrets::Secrets;
 use crate::sse::SseDecoder;
-use crate::transport::{ProtocolViolation, RoundTrip, RoundTripFuture, Transport, TransportError};
+use crate::transport::{ProtocolViolation, Transport, TransportError};
 
 static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -84,6 +85,11 @@ const MAX_LISTEN_FAILURES: u32 = 5;
 const STREAM_END_GRACE: Duration = Duration::from_secs(2);
 
 /// A connection to a Streamable HTTP server. See the [module docs](self).
+///
+/// [`McpClient::connect_http`](crate::McpClient::connect_http) drives it with its shortcut:
+/// each request's POST is made, and its answer read, by the task that waits for it. Handed to
+/// [`McpClient::connect`](crate::McpClient::connect) or [`Peer::start`](crate::Peer::start) as
+/// a `Box<dyn Transport>`, it works through the [`Transport`] trait alone, like any plugin.
 pub struct StreamableHttpTransport {
     shared: Arc<Shared>,
     inbox: Inbox,
@@ -243,9 +249,24 @@ impl Transport for StreamableHttpTransport {
         Ok(())
     }
 
+    async fn receive(&self) -> Result<Bytes, TransportError> {
+        self.inbox.receive().await
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        if self.shared.closed.is_cancelled() {
+            return Ok(());
+        }
+        self.shared.closed.cancel();
+        self.shared.end_session().await;
+        Ok(())
+    }
+}
+
+impl FastPath for StreamableHttpTransport {
     /// A request other than `initialize` is posted from a task of its own anyway: start that
     /// task from the caller, saving the hand-over to the peer's writer task (when the caller
-    /// does not drive it itself, [`round_trip`](Transport::round_trip)).
+    /// does not drive it itself, [`round_trip`](FastPath::round_trip)).
     fn try_send_now(&self, message: &str) -> Result<bool, TransportError> {
         Ok(match self.request_of(message) {
             Some((id, method)) => {
@@ -265,19 +286,6 @@ impl Transport for StreamableHttpTransport {
             id,
             method,
         )))
-    }
-
-    async fn receive(&self) -> Result<Bytes, TransportError> {
-        self.inbox.receive().await
-    }
-
-    async fn close(&self) -> Result<(), TransportError> {
-        if self.shared.closed.is_cancelled() {
-            return Ok(());
-        }
-        self.shared.closed.cancel();
-        self.shared.end_session().await;
-        Ok(())
     }
 }
 
@@ -309,7 +317,7 @@ struct Returned {
 enum Answer<'a> {
     /// Hand it to the peer through `receive`.
     Deliver,
-    /// Keep it for the caller driving the exchange ([`Transport::round_trip`]).
+    /// Keep it for the caller driving the exchange ([`FastPath::round_trip`]).
     Return(&'a Returned),
     /// Keep it from the peer: the replayed initialize of a re-initialization.
     Swallow,
@@ -430,7 +438,7 @@ impl Shared {
         });
     }
 
-    /// [`Transport::round_trip`]: the exchange of a request in the caller's task, keeping the
+    /// [`FastPath::round_trip`]: the exchange of a request in the caller's task, keeping the
     /// answer for it.
     async fn round_trip(self: Arc<Self>, message: String, id: String, method: String) -> RoundTrip {
         let returned = Returned::default();

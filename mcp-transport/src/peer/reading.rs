@@ -3,7 +3,7 @@
 //! The reader task reads every message and hands each response to its request, which costs a
 //! wake-up of that request per answer: on a current-thread runtime, a wake-up of `block_on`'s own
 //! future from a task also costs a write to the runtime's event fd and a second `epoll_wait`.
-//! For a transport that can be read by polling from any task ([`Transport::poll_receive`]: stdio)
+//! For a transport that can be read by polling from any task ([`FastPath::poll_receive`]: stdio)
 //! a request that is the only one in flight, on a thread that runs the runtime, reads in the
 //! reader task's place instead, so the server's answer wakes it directly. Everything it reads on
 //! the way (notifications, server requests) is handled as the reader task would.
@@ -28,6 +28,7 @@ use std::task::{Context, Poll, Waker};
 use bytes::Bytes;
 
 use super::{Pending, Shared};
+use crate::fast_path::{FastPath, Link};
 use crate::transport::{CloseReason, Transport, TransportError};
 
 /// `Shared::reader` while the reader task reads; request ids start at 1.
@@ -49,7 +50,7 @@ impl Shared {
     fn poll_as_reader_task(
         &self,
         cx: &mut Context<'_>,
-        transport: &dyn Transport,
+        fast: &dyn FastPath,
     ) -> Poll<Option<Result<Bytes, TransportError>>> {
         let mut waker = self.lock_reading();
         // Kept whoever reads: a request that takes over replaces the task's wake-ups by its own,
@@ -64,7 +65,7 @@ impl Shared {
         if !self.callers_may_read() {
             return Poll::Ready(None);
         }
-        let polled = transport.poll_receive(cx);
+        let polled = fast.poll_receive(cx);
         if matches!(polled, Poll::Ready(None)) {
             self.pollable.store(false, Ordering::Relaxed);
         }
@@ -79,7 +80,7 @@ impl Shared {
     pub(super) fn poll_own_answer(
         self: &Arc<Self>,
         cx: &mut Context<'_>,
-        transport: &dyn Transport,
+        fast: &dyn FastPath,
         id: u64,
         reads: &mut bool,
     ) -> Poll<Option<(Bytes, Pending)>> {
@@ -101,7 +102,7 @@ impl Shared {
                     drop(state);
                     *reads = true;
                 }
-                transport.poll_receive(cx)
+                fast.poll_receive(cx)
             };
             match polled {
                 Poll::Pending => return Poll::Pending,
@@ -161,9 +162,16 @@ impl Shared {
 }
 
 /// The reader task: reads every message no request reads for itself, until the transport dies.
-pub(super) async fn read_loop(shared: Arc<Shared>, transport: Arc<dyn Transport>) {
+/// Over a transport without shortcuts no request ever reads for itself, and the task only
+/// receives.
+pub(super) async fn read_loop(shared: Arc<Shared>, link: Link) {
+    let transport: &dyn Transport = &*link.transport;
     loop {
-        let next = match poll_fn(|cx| shared.poll_as_reader_task(cx, &*transport)).await {
+        let polled = match link.fast.as_deref() {
+            Some(fast) => poll_fn(|cx| shared.poll_as_reader_task(cx, fast)).await,
+            None => None,
+        };
+        let next = match polled {
             Some(next) => next,
             None => transport.receive().await,
         };

@@ -11,9 +11,10 @@ use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::fast_path::{RoundTrip, RoundTripFuture};
 use crate::jsonrpc::{ErrorObject, OutgoingRequest, TypedResponse};
 use crate::protocol::{JsonObject, ProgressNotificationParams};
-use crate::transport::{CloseReason, RoundTrip, RoundTripFuture};
+use crate::transport::CloseReason;
 
 /// A request failed at the JSON-RPC level.
 #[derive(Debug, thiserror::Error)]
@@ -154,10 +155,8 @@ pub(super) async fn cancelled(token: Option<&CancellationToken>) {
     }
 }
 
-/// The outcome of the request's own exchange, once ([`Transport::round_trip`]); never, without
+/// The outcome of the request's own exchange, once (`FastPath::round_trip`); never, without
 /// one or after it.
-///
-/// [`Transport::round_trip`]: crate::Transport::round_trip
 pub(super) async fn finish_round_trip(round_trip: &mut Option<RoundTripFuture>) -> RoundTrip {
     let Some(exchange) = round_trip else {
         return std::future::pending().await;

@@ -1,17 +1,22 @@
 //! An in-memory transport a plugin author could write: a pair of channels with a scripted
-//! server on the other end.
+//! server on the other end. It implements the whole [`Transport`] trait: `send`, `receive` and
+//! `close`.
+
+use std::sync::PoisonError;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use mcp_transport::{Transport, TransportError};
-use serde_json::Value;
+use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, Transport, TransportError};
+use serde_json::{Value, json};
 use tokio::sync::{Mutex, mpsc};
 
 use super::guard;
 
 /// The client's end: what it sends goes to `sent`, what it receives comes from `incoming`.
 pub struct ChannelTransport {
-    sent: mpsc::UnboundedSender<String>,
+    /// `None` once closed: the server's end then sees the end of what the client sends.
+    sent: std::sync::Mutex<Option<mpsc::UnboundedSender<String>>>,
     incoming: Mutex<mpsc::UnboundedReceiver<Result<Bytes, TransportError>>>,
 }
 
@@ -38,19 +43,43 @@ pub fn pair() -> (Box<dyn Transport>, ScriptedServer) {
     let (sent, received) = mpsc::unbounded_channel();
     let (replies, incoming) = mpsc::unbounded_channel();
     let transport = ChannelTransport {
-        sent,
+        sent: std::sync::Mutex::new(Some(sent)),
         incoming: Mutex::new(incoming),
     };
     (Box::new(transport), ScriptedServer { received, replies })
 }
 
+/// A client of the handshake era connected to a scripted server.
+pub async fn connected() -> (McpClient, ScriptedServer) {
+    let (transport, mut server) = pair();
+    let options = ClientOptions::default()
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect_timeout(Duration::from_secs(10));
+    let answer = async {
+        let initialize = server.next().await;
+        server.reply(
+            &json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "scripted", "version": "1"}}}),
+        );
+        assert_eq!(server.next().await["method"], "notifications/initialized");
+    };
+    let (client, ()) =
+        guard(async { tokio::join!(McpClient::connect("scripted", transport, options), answer) })
+            .await;
+    (client.expect("connected"), server)
+}
+
 #[async_trait]
 impl Transport for ChannelTransport {
     async fn send(&self, messages: &[String]) -> Result<(), TransportError> {
+        let sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(sent) = sent.as_ref() else {
+            return Err(TransportError::ClosedByClient);
+        };
         for message in messages {
-            self.sent
-                .send(message.clone())
-                .map_err(|_| TransportError::Other("the server end is gone".into()))?;
+            // The channel's own error is the source of the transport's.
+            sent.send(message.clone()).map_err(TransportError::other)?;
         }
         Ok(())
     }
@@ -58,11 +87,15 @@ impl Transport for ChannelTransport {
     async fn receive(&self) -> Result<Bytes, TransportError> {
         match self.incoming.lock().await.recv().await {
             Some(message) => message,
-            None => Err(TransportError::Other("the server end hung up".into())),
+            None => Err(TransportError::ClosedByServer),
         }
     }
 
     async fn close(&self) -> Result<(), TransportError> {
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         Ok(())
     }
 }
