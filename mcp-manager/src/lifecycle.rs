@@ -30,7 +30,9 @@ use mcp_bridge::{
 };
 use mcp_cache::{Fingerprint, Listing, ToolCache};
 use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
-use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, Root, ServerNotification, Tool};
+use mcp_transport::{
+    ClientOptions, McpClient, NotificationKind, ProtocolVersion, Root, ServerNotification, Tool,
+};
 use tokio::sync::{Semaphore, broadcast, oneshot, watch};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -908,11 +910,10 @@ enum ListChange {
 
 impl ListChange {
     fn of(notification: &ServerNotification) -> Self {
-        use mcp_transport::protocol::methods;
-        match notification.method.as_str() {
-            methods::TOOLS_LIST_CHANGED => Self::Tools,
-            methods::RESOURCES_LIST_CHANGED => Self::Resources,
-            methods::PROMPTS_LIST_CHANGED => Self::Prompts,
+        match notification.kind() {
+            NotificationKind::ToolsListChanged => Self::Tools,
+            NotificationKind::ResourcesListChanged => Self::Resources,
+            NotificationKind::PromptsListChanged => Self::Prompts,
             _ => Self::None,
         }
     }
