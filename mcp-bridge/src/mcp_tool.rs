@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::arguments::{ArgumentCheck, ArgumentMismatch};
 use crate::budget::OutputBudget;
 use crate::convert::{convert_call, error_output};
+use crate::schema::tool_parameters;
 use crate::tool::{AgentTool, ToolCancelled, ToolOutput};
 
 /// Why a [`ConnectionProvider`] has no connection to give: the provider's own error (the
@@ -54,8 +55,8 @@ pub struct McpToolDefinition {
     pub timeout: Option<Duration>,
     /// What a result may cost the model's context; none: results go whole.
     pub budget: Option<Arc<OutputBudget>>,
-    /// The input schema without `$schema`, built at the first [`parameters`](Self::parameters):
-    /// a start from the cache makes thousands of definitions whose schemas are still JSON text.
+    /// The parameters (see [`parameters`](Self::parameters)), built at the first call: a start
+    /// from the cache makes thousands of definitions whose schemas are still JSON text.
     parameters: OnceLock<Value>,
 }
 
@@ -93,13 +94,34 @@ impl McpToolDefinition {
         }
     }
 
-    /// The input schema without `$schema`: what the model is given as the tool's parameters.
+    /// What the model is given as the tool's parameters: the tool's input schema with two
+    /// changes, everything else verbatim and in its order.
+    ///
+    /// - The top-level `$schema` is removed (a model API takes the schema, not its dialect; a
+    ///   `$schema` inside a nested schema is part of it and stays).
+    /// - OpenAPI 3.0's `nullable`, which JSON Schema model APIs reject (a strict validator
+    ///   refuses the tool) or ignore (the model and [`check_arguments`](crate::check_arguments)
+    ///   never learn that null is allowed), is written as JSON Schema 2020-12 says it, with
+    ///   the meaning OpenAPI 3.0.3 gives it. In every schema of the tree — the root, and each
+    ///   schema under `properties`, `patternProperties`, `additionalProperties`, `items` (one
+    ///   or a list), `prefixItems`, `additionalItems`, `unevaluatedItems`,
+    ///   `unevaluatedProperties`, `contains`, `propertyNames`, `allOf`, `anyOf`, `oneOf`,
+    ///   `not`, `if`, `then`, `else`, `contentSchema`, `$defs`, `definitions`,
+    ///   `dependentSchemas` and `dependencies` — a `nullable` whose value is a boolean is
+    ///   removed; when it was `true`, "null" first joins the types of the `type` beside it:
+    ///   `"type": "string"` becomes `"type": ["string", "null"]`, a list of type names gains
+    ///   `"null"` at its end unless it has it. Nothing else changes: an `enum` without `null`
+    ///   still refuses it, and a `nullable` without a `type` beside it (next to a `$ref`, an
+    ///   `anyOf`, or alone) adds nothing and is only removed.
+    ///
+    /// Not touched: values that are not schemas (`default`, `examples`, `const`, `enum`,
+    /// extensions such as `x-…`) even when they hold the word, a property *named* `nullable`,
+    /// and a `nullable` that is not a boolean (not OpenAPI's keyword). A model API that takes
+    /// OpenAPI's subset rather than JSON Schema (Gemini's function declarations) must convert
+    /// type lists anyway — servers write their own — so its adapter converts these too.
     pub fn parameters(&self) -> &Value {
-        self.parameters.get_or_init(|| {
-            let mut schema = self.tool.input_schema.to_object();
-            schema.shift_remove("$schema");
-            Value::Object(schema)
-        })
+        self.parameters
+            .get_or_init(|| tool_parameters(self.tool.input_schema.to_object()))
     }
 
     /// This definition with results cut to `budget`.
