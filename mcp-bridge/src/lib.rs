@@ -35,6 +35,6 @@ pub use arguments::{ArgumentCheck, ArgumentMismatch, check_arguments};
 pub use budget::{DEFAULT_OUTPUT_BUDGET, OutputBudget};
 pub use mcp_tool::{
     ConnectionError, ConnectionProvider, DeferredMcpTool, MAX_CALL_DURATION, McpTool,
-    McpToolDefinition,
+    McpToolDefinition, ToolProvider,
 };
 pub use tool::{AgentTool, OutputBlock, ToolCancelled, ToolOutput};

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use mcp_bridge::naming::tool_name;
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
-    OutputBlock, ToolCancelled, ToolOutput, check_arguments,
+    OutputBlock, ToolCancelled, ToolOutput, ToolProvider, check_arguments,
 };
 use mcp_transport::{ClientOptions, McpClient, StdioServerParams, Tool};
 use serde_json::{Map, Value, json};
@@ -246,6 +246,65 @@ async fn structured_content_and_is_error_through_a_live_connection() {
         "a tool error as it came"
     );
     guard(client.close()).await.unwrap();
+}
+
+/// Every result of a tool whose definition names its config provider carries it in the details
+/// (SPEC §6: server, tool, provider, raw content): a result, a tool's own error, and each
+/// `MCP error: …` — arguments refused, no connection, a server that died during the call. A
+/// tool whose provider is unknown says so with nulls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_carry_the_provider_in_their_details() {
+    let client = guard(connect("fixture", &FixtureServer::new()))
+        .await
+        .unwrap();
+    let cursor = || Some(ToolProvider::new("cursor", "Cursor"));
+    let live = |definition: McpToolDefinition| {
+        McpTool::new(definition.with_provider(cursor()), Arc::clone(&client))
+    };
+    let echo = live(definition(&client, "echo").await);
+    let error = live(definition(&client, "error").await);
+    let crash = live(definition(&client, "crash").await);
+    let unconnected = DeferredMcpTool::new(
+        cached_echo("broken").with_provider(cursor()),
+        Arc::new(FailingProvider),
+    );
+    let mut outputs = vec![
+        ("a result", run(&echo, json!({"message": "hi"})).await),
+        ("a tool error", run(&error, json!({})).await),
+        ("arguments refused", run(&echo, json!([1])).await),
+        (
+            "no connection",
+            run(&unconnected, json!({"message": "hi"})).await,
+        ),
+    ];
+    // Last: it takes the server down.
+    outputs.push(("a dead server", run(&crash, json!({"code": 3})).await));
+    for (what, output) in outputs {
+        let output = output.unwrap();
+        assert_eq!(output.is_error, what != "a result", "{what}: {output:?}");
+        if what != "a result" && what != "a tool error" {
+            assert!(
+                only_text(&output).starts_with("MCP error: "),
+                "{what}: {output:?}"
+            );
+        }
+        assert_eq!(output.details["provider"], "cursor", "{what}: {output:?}");
+        assert_eq!(
+            output.details["providerName"], "Cursor",
+            "{what}: {output:?}"
+        );
+        assert!(output.details["tool"].is_string(), "{what}: {output:?}");
+    }
+
+    let unknown = DeferredMcpTool::new(cached_echo("broken"), Arc::new(FailingProvider));
+    let output = run(&unknown, json!({"message": "hi"})).await.unwrap();
+    let details = output.details.as_object().unwrap();
+    assert_eq!(details.get("provider"), Some(&Value::Null), "{details:?}");
+    assert_eq!(
+        details.get("providerName"),
+        Some(&Value::Null),
+        "{details:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

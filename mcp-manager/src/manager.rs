@@ -19,7 +19,7 @@ use async_trait::async_trait;
 use mcp_bridge::naming::{Precedence, assign_names_with_precedence};
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
-    OutputBudget,
+    OutputBudget, ToolProvider,
 };
 use mcp_cache::{Fingerprint, Listing, ToolCache};
 use mcp_config::{AuthStorage, DiscoveredServer, ServerConfig, SourceMeta};
@@ -389,6 +389,7 @@ impl McpManager {
                 .filter(|(id, _)| live.is_none() && (still_pending(id) || served_since(id)))
                 .map(|(_, built)| built.into_iter());
             let config = state.configs.get(server);
+            let source = state.sources.get(server);
             let mut budget = None;
             for (tool, name) in tools.iter().zip(names.by_ref()) {
                 match built.as_mut().and_then(Iterator::next) {
@@ -405,7 +406,7 @@ impl McpManager {
                             .clone();
                         offered.push(
                             self.inner
-                                .managed_tool(server, name, tool, config, budget, reach),
+                                .managed_tool(server, name, tool, config, source, budget, reach),
                         );
                     }
                 }
@@ -643,17 +644,25 @@ impl Inner {
     }
 
     /// `tool` of `server` as the manager offers it under `name`, reaching its server as `reach`
-    /// says.
+    /// says; `source` is where the server is defined (its results name the provider).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is what one caller knows of the server; a struct would be built per tool"
+    )]
     pub(crate) fn managed_tool(
         self: &Arc<Self>,
         server: &str,
         name: String,
         tool: &Tool,
         config: Option<&ServerConfig>,
+        source: Option<&SourceMeta>,
         budget: Option<Arc<OutputBudget>>,
         reach: Reach<'_>,
     ) -> ManagedTool {
+        let provider =
+            source.map(|source| ToolProvider::new(&source.provider, &source.provider_name));
         let definition = McpToolDefinition::new(name, server, tool.clone())
+            .with_provider(provider)
             .with_timeout(config.and_then(ServerConfig::tool_timeout))
             .with_budget(budget);
         let agent_tool: Arc<dyn AgentTool> = match reach {
