@@ -17,7 +17,8 @@
 //! let loaded = discover_and_load_mcp_tools(&cwd, &LoadOptions::new("my-agent")).await;
 //! for tool in &loaded.tools {
 //!     let state = if tool.deferred { "deferred" } else { "live" };
-//!     println!("{} from {} ({state})", tool.tool.name(), tool.server);
+//!     // e.g. `mcp_github_create_issue from mcp:github via Claude Code (live)`
+//!     println!("{} from {} ({state})", tool.tool.name(), tool.path());
 //! }
 //! for problem in &loaded.problems {
 //!     eprintln!("{problem}"); // names its file or server

@@ -173,6 +173,9 @@ pub struct ManagedTool {
     pub deferred: bool,
     /// The tool itself.
     pub tool: Arc<dyn AgentTool>,
+    /// Where the server is defined (provider, file, level); `None` when the manager was not
+    /// told. [`path`](Self::path) shows it as `mcp:<server> via <provider>`.
+    pub source: Option<SourceMeta>,
 }
 
 /// Deferred tools built ahead, by server: the attempt they were built for, and the tools in
@@ -644,7 +647,8 @@ impl Inner {
     }
 
     /// `tool` of `server` as the manager offers it under `name`, reaching its server as `reach`
-    /// says; `source` is where the server is defined (its results name the provider).
+    /// says; `source` is where the server is defined (kept on the tool, and its results name
+    /// the provider).
     #[expect(
         clippy::too_many_arguments,
         reason = "each is what one caller knows of the server; a struct would be built per tool"
@@ -679,6 +683,7 @@ impl Inner {
             original_name: tool.name.clone(),
             deferred: reach.is_deferred(),
             tool: agent_tool,
+            source: source.cloned(),
         }
     }
 

@@ -354,3 +354,37 @@ async fn tool_results_name_the_provider_of_their_servers_definition() {
     assert_no_process(&live.marker).await;
     assert_no_process(&slow.marker).await;
 }
+
+/// The seed's decoration of loaded tools: each carries where its server is defined (provider,
+/// file) and shows it as `mcp:<server> via <provider name>` — live and deferred tools at the
+/// gate, and as `tools()` offers them afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loaded_tools_carry_their_source_as_mcp_server_via_provider() {
+    let (dir, home, live, slow) = live_and_deferred_project("source");
+    let loaded = load_live_and_deferred(&dir, &home).await;
+    let file = dir.path().join(".mcp.json");
+    let offered = loaded.manager.tools();
+    assert!(loaded.tools.iter().any(|tool| tool.deferred));
+    assert_eq!(offered.len(), loaded.tools.len());
+    for managed in loaded.tools.iter().chain(&offered) {
+        let source = managed.source.as_ref();
+        assert_eq!(
+            source.map(|source| (source.provider.as_str(), source.provider_name.as_str())),
+            Some(("claude-code", "Claude Code")),
+            "{managed:?}"
+        );
+        assert_eq!(
+            source.map(|source| &source.path),
+            Some(&file),
+            "{managed:?}"
+        );
+        assert_eq!(
+            managed.path(),
+            format!("mcp:{} via Claude Code", managed.server)
+        );
+    }
+
+    within("disconnect_all", loaded.manager.disconnect_all()).await;
+    assert_no_process(&live.marker).await;
+    assert_no_process(&slow.marker).await;
+}
