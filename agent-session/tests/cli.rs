@@ -211,6 +211,41 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
     assert_eq!(call["structured_content"], Value::Null);
 }
 
+/// `tools --json` says where each tool comes from, live or deferred: the source of its server's
+/// definition (provider, file, level) and `mcp:<server> via <provider name>`.
+#[test]
+fn tools_json_names_where_each_tool_comes_from() {
+    let sandbox = Sandbox::new("tool-sources");
+    sandbox.write_mcp_json(&json!({
+        "fast": sandbox.fixture("fast", |s| s),
+        "slow": sandbox.fixture("slow", |s| s.delay("tools/list", 1500)),
+    }));
+    let source = json!({
+        "provider": "claude-code",
+        "provider_name": "Claude Code",
+        "path": sandbox.mcp_json().display().to_string(),
+        "level": "project"
+    });
+    let cache = sandbox.cache_dir();
+    // Live after waiting, then the slow server's tools deferred from the cache.
+    for _ in 0..2 {
+        let tools = sandbox.run(&["tools", "--json", "--cache-dir", &cache]);
+        let tools = tools.assert_code(0).json();
+        for server in ["fast", "slow"] {
+            let listed = tools_of(&tools, server);
+            assert!(!listed.is_empty(), "{tools:#}");
+            for tool in listed {
+                assert_eq!(
+                    tool["path"],
+                    format!("mcp:{server} via Claude Code"),
+                    "{tool:#}"
+                );
+                assert_eq!(tool["source"], source, "{tool:#}");
+            }
+        }
+    }
+}
+
 #[test]
 fn call_exit_statuses() {
     let sandbox = Sandbox::new("call");

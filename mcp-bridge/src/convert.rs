@@ -6,6 +6,10 @@
 //! `structuredContent` is kept in the details, and rendered as JSON text when the result has no
 //! text of its own. `isError` makes an error output. A transport or protocol failure becomes
 //! `MCP error: <message>` with the error flag; a cancellation stays a cancellation.
+//!
+//! The details name the server and the tool; an MCP tool ([`McpTool`](crate::McpTool),
+//! [`DeferredMcpTool`](crate::DeferredMcpTool)) adds the config provider of its definition
+//! (`provider`, `providerName`), which these functions are not told.
 
 use mcp_transport::protocol::TextContent;
 use mcp_transport::{CallToolResult, ContentBlock};

@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::arguments::{ArgumentCheck, ArgumentMismatch};
 use crate::budget::OutputBudget;
 use crate::convert::{convert_call, error_output};
+use crate::schema::tool_parameters;
 use crate::tool::{AgentTool, ToolCancelled, ToolOutput};
 
 /// Why a [`ConnectionProvider`] has no connection to give: the provider's own error (the
@@ -35,6 +36,28 @@ impl std::fmt::Debug for dyn ConnectionProvider {
     }
 }
 
+/// The config provider a server's definition came from: the agent or tool whose config file
+/// defines it (`claude-code` / `Claude Code`, `cursor` / `Cursor`, …). The bridge knows no
+/// config format: the manager sets it from where discovery found the server.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ToolProvider {
+    /// The provider's id, e.g. `claude-code`.
+    pub id: String,
+    /// The provider's display name, e.g. `Claude Code`.
+    pub name: String,
+}
+
+impl ToolProvider {
+    /// The provider `id`, shown as `name`.
+    pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+        }
+    }
+}
+
 /// What the model sees of an MCP tool, and the original names behind it.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -49,13 +72,16 @@ pub struct McpToolDefinition {
     pub server: String,
     /// The tool as the server listed it.
     pub tool: Tool,
+    /// The config provider the server's definition came from; `None` when unknown. Every
+    /// result's details carry it (`provider`, `providerName`).
+    pub provider: Option<ToolProvider>,
     /// How long a call may go without an answer or progress (the server's `toolTimeout`);
     /// `None` uses the client's request timeout.
     pub timeout: Option<Duration>,
     /// What a result may cost the model's context; none: results go whole.
     pub budget: Option<Arc<OutputBudget>>,
-    /// The input schema without `$schema`, built at the first [`parameters`](Self::parameters):
-    /// a start from the cache makes thousands of definitions whose schemas are still JSON text.
+    /// The parameters (see [`parameters`](Self::parameters)), built at the first call: a start
+    /// from the cache makes thousands of definitions whose schemas are still JSON text.
     parameters: OnceLock<Value>,
 }
 
@@ -67,6 +93,7 @@ impl PartialEq for McpToolDefinition {
             && self.description == other.description
             && self.server == other.server
             && self.tool == other.tool
+            && self.provider == other.provider
             && self.timeout == other.timeout
             && self.budget == other.budget
     }
@@ -87,19 +114,48 @@ impl McpToolDefinition {
             description,
             server: server.to_owned(),
             tool,
+            provider: None,
             timeout: None,
             budget: None,
             parameters: OnceLock::new(),
         }
     }
 
-    /// The input schema without `$schema`: what the model is given as the tool's parameters.
+    /// What the model is given as the tool's parameters: the tool's input schema with two
+    /// changes, everything else verbatim and in its order.
+    ///
+    /// - The top-level `$schema` is removed (a model API takes the schema, not its dialect; a
+    ///   `$schema` inside a nested schema is part of it and stays).
+    /// - OpenAPI 3.0's `nullable`, which JSON Schema model APIs reject (a strict validator
+    ///   refuses the tool) or ignore (the model and [`check_arguments`](crate::check_arguments)
+    ///   never learn that null is allowed), is written as JSON Schema 2020-12 says it, with
+    ///   the meaning OpenAPI 3.0.3 gives it. In every schema of the tree — the root, and each
+    ///   schema under `properties`, `patternProperties`, `additionalProperties`, `items` (one
+    ///   or a list), `prefixItems`, `additionalItems`, `unevaluatedItems`,
+    ///   `unevaluatedProperties`, `contains`, `propertyNames`, `allOf`, `anyOf`, `oneOf`,
+    ///   `not`, `if`, `then`, `else`, `contentSchema`, `$defs`, `definitions`,
+    ///   `dependentSchemas` and `dependencies` — a `nullable` whose value is a boolean is
+    ///   removed; when it was `true`, "null" first joins the types of the `type` beside it:
+    ///   `"type": "string"` becomes `"type": ["string", "null"]`, a list of type names gains
+    ///   `"null"` at its end unless it has it. Nothing else changes: an `enum` without `null`
+    ///   still refuses it, and a `nullable` without a `type` beside it (next to a `$ref`, an
+    ///   `anyOf`, or alone) adds nothing and is only removed.
+    ///
+    /// Not touched: values that are not schemas (`default`, `examples`, `const`, `enum`,
+    /// extensions such as `x-…`) even when they hold the word, a property *named* `nullable`,
+    /// and a `nullable` that is not a boolean (not OpenAPI's keyword). A model API that takes
+    /// OpenAPI's subset rather than JSON Schema (Gemini's function declarations) must convert
+    /// type lists anyway — servers write their own — so its adapter converts these too.
     pub fn parameters(&self) -> &Value {
-        self.parameters.get_or_init(|| {
-            let mut schema = self.tool.input_schema.to_object();
-            schema.shift_remove("$schema");
-            Value::Object(schema)
-        })
+        self.parameters
+            .get_or_init(|| tool_parameters(self.tool.input_schema.to_object()))
+    }
+
+    /// This definition with the config provider its server's definition came from.
+    #[must_use]
+    pub fn with_provider(mut self, provider: Option<ToolProvider>) -> Self {
+        self.provider = provider;
+        self
     }
 
     /// This definition with results cut to `budget`.
@@ -184,10 +240,32 @@ async fn call(
     })
 }
 
+/// `output` with the config provider of its tool in the details, after `server` and `tool`:
+/// `provider` (the id) and `providerName`, both null when the provider is unknown. Every output
+/// of an MCP tool passes here: results, the tool's own errors and each `MCP error: …`.
+fn with_provider(mut output: ToolOutput, provider: Option<&ToolProvider>) -> ToolOutput {
+    if let Value::Object(details) = &mut output.details {
+        let at = details
+            .keys()
+            .position(|key| key == "tool")
+            .map_or(details.len(), |tool| tool + 1);
+        let (id, name) = provider.map_or((Value::Null, Value::Null), |provider| {
+            (
+                Value::from(provider.id.as_str()),
+                Value::from(provider.name.as_str()),
+            )
+        });
+        details.shift_insert(at, "provider".to_owned(), id);
+        details.shift_insert(at + 1, "providerName".to_owned(), name);
+    }
+    output
+}
+
 /// The [`AgentTool`] impl of an MCP tool type: the four accessors answer from
 /// `self.definition`, the argument check from `self.arguments` (prepared from the schema at
 /// the first check: making a tool, thousands at a start, stays cheap), and `execute` runs the
-/// body with the tool, the arguments and the cancellation token bound to the names given.
+/// body with the tool, the arguments and the cancellation token bound to the names given, and
+/// puts the tool's provider in the details of what it gives ([`with_provider`]).
 macro_rules! mcp_agent_tool {
     ($type:ty, |$tool:ident, $args:ident, $cancel:ident| $body:block) => {
         #[async_trait]
@@ -220,7 +298,8 @@ macro_rules! mcp_agent_tool {
                 $cancel: CancellationToken,
             ) -> Result<ToolOutput, ToolCancelled> {
                 let $tool = self;
-                $body
+                let output: Result<ToolOutput, ToolCancelled> = async move { $body }.await;
+                output.map(|output| with_provider(output, self.definition.provider.as_ref()))
             }
         }
     };

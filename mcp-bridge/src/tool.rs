@@ -76,7 +76,8 @@ pub struct ToolOutput {
     pub content: Vec<OutputBlock>,
     /// True when the call failed; the content says why.
     pub is_error: bool,
-    /// Everything else a UI or log may want (server, tool, raw result, structured content).
+    /// Everything else a UI or log may want: for an MCP tool the server, the tool, the config
+    /// provider its server came from, the raw result and the structured content.
     pub details: Value,
 }
 

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use mcp_bridge::naming::tool_name;
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
-    OutputBlock, ToolCancelled, ToolOutput, check_arguments,
+    OutputBlock, ToolCancelled, ToolOutput, ToolProvider, check_arguments,
 };
 use mcp_transport::{ClientOptions, McpClient, StdioServerParams, Tool};
 use serde_json::{Map, Value, json};
@@ -246,6 +246,65 @@ async fn structured_content_and_is_error_through_a_live_connection() {
         "a tool error as it came"
     );
     guard(client.close()).await.unwrap();
+}
+
+/// Every result of a tool whose definition names its config provider carries it in the details
+/// (SPEC §6: server, tool, provider, raw content): a result, a tool's own error, and each
+/// `MCP error: …` — arguments refused, no connection, a server that died during the call. A
+/// tool whose provider is unknown says so with nulls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_carry_the_provider_in_their_details() {
+    let client = guard(connect("fixture", &FixtureServer::new()))
+        .await
+        .unwrap();
+    let cursor = || Some(ToolProvider::new("cursor", "Cursor"));
+    let live = |definition: McpToolDefinition| {
+        McpTool::new(definition.with_provider(cursor()), Arc::clone(&client))
+    };
+    let echo = live(definition(&client, "echo").await);
+    let error = live(definition(&client, "error").await);
+    let crash = live(definition(&client, "crash").await);
+    let unconnected = DeferredMcpTool::new(
+        cached_echo("broken").with_provider(cursor()),
+        Arc::new(FailingProvider),
+    );
+    let mut outputs = vec![
+        ("a result", run(&echo, json!({"message": "hi"})).await),
+        ("a tool error", run(&error, json!({})).await),
+        ("arguments refused", run(&echo, json!([1])).await),
+        (
+            "no connection",
+            run(&unconnected, json!({"message": "hi"})).await,
+        ),
+    ];
+    // Last: it takes the server down.
+    outputs.push(("a dead server", run(&crash, json!({"code": 3})).await));
+    for (what, output) in outputs {
+        let output = output.unwrap();
+        assert_eq!(output.is_error, what != "a result", "{what}: {output:?}");
+        if what != "a result" && what != "a tool error" {
+            assert!(
+                only_text(&output).starts_with("MCP error: "),
+                "{what}: {output:?}"
+            );
+        }
+        assert_eq!(output.details["provider"], "cursor", "{what}: {output:?}");
+        assert_eq!(
+            output.details["providerName"], "Cursor",
+            "{what}: {output:?}"
+        );
+        assert!(output.details["tool"].is_string(), "{what}: {output:?}");
+    }
+
+    let unknown = DeferredMcpTool::new(cached_echo("broken"), Arc::new(FailingProvider));
+    let output = run(&unknown, json!({"message": "hi"})).await.unwrap();
+    let details = output.details.as_object().unwrap();
+    assert_eq!(details.get("provider"), Some(&Value::Null), "{details:?}");
+    assert_eq!(
+        details.get("providerName"),
+        Some(&Value::Null),
+        "{details:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -612,6 +671,215 @@ async fn parameters_are_the_input_schema_without_dollar_schema() {
         json!({"type": "object", "properties": {"inner": {"$schema": "x", "type": "object"}}})
     );
     guard(client.close()).await.unwrap();
+}
+
+/// An input schema as an OpenAPI 3.0 based server lists it (generated from an API description):
+/// `nullable` at every depth — properties, items, `anyOf` branches, `additionalProperties`,
+/// `$defs` — next to a type name, a type list, an `enum`, a `$ref`, with `false`; and the word
+/// `nullable` where it is not that keyword: a property's name, inside `default`, `examples`,
+/// `const` and an extension.
+fn openapi_shaped_schema() -> Map<String, Value> {
+    object(json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "title": "create_issue arguments",
+        "properties": {
+            "title": {"type": "string", "minLength": 1},
+            "body": {"type": "string", "nullable": true, "description": "Markdown"},
+            "assignees": {
+                "type": "array",
+                "nullable": true,
+                "items": {"type": "string", "nullable": true}
+            },
+            "milestone": {"type": ["integer", "string"], "nullable": true},
+            "due": {"type": ["string", "null"], "format": "date", "nullable": true},
+            "state": {"type": "string", "enum": ["open", "closed"], "nullable": true},
+            "draft": {"type": "boolean", "nullable": false, "default": false},
+            "labels": {
+                "type": "array",
+                "items": {
+                    "anyOf": [
+                        {"type": "string", "nullable": true},
+                        {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "color": {"type": "string", "nullable": true}
+                            },
+                            "additionalProperties": false
+                        }
+                    ]
+                }
+            },
+            "metadata": {
+                "type": "object",
+                "additionalProperties": {"type": "string", "nullable": true}
+            },
+            "reviewer": {"$ref": "#/$defs/User", "nullable": true},
+            "nullable": {
+                "type": "boolean",
+                "description": "A property named `nullable` is not the keyword.",
+                "default": {"nullable": true},
+                "examples": [{"nullable": true}]
+            },
+            "options": {
+                "type": "object",
+                "const": {"nullable": true},
+                "x-openapi": {"nullable": true}
+            }
+        },
+        "required": ["title"],
+        "$defs": {
+            "User": {
+                "type": "object",
+                "nullable": true,
+                "properties": {"login": {"type": "string"}}
+            }
+        }
+    }))
+}
+
+/// `nullable` (OpenAPI 3.0's keyword, unknown to JSON Schema) becomes what it means there: the
+/// type it stands next to also allows `null`; everything else stays as written.
+#[test]
+fn parameters_turn_openapi_nullable_into_a_null_type_at_every_depth() {
+    let tool = Tool::new("create_issue", None, openapi_shaped_schema());
+    let definition = McpToolDefinition::new("mcp_tracker_create_issue", "tracker", tool);
+    assert_eq!(
+        *definition.parameters(),
+        json!({
+            "type": "object",
+            "title": "create_issue arguments",
+            "properties": {
+                "title": {"type": "string", "minLength": 1},
+                "body": {"type": ["string", "null"], "description": "Markdown"},
+                "assignees": {
+                    "type": ["array", "null"],
+                    "items": {"type": ["string", "null"]}
+                },
+                "milestone": {"type": ["integer", "string", "null"]},
+                "due": {"type": ["string", "null"], "format": "date"},
+                // OpenAPI 3.0.3: the other keywords keep their meaning, so this enum still
+                // refuses null.
+                "state": {"type": ["string", "null"], "enum": ["open", "closed"]},
+                "draft": {"type": "boolean", "default": false},
+                "labels": {
+                    "type": "array",
+                    "items": {
+                        "anyOf": [
+                            {"type": ["string", "null"]},
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "name": {"type": "string"},
+                                    "color": {"type": ["string", "null"]}
+                                },
+                                "additionalProperties": false
+                            }
+                        ]
+                    }
+                },
+                "metadata": {
+                    "type": "object",
+                    "additionalProperties": {"type": ["string", "null"]}
+                },
+                // Without a `type` beside it, `nullable` means nothing (OpenAPI 3.0.3).
+                "reviewer": {"$ref": "#/$defs/User"},
+                "nullable": {
+                    "type": "boolean",
+                    "description": "A property named `nullable` is not the keyword.",
+                    "default": {"nullable": true},
+                    "examples": [{"nullable": true}]
+                },
+                "options": {
+                    "type": "object",
+                    "const": {"nullable": true},
+                    "x-openapi": {"nullable": true}
+                }
+            },
+            "required": ["title"],
+            "$defs": {
+                "User": {
+                    "type": ["object", "null"],
+                    "properties": {"login": {"type": "string"}}
+                }
+            }
+        })
+    );
+    // The keys keep their order: `type` stays where it was.
+    let body: Vec<&str> = definition.parameters()["properties"]["body"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(body, ["type", "description"]);
+    // The tool as listed is untouched.
+    assert_eq!(
+        definition.tool.input_schema.as_object()["properties"]["body"]["nullable"],
+        json!(true)
+    );
+    // A tool checks arguments against what it shows: null is taken where `nullable` allowed
+    // it, and still refused where it did not.
+    let tool = DeferredMcpTool::new(definition, Arc::new(FailingProvider));
+    assert_eq!(
+        tool.check_arguments(&json!({"title": "t", "body": null, "assignees": [null, "a"]})),
+        Ok(())
+    );
+    assert_eq!(
+        tool.check_arguments(&json!({"title": "t", "draft": null}))
+            .unwrap_err()
+            .to_string(),
+        "argument `draft` must be a boolean, not null"
+    );
+}
+
+/// A schema without `nullable` is given as it was listed, but for `$schema`.
+#[test]
+fn parameters_without_nullable_are_the_schema_verbatim() {
+    let mut schema = openapi_shaped_schema();
+    strip_nullable_by_hand(&mut schema);
+    let tool = Tool::new("create_issue", None, schema.clone());
+    let definition = McpToolDefinition::new("mcp_tracker_create_issue", "tracker", tool);
+    schema.shift_remove("$schema");
+    assert_eq!(*definition.parameters(), Value::Object(schema));
+}
+
+/// The test schema with every `nullable` keyword taken out (the look-alikes stay).
+fn strip_nullable_by_hand(schema: &mut Map<String, Value>) {
+    let properties = schema["properties"].as_object_mut().unwrap();
+    for name in [
+        "body",
+        "assignees",
+        "milestone",
+        "due",
+        "state",
+        "draft",
+        "reviewer",
+    ] {
+        properties[name]
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("nullable");
+    }
+    properties["assignees"]["items"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("nullable");
+    let labels = &mut properties["labels"]["items"]["anyOf"];
+    labels[0].as_object_mut().unwrap().shift_remove("nullable");
+    labels[1]["properties"]["color"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("nullable");
+    properties["metadata"]["additionalProperties"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("nullable");
+    schema["$defs"]["User"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("nullable");
 }
 
 /// A live and a deferred tool check arguments against their own schema (prepared when the tool

@@ -26,7 +26,7 @@ use std::time::SystemTime;
 use async_trait::async_trait;
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
-    OutputBudget,
+    OutputBudget, ToolProvider,
 };
 use mcp_cache::{Fingerprint, Listing, ToolCache};
 use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
@@ -167,17 +167,26 @@ impl Inner {
     }
 
     /// `tool` of `server` as the manager offers it under `name`, reaching its server as `reach`
-    /// says.
+    /// says; `source` is where the server is defined (kept on the tool, and its results name
+    /// the provider).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is what one caller knows of the server; a struct would be built per tool"
+    )]
     pub(crate) fn managed_tool(
         self: &Arc<Self>,
         server: &str,
         name: String,
         tool: &Tool,
         config: Option<&ServerConfig>,
+        source: Option<&SourceMeta>,
         budget: Option<Arc<OutputBudget>>,
         reach: Reach<'_>,
     ) -> ManagedTool {
+        let provider =
+            source.map(|source| ToolProvider::new(&source.provider, &source.provider_name));
         let definition = McpToolDefinition::new(name, server, tool.clone())
+            .with_provider(provider)
             .with_timeout(config.and_then(ServerConfig::tool_timeout))
             .with_budget(budget);
         let agent_tool: Arc<dyn AgentTool> = match reach {
@@ -194,6 +203,7 @@ impl Inner {
             original_name: tool.name.clone(),
             deferred: reach.is_deferred(),
             tool: agent_tool,
+            source: source.cloned(),
         }
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
 use mcp_config::{
     AuthStorage, DiscoveredServer, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason,
-    load_all_configs,
+    SourceMeta, load_all_configs,
 };
 
 use crate::error::{ManagerError, Problem, ProviderPanic, ServerError};
@@ -113,6 +113,30 @@ pub struct LoadResult {
     /// Discovery's full result: the servers with their sources and shadowed definitions, the
     /// skipped definitions and why, the Exa keys. Shared, so a session keeps it as it is.
     pub discovery: Arc<DiscoveryResult>,
+}
+
+impl ManagedTool {
+    /// Where the tool comes from, as a tool list shows it: `mcp:<server> via <provider>` (the
+    /// display name of the config provider that defines the server, e.g.
+    /// `mcp:github via Claude Code`; its id when it has no name), or `mcp:<server>` when the
+    /// provider is unknown. The file is in [`source`](Self::source).
+    pub fn path(&self) -> String {
+        tool_path(&self.server, self.source.as_ref())
+    }
+}
+
+/// [`ManagedTool::path`] of a tool of `server` defined at `source`.
+fn tool_path(server: &str, source: Option<&SourceMeta>) -> String {
+    let provider = source.and_then(|source| {
+        [&source.provider_name, &source.provider]
+            .into_iter()
+            .map(|name| name.trim())
+            .find(|name| !name.is_empty())
+    });
+    match provider {
+        Some(provider) => format!("mcp:{server} via {provider}"),
+        None => format!("mcp:{server}"),
+    }
 }
 
 /// Runs discovery; a provider is code of any origin, so a panic in one is a problem, not a
@@ -243,4 +267,28 @@ pub async fn discover_and_load_mcp_tools(cwd: &Path, options: &LoadOptions) -> L
     let mut loaded = discover_mcp_servers(cwd, options);
     loaded.connect().await;
     loaded
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_config::Level;
+
+    use super::*;
+
+    #[test]
+    fn a_tool_path_names_the_provider_when_it_is_known() {
+        let source = |id: &str, name: &str| SourceMeta::new(id, name, "/p/.mcp.json", Level::User);
+        let cases = [
+            (
+                Some(source("claude-code", "Claude Code")),
+                "mcp:github via Claude Code",
+            ),
+            (Some(source("cursor", "  ")), "mcp:github via cursor"),
+            (Some(source("", "")), "mcp:github"),
+            (None, "mcp:github"),
+        ];
+        for (source, expected) in cases {
+            assert_eq!(tool_path("github", source.as_ref()), expected, "{source:?}");
+        }
+    }
 }

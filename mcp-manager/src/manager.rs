@@ -102,6 +102,7 @@ impl McpManager {
                 .filter(|(id, _)| built_for(id))
                 .map(|(_, built)| built.into_iter());
             let config = Some(&record.config);
+            let source = record.source.as_ref();
             let mut budget = None;
             for (tool, name) in tools.iter().zip(names.by_ref()) {
                 match built.as_mut().and_then(Iterator::next) {
@@ -118,7 +119,7 @@ impl McpManager {
                             .clone();
                         offered.push(
                             self.inner
-                                .managed_tool(server, name, tool, config, budget, reach),
+                                .managed_tool(server, name, tool, config, source, budget, reach),
                         );
                     }
                 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcp_bridge::AgentTool;
+use mcp_config::SourceMeta;
 use mcp_transport::McpClient;
 
 use crate::error::ServerError;
@@ -22,6 +23,9 @@ pub struct ManagedTool {
     pub deferred: bool,
     /// The tool itself.
     pub tool: Arc<dyn AgentTool>,
+    /// Where the server is defined (provider, file, level); `None` when the manager was not
+    /// told. [`path`](Self::path) shows it as `mcp:<server> via <provider>`.
+    pub source: Option<SourceMeta>,
 }
 
 /// Deferred tools built ahead, by server: the attempt they were built for, and the tools in

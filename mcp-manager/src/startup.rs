@@ -69,6 +69,7 @@ impl McpManager {
             };
             if let Some((id, outcome)) = inner.start(start, Some(Arc::clone(&gate)), remembered) {
                 let (inner, key, config) = (Arc::clone(inner), name.clone(), config.clone());
+                let source = server.source.meta.clone();
                 let lookup = tokio::spawn(async move {
                     // A miss drops the sender: the pipeline connects as if nothing was known.
                     let entry = inner.cache.lookup_entry(&key, &fingerprint).await.ok()?;
@@ -95,7 +96,15 @@ impl McpManager {
                         .map(|tool| {
                             let name = tool_name(&key, &tool.name);
                             let budget = budget.clone();
-                            inner.managed_tool(&key, name, tool, Some(&config), budget, reach)
+                            inner.managed_tool(
+                                &key,
+                                name,
+                                tool,
+                                Some(&config),
+                                Some(&source),
+                                budget,
+                                reach,
+                            )
                         })
                         .collect();
                     if let Some(remembered_tx) = remembered_tx {

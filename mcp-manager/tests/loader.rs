@@ -288,3 +288,103 @@ async fn the_cache_key_ignores_a_variables_value_and_changes_with_the_definition
     assert!(cache.get("fp", &fingerprint).await.is_some());
     within("disconnect_all", manager.disconnect_all()).await;
 }
+
+/// A project whose `.mcp.json` (Claude Code's project file) holds a working fixture and one
+/// that lists its tools slowly, whose tools are in the cache: one live server and one deferred
+/// at the gate. Returns the project, its home and the two fixtures.
+fn live_and_deferred_project(label: &str) -> (TempDir, TempDir, Fixture, Fixture) {
+    let dir = TempDir::new(&format!("{label}-project"));
+    let home = TempDir::new(&format!("{label}-home"));
+    let live = plain(&format!("{label}-live"));
+    let slow = fixture(&format!("{label}-slow"), |s| s.delay("tools/list", 1500));
+    let entry = |fixture: &Fixture| serde_json::to_value(&fixture.config).unwrap();
+    let config = json!({"mcpServers": {"live": entry(&live), "slow": entry(&slow)}});
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
+    (dir, home, live, slow)
+}
+
+/// Discovers the project of [`live_and_deferred_project`], fills the cache with the slow
+/// server's `echo` under its definition's key, and connects.
+async fn load_live_and_deferred(dir: &TempDir, home: &TempDir) -> LoadResult {
+    let cache = memory_cache();
+    let options = LoadOptions::new("testapp")
+        .context(DiscoveryContext::new("testapp", dir.path(), home.path()))
+        .cache(cache.clone())
+        .trust(mcp_config::TrustPolicy::TrustAll);
+    let mut loaded = discover_mcp_servers(dir.path(), &options);
+    let slow = &loaded.discovery.servers["slow"];
+    use mcp_cache::ToolCache as _;
+    cache
+        .set(
+            "slow",
+            &mcp_cache::Fingerprint::of(&slow.definition),
+            &[echo_tool()],
+        )
+        .await;
+    within("connect", loaded.connect()).await;
+    loaded
+}
+
+/// SPEC §6, details carry the provider: a call through a tool the manager made (live, deferred
+/// from the cache at the gate, and as `tools()` offers them afterwards) names the config
+/// provider of its server's definition in its result's details.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_results_name_the_provider_of_their_servers_definition() {
+    let (dir, home, live, slow) = live_and_deferred_project("provider");
+    let loaded = load_live_and_deferred(&dir, &home).await;
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let at_the_gate = [
+        find_tool(&loaded.tools, "live", "echo"),
+        find_tool(&loaded.tools, "slow", "echo"),
+    ];
+    assert!(!at_the_gate[0].deferred && at_the_gate[1].deferred);
+    let offered = loaded.manager.tools();
+    let afterwards = [
+        find_tool(&offered, "live", "echo"),
+        find_tool(&offered, "slow", "echo"),
+    ];
+    for managed in at_the_gate.iter().chain(&afterwards) {
+        let output = echo(managed.tool.as_ref(), "hi").await;
+        assert_eq!(output.to_text(), "hi", "{managed:?}");
+        assert_eq!(output.details["provider"], "claude-code", "{managed:?}");
+        assert_eq!(output.details["providerName"], "Claude Code", "{managed:?}");
+    }
+
+    within("disconnect_all", loaded.manager.disconnect_all()).await;
+    assert_no_process(&live.marker).await;
+    assert_no_process(&slow.marker).await;
+}
+
+/// The seed's decoration of loaded tools: each carries where its server is defined (provider,
+/// file) and shows it as `mcp:<server> via <provider name>` — live and deferred tools at the
+/// gate, and as `tools()` offers them afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loaded_tools_carry_their_source_as_mcp_server_via_provider() {
+    let (dir, home, live, slow) = live_and_deferred_project("source");
+    let loaded = load_live_and_deferred(&dir, &home).await;
+    let file = dir.path().join(".mcp.json");
+    let offered = loaded.manager.tools();
+    assert!(loaded.tools.iter().any(|tool| tool.deferred));
+    assert_eq!(offered.len(), loaded.tools.len());
+    for managed in loaded.tools.iter().chain(&offered) {
+        let source = managed.source.as_ref();
+        assert_eq!(
+            source.map(|source| (source.provider.as_str(), source.provider_name.as_str())),
+            Some(("claude-code", "Claude Code")),
+            "{managed:?}"
+        );
+        assert_eq!(
+            source.map(|source| &source.path),
+            Some(&file),
+            "{managed:?}"
+        );
+        assert_eq!(
+            managed.path(),
+            format!("mcp:{} via Claude Code", managed.server)
+        );
+    }
+
+    within("disconnect_all", loaded.manager.disconnect_all()).await;
+    assert_no_process(&live.marker).await;
+    assert_no_process(&slow.marker).await;
+}

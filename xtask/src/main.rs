@@ -1,8 +1,11 @@
 //! Developer automation for this workspace, run as `cargo xtask <command>`.
 //!
 //! - `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format check,
-//!   clippy with warnings denied, the interop install, the fixture server build, every test
-//!   (the real-peer tests, `#[ignore = "needs …"]`, included), the conformance suite, and rustdoc
+//!   clippy with warnings denied (and the feature checks: crates without their default features,
+//!   the feature boundaries seen with `cargo tree`), the interop install, the fixture server
+//!   build, the README's first commands as written, every test (the real-peer tests,
+//!   `#[ignore = "needs …"]`, included) and the doctests, a short fuzz run, the benchmarks' smoke
+//!   runs, the `bench/` harness's format, clippy and tests, the conformance suite, and rustdoc
 //!   with warnings denied.
 //! - `cargo xtask interop`: installs the pinned real MCP peers under `interop/`; a peer whose pins
 //!   have not changed since its last install is left alone.
@@ -127,4 +130,33 @@ fn workspace_root() -> Result<PathBuf, Error> {
 /// The cargo binary to invoke: the one that runs us when started through cargo.
 fn cargo() -> std::ffi::OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::USAGE;
+
+    /// The manifest's description (what `cargo metadata` and `cargo xtask`'s package show)
+    /// names every command `cargo xtask help` lists.
+    #[test]
+    fn the_package_description_names_every_command() {
+        let description: Vec<&str> = env!("CARGO_PKG_DESCRIPTION")
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+            .collect();
+        let commands: Vec<&str> = USAGE
+            .lines()
+            .skip_while(|line| *line != "Commands:")
+            .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
+            .filter_map(|line| line.split_whitespace().next())
+            .filter(|command| *command != "help")
+            .collect();
+        assert!(commands.contains(&"ci"), "{commands:?}");
+        for command in commands {
+            assert!(
+                description.contains(&command),
+                "`{command}` is not in the description {:?}",
+                env!("CARGO_PKG_DESCRIPTION")
+            );
+        }
+    }
 }

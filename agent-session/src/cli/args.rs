@@ -241,7 +241,8 @@ pub(crate) enum Command {
         #[arg(value_name = "NAME")]
         name: String,
     },
-    /// Read the config files again and reconnect every server (in the shell)
+    /// Read the config files again and restart only what changed: new, changed, failed and
+    /// removed servers (in the shell)
     #[command(hide = true)]
     Reload,
     /// Read commands from stdin, the commands of this command line (`/mcp` before them is
@@ -702,5 +703,40 @@ mod tests {
             panic!("help call");
         };
         assert!(call.contains("--timeout-ms"), "{call}");
+    }
+
+    /// What `/mcp help` and the shell's `help` say of `reload` is what it does
+    /// (`AgentSession::reload`): only what changed is restarted, the rest keeps its connection,
+    /// and with MCP off nothing is read and every server stops.
+    #[test]
+    fn the_reload_help_says_what_a_reload_does() {
+        // `/mcp help`: the reload entry, up to the next command.
+        let help = agent_session::commands::HELP;
+        let start = help.find("/mcp reload").expect("a reload entry");
+        let rest = &help[start + 1..];
+        let entry = &help[start..=start + rest.find("\n/mcp ").unwrap_or(rest.len())];
+        let entry = entry.split_whitespace().collect::<Vec<_>>().join(" ");
+        for said in [
+            "re-read the config files",
+            "restart the servers whose definition changed",
+            "start new ones",
+            "retry failed ones",
+            "stop removed or disabled ones",
+            "the others keep their connection",
+            "With MCP off it reads no file and stops every server",
+        ] {
+            assert!(entry.contains(said), "{said:?} in {entry:?}");
+        }
+        // The shell's `help`: the reload line of its command list.
+        let words = ["help".to_owned()];
+        let Err(NotRun::Help(shell)) = parse_shell_line(&words) else {
+            panic!("the shell's help");
+        };
+        let line = shell
+            .lines()
+            .find(|line| line.trim_start().starts_with("reload "))
+            .expect("a reload line");
+        assert!(line.contains("restart only what changed"), "{line}");
+        assert!(!line.contains("reconnect every server"), "{line}");
     }
 }

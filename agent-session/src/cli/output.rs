@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use agent_session::render::{Column, collision_notes, table};
+use agent_session::render::{Column, collision_notes, source_json, table};
 use agent_session::terminal_text;
 use mcp_bridge::ToolOutput;
 use mcp_manager::ManagedTool;
@@ -32,7 +32,9 @@ fn write_line(text: &str) {
     let _ = stdout.flush();
 }
 
-/// `{"tools": [...]}`.
+/// `{"tools": [...]}`: each tool with where it comes from — `path`
+/// (`mcp:<server> via <provider>`) and `source` (`{"provider", "provider_name", "path",
+/// "level"}` of its server's definition, null when unknown).
 pub(crate) fn tools_json(tools: &[ManagedTool]) -> Value {
     json!({
         "tools": tools.iter().map(|managed| json!({
@@ -41,6 +43,8 @@ pub(crate) fn tools_json(tools: &[ManagedTool]) -> Value {
             "tool": managed.original_name,
             "description": managed.tool.description(),
             "deferred": managed.deferred,
+            "path": managed.path(),
+            "source": managed.source.as_ref().map(source_json),
             "input_schema": managed.tool.parameters(),
         })).collect::<Vec<_>>(),
     })

@@ -114,7 +114,11 @@ impl CommandOutput {
 pub const HELP: &str = "\
 /mcp help                                   this text
 /mcp list                                   servers with status, transport, source, tool count, last error
-/mcp reload                                 re-read the config files and reconnect every server
+/mcp reload                                 re-read the config files and apply them: restart the
+                                            servers whose definition changed, start new ones, retry
+                                            failed ones, stop removed or disabled ones; the others
+                                            keep their connection. With MCP off it reads no file
+                                            and stops every server
 /mcp add NAME [--scope project|user] [-e KEY=VALUE]... -- COMMAND [ARGS...]
                                             add a stdio server (everything after -- is its command
                                             line; -e sets a variable of its environment)
