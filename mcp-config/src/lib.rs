@@ -34,6 +34,25 @@
 //!   DPoP-bound: [`oauth_grant`]. Its settings that read the user's files are honoured only for
 //!   the user's own or approved definitions.
 //! - [`writer`] adds, removes, enables and disables servers for the `/mcp` commands.
+//!
+//! ## Dependencies, and what each is for
+//!
+//! No other crate of this workspace (see DESIGN.md): the manager turns a [`ServerConfig`] into
+//! transport parameters.
+//!
+//! - `async-trait`: [`AuthStorage`] is used as a trait object and has an async method.
+//! - `process-wrap`: runs each `!command` in a process group of its own, killed whole on timeout.
+//! - `serde`, `serde_json`: reading and writing JSON and JSONC config files, and the settings kept
+//!   as written.
+//! - `sha2`: the hash of a definition a project-server approval records ([`definition_hash`]).
+//! - `thiserror`: the error types.
+//! - `tokio`: the `!command` runner only — `process`, `time` (its timeout), `io-util` (reading
+//!   its output), `macros` (`join!`), `sync` (one run shared by identical commands); no runtime:
+//!   the caller's runs it.
+//! - `toml`: Codex's `config.toml` files (its servers, and the project trust levels it keeps).
+//! - `tracing`: debug logs naming servers and fields, never values.
+//! - `url`: parsing URLs: a remote server's credential key, and the URLs an `auth` block sends
+//!   credentials to.
 
 mod context;
 mod discovery;
