@@ -6,8 +6,9 @@
 //! ```no_run
 //! use mcp_cache::{CacheOptions, Fingerprint, SledToolCache, ToolCache};
 //!
-//! # async fn run(tools: Vec<mcp_transport::Tool>) {
-//! let cache = SledToolCache::in_user_cache_dir("my-agent", CacheOptions::default());
+//! # async fn run(tools: Vec<mcp_transport::Tool>, app_cache_dir: std::path::PathBuf) {
+//! // The agent's cache folder, e.g. `~/.cache/my-agent`: this crate looks no directory up.
+//! let cache = SledToolCache::in_app_cache_dir(&app_cache_dir, CacheOptions::default());
 //! let fingerprint = Fingerprint::of(&serde_json::json!({"command": "npx", "args": ["-y", "srv"]}));
 //! cache.set("github", &fingerprint, &tools).await;
 //! if let Some(tools) = cache.get("github", &fingerprint).await {
@@ -35,8 +36,10 @@
 //!   stores, the entry format and the fingerprints only. The sled store keeps each entry as a
 //!   file too, so that any number of agents starting together read their entries at once
 //!   instead of taking turns on sled's lock; writes hold the database only for their batch.
+//! - The sled store's folder comes from the caller ([`SledToolCache::open_at`], or
+//!   `SledToolCache::in_app_cache_dir` with the agent's cache folder): this crate reads no
+//!   environment and looks no directory up (the runtime's one XDG lookup is `mcp_config::UserDir`).
 
-mod cache_dir;
 mod entry;
 mod fingerprint;
 mod memory;
@@ -50,7 +53,6 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use mcp_transport::Tool;
 
-pub use cache_dir::user_cache_dir;
 pub use entry::{
     CacheEntry, FORMAT_VERSION, Listing, Lookup, MissReason, decode_entry, encode_entry,
 };

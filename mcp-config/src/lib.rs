@@ -27,6 +27,8 @@
 //!   parsed is an error naming it; an invalid server is skipped with a message naming it.
 //! - Every root (cwd, home, config dir, environment) comes from a [`DiscoveryContext`] the caller
 //!   builds, so tests never read the real home.
+//! - The user's XDG directories (config, cache, state) are looked up in one place for the whole
+//!   runtime: [`UserDir`], [`app_cache_dir`].
 //! - `${VAR}` and `${VAR:-default}` are expanded at discovery; `!command` values and OAuth
 //!   tokens are resolved at connect time by [`auth`], and never shown.
 //! - A remote server's `auth` block chooses how its OAuth tokens are obtained (authorization
@@ -63,6 +65,7 @@ mod redact;
 mod server_config;
 mod shell_command;
 mod source;
+mod user_dirs;
 mod validate;
 
 pub mod trust;
@@ -99,6 +102,7 @@ pub use source::{
     standard_entry,
 };
 pub use trust::{ProjectServer, TrustPolicy, definition_hash};
+pub use user_dirs::{UserDir, app_cache_dir};
 pub use validate::{hidden_char, validate_server_config};
 pub use writer::{
     ChangeAction, ConfigChange, add_server, native_config_path, remove_server, set_server_enabled,
