@@ -53,8 +53,7 @@
 //!   the caller's runs it.
 //! - `toml`: Codex's `config.toml` files (its servers, and the project trust levels it keeps).
 //! - `tracing`: debug logs naming servers and fields, never values.
-//! - `url`: parsing URLs: a remote server's credential key, and the URLs an `auth` block sends
-//!   credentials to.
+//! - `url`: checking the URLs an `auth` block sends credentials to.
 
 mod context;
 mod discovery;
@@ -77,8 +76,8 @@ pub mod writer;
 
 pub use auth::{
     AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure, DEFAULT_COMMAND_TIMEOUT,
-    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerIdentity, canonical_server_url,
-    check_auth_source, resolve_auth_config, resolve_auth_config_with,
+    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerIdentity, check_auth_source,
+    resolve_auth_config, resolve_auth_config_with,
 };
 pub use context::DiscoveryContext;
 pub use discovery::{

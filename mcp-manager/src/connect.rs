@@ -3,8 +3,10 @@
 //!
 //! A remote server gets an OAuth authorizer (never asking the user: a connection made in the
 //! background cannot) unless its configuration sets an `Authorization` header or another kind
-//! of `auth`. The authorizer sends the tokens kept for the server's URL, refreshes them, and
-//! turns a 401 it cannot answer into an error that shows the server as needing a login.
+//! of `auth` ([`ServerConfig::takes_stored_credentials`]), or the agent's [`AuthStorage`] has
+//! a token for it. The authorizer sends the tokens kept for the server's URL, refreshes them, and
+//! turns a 401 it cannot answer into an error that shows the server as needing a login. Both
+//! stores know the server by one key, `mcp_transport::oauth::credential_key` of its URL.
 //!
 //! The grant is the one the server's `auth` block names ([`mcp_config::oauth_grant`]):
 //! the authorization code (the default, with a pre-registered client if it names one), client
@@ -30,6 +32,7 @@ use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport, Url};
 use mcp_transport::oauth::{
     AuthorizationHandler, ClientCredential, CredentialStore, Dpop, Grant, IdentityAssertion,
     OAuthAuthorizer, OAuthOptions, PreRegisteredClient, Secret, SecretSource, WorkloadIdentity,
+    credential_key,
 };
 use mcp_transport::{ClientOptions, Launcher, McpClient, ProtocolVersion, StdioServerParams};
 
@@ -82,7 +85,9 @@ pub(crate) async fn connect_client(
         };
         options = options.protocol_version(version);
     }
-    let resolved = resolve_auth_config(name, config, context.storage).await?;
+    let remote_key = credential_key_of(config);
+    let resolved =
+        resolve_auth_config(name, config, context.storage, remote_key.as_deref()).await?;
     let max_message_bytes = config
         .max_message_bytes()
         .unwrap_or(context.max_message_bytes);
@@ -111,9 +116,23 @@ pub(crate) async fn connect_client(
     Ok(McpClient::connect_http(name, params, options).await?)
 }
 
-/// The OAuth authorizer of a remote server, unless its configuration brings its own
-/// credentials (an `Authorization` header, resolved or stored) or another kind of `auth`; its
-/// grant and DPoP setting from the `auth` block.
+/// A remote server's credential key: the one key the agent's [`AuthStorage`] (asked at
+/// resolution) and the OAuth credential store (the authorizer's) know it by, computed by the
+/// transport alone. None for a stdio server, or a URL that does not parse (refused when the
+/// transport is built).
+fn credential_key_of(config: &ServerConfig) -> Option<String> {
+    match &config.transport {
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+            Url::parse(&remote.url).ok().map(|url| credential_key(&url))
+        }
+        TransportConfig::Stdio(_) => None,
+    }
+}
+
+/// The OAuth authorizer of a remote server, unless it takes no stored credentials (its
+/// configuration brings its own, or another kind of `auth`) or the agent's [`AuthStorage`]
+/// gave it a token (an `Authorization` header now); its grant and DPoP setting from the `auth`
+/// block.
 fn authorizer_for(
     name: &str,
     config: &ServerConfig,
@@ -121,9 +140,7 @@ fn authorizer_for(
     context: ConnectContext<'_>,
     options: &ClientOptions,
 ) -> Result<Option<Arc<OAuthAuthorizer>>, Box<ManagerError>> {
-    if params.headers.contains_key("authorization")
-        || config.auth.as_ref().is_some_and(|auth| !auth.is_oauth())
-    {
+    if !config.takes_stored_credentials() || params.headers.contains_key("authorization") {
         return Ok(None);
     }
     // Validated before: a problem here is one a later version of mcp-config found.
