@@ -59,6 +59,7 @@ mod context;
 mod discovery;
 mod error;
 mod expand;
+mod problems;
 mod raw_entry;
 mod redact;
 mod server_config;
@@ -88,6 +89,9 @@ pub use error::ConfigError;
 pub use expand::{MAX_NESTING, expand_server_config, expand_value};
 pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
+};
+pub use problems::{
+    AuthSettingKind, ConfigProblem, ExpandError, OAuthProblem, ServerProblem, UrlProblem,
 };
 pub use providers::default_sources;
 pub use redact::REDACTED;

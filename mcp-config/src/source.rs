@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
+use crate::problems::{ConfigProblem, ServerProblem};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
-use crate::validate::quoted;
 
 /// Whether a definition came from a project's files or from the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -227,8 +227,8 @@ impl SourceFile {
 pub struct FileServers {
     /// The server definitions in file order, in the runtime's shape (values not yet expanded).
     pub servers: Vec<(String, ServerConfig)>,
-    /// Entries that could not be turned into a definition: (server name, message naming it).
-    pub invalid: Vec<(String, String)>,
+    /// Entries that could not be turned into a definition, each with its server's name.
+    pub invalid: Vec<ServerProblem>,
     /// Names listed in the file's `disabledServers`: every definition of these names, from
     /// any provider, is skipped. Only the native user file fills it; other tools' switch-offs
     /// become `enabled: false` on their own entries.
@@ -241,10 +241,9 @@ impl FileServers {
     pub fn push(&mut self, name: &str, converted: Result<ServerConfig, String>) {
         match converted {
             Ok(config) => self.servers.push((name.to_owned(), config)),
-            Err(message) => self.invalid.push((
-                name.to_owned(),
-                format!("Server \"{}\": {message}", quoted(name)),
-            )),
+            Err(message) => self
+                .invalid
+                .push(ServerProblem::new(name, ConfigProblem::Entry { message })),
         }
     }
 }

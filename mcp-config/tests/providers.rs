@@ -83,9 +83,15 @@ fn names(file: &SourceFile) -> Vec<&str> {
         .collect()
 }
 
-/// The invalid entries of a file that loaded.
-fn invalid(file: &SourceFile) -> &[(String, String)] {
-    &file.contents.as_ref().unwrap().invalid
+/// The invalid entries of a file that loaded: (server, message).
+fn invalid(file: &SourceFile) -> Vec<(String, String)> {
+    file.contents
+        .as_ref()
+        .unwrap()
+        .invalid
+        .iter()
+        .map(|problem| (problem.server.clone(), problem.to_string()))
+        .collect()
 }
 
 /// One server of a file, as JSON (every field at once, `extra` flattened).

@@ -24,9 +24,9 @@
 use std::sync::Arc;
 
 use mcp_config::{
-    AuthStorage, ClientCredentialSetting, CredentialSetting, InvalidServer, OAuthGrant,
-    RemoteConfig, ServerConfig, SourceMeta, StdioConfig, TransportConfig, check_auth_source,
-    resolve_auth_config, validate_server_config,
+    AuthSettingKind, AuthStorage, ClientCredentialSetting, ConfigProblem, CredentialSetting,
+    InvalidServer, OAuthGrant, OAuthProblem, RemoteConfig, ServerConfig, ServerProblem, SourceMeta,
+    StdioConfig, TransportConfig, check_auth_source, resolve_auth_config, validate_server_config,
 };
 use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport, Url};
 use mcp_transport::oauth::{
@@ -73,15 +73,11 @@ pub(crate) async fn connect_client(
     let mut options = options;
     if let Some(pinned) = config.protocol_version() {
         let Some(version) = ProtocolVersion::parse(pinned) else {
-            return Err(InvalidServer::new(
-                name,
-                vec![format!(
-                    "Server \"{name}\": \"protocolVersion\" is \"{pinned}\", a revision this \
-                     client does not speak (it speaks {}); change the pin or leave it out",
-                    ProtocolVersion::supported_list()
-                )],
-            )
-            .into());
+            let problem = ConfigProblem::UnsupportedProtocolVersion {
+                pinned: pinned.to_owned(),
+                supported: ProtocolVersion::supported_list(),
+            };
+            return Err(InvalidServer::new(name, vec![ServerProblem::new(name, problem)]).into());
         };
         options = options.protocol_version(version);
     }
@@ -144,10 +140,10 @@ fn authorizer_for(
         return Ok(None);
     }
     // Validated before: a problem here is one a later version of mcp-config found.
-    let invalid = |problems: Vec<String>| {
+    let invalid = |problems: Vec<OAuthProblem>| {
         let problems = problems
             .into_iter()
-            .map(|problem| format!("Server \"{name}\": {problem}"))
+            .map(|problem| ServerProblem::new(name, problem.into()))
             .collect();
         Box::new(ManagerError::from(InvalidServer::new(name, problems)))
     };
@@ -158,7 +154,7 @@ fn authorizer_for(
         if let Some(folder) = context.source.and_then(|source| source.path.parent()) {
             settings = settings.resolve_files(folder);
         }
-        let grant = grant(settings.grant).map_err(|why| invalid(vec![format!("auth: {why}")]))?;
+        let grant = grant(settings.grant).map_err(|why| invalid(vec![why]))?;
         oauth = oauth.grant(grant);
         oauth = oauth.dpop(match settings.dpop {
             None => Dpop::Auto,
@@ -180,11 +176,12 @@ fn authorizer_for(
 
 /// The transport's grant for the configured one; why not, for a kind of setting this version
 /// does not know.
-fn grant(configured: OAuthGrant) -> Result<Grant, String> {
+fn grant(configured: OAuthGrant) -> Result<Grant, OAuthProblem> {
+    let unsupported = OAuthProblem::Unsupported;
     let source = |setting: CredentialSetting| match setting {
         CredentialSetting::Value(value) => Ok(SecretSource::Value(Secret::new(value))),
         CredentialSetting::File(path) => Ok(SecretSource::File(path)),
-        _ => Err("an unknown kind of credential setting".to_owned()),
+        _ => Err(unsupported(AuthSettingKind::CredentialSetting)),
     };
     Ok(match configured {
         OAuthGrant::ClientCredentials {
@@ -199,7 +196,7 @@ fn grant(configured: OAuthGrant) -> Result<Grant, String> {
                 ClientCredentialSetting::Secret(secret) => {
                     ClientCredential::Secret(Secret::new(secret))
                 }
-                _ => return Err("an unknown kind of client credential".to_owned()),
+                _ => return Err(unsupported(AuthSettingKind::ClientCredential)),
             },
         },
         OAuthGrant::WorkloadIdentity {
@@ -215,8 +212,11 @@ fn grant(configured: OAuthGrant) -> Result<Grant, String> {
         OAuthGrant::EnterpriseManaged(managed) => Grant::IdentityAssertion(IdentityAssertion::new(
             managed.client_id,
             Secret::new(managed.client_secret),
-            Url::parse(&managed.idp_token_endpoint)
-                .map_err(|_| "\"auth.idpTokenEndpoint\" is not a URL".to_owned())?,
+            Url::parse(&managed.idp_token_endpoint).map_err(|_| {
+                OAuthProblem::IdpTokenEndpoint {
+                    endpoint: managed.idp_token_endpoint.clone(),
+                }
+            })?,
             managed.idp_client_id,
             source(managed.id_token)?,
         )),
@@ -225,7 +225,7 @@ fn grant(configured: OAuthGrant) -> Result<Grant, String> {
                 PreRegisteredClient::new(client.client_id, client.client_secret.map(Secret::new))
             }),
         },
-        _ => return Err("an unknown kind of OAuth grant".to_owned()),
+        _ => return Err(unsupported(AuthSettingKind::Grant)),
     })
 }
 
