@@ -36,7 +36,6 @@ fn expand_nested(
     if depth > MAX_NESTING {
         return Err(ExpandError::TooDeep);
     }
-    let mut failure = None;
     rewrite_braced(text, &mut |inner| {
         let (name, default) = match inner.split_once(":-") {
             Some((name, default)) => (name, Some(default)),
@@ -45,45 +44,54 @@ fn expand_nested(
         if !is_variable_name(name) {
             return Placeholder::Keep;
         }
-        let fallback = |default: &str| match expand_nested(default, env, depth + 1) {
-            Ok(text) => Ok(Placeholder::Replace(text)),
-            Err(why) => Err(why),
-        };
+        let fallback = |default: &str| expand_nested(default, env, depth + 1);
         let outcome = match (env.get(name), default) {
             (Some(value), Some(default)) if value.is_empty() => fallback(default),
-            (Some(value), _) => Ok(Placeholder::Replace(value.clone())),
+            (Some(value), _) => Ok(value.clone()),
             (None, Some(default)) => fallback(default),
             (None, None) => Err(ExpandError::Unset {
                 variable: name.to_owned(),
             }),
         };
-        outcome.unwrap_or_else(|why| {
-            failure = Some(why);
-            Placeholder::Reject(String::new())
-        })
+        match outcome {
+            Ok(text) => Placeholder::Replace(text),
+            Err(error) => Placeholder::Reject(error),
+        }
     })
-    .map_err(|_| {
-        // Only this closure rejects a placeholder, and it keeps why first.
-        failure.unwrap_or(ExpandError::TooDeep)
-    })
+    .map_err(|rejected| rejected.reason)
 }
 
 /// What to do with one `${…}` placeholder.
-pub(crate) enum Placeholder {
+pub(crate) enum Placeholder<E> {
     /// Leave it as written.
     Keep,
     /// Replace the whole `${…}` with this text.
     Replace(String),
-    /// The value cannot be used: this message says why (it follows "uses `${…}`:").
-    Reject(String),
+    /// The value cannot be used, for this reason.
+    Reject(E),
+}
+
+/// A placeholder that made a value unusable, and why. Shown as `uses <placeholder>: <reason>`.
+#[derive(Debug)]
+pub(crate) struct Rejected<E> {
+    /// The placeholder as written, e.g. `${input:token}`.
+    pub(crate) placeholder: String,
+    /// Why.
+    pub(crate) reason: E,
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for Rejected<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "uses {}: {}", self.placeholder, self.reason)
+    }
 }
 
 /// Rewrites every `${…}` of `text` through `map`, which sees what is between the braces. An
 /// unclosed `${` is kept as text.
-pub(crate) fn rewrite_braced(
+pub(crate) fn rewrite_braced<E>(
     text: &str,
-    map: &mut dyn FnMut(&str) -> Placeholder,
-) -> Result<String, String> {
+    map: &mut dyn FnMut(&str) -> Placeholder<E>,
+) -> Result<String, Rejected<E>> {
     if !text.contains("${") {
         return Ok(text.to_owned());
     }
@@ -100,7 +108,12 @@ pub(crate) fn rewrite_braced(
         match map(inner) {
             Placeholder::Keep => out.push_str(&rest[start..start + 2 + end + 1]),
             Placeholder::Replace(text) => out.push_str(&text),
-            Placeholder::Reject(why) => return Err(format!("uses ${{{inner}}}: {why}")),
+            Placeholder::Reject(reason) => {
+                return Err(Rejected {
+                    placeholder: format!("${{{inner}}}"),
+                    reason,
+                });
+            }
         }
         rest = &after[end + 1..];
     }

@@ -91,7 +91,8 @@ pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
 };
 pub use problems::{
-    AuthSettingKind, ConfigProblem, ExpandError, OAuthProblem, ServerProblem, UrlProblem,
+    AuthSettingKind, ConfigProblem, EntryProblem, ExpandError, OAuthProblem, PlaceholderProblem,
+    ServerProblem, Shared, UrlProblem,
 };
 pub use providers::default_sources;
 pub use redact::REDACTED;

@@ -1,16 +1,22 @@
 //! What can be wrong with a server's definition, as values: a [`ServerProblem`] is the server
 //! and one [`ConfigProblem`]; an [`InvalidServer`](crate::InvalidServer) carries every one
 //! found. An `auth` block's own problems are [`OAuthProblem`]s, an unusable URL's reason a
-//! [`UrlProblem`], an expansion's an [`ExpandError`].
+//! [`UrlProblem`], an expansion's an [`ExpandError`], and an entry a provider could not convert
+//! an [`EntryProblem`] (a placeholder of another tool's a [`PlaceholderProblem`]).
 //!
 //! Nothing here is text until it is shown: `Display` gives the message a user reads (the same
 //! words the runtime always printed), and a caller that needs to tell problems apart matches on
 //! them. A value from the configuration is quoted shortened and with hidden characters escaped
 //! ([`hidden_char`](crate::hidden_char)), and a URL never shows its secrets.
 
+use std::error::Error;
+use std::fmt;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::expand::MAX_NESTING;
+use crate::server_config::TransportKind;
 use crate::validate::quoted;
 
 /// One problem of one server's definition. Shown as `Server "<name>": <problem>`.
@@ -157,12 +163,9 @@ pub enum ConfigProblem {
         /// Why.
         error: ExpandError,
     },
-    /// The entry could not be turned into a definition (the provider's message).
-    #[error("{message}")]
-    Entry {
-        /// What the provider found wrong.
-        message: String,
-    },
+    /// The provider could not turn the file's entry into a definition.
+    #[error(transparent)]
+    Entry(#[from] EntryProblem),
 }
 
 /// The message of [`ConfigProblem::Expansion`].
@@ -299,6 +302,213 @@ pub enum AuthSettingKind {
     /// A credential given as a value or a file ([`CredentialSetting`](crate::CredentialSetting)).
     #[error("credential setting")]
     CredentialSetting,
+}
+
+/// Why a provider could not turn an entry of its file into a definition. A provider outside
+/// this crate (a [`ConfigSource`](crate::ConfigSource) of the agent's) says why with its own
+/// error type: [`EntryProblem::other`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryProblem {
+    /// The entry is not a JSON object.
+    #[error("the entry must be an object")]
+    NotAnObject,
+    /// A Codex entry is not a TOML table.
+    #[error("the entry must be a table ([mcp_servers.<name>])")]
+    NotATable,
+    /// The entry does not have the runtime's shape (a field of the wrong type).
+    #[error("invalid settings: {0}")]
+    Settings(Shared<serde_json::Error>),
+    /// `type` names no transport the runtime knows.
+    #[error(
+        "unknown transport type \"{}\" (expected \"stdio\", \"http\" or \"sse\")",
+        quoted(.transport)
+    )]
+    UnknownTransport {
+        /// The `type` as written.
+        transport: String,
+    },
+    /// Both `command` and `url` are set.
+    #[error("both \"command\" and \"url\" are set; keep one")]
+    CommandAndUrl,
+    /// A stdio entry has no `command`.
+    #[error("stdio server requires \"command\" field")]
+    NoCommand,
+    /// A remote entry has no `url`.
+    #[error("{kind} server requires \"url\" field")]
+    NoUrl {
+        /// Its transport.
+        kind: TransportKind,
+    },
+    /// A setting is not a string.
+    #[error("\"{}\" must be a string", quoted(.key))]
+    NotString {
+        /// The setting as the tool names it.
+        key: String,
+    },
+    /// A setting is not a list of strings.
+    #[error("\"{}\" must be a list of strings", quoted(.key))]
+    NotStringList {
+        /// The setting as the tool names it.
+        key: String,
+    },
+    /// A setting is not a map of strings.
+    #[error("\"{}\" must be {noun} of strings", quoted(.key))]
+    NotStringMap {
+        /// The setting as the tool names it.
+        key: String,
+        /// What the tool's format calls a map: `a table`, `an object`.
+        noun: &'static str,
+    },
+    /// A setting is not a boolean.
+    #[error("\"{key}\" must be true or false")]
+    NotBoolean {
+        /// The setting.
+        key: &'static str,
+    },
+    /// A timeout is not a non-negative number of milliseconds.
+    #[error("\"{key}\" must be a non-negative number of milliseconds")]
+    NotMilliseconds {
+        /// The setting.
+        key: &'static str,
+    },
+    /// A Codex timeout is not a non-negative number of seconds.
+    #[error("\"{}\" must be a non-negative number of seconds", quoted(.key))]
+    NotSeconds {
+        /// The setting.
+        key: String,
+    },
+    /// A Codex timeout is not a non-negative whole number of milliseconds.
+    #[error("\"{}\" must be a non-negative whole number of milliseconds", quoted(.key))]
+    NotWholeMilliseconds {
+        /// The setting.
+        key: String,
+    },
+    /// A Codex entry holds its bearer token inline.
+    #[error(
+        "Codex does not accept an inline \"bearer_token\"; put the token in an environment \
+         variable and name it in \"bearer_token_env_var\""
+    )]
+    InlineBearerToken,
+    /// A Gemini CLI entry is a WebSocket server.
+    #[error("WebSocket servers (\"tcp\") are not supported; use a stdio or HTTP server")]
+    WebSocket,
+    /// An OpenCode local server's `command` list is empty.
+    #[error("\"command\" must list the program and its arguments, e.g. [\"npx\", \"-y\", \"pkg\"]")]
+    NoProgram,
+    /// An OpenCode remote server has no `url` string.
+    #[error("a remote server needs a \"url\" string")]
+    RemoteWithoutUrl,
+    /// An OpenCode entry's `type` is neither `local` nor `remote`.
+    #[error("\"type\" must be \"local\" or \"remote\"")]
+    LocalOrRemote,
+    /// A field uses a placeholder of the tool's that this runtime cannot resolve.
+    #[error("{} uses {}: {reason}", quoted(.field), quoted(.placeholder))]
+    Placeholder {
+        /// The field, e.g. `env.TOKEN`.
+        field: String,
+        /// The placeholder as written, e.g. `${input:token}`.
+        placeholder: String,
+        /// Why it cannot be resolved.
+        reason: PlaceholderProblem,
+    },
+    /// A provider outside this crate refused the entry, for a reason of its own.
+    #[error("{0}")]
+    Other(Shared<dyn Error + Send + Sync>),
+}
+
+impl EntryProblem {
+    /// A problem of a provider outside this crate, with its own error type.
+    pub fn other(error: impl Error + Send + Sync + 'static) -> Self {
+        Self::Other(Shared::new(Arc::new(error)))
+    }
+}
+
+/// Why a placeholder of another tool's cannot be resolved here ([`EntryProblem::Placeholder`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlaceholderProblem {
+    /// VS Code's `${input:…}`: the value comes from a prompt only VS Code shows.
+    #[error(
+        "the value comes from a VS Code input prompt{}, which this runtime cannot show; set the \
+         value in the config, or put it in an environment variable and write ${{VAR}}, instead",
+        described(.description.as_deref())
+    )]
+    InputPrompt {
+        /// The input's description, when the file gives one.
+        description: Option<String>,
+    },
+    /// VS Code's `${command:…}` or `${config:…}`.
+    #[error(
+        "only VS Code can resolve that variable; set the value in the config, or put it in an \
+         environment variable and write ${{VAR}}, instead"
+    )]
+    EditorOnly,
+    /// A `file:` placeholder (Windsurf's `${file:…}`, OpenCode's `{file:…}`): the tool reads
+    /// the value from a file.
+    #[error(
+        "{tool} reads that value from a file, which this runtime does not do; put the value in an \
+         environment variable and write ${{VAR}} instead"
+    )]
+    FromFile {
+        /// The tool, e.g. `Windsurf`.
+        tool: &'static str,
+    },
+}
+
+/// An input's description as [`PlaceholderProblem::InputPrompt`] shows it.
+fn described(description: Option<&str>) -> String {
+    description
+        .map(|text| format!(" (\"{}\")", quoted(text)))
+        .unwrap_or_default()
+}
+
+/// An error of another crate's, shared: cheap to clone; two are equal when they are the same
+/// error (not merely alike).
+pub struct Shared<E: ?Sized>(Arc<E>);
+
+impl<E: ?Sized> Shared<E> {
+    /// Shares `error`.
+    pub fn new(error: Arc<E>) -> Self {
+        Self(error)
+    }
+
+    /// The error.
+    pub fn get(&self) -> &E {
+        &self.0
+    }
+}
+
+impl<E: ?Sized> Clone for Shared<E> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<E: ?Sized> PartialEq for Shared<E> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<E: ?Sized> Eq for Shared<E> {}
+
+impl<E: fmt::Debug + ?Sized> fmt::Debug for Shared<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl<E: fmt::Display + ?Sized> fmt::Display for Shared<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl<E: Error + ?Sized> Error for Shared<E> {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.0.source()
+    }
 }
 
 /// A `grant` value as [`OAuthProblem::UnknownGrant`] shows it: a string quoted, anything else
@@ -474,5 +684,160 @@ mod tests {
             "{message}"
         );
         assert!(message.ends_with("… (500 bytes in all)\""), "{message}");
+    }
+
+    /// Every entry problem reads as the message its provider printed before.
+    #[test]
+    fn each_entry_problem_reads_as_the_message_its_provider_printed() {
+        let settings = serde_json::from_str::<Vec<String>>("{}").unwrap_err();
+        let settings_text = format!("invalid settings: {settings}");
+        let placeholder = |placeholder: &str, reason| EntryProblem::Placeholder {
+            field: "env.TOKEN".to_owned(),
+            placeholder: placeholder.to_owned(),
+            reason,
+        };
+        for (problem, message) in [
+            (EntryProblem::NotAnObject, "the entry must be an object"),
+            (
+                EntryProblem::NotATable,
+                "the entry must be a table ([mcp_servers.<name>])",
+            ),
+            (
+                EntryProblem::Settings(Shared::new(Arc::new(settings))),
+                settings_text.as_str(),
+            ),
+            (
+                EntryProblem::UnknownTransport {
+                    transport: "websocket".into(),
+                },
+                "unknown transport type \"websocket\" (expected \"stdio\", \"http\" or \"sse\")",
+            ),
+            (
+                EntryProblem::CommandAndUrl,
+                "both \"command\" and \"url\" are set; keep one",
+            ),
+            (
+                EntryProblem::NoCommand,
+                "stdio server requires \"command\" field",
+            ),
+            (
+                EntryProblem::NoUrl {
+                    kind: TransportKind::Sse,
+                },
+                "sse server requires \"url\" field",
+            ),
+            (
+                EntryProblem::NotString { key: "cwd".into() },
+                "\"cwd\" must be a string",
+            ),
+            (
+                EntryProblem::NotStringList { key: "args".into() },
+                "\"args\" must be a list of strings",
+            ),
+            (
+                EntryProblem::NotStringMap {
+                    key: "env".into(),
+                    noun: "a table",
+                },
+                "\"env\" must be a table of strings",
+            ),
+            (
+                EntryProblem::NotBoolean { key: "enabled" },
+                "\"enabled\" must be true or false",
+            ),
+            (
+                EntryProblem::NotMilliseconds { key: "timeout" },
+                "\"timeout\" must be a non-negative number of milliseconds",
+            ),
+            (
+                EntryProblem::NotSeconds {
+                    key: "tool_timeout_sec".into(),
+                },
+                "\"tool_timeout_sec\" must be a non-negative number of seconds",
+            ),
+            (
+                EntryProblem::NotWholeMilliseconds {
+                    key: "startup_timeout_ms".into(),
+                },
+                "\"startup_timeout_ms\" must be a non-negative whole number of milliseconds",
+            ),
+            (
+                EntryProblem::InlineBearerToken,
+                "Codex does not accept an inline \"bearer_token\"; put the token in an environment variable and name it in \"bearer_token_env_var\"",
+            ),
+            (
+                EntryProblem::WebSocket,
+                "WebSocket servers (\"tcp\") are not supported; use a stdio or HTTP server",
+            ),
+            (
+                EntryProblem::NoProgram,
+                "\"command\" must list the program and its arguments, e.g. [\"npx\", \"-y\", \"pkg\"]",
+            ),
+            (
+                EntryProblem::RemoteWithoutUrl,
+                "a remote server needs a \"url\" string",
+            ),
+            (
+                EntryProblem::LocalOrRemote,
+                "\"type\" must be \"local\" or \"remote\"",
+            ),
+            (
+                placeholder(
+                    "${input:token}",
+                    PlaceholderProblem::InputPrompt {
+                        description: Some("Your API key".into()),
+                    },
+                ),
+                "env.TOKEN uses ${input:token}: the value comes from a VS Code input prompt (\"Your API key\"), which this runtime cannot show; set the value in the config, or put it in an environment variable and write ${VAR}, instead",
+            ),
+            (
+                placeholder(
+                    "${input:token}",
+                    PlaceholderProblem::InputPrompt { description: None },
+                ),
+                "env.TOKEN uses ${input:token}: the value comes from a VS Code input prompt, which this runtime cannot show; set the value in the config, or put it in an environment variable and write ${VAR}, instead",
+            ),
+            (
+                placeholder("${config:x}", PlaceholderProblem::EditorOnly),
+                "env.TOKEN uses ${config:x}: only VS Code can resolve that variable; set the value in the config, or put it in an environment variable and write ${VAR}, instead",
+            ),
+            (
+                placeholder(
+                    "${file:/k}",
+                    PlaceholderProblem::FromFile { tool: "Windsurf" },
+                ),
+                "env.TOKEN uses ${file:/k}: Windsurf reads that value from a file, which this runtime does not do; put the value in an environment variable and write ${VAR} instead",
+            ),
+            (
+                placeholder(
+                    "{file:~/k}",
+                    PlaceholderProblem::FromFile { tool: "OpenCode" },
+                ),
+                "env.TOKEN uses {file:~/k}: OpenCode reads that value from a file, which this runtime does not do; put the value in an environment variable and write ${VAR} instead",
+            ),
+        ] {
+            assert_eq!(problem.to_string(), message);
+            assert_eq!(
+                ServerProblem::new("x", problem.into()).to_string(),
+                format!("Server \"x\": {message}")
+            );
+        }
+    }
+
+    #[test]
+    fn a_provider_of_the_agents_gives_its_own_error_and_it_stays_that_error() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("the entry needs a \"region\"")]
+        struct NoRegion;
+
+        let problem = EntryProblem::other(NoRegion);
+        assert_eq!(problem.to_string(), "the entry needs a \"region\"");
+        let EntryProblem::Other(error) = &problem else {
+            panic!("{problem:?}");
+        };
+        assert!(error.get().downcast_ref::<NoRegion>().is_some());
+        // Equal to itself shared, not to another error that reads the same.
+        assert_eq!(problem.clone(), problem);
+        assert_ne!(problem, EntryProblem::other(NoRegion));
     }
 }
