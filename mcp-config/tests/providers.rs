@@ -9,7 +9,10 @@ use mcp_config::providers::{
     CLAUDE_CODE, CLAUDE_DESKTOP, CODEX, CURSOR, GEMINI, NATIVE, OPENCODE, VSCODE, WINDSURF,
     default_sources,
 };
-use mcp_config::{ConfigError, ConfigSource, DiscoveryContext, Level, ServerConfig, SourceFile};
+use mcp_config::{
+    ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level, ServerConfig,
+    SourceFile,
+};
 use serde_json::{Value, json};
 
 // ------------------------------------------------------------------------------------------
@@ -627,6 +630,10 @@ fn gemini_settings_with_every_transport() {
     );
     assert_eq!(invalid(&files[0]).len(), 1);
     assert!(invalid(&files[0])[0].1.contains("WebSocket"));
+    assert_eq!(
+        files[0].contents.as_ref().unwrap().invalid[0].problem,
+        ConfigProblem::Entry(EntryProblem::WebSocket)
+    );
     assert_eq!(
         server(&files[1], "userTools"),
         json!({"command": "user-tools"})
