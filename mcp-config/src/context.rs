@@ -84,12 +84,7 @@ impl DiscoveryContext {
             .get("HOME")
             .filter(|home| !home.is_empty())
             .map(PathBuf::from)
-            .ok_or_else(|| {
-                ConfigError::Environment(
-                    "HOME is not set, so user-level MCP config files cannot be found; set HOME"
-                        .to_owned(),
-                )
-            })?;
+            .ok_or(ConfigError::NoHome)?;
         let mut context = Self::new(app_name, cwd, home);
         context.config_dir =
             UserDir::Config.under(&context.home, |var| env.get(var).map(OsString::from));
