@@ -201,8 +201,9 @@ pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
     let mut options = options;
     // One cache for the session's whole life, reloads included.
     let cache: Arc<dyn ToolCache> = options.load.cache.clone().unwrap_or_else(|| {
-        Arc::new(SledToolCache::in_user_cache_dir(
-            &options.load.app_name,
+        let folder = mcp_config::app_cache_dir(&options.load.app_name, |var| std::env::var_os(var));
+        Arc::new(SledToolCache::in_app_cache_dir(
+            folder,
             CacheOptions::default(),
         ))
     });

@@ -86,7 +86,8 @@ fn safe_name(app: &str) -> String {
 /// # let _ = budget;
 /// ```
 pub fn user_results_dir(app: &str) -> PathBuf {
-    let dir = mcp_cache::user_cache_dir(&safe_name(app)).join("results");
+    let dir =
+        mcp_config::app_cache_dir(&safe_name(app), |var| std::env::var_os(var)).join("results");
     match prepare_results_dir(&dir, RESULT_MAX_AGE, SystemTime::now()) {
         Ok(removed) if removed > 0 => {
             tracing::debug!(dir = %dir.display(), removed, "old cut results removed");

@@ -14,6 +14,7 @@ use mcp_config::{
     ConfigError, REDACTED, ServerConfig, SkipReason, SourceMeta, TransportConfig, load_all_configs,
     redact_url_secrets,
 };
+use mcp_manager::ServerError;
 
 use crate::session::SessionOptions;
 
@@ -22,8 +23,8 @@ use crate::session::SessionOptions;
 #[non_exhaustive]
 pub enum TrustError {
     /// The discovery roots are unknown (e.g. `HOME` is not set).
-    #[error("{0}")]
-    Discovery(String),
+    #[error(transparent)]
+    Discovery(ServerError),
     /// A name given is not a server of the project folder's files.
     #[error(
         "\"{name}\" is not a server of this folder's project files (the project's servers: {})",
@@ -213,5 +214,5 @@ fn context(options: &SessionOptions) -> Result<mcp_config::DiscoveryContext, Tru
     options
         .load
         .discovery_context(&options.cwd)
-        .map_err(|error| TrustError::Discovery(error.to_string()))
+        .map_err(TrustError::Discovery)
 }

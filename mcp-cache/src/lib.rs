@@ -1,6 +1,5 @@
 #![doc = include_str!("../README.md")]
 
-mod cache_dir;
 mod entry;
 mod fingerprint;
 mod memory;
@@ -14,7 +13,6 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use mcp_transport::Tool;
 
-pub use cache_dir::user_cache_dir;
 pub use entry::{
     CacheEntry, FORMAT_VERSION, Listing, Lookup, MissReason, decode_entry, encode_entry,
 };

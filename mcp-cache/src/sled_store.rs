@@ -70,6 +70,8 @@ const PAGE_CACHE_BYTES: u64 = 8 * 1024 * 1024;
 /// malloc arena of its own that keeps what it freed. Two keep lookups off the async workers
 /// and still decode in parallel.
 const LOOKUP_THREADS: usize = 2;
+/// The store's folder in the agent's cache folder ([`SledToolCache::in_app_cache_dir`]).
+const STORE_FOLDER: &str = "tool-cache";
 
 /// The default store: a sled database in the user's cache directory.
 #[derive(Clone)]
@@ -139,16 +141,11 @@ impl SledToolCache {
         }
     }
 
-    /// A store in the user's cache directory under the agent's name:
-    /// `$XDG_CACHE_HOME/<app>/tool-cache`, else `~/.cache/<app>/tool-cache`. Without a home it
-    /// works from a folder in the system's temporary directory.
-    pub fn in_user_cache_dir(app_name: &str, options: CacheOptions) -> Self {
-        Self::open_at(Self::default_dir(app_name), options)
-    }
-
-    /// The directory [`in_user_cache_dir`](Self::in_user_cache_dir) uses.
-    fn default_dir(app_name: &str) -> PathBuf {
-        crate::user_cache_dir(app_name).join("tool-cache")
+    /// A store in the agent's cache folder `app_cache_dir`: its `tool-cache` (created when first
+    /// used). This crate looks no directory up; the caller finds the folder
+    /// (`mcp_config::app_cache_dir`: `$XDG_CACHE_HOME/<app>`, else `~/.cache/<app>`).
+    pub fn in_app_cache_dir(app_cache_dir: impl AsRef<Path>, options: CacheOptions) -> Self {
+        Self::open_at(app_cache_dir.as_ref().join(STORE_FOLDER), options)
     }
 
     /// The database directory.

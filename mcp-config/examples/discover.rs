@@ -95,7 +95,7 @@ fn run(args: Args) -> Result<Value, String> {
         let source = source_json(&skipped.source);
         match &skipped.reason {
             SkipReason::Invalid(invalid) => errors.extend(invalid.problems.iter().map(|problem| {
-                json!({"path": skipped.source.path, "server": skipped.name, "error": problem})
+                json!({"path": skipped.source.path, "server": skipped.name, "error": problem.to_string()})
             })),
             SkipReason::Disabled if !found.servers.contains_key(&skipped.name) => {
                 disabled.push(json!({"name": skipped.name, "source": source}));

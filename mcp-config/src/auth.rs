@@ -40,9 +40,16 @@
 //! ## OAuth
 //!
 //! The embedding agent's credential store is an [`AuthStorage`], asked by the server's
-//! identity ([`ServerIdentity`]) — its URL without query or fragment, or the command and
-//! arguments it runs — and never by its configured name: a project file that reuses the name of
-//! a server the user logged in to, but points elsewhere, does not get its token.
+//! identity ([`ServerIdentity`]) — a remote server's credential key, or the command and
+//! arguments a stdio server runs — and never by its configured name: a project file that reuses
+//! the name of a server the user logged in to, but points elsewhere, does not get its token.
+//!
+//! A remote server's credential key is its URL as the OAuth credential store keys it
+//! (`mcp_transport::oauth::credential_key`: lowercase scheme and host, no default port, no
+//! query or fragment). This crate does not compute it (it knows nothing of the transport
+//! crate): the caller of the resolution passes it in (`remote_key`), so the agent's storage and
+//! the OAuth store name a server with one key, computed in one place. Without a key, a remote
+//! server is not looked up.
 //!
 //! - A **stdio** server whose `auth` is OAuth ([`AuthConfig::is_oauth`](crate::AuthConfig::is_oauth))
 //!   must have a token in the store — none is an [`AuthError::LoginRequired`]. The token goes in
@@ -63,6 +70,8 @@
 //! A credential the configuration sets itself wins: an explicit `Authorization` header (any
 //! case) or an explicit `OAUTH_ACCESS_TOKEN` env entry is kept, and then the store is not asked
 //! (so an OAuth server with an explicit credential needs no login).
+//! [`ServerConfig::takes_stored_credentials`] is that rule, for every store: the agent's
+//! [`AuthStorage`] here, and the OAuth credential store the manager uses for remote servers.
 //!
 //! ## Secrets stay out of sight
 //!
@@ -75,8 +84,9 @@
 //! ```no_run
 //! use mcp_config::{AuthStorage, ServerConfig, resolve_auth_config};
 //!
-//! # async fn connect(config: &ServerConfig, storage: &dyn AuthStorage) {
-//! match resolve_auth_config("github", config, Some(storage)).await {
+//! # async fn connect(config: &ServerConfig, storage: &dyn AuthStorage, remote_key: Option<&str>) {
+//! // remote_key: for a remote server, its URL's credential key (mcp_transport::oauth::credential_key).
+//! match resolve_auth_config("github", config, Some(storage), remote_key).await {
 //!     Ok(resolved) => {
 //!         // Build the transport from resolved.transport() (stdio: command, args, env, cwd;
 //!         // http and sse: url, headers), then drop `resolved`.
@@ -95,7 +105,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::sync::OnceCell;
 
-use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
+use crate::server_config::{AuthConfig, ServerConfig, TransportConfig, TransportKind};
 pub use crate::shell_command::CommandFailure;
 use crate::shell_command::run_command;
 use crate::source::SourceMeta;
@@ -114,9 +124,11 @@ const AUTHORIZATION: &str = "Authorization";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ServerIdentity<'a> {
-    /// A remote server, by its canonical URL ([`canonical_server_url`]).
+    /// A remote server, by its credential key: the key its OAuth logins are kept under
+    /// (`mcp_transport::oauth::credential_key`), given by the caller of the resolution.
     Remote {
-        /// `scheme://host[:port]/path`, lowercase scheme and host, no query or fragment.
+        /// `scheme://host[:port]/path`: lowercase scheme and host, the default port dropped, no
+        /// query or fragment, no trailing slash at the root.
         url: &'a str,
     },
     /// A stdio server, by the command it runs and its arguments.
@@ -128,10 +140,19 @@ pub enum ServerIdentity<'a> {
     },
 }
 
-/// The embedding agent's credential store.
+/// The embedding agent's credential store: credentials that come from outside the runtime (a
+/// keychain, the agent's own login, a secrets service), for any kind of server.
 ///
-/// The runtime only reads from it; logging in, refreshing and saving tokens are the agent's
-/// business. Implementations must be cheap to call: it is asked once per connection.
+/// The runtime only reads from it; logging in, refreshing and saving these tokens are the
+/// agent's business. Implementations must be cheap to call: it is asked once per connection, by
+/// identity, for a server that takes stored credentials
+/// ([`ServerConfig::takes_stored_credentials`]). A token it gives is sent as it is and wins:
+/// a remote server then gets no OAuth flow for that connection.
+///
+/// What the runtime's own OAuth flow obtains for a remote server — tokens it refreshes, client
+/// registrations, DPoP keys — is not here: the transport keeps it in its OAuth credential store
+/// (`mcp_transport::oauth::CredentialStore`), which the runtime writes, under the same key as
+/// [`ServerIdentity::Remote`].
 #[async_trait]
 pub trait AuthStorage: Send + Sync {
     /// The OAuth access token for `server`, if the user logged in to it. An empty (or
@@ -139,23 +160,26 @@ pub trait AuthStorage: Send + Sync {
     async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String>;
 }
 
-/// A remote server's URL as credentials are keyed: lowercase scheme and host, the default port
-/// dropped, the path kept (without a trailing slash at the root), query and fragment dropped;
-/// `None` when it is not a URL.
-///
-/// The same key as `mcp_transport::oauth::credential_key`, so an [`AuthStorage`] and the
-/// OAuth credential store name a server alike; written again here because this crate depends
-/// on no other workspace crate (see DESIGN.md).
-pub fn canonical_server_url(url: &str) -> Option<String> {
-    let parsed = url::Url::parse(url).ok()?;
-    let mut canonical = format!("{}://{}", parsed.scheme(), parsed.host_str()?);
-    if let Some(port) = parsed.port() {
-        canonical.push_str(&format!(":{port}"));
+impl ServerConfig {
+    /// Whether a stored credential may be given to this server, from any store: the agent's
+    /// [`AuthStorage`], or (for a remote server) the OAuth credential store and its flow. Not
+    /// when the configuration sets the credential itself — an `Authorization` header (any
+    /// case) for http and sse, an `OAUTH_ACCESS_TOKEN` env entry for stdio — nor when its
+    /// `auth` is of another kind than OAuth.
+    pub fn takes_stored_credentials(&self) -> bool {
+        if self.auth.as_ref().is_some_and(|auth| !auth.is_oauth()) {
+            return false;
+        }
+        match &self.transport {
+            TransportConfig::Stdio(stdio) => !stdio.env.contains_key(OAUTH_ACCESS_TOKEN_ENV),
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => !remote
+                .headers
+                .keys()
+                .any(|key| key.eq_ignore_ascii_case(AUTHORIZATION)),
+            // A plugin's fields are its own: no stored credential is added to them.
+            TransportConfig::Custom(_) => false,
+        }
     }
-    if parsed.path() != "/" {
-        canonical.push_str(parsed.path());
-    }
-    Some(canonical)
 }
 
 impl fmt::Debug for dyn AuthStorage {
@@ -381,18 +405,27 @@ impl AuthResolver {
     }
 
     /// Resolves one server's configuration with this resolver's cache: see the [module
-    /// documentation](self).
+    /// documentation](self). `remote_key` is a remote server's credential key
+    /// ([`ServerIdentity::Remote`]); none for a stdio server.
     pub async fn resolve(
         &self,
         name: &str,
         config: &ServerConfig,
         storage: Option<&dyn AuthStorage>,
+        remote_key: Option<&str>,
         options: &AuthOptions,
     ) -> Result<ResolvedServerConfig, AuthError> {
+        // Before any command runs, so a missing login is reported at once.
+        let token = if config.takes_stored_credentials() {
+            oauth_token(name, config, storage, remote_key).await?
+        } else {
+            None
+        };
+
         let mut transport = config.transport.clone();
         // Only the fields the transport uses: a `!command` elsewhere is never run.
-        let (prefix, values, explicit_credential) = match &mut transport {
-            // A plugin's fields are its own: no command is run and no token added for them.
+        let (prefix, values) = match &mut transport {
+            // A plugin's fields are its own: no command is run for them.
             TransportConfig::Custom(_) => {
                 return Ok(ResolvedServerConfig {
                     name: name.to_owned(),
@@ -400,24 +433,10 @@ impl AuthResolver {
                     timeout_ms: config.timeout_ms(),
                 });
             }
-            TransportConfig::Stdio(stdio) => {
-                let explicit = stdio.env.contains_key(OAUTH_ACCESS_TOKEN_ENV);
-                ("env", &mut stdio.env, explicit)
-            }
+            TransportConfig::Stdio(stdio) => ("env", &mut stdio.env),
             TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
-                let explicit = remote
-                    .headers
-                    .keys()
-                    .any(|key| key.eq_ignore_ascii_case(AUTHORIZATION));
-                ("headers", &mut remote.headers, explicit)
+                ("headers", &mut remote.headers)
             }
-        };
-
-        // Before any command runs, so a missing login is reported at once.
-        let token = if explicit_credential {
-            None
-        } else {
-            oauth_token(name, config, storage).await?
         };
 
         // What a failing command's stderr must not show: every other value of this server
@@ -510,40 +529,32 @@ impl AuthResolver {
     }
 }
 
-/// The token to send, or the error of a stdio OAuth server without one.
+/// The stored token to send to a server that takes one ([`ServerConfig::takes_stored_credentials`]),
+/// or the error of a stdio OAuth server without one.
 async fn oauth_token(
     name: &str,
     config: &ServerConfig,
     storage: Option<&dyn AuthStorage>,
+    remote_key: Option<&str>,
 ) -> Result<Option<String>, AuthError> {
-    let required = match &config.auth {
-        None => false,
-        Some(auth) if auth.is_oauth() => true,
-        // Another kind of authentication: the stored OAuth token is not for this server.
-        Some(_) => return Ok(None),
-    };
-    let canonical;
+    let required = config.auth.as_ref().is_some_and(AuthConfig::is_oauth);
     let (identity, remote) = match &config.transport {
         TransportConfig::Stdio(stdio) => (
-            ServerIdentity::Local {
+            Some(ServerIdentity::Local {
                 command: &stdio.command,
                 args: &stdio.args,
-            },
+            }),
             false,
         ),
-        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
-            let Some(url) = canonical_server_url(&remote.url) else {
-                return Ok(None);
-            };
-            canonical = url;
-            (ServerIdentity::Remote { url: &canonical }, true)
+        TransportConfig::Http(_) | TransportConfig::Sse(_) => {
+            (remote_key.map(|url| ServerIdentity::Remote { url }), true)
         }
         // No identity a stored token could be kept under.
-        TransportConfig::Custom(_) => return Ok(None),
+        TransportConfig::Custom(_) => (None, false),
     };
-    let token = match storage {
-        Some(storage) => storage.access_token(identity).await,
-        None => None,
+    let token = match (storage, identity) {
+        (Some(storage), Some(identity)) => storage.access_token(identity).await,
+        _ => None,
     };
     let token = token
         .map(|token| token.trim().to_owned())
@@ -561,13 +572,17 @@ async fn oauth_token(
 /// and the process-wide cache: see the [module documentation](self).
 ///
 /// `name` is the server's name (for errors and logs; `storage` is asked by the server's
-/// [`ServerIdentity`]); `storage` is the agent's credential store, if it has one.
+/// [`ServerIdentity`]); `storage` is the agent's credential store, if it has one; `remote_key`
+/// is a remote server's credential key (`mcp_transport::oauth::credential_key` of its URL),
+/// which that identity is: none for a stdio server, and a remote server without one is not
+/// looked up.
 pub async fn resolve_auth_config(
     name: &str,
     config: &ServerConfig,
     storage: Option<&dyn AuthStorage>,
+    remote_key: Option<&str>,
 ) -> Result<ResolvedServerConfig, AuthError> {
-    resolve_auth_config_with(name, config, storage, &AuthOptions::default()).await
+    resolve_auth_config_with(name, config, storage, remote_key, &AuthOptions::default()).await
 }
 
 /// [`resolve_auth_config`] with explicit [`AuthOptions`] (e.g. another command timeout), still
@@ -576,10 +591,11 @@ pub async fn resolve_auth_config_with(
     name: &str,
     config: &ServerConfig,
     storage: Option<&dyn AuthStorage>,
+    remote_key: Option<&str>,
     options: &AuthOptions,
 ) -> Result<ResolvedServerConfig, AuthError> {
     AuthResolver::global()
-        .resolve(name, config, storage, options)
+        .resolve(name, config, storage, remote_key, options)
         .await
 }
 
@@ -588,16 +604,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn credentials_are_keyed_by_the_canonical_url() {
-        assert_eq!(
-            canonical_server_url("HTTPS://Mcp.Example.com:443/v1/mcp?key=secret#x").as_deref(),
-            Some("https://mcp.example.com/v1/mcp")
-        );
-        assert_eq!(
-            canonical_server_url("http://127.0.0.1:8080/").as_deref(),
-            Some("http://127.0.0.1:8080")
-        );
-        assert_eq!(canonical_server_url("not a url"), None);
+    fn a_configuration_with_its_own_credential_or_another_auth_takes_no_stored_one() {
+        let mut remote = ServerConfig::http("https://example.com/mcp");
+        assert!(remote.takes_stored_credentials());
+        remote.auth = Some(AuthConfig::oauth());
+        assert!(remote.takes_stored_credentials());
+        if let TransportConfig::Http(http) = &mut remote.transport {
+            http.headers.insert("X-Api-Key".into(), "k".into());
+        }
+        assert!(remote.takes_stored_credentials());
+        for header in ["Authorization", "authorization", "AUTHORIZATION"] {
+            let mut own = remote.clone();
+            if let TransportConfig::Http(http) = &mut own.transport {
+                http.headers.insert(header.into(), "Bearer mine".into());
+            }
+            assert!(!own.takes_stored_credentials(), "{header}");
+        }
+
+        let mut stdio = ServerConfig::stdio("srv", Vec::<String>::new());
+        stdio.auth = Some(AuthConfig::oauth());
+        assert!(stdio.takes_stored_credentials());
+        if let TransportConfig::Stdio(local) = &mut stdio.transport {
+            local
+                .env
+                .insert(OAUTH_ACCESS_TOKEN_ENV.into(), "mine".into());
+        }
+        assert!(!stdio.takes_stored_credentials());
+
+        let mut custom = ServerConfig::sse("https://example.com/sse");
+        custom.auth = Some(serde_json::from_str(r#"{"type": "custom"}"#).unwrap());
+        assert!(!custom.takes_stored_credentials());
     }
 
     #[test]

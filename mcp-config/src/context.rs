@@ -13,10 +13,12 @@
 //! ([`DiscoveryContext::project_files_above`]).
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::ConfigError;
+use crate::user_dirs::UserDir;
 
 /// The roots and environment discovery works from.
 #[derive(Clone)]
@@ -30,7 +32,7 @@ pub struct DiscoveryContext {
     pub cwd: PathBuf,
     /// The user's home directory.
     pub home: PathBuf,
-    /// The user's config directory (`$XDG_CONFIG_HOME`, else `~/.config`).
+    /// The user's config directory (`$XDG_CONFIG_HOME`, else `~/.config`: [`UserDir::Config`]).
     pub config_dir: PathBuf,
     /// The environment used for `${VAR}` expansion and for variables that move config files
     /// (`CODEX_HOME`, …).
@@ -63,7 +65,7 @@ impl DiscoveryContext {
         Self {
             app_name: app_name.into(),
             cwd: cwd.into(),
-            config_dir: home.join(".config"),
+            config_dir: UserDir::Config.in_home(&home),
             home,
             env: BTreeMap::new(),
             managed_dir: None,
@@ -82,19 +84,10 @@ impl DiscoveryContext {
             .get("HOME")
             .filter(|home| !home.is_empty())
             .map(PathBuf::from)
-            .ok_or_else(|| {
-                ConfigError::Environment(
-                    "HOME is not set, so user-level MCP config files cannot be found; set HOME"
-                        .to_owned(),
-                )
-            })?;
+            .ok_or(ConfigError::NoHome)?;
         let mut context = Self::new(app_name, cwd, home);
-        if let Some(dir) = env
-            .get("XDG_CONFIG_HOME")
-            .filter(|dir| Path::new(dir).is_absolute())
-        {
-            context.config_dir = PathBuf::from(dir);
-        }
+        context.config_dir =
+            UserDir::Config.under(&context.home, |var| env.get(var).map(OsString::from));
         context.env = env;
         context.managed_dir = platform_managed_dir();
         Ok(context)

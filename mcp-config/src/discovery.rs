@@ -30,6 +30,7 @@ use serde::Serialize;
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::expand_server_config;
+use crate::problems::ServerProblem;
 use crate::providers::default_sources;
 use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
 use crate::source::{ConfigSource, SourceFile, UnreadProjectFile};
@@ -169,27 +170,37 @@ pub enum SkipReason {
     NeedsApproval,
 }
 
-/// A server definition that cannot be used, with every problem found in it.
+/// A server definition that cannot be used, with every problem found in it. Shown as the
+/// problems' messages joined by `; `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", .problems.join("; "))]
+#[error("{}", joined(.problems))]
 #[non_exhaustive]
 pub struct InvalidServer {
     /// The server.
     pub server: String,
-    /// One message per problem, each naming the server, e.g. `Server "x": stdio server requires
+    /// Every problem, each naming the server; shown e.g. as `Server "x": stdio server requires
     /// "command" field` or `Server "x": environment variable "TOKEN" is not set (used in
     /// env.TOKEN); …`.
-    pub problems: Vec<String>,
+    pub problems: Vec<ServerProblem>,
 }
 
 impl InvalidServer {
     /// A server with these problems.
-    pub fn new(server: impl Into<String>, problems: Vec<String>) -> Self {
+    pub fn new(server: impl Into<String>, problems: Vec<ServerProblem>) -> Self {
         Self {
             server: server.into(),
             problems,
         }
     }
+}
+
+/// The problems' messages, joined by `; `.
+fn joined(problems: &[ServerProblem]) -> String {
+    problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A server definition discovery did not use, where it is, and why.
@@ -355,13 +366,17 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             tracing::debug!(path = %file.path.display(), "project config is off; skipping");
             let entries = contents.servers.into_iter();
             let entries = entries.map(|(name, config)| (name, Some(config)));
-            let invalid = contents.invalid.into_iter().map(|(name, _)| (name, None));
+            let invalid = contents
+                .invalid
+                .into_iter()
+                .map(|problem| (problem.server, None));
             for (name, definition) in entries.chain(invalid) {
                 result.skip(name, &meta, definition, SkipReason::ProjectConfigOff);
             }
             continue;
         }
-        for (name, problem) in contents.invalid {
+        for problem in contents.invalid {
+            let name = problem.server.clone();
             let invalid = InvalidServer::new(name.clone(), vec![problem]);
             result.skip(name, &meta, None, SkipReason::Invalid(invalid));
         }

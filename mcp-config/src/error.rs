@@ -55,9 +55,10 @@ pub enum ConfigError {
         /// What is wrong, naming the key.
         message: String,
     },
-    /// A root the discovery needs is unknown (e.g. `HOME` is not set).
-    #[error("{0}")]
-    Environment(String),
+    /// `HOME` is not set (or empty), so the user's home, and with it every user-level config
+    /// file, is unknown.
+    #[error("HOME is not set, so user-level MCP config files cannot be found; set HOME")]
+    NoHome,
     /// Writing a config file failed; the file was left as it was.
     #[error("could not write {}: {source}", .path.display())]
     Write {
@@ -82,7 +83,22 @@ impl ConfigError {
             | Self::Parse { path, .. }
             | Self::Shape { path, .. }
             | Self::Write { path, .. } => Some(path),
-            Self::Environment(_) | Self::Invalid(_) => None,
+            Self::NoHome | Self::Invalid(_) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_home_reads_as_before_and_names_no_file() {
+        let error = ConfigError::NoHome;
+        assert_eq!(
+            error.to_string(),
+            "HOME is not set, so user-level MCP config files cannot be found; set HOME"
+        );
+        assert_eq!(error.path(), None);
     }
 }

@@ -16,15 +16,15 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::oauth_grant::EXPANDED_KEYS;
+use crate::problems::{ConfigProblem, ExpandError, ServerProblem};
 use crate::server_config::{ROOTS_KEY, ServerConfig};
-use crate::validate::quoted;
 
 /// How deep defaults may nest (`${A:-${B:-${C}}}` is three).
 pub const MAX_NESTING: usize = 8;
 
-/// Expands the references in one value. `Err` carries the name of the first unset variable
-/// (or says the defaults nest too deep).
-pub fn expand_value(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
+/// Expands the references in one value. `Err` names the first unset variable (or says the
+/// defaults nest too deep).
+pub fn expand_value(text: &str, env: &BTreeMap<String, String>) -> Result<String, ExpandError> {
     expand_nested(text, env, 0)
 }
 
@@ -32,11 +32,10 @@ fn expand_nested(
     text: &str,
     env: &BTreeMap<String, String>,
     depth: usize,
-) -> Result<String, String> {
+) -> Result<String, ExpandError> {
     if depth > MAX_NESTING {
-        return Err(format!("defaults nested more than {MAX_NESTING} deep"));
+        return Err(ExpandError::TooDeep);
     }
-    let mut failure = None;
     rewrite_braced(text, &mut |inner| {
         let (name, default) = match inner.split_once(":-") {
             Some((name, default)) => (name, Some(default)),
@@ -45,40 +44,54 @@ fn expand_nested(
         if !is_variable_name(name) {
             return Placeholder::Keep;
         }
-        let fallback = |default: &str| match expand_nested(default, env, depth + 1) {
-            Ok(text) => Ok(Placeholder::Replace(text)),
-            Err(why) => Err(why),
-        };
+        let fallback = |default: &str| expand_nested(default, env, depth + 1);
         let outcome = match (env.get(name), default) {
             (Some(value), Some(default)) if value.is_empty() => fallback(default),
-            (Some(value), _) => Ok(Placeholder::Replace(value.clone())),
+            (Some(value), _) => Ok(value.clone()),
             (None, Some(default)) => fallback(default),
-            (None, None) => Err(name.to_owned()),
+            (None, None) => Err(ExpandError::Unset {
+                variable: name.to_owned(),
+            }),
         };
-        outcome.unwrap_or_else(|why| {
-            failure = Some(why);
-            Placeholder::Reject(String::new())
-        })
+        match outcome {
+            Ok(text) => Placeholder::Replace(text),
+            Err(error) => Placeholder::Reject(error),
+        }
     })
-    .map_err(|_| failure.unwrap_or_default())
+    .map_err(|rejected| rejected.reason)
 }
 
 /// What to do with one `${…}` placeholder.
-pub(crate) enum Placeholder {
+pub(crate) enum Placeholder<E> {
     /// Leave it as written.
     Keep,
     /// Replace the whole `${…}` with this text.
     Replace(String),
-    /// The value cannot be used: this message says why (it follows "uses `${…}`:").
-    Reject(String),
+    /// The value cannot be used, for this reason.
+    Reject(E),
+}
+
+/// A placeholder that made a value unusable, and why. Shown as `uses <placeholder>: <reason>`.
+#[derive(Debug)]
+pub(crate) struct Rejected<E> {
+    /// The placeholder as written, e.g. `${input:token}`.
+    pub(crate) placeholder: String,
+    /// Why.
+    pub(crate) reason: E,
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for Rejected<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "uses {}: {}", self.placeholder, self.reason)
+    }
 }
 
 /// Rewrites every `${…}` of `text` through `map`, which sees what is between the braces. An
 /// unclosed `${` is kept as text.
-pub(crate) fn rewrite_braced(
+pub(crate) fn rewrite_braced<E>(
     text: &str,
-    map: &mut dyn FnMut(&str) -> Placeholder,
-) -> Result<String, String> {
+    map: &mut dyn FnMut(&str) -> Placeholder<E>,
+) -> Result<String, Rejected<E>> {
     if !text.contains("${") {
         return Ok(text.to_owned());
     }
@@ -95,7 +108,12 @@ pub(crate) fn rewrite_braced(
         match map(inner) {
             Placeholder::Keep => out.push_str(&rest[start..start + 2 + end + 1]),
             Placeholder::Replace(text) => out.push_str(&text),
-            Placeholder::Reject(why) => return Err(format!("uses ${{{inner}}}: {why}")),
+            Placeholder::Reject(reason) => {
+                return Err(Rejected {
+                    placeholder: format!("${{{inner}}}"),
+                    reason,
+                });
+            }
         }
         rest = &after[end + 1..];
     }
@@ -138,14 +156,15 @@ pub(crate) fn is_variable_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Expands every expandable field of a server's configuration. On failure, one message per
-/// unset variable: `Server "x": environment variable "TOKEN" is not set (used in
-/// headers.Authorization); set it or give a default with ${TOKEN:-default}`.
+/// Expands every expandable field of a server's configuration. On failure, one
+/// [`ConfigProblem::Expansion`] per field that cannot be expanded, shown as `Server "x":
+/// environment variable "TOKEN" is not set (used in headers.Authorization); set it or give a
+/// default with ${TOKEN:-default}`.
 pub fn expand_server_config(
     name: &str,
     config: &ServerConfig,
     env: &BTreeMap<String, String>,
-) -> Result<ServerConfig, Vec<String>> {
+) -> Result<ServerConfig, Vec<ServerProblem>> {
     let mut problems = Vec::new();
     let mut expanded = config.clone();
     let mut expanded_to_bang = Vec::new();
@@ -180,16 +199,9 @@ pub fn expand_server_config(
                 }
                 *value = text;
             }
-            Err(variable) if is_variable_name(&variable) => problems.push(format!(
-                "Server \"{}\": environment variable \"{variable}\" is not set (used in \
-                 {}); set it or give a default with ${{{variable}:-default}}",
-                quoted(name),
-                quoted(&field)
-            )),
-            Err(why) => problems.push(format!(
-                "Server \"{}\": {}: {why}",
-                quoted(name),
-                quoted(&field)
+            Err(error) => problems.push(ServerProblem::new(
+                name,
+                ConfigProblem::Expansion { field, error },
             )),
         }
     }
@@ -205,6 +217,14 @@ pub fn expand_server_config(
 mod tests {
     use super::*;
     use crate::server_config::{RemoteConfig, StdioConfig, TransportConfig};
+
+    /// The problems as the user reads them.
+    fn texts(problems: Vec<ServerProblem>) -> Vec<String> {
+        problems
+            .into_iter()
+            .map(|problem| problem.to_string())
+            .collect()
+    }
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -227,7 +247,12 @@ mod tests {
         ] {
             assert_eq!(expand_value(text, &vars).as_deref(), Ok(expanded), "{text}");
         }
-        assert_eq!(expand_value("${UNSET}", &vars).unwrap_err(), "UNSET");
+        assert_eq!(
+            expand_value("${UNSET}", &vars).unwrap_err(),
+            ExpandError::Unset {
+                variable: "UNSET".into()
+            }
+        );
     }
 
     #[test]
@@ -247,14 +272,18 @@ mod tests {
         }
         assert_eq!(
             expand_value("${UNSET:-${NOT_SET}}", &vars).unwrap_err(),
-            "NOT_SET"
+            ExpandError::Unset {
+                variable: "NOT_SET".into()
+            }
         );
         let deep = format!(
             "{}x{}",
             "${U:-".repeat(MAX_NESTING + 2),
             "}".repeat(MAX_NESTING + 2)
         );
-        assert!(expand_value(&deep, &vars).unwrap_err().contains("nested"));
+        let error = expand_value(&deep, &vars).unwrap_err();
+        assert_eq!(error, ExpandError::TooDeep);
+        assert!(error.to_string().contains("nested"));
     }
 
     #[test]
@@ -278,7 +307,7 @@ mod tests {
         stdio.cwd = Some("${DIR:-/work}".into());
         let config = ServerConfig::new(TransportConfig::Stdio(stdio.clone()));
         let vars = env(&[("BIN", "/usr/bin/srv"), ("TOKEN", "t0k")]);
-        let problems = expand_server_config("s", &config, &vars).unwrap_err();
+        let problems = texts(expand_server_config("s", &config, &vars).unwrap_err());
         assert_eq!(
             problems,
             [
@@ -299,7 +328,7 @@ mod tests {
             .headers
             .insert("Authorization".into(), "Bearer ${API_TOKEN}".into());
         let remote = ServerConfig::new(TransportConfig::Http(remote));
-        let problems = expand_server_config("r", &remote, &BTreeMap::new()).unwrap_err();
+        let problems = texts(expand_server_config("r", &remote, &BTreeMap::new()).unwrap_err());
         assert_eq!(problems.len(), 2);
         assert!(problems[0].contains("\"HOST\" is not set (used in url)"));
         assert!(problems[1].contains("\"API_TOKEN\" is not set (used in headers.Authorization)"));
@@ -318,7 +347,7 @@ mod tests {
             serde_json::json!(["/h/data", "/fixed", "/work"])
         );
         assert_eq!(
-            expand_server_config("fs", &config, &BTreeMap::new()).unwrap_err(),
+            texts(expand_server_config("fs", &config, &BTreeMap::new()).unwrap_err()),
             [
                 "Server \"fs\": environment variable \"HOME\" is not set (used in roots[0]); set \
                  it or give a default with ${HOME:-default}"

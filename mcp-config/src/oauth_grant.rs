@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::problems::OAuthProblem;
 use crate::server_config::{AuthConfig, OAuthClient, normalized};
 
 /// The `auth` key naming the grant.
@@ -205,13 +206,13 @@ impl AuthConfig {
     /// The OAuth settings of a remote server (see the [module documentation](self)); every
     /// problem found, each naming its field, when they cannot be used. Only for `type: "oauth"`
     /// (another type uses none of them).
-    pub fn oauth_settings(&self) -> Result<OAuthSettings, Vec<String>> {
+    pub fn oauth_settings(&self) -> Result<OAuthSettings, Vec<OAuthProblem>> {
         let mut problems = Vec::new();
         let dpop = match self.extra.get("dpop") {
             None | Some(Value::Null) => None,
             Some(Value::Bool(dpop)) => Some(*dpop),
             Some(_) => {
-                problems.push("\"auth.dpop\" must be true or false".to_owned());
+                problems.push(OAuthProblem::DpopNotBoolean);
                 None
             }
         };
@@ -234,15 +235,9 @@ impl AuthConfig {
             }
             Some("enterpriseManaged") => self.enterprise_managed(&mut problems),
             _ => {
-                let shown = match self.extra.get(GRANT_KEY) {
-                    Some(Value::String(grant)) => format!("\"{}\"", crate::validate::quoted(grant)),
-                    Some(other) => other.to_string(),
-                    None => String::new(),
-                };
-                problems.push(format!(
-                    "\"auth.grant\" is {shown}; use \"authorizationCode\" (the default), \
-                     \"clientCredentials\", \"workloadIdentity\" or \"enterpriseManaged\""
-                ));
+                problems.push(OAuthProblem::UnknownGrant {
+                    grant: self.extra.get(GRANT_KEY).cloned().unwrap_or_default(),
+                });
                 None
             }
         };
@@ -264,7 +259,7 @@ impl AuthConfig {
             .collect()
     }
 
-    fn client_credentials(&self, problems: &mut Vec<String>) -> Option<OAuthGrant> {
+    fn client_credentials(&self, problems: &mut Vec<OAuthProblem>) -> Option<OAuthGrant> {
         let client_id = self.required("clientId", "clientCredentials", problems);
         let secret = self.text("clientSecret", problems);
         let key = self.path("privateKeyFile", problems);
@@ -272,18 +267,11 @@ impl AuthConfig {
             (Some(secret), None) => Some(ClientCredentialSetting::Secret(secret)),
             (None, Some(key)) => Some(ClientCredentialSetting::PrivateKeyFile(key)),
             (Some(_), Some(_)) => {
-                problems.push(
-                    "\"auth\" sets both \"clientSecret\" and \"privateKeyFile\"; keep one"
-                        .to_owned(),
-                );
+                problems.push(OAuthProblem::SecretAndKeyFile);
                 None
             }
             (None, None) => {
-                problems.push(
-                    "\"auth.grant\" \"clientCredentials\" needs \"clientSecret\" or \
-                     \"privateKeyFile\""
-                        .to_owned(),
-                );
+                problems.push(OAuthProblem::NoClientCredential);
                 None
             }
         };
@@ -293,7 +281,7 @@ impl AuthConfig {
         })
     }
 
-    fn enterprise_managed(&self, problems: &mut Vec<String>) -> Option<OAuthGrant> {
+    fn enterprise_managed(&self, problems: &mut Vec<OAuthProblem>) -> Option<OAuthGrant> {
         let grant = "enterpriseManaged";
         let client_id = self.required("clientId", grant, problems);
         let client_secret = self.required("clientSecret", grant, problems);
@@ -303,10 +291,9 @@ impl AuthConfig {
             let usable =
                 url::Url::parse(endpoint).is_ok_and(|url| matches!(url.scheme(), "http" | "https"));
             if !usable {
-                problems.push(format!(
-                    "\"auth.idpTokenEndpoint\" is \"{}\"; use an http or https URL",
-                    crate::validate::quoted(endpoint)
-                ));
+                problems.push(OAuthProblem::IdpTokenEndpoint {
+                    endpoint: endpoint.clone(),
+                });
             }
         }
         let idp_client_id = self.required("idpClientId", grant, problems);
@@ -322,9 +309,9 @@ impl AuthConfig {
     /// The value of `key` (the value itself) or `file_key` (a file holding it): exactly one.
     fn credential(
         &self,
-        key: &str,
-        file_key: &str,
-        problems: &mut Vec<String>,
+        key: &'static str,
+        file_key: &'static str,
+        problems: &mut Vec<OAuthProblem>,
     ) -> Option<CredentialSetting> {
         let value = self.text(key, problems);
         let file = self.path(file_key, problems);
@@ -332,47 +319,47 @@ impl AuthConfig {
             (Some(value), None) => Some(CredentialSetting::Value(value)),
             (None, Some(file)) => Some(CredentialSetting::File(file)),
             (Some(_), Some(_)) => {
-                problems.push(format!(
-                    "\"auth\" sets both \"{key}\" and \"{file_key}\"; keep one"
-                ));
+                problems.push(OAuthProblem::ValueAndFile { key, file_key });
                 None
             }
             (None, None) => {
-                problems.push(format!("\"auth\" needs \"{file_key}\" (or \"{key}\")"));
+                problems.push(OAuthProblem::NoCredential { key, file_key });
                 None
             }
         }
     }
 
     /// A non-empty string under `key`, required by `grant`.
-    fn required(&self, key: &str, grant: &str, problems: &mut Vec<String>) -> Option<String> {
+    fn required(
+        &self,
+        key: &'static str,
+        grant: &'static str,
+        problems: &mut Vec<OAuthProblem>,
+    ) -> Option<String> {
         let value = self.text(key, problems);
         if value.is_none() && !self.extra.contains_key(key) {
-            problems.push(format!("\"auth.grant\" \"{grant}\" needs \"{key}\""));
+            problems.push(OAuthProblem::Missing { grant, key });
         }
         value
     }
 
     /// A non-empty string under `key`; a problem when it is set to anything else.
-    fn text(&self, key: &str, problems: &mut Vec<String>) -> Option<String> {
+    fn text(&self, key: &'static str, problems: &mut Vec<OAuthProblem>) -> Option<String> {
         match self.extra.get(key) {
             None | Some(Value::Null) => None,
             Some(Value::String(text)) if !text.trim().is_empty() => Some(text.trim().to_owned()),
             Some(_) => {
-                problems.push(format!("\"auth.{key}\" must be a non-empty string"));
+                problems.push(OAuthProblem::NotText { key });
                 None
             }
         }
     }
 
     /// A file name under `key`: written out (`~` is not expanded; `${HOME}` is).
-    fn path(&self, key: &str, problems: &mut Vec<String>) -> Option<PathBuf> {
+    fn path(&self, key: &'static str, problems: &mut Vec<OAuthProblem>) -> Option<PathBuf> {
         let text = self.text(key, problems)?;
         if text.starts_with('~') {
-            problems.push(format!(
-                "\"auth.{key}\" starts with ~, which is not expanded here; write the file's \
-                 full path (${{HOME}}/… is expanded)"
-            ));
+            problems.push(OAuthProblem::HomeNotExpanded { key });
             return None;
         }
         Some(PathBuf::from(text))
@@ -384,6 +371,14 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// The problems as the user reads them.
+    fn texts(problems: Vec<OAuthProblem>) -> Vec<String> {
+        problems
+            .into_iter()
+            .map(|problem| problem.to_string())
+            .collect()
+    }
 
     fn auth(settings: Value) -> AuthConfig {
         let mut auth = AuthConfig::oauth();
@@ -442,14 +437,14 @@ mod tests {
         );
         assert_eq!(settings.dpop, Some(false));
         let problems = auth(json!({"grant": "clientCredentials", "clientId": "agent", "clientSecret": "s", "privateKeyFile": "/k"}))
-            .oauth_settings()
-            .unwrap_err();
+            .oauth_settings().map_err(texts).unwrap_err();
         assert_eq!(
             problems,
             ["\"auth\" sets both \"clientSecret\" and \"privateKeyFile\"; keep one"]
         );
         let problems = auth(json!({"grant": "clientCredentials"}))
             .oauth_settings()
+            .map_err(texts)
             .unwrap_err();
         assert_eq!(
             problems,
@@ -489,6 +484,7 @@ mod tests {
         assert_eq!(
             auth(json!({"grant": "workloadIdentity"}))
                 .oauth_settings()
+                .map_err(texts)
                 .unwrap_err(),
             ["\"auth\" needs \"assertionFile\" (or \"assertion\")"]
         );
@@ -531,6 +527,7 @@ mod tests {
         );
         let problems = auth(json!({"grant": "enterpriseManaged", "idpTokenEndpoint": "ftp://idp"}))
             .oauth_settings()
+            .map_err(texts)
             .unwrap_err();
         assert_eq!(
             problems,
@@ -549,6 +546,7 @@ mod tests {
         assert_eq!(
             auth(json!({"grant": "password"}))
                 .oauth_settings()
+                .map_err(texts)
                 .unwrap_err(),
             [
                 "\"auth.grant\" is \"password\"; use \"authorizationCode\" (the default), \
@@ -556,12 +554,16 @@ mod tests {
             ]
         );
         assert_eq!(
-            auth(json!({"dpop": "yes"})).oauth_settings().unwrap_err(),
+            auth(json!({"dpop": "yes"}))
+                .oauth_settings()
+                .map_err(texts)
+                .unwrap_err(),
             ["\"auth.dpop\" must be true or false"]
         );
         assert_eq!(
             auth(json!({"grant": "workloadIdentity", "assertionFile": "~/token"}))
                 .oauth_settings()
+                .map_err(texts)
                 .unwrap_err()[0],
             "\"auth.assertionFile\" starts with ~, which is not expanded here; write the \
              file's full path (${HOME}/… is expanded)"
@@ -569,6 +571,7 @@ mod tests {
         assert_eq!(
             auth(json!({"grant": "workloadIdentity", "assertionFile": 3}))
                 .oauth_settings()
+                .map_err(texts)
                 .unwrap_err()[0],
             "\"auth.assertionFile\" must be a non-empty string"
         );
@@ -621,6 +624,47 @@ mod tests {
             auth(json!({"idTokenFile": "/t", "idpTokenEndpoint": "https://idp/token", "assertionFile": "/a"}))
                 .local_credential_fields(),
             ["assertionFile", "idTokenFile", "idpTokenEndpoint"]
+        );
+    }
+
+    #[test]
+    fn the_problems_are_values_naming_the_setting() {
+        assert_eq!(
+            auth(json!({"grant": "clientCredentials"}))
+                .oauth_settings()
+                .unwrap_err(),
+            [
+                OAuthProblem::Missing {
+                    grant: "clientCredentials",
+                    key: "clientId",
+                },
+                OAuthProblem::NoClientCredential,
+            ]
+        );
+        assert_eq!(
+            auth(json!({"grant": "password", "dpop": 1}))
+                .oauth_settings()
+                .unwrap_err(),
+            [
+                OAuthProblem::DpopNotBoolean,
+                OAuthProblem::UnknownGrant {
+                    grant: json!("password"),
+                },
+            ]
+        );
+        assert_eq!(
+            auth(json!({"grant": "workloadIdentity", "assertionFile": "~/t"}))
+                .oauth_settings()
+                .unwrap_err(),
+            [
+                OAuthProblem::HomeNotExpanded {
+                    key: "assertionFile",
+                },
+                OAuthProblem::NoCredential {
+                    key: "assertion",
+                    file_key: "assertionFile",
+                },
+            ]
         );
     }
 }

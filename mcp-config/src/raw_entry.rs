@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::problems::EntryProblem;
 use crate::server_config::{
     AuthConfig, CustomTransport, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
     TransportKind,
@@ -41,9 +42,8 @@ pub(crate) struct RawServerConfig {
 }
 
 impl RawServerConfig {
-    /// The entry as a [`ServerConfig`], or what keeps it from being one (messages that do not
-    /// name the server; the caller does).
-    pub(crate) fn into_config(self) -> Result<ServerConfig, String> {
+    /// The entry as a [`ServerConfig`], or what keeps it from being one.
+    pub(crate) fn into_config(self) -> Result<ServerConfig, EntryProblem> {
         let Self {
             transport,
             command,
@@ -66,7 +66,7 @@ impl RawServerConfig {
             Some(_) => TransportKind::Custom,
         };
         if command.is_some() && url.is_some() && kind != TransportKind::Custom {
-            return Err("both \"command\" and \"url\" are set; keep one".to_owned());
+            return Err(EntryProblem::CommandAndUrl);
         }
         // Settings of the other transport are kept as written, unused.
         let mut keep = |key: &str, value: Value| {
@@ -96,7 +96,7 @@ impl RawServerConfig {
             }
             TransportKind::Stdio => {
                 let Some(command) = command else {
-                    return Err("stdio server requires \"command\" field".to_owned());
+                    return Err(EntryProblem::NoCommand);
                 };
                 if !headers.is_empty() {
                     keep("headers", json_of(&headers));
@@ -110,7 +110,7 @@ impl RawServerConfig {
             }
             TransportKind::Http | TransportKind::Sse => {
                 let Some(url) = url else {
-                    return Err(format!("{kind} server requires \"url\" field"));
+                    return Err(EntryProblem::NoUrl { kind });
                 };
                 if !args.is_empty() {
                     keep("args", json_of(&args));
@@ -166,6 +166,7 @@ mod tests {
         serde_json::from_str::<RawServerConfig>(raw)
             .map_err(|error| error.to_string())?
             .into_config()
+            .map_err(|problem| problem.to_string())
     }
 
     #[test]

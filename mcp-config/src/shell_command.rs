@@ -6,12 +6,14 @@
 //! so `sleep`s and pipelines the command started do not linger. A command that finishes on its
 //! own is left alone, and so is anything it deliberately left running.
 
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use crate::problems::Shared;
 use crate::redact::scrub;
 
 /// A `!command` printing more than this on stdout fails (a secret is never that long).
@@ -33,12 +35,13 @@ pub enum CommandFailure {
     EmptyCommand,
     /// `sh` could not be started.
     #[error("could not start: {0}")]
-    Spawn(String),
+    Spawn(Shared<std::io::Error>),
     /// The command exited with a non-zero status or was killed by a signal.
     #[error("failed ({status}){}", stderr_suffix(.stderr))]
     Exit {
-        /// The status as the OS reports it, e.g. `exit status: 1` or `signal: 9 (SIGKILL)`.
-        status: String,
+        /// The status, shown as the OS reports it, e.g. `exit status: 1` or `signal: 9
+        /// (SIGKILL)`.
+        status: ExitStatus,
         /// The last lines of its stderr (at most a few, each shortened), possibly empty.
         stderr: String,
     },
@@ -51,9 +54,21 @@ pub enum CommandFailure {
     /// The command ran longer than the timeout; its process group was killed.
     #[error("timed out after {}", format_duration(*.0))]
     TimedOut(Duration),
-    /// The output could not be used (not UTF-8, too large) or not be read.
-    #[error("{0}")]
-    BadOutput(String),
+    /// Waiting for the command to end failed.
+    #[error("could not wait for it: {0}")]
+    Wait(Shared<std::io::Error>),
+    /// Its output could not be read.
+    #[error("could not read its output: {0}")]
+    Read(Shared<std::io::Error>),
+    /// It printed more than a secret could be.
+    #[error("printed more than {} KiB", .limit / 1024)]
+    TooLong {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// It printed something that is not UTF-8.
+    #[error("printed output that is not UTF-8")]
+    NotUtf8,
 }
 
 impl CommandFailure {
@@ -124,7 +139,7 @@ pub(crate) async fn run_command(
     shell.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
     let child = shell
         .spawn()
-        .map_err(|error| CommandFailure::Spawn(error.to_string()))?;
+        .map_err(|error| CommandFailure::Spawn(Shared::new(Arc::new(error))))?;
     let mut running = Running {
         child,
         finished: false,
@@ -148,8 +163,7 @@ pub(crate) async fn run_command(
     };
     running.finished = true;
 
-    let status = status
-        .map_err(|error| CommandFailure::BadOutput(format!("could not wait for it: {error}")))?;
+    let status = status.map_err(|error| CommandFailure::Wait(Shared::new(Arc::new(error))))?;
     // The tail never repeats the command line or what the command printed: either may be the
     // secret (`sh: 1: <command>: not found`).
     let printed = match &stdout {
@@ -158,18 +172,14 @@ pub(crate) async fn run_command(
     };
     let stderr = scrub(&stderr_tail(&stderr), [command, printed.as_str()]);
     if !status.success() {
-        return Err(CommandFailure::Exit {
-            status: status.to_string(),
-            stderr,
-        });
+        return Err(CommandFailure::Exit { status, stderr });
     }
     let stdout = stdout
-        .map_err(|error| CommandFailure::BadOutput(format!("could not read its output: {error}")))?
-        .ok_or_else(|| {
-            CommandFailure::BadOutput(format!("printed more than {} KiB", STDOUT_LIMIT / 1024))
+        .map_err(|error| CommandFailure::Read(Shared::new(Arc::new(error))))?
+        .ok_or(CommandFailure::TooLong {
+            limit: STDOUT_LIMIT,
         })?;
-    let stdout = String::from_utf8(stdout)
-        .map_err(|_| CommandFailure::BadOutput("printed output that is not UTF-8".to_owned()))?;
+    let stdout = String::from_utf8(stdout).map_err(|_| CommandFailure::NotUtf8)?;
     let value = stdout.trim();
     if value.is_empty() {
         return Err(CommandFailure::EmptyOutput { stderr });
@@ -261,8 +271,10 @@ mod tests {
 
     #[test]
     fn failure_messages() {
+        use std::os::unix::process::ExitStatusExt as _;
+
         let exit = CommandFailure::Exit {
-            status: "exit status: 2".into(),
+            status: ExitStatus::from_raw(2 << 8),
             stderr: "no such item".into(),
         };
         assert_eq!(
@@ -273,5 +285,23 @@ mod tests {
             CommandFailure::TimedOut(Duration::from_secs(10)).to_string(),
             "timed out after 10s"
         );
+        let gone = || Shared::new(Arc::new(std::io::Error::other("gone")));
+        for (failure, message) in [
+            (CommandFailure::Spawn(gone()), "could not start: gone"),
+            (CommandFailure::Wait(gone()), "could not wait for it: gone"),
+            (
+                CommandFailure::Read(gone()),
+                "could not read its output: gone",
+            ),
+            (
+                CommandFailure::TooLong {
+                    limit: STDOUT_LIMIT,
+                },
+                "printed more than 1024 KiB",
+            ),
+            (CommandFailure::NotUtf8, "printed output that is not UTF-8"),
+        ] {
+            assert_eq!(failure.to_string(), message);
+        }
     }
 }

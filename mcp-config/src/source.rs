@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
+use crate::problems::{EntryProblem, ServerProblem, Shared};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
-use crate::validate::quoted;
 
 /// Whether a definition came from a project's files or from the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -227,8 +227,8 @@ impl SourceFile {
 pub struct FileServers {
     /// The server definitions in file order, in the runtime's shape (values not yet expanded).
     pub servers: Vec<(String, ServerConfig)>,
-    /// Entries that could not be turned into a definition: (server name, message naming it).
-    pub invalid: Vec<(String, String)>,
+    /// Entries that could not be turned into a definition, each with its server's name.
+    pub invalid: Vec<ServerProblem>,
     /// Names listed in the file's `disabledServers`: every definition of these names, from
     /// any provider, is skipped. Only the native user file fills it; other tools' switch-offs
     /// become `enabled: false` on their own entries.
@@ -236,15 +236,12 @@ pub struct FileServers {
 }
 
 impl FileServers {
-    /// Adds an entry: the definition, or the reason it could not be converted (which then
-    /// becomes a message naming the server).
-    pub fn push(&mut self, name: &str, converted: Result<ServerConfig, String>) {
+    /// Adds an entry: the definition, or why it could not be converted (which then becomes
+    /// that server's problem).
+    pub fn push(&mut self, name: &str, converted: Result<ServerConfig, EntryProblem>) {
         match converted {
             Ok(config) => self.servers.push((name.to_owned(), config)),
-            Err(message) => self.invalid.push((
-                name.to_owned(),
-                format!("Server \"{}\": {message}", quoted(name)),
-            )),
+            Err(problem) => self.invalid.push(ServerProblem::new(name, problem.into())),
         }
     }
 }
@@ -453,7 +450,7 @@ pub fn servers_under_key(
     path: &Path,
     root: &Value,
     key: &str,
-    mut convert: impl FnMut(&str, &Value) -> Result<ServerConfig, String>,
+    mut convert: impl FnMut(&str, &Value) -> Result<ServerConfig, EntryProblem>,
 ) -> Result<FileServers, ConfigError> {
     let mut file = FileServers::default();
     let Some(root) = root.as_object() else {
@@ -482,14 +479,14 @@ pub fn servers_under_key(
 }
 
 /// Converts an entry already in the runtime's own shape (`command`, `args`, `env`, `url`,
-/// `headers`, `type`, …), which most tools share. The message of a refused entry says what to
-/// fix (a field of the wrong type, no command and no URL, both, an unknown `type`).
-pub fn standard_entry(entry: &Value) -> Result<ServerConfig, String> {
+/// `headers`, `type`, …), which most tools share. A refused entry's problem says what to fix
+/// (a field of the wrong type, no command and no URL, both, an unknown `type`).
+pub fn standard_entry(entry: &Value) -> Result<ServerConfig, EntryProblem> {
     if !entry.is_object() {
-        return Err("the entry must be an object".to_owned());
+        return Err(EntryProblem::NotAnObject);
     }
     RawServerConfig::deserialize(entry)
-        .map_err(|error| format!("invalid settings: {error}"))?
+        .map_err(|error| EntryProblem::Settings(Shared::new(std::sync::Arc::new(error))))?
         .into_config()
 }
 

@@ -1,56 +1,50 @@
 //! [`validate_server_config`]: the checks of a server's (expanded) values before anything is
-//! started, one message per problem, each naming the server.
+//! started, one [`ServerProblem`] per problem, each naming the server.
 
 use serde_json::Value;
 
 use crate::oauth_grant::GRANT_KEY;
+use crate::problems::{ConfigProblem, ServerProblem, UrlProblem};
 use crate::redact::redact_url_secrets;
 use crate::server_config::{PROTOCOL_VERSION_KEY, ROOTS_KEY, ServerConfig, TransportConfig};
 
-/// Checks the values of a (expanded) server configuration; one message per problem, each naming
-/// the server. An empty list means the server is usable. (That the entry names one transport
-/// was checked when it was read.)
-pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> {
+/// Checks the values of a (expanded) server configuration; one [`ServerProblem`] per problem,
+/// each naming the server. An empty list means the server is usable. (That the entry names one
+/// transport was checked when it was read.)
+pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<ServerProblem> {
     let mut problems = Vec::new();
-    let hidden = name
-        .chars()
-        .find_map(|c| hidden_char(c).map(|kind| (c, kind)));
-    let name = quoted(name);
-    let mut problem = |text: String| problems.push(format!("Server \"{name}\": {text}"));
-    if name.trim().is_empty() {
-        problem("the server name is empty".to_owned());
+    let mut problem = |problem: ConfigProblem| problems.push(ServerProblem::new(name, problem));
+    // As shown: a name of hidden characters only is not empty, it is refused for them.
+    if quoted(name).trim().is_empty() {
+        problem(ConfigProblem::EmptyName);
     }
-    if let Some((c, kind)) = hidden {
-        problem(format!(
-            "the name holds U+{:04X}, {kind}: a name must read as what it is, so names with \
-             control, bidi or invisible characters are refused; rename the server",
-            u32::from(c)
-        ));
+    if let Some((character, kind)) = name
+        .chars()
+        .find_map(|c| hidden_char(c).map(|kind| (c, kind)))
+    {
+        problem(ConfigProblem::HiddenCharacter { character, kind });
     }
     match &config.transport {
         TransportConfig::Stdio(stdio) => {
             if stdio.command.trim().is_empty() {
-                problem("\"command\" is empty".to_owned());
+                problem(ConfigProblem::EmptyCommand);
             }
             for key in stdio.env.keys() {
                 if key.is_empty() || key.contains('=') || key.contains('\0') {
-                    problem(format!(
-                        "invalid environment variable name \"{}\"",
-                        quoted(key)
-                    ));
+                    problem(ConfigProblem::EnvName { name: key.clone() });
                 }
             }
         }
         TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
             if let Err(why) = check_url(&remote.url) {
-                problem(format!(
-                    "invalid URL \"{}\": {why}",
-                    quoted(&redact_url_secrets(&remote.url))
-                ));
+                problem(ConfigProblem::Url {
+                    url: redact_url_secrets(&remote.url),
+                    problem: why,
+                });
             }
             for key in remote.headers.keys() {
                 if key.is_empty() || !key.bytes().all(is_header_name_byte) {
-                    problem(format!("invalid header name \"{}\"", quoted(key)));
+                    problem(ConfigProblem::HeaderName { name: key.clone() });
                 }
             }
         }
@@ -58,7 +52,7 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
         TransportConfig::Custom(_) => {}
     }
     if config.timeout == Some(0) {
-        problem("\"timeout\" must be more than 0 milliseconds".to_owned());
+        problem(ConfigProblem::ZeroTimeout);
     }
     for key in ["enabledTools", "disabledTools"] {
         let names_only = config.extra.get(key).is_none_or(|value| {
@@ -67,7 +61,7 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
                 .is_some_and(|names| names.iter().all(serde_json::Value::is_string))
         });
         if !names_only {
-            problem(format!("\"{key}\" must be a list of tool names"));
+            problem(ConfigProblem::NotToolNames { key });
         }
     }
     for key in ["toolTimeout", "maxMessageBytes", "outputBudget"] {
@@ -76,23 +70,20 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
             .get(key)
             .is_none_or(|value| value.as_u64().is_some_and(|number| number > 0));
         if !positive {
-            problem(format!("\"{key}\" must be a whole number more than 0"));
+            problem(ConfigProblem::NotPositive { key });
         }
     }
     for key in ["reconnect", "required"] {
         if let Some(value) = config.extra.get(key)
             && !value.is_boolean()
         {
-            problem(format!("\"{key}\" must be true or false"));
+            problem(ConfigProblem::NotBoolean { key });
         }
     }
     if let Some(version) = config.extra.get(PROTOCOL_VERSION_KEY)
         && !version.as_str().is_some_and(is_revision_date)
     {
-        problem(format!(
-            "\"{PROTOCOL_VERSION_KEY}\" must be a protocol revision such as \"2026-07-28\" or \
-             \"2025-11-25\", or left out to let the client find the server's"
-        ));
+        problem(ConfigProblem::ProtocolVersionShape);
     }
     if let Some(roots) = config.extra.get(ROOTS_KEY) {
         for why in roots_problems(roots) {
@@ -103,14 +94,12 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<String> 
         if let TransportConfig::Stdio(_) = &config.transport {
             for key in [GRANT_KEY, "dpop"] {
                 if auth.extra.contains_key(key) {
-                    problem(format!(
-                        "\"auth.{key}\" is for http and sse servers; a stdio server's token \
-                         comes from the agent's auth storage"
-                    ));
+                    problem(ConfigProblem::StdioAuthSetting { key });
                 }
             }
         } else if let Err(why) = auth.oauth_settings() {
-            why.into_iter().for_each(&mut problem);
+            why.into_iter()
+                .for_each(|why| problem(ConfigProblem::OAuth(why)));
         }
     }
     problems
@@ -129,27 +118,21 @@ fn is_revision_date(text: &str) -> bool {
 /// What is wrong with a `roots` value: it must be `false` or a list of folders, each one
 /// written out (a relative folder is taken from the folder of the file defining the server;
 /// `~` is not expanded, `${HOME}` is).
-fn roots_problems(roots: &Value) -> Vec<String> {
+fn roots_problems(roots: &Value) -> Vec<ConfigProblem> {
     let folders = match roots {
         Value::Bool(false) => return Vec::new(),
         Value::Array(folders) if folders.iter().all(Value::is_string) => folders,
-        _ => {
-            return vec![
-                "\"roots\" must be a list of folders, or false to offer the server no roots"
-                    .to_owned(),
-            ];
-        }
+        _ => return vec![ConfigProblem::RootsShape],
     };
     let mut problems = Vec::new();
     for (index, folder) in folders.iter().filter_map(Value::as_str).enumerate() {
         if folder.trim().is_empty() {
-            problems.push(format!("\"roots[{index}]\" is empty: write a folder"));
+            problems.push(ConfigProblem::EmptyRoot { index });
         } else if folder.starts_with('~') {
-            problems.push(format!(
-                "\"roots[{index}]\" is \"{}\": ~ is not expanded here; write the folder's \
-                 full path (${{HOME}}/… is expanded)",
-                quoted(folder)
-            ));
+            problems.push(ConfigProblem::RootInHome {
+                index,
+                folder: folder.to_owned(),
+            });
         }
     }
     problems
@@ -221,20 +204,20 @@ fn is_header_name_byte(byte: u8) -> bool {
 
 /// A light URL check: an http(s) scheme and a host. Enough to catch typos and unexpanded
 /// placeholders before a connection attempt.
-fn check_url(url: &str) -> Result<(), &'static str> {
+fn check_url(url: &str) -> Result<(), UrlProblem> {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return Err("it has no scheme (expected http:// or https://)");
+        return Err(UrlProblem::NoScheme);
     };
     if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
-        return Err("the scheme must be http or https");
+        return Err(UrlProblem::NotHttp);
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host = authority.rsplit('@').next().unwrap_or_default();
     if host.is_empty() || host.starts_with(':') {
-        return Err("it has no host");
+        return Err(UrlProblem::NoHost);
     }
     if url.chars().any(char::is_whitespace) {
-        return Err("it contains whitespace");
+        return Err(UrlProblem::Whitespace);
     }
     Ok(())
 }
@@ -243,6 +226,11 @@ fn check_url(url: &str) -> Result<(), &'static str> {
 mod tests {
     use super::*;
     use crate::server_config::{RemoteConfig, StdioConfig};
+
+    /// The problems as the user reads them.
+    fn texts(problems: &[ServerProblem]) -> Vec<String> {
+        problems.iter().map(ToString::to_string).collect()
+    }
 
     #[test]
     fn names_with_control_bidi_or_invisible_characters_are_refused_naming_the_code_point() {
@@ -255,7 +243,7 @@ mod tests {
             ("\u{feff}bom", "U+FEFF", "invisible"),
             ("c1\u{9b}", "U+009B", "control"),
         ] {
-            let problems = validate_server_config(name, &config);
+            let problems = texts(&validate_server_config(name, &config));
             assert_eq!(problems.len(), 1, "{name:?}: {problems:?}");
             let problem = &problems[0];
             assert!(problem.contains(code_point), "{problem}");
@@ -275,7 +263,7 @@ mod tests {
         let pinned = |value: Value| {
             let mut config = ServerConfig::http("https://h/mcp");
             config.extra.insert("protocolVersion".into(), value);
-            validate_server_config("x", &config)
+            texts(&validate_server_config("x", &config))
         };
         assert!(pinned(Value::from("2026-07-28")).is_empty());
         assert!(pinned(Value::from("2025-03-26")).is_empty());
@@ -292,7 +280,7 @@ mod tests {
 
     #[test]
     fn every_validation_message_names_the_server() {
-        let check = |config: ServerConfig| validate_server_config("x", &config);
+        let check = |config: ServerConfig| texts(&validate_server_config("x", &config));
         assert_eq!(
             check(ServerConfig::http("ftp://h/mcp")),
             ["Server \"x\": invalid URL \"ftp://h/mcp\": the scheme must be http or https"]
@@ -333,7 +321,10 @@ mod tests {
         );
         assert!(check(ServerConfig::stdio("npx", ["y"])).is_empty());
         assert_eq!(
-            validate_server_config(" ", &ServerConfig::stdio("npx", ["y"])),
+            texts(&validate_server_config(
+                " ",
+                &ServerConfig::stdio("npx", ["y"])
+            )),
             ["Server \" \": the server name is empty"]
         );
     }
@@ -343,7 +334,7 @@ mod tests {
         let check = |roots: serde_json::Value| {
             let mut config = ServerConfig::stdio("npx", ["y"]);
             config.extra.insert("roots".into(), roots);
-            validate_server_config("fs", &config)
+            texts(&validate_server_config("fs", &config))
         };
         let shape = "Server \"fs\": \"roots\" must be a list of folders, or false to offer the \
                      server no roots";
@@ -377,9 +368,63 @@ mod tests {
         let huge = format!("not a url {}", "x".repeat(5 << 20));
         let config = ServerConfig::http(huge);
         let name = "n".repeat(10_000);
-        let problems = validate_server_config(&name, &config);
+        let problems = texts(&validate_server_config(&name, &config));
         let message = problems.join("; ");
         assert!(message.len() < 1000, "{} bytes", message.len());
         assert!(message.contains("bytes in all"), "{message}");
+    }
+
+    #[test]
+    fn each_problem_is_a_value_naming_the_server_and_what_is_wrong() {
+        let mut config = ServerConfig::http("ftp://user:secret@h/mcp");
+        config.timeout = Some(0);
+        config.extra.insert("required".into(), Value::from("yes"));
+        config
+            .extra
+            .insert("roots".into(), serde_json::json!(["~/notes"]));
+        let problems = validate_server_config("x", &config);
+        assert!(problems.iter().all(|problem| problem.server == "x"));
+        let problems: Vec<ConfigProblem> = problems
+            .into_iter()
+            .map(|problem| problem.problem)
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                ConfigProblem::Url {
+                    url: redact_url_secrets("ftp://user:secret@h/mcp"),
+                    problem: UrlProblem::NotHttp,
+                },
+                ConfigProblem::ZeroTimeout,
+                ConfigProblem::NotBoolean { key: "required" },
+                ConfigProblem::RootInHome {
+                    index: 0,
+                    folder: "~/notes".into(),
+                },
+            ]
+        );
+        // The URL's secret is not kept, so no message can show it.
+        assert!(!format!("{problems:?}").contains("secret"));
+        let mut stdio = ServerConfig::stdio("npx", ["y"]);
+        stdio.auth = Some(crate::AuthConfig::oauth());
+        stdio
+            .auth
+            .as_mut()
+            .unwrap()
+            .extra
+            .insert("dpop".into(), Value::Bool(true));
+        assert_eq!(
+            validate_server_config("git\u{200b}hub", &stdio)
+                .into_iter()
+                .map(|problem| problem.problem)
+                .collect::<Vec<_>>(),
+            [
+                ConfigProblem::HiddenCharacter {
+                    character: '\u{200b}',
+                    kind: "an invisible character",
+                },
+                ConfigProblem::StdioAuthSetting { key: "dpop" },
+            ]
+        );
     }
 }

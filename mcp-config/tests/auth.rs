@@ -152,7 +152,9 @@ fn lines(path: &Path) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn command_output_replaces_the_value_trimmed() {
     let config = stdio_with_env("GITHUB_TOKEN", "!printf '  ghp-success-1 \\n\\n'");
-    let resolved = resolve_auth_config("github", &config, None).await.unwrap();
+    let resolved = resolve_auth_config("github", &config, None, None)
+        .await
+        .unwrap();
     assert_eq!(env(&resolved)["GITHUB_TOKEN"], "ghp-success-1");
     assert_eq!(resolved.name(), "github");
     assert_eq!(resolved.kind(), TransportKind::Stdio);
@@ -165,7 +167,7 @@ async fn command_output_replaces_the_value_trimmed() {
 
     let config = http_with_header("X-Api-Key", "!echo header-success-2");
     let resolved = AuthResolver::new()
-        .resolve("api", &config, None, &quick())
+        .resolve("api", &config, None, None, &quick())
         .await
         .unwrap();
     assert_eq!(headers(&resolved)["X-Api-Key"], "header-success-2");
@@ -185,7 +187,7 @@ async fn plain_values_and_the_other_transports_map_are_left_alone() {
     }))
     .unwrap();
     let resolved = AuthResolver::new()
-        .resolve("api", &config, None, &quick())
+        .resolve("api", &config, None, None, &quick())
         .await
         .unwrap();
     assert_eq!(headers(&resolved)["X-Plain"], "plain-value");
@@ -199,7 +201,7 @@ async fn non_zero_exit_names_the_field_and_the_status_but_not_the_value() {
         "!echo Bearer leaked-stdout-secret; echo 'vault is locked' >&2; exit 3",
     );
     let error = AuthResolver::new()
-        .resolve("remote", &config, None, &quick())
+        .resolve("remote", &config, None, None, &quick())
         .await
         .unwrap_err();
     assert_eq!(error.server(), "remote");
@@ -221,7 +223,7 @@ async fn non_zero_exit_names_the_field_and_the_status_but_not_the_value() {
 async fn empty_output_is_an_error() {
     let config = stdio_with_env("TOKEN", "!printf '  \\n'");
     let error = AuthResolver::new()
-        .resolve("s", &config, None, &quick())
+        .resolve("s", &config, None, None, &quick())
         .await
         .unwrap_err();
     assert_eq!(field(&error), "env.TOKEN");
@@ -232,7 +234,7 @@ async fn empty_output_is_an_error() {
     assert!(error.to_string().contains("printed nothing"), "{error}");
 
     let error = AuthResolver::new()
-        .resolve("s", &stdio_with_env("TOKEN", "!  "), None, &quick())
+        .resolve("s", &stdio_with_env("TOKEN", "!  "), None, None, &quick())
         .await
         .unwrap_err();
     assert_eq!(command_failure(&error), &CommandFailure::EmptyCommand);
@@ -244,10 +246,15 @@ async fn a_command_that_runs_too_long_is_killed_with_its_children() {
     let pid_file = dir.file("pid");
     let command = format!("!sleep 30 & echo $! > '{}'; wait", pid_file.display());
     let options = AuthOptions::default().with_command_timeout(Duration::from_millis(300));
-    let error =
-        resolve_auth_config_with("slow", &stdio_with_env("TOKEN", &command), None, &options)
-            .await
-            .unwrap_err();
+    let error = resolve_auth_config_with(
+        "slow",
+        &stdio_with_env("TOKEN", &command),
+        None,
+        None,
+        &options,
+    )
+    .await
+    .unwrap_err();
     assert_eq!(
         command_failure(&error),
         &CommandFailure::TimedOut(Duration::from_millis(300))
@@ -282,7 +289,7 @@ async fn identical_concurrent_commands_run_once() {
     let resolver = Arc::new(AuthResolver::new());
     let spawn = |name: &'static str, config: ServerConfig| {
         let resolver = Arc::clone(&resolver);
-        tokio::spawn(async move { resolver.resolve(name, &config, None, &quick()).await })
+        tokio::spawn(async move { resolver.resolve(name, &config, None, None, &quick()).await })
     };
     let first = spawn("one", stdio_with_env("A", &command));
     let second = spawn("two", http_with_header("X-Key", &command));
@@ -293,7 +300,13 @@ async fn identical_concurrent_commands_run_once() {
 
     // Later resolutions use the cached output …
     let again = resolver
-        .resolve("three", &stdio_with_env("B", &command), None, &quick())
+        .resolve(
+            "three",
+            &stdio_with_env("B", &command),
+            None,
+            None,
+            &quick(),
+        )
         .await
         .unwrap();
     assert_eq!(env(&again)["B"], "shared-output");
@@ -302,7 +315,7 @@ async fn identical_concurrent_commands_run_once() {
     // … until the cache is cleared.
     resolver.clear_cache();
     resolver
-        .resolve("four", &stdio_with_env("B", &command), None, &quick())
+        .resolve("four", &stdio_with_env("B", &command), None, None, &quick())
         .await
         .unwrap();
     assert_eq!(lines(&log), 2);
@@ -319,12 +332,12 @@ async fn failures_are_not_cached() {
     let config = stdio_with_env("TOKEN", &command);
     let resolver = AuthResolver::new();
     let error = resolver
-        .resolve("flaky", &config, None, &quick())
+        .resolve("flaky", &config, None, None, &quick())
         .await
         .unwrap_err();
     assert!(error.to_string().contains("exit status: 1"), "{error}");
     let resolved = resolver
-        .resolve("flaky", &config, None, &quick())
+        .resolve("flaky", &config, None, None, &quick())
         .await
         .unwrap();
     assert_eq!(env(&resolved)["TOKEN"], "second-try-value");
@@ -336,7 +349,7 @@ async fn oauth_token_becomes_a_bearer_header_for_http_and_sse() {
     for kind in [TransportKind::Http, TransportKind::Sse] {
         let mut config = remote(kind);
         config.auth = Some(AuthConfig::oauth());
-        let resolved = resolve_auth_config("remote", &config, Some(&storage))
+        let resolved = resolve_auth_config("remote", &config, Some(&storage), Some(REMOTE_URL))
             .await
             .unwrap();
         assert_eq!(resolved.kind(), kind);
@@ -353,7 +366,7 @@ async fn oauth_token_becomes_an_env_variable_for_stdio() {
     let storage = MapStorage::with("server", "oauth-token-stdio");
     let mut config = ServerConfig::stdio("server", Vec::<String>::new());
     config.auth = Some(AuthConfig::oauth());
-    let resolved = resolve_auth_config("local", &config, Some(&storage))
+    let resolved = resolve_auth_config("local", &config, Some(&storage), None)
         .await
         .unwrap();
     assert_eq!(env(&resolved)[OAUTH_ACCESS_TOKEN_ENV], "oauth-token-stdio");
@@ -363,8 +376,11 @@ async fn oauth_token_becomes_an_env_variable_for_stdio() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_token_is_used_when_auth_is_not_set() {
     let storage = MapStorage::with(REMOTE_URL, "opportunistic-token");
+    // The caller's key for this URL (mcp_transport::oauth::credential_key, whose own tests
+    // hold how a URL becomes its key).
     let config = ServerConfig::http("HTTPS://Example.com:443/mcp?key=1#top");
-    let resolved = resolve_auth_config("remote", &config, Some(&storage))
+    let key = Some(REMOTE_URL);
+    let resolved = resolve_auth_config("remote", &config, Some(&storage), key)
         .await
         .unwrap();
     assert_eq!(
@@ -373,11 +389,13 @@ async fn a_stored_token_is_used_when_auth_is_not_set() {
     );
 
     // No storage, or another kind of auth: no header, no error.
-    let resolved = resolve_auth_config("remote", &config, None).await.unwrap();
+    let resolved = resolve_auth_config("remote", &config, None, key)
+        .await
+        .unwrap();
     assert!(headers(&resolved).is_empty());
     let mut custom = config.clone();
     custom.auth = Some(serde_json::from_str(r#"{"type": "custom"}"#).unwrap());
-    let resolved = resolve_auth_config("remote", &custom, Some(&storage))
+    let resolved = resolve_auth_config("remote", &custom, Some(&storage), key)
         .await
         .unwrap();
     assert!(headers(&resolved).is_empty());
@@ -392,13 +410,20 @@ async fn a_token_stored_for_one_server_never_reaches_another_of_the_same_name() 
         ("github".to_owned(), "name-token".to_owned()),
     ]));
     // A project file reuses the name with another URL or another command.
-    for mut config in [
-        ServerConfig::http("https://attacker.example/mcp"),
-        ServerConfig::http("https://example.com/other"),
-        ServerConfig::stdio("sh", ["-c", "env"]),
+    // Each with the key its caller computes for it.
+    for (mut config, key) in [
+        (
+            ServerConfig::http("https://attacker.example/mcp"),
+            Some("https://attacker.example/mcp"),
+        ),
+        (
+            ServerConfig::http("https://example.com/other"),
+            Some("https://example.com/other"),
+        ),
+        (ServerConfig::stdio("sh", ["-c", "env"]), None),
     ] {
         config.auth = Some(AuthConfig::oauth());
-        match resolve_auth_config("github", &config, Some(&storage)).await {
+        match resolve_auth_config("github", &config, Some(&storage), key).await {
             Ok(resolved) => {
                 assert!(headers(&resolved).is_empty(), "{resolved:?}");
                 assert!(!env(&resolved).contains_key(OAUTH_ACCESS_TOKEN_ENV));
@@ -408,13 +433,57 @@ async fn a_token_stored_for_one_server_never_reaches_another_of_the_same_name() 
     }
 }
 
+/// Records every identity it is asked for; has no token.
+#[derive(Default)]
+struct AskedStorage(std::sync::Mutex<Vec<String>>);
+
+#[async_trait]
+impl AuthStorage for AskedStorage {
+    async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String> {
+        let asked = match server {
+            ServerIdentity::Remote { url } => format!("remote {url}"),
+            ServerIdentity::Local { command, args } => format!("local {command} {args:?}"),
+            _ => "other".to_owned(),
+        };
+        self.0.lock().unwrap().push(asked);
+        None
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_is_asked_for_by_the_key_its_caller_gives_and_not_without_one() {
+    let config = ServerConfig::http("HTTPS://Example.com:443/mcp?key=1#top");
+    let storage = AskedStorage::default();
+    resolve_auth_config("remote", &config, Some(&storage), Some("the-caller's-key"))
+        .await
+        .unwrap();
+    let resolved = resolve_auth_config("remote", &config, Some(&storage), None)
+        .await
+        .unwrap();
+    assert!(headers(&resolved).is_empty());
+    let stdio = ServerConfig::stdio("srv", ["--flag"]);
+    resolve_auth_config("local", &stdio, Some(&storage), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        *storage.0.lock().unwrap(),
+        ["remote the-caller's-key", "local srv [\"--flag\"]"]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_explicit_authorization_header_wins() {
     let storage = MapStorage::with(REMOTE_URL, "stored-token");
     let mut config = http_with_header("authorization", "!echo Bearer from-command");
     config.auth = Some(AuthConfig::oauth());
     let resolved = AuthResolver::new()
-        .resolve("remote", &config, Some(&storage), &quick())
+        .resolve(
+            "remote",
+            &config,
+            Some(&storage),
+            Some(REMOTE_URL),
+            &quick(),
+        )
         .await
         .unwrap();
     assert_eq!(headers(&resolved).len(), 1);
@@ -422,14 +491,14 @@ async fn an_explicit_authorization_header_wins() {
 
     // The explicit header makes the login unnecessary.
     let resolved = AuthResolver::new()
-        .resolve("remote", &config, None, &quick())
+        .resolve("remote", &config, None, None, &quick())
         .await
         .unwrap();
     assert_eq!(headers(&resolved)["authorization"], "Bearer from-command");
 
     let mut stdio = stdio_with_env(OAUTH_ACCESS_TOKEN_ENV, "explicit-env-token");
     stdio.auth = Some(AuthConfig::oauth());
-    let resolved = resolve_auth_config("remote", &stdio, Some(&storage))
+    let resolved = resolve_auth_config("remote", &stdio, Some(&storage), None)
         .await
         .unwrap();
     assert_eq!(env(&resolved)[OAUTH_ACCESS_TOKEN_ENV], "explicit-env-token");
@@ -442,7 +511,7 @@ async fn a_stdio_oauth_server_without_a_token_asks_the_user_to_log_in() {
     let empty = MapStorage(HashMap::new());
     let blank = MapStorage::with("server", "  ");
     for storage in [None, Some(&empty as &dyn AuthStorage), Some(&blank)] {
-        let error = resolve_auth_config("local", &config, storage)
+        let error = resolve_auth_config("local", &config, storage, None)
             .await
             .unwrap_err();
         assert_eq!(
@@ -461,7 +530,9 @@ async fn a_stdio_oauth_server_without_a_token_asks_the_user_to_log_in() {
 async fn a_remote_oauth_server_without_a_token_is_left_to_the_transports_login() {
     let mut config = ServerConfig::http(REMOTE_URL);
     config.auth = Some(AuthConfig::oauth());
-    let resolved = resolve_auth_config("remote", &config, None).await.unwrap();
+    let resolved = resolve_auth_config("remote", &config, None, Some(REMOTE_URL))
+        .await
+        .unwrap();
     assert!(headers(&resolved).is_empty());
 }
 
@@ -474,7 +545,13 @@ async fn secrets_never_show_in_debug_output_or_errors() {
     }
     let resolver = AuthResolver::new();
     let resolved = resolver
-        .resolve("remote", &config, Some(&storage), &quick())
+        .resolve(
+            "remote",
+            &config,
+            Some(&storage),
+            Some(REMOTE_URL),
+            &quick(),
+        )
         .await
         .unwrap();
     assert_eq!(headers(&resolved)["X-Api-Key"], "debug-header-secret");
@@ -490,7 +567,7 @@ async fn secrets_never_show_in_debug_output_or_errors() {
 
     let stdio = stdio_with_env("TOKEN", "!echo debug-env-secret");
     let resolved = resolver
-        .resolve("local", &stdio, None, &quick())
+        .resolve("local", &stdio, None, None, &quick())
         .await
         .unwrap();
     assert_eq!(env(&resolved)["TOKEN"], "debug-env-secret");
@@ -501,7 +578,7 @@ async fn secrets_never_show_in_debug_output_or_errors() {
     // A failing command that printed its secret before failing.
     let failing = stdio_with_env("TOKEN", "!echo error-secret; exit 1");
     let error = resolver
-        .resolve("local", &failing, None, &quick())
+        .resolve("local", &failing, None, None, &quick())
         .await
         .unwrap_err();
     for text in [error.to_string(), format!("{error:?}")] {
@@ -514,7 +591,12 @@ fn resolution_futures_can_be_spawned_and_storage_is_object_safe() {
     fn assert_send<T: Send>(_: &T) {}
     let config = ServerConfig::stdio("x", Vec::<String>::new());
     let storage: Box<dyn AuthStorage> = Box::new(MapStorage(HashMap::new()));
-    assert_send(&resolve_auth_config("x", &config, Some(storage.as_ref())));
+    assert_send(&resolve_auth_config(
+        "x",
+        &config,
+        Some(storage.as_ref()),
+        None,
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -531,7 +613,7 @@ async fn a_variable_that_expands_to_a_bang_is_data_and_never_runs() {
         let expanded =
             mcp_config::expand_server_config("s", &stdio_with_env("TOK", written), &vars).unwrap();
         let resolved = AuthResolver::new()
-            .resolve("s", &expanded, None, &quick())
+            .resolve("s", &expanded, None, None, &quick())
             .await
             .unwrap();
         assert_eq!(env(&resolved)["TOK"], resolved_value, "{written}");
@@ -540,7 +622,7 @@ async fn a_variable_that_expands_to_a_bang_is_data_and_never_runs() {
         headers_mut(&mut remote).insert("X-Plain".into(), "plain".into());
         let expanded = mcp_config::expand_server_config("r", &remote, &vars).unwrap();
         let resolved = AuthResolver::new()
-            .resolve("r", &expanded, None, &quick())
+            .resolve("r", &expanded, None, None, &quick())
             .await
             .unwrap();
         assert_eq!(headers(&resolved)["X-Token"], resolved_value, "{written}");
@@ -556,7 +638,7 @@ async fn a_variable_that_expands_to_a_bang_is_data_and_never_runs() {
         env_mut(&mut written.clone())["TOK"]
     );
     let resolved = AuthResolver::new()
-        .resolve("s", &expanded, None, &quick())
+        .resolve("s", &expanded, None, None, &quick())
         .await
         .unwrap();
     assert_eq!(env(&resolved)["TOK"], "fallback");
@@ -567,7 +649,7 @@ async fn a_failing_commands_stderr_never_repeats_the_command_or_the_servers_othe
     // `sh` quotes a command it cannot find: the command text may be the secret.
     let config = stdio_with_env("TOKEN", "!ghp_typed_as_a_command_42");
     let error = AuthResolver::new()
-        .resolve("s", &config, None, &quick())
+        .resolve("s", &config, None, None, &quick())
         .await
         .unwrap_err();
     let message = error.to_string();
@@ -583,7 +665,7 @@ async fn a_failing_commands_stderr_never_repeats_the_command_or_the_servers_othe
             .into(),
     );
     let error = AuthResolver::new()
-        .resolve("s", &config, None, &quick())
+        .resolve("s", &config, None, None, &quick())
         .await
         .unwrap_err();
     let message = error.to_string();

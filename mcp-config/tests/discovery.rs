@@ -88,7 +88,9 @@ fn skip_of(found: &DiscoveryResult, name: &str) -> (SkipReason, String) {
 /// Every problem discovery met, files and servers, as text.
 fn problems(found: &DiscoveryResult) -> Vec<String> {
     let files = found.file_errors.iter().map(|e| e.error.to_string());
-    let servers = found.invalid().flat_map(|invalid| invalid.problems.clone());
+    let servers = found
+        .invalid()
+        .flat_map(|invalid| invalid.problems.iter().map(ToString::to_string));
     files.chain(servers).collect()
 }
 
@@ -308,6 +310,7 @@ fn variables_are_expanded_and_an_unset_one_is_that_servers_error() {
     assert_eq!(invalid.server, "broken");
     assert!(
         invalid.problems[0]
+            .to_string()
             .contains("environment variable \"NOT_SET\" is not set (used in args[1])"),
         "{invalid}"
     );

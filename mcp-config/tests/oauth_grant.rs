@@ -166,7 +166,7 @@ fn a_bad_auth_block_skips_its_server_with_a_message_naming_the_field() {
         let SkipReason::Invalid(invalid) = &skipped.reason else {
             panic!("{name} is invalid: {skipped:?}");
         };
-        invalid.problems.join("; ")
+        invalid.to_string()
     };
     assert!(
         problem("unknown").contains("\"auth.grant\" is \"password\"; use \"authorizationCode\""),

@@ -9,7 +9,10 @@ use mcp_config::providers::{
     CLAUDE_CODE, CLAUDE_DESKTOP, CODEX, CURSOR, GEMINI, NATIVE, OPENCODE, VSCODE, WINDSURF,
     default_sources,
 };
-use mcp_config::{ConfigError, ConfigSource, DiscoveryContext, Level, ServerConfig, SourceFile};
+use mcp_config::{
+    ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level, ServerConfig,
+    SourceFile,
+};
 use serde_json::{Value, json};
 
 // ------------------------------------------------------------------------------------------
@@ -83,9 +86,15 @@ fn names(file: &SourceFile) -> Vec<&str> {
         .collect()
 }
 
-/// The invalid entries of a file that loaded.
-fn invalid(file: &SourceFile) -> &[(String, String)] {
-    &file.contents.as_ref().unwrap().invalid
+/// The invalid entries of a file that loaded: (server, message).
+fn invalid(file: &SourceFile) -> Vec<(String, String)> {
+    file.contents
+        .as_ref()
+        .unwrap()
+        .invalid
+        .iter()
+        .map(|problem| (problem.server.clone(), problem.to_string()))
+        .collect()
 }
 
 /// One server of a file, as JSON (every field at once, `extra` flattened).
@@ -621,6 +630,10 @@ fn gemini_settings_with_every_transport() {
     );
     assert_eq!(invalid(&files[0]).len(), 1);
     assert!(invalid(&files[0])[0].1.contains("WebSocket"));
+    assert_eq!(
+        files[0].contents.as_ref().unwrap().invalid[0].problem,
+        ConfigProblem::Entry(EntryProblem::WebSocket)
+    );
     assert_eq!(
         server(&files[1], "userTools"),
         json!({"command": "user-tools"})

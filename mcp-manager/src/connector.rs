@@ -12,8 +12,10 @@
 //!
 //! A remote server gets an OAuth authorizer (never asking the user: a connection made in the
 //! background cannot) unless its configuration sets an `Authorization` header or another kind
-//! of `auth`. The authorizer sends the tokens kept for the server's URL, refreshes them, and
-//! turns a 401 it cannot answer into an error that shows the server as needing a login.
+//! of `auth` ([`ServerConfig::takes_stored_credentials`]), or the agent's [`AuthStorage`] has
+//! a token for it. The authorizer sends the tokens kept for the server's URL, refreshes them, and
+//! turns a 401 it cannot answer into an error that shows the server as needing a login. Both
+//! stores know the server by one key, `mcp_transport::oauth::credential_key` of its URL.
 //!
 //! The grant is the one the server's `auth` block names ([`mcp_config::oauth_grant`]):
 //! the authorization code (the default, with a pre-registered client if it names one), client
@@ -34,12 +36,14 @@ use async_trait::async_trait;
 use mcp_config::RemoteConfig;
 #[cfg(feature = "stdio")]
 use mcp_config::StdioConfig;
-use mcp_config::{
-    AuthStorage, InvalidServer, ResolvedServerConfig, ServerConfig, SourceMeta, TransportConfig,
-    check_auth_source, resolve_auth_config, validate_server_config,
-};
 #[cfg(feature = "oauth")]
-use mcp_config::{ClientCredentialSetting, CredentialSetting, OAuthGrant};
+use mcp_config::{
+    AuthSettingKind, ClientCredentialSetting, CredentialSetting, OAuthGrant, OAuthProblem,
+};
+use mcp_config::{
+    AuthStorage, ConfigProblem, InvalidServer, ResolvedServerConfig, ServerConfig, ServerProblem,
+    SourceMeta, TransportConfig, check_auth_source, resolve_auth_config, validate_server_config,
+};
 #[cfg(feature = "oauth")]
 use mcp_transport::http::Url;
 #[cfg(feature = "http")]
@@ -274,17 +278,16 @@ impl Prepared {
         let pinned = match config.protocol_version() {
             None => None,
             Some(pinned) => Some(ProtocolVersion::parse(pinned).ok_or_else(|| {
-                InvalidServer::new(
-                    name,
-                    vec![format!(
-                        "Server \"{name}\": \"protocolVersion\" is \"{pinned}\", a revision \
-                         this client does not speak (it speaks {}); change the pin or leave it out",
-                        ProtocolVersion::supported_list()
-                    )],
-                )
+                let problem = ConfigProblem::UnsupportedProtocolVersion {
+                    pinned: pinned.to_owned(),
+                    supported: ProtocolVersion::supported_list(),
+                };
+                InvalidServer::new(name, vec![ServerProblem::new(name, problem)])
             })?),
         };
-        let resolved = resolve_auth_config(name, config, context.storage).await?;
+        let remote_key = credential_key_of(config);
+        let resolved =
+            resolve_auth_config(name, config, context.storage, remote_key.as_deref()).await?;
         Ok(Self { resolved, pinned })
     }
 
@@ -313,6 +316,22 @@ impl Prepared {
             None => Err(request.unclaimed()),
         }
     }
+}
+
+/// A remote server's credential key: the one key the agent's [`AuthStorage`] (asked at
+/// resolution) and the OAuth credential store (the authorizer's) know it by, computed by the
+/// transport alone. None for a stdio server or a plugin's, a URL that does not parse (refused
+/// when the transport is built), or a build without OAuth (whose remote servers take no stored
+/// token).
+fn credential_key_of(config: &ServerConfig) -> Option<String> {
+    #[cfg(feature = "oauth")]
+    if let TransportConfig::Http(remote) | TransportConfig::Sse(remote) = &config.transport {
+        return Url::parse(&remote.url)
+            .ok()
+            .map(|url| mcp_transport::oauth::credential_key(&url));
+    }
+    let _ = config;
+    None
 }
 
 /// Validates, resolves and connects (see [`Prepared`]): a login's connection.
@@ -414,16 +433,14 @@ fn authorizer_for(
     context: ConnectContext<'_>,
     options: &ClientOptions,
 ) -> Result<Option<Arc<OAuthAuthorizer>>, Box<ManagerError>> {
-    if params.headers.contains_key("authorization")
-        || config.auth.as_ref().is_some_and(|auth| !auth.is_oauth())
-    {
+    if !config.takes_stored_credentials() || params.headers.contains_key("authorization") {
         return Ok(None);
     }
     // Validated before: a problem here is one a later version of mcp-config found.
-    let invalid = |problems: Vec<String>| {
+    let invalid = |problems: Vec<OAuthProblem>| {
         let problems = problems
             .into_iter()
-            .map(|problem| format!("Server \"{name}\": {problem}"))
+            .map(|problem| ServerProblem::new(name, problem.into()))
             .collect();
         Box::new(ManagerError::from(InvalidServer::new(name, problems)))
     };
@@ -434,7 +451,7 @@ fn authorizer_for(
         if let Some(folder) = context.source.and_then(|source| source.path.parent()) {
             settings = settings.resolve_files(folder);
         }
-        let grant = grant(settings.grant).map_err(|why| invalid(vec![format!("auth: {why}")]))?;
+        let grant = grant(settings.grant).map_err(|why| invalid(vec![why]))?;
         oauth = oauth.grant(grant);
         oauth = oauth.dpop(match settings.dpop {
             None => Dpop::Auto,
@@ -457,11 +474,12 @@ fn authorizer_for(
 /// The transport's grant for the configured one; why not, for a kind of setting this version
 /// does not know.
 #[cfg(feature = "oauth")]
-fn grant(configured: OAuthGrant) -> Result<Grant, String> {
+fn grant(configured: OAuthGrant) -> Result<Grant, OAuthProblem> {
+    let unsupported = OAuthProblem::Unsupported;
     let source = |setting: CredentialSetting| match setting {
         CredentialSetting::Value(value) => Ok(SecretSource::Value(Secret::new(value))),
         CredentialSetting::File(path) => Ok(SecretSource::File(path)),
-        _ => Err("an unknown kind of credential setting".to_owned()),
+        _ => Err(unsupported(AuthSettingKind::CredentialSetting)),
     };
     Ok(match configured {
         OAuthGrant::ClientCredentials {
@@ -476,7 +494,7 @@ fn grant(configured: OAuthGrant) -> Result<Grant, String> {
                 ClientCredentialSetting::Secret(secret) => {
                     ClientCredential::Secret(Secret::new(secret))
                 }
-                _ => return Err("an unknown kind of client credential".to_owned()),
+                _ => return Err(unsupported(AuthSettingKind::ClientCredential)),
             },
         },
         OAuthGrant::WorkloadIdentity {
@@ -492,8 +510,11 @@ fn grant(configured: OAuthGrant) -> Result<Grant, String> {
         OAuthGrant::EnterpriseManaged(managed) => Grant::IdentityAssertion(IdentityAssertion::new(
             managed.client_id,
             Secret::new(managed.client_secret),
-            Url::parse(&managed.idp_token_endpoint)
-                .map_err(|_| "\"auth.idpTokenEndpoint\" is not a URL".to_owned())?,
+            Url::parse(&managed.idp_token_endpoint).map_err(|_| {
+                OAuthProblem::IdpTokenEndpoint {
+                    endpoint: managed.idp_token_endpoint.clone(),
+                }
+            })?,
             managed.idp_client_id,
             source(managed.id_token)?,
         )),
@@ -502,7 +523,7 @@ fn grant(configured: OAuthGrant) -> Result<Grant, String> {
                 PreRegisteredClient::new(client.client_id, client.client_secret.map(Secret::new))
             }),
         },
-        _ => return Err("an unknown kind of OAuth grant".to_owned()),
+        _ => return Err(unsupported(AuthSettingKind::Grant)),
     })
 }
 

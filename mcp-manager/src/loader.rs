@@ -8,7 +8,7 @@ use std::sync::Arc;
 use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
 use mcp_config::{
     AuthStorage, DiscoveredServer, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason,
-    SourceMeta, load_all_configs,
+    SourceMeta, app_cache_dir, load_all_configs,
 };
 
 use crate::error::{ManagerError, Problem, ProviderPanic, ServerError};
@@ -154,8 +154,9 @@ fn discover(cwd: &Path, options: &LoadOptions) -> Result<DiscoveryResult, Server
 
 fn new_manager(options: &LoadOptions) -> Arc<McpManager> {
     let cache = options.cache.clone().unwrap_or_else(|| {
-        Arc::new(SledToolCache::in_user_cache_dir(
-            &options.app_name,
+        let folder = app_cache_dir(&options.app_name, |var| std::env::var_os(var));
+        Arc::new(SledToolCache::in_app_cache_dir(
+            folder,
             CacheOptions::default(),
         ))
     });

@@ -93,11 +93,7 @@ fn remote_key(name: &str, config: &ServerConfig) -> Result<String, ServerError> 
             });
         }
     };
-    let own_header = remote
-        .headers
-        .keys()
-        .any(|header| header.eq_ignore_ascii_case("authorization"));
-    if own_header || config.auth.as_ref().is_some_and(|auth| !auth.is_oauth()) {
+    if !config.takes_stored_credentials() {
         return refuse(ManagerError::OwnCredentials {
             server: name.to_owned(),
         });

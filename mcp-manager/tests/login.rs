@@ -1,7 +1,8 @@
 //! OAuth in the manager: a remote server without a login shows `needs-login` (never `failed`),
 //! a login through the agent's browser step makes it connect, an expired token is refreshed
-//! without a sound, a revoked refresh token turns it back to `needs-login`, and a login kept
-//! for one URL is never used for another server that happens to have the same name.
+//! without a sound, a revoked refresh token turns it back to `needs-login`, a login kept
+//! for one URL is never used for another server that happens to have the same name, and the
+//! agent's own token store is asked under the key the OAuth store uses.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
@@ -11,11 +12,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use common::*;
-use mcp_config::ServerConfig;
+use mcp_config::{AuthStorage, ServerConfig, ServerIdentity};
 use mcp_manager::{ConnectionStatus, ManagerOptions, McpManager};
 use mcp_transport::http::Url;
 use mcp_transport::oauth::{
     AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, PendingRedirect,
+    credential_key,
 };
 use testkit::{HttpFixture, HttpFixtureOptions};
 
@@ -203,4 +205,83 @@ async fn a_login_is_refused_for_stdio_servers_and_servers_with_their_own_credent
         assert!(error.to_string().contains("its own credentials"), "{error}");
         assert!(!error.to_string().contains("Bearer configured"), "{error}");
     }
+}
+
+/// The agent's own store of static tokens: one token, under one key; it records every remote
+/// server it is asked for.
+struct AgentTokens {
+    key: String,
+    token: String,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl AuthStorage for AgentTokens {
+    async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String> {
+        let ServerIdentity::Remote { url } = server else {
+            return None;
+        };
+        self.asked.lock().unwrap().push(url.to_owned());
+        (url == self.key).then(|| self.token.clone())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_own_token_is_asked_for_under_the_oauth_stores_key_and_sent_as_it_is() {
+    let fixture = HttpFixture::start(HttpFixtureOptions::default().oauth());
+    let store: Arc<dyn CredentialStore> = Arc::new(MemoryCredentialStore::new());
+    login(&oauth_manager(&store), "web", &oauth_server(&fixture)).await;
+    let key = credential_key(&Url::parse(&fixture.url()).unwrap());
+    let kept = store.load(&key).await.unwrap().unwrap();
+    let token = kept.tokens.unwrap().access_token.expose().to_owned();
+
+    // The agent keeps that token in its own store; the manager's OAuth store is empty, and the
+    // server's URL is written otherwise (same key).
+    let agent = Arc::new(AgentTokens {
+        key: key.clone(),
+        token: token.clone(),
+        asked: std::sync::Mutex::new(Vec::new()),
+    });
+    let manager = Arc::new(McpManager::new(
+        ManagerOptions::default(),
+        memory_cache(),
+        Some(Arc::clone(&agent) as Arc<dyn AuthStorage>),
+    ));
+    let written = format!(
+        "{}?via=agent",
+        fixture.url().replacen("http://", "HTTP://", 1)
+    );
+    let server = Fixture {
+        config: ServerConfig::http(&written),
+        marker: String::new(),
+    };
+    let before = fixture.requests().len();
+    connect(&manager, &configs(&[("web", &server)])).await;
+    assert_eq!(
+        manager.get_connection_status("web"),
+        ConnectionStatus::Connected
+    );
+    let asked = agent.asked.lock().unwrap().clone();
+    assert!(!asked.is_empty());
+    assert!(
+        asked.iter().all(|asked| *asked == key),
+        "{asked:?} vs {key}"
+    );
+    let bearer = format!("Bearer {token}");
+    let to_the_server: Vec<_> = fixture.requests()[before..]
+        .iter()
+        .filter(|request| request.target.starts_with("/mcp"))
+        .cloned()
+        .collect();
+    assert!(!to_the_server.is_empty());
+    assert!(
+        to_the_server
+            .iter()
+            .all(|request| request.authorization.as_deref() == Some(bearer.as_str())),
+        "{to_the_server:?}"
+    );
+    // No second login, no refresh: the agent's token went as it is.
+    assert_eq!(fixture.token_requests("authorization_code"), 1);
+    assert_eq!(fixture.token_requests("refresh_token"), 0);
+    within("disconnect_all", manager.disconnect_all()).await;
 }

@@ -5,22 +5,33 @@
 //! `--slow-ms`), `tools/call` with the tools `echo`, `add` and `word_count`; other requests get
 //! "method not found", notifications and responses are ignored. It exits as soon as stdin
 //! reaches end of file, even in the middle of a delay.
+//!
+//! Method names, protocol revisions and JSON-RPC error codes are the ones `mcp-transport`
+//! exports (`protocol::methods`, [`ProtocolVersion`], `jsonrpc::error_codes`), so the demo
+//! server and the client cannot drift apart.
 
 use std::io::{BufRead, Write};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use mcp_transport::ProtocolVersion;
+use mcp_transport::jsonrpc::error_codes::{
+    INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+};
+use mcp_transport::protocol::methods;
 use serde_json::{Value, json};
 
-/// Protocol versions this server speaks; it answers the client's when it is one of them.
-const VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-/// The version answered to a client that asks for one this server does not know.
-const FALLBACK_VERSION: &str = "2025-06-18";
+/// The version answered to a client that asks for one this server does not speak.
+const FALLBACK_VERSION: ProtocolVersion = ProtocolVersion::V2025_06_18;
 
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-const METHOD_NOT_FOUND: i64 = -32601;
-const INVALID_PARAMS: i64 = -32602;
+/// The version this server answers a client asking for `asked`: that one when it is a revision
+/// with the `initialize` handshake (this server speaks every one of those), else the fallback.
+fn answered_version(asked: Option<&str>) -> ProtocolVersion {
+    asked
+        .and_then(ProtocolVersion::parse)
+        .filter(|version| !version.is_stateless())
+        .unwrap_or(FALLBACK_VERSION)
+}
 
 /// Runs the server until stdin closes; returns the process exit code.
 pub(crate) fn run(name: &str, slow_ms: u64) -> u8 {
@@ -84,34 +95,26 @@ fn handle(name: &str, slow_ms: u64, line: &str) -> Option<Value> {
     let id = message.get("id")?.clone();
     let params = message.get("params").cloned().unwrap_or(Value::Null);
     Some(match method {
-        "initialize" => {
-            let asked = params
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or(FALLBACK_VERSION);
-            let version = if VERSIONS.contains(&asked) {
-                asked
-            } else {
-                FALLBACK_VERSION
-            };
+        methods::INITIALIZE => {
+            let version = answered_version(params.get("protocolVersion").and_then(Value::as_str));
             result(
                 &id,
                 json!({
-                    "protocolVersion": version,
+                    "protocolVersion": version.as_str(),
                     "capabilities": {"tools": {"listChanged": false}},
                     "serverInfo": {"name": name, "version": env!("CARGO_PKG_VERSION")},
                     "instructions": "The agent-session demo server: echo, add, word_count.",
                 }),
             )
         }
-        "ping" => result(&id, json!({})),
-        "tools/list" => {
+        methods::PING => result(&id, json!({})),
+        methods::TOOLS_LIST => {
             if slow_ms > 0 {
                 std::thread::sleep(Duration::from_millis(slow_ms));
             }
             result(&id, json!({"tools": definitions()}))
         }
-        "tools/call" => call(&id, &params),
+        methods::TOOLS_CALL => call(&id, &params),
         other => error_response(&id, METHOD_NOT_FOUND, &format!("unknown method {other}")),
     })
 }
@@ -160,7 +163,8 @@ fn definitions() -> Value {
 
 fn call(id: &Value, params: &Value) -> Value {
     let Some(tool) = params.get("name").and_then(Value::as_str) else {
-        return error_response(id, INVALID_PARAMS, "tools/call needs a string `name`");
+        let message = format!("{} needs a string `name`", methods::TOOLS_CALL);
+        return error_response(id, INVALID_PARAMS, &message);
     };
     let args = params.get("arguments").cloned().unwrap_or(Value::Null);
     match tool {
@@ -202,7 +206,10 @@ fn call(id: &Value, params: &Value) -> Value {
         other => error_response(
             id,
             INVALID_PARAMS,
-            &format!("unknown tool {other}; tools/list shows echo, add and word_count"),
+            &format!(
+                "unknown tool {other}; {} shows echo, add and word_count",
+                methods::TOOLS_LIST
+            ),
         ),
     }
 }
@@ -290,5 +297,27 @@ mod tests {
         assert_eq!(unknown["error"]["code"], METHOD_NOT_FOUND);
         let garbage = handle("d", 0, "{nope").unwrap();
         assert_eq!(garbage["error"]["code"], PARSE_ERROR);
+    }
+
+    #[test]
+    fn answers_every_handshake_revision_as_asked_and_falls_back_otherwise() {
+        let answered = |asked: &str| {
+            let request = json!({
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": asked},
+            });
+            handle("d", 0, &request.to_string()).unwrap()["result"]["protocolVersion"].clone()
+        };
+        for asked in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+            assert_eq!(answered(asked), asked);
+        }
+        // 2026-07-28 has no `initialize`; an unknown revision is not spoken.
+        for asked in ["2026-07-28", "1999-01-01", "latest"] {
+            assert_eq!(answered(asked), "2025-06-18", "{asked}");
+        }
+        let without = handle("d", 0, r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#).unwrap();
+        assert_eq!(without["result"]["protocolVersion"], "2025-06-18");
     }
 }

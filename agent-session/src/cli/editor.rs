@@ -11,7 +11,8 @@
 //! stdout (`shell --json | jq` stays clean).
 //!
 //! The history is kept in `$XDG_STATE_HOME/<app>/shell_history`, else
-//! `~/.local/state/<app>/shell_history`: the XDG base-directory spec puts "actions history"
+//! `~/.local/state/<app>/shell_history` (the state directory as `mcp_config::UserDir` finds
+//! it, the runtime's one XDG lookup): the XDG base-directory spec puts "actions history"
 //! in the state directory. It is not configuration the user writes (the config directory) nor
 //! something that may be deleted at any time (the cache directory). The file is appended to
 //! after every line, so a killed shell loses nothing, and created with mode 0600 in a 0700
@@ -26,6 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc as std_mpsc};
 use std::thread::JoinHandle;
 
+use mcp_config::UserDir;
 use nix::sys::termios::{SetArg, Termios, tcgetattr, tcsetattr};
 use rustyline::Editor;
 use rustyline::config::{Behavior, Config};
@@ -247,13 +249,7 @@ fn remember(editor: &mut Editor<(), FileHistory>, file: Option<&Path>, line: &st
 /// `$XDG_STATE_HOME/<app>/shell_history`, else `~/.local/state/<app>/shell_history` (`env`
 /// gives the variables); none without a home: the history then lasts as long as the shell.
 fn history_file(app: &str, env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    let absolute = |var: &str| {
-        env(var)
-            .map(PathBuf::from)
-            .filter(|path| path.is_absolute())
-    };
-    let state = absolute("XDG_STATE_HOME")
-        .or_else(|| absolute("HOME").map(|home| home.join(".local").join("state")))?;
+    let state = UserDir::State.find(env)?;
     Some(state.join(app).join("shell_history"))
 }
 

@@ -419,7 +419,10 @@ pub(crate) fn open_cache(
 ) -> (Arc<dyn ToolCache>, Option<SledToolCache>) {
     let sled = match choice {
         CacheChoice::Off => return (Arc::new(NoopToolCache::new()), None),
-        CacheChoice::UserDir => SledToolCache::in_user_cache_dir(app, CacheOptions::default()),
+        CacheChoice::UserDir => SledToolCache::in_app_cache_dir(
+            mcp_config::app_cache_dir(app, |var| std::env::var_os(var)),
+            CacheOptions::default(),
+        ),
         CacheChoice::Dir(dir) => SledToolCache::open_at(dir.clone(), CacheOptions::default()),
     };
     (Arc::new(sled.clone()), Some(sled))

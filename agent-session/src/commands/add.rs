@@ -323,6 +323,7 @@ fn check(name: &str, config: &ServerConfig, usage: &str) -> Result<(), String> {
     if problems.is_empty() {
         Ok(())
     } else {
+        let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
         Err(format!("{}; {usage}", problems.join("; ")))
     }
 }

@@ -618,8 +618,8 @@ fn load(folders: &Folders, input: &ConfigInput, path: &Path) -> Result<(), Strin
             match &file.contents {
                 Err(error) => names_the_file(error, &file.path)?,
                 Ok(servers) => {
-                    for (name, message) in &servers.invalid {
-                        names_the_server(message, name)?;
+                    for problem in &servers.invalid {
+                        names_the_server(&problem.to_string(), &problem.server)?;
                     }
                 }
             }
@@ -641,7 +641,7 @@ fn load(folders: &Folders, input: &ConfigInput, path: &Path) -> Result<(), Strin
                     ));
                 }
                 for problem in &invalid.problems {
-                    names_the_server(problem, &skipped.name)?;
+                    names_the_server(&problem.to_string(), &skipped.name)?;
                 }
             }
         }

@@ -22,8 +22,8 @@
 use std::collections::BTreeMap;
 
 use mcp_config::{
-    MAX_NESTING, RemoteConfig, ServerConfig, StdioConfig, TransportConfig, expand_server_config,
-    expand_value,
+    ConfigProblem, ExpandError, MAX_NESTING, RemoteConfig, ServerConfig, StdioConfig,
+    TransportConfig, expand_server_config, expand_value,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -102,9 +102,9 @@ fn meaning(
     pieces: &[Piece],
     env: &BTreeMap<String, String>,
     depth: usize,
-) -> Result<String, String> {
+) -> Result<String, ExpandError> {
     if depth > MAX_NESTING {
-        return Err(format!("defaults nested more than {MAX_NESTING} deep"));
+        return Err(ExpandError::TooDeep);
     }
     let mut out = String::new();
     for piece in pieces {
@@ -117,7 +117,11 @@ fn meaning(
                 }
                 (Some(value), _) => out.push_str(value),
                 (None, Some(default)) => out.push_str(&meaning(default, env, depth + 1)?),
-                (None, None) => return Err((*name).to_owned()),
+                (None, None) => {
+                    return Err(ExpandError::Unset {
+                        variable: (*name).to_owned(),
+                    });
+                }
             },
         }
     }
@@ -269,7 +273,7 @@ fn values_of(config: &ServerConfig) -> Vec<String> {
 
 fn check(input: &ExpansionInput) -> Result<(), String> {
     let env = &input.env;
-    let meanings: Vec<Result<String, String>> = input
+    let meanings: Vec<Result<String, ExpandError>> = input
         .fields
         .iter()
         .map(|field| meaning(field, env, 0))
@@ -309,7 +313,7 @@ fn check_server(
     input: &ExpansionInput,
     config: &ServerConfig,
     names: &[String],
-    meanings: &[Result<String, String>],
+    meanings: &[Result<String, ExpandError>],
 ) -> Result<(), String> {
     let server = &input.server;
     // The header and env keys `server_of` makes sort as their indexes do (there are fewer than
@@ -337,7 +341,7 @@ fn check_server(
             }
         }
         Err(problems) => {
-            let failing: Vec<(&String, &String)> = names
+            let failing: Vec<(&String, &ExpandError)> = names
                 .iter()
                 .zip(meanings)
                 .filter_map(|(name, meaning)| meaning.as_ref().err().map(|why| (name, why)))
@@ -350,14 +354,24 @@ fn check_server(
                 ));
             }
             for (problem, (name, why)) in problems.iter().zip(&failing) {
+                let expected = ConfigProblem::Expansion {
+                    field: (*name).clone(),
+                    error: (*why).clone(),
+                };
+                if problem.server != *server || problem.problem != expected {
+                    return Err(format!(
+                        "the problem {problem:?} is not the server {server:?}'s {expected:?}"
+                    ));
+                }
                 // Names and fields are quoted with their hidden characters escaped.
                 let (quoted_server, name) = (quoted_in_messages(server), quoted_in_messages(name));
-                let names_server = problem.starts_with(&format!("Server \"{quoted_server}\": "));
-                let names_field = problem.contains(&format!("(used in {name})"))
-                    || problem.contains(&format!(": {name}: "));
-                if !names_server || !names_field || !problem.contains(why.as_str()) {
+                let message = problem.to_string();
+                let names_server = message.starts_with(&format!("Server \"{quoted_server}\": "));
+                let names_field = message.contains(&format!("(used in {name})"))
+                    || message.contains(&format!(": {name}: "));
+                if !names_server || !names_field || !message.contains(&why.to_string()) {
                     return Err(format!(
-                        "the message {problem:?} does not name the server {server:?}, the \
+                        "the message {message:?} does not name the server {server:?}, the \
                          field {name} and the cause {why:?}"
                     ));
                 }

@@ -103,7 +103,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
 /// The key of Claude Code's list of rejected `.mcp.json` servers.
 const MCPJSON_KEY: &str = "disabledMcpjsonServers";
 
-fn convert(_name: &str, entry: &Value) -> Result<crate::ServerConfig, String> {
+fn convert(_name: &str, entry: &Value) -> Result<crate::ServerConfig, crate::EntryProblem> {
     standard_with_disabled(entry)
 }
 

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::{dedup_paths, round_to_u64, string, string_list, string_map, var_ref, walked};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
+use crate::problems::EntryProblem;
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
@@ -60,9 +61,9 @@ fn parse_file(path: &Path, text: &str) -> Result<FileServers, ConfigError> {
 }
 
 /// Converts one `[mcp_servers.<name>]` table.
-fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
+fn convert(entry: &toml::Value) -> Result<ServerConfig, EntryProblem> {
     let toml::Value::Table(table) = entry else {
-        return Err("the entry must be a table ([mcp_servers.<name>])".to_owned());
+        return Err(EntryProblem::NotATable);
     };
     let mut config = RawServerConfig::default();
     let mut startup_sec = None;
@@ -80,13 +81,7 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
             "http_headers" => config.headers.extend(string_map(key, value, "a table")?),
             "env_http_headers" => env_headers = string_map(key, value, "a table")?,
             "bearer_token_env_var" => bearer_var = Some(string(key, value)?),
-            "bearer_token" => {
-                return Err(
-                    "Codex does not accept an inline \"bearer_token\"; put the token \
-                            in an environment variable and name it in \"bearer_token_env_var\""
-                        .to_owned(),
-                );
-            }
+            "bearer_token" => return Err(EntryProblem::InlineBearerToken),
             "enabled_tools" => {
                 let names = string_list(key, Some(value))?;
                 config
@@ -111,7 +106,7 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
                 config.enabled = Some(
                     value
                         .as_bool()
-                        .ok_or_else(|| "\"enabled\" must be true or false".to_owned())?,
+                        .ok_or(EntryProblem::NotBoolean { key: "enabled" })?,
                 );
             }
             _ => {
@@ -136,8 +131,10 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, String> {
 }
 
 /// Seconds (whole or fractional) as milliseconds.
-fn seconds(key: &str, value: &Value) -> Result<u64, String> {
-    let error = || format!("\"{key}\" must be a non-negative number of seconds");
+fn seconds(key: &str, value: &Value) -> Result<u64, EntryProblem> {
+    let error = || EntryProblem::NotSeconds {
+        key: key.to_owned(),
+    };
     let millis = match (value.as_u64(), value.as_f64()) {
         (Some(seconds), _) => seconds.saturating_mul(1000),
         (None, Some(seconds)) if value.is_f64() && seconds.is_finite() && seconds >= 0.0 => {
@@ -148,10 +145,12 @@ fn seconds(key: &str, value: &Value) -> Result<u64, String> {
     Ok(millis)
 }
 
-fn whole(key: &str, value: &Value) -> Result<u64, String> {
+fn whole(key: &str, value: &Value) -> Result<u64, EntryProblem> {
     value
         .as_u64()
-        .ok_or_else(|| format!("\"{key}\" must be a non-negative whole number of milliseconds"))
+        .ok_or_else(|| EntryProblem::NotWholeMilliseconds {
+            key: key.to_owned(),
+        })
 }
 
 /// A TOML value as JSON, for `extra`; dates become their TOML text.

@@ -6,6 +6,7 @@ use super::{
     dedup_paths, editor_variable, load_file, rewrite_braced, rewrite_fields, standard_with_disabled,
 };
 use crate::context::DiscoveryContext;
+use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
 use crate::source::{SourceFile, parse_jsonc, servers_under_key};
@@ -27,9 +28,9 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         .collect()
 }
 
-fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, String> {
+fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {
     let Some(object) = entry.as_object() else {
-        return Err("the entry must be an object".to_owned());
+        return Err(EntryProblem::NotAnObject);
     };
     let mut object = object.clone();
     if let Some(Value::Object(auth)) = object.get_mut("auth")

@@ -7,6 +7,7 @@ use super::{
     standard_with_disabled, var_ref,
 };
 use crate::context::DiscoveryContext;
+use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
 use crate::source::{SourceFile, parse_jsonc, servers_under_key};
@@ -60,9 +61,9 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
 }
 
 /// Converts one `mcpServers` entry.
-fn convert(entry: &Value) -> Result<ServerConfig, String> {
+fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
     let Some(object) = entry.as_object() else {
-        return Err("the entry must be an object".to_owned());
+        return Err(EntryProblem::NotAnObject);
     };
     let mut object = object.clone();
     let timeout = object
@@ -89,9 +90,7 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
     }
     if object.contains_key("tcp") && !object.contains_key("command") && !object.contains_key("url")
     {
-        return Err(
-            "WebSocket servers (\"tcp\") are not supported; use a stdio or HTTP server".to_owned(),
-        );
+        return Err(EntryProblem::WebSocket);
     }
     let mut config = standard_with_disabled(&Value::Object(object))?;
     config.timeout = timeout;

@@ -42,7 +42,8 @@
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`.
 //! A file that does not exist is left out; a file that is a directory, cannot be read or cannot
 //! be parsed is a [`SourceFile`] holding that error; an entry that cannot be converted is listed
-//! in [`FileServers::invalid`] with a message naming the server.
+//! in [`FileServers::invalid`] as that server's [`EntryProblem`]. A provider of the agent's
+//! says why with its own error type ([`EntryProblem::other`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,7 +52,8 @@ use serde_json::Value;
 
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::expand::{Placeholder, is_variable_name, rewrite_braced};
+use crate::expand::{Placeholder, Rejected, is_variable_name, rewrite_braced};
+use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::Level;
 use crate::source::{ConfigSource, FileServers, SourceFile, UnreadProjectFile, read_config_file};
@@ -270,7 +272,7 @@ pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", w
 /// Variables: `${env:VAR}` → `${VAR}`; `${workspaceFolder}` → the absolute project root;
 /// `${userHome}`, `${workspaceFolderBasename}`, `${pathSeparator}` likewise. A value using
 /// `${input:…}` (an interactive VS Code prompt) or `${command:…}` / `${config:…}` makes that
-/// server invalid, with a message saying to set the value in the config or the environment.
+/// server invalid ([`PlaceholderProblem`]: set the value in the config or the environment).
 pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", vscode::load).here_only(
     &[".vscode/mcp.json"],
     "VS Code reads it only in the workspace folder",
@@ -393,7 +395,7 @@ fn apply_disabled_flag(config: &mut ServerConfig) {
 }
 
 /// An entry in the runtime's own shape, with `disabled: true` honoured.
-fn standard_with_disabled(entry: &Value) -> Result<ServerConfig, String> {
+fn standard_with_disabled(entry: &Value) -> Result<ServerConfig, EntryProblem> {
     let mut config = crate::source::standard_entry(entry)?;
     apply_disabled_flag(&mut config);
     Ok(config)
@@ -405,13 +407,17 @@ fn var_ref(name: &str) -> String {
 }
 
 /// Applies `rewrite` to every value discovery expands (command, args, env values, cwd, url,
-/// header values). The error names the field, e.g. `env.TOKEN uses ${input:token}: …`.
+/// header values). The problem names the field, e.g. `env.TOKEN uses ${input:token}: …`.
 fn rewrite_fields(
     config: &mut ServerConfig,
-    rewrite: &mut dyn FnMut(&str) -> Result<String, String>,
-) -> Result<(), String> {
+    rewrite: &mut dyn FnMut(&str) -> Result<String, Rejected<PlaceholderProblem>>,
+) -> Result<(), EntryProblem> {
     for (field, value) in config.transport.expandable_values_mut() {
-        *value = rewrite(value).map_err(|why| format!("{field} {why}"))?;
+        *value = rewrite(value).map_err(|rejected| EntryProblem::Placeholder {
+            field,
+            placeholder: rejected.placeholder,
+            reason: rejected.reason,
+        })?;
     }
     Ok(())
 }
@@ -419,7 +425,7 @@ fn rewrite_fields(
 /// The variables VS Code and its forks (Cursor, Windsurf) substitute in MCP files that mean the
 /// same here: `${env:VAR}` → `${VAR}`, `${userHome}`, `${workspaceFolder}` (the project root),
 /// `${workspaceFolderBasename}`, `${pathSeparator}` / `${/}`. Anything else is kept.
-fn editor_variable(inner: &str, cwd: &Path, home: &Path) -> Placeholder {
+fn editor_variable(inner: &str, cwd: &Path, home: &Path) -> Placeholder<PlaceholderProblem> {
     if let Some(name) = inner.strip_prefix("env:") {
         return if is_variable_name(name) {
             Placeholder::Replace(var_ref(name))
@@ -442,17 +448,21 @@ fn editor_variable(inner: &str, cwd: &Path, home: &Path) -> Placeholder {
     }
 }
 
-/// A string; the message names the key.
-fn string(key: &str, value: &Value) -> Result<String, String> {
+/// A string; the problem names the key.
+fn string(key: &str, value: &Value) -> Result<String, EntryProblem> {
     value
         .as_str()
         .map(str::to_owned)
-        .ok_or_else(|| format!("\"{key}\" must be a string"))
+        .ok_or_else(|| EntryProblem::NotString {
+            key: key.to_owned(),
+        })
 }
 
-/// A list of strings (`None`: the key is missing); the message names the key.
-fn string_list(key: &str, value: Option<&Value>) -> Result<Vec<String>, String> {
-    let error = || format!("\"{key}\" must be a list of strings");
+/// A list of strings (`None`: the key is missing); the problem names the key.
+fn string_list(key: &str, value: Option<&Value>) -> Result<Vec<String>, EntryProblem> {
+    let error = || EntryProblem::NotStringList {
+        key: key.to_owned(),
+    };
     value
         .and_then(Value::as_array)
         .ok_or_else(error)?
@@ -461,10 +471,17 @@ fn string_list(key: &str, value: Option<&Value>) -> Result<Vec<String>, String> 
         .collect()
 }
 
-/// A map of strings, which the tool's format calls a `noun` (`table`, `object`); the message
-/// names the key.
-fn string_map(key: &str, value: &Value, noun: &str) -> Result<BTreeMap<String, String>, String> {
-    let error = || format!("\"{key}\" must be {noun} of strings");
+/// A map of strings, which the tool's format calls a `noun` (`a table`, `an object`); the
+/// problem names the key.
+fn string_map(
+    key: &str,
+    value: &Value,
+    noun: &'static str,
+) -> Result<BTreeMap<String, String>, EntryProblem> {
+    let error = || EntryProblem::NotStringMap {
+        key: key.to_owned(),
+        noun,
+    };
     value
         .as_object()
         .ok_or_else(error)?
@@ -474,15 +491,13 @@ fn string_map(key: &str, value: &Value, noun: &str) -> Result<BTreeMap<String, S
 }
 
 /// A whole number of milliseconds from a JSON number (fractions are rounded).
-fn json_millis(value: &Value, field: &str) -> Result<u64, String> {
+fn json_millis(value: &Value, field: &'static str) -> Result<u64, EntryProblem> {
     if let Some(ms) = value.as_u64() {
         return Ok(ms);
     }
     match value.as_f64() {
         Some(ms) if ms.is_finite() && ms >= 0.0 => Ok(round_to_u64(ms)),
-        _ => Err(format!(
-            "\"{field}\" must be a non-negative number of milliseconds"
-        )),
+        _ => Err(EntryProblem::NotMilliseconds { key: field }),
     }
 }
 

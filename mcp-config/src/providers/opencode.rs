@@ -11,6 +11,8 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
+use crate::expand::Rejected;
+use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::{AuthConfig, ServerConfig};
 use crate::source::Level;
@@ -68,19 +70,16 @@ fn looks_like_server(value: &Value) -> bool {
 }
 
 /// Converts one OpenCode server.
-fn convert(entry: &Value) -> Result<ServerConfig, String> {
+fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
     let Some(object) = entry.as_object() else {
-        return Err("the entry must be an object".to_owned());
+        return Err(EntryProblem::NotAnObject);
     };
     let mut config = RawServerConfig::default();
     match object.get("type").and_then(Value::as_str) {
         Some("local") => {
             let command = string_list("command", object.get("command"))?;
             let Some((program, args)) = command.split_first() else {
-                return Err(
-                    "\"command\" must list the program and its arguments, e.g. [\"npx\", \"-y\", \"pkg\"]"
-                        .to_owned(),
-                );
+                return Err(EntryProblem::NoProgram);
             };
             config.command = Some(program.clone());
             config.args = args.to_vec();
@@ -88,13 +87,10 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
         }
         Some("remote") => {
             let url = object.get("url").and_then(Value::as_str);
-            config.url = Some(
-                url.ok_or_else(|| "a remote server needs a \"url\" string".to_owned())?
-                    .to_owned(),
-            );
+            config.url = Some(url.ok_or(EntryProblem::RemoteWithoutUrl)?.to_owned());
             config.transport = Some("http".to_owned());
         }
-        _ => return Err("\"type\" must be \"local\" or \"remote\"".to_owned()),
+        _ => return Err(EntryProblem::LocalOrRemote),
     }
     for (key, value) in object {
         match key.as_str() {
@@ -105,7 +101,9 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
                 config.cwd = Some(
                     value
                         .as_str()
-                        .ok_or_else(|| "\"cwd\" must be a string".to_owned())?
+                        .ok_or_else(|| EntryProblem::NotString {
+                            key: "cwd".to_owned(),
+                        })?
                         .to_owned(),
                 );
             }
@@ -113,7 +111,7 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
                 config.enabled = Some(
                     value
                         .as_bool()
-                        .ok_or_else(|| "\"enabled\" must be true or false".to_owned())?,
+                        .ok_or(EntryProblem::NotBoolean { key: "enabled" })?,
                 );
             }
             "timeout" => config.timeout = Some(json_millis(value, "timeout")?),
@@ -134,7 +132,7 @@ fn convert(entry: &Value) -> Result<ServerConfig, String> {
 }
 
 /// `{env:VAR}` → `${VAR}`; `{file:…}` cannot be carried over.
-fn opencode_vars(text: &str) -> Result<String, String> {
+fn opencode_vars(text: &str) -> Result<String, Rejected<PlaceholderProblem>> {
     if !text.contains("{env:") && !text.contains("{file:") {
         return Ok(text.to_owned());
     }
@@ -150,11 +148,10 @@ fn opencode_vars(text: &str) -> Result<String, String> {
                 rest = &after[end + 1..];
             }
             Some(end) if after.starts_with("{file:") => {
-                return Err(format!(
-                    "uses {}: OpenCode reads that value from a file, which this runtime does not \
-                     do; put the value in an environment variable and write ${{VAR}} instead",
-                    &after[..=end]
-                ));
+                return Err(Rejected {
+                    placeholder: after[..=end].to_owned(),
+                    reason: PlaceholderProblem::FromFile { tool: "OpenCode" },
+                });
             }
             _ => {
                 out.push('{');
@@ -181,7 +178,9 @@ mod tests {
             "{a} {env:} {env:X"
         );
         assert_eq!(opencode_vars("${KEEP}").unwrap(), "${KEEP}");
-        let error = opencode_vars("{file:~/.secrets/key}").unwrap_err();
+        let error = opencode_vars("{file:~/.secrets/key}")
+            .unwrap_err()
+            .to_string();
         assert!(error.starts_with("uses {file:~/.secrets/key}:"), "{error}");
     }
 }

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
+use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::Level;
 use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
@@ -82,7 +83,7 @@ fn convert(
     entry: &Value,
     inputs: &[Value],
     ctx: &DiscoveryContext,
-) -> Result<ServerConfig, String> {
+) -> Result<ServerConfig, EntryProblem> {
     let mut config = standard_with_disabled(entry)?;
     rewrite_fields(&mut config, &mut |text| {
         rewrite_braced(text, &mut |inner| variable(inner, inputs, ctx))
@@ -90,26 +91,21 @@ fn convert(
     Ok(config)
 }
 
-fn variable(inner: &str, inputs: &[Value], ctx: &DiscoveryContext) -> Placeholder {
+fn variable(
+    inner: &str,
+    inputs: &[Value],
+    ctx: &DiscoveryContext,
+) -> Placeholder<PlaceholderProblem> {
     if let Some(id) = inner.strip_prefix("input:") {
         let description = inputs
             .iter()
             .find(|input| input.get("id").and_then(Value::as_str) == Some(id))
             .and_then(|input| input.get("description").and_then(Value::as_str))
-            .map(|text| format!(" (\"{text}\")"))
-            .unwrap_or_default();
-        return Placeholder::Reject(format!(
-            "the value comes from a VS Code input prompt{description}, which this runtime \
-             cannot show; set the value in the config, or put it in an environment variable \
-             and write ${{VAR}}, instead"
-        ));
+            .map(str::to_owned);
+        return Placeholder::Reject(PlaceholderProblem::InputPrompt { description });
     }
     if inner.starts_with("command:") || inner.starts_with("config:") {
-        return Placeholder::Reject(
-            "only VS Code can resolve that variable; set the value in the config, or put it in \
-             an environment variable and write ${VAR}, instead"
-                .to_owned(),
-        );
+        return Placeholder::Reject(PlaceholderProblem::EditorOnly);
     }
     editor_variable(inner, &ctx.cwd, &ctx.home)
 }

@@ -6,6 +6,7 @@ use super::{
     Placeholder, editor_variable, load_file, rewrite_braced, rewrite_fields, standard_with_disabled,
 };
 use crate::context::DiscoveryContext;
+use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::Level;
 use crate::source::{SourceFile, parse_jsonc, servers_under_key};
@@ -24,9 +25,9 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     .collect()
 }
 
-fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, String> {
+fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {
     let Some(object) = entry.as_object() else {
-        return Err("the entry must be an object".to_owned());
+        return Err(EntryProblem::NotAnObject);
     };
     let mut object = object.clone();
     if let Some(server_url) = object.remove("serverUrl") {
@@ -39,11 +40,7 @@ fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, String
     rewrite_fields(&mut config, &mut |text| {
         rewrite_braced(text, &mut |inner| {
             if inner.starts_with("file:") {
-                Placeholder::Reject(
-                    "Windsurf reads that value from a file, which this runtime does not do; put \
-                     the value in an environment variable and write ${VAR} instead"
-                        .to_owned(),
-                )
+                Placeholder::Reject(PlaceholderProblem::FromFile { tool: "Windsurf" })
             } else {
                 editor_variable(inner, &ctx.cwd, &ctx.home)
             }

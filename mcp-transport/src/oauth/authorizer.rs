@@ -124,10 +124,14 @@ impl std::fmt::Debug for OAuthAuthorizer {
     }
 }
 
-/// The store key of the server at `server`: its canonical URL (scheme, host, port, path; no
-/// query, no fragment). Tokens kept under it never reach a server at another URL. The same
-/// key as `mcp_config::canonical_server_url`, which cannot call this one (that crate depends on
-/// no other workspace crate).
+/// The store key of the server at `server`: its canonical URL — lowercase scheme and host, the
+/// default port dropped, the path kept (without a trailing slash at the root), no userinfo,
+/// query or fragment. Tokens kept under it never reach a server at another URL.
+///
+/// The runtime's one computation of that key: the [`CredentialStore`](super::CredentialStore)
+/// is keyed by it, and a caller that looks a server up in a credential store of its own (an
+/// embedding agent's) uses it too, so every store names a server alike. It is the server's
+/// resource identifier (RFC 8707), too.
 pub fn credential_key(server: &Url) -> String {
     canonical_resource(server)
 }
@@ -1306,6 +1310,73 @@ mod tests {
     fn authorizer() -> OAuthAuthorizer {
         let options = OAuthOptions::new(Arc::new(MemoryCredentialStore::new()));
         OAuthAuthorizer::new(&url("https://mcp.example.com/mcp"), options).unwrap()
+    }
+
+    /// Each URL with its key: the one the second computation the runtime used to have (in the
+    /// configuration crate) gave too, for every one of them.
+    #[test]
+    fn the_credential_key_drops_case_default_port_root_slash_userinfo_query_and_fragment() {
+        for (server, key) in [
+            ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"),
+            // A trailing slash is kept below the root, dropped at the root.
+            (
+                "https://mcp.example.com/mcp/",
+                "https://mcp.example.com/mcp/",
+            ),
+            ("https://mcp.example.com/", "https://mcp.example.com"),
+            ("https://mcp.example.com", "https://mcp.example.com"),
+            // Scheme and host are case-insensitive, the path is not.
+            (
+                "HTTPS://Mcp.Example.COM/Path/MCP",
+                "https://mcp.example.com/Path/MCP",
+            ),
+            (
+                "https://mcp.example.com:443/mcp",
+                "https://mcp.example.com/mcp",
+            ),
+            (
+                "http://mcp.example.com:80/mcp",
+                "http://mcp.example.com/mcp",
+            ),
+            (
+                "https://mcp.example.com:8443/mcp",
+                "https://mcp.example.com:8443/mcp",
+            ),
+            ("http://127.0.0.1:8080/", "http://127.0.0.1:8080"),
+            (
+                "https://mcp.example.com/mcp?key=secret",
+                "https://mcp.example.com/mcp",
+            ),
+            (
+                "https://mcp.example.com/mcp#part",
+                "https://mcp.example.com/mcp",
+            ),
+            ("https://mcp.example.com/?q=1#f", "https://mcp.example.com"),
+            (
+                "https://user:pass@mcp.example.com/mcp",
+                "https://mcp.example.com/mcp",
+            ),
+            ("http://[::1]:3000/mcp", "http://[::1]:3000/mcp"),
+            (
+                "https://mcp.example.com/a%20b/./c/../mcp",
+                "https://mcp.example.com/a%20b/mcp",
+            ),
+            (
+                "https://bücher.example/mcp",
+                "https://xn--bcher-kva.example/mcp",
+            ),
+            (
+                "HTTPS://Mcp.Example.com:443/v1/mcp?key=secret#x",
+                "https://mcp.example.com/v1/mcp",
+            ),
+            (
+                "HTTPS://Example.com:443/mcp?key=1#top",
+                "https://example.com/mcp",
+            ),
+        ] {
+            assert_eq!(credential_key(&url(server)), key, "{server}");
+        }
+        assert_eq!(authorizer().credential_key(), "https://mcp.example.com/mcp");
     }
 
     #[test]

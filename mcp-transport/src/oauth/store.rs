@@ -186,6 +186,12 @@ pub struct Tokens {
 /// Keeps [`Credentials`] between runs, keyed by the server's canonical URL
 /// ([`credential_key`](super::credential_key)): a server reached at another URL never gets
 /// them, whatever it is called in a configuration.
+///
+/// It holds the OAuth client's own state, which the [`OAuthAuthorizer`](super::OAuthAuthorizer)
+/// writes: the tokens it obtained and refreshes, the client registrations, the DPoP key.
+/// Tokens an embedding agent holds itself, and the runtime only reads, are not kept here: a
+/// caller with such a store asks it first, under the same key, and a server it has a token for
+/// gets that token as it is, and no authorizer.
 #[async_trait]
 pub trait CredentialStore: Send + Sync {
     /// The credentials kept for `server`, if any.
