@@ -1,24 +1,4 @@
-//! # agent-session
-//!
-//! An agent session whose tool registry stays in step with the user's MCP servers, the `/mcp`
-//! commands, tools for subagents that call through the parent's connections, and the
-//! `agent-session` CLI that people use to see, test and call their servers.
-//!
-//! The CLI (its argument parsing, line editor and log output) is behind the default feature
-//! `cli`; with `default-features = false` this crate is the session library alone.
-//!
-//! ```no_run
-//! use agent_session::{SessionOptions, create_agent_session};
-//!
-//! # async fn run() {
-//! let cwd = std::env::current_dir().unwrap_or_default();
-//! let started = create_agent_session(SessionOptions::new("my-agent", cwd)).await;
-//! for tool in started.session.tools() {
-//!     println!("{}: {}", tool.name(), tool.description());
-//! }
-//! started.session.shutdown().await;
-//! # }
-//! ```
+#![doc = include_str!("../README.md")]
 
 pub mod commands;
 mod error;

@@ -62,6 +62,15 @@ const NO_PROCESS_NO_HTTP: &[&str] = &[
 /// What only remote servers need: an HTTP client, TLS, the crypto OAuth brings.
 const HTTP_ONLY: &[&str] = &["reqwest", "hyper v", "rustls", "aws-lc-rs"];
 
+/// The tokio runtime features `!command` resolution does not need (it spawns and reads a
+/// process, with a timeout): the caller brings its own runtime.
+const RUNTIME_EXTRAS: &[&str] = &[
+    "tokio feature \"rt-multi-thread\"",
+    "tokio feature \"net\"",
+    "tokio feature \"fs\"",
+    "tokio feature \"signal\"",
+];
+
 /// What only the `agent-session` binaries need.
 const CLI_ONLY: &[&str] = &[
     "clap v",
@@ -98,6 +107,11 @@ const BOUNDARIES: &[Boundary] = &[
         package: "mcp-bridge",
         args: &[],
         absent: &[NO_PROCESS_NO_HTTP],
+    },
+    Boundary {
+        package: "mcp-config",
+        args: &[],
+        absent: &[HTTP_ONLY, RUNTIME_EXTRAS],
     },
     Boundary {
         package: "mcp-manager",
