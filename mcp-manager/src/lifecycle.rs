@@ -271,7 +271,7 @@ impl Inner {
             source,
             fingerprint,
         } = server;
-        let (id, outcome, outcome_tx, cancel) = {
+        let ((id, outcome, cancel), outcome_tx) = {
             let mut state = self.lock();
             if let Some(record) = state.servers.get_mut(name) {
                 record.source = source.cloned();
@@ -280,12 +280,7 @@ impl Inner {
                 }
             }
             let (attempt, outcome_tx) = state.next_attempt();
-            let started = (
-                attempt.id,
-                attempt.outcome.clone(),
-                outcome_tx,
-                attempt.cancel.clone(),
-            );
+            let started = (attempt.handles(), outcome_tx);
             match state.servers.get_mut(name) {
                 // Failed before: started again, keeping the tools it had (deferred meanwhile).
                 Some(record) => {
@@ -468,7 +463,7 @@ impl Inner {
     /// attempt under way (this one, or one already started); `None` when the server is neither
     /// served on demand nor connecting any more.
     fn connect_on_demand(self: &Arc<Self>, name: &str) -> Option<watch::Receiver<Outcome>> {
-        let (id, outcome, outcome_tx, cancel, config, listing) = {
+        let ((id, outcome, cancel), outcome_tx, config, listing) = {
             let mut state = self.lock();
             let record = state.servers.get(name)?;
             if let Some(attempt) = record.state.attempt() {
@@ -479,14 +474,7 @@ impl Inner {
             };
             let config = record.config.clone();
             let (attempt, outcome_tx) = state.next_attempt();
-            let started = (
-                attempt.id,
-                attempt.outcome.clone(),
-                outcome_tx,
-                attempt.cancel.clone(),
-                config,
-                listing,
-            );
+            let started = (attempt.handles(), outcome_tx, config, listing);
             if let Some(ServerState::OnDemand { connecting, .. }) =
                 state.servers.get_mut(name).map(|record| &mut record.state)
             {
@@ -715,7 +703,8 @@ impl Inner {
             tracing::info!(server = name, %reason, "MCP server connection lost");
             match next {
                 Some((attempt, outcome_tx)) => {
-                    let started = (attempt.id, attempt.cancel.clone(), outcome_tx);
+                    let (id, _, cancel) = attempt.handles();
+                    let started = (id, cancel, outcome_tx);
                     record.state = ServerState::Reconnecting {
                         attempt,
                         number: 1,

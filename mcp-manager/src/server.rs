@@ -103,6 +103,11 @@ impl Attempt {
         (attempt, sender)
     }
 
+    /// What the task making the attempt holds: its id, the outcome it shares, its cancel token.
+    pub(crate) fn handles(&self) -> (u64, watch::Receiver<Outcome>, CancellationToken) {
+        (self.id, self.outcome.clone(), self.cancel.clone())
+    }
+
     /// Cancels the attempt and waits for its task (a process it started is then killed).
     async fn stop(self) {
         self.cancel.cancel();
