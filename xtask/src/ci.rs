@@ -270,6 +270,24 @@ fn plan(root: &Path) -> Vec<Step> {
             name: "feature boundaries",
             action: Action::FeatureBoundaries,
         },
+        // The manifests of the library crates package as published (path dependencies with
+        // versions, the README each crate's docs include); the full build of each package is
+        // `cargo package --workspace` by hand.
+        cargo_step(
+            "library crates package",
+            &[
+                "package",
+                "--workspace",
+                "--exclude",
+                "xtask",
+                "--exclude",
+                "testkit",
+                "--exclude",
+                "mcp-fuzz",
+                "--no-verify",
+                "--allow-dirty",
+            ],
+        ),
         Step {
             name: "interop install",
             action: Action::Interop,
