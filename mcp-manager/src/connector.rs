@@ -75,7 +75,7 @@ use crate::error::ManagerError;
 /// use async_trait::async_trait;
 /// use mcp_config::TransportConfig;
 /// use mcp_manager::{ConnectRequest, Connector, ManagerError, ManagerOptions};
-/// use mcp_transport::McpClient;
+/// use mcp_transport::{LineTransport, McpClient};
 ///
 /// #[derive(Debug)]
 /// struct Unix;
@@ -89,24 +89,20 @@ use crate::error::ManagerError;
 ///         let Some(path) = custom.fields.get("path").and_then(|path| path.as_str()) else {
 ///             return Err(request.plugin_error("\"path\" names no socket"));
 ///         };
-///         let transport = my_plugin::UnixTransport::connect(path)
+///         let stream = tokio::net::UnixStream::connect(path)
 ///             .await
 ///             .map_err(|error| request.plugin_error(error))?;
+///         let (read, write) = stream.into_split();
+///         let transport =
+///             LineTransport::new(read, write).max_message_bytes(request.max_message_bytes());
 ///         let client =
-///             McpClient::connect(request.name(), transport, request.client_options()).await?;
+///             McpClient::connect(request.name(), Box::new(transport), request.client_options())
+///                 .await?;
 ///         Ok(client)
 ///     }
 /// }
 ///
 /// let options = ManagerOptions::default().connector("unix", Arc::new(Unix));
-/// # mod my_plugin {
-/// #     pub struct UnixTransport;
-/// #     impl UnixTransport {
-/// #         pub async fn connect(_: &str) -> std::io::Result<Box<dyn mcp_transport::Transport>> {
-/// #             unimplemented!()
-/// #         }
-/// #     }
-/// # }
 /// ```
 #[async_trait]
 pub trait Connector: Send + Sync + 'static {
