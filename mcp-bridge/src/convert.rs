@@ -7,15 +7,91 @@
 //! text of its own. `isError` makes an error output. A transport or protocol failure becomes
 //! `MCP error: <message>` with the error flag; a cancellation stays a cancellation.
 //!
-//! The details name the server and the tool; an MCP tool ([`McpTool`](crate::McpTool),
-//! [`DeferredMcpTool`](crate::DeferredMcpTool)) adds the config provider of its definition
-//! (`provider`, `providerName`), which these functions are not told.
+//! The details name the server and the tool; the outputs of an MCP tool
+//! ([`McpTool`](crate::McpTool), [`DeferredMcpTool`](crate::DeferredMcpTool)) also name the
+//! config provider of its definition (`provider`, `providerName`, null when unknown), put in
+//! place as the details are built.
 
 use mcp_transport::protocol::TextContent;
 use mcp_transport::{CallToolResult, ContentBlock};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::tool::{OutputBlock, ToolCancelled, ToolOutput};
+
+/// The config provider a server's definition came from: the agent or tool whose config file
+/// defines it (`claude-code` / `Claude Code`, `cursor` / `Cursor`, …). The bridge knows no
+/// config format: the manager sets it from where discovery found the server.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ToolProvider {
+    /// The provider's id, e.g. `claude-code`.
+    pub id: String,
+    /// The provider's display name, e.g. `Claude Code`.
+    pub name: String,
+}
+
+impl ToolProvider {
+    /// The provider `id`, shown as `name`.
+    pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+        }
+    }
+}
+
+/// Whose output is being made: the server and tool the details name and, for an MCP tool, the
+/// provider they name after them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Origin<'a> {
+    server: &'a str,
+    tool: &'a str,
+    /// `None`: the details have no provider keys (the public functions below); `Some(None)`:
+    /// an MCP tool whose provider is unknown (the keys are null).
+    provider: Option<Option<&'a ToolProvider>>,
+}
+
+impl<'a> Origin<'a> {
+    fn plain(server: &'a str, tool: &'a str) -> Self {
+        Self {
+            server,
+            tool,
+            provider: None,
+        }
+    }
+
+    /// An MCP tool's outputs: named with the config provider of its definition.
+    pub(crate) fn of_mcp_tool(
+        server: &'a str,
+        tool: &'a str,
+        provider: Option<&'a ToolProvider>,
+    ) -> Self {
+        Self {
+            server,
+            tool,
+            provider: Some(provider),
+        }
+    }
+
+    /// The details' first keys, in order: `server`, `tool`, then the provider's (`provider`,
+    /// `providerName`) for an MCP tool; room for `more` keys after them.
+    fn details(self, more: usize) -> Map<String, Value> {
+        let mut details = Map::with_capacity(4 + more);
+        details.insert("server".to_owned(), Value::from(self.server));
+        details.insert("tool".to_owned(), Value::from(self.tool));
+        if let Some(provider) = self.provider {
+            let (id, name) = provider.map_or((Value::Null, Value::Null), |provider| {
+                (
+                    Value::from(provider.id.as_str()),
+                    Value::from(provider.name.as_str()),
+                )
+            });
+            details.insert("provider".to_owned(), id);
+            details.insert("providerName".to_owned(), name);
+        }
+        details
+    }
+}
 
 /// Converts a successful `tools/call` result.
 pub fn convert_result(result: &CallToolResult, server: &str, tool: &str) -> ToolOutput {
@@ -25,6 +101,10 @@ pub fn convert_result(result: &CallToolResult, server: &str, tool: &str) -> Tool
 /// [`convert_result`] of a result the caller gives away: each block is copied once (for the
 /// model's content) and moved into the details, instead of copied twice.
 pub fn convert_owned(result: CallToolResult, server: &str, tool: &str) -> ToolOutput {
+    convert_owned_from(result, Origin::plain(server, tool))
+}
+
+fn convert_owned_from(result: CallToolResult, origin: Origin<'_>) -> ToolOutput {
     let CallToolResult {
         content: blocks,
         structured_content,
@@ -49,9 +129,7 @@ pub fn convert_owned(result: CallToolResult, server: &str, tool: &str) -> ToolOu
     }
     // The details are built by hand, not through `json!`: that would serialize every block
     // into a new tree (the hot path of every call); the keys and values are the same.
-    let mut details = Map::with_capacity(6);
-    details.insert("server".to_owned(), Value::from(server));
-    details.insert("tool".to_owned(), Value::from(tool));
+    let mut details = origin.details(4);
     details.insert("content".to_owned(), Value::Array(raw));
     details.insert(
         "structuredContent".to_owned(),
@@ -87,13 +165,21 @@ fn block_json(block: ContentBlock) -> Value {
 
 /// The output for a call that could not be made or answered.
 pub fn error_output(message: impl std::fmt::Display, server: &str, tool: &str) -> ToolOutput {
+    error_output_from(message, Origin::plain(server, tool))
+}
+
+/// [`error_output`] of `origin`.
+pub(crate) fn error_output_from(message: impl std::fmt::Display, origin: Origin<'_>) -> ToolOutput {
     let message = message.to_string();
+    let content = vec![OutputBlock::Text {
+        text: format!("MCP error: {message}"),
+    }];
+    let mut details = origin.details(1);
+    details.insert("error".to_owned(), Value::String(message));
     ToolOutput {
-        content: vec![OutputBlock::Text {
-            text: format!("MCP error: {message}"),
-        }],
+        content,
         is_error: true,
-        details: json!({"server": server, "tool": tool, "error": message}),
+        details: Value::Object(details),
     }
 }
 
@@ -104,10 +190,18 @@ pub fn convert_call(
     server: &str,
     tool: &str,
 ) -> Result<ToolOutput, ToolCancelled> {
+    convert_call_from(outcome, Origin::plain(server, tool))
+}
+
+/// [`convert_call`] of `origin`.
+pub(crate) fn convert_call_from(
+    outcome: Result<CallToolResult, mcp_transport::Error>,
+    origin: Origin<'_>,
+) -> Result<ToolOutput, ToolCancelled> {
     match outcome {
-        Ok(result) => Ok(convert_owned(result, server, tool)),
+        Ok(result) => Ok(convert_owned_from(result, origin)),
         Err(error) if error.is_cancelled() => Err(ToolCancelled::new()),
-        Err(error) => Ok(error_output(&error, server, tool)),
+        Err(error) => Ok(error_output_from(&error, origin)),
     }
 }
 

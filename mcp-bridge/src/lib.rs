@@ -10,8 +10,9 @@ mod tool;
 
 pub use arguments::{ArgumentCheck, ArgumentMismatch, check_arguments};
 pub use budget::{DEFAULT_OUTPUT_BUDGET, OutputBudget};
+pub use convert::ToolProvider;
 pub use mcp_tool::{
     ConnectionError, ConnectionProvider, DeferredMcpTool, MAX_CALL_DURATION, McpTool,
-    McpToolDefinition, ToolProvider,
+    McpToolDefinition,
 };
 pub use tool::{AgentTool, OutputBlock, ToolCancelled, ToolOutput};

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments::{ArgumentCheck, ArgumentMismatch};
 use crate::budget::OutputBudget;
-use crate::convert::{convert_call, error_output};
+use crate::convert::{Origin, ToolProvider, convert_call_from, error_output_from};
 use crate::schema::tool_parameters;
 use crate::tool::{AgentTool, ToolCancelled, ToolOutput};
 
@@ -33,28 +33,6 @@ pub trait ConnectionProvider: Send + Sync {
 impl std::fmt::Debug for dyn ConnectionProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("dyn ConnectionProvider")
-    }
-}
-
-/// The config provider a server's definition came from: the agent or tool whose config file
-/// defines it (`claude-code` / `Claude Code`, `cursor` / `Cursor`, …). The bridge knows no
-/// config format: the manager sets it from where discovery found the server.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct ToolProvider {
-    /// The provider's id, e.g. `claude-code`.
-    pub id: String,
-    /// The provider's display name, e.g. `Claude Code`.
-    pub name: String,
-}
-
-impl ToolProvider {
-    /// The provider `id`, shown as `name`.
-    pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-        }
     }
 }
 
@@ -151,6 +129,11 @@ impl McpToolDefinition {
             .get_or_init(|| tool_parameters(self.tool.input_schema.to_object()))
     }
 
+    /// Whose outputs this tool's are: its server, its tool and its provider, for the details.
+    fn origin(&self) -> Origin<'_> {
+        Origin::of_mcp_tool(&self.server, &self.tool.name, self.provider.as_ref())
+    }
+
     /// This definition with the config provider its server's definition came from.
     #[must_use]
     pub fn with_provider(mut self, provider: Option<ToolProvider>) -> Self {
@@ -214,9 +197,10 @@ async fn call(
         return Err(ToolCancelled::new());
     }
     let (server, tool) = (&definition.server, &definition.tool.name);
+    let origin = definition.origin();
     let arguments = match arguments(args) {
         Ok(arguments) => arguments,
-        Err(message) => return Ok(error_output(&message, server, tool)),
+        Err(message) => return Ok(error_output_from(&message, origin)),
     };
     // Progress is asked for, and each report restarts the timeout, up to a maximum.
     let limit = definition
@@ -229,10 +213,9 @@ async fn call(
     if let Some(timeout) = definition.timeout {
         options = options.timeout(timeout);
     }
-    let output = convert_call(
+    let output = convert_call_from(
         client.call_tool_with(tool, arguments, &options).await,
-        server,
-        tool,
+        origin,
     )?;
     Ok(match &definition.budget {
         Some(budget) => budget.apply(output, server, tool),
@@ -240,32 +223,10 @@ async fn call(
     })
 }
 
-/// `output` with the config provider of its tool in the details, after `server` and `tool`:
-/// `provider` (the id) and `providerName`, both null when the provider is unknown. Every output
-/// of an MCP tool passes here: results, the tool's own errors and each `MCP error: …`.
-fn with_provider(mut output: ToolOutput, provider: Option<&ToolProvider>) -> ToolOutput {
-    if let Value::Object(details) = &mut output.details {
-        let at = details
-            .keys()
-            .position(|key| key == "tool")
-            .map_or(details.len(), |tool| tool + 1);
-        let (id, name) = provider.map_or((Value::Null, Value::Null), |provider| {
-            (
-                Value::from(provider.id.as_str()),
-                Value::from(provider.name.as_str()),
-            )
-        });
-        details.shift_insert(at, "provider".to_owned(), id);
-        details.shift_insert(at + 1, "providerName".to_owned(), name);
-    }
-    output
-}
-
 /// The [`AgentTool`] impl of an MCP tool type: the four accessors answer from
 /// `self.definition`, the argument check from `self.arguments` (prepared from the schema at
 /// the first check: making a tool, thousands at a start, stays cheap), and `execute` runs the
-/// body with the tool, the arguments and the cancellation token bound to the names given, and
-/// puts the tool's provider in the details of what it gives ([`with_provider`]).
+/// body with the tool, the arguments and the cancellation token bound to the names given.
 macro_rules! mcp_agent_tool {
     ($type:ty, |$tool:ident, $args:ident, $cancel:ident| $body:block) => {
         #[async_trait]
@@ -298,8 +259,7 @@ macro_rules! mcp_agent_tool {
                 $cancel: CancellationToken,
             ) -> Result<ToolOutput, ToolCancelled> {
                 let $tool = self;
-                let output: Result<ToolOutput, ToolCancelled> = async move { $body }.await;
-                output.map(|output| with_provider(output, self.definition.provider.as_ref()))
+                $body
             }
         }
     };
@@ -370,6 +330,6 @@ mcp_agent_tool!(DeferredMcpTool, |tool, args, cancel| {
     };
     match connection {
         Ok(client) => call(&client, &tool.definition, args, cancel).await,
-        Err(error) => Ok(error_output(&error, server, &tool.definition.tool.name)),
+        Err(error) => Ok(error_output_from(&error, tool.definition.origin())),
     }
 });
