@@ -319,15 +319,6 @@ pub enum EntryProblem {
     /// The entry does not have the runtime's shape (a field of the wrong type).
     #[error("invalid settings: {0}")]
     Settings(Shared<serde_json::Error>),
-    /// `type` names no transport the runtime knows.
-    #[error(
-        "unknown transport type \"{}\" (expected \"stdio\", \"http\" or \"sse\")",
-        quoted(.transport)
-    )]
-    UnknownTransport {
-        /// The `type` as written.
-        transport: String,
-    },
     /// Both `command` and `url` are set.
     #[error("both \"command\" and \"url\" are set; keep one")]
     CommandAndUrl,
@@ -705,12 +696,6 @@ mod tests {
             (
                 EntryProblem::Settings(Shared::new(Arc::new(settings))),
                 settings_text.as_str(),
-            ),
-            (
-                EntryProblem::UnknownTransport {
-                    transport: "websocket".into(),
-                },
-                "unknown transport type \"websocket\" (expected \"stdio\", \"http\" or \"sse\")",
             ),
             (
                 EntryProblem::CommandAndUrl,
