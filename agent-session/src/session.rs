@@ -289,11 +289,7 @@ impl PreparedSession {
                 (loaded.manager, state)
             }
             None => {
-                let manager = McpManager::new(
-                    options.load.manager.clone(),
-                    Arc::clone(&cache),
-                    options.load.auth.clone(),
-                );
+                let manager = McpManager::new(options.load.manager.clone(), Arc::clone(&cache));
                 (Arc::new(manager), Loaded::default())
             }
         };

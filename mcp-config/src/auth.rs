@@ -39,25 +39,21 @@
 //!
 //! ## OAuth
 //!
-//! The embedding agent's credential store is an [`AuthStorage`], asked by the server's
-//! identity ([`ServerIdentity`]) — a remote server's credential key, or the command and
-//! arguments a stdio server runs — and never by its configured name: a project file that reuses
-//! the name of a server the user logged in to, but points elsewhere, does not get its token.
-//!
-//! A remote server's credential key is its URL as the OAuth credential store keys it
-//! (`mcp_transport::oauth::credential_key`: lowercase scheme and host, no default port, no
-//! query or fragment). This crate does not compute it (it knows nothing of the transport
-//! crate): the caller of the resolution passes it in (`remote_key`), so the agent's storage and
-//! the OAuth store name a server with one key, computed in one place. Without a key, a remote
-//! server is not looked up.
+//! A stored access token is looked up by the caller, in its credential store, under the key of
+//! what the server *is* — a remote server's URL, the command and arguments a stdio server runs
+//! — and never under its configured name: a project file that reuses the name of a server the
+//! user logged in to, but points elsewhere, does not get its token. This crate holds no store
+//! and computes no key (the one store, and its keys, are `mcp_transport::credentials`); the
+//! caller passes the token it found (`stored_token`), and only for a server that
+//! [takes stored credentials](ServerConfig::takes_stored_credentials).
 //!
 //! - A **stdio** server whose `auth` is OAuth ([`AuthConfig::is_oauth`](crate::AuthConfig::is_oauth))
-//!   must have a token in the store — none is an [`AuthError::LoginRequired`]. The token goes in
-//!   the `OAUTH_ACCESS_TOKEN` environment variable ([`OAUTH_ACCESS_TOKEN_ENV`]).
-//! - A **remote** server gets `Authorization: Bearer <token>` when the store has a token for its
-//!   URL. Without one there is no error here: logging in, refreshing and asking for more scopes
-//!   is the OAuth flow of the HTTP transport, which finds the authorization server when the
-//!   server answers 401.
+//!   must have a token — none is an [`AuthError::LoginRequired`]. The token goes in the
+//!   `OAUTH_ACCESS_TOKEN` environment variable ([`OAUTH_ACCESS_TOKEN_ENV`]).
+//! - A **remote** server given a token gets `Authorization: Bearer <token>`. Without one there
+//!   is no error here: logging in, refreshing and asking for more scopes is the OAuth flow of
+//!   the HTTP transport, which reads the same store and finds the authorization server when
+//!   the server answers 401 (the manager leaves remote servers' tokens to it).
 //! - When `auth` is not set a stored token is used if there is one; a server with another kind
 //!   of `auth` never gets one.
 //!
@@ -70,8 +66,8 @@
 //! A credential the configuration sets itself wins: an explicit `Authorization` header (any
 //! case) or an explicit `OAUTH_ACCESS_TOKEN` env entry is kept, and then the store is not asked
 //! (so an OAuth server with an explicit credential needs no login).
-//! [`ServerConfig::takes_stored_credentials`] is that rule, for every store: the agent's
-//! [`AuthStorage`] here, and the OAuth credential store the manager uses for remote servers.
+//! [`ServerConfig::takes_stored_credentials`] is that rule, for the stored token given here and
+//! for the HTTP transport's OAuth flow alike.
 //!
 //! ## Secrets stay out of sight
 //!
@@ -82,11 +78,11 @@
 //! transport.
 //!
 //! ```no_run
-//! use mcp_config::{AuthStorage, ServerConfig, resolve_auth_config};
+//! use mcp_config::{ServerConfig, resolve_auth_config};
 //!
-//! # async fn connect(config: &ServerConfig, storage: &dyn AuthStorage, remote_key: Option<&str>) {
-//! // remote_key: for a remote server, its URL's credential key (mcp_transport::oauth::credential_key).
-//! match resolve_auth_config("github", config, Some(storage), remote_key).await {
+//! # async fn connect(config: &ServerConfig, stored_token: Option<&str>) {
+//! // stored_token: what the credential store keeps under this server's key, if anything.
+//! match resolve_auth_config("github", config, stored_token).await {
 //!     Ok(resolved) => {
 //!         // Build the transport from resolved.transport() (stdio: command, args, env, cwd;
 //!         // http and sse: url, headers), then drop `resolved`.
@@ -102,7 +98,6 @@ use std::fmt;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use tokio::sync::OnceCell;
 
 use crate::server_config::{AuthConfig, ServerConfig, TransportConfig, TransportKind};
@@ -119,50 +114,9 @@ pub const OAUTH_ACCESS_TOKEN_ENV: &str = "OAUTH_ACCESS_TOKEN";
 /// The header that carries an OAuth access token to an http or sse server.
 const AUTHORIZATION: &str = "Authorization";
 
-/// Which server a stored credential is for: where it is or what it runs, never what a
-/// configuration calls it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ServerIdentity<'a> {
-    /// A remote server, by its credential key: the key its OAuth logins are kept under
-    /// (`mcp_transport::oauth::credential_key`), given by the caller of the resolution.
-    Remote {
-        /// `scheme://host[:port]/path`: lowercase scheme and host, the default port dropped, no
-        /// query or fragment, no trailing slash at the root.
-        url: &'a str,
-    },
-    /// A stdio server, by the command it runs and its arguments.
-    Local {
-        /// The command.
-        command: &'a str,
-        /// Its arguments.
-        args: &'a [String],
-    },
-}
-
-/// The embedding agent's credential store: credentials that come from outside the runtime (a
-/// keychain, the agent's own login, a secrets service), for any kind of server.
-///
-/// The runtime only reads from it; logging in, refreshing and saving these tokens are the
-/// agent's business. Implementations must be cheap to call: it is asked once per connection, by
-/// identity, for a server that takes stored credentials
-/// ([`ServerConfig::takes_stored_credentials`]). A token it gives is sent as it is and wins:
-/// a remote server then gets no OAuth flow for that connection.
-///
-/// What the runtime's own OAuth flow obtains for a remote server — tokens it refreshes, client
-/// registrations, DPoP keys — is not here: the transport keeps it in its OAuth credential store
-/// (`mcp_transport::oauth::CredentialStore`), which the runtime writes, under the same key as
-/// [`ServerIdentity::Remote`].
-#[async_trait]
-pub trait AuthStorage: Send + Sync {
-    /// The OAuth access token for `server`, if the user logged in to it. An empty (or
-    /// whitespace-only) token counts as none.
-    async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String>;
-}
-
 impl ServerConfig {
-    /// Whether a stored credential may be given to this server, from any store: the agent's
-    /// [`AuthStorage`], or (for a remote server) the OAuth credential store and its flow. Not
+    /// Whether a stored credential may be given to this server: a token from the credential
+    /// store, or (for a remote server) the HTTP transport's OAuth flow. Not
     /// when the configuration sets the credential itself — an `Authorization` header (any
     /// case) for http and sse, an `OAUTH_ACCESS_TOKEN` env entry for stdio — nor when its
     /// `auth` is of another kind than OAuth.
@@ -179,13 +133,6 @@ impl ServerConfig {
             // A plugin's fields are its own: no stored credential is added to them.
             TransportConfig::Custom(_) => false,
         }
-    }
-}
-
-impl fmt::Debug for dyn AuthStorage {
-    /// Opaque: a credential store's contents never reach a log.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("dyn AuthStorage")
     }
 }
 
@@ -230,8 +177,7 @@ pub enum AuthError {
         /// What went wrong.
         failure: CommandFailure,
     },
-    /// The stdio server uses OAuth and the agent's auth storage has no access token for it (or
-    /// the agent gave no storage).
+    /// The stdio server uses OAuth and the credential store has no access token for it.
     #[error(
         "Server \"{server}\" uses OAuth and there is no access token for it: log in to \"{server}\" first"
     )]
@@ -405,19 +351,18 @@ impl AuthResolver {
     }
 
     /// Resolves one server's configuration with this resolver's cache: see the [module
-    /// documentation](self). `remote_key` is a remote server's credential key
-    /// ([`ServerIdentity::Remote`]); none for a stdio server.
+    /// documentation](self). `stored_token` is the access token the credential store keeps
+    /// for this server, if any.
     pub async fn resolve(
         &self,
         name: &str,
         config: &ServerConfig,
-        storage: Option<&dyn AuthStorage>,
-        remote_key: Option<&str>,
+        stored_token: Option<&str>,
         options: &AuthOptions,
     ) -> Result<ResolvedServerConfig, AuthError> {
         // Before any command runs, so a missing login is reported at once.
         let token = if config.takes_stored_credentials() {
-            oauth_token(name, config, storage, remote_key).await?
+            stored_token_for(name, config, stored_token)?
         } else {
             None
         };
@@ -465,7 +410,7 @@ impl AuthResolver {
         if let Some(token) = token {
             tracing::debug!(
                 server = name,
-                "using the OAuth access token from auth storage"
+                "using the OAuth access token from the credential store"
             );
             match &mut transport {
                 TransportConfig::Stdio(stdio) => {
@@ -531,58 +476,43 @@ impl AuthResolver {
 
 /// The stored token to send to a server that takes one ([`ServerConfig::takes_stored_credentials`]),
 /// or the error of a stdio OAuth server without one.
-async fn oauth_token(
+fn stored_token_for(
     name: &str,
     config: &ServerConfig,
-    storage: Option<&dyn AuthStorage>,
-    remote_key: Option<&str>,
+    stored_token: Option<&str>,
 ) -> Result<Option<String>, AuthError> {
-    let required = config.auth.as_ref().is_some_and(AuthConfig::is_oauth);
-    let (identity, remote) = match &config.transport {
-        TransportConfig::Stdio(stdio) => (
-            Some(ServerIdentity::Local {
-                command: &stdio.command,
-                args: &stdio.args,
-            }),
-            false,
-        ),
-        TransportConfig::Http(_) | TransportConfig::Sse(_) => {
-            (remote_key.map(|url| ServerIdentity::Remote { url }), true)
+    let token = match &config.transport {
+        TransportConfig::Stdio(_) | TransportConfig::Http(_) | TransportConfig::Sse(_) => {
+            stored_token
+                .map(str::trim)
+                .filter(|token| !token.is_empty())
         }
         // No identity a stored token could be kept under.
-        TransportConfig::Custom(_) => (None, false),
+        TransportConfig::Custom(_) => None,
     };
-    let token = match (storage, identity) {
-        (Some(storage), Some(identity)) => storage.access_token(identity).await,
-        _ => None,
-    };
-    let token = token
-        .map(|token| token.trim().to_owned())
-        .filter(|token| !token.is_empty());
+    let required = config.auth.as_ref().is_some_and(AuthConfig::is_oauth);
     match token {
         // A remote server's login is the HTTP transport's OAuth flow.
-        None if required && !remote => Err(AuthError::LoginRequired {
-            server: name.to_owned(),
-        }),
-        token => Ok(token),
+        None if required && matches!(config.transport, TransportConfig::Stdio(_)) => {
+            Err(AuthError::LoginRequired {
+                server: name.to_owned(),
+            })
+        }
+        token => Ok(token.map(str::to_owned)),
     }
 }
 
 /// Resolves `!command` values and OAuth credentials for one server, with a 10 s command timeout
 /// and the process-wide cache: see the [module documentation](self).
 ///
-/// `name` is the server's name (for errors and logs; `storage` is asked by the server's
-/// [`ServerIdentity`]); `storage` is the agent's credential store, if it has one; `remote_key`
-/// is a remote server's credential key (`mcp_transport::oauth::credential_key` of its URL),
-/// which that identity is: none for a stdio server, and a remote server without one is not
-/// looked up.
+/// `name` is the server's name (for errors and logs); `stored_token` is the access token the
+/// caller's credential store keeps under the server's key, if any.
 pub async fn resolve_auth_config(
     name: &str,
     config: &ServerConfig,
-    storage: Option<&dyn AuthStorage>,
-    remote_key: Option<&str>,
+    stored_token: Option<&str>,
 ) -> Result<ResolvedServerConfig, AuthError> {
-    resolve_auth_config_with(name, config, storage, remote_key, &AuthOptions::default()).await
+    resolve_auth_config_with(name, config, stored_token, &AuthOptions::default()).await
 }
 
 /// [`resolve_auth_config`] with explicit [`AuthOptions`] (e.g. another command timeout), still
@@ -590,12 +520,11 @@ pub async fn resolve_auth_config(
 pub async fn resolve_auth_config_with(
     name: &str,
     config: &ServerConfig,
-    storage: Option<&dyn AuthStorage>,
-    remote_key: Option<&str>,
+    stored_token: Option<&str>,
     options: &AuthOptions,
 ) -> Result<ResolvedServerConfig, AuthError> {
     AuthResolver::global()
-        .resolve(name, config, storage, remote_key, options)
+        .resolve(name, config, stored_token, options)
         .await
 }
 

@@ -21,9 +21,9 @@ pub mod providers;
 pub mod writer;
 
 pub use auth::{
-    AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure, DEFAULT_COMMAND_TIMEOUT,
-    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerIdentity, check_auth_source,
-    resolve_auth_config, resolve_auth_config_with,
+    AuthError, AuthOptions, AuthResolver, CommandFailure, DEFAULT_COMMAND_TIMEOUT,
+    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, check_auth_source, resolve_auth_config,
+    resolve_auth_config_with,
 };
 pub use context::DiscoveryContext;
 pub use discovery::{

@@ -146,7 +146,7 @@ pub enum ConfigProblem {
     /// A stdio server's `auth` sets a remote server's OAuth setting (`grant`, `dpop`).
     #[error(
         "\"auth.{key}\" is for http and sse servers; a stdio server's token comes from the \
-         agent's auth storage"
+         credential store"
     )]
     StdioAuthSetting {
         /// The setting.
@@ -610,7 +610,7 @@ mod tests {
             ),
             (
                 ConfigProblem::StdioAuthSetting { key: "grant" },
-                "\"auth.grant\" is for http and sse servers; a stdio server's token comes from the agent's auth storage",
+                "\"auth.grant\" is for http and sse servers; a stdio server's token comes from the credential store",
             ),
             (
                 OAuthProblem::ValueAndFile {

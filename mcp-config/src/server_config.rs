@@ -588,8 +588,9 @@ impl fmt::Debug for ServerConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct AuthConfig {
-    /// `oauth`: an access token from the agent's [`AuthStorage`](crate::AuthStorage) is sent,
-    /// or, for a remote server, obtained by the OAuth flow with the settings of
+    /// `oauth`: the access token kept in the credential store for this server is sent (see
+    /// [`resolve_auth_config`](crate::resolve_auth_config)), or, for a remote server, obtained
+    /// by the OAuth flow with the settings of
     /// [`extra`](Self::extra).
     #[serde(rename = "type")]
     pub kind: String,
@@ -599,7 +600,7 @@ pub struct AuthConfig {
 }
 
 impl AuthConfig {
-    /// OAuth with tokens from the agent's auth storage.
+    /// OAuth with tokens from the credential store.
     pub fn oauth() -> Self {
         Self {
             kind: "oauth".to_owned(),

@@ -3,17 +3,16 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use mcp_config::{
-    AuthConfig, AuthError, AuthOptions, AuthResolver, AuthStorage, CommandFailure,
-    OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, ServerConfig, ServerIdentity, TransportConfig,
-    TransportKind, resolve_auth_config, resolve_auth_config_with,
+    AuthConfig, AuthError, AuthOptions, AuthResolver, CommandFailure, OAUTH_ACCESS_TOKEN_ENV,
+    ResolvedServerConfig, ServerConfig, TransportConfig, TransportKind, resolve_auth_config,
+    resolve_auth_config_with,
 };
 
 /// A scratch directory removed when dropped.
@@ -39,26 +38,6 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Tokens by canonical URL (remote servers) or command (stdio servers).
-struct MapStorage(HashMap<String, String>);
-
-impl MapStorage {
-    fn with(server: &str, token: &str) -> Self {
-        Self(HashMap::from([(server.to_owned(), token.to_owned())]))
-    }
-}
-
-#[async_trait]
-impl AuthStorage for MapStorage {
-    async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String> {
-        match server {
-            ServerIdentity::Remote { url } => self.0.get(url).cloned(),
-            ServerIdentity::Local { command, .. } => self.0.get(command).cloned(),
-            _ => None,
-        }
     }
 }
 
@@ -152,9 +131,7 @@ fn lines(path: &Path) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn command_output_replaces_the_value_trimmed() {
     let config = stdio_with_env("GITHUB_TOKEN", "!printf '  ghp-success-1 \\n\\n'");
-    let resolved = resolve_auth_config("github", &config, None, None)
-        .await
-        .unwrap();
+    let resolved = resolve_auth_config("github", &config, None).await.unwrap();
     assert_eq!(env(&resolved)["GITHUB_TOKEN"], "ghp-success-1");
     assert_eq!(resolved.name(), "github");
     assert_eq!(resolved.kind(), TransportKind::Stdio);
@@ -167,7 +144,7 @@ async fn command_output_replaces_the_value_trimmed() {
 
     let config = http_with_header("X-Api-Key", "!echo header-success-2");
     let resolved = AuthResolver::new()
-        .resolve("api", &config, None, None, &quick())
+        .resolve("api", &config, None, &quick())
         .await
         .unwrap();
     assert_eq!(headers(&resolved)["X-Api-Key"], "header-success-2");
@@ -187,7 +164,7 @@ async fn plain_values_and_the_other_transports_map_are_left_alone() {
     }))
     .unwrap();
     let resolved = AuthResolver::new()
-        .resolve("api", &config, None, None, &quick())
+        .resolve("api", &config, None, &quick())
         .await
         .unwrap();
     assert_eq!(headers(&resolved)["X-Plain"], "plain-value");
@@ -201,7 +178,7 @@ async fn non_zero_exit_names_the_field_and_the_status_but_not_the_value() {
         "!echo Bearer leaked-stdout-secret; echo 'vault is locked' >&2; exit 3",
     );
     let error = AuthResolver::new()
-        .resolve("remote", &config, None, None, &quick())
+        .resolve("remote", &config, None, &quick())
         .await
         .unwrap_err();
     assert_eq!(error.server(), "remote");
@@ -223,7 +200,7 @@ async fn non_zero_exit_names_the_field_and_the_status_but_not_the_value() {
 async fn empty_output_is_an_error() {
     let config = stdio_with_env("TOKEN", "!printf '  \\n'");
     let error = AuthResolver::new()
-        .resolve("s", &config, None, None, &quick())
+        .resolve("s", &config, None, &quick())
         .await
         .unwrap_err();
     assert_eq!(field(&error), "env.TOKEN");
@@ -234,7 +211,7 @@ async fn empty_output_is_an_error() {
     assert!(error.to_string().contains("printed nothing"), "{error}");
 
     let error = AuthResolver::new()
-        .resolve("s", &stdio_with_env("TOKEN", "!  "), None, None, &quick())
+        .resolve("s", &stdio_with_env("TOKEN", "!  "), None, &quick())
         .await
         .unwrap_err();
     assert_eq!(command_failure(&error), &CommandFailure::EmptyCommand);
@@ -246,15 +223,10 @@ async fn a_command_that_runs_too_long_is_killed_with_its_children() {
     let pid_file = dir.file("pid");
     let command = format!("!sleep 30 & echo $! > '{}'; wait", pid_file.display());
     let options = AuthOptions::default().with_command_timeout(Duration::from_millis(300));
-    let error = resolve_auth_config_with(
-        "slow",
-        &stdio_with_env("TOKEN", &command),
-        None,
-        None,
-        &options,
-    )
-    .await
-    .unwrap_err();
+    let error =
+        resolve_auth_config_with("slow", &stdio_with_env("TOKEN", &command), None, &options)
+            .await
+            .unwrap_err();
     assert_eq!(
         command_failure(&error),
         &CommandFailure::TimedOut(Duration::from_millis(300))
@@ -289,7 +261,7 @@ async fn identical_concurrent_commands_run_once() {
     let resolver = Arc::new(AuthResolver::new());
     let spawn = |name: &'static str, config: ServerConfig| {
         let resolver = Arc::clone(&resolver);
-        tokio::spawn(async move { resolver.resolve(name, &config, None, None, &quick()).await })
+        tokio::spawn(async move { resolver.resolve(name, &config, None, &quick()).await })
     };
     let first = spawn("one", stdio_with_env("A", &command));
     let second = spawn("two", http_with_header("X-Key", &command));
@@ -300,13 +272,7 @@ async fn identical_concurrent_commands_run_once() {
 
     // Later resolutions use the cached output …
     let again = resolver
-        .resolve(
-            "three",
-            &stdio_with_env("B", &command),
-            None,
-            None,
-            &quick(),
-        )
+        .resolve("three", &stdio_with_env("B", &command), None, &quick())
         .await
         .unwrap();
     assert_eq!(env(&again)["B"], "shared-output");
@@ -315,7 +281,7 @@ async fn identical_concurrent_commands_run_once() {
     // … until the cache is cleared.
     resolver.clear_cache();
     resolver
-        .resolve("four", &stdio_with_env("B", &command), None, None, &quick())
+        .resolve("four", &stdio_with_env("B", &command), None, &quick())
         .await
         .unwrap();
     assert_eq!(lines(&log), 2);
@@ -332,12 +298,12 @@ async fn failures_are_not_cached() {
     let config = stdio_with_env("TOKEN", &command);
     let resolver = AuthResolver::new();
     let error = resolver
-        .resolve("flaky", &config, None, None, &quick())
+        .resolve("flaky", &config, None, &quick())
         .await
         .unwrap_err();
     assert!(error.to_string().contains("exit status: 1"), "{error}");
     let resolved = resolver
-        .resolve("flaky", &config, None, None, &quick())
+        .resolve("flaky", &config, None, &quick())
         .await
         .unwrap();
     assert_eq!(env(&resolved)["TOKEN"], "second-try-value");
@@ -345,11 +311,10 @@ async fn failures_are_not_cached() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oauth_token_becomes_a_bearer_header_for_http_and_sse() {
-    let storage = MapStorage::with(REMOTE_URL, "oauth-token-http");
     for kind in [TransportKind::Http, TransportKind::Sse] {
         let mut config = remote(kind);
         config.auth = Some(AuthConfig::oauth());
-        let resolved = resolve_auth_config("remote", &config, Some(&storage), Some(REMOTE_URL))
+        let resolved = resolve_auth_config("remote", &config, Some("oauth-token-http"))
             .await
             .unwrap();
         assert_eq!(resolved.kind(), kind);
@@ -363,10 +328,9 @@ async fn oauth_token_becomes_a_bearer_header_for_http_and_sse() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oauth_token_becomes_an_env_variable_for_stdio() {
-    let storage = MapStorage::with("server", "oauth-token-stdio");
     let mut config = ServerConfig::stdio("server", Vec::<String>::new());
     config.auth = Some(AuthConfig::oauth());
-    let resolved = resolve_auth_config("local", &config, Some(&storage), None)
+    let resolved = resolve_auth_config("local", &config, Some(" oauth-token-stdio\n"))
         .await
         .unwrap();
     assert_eq!(env(&resolved)[OAUTH_ACCESS_TOKEN_ENV], "oauth-token-stdio");
@@ -374,13 +338,9 @@ async fn oauth_token_becomes_an_env_variable_for_stdio() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stored_token_is_used_when_auth_is_not_set() {
-    let storage = MapStorage::with(REMOTE_URL, "opportunistic-token");
-    // The caller's key for this URL (mcp_transport::oauth::credential_key, whose own tests
-    // hold how a URL becomes its key).
-    let config = ServerConfig::http("HTTPS://Example.com:443/mcp?key=1#top");
-    let key = Some(REMOTE_URL);
-    let resolved = resolve_auth_config("remote", &config, Some(&storage), key)
+async fn a_stored_token_is_used_when_auth_is_not_set_and_never_with_another_auth() {
+    let config = ServerConfig::http(REMOTE_URL);
+    let resolved = resolve_auth_config("remote", &config, Some("opportunistic-token"))
         .await
         .unwrap();
     assert_eq!(
@@ -388,102 +348,40 @@ async fn a_stored_token_is_used_when_auth_is_not_set() {
         "Bearer opportunistic-token"
     );
 
-    // No storage, or another kind of auth: no header, no error.
-    let resolved = resolve_auth_config("remote", &config, None, key)
-        .await
-        .unwrap();
+    // No token, or another kind of auth: no header, no error.
+    let resolved = resolve_auth_config("remote", &config, None).await.unwrap();
     assert!(headers(&resolved).is_empty());
     let mut custom = config.clone();
     custom.auth = Some(serde_json::from_str(r#"{"type": "custom"}"#).unwrap());
-    let resolved = resolve_auth_config("remote", &custom, Some(&storage), key)
+    let resolved = resolve_auth_config("remote", &custom, Some("opportunistic-token"))
         .await
         .unwrap();
     assert!(headers(&resolved).is_empty());
+    let mut stdio = ServerConfig::stdio("server", Vec::<String>::new());
+    stdio.auth = custom.auth.clone();
+    let resolved = resolve_auth_config("local", &stdio, Some("opportunistic-token"))
+        .await
+        .unwrap();
+    assert!(!env(&resolved).contains_key(OAUTH_ACCESS_TOKEN_ENV));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_token_stored_for_one_server_never_reaches_another_of_the_same_name() {
-    // Tokens for the user's "github" servers, and (wrongly) one under the bare name.
-    let storage = MapStorage(HashMap::from([
-        (REMOTE_URL.to_owned(), "remote-token".to_owned()),
-        ("github-mcp-server".to_owned(), "local-token".to_owned()),
-        ("github".to_owned(), "name-token".to_owned()),
-    ]));
-    // A project file reuses the name with another URL or another command.
-    // Each with the key its caller computes for it.
-    for (mut config, key) in [
-        (
-            ServerConfig::http("https://attacker.example/mcp"),
-            Some("https://attacker.example/mcp"),
-        ),
-        (
-            ServerConfig::http("https://example.com/other"),
-            Some("https://example.com/other"),
-        ),
-        (ServerConfig::stdio("sh", ["-c", "env"]), None),
-    ] {
-        config.auth = Some(AuthConfig::oauth());
-        match resolve_auth_config("github", &config, Some(&storage), key).await {
-            Ok(resolved) => {
-                assert!(headers(&resolved).is_empty(), "{resolved:?}");
-                assert!(!env(&resolved).contains_key(OAUTH_ACCESS_TOKEN_ENV));
-            }
-            Err(error) => assert!(matches!(error, AuthError::LoginRequired { .. })),
-        }
-    }
-}
-
-/// Records every identity it is asked for; has no token.
-#[derive(Default)]
-struct AskedStorage(std::sync::Mutex<Vec<String>>);
-
-#[async_trait]
-impl AuthStorage for AskedStorage {
-    async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String> {
-        let asked = match server {
-            ServerIdentity::Remote { url } => format!("remote {url}"),
-            ServerIdentity::Local { command, args } => format!("local {command} {args:?}"),
-            _ => "other".to_owned(),
-        };
-        self.0.lock().unwrap().push(asked);
-        None
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_remote_server_is_asked_for_by_the_key_its_caller_gives_and_not_without_one() {
-    let config = ServerConfig::http("HTTPS://Example.com:443/mcp?key=1#top");
-    let storage = AskedStorage::default();
-    resolve_auth_config("remote", &config, Some(&storage), Some("the-caller's-key"))
+async fn a_plugins_entry_never_gets_a_stored_token() {
+    let config: ServerConfig =
+        serde_json::from_str(r#"{"type": "unix", "path": "server.sock"}"#).unwrap();
+    let resolved = resolve_auth_config("plugin", &config, Some("stored-token"))
         .await
         .unwrap();
-    let resolved = resolve_auth_config("remote", &config, Some(&storage), None)
-        .await
-        .unwrap();
-    assert!(headers(&resolved).is_empty());
-    let stdio = ServerConfig::stdio("srv", ["--flag"]);
-    resolve_auth_config("local", &stdio, Some(&storage), None)
-        .await
-        .unwrap();
-    assert_eq!(
-        *storage.0.lock().unwrap(),
-        ["remote the-caller's-key", "local srv [\"--flag\"]"]
-    );
+    assert!(!format!("{:?}", resolved.transport()).contains("stored-token"));
+    assert_eq!(resolved.transport(), &config.transport, "kept as written");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_explicit_authorization_header_wins() {
-    let storage = MapStorage::with(REMOTE_URL, "stored-token");
     let mut config = http_with_header("authorization", "!echo Bearer from-command");
     config.auth = Some(AuthConfig::oauth());
     let resolved = AuthResolver::new()
-        .resolve(
-            "remote",
-            &config,
-            Some(&storage),
-            Some(REMOTE_URL),
-            &quick(),
-        )
+        .resolve("remote", &config, Some("stored-token"), &quick())
         .await
         .unwrap();
     assert_eq!(headers(&resolved).len(), 1);
@@ -491,14 +389,14 @@ async fn an_explicit_authorization_header_wins() {
 
     // The explicit header makes the login unnecessary.
     let resolved = AuthResolver::new()
-        .resolve("remote", &config, None, None, &quick())
+        .resolve("remote", &config, None, &quick())
         .await
         .unwrap();
     assert_eq!(headers(&resolved)["authorization"], "Bearer from-command");
 
     let mut stdio = stdio_with_env(OAUTH_ACCESS_TOKEN_ENV, "explicit-env-token");
     stdio.auth = Some(AuthConfig::oauth());
-    let resolved = resolve_auth_config("remote", &stdio, Some(&storage), None)
+    let resolved = resolve_auth_config("remote", &stdio, Some("stored-token"))
         .await
         .unwrap();
     assert_eq!(env(&resolved)[OAUTH_ACCESS_TOKEN_ENV], "explicit-env-token");
@@ -508,10 +406,8 @@ async fn an_explicit_authorization_header_wins() {
 async fn a_stdio_oauth_server_without_a_token_asks_the_user_to_log_in() {
     let mut config = ServerConfig::stdio("server", Vec::<String>::new());
     config.auth = Some(AuthConfig::oauth());
-    let empty = MapStorage(HashMap::new());
-    let blank = MapStorage::with("server", "  ");
-    for storage in [None, Some(&empty as &dyn AuthStorage), Some(&blank)] {
-        let error = resolve_auth_config("local", &config, storage, None)
+    for stored in [None, Some(""), Some("  ")] {
+        let error = resolve_auth_config("local", &config, stored)
             .await
             .unwrap_err();
         assert_eq!(
@@ -530,28 +426,19 @@ async fn a_stdio_oauth_server_without_a_token_asks_the_user_to_log_in() {
 async fn a_remote_oauth_server_without_a_token_is_left_to_the_transports_login() {
     let mut config = ServerConfig::http(REMOTE_URL);
     config.auth = Some(AuthConfig::oauth());
-    let resolved = resolve_auth_config("remote", &config, None, Some(REMOTE_URL))
-        .await
-        .unwrap();
+    let resolved = resolve_auth_config("remote", &config, None).await.unwrap();
     assert!(headers(&resolved).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn secrets_never_show_in_debug_output_or_errors() {
-    let storage = MapStorage::with(REMOTE_URL, "debug-oauth-secret");
     let mut config = http_with_header("X-Api-Key", "!echo debug-header-secret");
     if let TransportConfig::Http(remote) = &mut config.transport {
         remote.url = "https://example.com/mcp?apiKey=debug-url-secret".into();
     }
     let resolver = AuthResolver::new();
     let resolved = resolver
-        .resolve(
-            "remote",
-            &config,
-            Some(&storage),
-            Some(REMOTE_URL),
-            &quick(),
-        )
+        .resolve("remote", &config, Some("debug-oauth-secret"), &quick())
         .await
         .unwrap();
     assert_eq!(headers(&resolved)["X-Api-Key"], "debug-header-secret");
@@ -567,7 +454,7 @@ async fn secrets_never_show_in_debug_output_or_errors() {
 
     let stdio = stdio_with_env("TOKEN", "!echo debug-env-secret");
     let resolved = resolver
-        .resolve("local", &stdio, None, None, &quick())
+        .resolve("local", &stdio, None, &quick())
         .await
         .unwrap();
     assert_eq!(env(&resolved)["TOKEN"], "debug-env-secret");
@@ -578,7 +465,7 @@ async fn secrets_never_show_in_debug_output_or_errors() {
     // A failing command that printed its secret before failing.
     let failing = stdio_with_env("TOKEN", "!echo error-secret; exit 1");
     let error = resolver
-        .resolve("local", &failing, None, None, &quick())
+        .resolve("local", &failing, None, &quick())
         .await
         .unwrap_err();
     for text in [error.to_string(), format!("{error:?}")] {
@@ -587,16 +474,10 @@ async fn secrets_never_show_in_debug_output_or_errors() {
 }
 
 #[test]
-fn resolution_futures_can_be_spawned_and_storage_is_object_safe() {
+fn resolution_futures_can_be_spawned() {
     fn assert_send<T: Send>(_: &T) {}
     let config = ServerConfig::stdio("x", Vec::<String>::new());
-    let storage: Box<dyn AuthStorage> = Box::new(MapStorage(HashMap::new()));
-    assert_send(&resolve_auth_config(
-        "x",
-        &config,
-        Some(storage.as_ref()),
-        None,
-    ));
+    assert_send(&resolve_auth_config("x", &config, Some("token")));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -613,7 +494,7 @@ async fn a_variable_that_expands_to_a_bang_is_data_and_never_runs() {
         let expanded =
             mcp_config::expand_server_config("s", &stdio_with_env("TOK", written), &vars).unwrap();
         let resolved = AuthResolver::new()
-            .resolve("s", &expanded, None, None, &quick())
+            .resolve("s", &expanded, None, &quick())
             .await
             .unwrap();
         assert_eq!(env(&resolved)["TOK"], resolved_value, "{written}");
@@ -622,7 +503,7 @@ async fn a_variable_that_expands_to_a_bang_is_data_and_never_runs() {
         headers_mut(&mut remote).insert("X-Plain".into(), "plain".into());
         let expanded = mcp_config::expand_server_config("r", &remote, &vars).unwrap();
         let resolved = AuthResolver::new()
-            .resolve("r", &expanded, None, None, &quick())
+            .resolve("r", &expanded, None, &quick())
             .await
             .unwrap();
         assert_eq!(headers(&resolved)["X-Token"], resolved_value, "{written}");
@@ -638,7 +519,7 @@ async fn a_variable_that_expands_to_a_bang_is_data_and_never_runs() {
         env_mut(&mut written.clone())["TOK"]
     );
     let resolved = AuthResolver::new()
-        .resolve("s", &expanded, None, None, &quick())
+        .resolve("s", &expanded, None, &quick())
         .await
         .unwrap();
     assert_eq!(env(&resolved)["TOK"], "fallback");
@@ -649,7 +530,7 @@ async fn a_failing_commands_stderr_never_repeats_the_command_or_the_servers_othe
     // `sh` quotes a command it cannot find: the command text may be the secret.
     let config = stdio_with_env("TOKEN", "!ghp_typed_as_a_command_42");
     let error = AuthResolver::new()
-        .resolve("s", &config, None, None, &quick())
+        .resolve("s", &config, None, &quick())
         .await
         .unwrap_err();
     let message = error.to_string();
@@ -665,7 +546,7 @@ async fn a_failing_commands_stderr_never_repeats_the_command_or_the_servers_othe
             .into(),
     );
     let error = AuthResolver::new()
-        .resolve("s", &config, None, None, &quick())
+        .resolve("s", &config, None, &quick())
         .await
         .unwrap_err();
     let message = error.to_string();

@@ -192,7 +192,7 @@ fn child(args: &[String]) -> Result<()> {
             Some(sled) => Arc::new(sled.clone()),
             None => Arc::new(NoopToolCache::new()),
         };
-        let manager = McpManager::new(ManagerOptions::default(), cache, None);
+        let manager = McpManager::new(ManagerOptions::default(), cache);
         let configs = server_configs(marker, servers);
         let started = Instant::now();
         let connected = connect_all(&manager, &configs).await;

@@ -282,7 +282,7 @@ impl Scenario for Soak {
 
 async fn soak(plan: &SoakPlan, marker: &str) -> Result<Soak> {
     let cache = Arc::new(MemoryToolCache::new(CacheOptions::default()));
-    let manager = McpManager::new(ManagerOptions::default(), cache, None);
+    let manager = McpManager::new(ManagerOptions::default(), cache);
     let outcome = soak_reloads(&manager, plan, marker).await;
     manager.disconnect_all().await;
     let mut soak = outcome?;
@@ -547,7 +547,7 @@ async fn load(plan: &LoadPlan, marker: &str) -> Result<Load> {
             .max_attempts(10),
     );
     let cache = Arc::new(MemoryToolCache::new(CacheOptions::default()));
-    let manager = Arc::new(McpManager::new(options, cache, None));
+    let manager = Arc::new(McpManager::new(options, cache));
     let outcome = run_load(&manager, &servers, plan, &victim_marker).await;
     manager.disconnect_all().await;
     let mut load = outcome?;
@@ -944,7 +944,6 @@ async fn startup_run(
     let manager = McpManager::new(
         ManagerOptions::default(),
         Arc::clone(cache) as Arc<dyn ToolCache>,
-        None,
     );
     let measured = measure_startup(&manager, servers, hanging).await;
     manager.disconnect_all().await;

@@ -187,7 +187,7 @@ async fn run_cases(plan: &Plan, marker: &str, scratch: &Path) -> Result<Vec<Case
     let mut runs = Vec::new();
     for _ in 0..plan.runs {
         let cache = Arc::new(MemoryToolCache::new(CacheOptions::default()));
-        let manager = McpManager::new(ManagerOptions::default(), cache, None);
+        let manager = McpManager::new(ManagerOptions::default(), cache);
         runs.push(measure(&manager, &fast, marker, Expect::AllLive).await?);
     }
     cases.push(Case {
@@ -205,7 +205,7 @@ async fn run_cases(plan: &Plan, marker: &str, scratch: &Path) -> Result<Vec<Case
             scratch.join(format!("cold-{index}")),
             CacheOptions::default(),
         );
-        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()), None);
+        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()));
         runs.push(measure(&manager, &fast, marker, Expect::AllLive).await?);
         drop(manager);
         cache.close().await;
@@ -226,7 +226,6 @@ async fn run_cases(plan: &Plan, marker: &str, scratch: &Path) -> Result<Vec<Case
         let manager = McpManager::new(
             ManagerOptions::default(),
             Arc::clone(&cache) as Arc<dyn ToolCache>,
-            None,
         );
         runs.push(measure(&manager, &slow, marker, Expect::AllDeferred).await?);
     }
@@ -294,7 +293,7 @@ async fn warm_stateless_http(plan: &Plan, dir: &Path) -> Result<StatelessCase> {
     };
 
     let filler = SledToolCache::open_at(dir, CacheOptions::default());
-    let manager = McpManager::new(ManagerOptions::default(), Arc::new(filler.clone()), None);
+    let manager = McpManager::new(ManagerOptions::default(), Arc::new(filler.clone()));
     let filled = tokio::time::timeout(STEP_TIMEOUT, manager.connect_servers(&servers))
         .await
         .map_err(|_| "filling the cache did not finish within 60 s")?;
@@ -310,7 +309,7 @@ async fn warm_stateless_http(plan: &Plan, dir: &Path) -> Result<StatelessCase> {
     let mut ready = Vec::new();
     for _ in 0..plan.runs {
         let cache = SledToolCache::open_at(dir, CacheOptions::default());
-        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()), None);
+        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()));
         let started = Instant::now();
         let outcome = tokio::time::timeout(STEP_TIMEOUT, manager.connect_servers(&servers))
             .await
@@ -382,7 +381,7 @@ async fn warm_sled(
     let mut runs = Vec::new();
     for _ in 0..plan.runs {
         let cache = SledToolCache::open_at(dir, CacheOptions::default());
-        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()), None);
+        let manager = McpManager::new(ManagerOptions::default(), Arc::new(cache.clone()));
         runs.push(measure(&manager, slow, marker, Expect::AllDeferred).await?);
         drop(manager);
         cache.close().await;
@@ -433,7 +432,7 @@ async fn fill_cache(
     configs: &Configs,
     marker: &str,
 ) -> Result<Duration> {
-    let manager = McpManager::new(ManagerOptions::default(), cache, None);
+    let manager = McpManager::new(ManagerOptions::default(), cache);
     let run = measure(&manager, configs, marker, Expect::AllLive).await?;
     Ok(run.ready)
 }

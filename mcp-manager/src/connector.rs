@@ -10,12 +10,17 @@
 //! [`ManagerOptions::connector`](crate::ManagerOptions::connector); an entry no connector
 //! claims fails with [`ManagerError::UnclaimedTransport`], naming the type.
 //!
-//! A remote server gets an OAuth authorizer (never asking the user: a connection made in the
-//! background cannot) unless its configuration sets an `Authorization` header or another kind
-//! of `auth` ([`ServerConfig::takes_stored_credentials`]), or the agent's [`AuthStorage`] has
-//! a token for it. The authorizer sends the tokens kept for the server's URL, refreshes them, and
-//! turns a 401 it cannot answer into an error that shows the server as needing a login. Both
-//! stores know the server by one key, `mcp_transport::oauth::credential_key` of its URL.
+//! Stored credentials come from one store, the [`CredentialStore`] of
+//! [`ManagerOptions::credentials`](crate::ManagerOptions::credentials), and only for a server
+//! that takes them ([`ServerConfig::takes_stored_credentials`]: no `Authorization` header or
+//! `OAUTH_ACCESS_TOKEN` of its own, no other kind of `auth`):
+//!
+//! - a stdio server gets the access token kept under the command it runs
+//!   ([`command_key`]) in its `OAUTH_ACCESS_TOKEN`, read when it is prepared;
+//! - a remote server gets an OAuth authorizer over the same store (never asking the user: a
+//!   connection made in the background cannot), which sends the tokens kept under the server's
+//!   URL (`mcp_transport::oauth::credential_key`), refreshes them, and turns a 401 it cannot
+//!   answer into an error that shows the server as needing a login.
 //!
 //! The grant is the one the server's `auth` block names ([`mcp_config::oauth_grant`]):
 //! the authorization code (the default, with a pre-registered client if it names one), client
@@ -41,17 +46,18 @@ use mcp_config::{
     AuthSettingKind, ClientCredentialSetting, CredentialSetting, OAuthGrant, OAuthProblem,
 };
 use mcp_config::{
-    AuthStorage, ConfigProblem, InvalidServer, ResolvedServerConfig, ServerConfig, ServerProblem,
-    SourceMeta, TransportConfig, check_auth_source, resolve_auth_config, validate_server_config,
+    ConfigProblem, InvalidServer, ResolvedServerConfig, ServerConfig, ServerProblem, SourceMeta,
+    TransportConfig, check_auth_source, resolve_auth_config, validate_server_config,
 };
+use mcp_transport::credentials::{CredentialStore, Secret, command_key};
 #[cfg(feature = "oauth")]
 use mcp_transport::http::Url;
 #[cfg(feature = "http")]
 use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport};
 #[cfg(feature = "oauth")]
 use mcp_transport::oauth::{
-    AuthorizationHandler, ClientCredential, CredentialStore, Dpop, Grant, IdentityAssertion,
-    OAuthAuthorizer, OAuthOptions, PreRegisteredClient, Secret, SecretSource, WorkloadIdentity,
+    AuthorizationHandler, ClientCredential, Dpop, Grant, IdentityAssertion, OAuthAuthorizer,
+    OAuthOptions, PreRegisteredClient, SecretSource, WorkloadIdentity,
 };
 use mcp_transport::{ClientOptions, McpClient, ProtocolVersion};
 #[cfg(feature = "stdio")]
@@ -221,11 +227,8 @@ impl ConnectRequest<'_> {
 /// What a connection is made with besides the server's configuration and the client options.
 #[derive(Clone, Copy)]
 pub(crate) struct ConnectContext<'a> {
-    /// The agent's store of static tokens, asked by server identity.
-    pub(crate) storage: Option<&'a dyn AuthStorage>,
-    /// Where OAuth logins are kept, by server URL.
-    #[cfg(feature = "oauth")]
-    pub(crate) oauth: &'a Arc<dyn CredentialStore>,
+    /// The credential store: stdio servers' tokens by command, OAuth logins by server URL.
+    pub(crate) credentials: &'a Arc<dyn CredentialStore>,
     /// The browser step, for a login the user asked for; none for background connections.
     #[cfg(feature = "oauth")]
     pub(crate) login: Option<&'a Arc<dyn AuthorizationHandler>>,
@@ -281,9 +284,9 @@ impl Prepared {
                 InvalidServer::new(name, vec![ServerProblem::new(name, problem)])
             })?),
         };
-        let remote_key = credential_key_of(config);
+        let stored = stored_token(name, config, context.credentials).await?;
         let resolved =
-            resolve_auth_config(name, config, context.storage, remote_key.as_deref()).await?;
+            resolve_auth_config(name, config, stored.as_ref().map(Secret::expose)).await?;
         Ok(Self { resolved, pinned })
     }
 
@@ -314,20 +317,27 @@ impl Prepared {
     }
 }
 
-/// A remote server's credential key: the one key the agent's [`AuthStorage`] (asked at
-/// resolution) and the OAuth credential store (the authorizer's) know it by, computed by the
-/// transport alone. None for a stdio server or a plugin's, a URL that does not parse (refused
-/// when the transport is built), or a build without OAuth (whose remote servers take no stored
-/// token).
-fn credential_key_of(config: &ServerConfig) -> Option<String> {
-    #[cfg(feature = "oauth")]
-    if let TransportConfig::Http(remote) | TransportConfig::Sse(remote) = &config.transport {
-        return Url::parse(&remote.url)
-            .ok()
-            .map(|url| mcp_transport::oauth::credential_key(&url));
+/// The access token kept for a stdio server that takes stored credentials, under the command
+/// it runs; none for any other server (a remote server's is its authorizer's business).
+async fn stored_token(
+    name: &str,
+    config: &ServerConfig,
+    store: &Arc<dyn CredentialStore>,
+) -> Result<Option<Secret>, ManagerError> {
+    let TransportConfig::Stdio(stdio) = &config.transport else {
+        return Ok(None);
+    };
+    if !config.takes_stored_credentials() {
+        return Ok(None);
     }
-    let _ = config;
-    None
+    let kept = store
+        .load(&command_key(&stdio.command, &stdio.args))
+        .await
+        .map_err(|source| ManagerError::Credentials {
+            server: name.to_owned(),
+            source,
+        })?;
+    Ok(kept.and_then(|kept| kept.current_access_token().cloned()))
 }
 
 /// Validates, resolves and connects (see [`Prepared`]): a login's connection.
@@ -440,8 +450,8 @@ fn authorizer_for(
             .collect();
         Box::new(ManagerError::from(InvalidServer::new(name, problems)))
     };
-    let mut oauth =
-        OAuthOptions::new(Arc::clone(context.oauth)).client_name(options.client_info.name.clone());
+    let mut oauth = OAuthOptions::new(Arc::clone(context.credentials))
+        .client_name(options.client_info.name.clone());
     if let Some(auth) = &config.auth {
         let mut settings = auth.oauth_settings().map_err(invalid)?;
         if let Some(folder) = context.source.and_then(|source| source.path.parent()) {

@@ -121,14 +121,13 @@ pub enum ManagerError {
         server: String,
     },
     /// The credential store could not be read or written.
-    #[cfg(feature = "oauth")]
     #[error("MCP server \"{server}\": {source}")]
     Credentials {
         /// The server.
         server: String,
         /// What failed.
         #[source]
-        source: mcp_transport::oauth::OAuthError,
+        source: mcp_transport::credentials::CredentialStoreError,
     },
     /// The server did not answer the health ping in time; it was stopped (and is reconnected
     /// if the policy allows).
@@ -208,7 +207,6 @@ impl ManagerError {
             Self::Client(error) => Some(error.server()),
             #[cfg(feature = "http")]
             Self::InvalidRemote { server, .. } => Some(server),
-            #[cfg(feature = "oauth")]
             Self::Credentials { server, .. } => Some(server),
             Self::ConnectionLost { server, .. }
             | Self::NotRemote { server }

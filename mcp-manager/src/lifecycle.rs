@@ -29,7 +29,7 @@ use mcp_bridge::{
     OutputBudget, ToolProvider,
 };
 use mcp_cache::{Fingerprint, Listing, ToolCache};
-use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
+use mcp_config::{ServerConfig, SourceMeta};
 use mcp_transport::{
     ClientOptions, McpClient, NotificationKind, ProtocolVersion, Root, ServerNotification, Tool,
 };
@@ -68,7 +68,6 @@ pub(crate) struct Inner {
     me: Weak<Inner>,
     pub(crate) options: ManagerOptions,
     pub(crate) cache: Arc<dyn ToolCache>,
-    pub(crate) auth: Option<Arc<dyn AuthStorage>>,
     /// One permit per server being started ([`ManagerOptions::max_parallel_starts`]).
     connect_permits: Semaphore,
     state: Mutex<State>,
@@ -98,17 +97,12 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Inner {
-    pub(crate) fn new(
-        options: ManagerOptions,
-        cache: Arc<dyn ToolCache>,
-        auth: Option<Arc<dyn AuthStorage>>,
-    ) -> Arc<Self> {
+    pub(crate) fn new(options: ManagerOptions, cache: Arc<dyn ToolCache>) -> Arc<Self> {
         Arc::new_cyclic(|me| Self {
             me: me.clone(),
             connect_permits: Semaphore::new(options.max_parallel_starts.max(1)),
             options,
             cache,
-            auth,
             state: Mutex::new(State::default()),
             events: broadcast::Sender::new(1024),
         })
@@ -130,7 +124,6 @@ impl Inner {
         Pipeline {
             options: &self.options,
             cache: &*self.cache,
-            auth: self.auth.as_deref(),
             permits: &self.connect_permits,
         }
     }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
 use mcp_config::{
-    AuthStorage, DiscoveredServer, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason,
-    SourceMeta, app_cache_dir, load_all_configs,
+    DiscoveredServer, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason, SourceMeta,
+    app_cache_dir, load_all_configs,
 };
 
 use crate::error::{ManagerError, Problem, ProviderPanic, ServerError};
@@ -31,8 +31,6 @@ pub struct LoadOptions {
     pub manager: ManagerOptions,
     /// The tool cache; `None` uses the sled store in the user's cache directory.
     pub cache: Option<Arc<dyn ToolCache>>,
-    /// The agent's credential store for OAuth servers.
-    pub auth: Option<Arc<dyn AuthStorage>>,
 }
 
 impl LoadOptions {
@@ -45,7 +43,6 @@ impl LoadOptions {
             discovery: DiscoveryOptions::default().filter_exa(true),
             manager: ManagerOptions::default(),
             cache: None,
-            auth: None,
         }
     }
 
@@ -160,11 +157,7 @@ fn new_manager(options: &LoadOptions) -> Arc<McpManager> {
             CacheOptions::default(),
         ))
     });
-    Arc::new(McpManager::new(
-        options.manager.clone(),
-        cache,
-        options.auth.clone(),
-    ))
+    Arc::new(McpManager::new(options.manager.clone(), cache))
 }
 
 /// The problems discovery met: broken files, and servers whose definitions cannot be used.

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_config::{ServerConfig, TransportConfig};
+use mcp_transport::credentials::CredentialStoreError;
 use mcp_transport::http::Url;
 use mcp_transport::oauth::{AuthorizationHandler, credential_key};
 
@@ -46,7 +47,7 @@ impl McpManager {
         let context = self
             .inner
             .options
-            .connect_context(self.inner.auth.as_deref(), source.as_ref())
+            .connect_context(source.as_ref())
             .with_login(&handler);
         let options = self
             .inner
@@ -108,7 +109,7 @@ fn remote_key(name: &str, config: &ServerConfig) -> Result<String, ServerError> 
     Ok(credential_key(&parsed))
 }
 
-fn credentials(name: &str, source: mcp_transport::oauth::OAuthError) -> ServerError {
+fn credentials(name: &str, source: CredentialStoreError) -> ServerError {
     ServerError::new(ManagerError::Credentials {
         server: name.to_owned(),
         source,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use mcp_bridge::naming::{Precedence, assign_names_with_precedence};
 use mcp_cache::ToolCache;
-use mcp_config::{AuthStorage, DiscoveredServer, SourceMeta};
+use mcp_config::{DiscoveredServer, SourceMeta};
 use mcp_transport::{McpClient, ProtocolVersion, Root};
 use tokio::sync::broadcast;
 
@@ -25,14 +25,10 @@ pub struct McpManager {
 }
 
 impl McpManager {
-    /// A manager with a tool cache and, optionally, the agent's credential store.
-    pub fn new(
-        options: ManagerOptions,
-        cache: Arc<dyn ToolCache>,
-        auth: Option<Arc<dyn AuthStorage>>,
-    ) -> Self {
+    /// A manager with its options (the credential store among them) and a tool cache.
+    pub fn new(options: ManagerOptions, cache: Arc<dyn ToolCache>) -> Self {
         Self {
-            inner: Inner::new(options, cache, auth),
+            inner: Inner::new(options, cache),
         }
     }
 

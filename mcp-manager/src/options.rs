@@ -1,5 +1,5 @@
 //! [`ManagerOptions`]: how the manager connects its servers — the startup gate, the client
-//! options, where OAuth logins are kept, how many servers start at once, reconnection, the
+//! options, the credential store, how many servers start at once, reconnection, the
 //! health ping, the output budget, and the [`Connector`]s that turn a configuration into a
 //! connected client.
 
@@ -10,13 +10,12 @@ use mcp_bridge::OutputBudget;
 use mcp_transport::ClientOptions;
 #[cfg(feature = "stdio")]
 use mcp_transport::Launcher;
+use mcp_transport::credentials::{CredentialStore, MemoryCredentialStore};
 use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
-#[cfg(feature = "oauth")]
-use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 
 use crate::connector::{ConnectContext, Connector, Connectors};
 use crate::reconnect::{HealthCheck, ReconnectPolicy};
-use mcp_config::{AuthStorage, SourceMeta};
+use mcp_config::SourceMeta;
 
 /// How the manager connects.
 #[derive(Debug, Clone)]
@@ -30,10 +29,11 @@ pub struct ManagerOptions {
     /// the timeout of `tools/list` and of tool calls without their own (60 s by default). The
     /// connect timeout is each server's own (its `timeout`, 30 s by default).
     pub client: ClientOptions,
-    /// Where OAuth logins to remote servers are kept, by server URL (the session's is a file
-    /// in the user's config directory). Default: in memory, so a remote server that wants a
-    /// login shows as needing one.
-    #[cfg(feature = "oauth")]
+    /// The one credential store (the session's is a file in the user's config directory):
+    /// OAuth logins to remote servers, kept and refreshed by server URL, and the tokens of stdio
+    /// servers, by the command they run (see [`mcp_transport::credentials`]). An agent with a
+    /// keychain of its own implements [`CredentialStore`] over it. Default: in memory, so a
+    /// server that wants a login shows as needing one.
     pub credentials: Arc<dyn CredentialStore>,
     /// The longest message accepted from a server whose entry sets no `maxMessageBytes`
     /// (32 MiB by default). A longer answer fails its own call; the connection lives on.
@@ -70,7 +70,6 @@ impl Default for ManagerOptions {
         Self {
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             client: ClientOptions::default(),
-            #[cfg(feature = "oauth")]
             credentials: Arc::new(MemoryCredentialStore::new()),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             reconnect: ReconnectPolicy::default(),
@@ -149,9 +148,8 @@ impl ManagerOptions {
         self
     }
 
-    /// Keeps OAuth logins in `store`.
+    /// Reads and keeps credentials in `store`.
     #[must_use]
-    #[cfg(feature = "oauth")]
     pub fn credentials(mut self, store: Arc<dyn CredentialStore>) -> Self {
         self.credentials = store;
         self
@@ -162,13 +160,10 @@ impl ManagerOptions {
     /// What a connection made in the background is made with: nobody to ask for a login.
     pub(crate) fn connect_context<'a>(
         &'a self,
-        storage: Option<&'a dyn AuthStorage>,
         source: Option<&'a SourceMeta>,
     ) -> ConnectContext<'a> {
         ConnectContext {
-            storage,
-            #[cfg(feature = "oauth")]
-            oauth: &self.credentials,
+            credentials: &self.credentials,
             #[cfg(feature = "oauth")]
             login: None,
             max_message_bytes: self.max_message_bytes,

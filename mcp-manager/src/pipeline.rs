@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use mcp_cache::{Listing, ToolCache};
-use mcp_config::{AuthStorage, ServerConfig, SourceMeta};
+use mcp_config::{ServerConfig, SourceMeta};
 use mcp_transport::protocol::methods;
 use mcp_transport::{
     ClientOptions, McpClient, ProtocolVersion, RpcError, ServerNotification, Tool, TransportError,
@@ -55,7 +55,6 @@ pub(crate) struct Plan {
 pub(crate) struct Pipeline<'a> {
     pub(crate) options: &'a ManagerOptions,
     pub(crate) cache: &'a dyn ToolCache,
-    pub(crate) auth: Option<&'a dyn AuthStorage>,
     pub(crate) permits: &'a Semaphore,
 }
 
@@ -74,7 +73,7 @@ impl Pipeline<'_> {
         // spawned together would not finish their handshakes within their timeouts. The
         // permit is held until the tools are listed.
         let _starting = self.permits.acquire().await.ok();
-        let context = self.options.connect_context(self.auth, source);
+        let context = self.options.connect_context(source);
         // Bounded by the `!command` timeout, not by the server's: a slow command does not use
         // up the time the server has to connect and list its tools.
         let prepared = Prepared::new(name, config, context).await?;

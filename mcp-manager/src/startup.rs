@@ -237,7 +237,7 @@ mod tests {
         cache
             .set("slow.server", &Fingerprint::of(&server.definition), &tools)
             .await;
-        let manager = McpManager::new(ManagerOptions::default(), cache, None);
+        let manager = McpManager::new(ManagerOptions::default(), cache);
         let servers = BTreeMap::from([("slow.server".to_owned(), server)]);
 
         let at_gate =

@@ -271,7 +271,7 @@ async fn dropping_the_manager_stops_connections_in_flight() {
     let slow = fixture("dropped", |s| s.delay("initialize", 3000).grandchild());
     let cache = memory_cache();
     prefill(&cache, "dropped", &slow.config, &[echo_tool()]).await;
-    let manager = McpManager::new(ManagerOptions::default(), cache, None);
+    let manager = McpManager::new(ManagerOptions::default(), cache);
     let outcome = connect(&manager, &configs(&[("dropped", &slow)])).await;
     assert!(find_tool(&outcome.tools, "dropped", "echo").deferred);
     let pids = started_groups(std::slice::from_ref(&slow.marker)).await;
@@ -285,7 +285,7 @@ async fn dropping_the_manager_stops_connections_in_flight() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dropping_the_manager_stops_connected_servers_even_while_their_tools_are_held() {
     let live = fixture("held", |s| s.grandchild());
-    let manager = McpManager::new(ManagerOptions::default(), memory_cache(), None);
+    let manager = McpManager::new(ManagerOptions::default(), memory_cache());
     let outcome = connect(&manager, &configs(&[("held", &live)])).await;
     let tool = find_tool(&outcome.tools, "held", "echo");
     assert!(!tool.deferred);

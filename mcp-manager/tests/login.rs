@@ -1,8 +1,9 @@
 //! OAuth in the manager: a remote server without a login shows `needs-login` (never `failed`),
 //! a login through the agent's browser step makes it connect, an expired token is refreshed
 //! without a sound, a revoked refresh token turns it back to `needs-login`, a login kept
-//! for one URL is never used for another server that happens to have the same name, and the
-//! agent's own token store is asked under the key the OAuth store uses.
+//! for one URL is never used for another server that happens to have the same name, an
+//! agent's own store is asked under the server's key, and a stdio server gets the token kept
+//! under the command it runs, and no other.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
@@ -12,8 +13,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use common::*;
-use mcp_config::{AuthStorage, ServerConfig, ServerIdentity};
+use mcp_config::{AuthConfig, ServerConfig, TransportConfig};
 use mcp_manager::{ConnectionStatus, ManagerOptions, McpManager};
+use mcp_transport::credentials::{CredentialStoreError, Credentials, Secret, Tokens, command_key};
 use mcp_transport::http::Url;
 use mcp_transport::oauth::{
     AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, PendingRedirect,
@@ -207,27 +209,35 @@ async fn a_login_is_refused_for_stdio_servers_and_servers_with_their_own_credent
     }
 }
 
-/// The agent's own store of static tokens: one token, under one key; it records every remote
-/// server it is asked for.
-struct AgentTokens {
+/// An agent's own keychain behind the credential store: one token, under one key, saved
+/// without a refresh token; it records every key it is asked for.
+struct AgentKeychain {
     key: String,
     token: String,
     asked: std::sync::Mutex<Vec<String>>,
 }
 
 #[async_trait]
-impl AuthStorage for AgentTokens {
-    async fn access_token(&self, server: ServerIdentity<'_>) -> Option<String> {
-        let ServerIdentity::Remote { url } = server else {
-            return None;
-        };
-        self.asked.lock().unwrap().push(url.to_owned());
-        (url == self.key).then(|| self.token.clone())
+impl CredentialStore for AgentKeychain {
+    async fn load(&self, server: &str) -> Result<Option<Credentials>, CredentialStoreError> {
+        self.asked.lock().unwrap().push(server.to_owned());
+        Ok((server == self.key)
+            .then(|| Credentials::with_tokens(Tokens::bearer(Secret::new(&self.token)))))
+    }
+
+    async fn save(&self, _: &str, _: &Credentials) -> Result<(), CredentialStoreError> {
+        Err(CredentialStoreError::other(
+            "the keychain is read-only here",
+        ))
+    }
+
+    async fn remove(&self, _: &str) -> Result<bool, CredentialStoreError> {
+        Ok(false)
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_agents_own_token_is_asked_for_under_the_oauth_stores_key_and_sent_as_it_is() {
+async fn an_agents_own_store_is_asked_under_the_servers_key_and_its_token_sent_as_it_is() {
     let fixture = HttpFixture::start(HttpFixtureOptions::default().oauth());
     let store: Arc<dyn CredentialStore> = Arc::new(MemoryCredentialStore::new());
     login(&oauth_manager(&store), "web", &oauth_server(&fixture)).await;
@@ -235,18 +245,17 @@ async fn the_agents_own_token_is_asked_for_under_the_oauth_stores_key_and_sent_a
     let kept = store.load(&key).await.unwrap().unwrap();
     let token = kept.tokens.unwrap().access_token.expose().to_owned();
 
-    // The agent keeps that token in its own store; the manager's OAuth store is empty, and the
-    // server's URL is written otherwise (same key).
-    let agent = Arc::new(AgentTokens {
+    // The agent keeps that token in its own keychain, which is the manager's credential store
+    // now, and the server's URL is written otherwise (same key).
+    let agent = Arc::new(AgentKeychain {
         key: key.clone(),
         token: token.clone(),
         asked: std::sync::Mutex::new(Vec::new()),
     });
-    let manager = Arc::new(McpManager::new(
-        ManagerOptions::default(),
+    let manager = manager_with(
+        ManagerOptions::default().credentials(Arc::clone(&agent) as Arc<dyn CredentialStore>),
         memory_cache(),
-        Some(Arc::clone(&agent) as Arc<dyn AuthStorage>),
-    ));
+    );
     let written = format!(
         "{}?via=agent",
         fixture.url().replacen("http://", "HTTP://", 1)
@@ -284,4 +293,118 @@ async fn the_agents_own_token_is_asked_for_under_the_oauth_stores_key_and_sent_a
     assert_eq!(fixture.token_requests("authorization_code"), 1);
     assert_eq!(fixture.token_requests("refresh_token"), 0);
     within("disconnect_all", manager.disconnect_all()).await;
+}
+
+/// A stdio server that starts only when `OAUTH_ACCESS_TOKEN` is `token`: `sh` checks it and
+/// then runs the fixture server in its place.
+fn stdio_server_wanting(token: &str) -> Fixture {
+    let fixture = plain("stdio-oauth");
+    let TransportConfig::Stdio(stdio) = &fixture.config.transport else {
+        unreachable!("the fixture is a stdio server");
+    };
+    let mut args = vec![
+        "-c".to_owned(),
+        format!(r#"[ "$OAUTH_ACCESS_TOKEN" = '{token}' ] && exec "$0" "$@"; exit 3"#),
+        stdio.command.clone(),
+    ];
+    args.extend(stdio.args.iter().cloned());
+    let mut config = ServerConfig::stdio("sh", args);
+    config.auth = Some(AuthConfig::oauth());
+    Fixture {
+        config,
+        marker: fixture.marker,
+    }
+}
+
+/// The store key of a stdio fixture: the command line it runs.
+fn key_of(server: &Fixture) -> String {
+    let TransportConfig::Stdio(stdio) = &server.config.transport else {
+        unreachable!("a stdio server");
+    };
+    command_key(&stdio.command, &stdio.args)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_server_gets_the_token_kept_under_its_command_line_and_no_other() {
+    let server = stdio_server_wanting("stdio-token");
+    let store: Arc<dyn CredentialStore> = Arc::new(MemoryCredentialStore::new());
+    let manager = oauth_manager(&store);
+
+    // Nothing kept: it needs a login, and nothing was started.
+    connect(&manager, &configs(&[("local", &server)])).await;
+    assert_eq!(
+        manager.get_connection_status("local").as_str(),
+        "needs-login"
+    );
+
+    // A token kept under the name, or under another command line, is not its token.
+    let bearer = |token: &str| Credentials::with_tokens(Tokens::bearer(Secret::new(token)));
+    store.save("local", &bearer("stdio-token")).await.unwrap();
+    let mut other = key_of(&server);
+    other.push(' ');
+    store.save(&other, &bearer("stdio-token")).await.unwrap();
+    connect(&manager, &configs(&[("local", &server)])).await;
+    assert_eq!(
+        manager.get_connection_status("local").as_str(),
+        "needs-login"
+    );
+
+    // An expired token is not sent.
+    let expired =
+        Credentials::with_tokens(Tokens::bearer(Secret::new("stdio-token")).expires_at(1));
+    store.save(&key_of(&server), &expired).await.unwrap();
+    connect(&manager, &configs(&[("local", &server)])).await;
+    assert_eq!(
+        manager.get_connection_status("local").as_str(),
+        "needs-login"
+    );
+
+    // Kept under its command line: it reaches the server, which starts and answers.
+    store
+        .save(&key_of(&server), &bearer("stdio-token"))
+        .await
+        .unwrap();
+    let outcome = connect(&manager, &configs(&[("local", &server)])).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    assert_eq!(
+        manager.get_connection_status("local"),
+        ConnectionStatus::Connected
+    );
+    let tool = find_tool(&outcome.tools, "local", "echo");
+    assert_eq!(
+        echo(tool.tool.as_ref(), "with a token").await.to_text(),
+        "with a token"
+    );
+    within("disconnect_all", manager.disconnect_all()).await;
+    assert_no_process(&server.marker).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_store_that_fails_names_the_server_and_the_cause() {
+    let server = stdio_server_wanting("stdio-token");
+    let agent: Arc<dyn CredentialStore> = Arc::new(BrokenKeychain);
+    let manager = manager_with(ManagerOptions::default().credentials(agent), memory_cache());
+    let outcome = connect(&manager, &configs(&[("local", &server)])).await;
+    let message = outcome.errors[0].to_string();
+    assert!(message.contains("\"local\""), "{message}");
+    assert!(message.contains("the keychain is locked"), "{message}");
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+/// A keychain that cannot be read.
+struct BrokenKeychain;
+
+#[async_trait]
+impl CredentialStore for BrokenKeychain {
+    async fn load(&self, _: &str) -> Result<Option<Credentials>, CredentialStoreError> {
+        Err(CredentialStoreError::other("the keychain is locked"))
+    }
+
+    async fn save(&self, _: &str, _: &Credentials) -> Result<(), CredentialStoreError> {
+        Err(CredentialStoreError::other("the keychain is locked"))
+    }
+
+    async fn remove(&self, _: &str) -> Result<bool, CredentialStoreError> {
+        Err(CredentialStoreError::other("the keychain is locked"))
+    }
 }

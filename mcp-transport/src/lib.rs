@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod client;
+pub mod credentials;
 mod error;
 mod fast_path;
 pub mod framing;

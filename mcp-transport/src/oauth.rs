@@ -91,24 +91,23 @@ mod discovery;
 mod dpop;
 mod error;
 mod handler;
-mod store;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
+/// The credential store the authorizer keeps its state in lives in [`crate::credentials`]
+/// (compiled without this feature too: a stdio server's stored token comes from it).
+pub use crate::credentials::{
+    CredentialStore, CredentialStoreError, Credentials, FileCredentialStore, MemoryCredentialStore,
+    RegisteredClient, Secret, TokenAuthMethod, TokenType, Tokens,
+};
 use crate::http::BodyError;
 pub use crate::http::Url;
 pub use authorizer::{OAuthAuthorizer, credential_key};
 pub use error::OAuthError;
 pub use handler::{
     AuthorizationHandler, DEFAULT_LOGIN_TIMEOUT, LoopbackBrowser, PendingRedirect, ShowUrl,
-};
-pub use store::{
-    CredentialStore, Credentials, FileCredentialStore, MemoryCredentialStore, RegisteredClient,
-    TokenAuthMethod, TokenType, Tokens,
 };
 
 /// How long one request to an authorization server may take.
@@ -134,30 +133,6 @@ async fn read_answer(
                 limit: MAX_ANSWER_BYTES,
             },
         })
-}
-
-/// A credential: shown as `Secret(…)` by `Debug`, never displayed, reachable only through
-/// [`expose`](Secret::expose).
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a credential.
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The credential itself, to send it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(…)")
-    }
 }
 
 /// A client registered with the authorization server beforehand (in the configuration).

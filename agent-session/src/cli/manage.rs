@@ -396,11 +396,7 @@ fn reason_word(reason: &SkipReason) -> &'static str {
 /// Connects `name` alone (its connect timeout bounds the wait), reads its status and tools,
 /// and disconnects it.
 async fn connect_alone(options: &SessionOptions, name: &str, server: DiscoveredServer) -> Live {
-    let manager = McpManager::new(
-        options.load.manager.clone(),
-        Arc::new(NoopToolCache::new()),
-        options.load.auth.clone(),
-    );
+    let manager = McpManager::new(options.load.manager.clone(), Arc::new(NoopToolCache::new()));
     let timeout_ms = server.config.timeout_ms();
     let one = BTreeMap::from([(name.to_owned(), server)]);
     manager.connect_servers(&one).await;

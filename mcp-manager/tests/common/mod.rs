@@ -140,7 +140,7 @@ pub fn manager(cache: Arc<dyn ToolCache>) -> Arc<McpManager> {
 
 /// A manager with `options` over `cache`.
 pub fn manager_with(options: ManagerOptions, cache: Arc<dyn ToolCache>) -> Arc<McpManager> {
-    Arc::new(McpManager::new(options, cache, None))
+    Arc::new(McpManager::new(options, cache))
 }
 
 /// The servers by name, as discovery would hand them over (from a made-up project file).

@@ -12,11 +12,11 @@ use super::crypto::{Pkce, basic_credentials, client_assertion, random_token, sha
 use super::discovery::{Discovery, canonical_resource, discover};
 use super::dpop::{self, DpopKey};
 use super::error::quoted;
-use super::store::{Credentials, RegisteredClient, TokenAuthMethod, TokenType, Tokens};
 use super::{
     ClientCredential, Dpop, Grant, IdentityAssertion, OAuthError, OAuthOptions,
     PreRegisteredClient, Secret, SecretSource, Url, WorkloadIdentity, read_answer,
 };
+use crate::credentials::{Credentials, RegisteredClient, TokenAuthMethod, TokenType, Tokens};
 use crate::http::display_url;
 use crate::http::{Authorizer, Refusal, RequestCredentials, RequestTarget};
 use crate::secrets::Secrets;
@@ -244,7 +244,11 @@ impl OAuthAuthorizer {
     }
 
     async fn save(&self, state: &State) -> Result<(), OAuthError> {
-        self.options.store.save(&self.key, &state.credentials).await
+        Ok(self
+            .options
+            .store
+            .save(&self.key, &state.credentials)
+            .await?)
     }
 
     /// The `Authorization` value of the current token (`Bearer …` or `DPoP …`).

@@ -127,7 +127,10 @@ pub enum OAuthError {
     /// The browser step could not be done (no listener, no redirect).
     #[error("the browser step failed: {0}")]
     Redirect(String),
-    /// A local resource (the credential file, the redirect listener) failed.
+    /// The credential store could not be read or written.
+    #[error(transparent)]
+    Store(#[from] crate::credentials::CredentialStoreError),
+    /// A local resource (the redirect listener) failed.
     #[error("{action}: {source}")]
     Io {
         /// What was being done.

@@ -1,14 +1,103 @@
-//! Where credentials live between runs: [`CredentialStore`], keyed by the server's canonical
-//! URL (never by a configured name), with a file store and an in-memory one.
+//! The one credential store of the runtime: [`CredentialStore`], with a file store and an
+//! in-memory one.
+//!
+//! Everything a server is given from a store goes through it, keyed by what the server *is*,
+//! never by what a configuration calls it:
+//!
+//! - a remote server by its canonical URL (`oauth::credential_key`, with the `oauth` feature):
+//!   the OAuth authorizer keeps there the tokens it obtains and refreshes, the client
+//!   registrations and the DPoP key, and sends the stored token;
+//! - a stdio server by the command it runs and its arguments ([`command_key`]): the access token
+//!   kept there reaches it in its environment (the manager's `OAUTH_ACCESS_TOKEN`).
+//!
+//! An embedding agent with a keychain or a login of its own implements the trait over it (or
+//! saves into one of the stores here): the tokens it saves are what the runtime sends, and what
+//! the runtime obtains by logging in or refreshing is saved back through it. A token saved
+//! without a refresh token is used until the server refuses it; then the user logs in again.
+//!
+//! The trait is compiled without the `oauth` feature: a stdio-only build reads stdio servers'
+//! tokens from it too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use super::{OAuthError, Secret};
+/// A credential: shown as `Secret(…)` by `Debug`, never displayed, reachable only through
+/// [`expose`](Secret::expose).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a credential.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The credential itself, to send it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// The store key of a stdio server: the command it runs and its arguments, as a JSON array
+/// after `stdio:` (`stdio:["npx","-y","@acme/mcp"]`), so no two different command lines share
+/// a key. A project file that reuses the name of a server the user logged in to, but runs
+/// something else, does not get its token.
+pub fn command_key(command: &str, args: &[String]) -> String {
+    let line: Vec<&str> = std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
+        .collect();
+    // A list of strings always serializes.
+    format!("stdio:{}", serde_json::to_string(&line).unwrap_or_default())
+}
+
+/// A credential store could not be read or written. Messages name the file (or the agent's
+/// store) and the cause, never a credential.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CredentialStoreError {
+    /// The file could not be read, written or locked.
+    #[error("{action}: {source}")]
+    Io {
+        /// What was being done, naming the file.
+        action: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a credential file.
+    #[error(
+        "reading {}: not a credential file ({problem}); move it away and log in again",
+        path.display()
+    )]
+    NotACredentialFile {
+        /// The file.
+        path: PathBuf,
+        /// What the JSON parser said: a line and column, never the text there.
+        problem: String,
+    },
+    /// A store of the embedding agent's own failed.
+    #[error("the credential store failed: {0}")]
+    Other(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl CredentialStoreError {
+    /// The error of a store of the agent's own (a keychain, a secrets service).
+    pub fn other(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Other(source.into())
+    }
+}
 
 /// What is kept for one server: the client identities it got at authorization servers, each
 /// under the issuer of the server that issued it, and the tokens with their issuer.
@@ -43,8 +132,24 @@ pub struct Credentials {
 impl Credentials {
     /// The client identity kept for the authorization server with this issuer identifier;
     /// none for every other one.
+    #[cfg(feature = "oauth")]
     pub(crate) fn client_at(&self, issuer: &str) -> Option<&RegisteredClient> {
         self.clients.get(issuer)
+    }
+
+    /// The access token to send now: none when there are no tokens, the token is empty, or
+    /// its `expires_at` has passed (a token that cannot be refreshed here is not sent to be
+    /// refused).
+    pub fn current_access_token(&self) -> Option<&Secret> {
+        let tokens = self.tokens.as_ref()?;
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_secs());
+        let expired = tokens
+            .expires_at
+            .is_some_and(|expires_at| expires_at <= now);
+        (!expired && !tokens.access_token.expose().trim().is_empty())
+            .then_some(&tokens.access_token)
     }
 }
 
@@ -126,6 +231,7 @@ impl TokenAuthMethod {
         }
     }
 
+    #[cfg(feature = "oauth")]
     pub(crate) fn parse(name: &str) -> Option<Self> {
         match name {
             "client_secret_basic" => Some(Self::ClientSecretBasic),
@@ -147,6 +253,37 @@ pub enum TokenType {
     /// `Authorization: DPoP …` with a fresh proof signed by the key it is bound to (RFC 9449).
     #[serde(rename = "DPoP")]
     Dpop,
+}
+
+impl Tokens {
+    /// A bearer access token with nothing else: no refresh token, no expiry, no scope — what
+    /// an agent that logged in by itself saves. It is sent until the server refuses it.
+    pub fn bearer(access_token: Secret) -> Self {
+        Self {
+            access_token,
+            token_type: TokenType::Bearer,
+            refresh_token: None,
+            expires_at: None,
+            scope: None,
+        }
+    }
+
+    /// These tokens, expiring at `expires_at` (seconds since the Unix epoch).
+    #[must_use]
+    pub fn expires_at(mut self, expires_at: u64) -> Self {
+        self.expires_at = Some(expires_at);
+        self
+    }
+}
+
+impl Credentials {
+    /// Credentials holding `tokens` only.
+    pub fn with_tokens(tokens: Tokens) -> Self {
+        Self {
+            tokens: Some(tokens),
+            ..Self::default()
+        }
+    }
 }
 
 impl TokenType {
@@ -183,27 +320,33 @@ pub struct Tokens {
     pub scope: Option<String>,
 }
 
-/// Keeps [`Credentials`] between runs, keyed by the server's canonical URL
-/// ([`credential_key`](super::credential_key)): a server reached at another URL never gets
-/// them, whatever it is called in a configuration.
+/// Keeps [`Credentials`] between runs, by the key of what a server is: a remote server's
+/// canonical URL (`oauth::credential_key`), a stdio server's command line ([`command_key`]).
+/// A server reached at another URL, or running another command, never gets them, whatever it
+/// is called in a configuration.
 ///
-/// It holds the OAuth client's own state, which the [`OAuthAuthorizer`](super::OAuthAuthorizer)
-/// writes: the tokens it obtained and refreshes, the client registrations, the DPoP key.
-/// Tokens an embedding agent holds itself, and the runtime only reads, are not kept here: a
-/// caller with such a store asks it first, under the same key, and a server it has a token for
-/// gets that token as it is, and no authorizer.
+/// The OAuth authorizer (`oauth::OAuthAuthorizer`, feature `oauth`) reads and writes a remote
+/// server's: the tokens it obtained and refreshes, the client registrations, the DPoP key. A
+/// stdio server's token is read, never written: whoever logged in for it saved it. An
+/// embedding agent with a keychain or a login of its own implements this trait over it; a
+/// read-only one answers `save` with an error, and a login the runtime obtains is then not
+/// kept.
 #[async_trait]
 pub trait CredentialStore: Send + Sync {
     /// The credentials kept for `server`, if any.
-    async fn load(&self, server: &str) -> Result<Option<Credentials>, OAuthError>;
+    async fn load(&self, server: &str) -> Result<Option<Credentials>, CredentialStoreError>;
     /// Keeps `credentials` for `server`, replacing what was there.
-    async fn save(&self, server: &str, credentials: &Credentials) -> Result<(), OAuthError>;
+    async fn save(
+        &self,
+        server: &str,
+        credentials: &Credentials,
+    ) -> Result<(), CredentialStoreError>;
     /// Forgets `server`'s credentials; true when there were some.
-    async fn remove(&self, server: &str) -> Result<bool, OAuthError>;
+    async fn remove(&self, server: &str) -> Result<bool, CredentialStoreError>;
 
     /// Forgets `server`'s tokens but keeps its client registrations, so the next login does
     /// not register the client again.
-    async fn forget_tokens(&self, server: &str) -> Result<(), OAuthError> {
+    async fn forget_tokens(&self, server: &str) -> Result<(), CredentialStoreError> {
         if let Some(mut kept) = self
             .load(server)
             .await?
@@ -243,17 +386,21 @@ impl MemoryCredentialStore {
 
 #[async_trait]
 impl CredentialStore for MemoryCredentialStore {
-    async fn load(&self, server: &str) -> Result<Option<Credentials>, OAuthError> {
+    async fn load(&self, server: &str) -> Result<Option<Credentials>, CredentialStoreError> {
         Ok(self.servers().get(server).cloned())
     }
 
-    async fn save(&self, server: &str, credentials: &Credentials) -> Result<(), OAuthError> {
+    async fn save(
+        &self,
+        server: &str,
+        credentials: &Credentials,
+    ) -> Result<(), CredentialStoreError> {
         self.servers()
             .insert(server.to_owned(), credentials.clone());
         Ok(())
     }
 
-    async fn remove(&self, server: &str) -> Result<bool, OAuthError> {
+    async fn remove(&self, server: &str) -> Result<bool, CredentialStoreError> {
         Ok(self.servers().remove(server).is_some())
     }
 }
@@ -288,53 +435,51 @@ impl FileCredentialStore {
 
     async fn with_file<T: Send + 'static>(
         &self,
-        change: impl FnOnce(&Path) -> Result<T, OAuthError> + Send + 'static,
-    ) -> Result<T, OAuthError> {
+        change: impl FnOnce(&Path) -> Result<T, CredentialStoreError> + Send + 'static,
+    ) -> Result<T, CredentialStoreError> {
         let path = self.path.clone();
         tokio::task::spawn_blocking(move || change(&path))
             .await
-            .map_err(|error| OAuthError::Io {
+            .map_err(|error| CredentialStoreError::Io {
                 action: "using the credential file".to_owned(),
                 source: std::io::Error::other(error.to_string()),
             })?
     }
 }
 
-fn read_file(path: &Path) -> Result<CredentialFile, OAuthError> {
+fn read_file(path: &Path) -> Result<CredentialFile, CredentialStoreError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Ok(CredentialFile::default());
         }
         Err(source) => {
-            return Err(OAuthError::Io {
+            return Err(CredentialStoreError::Io {
                 action: format!("reading {}", path.display()),
                 source,
             });
         }
     };
-    serde_json::from_str(&text).map_err(|error| {
-        OAuthError::invalid(
-            format!("reading {}", path.display()),
-            // serde_json's message names a line and column, never the text there.
-            format!("not a credential file ({error}); move it away and log in again"),
-        )
+    serde_json::from_str(&text).map_err(|error| CredentialStoreError::NotACredentialFile {
+        path: path.to_owned(),
+        // serde_json's message names a line and column, never the text there.
+        problem: error.to_string(),
     })
 }
 
-fn write_file(path: &Path, file: &CredentialFile) -> Result<(), OAuthError> {
+fn write_file(path: &Path, file: &CredentialFile) -> Result<(), CredentialStoreError> {
     use std::io::Write as _;
-    let io = |action: String| move |source| OAuthError::Io { action, source };
+    let io = |action: String| move |source| CredentialStoreError::Io { action, source };
     let directory = path.parent().unwrap_or_else(|| Path::new("."));
     create_private_dir(directory).map_err(io(format!("creating {}", directory.display())))?;
     let text = serde_json::to_vec_pretty(file)
-        .map_err(|error| OAuthError::invalid("writing the credential file", error.to_string()))?;
+        .map_err(|error| io(format!("writing {}", path.display()))(error.into()))?;
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| "credentials".to_owned());
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
         .map(|elapsed| elapsed.subsec_nanos())
         .unwrap_or_default();
     let temporary = directory.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
@@ -355,7 +500,7 @@ fn write_file(path: &Path, file: &CredentialFile) -> Result<(), OAuthError> {
 }
 
 /// Holds an exclusive advisory lock on `<path>.lock` until dropped (the lock file stays, empty).
-fn lock_file(path: &Path) -> Result<std::fs::File, OAuthError> {
+fn lock_file(path: &Path) -> Result<std::fs::File, CredentialStoreError> {
     let directory = path.parent().unwrap_or_else(|| Path::new("."));
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".lock");
@@ -370,7 +515,7 @@ fn lock_file(path: &Path) -> Result<std::fs::File, OAuthError> {
         file.lock()?;
         Ok(file)
     })();
-    locked.map_err(|source| OAuthError::Io {
+    locked.map_err(|source| CredentialStoreError::Io {
         action: format!("locking {}", lock_path.display()),
         source,
     })
@@ -386,13 +531,17 @@ fn create_private_dir(directory: &Path) -> std::io::Result<()> {
 
 #[async_trait]
 impl CredentialStore for FileCredentialStore {
-    async fn load(&self, server: &str) -> Result<Option<Credentials>, OAuthError> {
+    async fn load(&self, server: &str) -> Result<Option<Credentials>, CredentialStoreError> {
         let server = server.to_owned();
         self.with_file(move |path| Ok(read_file(path)?.servers.remove(&server)))
             .await
     }
 
-    async fn save(&self, server: &str, credentials: &Credentials) -> Result<(), OAuthError> {
+    async fn save(
+        &self,
+        server: &str,
+        credentials: &Credentials,
+    ) -> Result<(), CredentialStoreError> {
         let server = server.to_owned();
         let credentials = credentials.clone();
         self.with_file(move |path| {
@@ -404,7 +553,7 @@ impl CredentialStore for FileCredentialStore {
         .await
     }
 
-    async fn remove(&self, server: &str) -> Result<bool, OAuthError> {
+    async fn remove(&self, server: &str) -> Result<bool, CredentialStoreError> {
         let server = server.to_owned();
         self.with_file(move |path| {
             let _locked = lock_file(path)?;
