@@ -51,8 +51,8 @@ pub struct McpToolDefinition {
     /// The tool as the server listed it.
     pub tool: Tool,
     /// The config provider the server's definition came from; `None` when unknown. Every
-    /// result's details carry it (`provider`, `providerName`).
-    pub provider: Option<ToolProvider>,
+    /// result's details carry it (`provider`, `providerName`). Shared by a server's tools.
+    pub provider: Option<Arc<ToolProvider>>,
     /// How long a call may go without an answer or progress (the server's `toolTimeout`);
     /// `None` uses the client's request timeout.
     pub timeout: Option<Duration>,
@@ -131,12 +131,12 @@ impl McpToolDefinition {
 
     /// Whose outputs this tool's are: its server, its tool and its provider, for the details.
     fn origin(&self) -> Origin<'_> {
-        Origin::of_mcp_tool(&self.server, &self.tool.name, self.provider.as_ref())
+        Origin::of_mcp_tool(&self.server, &self.tool.name, self.provider.as_deref())
     }
 
     /// This definition with the config provider its server's definition came from.
     #[must_use]
-    pub fn with_provider(mut self, provider: Option<ToolProvider>) -> Self {
+    pub fn with_provider(mut self, provider: Option<Arc<ToolProvider>>) -> Self {
         self.provider = provider;
         self
     }

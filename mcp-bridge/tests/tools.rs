@@ -257,7 +257,7 @@ async fn results_carry_the_provider_in_their_details() {
     let client = guard(connect("fixture", &FixtureServer::new()))
         .await
         .unwrap();
-    let cursor = || Some(ToolProvider::new("cursor", "Cursor"));
+    let cursor = || Some(Arc::new(ToolProvider::new("cursor", "Cursor")));
     let live = |definition: McpToolDefinition| {
         McpTool::new(definition.with_provider(cursor()), Arc::clone(&client))
     };

@@ -26,7 +26,7 @@ use std::time::SystemTime;
 use async_trait::async_trait;
 use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
-    OutputBudget, ToolProvider,
+    OutputBudget,
 };
 use mcp_cache::{Fingerprint, Listing, ToolCache};
 use mcp_config::{ServerConfig, SourceMeta};
@@ -39,7 +39,7 @@ use tracing::Instrument;
 
 use crate::error::{ManagerError, ServerError};
 use crate::gate::{Gate, is_late};
-use crate::offer::{ManagedTool, Reach};
+use crate::offer::{ManagedTool, Reach, ToolSource};
 use crate::options::ManagerOptions;
 use crate::pipeline::{Loaded, Pipeline, Plan, listing_of, offered};
 use crate::reconnect::Health;
@@ -139,7 +139,7 @@ impl Inner {
                 .servers
                 .get(name)
                 .and_then(|server| server.source.as_ref())
-                .and_then(|meta| meta.path.parent())
+                .and_then(|source| source.meta.path.parent())
                 .map(Path::to_path_buf);
             (agent, base)
         };
@@ -172,14 +172,12 @@ impl Inner {
         name: String,
         tool: &Tool,
         config: Option<&ServerConfig>,
-        source: Option<&SourceMeta>,
+        source: Option<&ToolSource>,
         budget: Option<Arc<OutputBudget>>,
         reach: Reach<'_>,
     ) -> ManagedTool {
-        let provider =
-            source.map(|source| ToolProvider::new(&source.provider, &source.provider_name));
         let definition = McpToolDefinition::new(name, server, tool.clone())
-            .with_provider(provider)
+            .with_provider(source.map(|source| Arc::clone(&source.provider)))
             .with_timeout(config.and_then(ServerConfig::tool_timeout))
             .with_budget(budget);
         let agent_tool: Arc<dyn AgentTool> = match reach {
@@ -196,7 +194,7 @@ impl Inner {
             original_name: tool.name.clone(),
             deferred: reach.is_deferred(),
             tool: agent_tool,
-            source: source.cloned(),
+            source: source.map(|source| Arc::clone(&source.meta)),
         }
     }
 
@@ -267,7 +265,9 @@ impl Inner {
         let ((id, outcome, cancel), outcome_tx) = {
             let mut state = self.lock();
             if let Some(record) = state.servers.get_mut(name) {
-                record.source = source.cloned();
+                if record.source.as_ref().map(|kept| &*kept.meta) != source {
+                    record.source = source.map(ToolSource::of);
+                }
                 if record.state.is_running() {
                     return None;
                 }
@@ -285,7 +285,7 @@ impl Inner {
                     state.servers.insert(
                         name.to_owned(),
                         Server {
-                            source: source.cloned(),
+                            source: source.map(ToolSource::of),
                             config: config.clone(),
                             fingerprint,
                             tools: None,
@@ -357,14 +357,15 @@ impl Inner {
         config: &ServerConfig,
         plan: Plan,
     ) -> Result<Loaded, ServerError> {
-        let source = self
-            .lock()
-            .servers
-            .get(name)
-            .and_then(|record| record.source.clone());
+        let source = self.lock().servers.get(name).and_then(|record| {
+            record
+                .source
+                .as_ref()
+                .map(|source| Arc::clone(&source.meta))
+        });
         let options = self.client_options(name, config);
         self.pipeline()
-            .connect_and_load(name, config, source.as_ref(), options, plan)
+            .connect_and_load(name, config, source.as_deref(), options, plan)
             .await
     }
 

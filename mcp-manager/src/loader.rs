@@ -118,7 +118,7 @@ impl ManagedTool {
     /// `mcp:github via Claude Code`; its id when it has no name), or `mcp:<server>` when the
     /// provider is unknown. The file is in [`source`](Self::source).
     pub fn path(&self) -> String {
-        tool_path(&self.server, self.source.as_ref())
+        tool_path(&self.server, self.source.as_deref())
     }
 }
 

@@ -38,16 +38,16 @@ impl McpManager {
             .map_err(|source| credentials(name, source))?;
         // Where the definition came from, as the manager recorded it when it connected the
         // server: unknown for one it never saw, whose `auth` may then read no local file.
-        let source = self
-            .inner
-            .lock()
-            .servers
-            .get(name)
-            .and_then(|record| record.source.clone());
+        let source = self.inner.lock().servers.get(name).and_then(|record| {
+            record
+                .source
+                .as_ref()
+                .map(|source| Arc::clone(&source.meta))
+        });
         let context = self
             .inner
             .options
-            .connect_context(source.as_ref())
+            .connect_context(source.as_deref())
             .with_login(&handler);
         let options = self
             .inner

@@ -67,7 +67,7 @@ impl McpManager {
                 let from_project = record
                     .source
                     .as_ref()
-                    .is_some_and(|meta| meta.in_project_folder);
+                    .is_some_and(|source| source.meta.in_project_folder);
                 let precedence = if from_project {
                     Precedence::Project
                 } else {
@@ -156,7 +156,10 @@ impl McpManager {
 
     /// Where a server's configuration came from.
     pub fn server_source(&self, server: &str) -> Option<SourceMeta> {
-        self.inner.lock().servers.get(server)?.source.clone()
+        let state = self.inner.lock();
+        Some(SourceMeta::clone(
+            &state.servers.get(server)?.source.as_ref()?.meta,
+        ))
     }
 
     /// The live connection, the pending one once it is made, or

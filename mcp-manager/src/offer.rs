@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mcp_bridge::AgentTool;
+use mcp_bridge::{AgentTool, ToolProvider};
 use mcp_config::SourceMeta;
 use mcp_transport::McpClient;
 
@@ -23,9 +23,29 @@ pub struct ManagedTool {
     pub deferred: bool,
     /// The tool itself.
     pub tool: Arc<dyn AgentTool>,
-    /// Where the server is defined (provider, file, level); `None` when the manager was not
-    /// told. [`path`](Self::path) shows it as `mcp:<server> via <provider>`.
-    pub source: Option<SourceMeta>,
+    /// Where the server is defined (provider, file, level), shared by the server's tools;
+    /// `None` when the manager was not told. [`path`](Self::path) shows it as
+    /// `mcp:<server> via <provider>`.
+    pub source: Option<Arc<SourceMeta>>,
+}
+
+/// Where a server's definition came from, as its tools carry it: made once per server and
+/// shared by every tool (thousands, at a warm start), not copied into each.
+#[derive(Clone, Debug)]
+pub(crate) struct ToolSource {
+    /// The definition's source, for [`ManagedTool::source`].
+    pub(crate) meta: Arc<SourceMeta>,
+    /// Its provider, for the details of every result.
+    pub(crate) provider: Arc<ToolProvider>,
+}
+
+impl ToolSource {
+    pub(crate) fn of(meta: &SourceMeta) -> Self {
+        Self {
+            provider: Arc::new(ToolProvider::new(&meta.provider, &meta.provider_name)),
+            meta: Arc::new(meta.clone()),
+        }
+    }
 }
 
 /// Deferred tools built ahead, by server: the attempt they were built for, and the tools in

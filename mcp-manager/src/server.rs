@@ -18,13 +18,14 @@
 use std::sync::Arc;
 
 use mcp_cache::{Fingerprint, Listing};
-use mcp_config::{ServerConfig, SourceMeta};
+use mcp_config::ServerConfig;
 use mcp_transport::{McpClient, ProtocolVersion, Tool};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
+use crate::offer::ToolSource;
 use crate::status::ConnectionStatus;
 
 /// What an attempt to connect ended with: `None` while it runs. Everyone waiting for the
@@ -35,7 +36,7 @@ pub(crate) type Outcome = Option<Result<Arc<McpClient>, ServerError>>;
 /// Everything the manager knows of one server.
 pub(crate) struct Server {
     /// Where its definition came from; `None` for a server built in code.
-    pub(crate) source: Option<SourceMeta>,
+    pub(crate) source: Option<ToolSource>,
     /// The configuration it was (last) started with.
     pub(crate) config: ServerConfig,
     /// Its cache key: the fingerprint of its definition as written.

@@ -26,7 +26,7 @@ use tokio::time::Instant;
 use crate::gate::Gate;
 use crate::lifecycle::{Remembered, Start, lock};
 use crate::manager::McpManager;
-use crate::offer::{ConnectOutcome, ManagedTool, Prebuilt, Reach};
+use crate::offer::{ConnectOutcome, ManagedTool, Prebuilt, Reach, ToolSource};
 use crate::server::{Outcome, ServerState};
 
 /// A server `connect_servers` started, and the cache lookup for its gate.
@@ -69,7 +69,7 @@ impl McpManager {
             };
             if let Some((id, outcome)) = inner.start(start, Some(Arc::clone(&gate)), remembered) {
                 let (inner, key, config) = (Arc::clone(inner), name.clone(), config.clone());
-                let source = server.source.meta.clone();
+                let source = ToolSource::of(&server.source.meta);
                 let lookup = tokio::spawn(async move {
                     // A miss drops the sender: the pipeline connects as if nothing was known.
                     let entry = inner.cache.lookup_entry(&key, &fingerprint).await.ok()?;

@@ -44,7 +44,7 @@ pub(crate) fn tools_json(tools: &[ManagedTool]) -> Value {
             "description": managed.tool.description(),
             "deferred": managed.deferred,
             "path": managed.path(),
-            "source": managed.source.as_ref().map(source_json),
+            "source": managed.source.as_deref().map(source_json),
             "input_schema": managed.tool.parameters(),
         })).collect::<Vec<_>>(),
     })
