@@ -41,13 +41,13 @@ use async_trait::async_trait;
 use mcp_config::RemoteConfig;
 #[cfg(feature = "stdio")]
 use mcp_config::StdioConfig;
+use mcp_config::{
+    AuthConfig, ConfigProblem, InvalidServer, ResolvedServerConfig, ServerConfig, ServerProblem,
+    SourceMeta, TransportConfig, check_auth_source, resolve_auth_config, validate_server_config,
+};
 #[cfg(feature = "oauth")]
 use mcp_config::{
     AuthSettingKind, ClientCredentialSetting, CredentialSetting, OAuthGrant, OAuthProblem,
-};
-use mcp_config::{
-    ConfigProblem, InvalidServer, ResolvedServerConfig, ServerConfig, ServerProblem, SourceMeta,
-    TransportConfig, check_auth_source, resolve_auth_config, validate_server_config,
 };
 use mcp_transport::credentials::{CredentialStore, Secret, command_key};
 #[cfg(feature = "oauth")]
@@ -319,6 +319,9 @@ impl Prepared {
 
 /// The access token kept for a stdio server that takes stored credentials, under the command
 /// it runs; none for any other server (a remote server's is its authorizer's business).
+///
+/// A store that cannot be read fails a server whose `auth` is OAuth (it cannot start without
+/// its token), naming the cause; a server that only might have a token starts without one.
 async fn stored_token(
     name: &str,
     config: &ServerConfig,
@@ -330,14 +333,19 @@ async fn stored_token(
     if !config.takes_stored_credentials() {
         return Ok(None);
     }
-    let kept = store
-        .load(&command_key(&stdio.command, &stdio.args))
-        .await
-        .map_err(|source| ManagerError::Credentials {
-            server: name.to_owned(),
-            source,
-        })?;
-    Ok(kept.and_then(|kept| kept.current_access_token().cloned()))
+    match store.load(&command_key(&stdio.command, &stdio.args)).await {
+        Ok(kept) => Ok(kept.and_then(|kept| kept.current_access_token().cloned())),
+        Err(source) if config.auth.as_ref().is_some_and(AuthConfig::is_oauth) => {
+            Err(ManagerError::Credentials {
+                server: name.to_owned(),
+                source,
+            })
+        }
+        Err(error) => {
+            tracing::warn!(server = name, %error, "the credential store cannot be read; starting the server without a stored token");
+            Ok(None)
+        }
+    }
 }
 
 /// Validates, resolves and connects (see [`Prepared`]): a login's connection.

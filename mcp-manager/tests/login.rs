@@ -380,14 +380,21 @@ async fn a_stdio_server_gets_the_token_kept_under_its_command_line_and_no_other(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_credential_store_that_fails_names_the_server_and_the_cause() {
+async fn a_credential_store_that_fails_stops_an_oauth_server_with_the_cause_and_no_other() {
     let server = stdio_server_wanting("stdio-token");
     let agent: Arc<dyn CredentialStore> = Arc::new(BrokenKeychain);
     let manager = manager_with(ManagerOptions::default().credentials(agent), memory_cache());
-    let outcome = connect(&manager, &configs(&[("local", &server)])).await;
+    // A server without `auth`, which only might have a token, starts without one.
+    let plain = plain("no-auth");
+    let outcome = connect(&manager, &configs(&[("local", &server), ("plain", &plain)])).await;
+    assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
     let message = outcome.errors[0].to_string();
     assert!(message.contains("\"local\""), "{message}");
     assert!(message.contains("the keychain is locked"), "{message}");
+    assert_eq!(
+        manager.get_connection_status("plain"),
+        ConnectionStatus::Connected
+    );
     within("disconnect_all", manager.disconnect_all()).await;
 }
 
