@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::source::Level;
+
 /// A problem with one configuration file, or with writing one.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -48,12 +50,18 @@ pub enum ConfigError {
         message: String,
     },
     /// The file parsed but a part of it has the wrong shape (e.g. `mcpServers` is a list).
-    #[error("{}: {message}", .path.display())]
+    #[error(
+        "{}: {problem}{}",
+        .path.display(),
+        if *.left_unchanged { "; the file was left unchanged" } else { "" }
+    )]
     Shape {
         /// The file.
         path: PathBuf,
         /// What is wrong, naming the key.
-        message: String,
+        problem: ShapeProblem,
+        /// True when the file was being changed, and nothing was written.
+        left_unchanged: bool,
     },
     /// `HOME` is not set (or empty), so the user's home, and with it every user-level config
     /// file, is unknown.
@@ -68,12 +76,131 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    /// A config change that cannot be made (unknown server, server already there, …).
-    #[error("{0}")]
-    Invalid(String),
+    /// A config change that cannot be made (a bad name, a server already there, one that is
+    /// not); nothing was written.
+    #[error(transparent)]
+    Change(#[from] ChangeProblem),
 }
 
+/// What is wrong with the shape of a config file that parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShapeProblem {
+    /// The top level is not an object.
+    #[error("the file must hold a JSON object")]
+    NotAnObject,
+    /// A servers key holds something other than an object of entries.
+    #[error("\"{key}\" must be an object mapping server names to their settings")]
+    NotAServerMap {
+        /// The key, e.g. `mcpServers`.
+        key: String,
+    },
+    /// A key that groups the servers under another key holds something else.
+    #[error("\"{key}\" must be an object holding \"{inner}\"")]
+    NotAGroup {
+        /// The key, e.g. `mcp`.
+        key: String,
+        /// The key it should hold, e.g. `servers`.
+        inner: String,
+    },
+    /// A TOML servers table holds something other than one table per server.
+    #[error("\"{key}\" must be a table of server tables ([{key}.<name>])")]
+    NotATableOfServers {
+        /// The key, e.g. `mcp_servers`.
+        key: String,
+    },
+    /// One server's entry is not an object.
+    #[error("the entry of server \"{name}\" in \"{key}\" must be an object")]
+    EntryNotAnObject {
+        /// The servers key.
+        key: String,
+        /// The server.
+        name: String,
+    },
+    /// A list of server names holds something else.
+    #[error("\"{key}\" must be a list of server names")]
+    NotANameList {
+        /// The key, e.g. `disabledServers`.
+        key: String,
+    },
+    /// A map of folders holds something other than an object per folder.
+    #[error("\"{key}\" must map folders to objects")]
+    NotAFolderMap {
+        /// The key.
+        key: String,
+    },
+}
+
+/// Why a change to a config file (adding, removing, switching a server) cannot be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChangeProblem {
+    /// The server name is empty.
+    #[error("the server name is empty; {}", NAME_RULE)]
+    EmptyName,
+    /// The server name has a character names may not have.
+    #[error(
+        "invalid server name \"{name}\": {bad:?} is not allowed; {}",
+        NAME_RULE
+    )]
+    BadName {
+        /// The name.
+        name: String,
+        /// The first character not allowed.
+        bad: char,
+    },
+    /// The file already has a server of that name.
+    #[error(
+        "a server named \"{name}\" is already in {}; remove it first (/mcp remove {name}) or \
+         choose another name",
+        .path.display()
+    )]
+    AlreadyThere {
+        /// The server.
+        name: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file has no server of that name.
+    #[error(
+        "there is no server named \"{name}\" in the {level} config {}{}",
+        .path.display(),
+        if *.file_exists { "" } else { " (the file does not exist)" }
+    )]
+    NotThere {
+        /// The server.
+        name: String,
+        /// The level of the file.
+        level: Level,
+        /// The file.
+        path: PathBuf,
+        /// Whether the file exists.
+        file_exists: bool,
+    },
+    /// The server's settings could not be written as JSON.
+    #[error("server \"{name}\" could not be turned into JSON: {source}")]
+    NotJson {
+        /// The server.
+        name: String,
+        /// The serializer's error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// What a new server's name may hold.
+const NAME_RULE: &str = "use only ASCII letters, digits, \"-\", \"_\" and \".\"";
+
 impl ConfigError {
+    /// The shape error of a file that was read (not being changed).
+    pub(crate) fn shape(path: &std::path::Path, problem: ShapeProblem) -> Self {
+        Self::Shape {
+            path: path.to_owned(),
+            problem,
+            left_unchanged: false,
+        }
+    }
+
     /// The file the error is about, if any.
     pub fn path(&self) -> Option<&std::path::Path> {
         match self {
@@ -83,7 +210,8 @@ impl ConfigError {
             | Self::Parse { path, .. }
             | Self::Shape { path, .. }
             | Self::Write { path, .. } => Some(path),
-            Self::NoHome | Self::Invalid(_) => None,
+            // A change names its file in its message, when it has one.
+            Self::NoHome | Self::Change(_) => None,
         }
     }
 }
@@ -91,6 +219,105 @@ impl ConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_shape_problem_names_its_key_and_says_whether_the_file_was_left_unchanged() {
+        let key = || "mcpServers".to_owned();
+        let cases = [
+            (
+                ShapeProblem::NotAnObject,
+                "the file must hold a JSON object",
+            ),
+            (
+                ShapeProblem::NotAServerMap { key: key() },
+                "\"mcpServers\" must be an object mapping server names to their settings",
+            ),
+            (
+                ShapeProblem::NotAGroup {
+                    key: "mcp".to_owned(),
+                    inner: "servers".to_owned(),
+                },
+                "\"mcp\" must be an object holding \"servers\"",
+            ),
+            (
+                ShapeProblem::NotATableOfServers {
+                    key: "mcp_servers".to_owned(),
+                },
+                "\"mcp_servers\" must be a table of server tables ([mcp_servers.<name>])",
+            ),
+            (
+                ShapeProblem::EntryNotAnObject {
+                    key: key(),
+                    name: "gh".to_owned(),
+                },
+                "the entry of server \"gh\" in \"mcpServers\" must be an object",
+            ),
+            (
+                ShapeProblem::NotANameList {
+                    key: "disabledServers".to_owned(),
+                },
+                "\"disabledServers\" must be a list of server names",
+            ),
+            (
+                ShapeProblem::NotAFolderMap {
+                    key: "trustedProjects".to_owned(),
+                },
+                "\"trustedProjects\" must map folders to objects",
+            ),
+        ];
+        for (problem, text) in cases {
+            let read = ConfigError::shape(std::path::Path::new("/c/mcp.json"), problem.clone());
+            assert_eq!(read.to_string(), format!("/c/mcp.json: {text}"));
+            let changed = ConfigError::Shape {
+                path: "/c/mcp.json".into(),
+                problem,
+                left_unchanged: true,
+            };
+            assert_eq!(
+                changed.to_string(),
+                format!("/c/mcp.json: {text}; the file was left unchanged")
+            );
+            assert_eq!(changed.path(), Some(std::path::Path::new("/c/mcp.json")));
+        }
+    }
+
+    #[test]
+    fn each_change_problem_says_what_to_do() {
+        let rule = "use only ASCII letters, digits, \"-\", \"_\" and \".\"";
+        let cases = [
+            (ChangeProblem::EmptyName, format!("the server name is empty; {rule}")),
+            (
+                ChangeProblem::BadName {
+                    name: "a b".to_owned(),
+                    bad: ' ',
+                },
+                format!("invalid server name \"a b\": ' ' is not allowed; {rule}"),
+            ),
+            (
+                ChangeProblem::AlreadyThere {
+                    name: "gh".to_owned(),
+                    path: "/c/mcp.json".into(),
+                },
+                "a server named \"gh\" is already in /c/mcp.json; remove it first (/mcp remove gh) \
+                 or choose another name"
+                    .to_owned(),
+            ),
+            (
+                ChangeProblem::NotThere {
+                    name: "gh".to_owned(),
+                    level: Level::User,
+                    path: "/c/mcp.json".into(),
+                    file_exists: false,
+                },
+                "there is no server named \"gh\" in the user config /c/mcp.json (the file does not \
+                 exist)"
+                    .to_owned(),
+            ),
+        ];
+        for (problem, text) in cases {
+            assert_eq!(ConfigError::from(problem).to_string(), text);
+        }
+    }
 
     #[test]
     fn an_unknown_home_reads_as_before_and_names_no_file() {

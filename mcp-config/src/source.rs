@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::context::DiscoveryContext;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, ShapeProblem};
 use crate::problems::{EntryProblem, ServerProblem, Shared};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
@@ -454,10 +454,7 @@ pub fn servers_under_key(
 ) -> Result<FileServers, ConfigError> {
     let mut file = FileServers::default();
     let Some(root) = root.as_object() else {
-        return Err(ConfigError::Shape {
-            path: path.to_owned(),
-            message: "the file must hold a JSON object".to_owned(),
-        });
+        return Err(ConfigError::shape(path, ShapeProblem::NotAnObject));
     };
     match root.get(key) {
         None | Some(Value::Null) => {}
@@ -467,12 +464,12 @@ pub fn servers_under_key(
             }
         }
         Some(_) => {
-            return Err(ConfigError::Shape {
-                path: path.to_owned(),
-                message: format!(
-                    "\"{key}\" must be an object mapping server names to their settings"
-                ),
-            });
+            return Err(ConfigError::shape(
+                path,
+                ShapeProblem::NotAServerMap {
+                    key: key.to_owned(),
+                },
+            ));
         }
     }
     Ok(file)

@@ -58,7 +58,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Value};
 
 use crate::context::DiscoveryContext;
-use crate::error::ConfigError;
+use crate::error::{ChangeProblem, ConfigError, ShapeProblem};
 use crate::server_config::ServerConfig;
 use crate::source::{Level, SourceMeta};
 use crate::source::{parse_json, read_config_file};
@@ -147,19 +147,18 @@ pub fn native_config_path(ctx: &DiscoveryContext, level: Level) -> PathBuf {
 
 /// Checks a name for a new server: not empty, and only ASCII letters, digits, `-`, `_` and `.`.
 pub fn validate_server_name(name: &str) -> Result<(), ConfigError> {
-    const ALLOWED: &str = "use only ASCII letters, digits, \"-\", \"_\" and \".\"";
     if name.is_empty() {
-        return Err(ConfigError::Invalid(format!(
-            "the server name is empty; {ALLOWED}"
-        )));
+        return Err(ChangeProblem::EmptyName.into());
     }
     if let Some(bad) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
     {
-        return Err(ConfigError::Invalid(format!(
-            "invalid server name \"{name}\": {bad:?} is not allowed; {ALLOWED}"
-        )));
+        return Err(ChangeProblem::BadName {
+            name: name.to_owned(),
+            bad,
+        }
+        .into());
     }
     Ok(())
 }
@@ -179,16 +178,15 @@ pub fn add_server(
     let path = native_config_path(ctx, level);
     let mut doc = Document::load(&path)?;
     if doc.server(name)?.is_some() {
-        return Err(ConfigError::Invalid(format!(
-            "a server named \"{name}\" is already in {}; remove it first (/mcp remove {name}) or \
-             choose another name",
-            path.display()
-        )));
+        return Err(ChangeProblem::AlreadyThere {
+            name: name.to_owned(),
+            path,
+        }
+        .into());
     }
-    let entry = serde_json::to_value(config).map_err(|error| {
-        ConfigError::Invalid(format!(
-            "server \"{name}\" could not be turned into JSON: {error}"
-        ))
+    let entry = serde_json::to_value(config).map_err(|source| ChangeProblem::NotJson {
+        name: name.to_owned(),
+        source,
     })?;
     doc.servers_mut()?.insert(name.to_owned(), entry);
     doc.save()?;
@@ -206,15 +204,13 @@ pub fn remove_server(
     let path = native_config_path(ctx, level);
     let mut doc = Document::load(&path)?;
     if doc.server(name)?.is_none() {
-        let missing = if doc.existed {
-            ""
-        } else {
-            " (the file does not exist)"
-        };
-        return Err(ConfigError::Invalid(format!(
-            "there is no server named \"{name}\" in the {level} config {}{missing}",
-            path.display()
-        )));
+        return Err(ChangeProblem::NotThere {
+            name: name.to_owned(),
+            level,
+            path,
+            file_exists: doc.existed,
+        }
+        .into());
     }
     doc.servers_mut()?.shift_remove(name);
     doc.save()?;
@@ -241,7 +237,7 @@ pub fn set_server_enabled(
     source: Option<&SourceMeta>,
 ) -> Result<Vec<ConfigChange>, ConfigError> {
     if name.is_empty() {
-        return Err(ConfigError::Invalid("the server name is empty".to_owned()));
+        return Err(ChangeProblem::EmptyName.into());
     }
     let user_path = ctx.native_user_file();
     let mut changes = Vec::new();
@@ -312,12 +308,11 @@ pub fn trust_project_servers(
     let mut doc = Document::load(&ctx.native_user_file())?;
     let folder = folder.to_string_lossy().into_owned();
     let error = || {
-        doc_shape_error(
+        unchanged_shape_error(
             &ctx.native_user_file(),
-            format!(
-                "\"{TRUSTED_PROJECTS_KEY}\" must map folders to objects; the file was left \
-                 unchanged"
-            ),
+            ShapeProblem::NotAFolderMap {
+                key: TRUSTED_PROJECTS_KEY.to_owned(),
+            },
         )
     };
     let approved = doc
@@ -344,10 +339,12 @@ pub fn trust_project_servers(
     Ok(changed)
 }
 
-fn doc_shape_error(path: &Path, message: String) -> ConfigError {
+/// The shape error of a file being changed: nothing was written.
+fn unchanged_shape_error(path: &Path, problem: ShapeProblem) -> ConfigError {
     ConfigError::Shape {
         path: path.to_owned(),
-        message,
+        problem,
+        left_unchanged: true,
     }
 }
 
@@ -448,11 +445,7 @@ impl Document {
             Some(text) => match parse_json(&target, &text)? {
                 Value::Object(root) => root,
                 _ => {
-                    return Err(ConfigError::Shape {
-                        path: target,
-                        message: "the file must hold a JSON object; it was left unchanged"
-                            .to_owned(),
-                    });
+                    return Err(unchanged_shape_error(&target, ShapeProblem::NotAnObject));
                 }
             },
         };
@@ -464,11 +457,8 @@ impl Document {
         })
     }
 
-    fn shape_error(&self, message: String) -> ConfigError {
-        ConfigError::Shape {
-            path: self.target.clone(),
-            message,
-        }
+    fn shape_error(&self, problem: ShapeProblem) -> ConfigError {
+        unchanged_shape_error(&self.target, problem)
     }
 
     /// The entry of server `name`, if the file has one.
@@ -494,10 +484,9 @@ impl Document {
     }
 
     fn servers_shape_error(&self) -> ConfigError {
-        self.shape_error(format!(
-            "\"{SERVERS_KEY}\" must be an object mapping server names to their settings; the \
-             file was left unchanged"
-        ))
+        self.shape_error(ShapeProblem::NotAServerMap {
+            key: SERVERS_KEY.to_owned(),
+        })
     }
 
     /// Sets or clears `enabled` on an existing entry; `None` when it already was so.
@@ -506,10 +495,10 @@ impl Document {
         name: &str,
         enabled: bool,
     ) -> Result<Option<ChangeAction>, ConfigError> {
-        let error = self.shape_error(format!(
-            "the entry of server \"{name}\" in \"{SERVERS_KEY}\" must be an object; the file was \
-             left unchanged"
-        ));
+        let error = self.shape_error(ShapeProblem::EntryNotAnObject {
+            key: SERVERS_KEY.to_owned(),
+            name: name.to_owned(),
+        });
         let Some(entry) = self
             .servers_mut()?
             .get_mut(name)
@@ -535,9 +524,9 @@ impl Document {
 
     /// The `disabledServers` list, if there is one.
     fn disabled_list(&mut self, create: bool) -> Result<Option<&mut Vec<Value>>, ConfigError> {
-        let error = self.shape_error(format!(
-            "\"{DISABLED_KEY}\" must be a list of server names; the file was left unchanged"
-        ));
+        let error = self.shape_error(ShapeProblem::NotANameList {
+            key: DISABLED_KEY.to_owned(),
+        });
         if !create && self.root.get(DISABLED_KEY).is_none_or(Value::is_null) {
             return Ok(None);
         }

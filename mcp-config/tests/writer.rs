@@ -12,8 +12,8 @@ use mcp_config::writer::{
     ChangeAction, add_server, native_config_path, remove_server, set_server_enabled,
 };
 use mcp_config::{
-    ConfigError, DiscoveryContext, Level, RemoteConfig, ServerConfig, SourceMeta, StdioConfig,
-    TransportConfig,
+    ChangeProblem, ConfigError, DiscoveryContext, Level, RemoteConfig, ServerConfig, SourceMeta,
+    StdioConfig, TransportConfig,
 };
 use serde_json::{Value, json};
 
@@ -305,7 +305,11 @@ fn a_duplicate_name_is_refused_and_the_file_is_unchanged() {
     )
     .unwrap_err();
 
-    assert!(matches!(error, ConfigError::Invalid(_)), "{error:?}");
+    assert!(
+        matches!(&error, ConfigError::Change(ChangeProblem::AlreadyThere { name, path: there })
+            if name == "dup" && *there == path),
+        "{error:?}"
+    );
     let message = error.to_string();
     assert!(message.contains("already"), "{message}");
     assert!(message.contains("remove"), "{message}");
@@ -324,7 +328,13 @@ fn invalid_names_are_refused_before_anything_is_read() {
             &ServerConfig::stdio("x", Vec::<String>::new()),
         )
         .unwrap_err();
-        assert!(matches!(error, ConfigError::Invalid(_)), "{error:?}");
+        assert!(
+            matches!(
+                error,
+                ConfigError::Change(ChangeProblem::EmptyName | ChangeProblem::BadName { .. })
+            ),
+            "{error:?}"
+        );
         assert!(
             error.to_string().contains("letters, digits"),
             "{name:?}: {error}"

@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use mcp_config::writer::{native_config_path, remove_server};
-use mcp_config::{ConfigError, DiscoveryContext, DiscoveryResult, Level, SourceMeta};
+use mcp_config::{
+    ChangeProblem, ConfigError, DiscoveryContext, DiscoveryResult, Level, SourceMeta,
+};
 use serde_json::json;
 
 use super::parse::{parse_scope, parse_words};
@@ -62,7 +64,7 @@ pub(super) fn remove_from_files(
         match remove_server(ctx, *level, name) {
             Ok(path) => return Ok((*level, path)),
             // Not in this file: try the next one.
-            Err(ConfigError::Invalid(_)) => {}
+            Err(ConfigError::Change(ChangeProblem::NotThere { .. })) => {}
             // A file that cannot be read or parsed: try the next one, report it if nothing
             // else explains better.
             Err(error) => {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::{dedup_paths, round_to_u64, string, string_list, string_map, var_ref, walked};
 use crate::context::DiscoveryContext;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, ShapeProblem};
 use crate::problems::EntryProblem;
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
@@ -49,12 +49,12 @@ fn parse_file(path: &Path, text: &str) -> Result<FileServers, ConfigError> {
             }
         }
         Some(_) => {
-            return Err(ConfigError::Shape {
-                path: path.to_owned(),
-                message: "\"mcp_servers\" must be a table of server tables \
-                          ([mcp_servers.<name>])"
-                    .to_owned(),
-            });
+            return Err(ConfigError::shape(
+                path,
+                ShapeProblem::NotATableOfServers {
+                    key: "mcp_servers".to_owned(),
+                },
+            ));
         }
     }
     Ok(file)

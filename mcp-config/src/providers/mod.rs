@@ -51,7 +51,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::context::DiscoveryContext;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, ShapeProblem};
 use crate::expand::{Placeholder, Rejected, is_variable_name, rewrite_braced};
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
@@ -370,9 +370,13 @@ fn dedup_paths(paths: &mut Vec<(PathBuf, Level)>) {
 /// naming the key (`label`): running a server the user meant to switch off would be worse than
 /// not loading the file.
 fn name_list(path: &Path, value: Option<&Value>, label: &str) -> Result<Vec<String>, ConfigError> {
-    let shape_error = || ConfigError::Shape {
-        path: path.to_owned(),
-        message: format!("\"{label}\" must be a list of server names"),
+    let shape_error = || {
+        ConfigError::shape(
+            path,
+            ShapeProblem::NotANameList {
+                key: label.to_owned(),
+            },
+        )
     };
     match value {
         None | Some(Value::Null) => Ok(Vec::new()),

@@ -10,7 +10,7 @@ use super::{
     standard_with_disabled,
 };
 use crate::context::DiscoveryContext;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, ShapeProblem};
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::Level;
@@ -53,10 +53,7 @@ fn convert_file(
     ctx: &DiscoveryContext,
 ) -> Result<FileServers, ConfigError> {
     if !root.is_object() {
-        return Err(ConfigError::Shape {
-            path: path.to_owned(),
-            message: "the file must hold a JSON object".to_owned(),
-        });
+        return Err(ConfigError::shape(path, ShapeProblem::NotAnObject));
     }
     // `{"servers": …, "inputs": …}`, or the older `{"mcp": {"servers": …, "inputs": …}}`.
     let holder = if !is_settings && root.get("servers").is_some() {
@@ -66,10 +63,13 @@ fn convert_file(
             Some(mcp) if mcp.is_object() => mcp,
             Some(Value::Null) | None => return Ok(FileServers::default()),
             Some(_) => {
-                return Err(ConfigError::Shape {
-                    path: path.to_owned(),
-                    message: "\"mcp\" must be an object holding \"servers\"".to_owned(),
-                });
+                return Err(ConfigError::shape(
+                    path,
+                    ShapeProblem::NotAGroup {
+                        key: "mcp".to_owned(),
+                        inner: "servers".to_owned(),
+                    },
+                ));
             }
         }
     };
