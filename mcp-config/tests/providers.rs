@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_config::providers::{
-    CLAUDE_CODE, CLAUDE_DESKTOP, CODEX, CURSOR, GEMINI, NATIVE, OPENCODE, VSCODE, WINDSURF,
-    default_sources,
+    CLAUDE_CODE, CLAUDE_DESKTOP, CODEX, CURSOR, GEMINI, JUNIE, KIRO, LM_STUDIO, NATIVE, OPENCODE,
+    VSCODE, WARP, WINDSURF, default_sources,
 };
 use mcp_config::{
     ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level, ServerConfig,
@@ -137,6 +137,10 @@ fn default_sources_are_in_priority_order_with_their_names() {
             ("windsurf", "Windsurf"),
             ("vscode", "VS Code"),
             ("claude-desktop", "Claude Desktop"),
+            ("kiro", "Kiro"),
+            ("junie", "Junie"),
+            ("warp", "Warp"),
+            ("lm-studio", "LM Studio"),
         ]
     );
 }
@@ -1338,4 +1342,189 @@ fn discovery_over_the_default_sources_keeps_priority_and_names_broken_files() {
     assert_eq!(found.file_errors.len(), 1, "{:?}", found.file_errors);
     assert_eq!(found.file_errors[0].path, broken);
     assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+}
+
+// ------------------------------------------------------------------------------------------
+// Kiro, Junie, Warp, LM Studio: the common `mcpServers` shape
+// ------------------------------------------------------------------------------------------
+
+/// A Kiro file as kiro.dev/docs/mcp/configuration shows one: a local server with env, auto
+/// approval and hidden tools, a remote one with headers and an OAuth client, a disabled one.
+const KIRO_FILE: &str = r#"{
+  "mcpServers": {
+    "web-search": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-bravesearch"],
+      "env": {"BRAVE_API_KEY": "${BRAVE_API_KEY}"},
+      "disabled": false,
+      "autoApprove": ["brave_web_search"],
+      "disabledTools": ["brave_local_search"]
+    },
+    "api-server": {
+      "url": "https://api.example.com/mcp",
+      "headers": {"Authorization": "Bearer ${API_TOKEN}"},
+      "oauth": {"clientId": "kiro-client"},
+      "oauthScopes": ["read"]
+    },
+    "off": {"command": "uvx", "args": ["mcp-server-fetch"], "disabled": true}
+  }
+}"#;
+
+#[test]
+fn kiro_reads_the_workspace_file_over_the_users_with_its_fields_mapped() {
+    let sandbox = Sandbox::new("kiro");
+    let project = sandbox.write("project/.kiro/settings/mcp.json", KIRO_FILE);
+    let user = sandbox.write(
+        "home/.kiro/settings/mcp.json",
+        r#"{"mcpServers": {"web-search": {"command": "user-copy"}}}"#,
+    );
+    let files = KIRO.load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [(project, Level::Project), (user, Level::User)]
+    );
+    assert_eq!(
+        server(&files[0], "web-search"),
+        json!({
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-bravesearch"],
+            "env": {"BRAVE_API_KEY": "${BRAVE_API_KEY}"},
+            "autoApprove": ["brave_web_search"],
+            "disabledTools": ["brave_local_search"]
+        })
+    );
+    let filter = config_of(&files[0], "web-search").tool_filter();
+    assert!(!filter.allows("brave_local_search"));
+    assert!(filter.allows("brave_web_search"));
+    assert_eq!(
+        server(&files[0], "api-server"),
+        json!({
+            "type": "http",
+            "url": "https://api.example.com/mcp",
+            "headers": {"Authorization": "Bearer ${API_TOKEN}"},
+            "auth": {"type": "oauth", "clientId": "kiro-client"},
+            "oauthScopes": ["read"]
+        })
+    );
+    assert_eq!(config_of(&files[0], "off").enabled, Some(false));
+    assert_eq!(names(&files[1]), ["web-search"]);
+}
+
+#[test]
+fn kiro_reads_the_workspace_file_of_the_working_folder_only() {
+    let sandbox = Sandbox::new("kiro-above");
+    sandbox.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    sandbox.write("project/.kiro/settings/mcp.json", KIRO_FILE);
+    let ctx = DiscoveryContext::new("myagent", sandbox.project().join("src"), sandbox.home());
+    std::fs::create_dir_all(&ctx.cwd).unwrap();
+    assert!(KIRO.load(&ctx).is_empty());
+    let unread = KIRO.unread_project_files(&ctx);
+    assert_eq!(unread.len(), 1, "{unread:?}");
+    assert_eq!(
+        unread[0].path,
+        sandbox
+            .project()
+            .join(".kiro")
+            .join("settings")
+            .join("mcp.json")
+    );
+}
+
+#[test]
+fn junie_and_warp_read_the_project_root_and_the_users_home() {
+    let sandbox = Sandbox::new("junie-warp");
+    sandbox.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    let ctx = DiscoveryContext::new("myagent", sandbox.project().join("src"), sandbox.home());
+    std::fs::create_dir_all(&ctx.cwd).unwrap();
+    for (provider, project_file, user_file) in [
+        (
+            JUNIE,
+            "project/.junie/mcp/mcp.json",
+            "home/.junie/mcp/mcp.json",
+        ),
+        (WARP, "project/.warp/.mcp.json", "home/.warp/.mcp.json"),
+    ] {
+        let project = sandbox.write(
+            project_file,
+            r#"{"mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}"]},
+                "remote": {"url": "https://mcp.example.com/sse", "headers": {"X-Key": "${env:KEY}"}},
+                "legacy": {"type": "sse", "url": "https://old.example.com/sse"},
+                "off": {"command": "x", "disabled": true}
+            }}"#,
+        );
+        let user = sandbox.write(
+            user_file,
+            r#"{"mcpServers": {"mine": {"command": "mine"}}}"#,
+        );
+        let files = provider.load(&ctx);
+        assert_eq!(
+            listing(&files),
+            [(project, Level::Project), (user, Level::User)],
+            "{}",
+            provider.id()
+        );
+        assert_eq!(
+            server(&files[0], "fs"),
+            json!({"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}"]})
+        );
+        assert_eq!(
+            server(&files[0], "remote"),
+            json!({"type": "http", "url": "https://mcp.example.com/sse", "headers": {"X-Key": "${KEY}"}})
+        );
+        assert_eq!(
+            server(&files[0], "legacy"),
+            json!({"type": "sse", "url": "https://old.example.com/sse"})
+        );
+        assert_eq!(config_of(&files[0], "off").enabled, Some(false));
+        assert_eq!(names(&files[1]), ["mine"]);
+    }
+}
+
+#[test]
+fn lm_studio_reads_the_users_file_in_cursors_notation() {
+    let sandbox = Sandbox::new("lm-studio");
+    // The file as LM Studio's documentation shows it, plus a stdio server and a file secret.
+    let path = sandbox.write(
+        "home/.lmstudio/mcp.json",
+        r#"{
+  "mcpServers": {
+    "hf-mcp-server": {
+      "url": "https://huggingface.co/mcp",
+      "headers": {"Authorization": "Bearer ${env:HF_TOKEN}"}
+    },
+    "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "env": {"HOME_DIR": "${userHome}"}},
+    "secret": {"url": "https://x.example.com/mcp", "headers": {"X-Key": "${file:/run/key}"}}
+  }
+}"#,
+    );
+    // A project folder never holds LM Studio's servers.
+    sandbox.write(
+        "project/.lmstudio/mcp.json",
+        r#"{"mcpServers": {"p": {"command": "p"}}}"#,
+    );
+    let files = LM_STUDIO.load(&sandbox.ctx());
+    assert_eq!(listing(&files), [(path, Level::User)]);
+    assert_eq!(
+        server(&files[0], "hf-mcp-server"),
+        json!({
+            "type": "http",
+            "url": "https://huggingface.co/mcp",
+            "headers": {"Authorization": "Bearer ${HF_TOKEN}"}
+        })
+    );
+    let home = sandbox.home().display().to_string();
+    assert_eq!(
+        server(&files[0], "fetch"),
+        json!({"command": "uvx", "args": ["mcp-server-fetch"], "env": {"HOME_DIR": home}})
+    );
+    let problems = invalid(&files[0]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].0, "secret");
+    assert!(
+        problems[0]
+            .1
+            .contains("LM Studio reads that value from a file"),
+        "{problems:?}"
+    );
 }

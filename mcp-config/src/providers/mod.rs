@@ -21,7 +21,9 @@
 //! | Gemini CLI | `.gemini/settings.json` of the workspace folder (the working folder) only (google-gemini/gemini-cli `packages/cli/src/config/settings.ts`, `loadSettings`, commit 0038e45d372126f57277fad49086b88b4d3efd91) | the working folder; a file above is a note |
 //! | Cursor | `.cursor/mcp.json` of the opened project folder only (cursor.com/docs/mcp) | the working folder; a file above is a note |
 //! | VS Code | `.vscode/mcp.json` of the workspace folder only (code.visualstudio.com/docs/copilot/customization/mcp-servers) | the working folder; a file above is a note |
-//! | Windsurf, Claude Desktop | user files only | — |
+//! | Kiro | `.kiro/settings/mcp.json` of the workspace folder (kiro.dev/docs/mcp/configuration; that the workspace is the opened folder is assumed) | the working folder; a file above is a note |
+//! | Junie, Warp | `.junie/mcp/mcp.json` / `.warp/.mcp.json` at the project (repository) root | the repository root, else the working folder |
+//! | Windsurf, Claude Desktop, LM Studio | user files only | — |
 //!
 //! Files a tool that does not look in parent folders would not read from here, found above the
 //! working folder, are reported by [`ConfigSource::unread_project_files`] and listed as notes
@@ -38,6 +40,10 @@
 //! | 7 | `windsurf` | Windsurf | `~/.codeium/windsurf/mcp_config.json` | JSON (comments tolerated), `mcpServers`; `serverUrl` (or `url`) for remote; `disabled: true`; `${env:VAR}` translated |
 //! | 8 | `vscode` | VS Code | `<cwd>/.vscode/mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json` (and the macOS / `%APPDATA%` equivalents) | JSON with comments; top-level `servers` (or the older `mcp.servers`) and `inputs`; `${env:VAR}`, `${workspaceFolder}`, `${userHome}` translated; `${input:…}` makes that server invalid |
 //! | 9 | `claude-desktop` | Claude Desktop | `<config dir>/Claude/claude_desktop_config.json`, `~/Library/Application Support/Claude/…`, `%APPDATA%/Claude/…` | JSON, `mcpServers` |
+//! | 10 | `kiro` | Kiro | `<cwd>/.kiro/settings/mcp.json`; `~/.kiro/settings/mcp.json` | JSON, `mcpServers`; bare `url` is Streamable HTTP; `disabled`, `disabledTools`; `oauth.clientId` → OAuth settings |
+//! | 11 | `junie` | Junie | `<project root>/.junie/mcp/mcp.json`; `~/.junie/mcp/mcp.json` | JSON, `mcpServers`, common shape |
+//! | 12 | `warp` | Warp | `<project root>/.warp/.mcp.json`; `~/.warp/.mcp.json` | JSON, `mcpServers`, common shape |
+//! | 13 | `lm-studio` | LM Studio | `~/.lmstudio/mcp.json` | JSON, `mcpServers`, Cursor's notation |
 //!
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`.
 //! A file that does not exist is left out; a file that is a directory, cannot be read or cannot
@@ -63,9 +69,13 @@ mod claude_desktop;
 mod codex;
 mod cursor;
 mod gemini;
+mod junie;
+mod kiro;
+mod lm_studio;
 mod native;
 mod opencode;
 mod vscode;
+mod warp;
 mod windsurf;
 
 pub(crate) use claude_code::{
@@ -285,8 +295,34 @@ pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", vscode
 pub const CLAUDE_DESKTOP: BuiltinSource =
     BuiltinSource::new("claude-desktop", "Claude Desktop", claude_desktop::load);
 
+/// Kiro: the working folder's `.kiro/settings/mcp.json` (Kiro reads the workspace folder's;
+/// one found above is a note), then `~/.kiro/settings/mcp.json`.
+///
+/// `mcpServers` entries: `command`, `args`, `env`; `url` and `headers` (no `type`: Streamable
+/// HTTP with the fallback to legacy SSE); `disabled: true` → `enabled: false`;
+/// `disabledTools` is our filter's own key; `oauth: {clientId}` → OAuth settings with that
+/// client; `autoApprove`, `oauthScopes` kept in `extra`. `${VAR}` as here.
+pub const KIRO: BuiltinSource = BuiltinSource::new("kiro", "Kiro", kiro::load).here_only(
+    &[".kiro/settings/mcp.json"],
+    "Kiro reads it only in the workspace folder",
+);
+
+/// Junie (JetBrains): the project root's `.junie/mcp/mcp.json` (the repository root, else the
+/// working folder), then `~/.junie/mcp/mcp.json`. `mcpServers` entries in the common shape
+/// (`command`, `args`, `env`; `url`, `headers`), `disabled: true` → `enabled: false`.
+pub const JUNIE: BuiltinSource = BuiltinSource::new("junie", "Junie", junie::load);
+
+/// Warp: the repository root's `.warp/.mcp.json` (else the working folder's), then
+/// `~/.warp/.mcp.json`. `mcpServers` entries in the common shape, a `url` without `type` being
+/// Streamable HTTP with the fallback to legacy SSE.
+pub const WARP: BuiltinSource = BuiltinSource::new("warp", "Warp", warp::load);
+
+/// LM Studio: `~/.lmstudio/mcp.json`, user level only, in Cursor's notation (`command`,
+/// `args`, `env`; `url`, `headers`; `${env:VAR}`).
+pub const LM_STUDIO: BuiltinSource = BuiltinSource::new("lm-studio", "LM Studio", lm_studio::load);
+
 /// The built-in providers, highest priority first.
-const BUILT_IN: [BuiltinSource; 9] = [
+const BUILT_IN: [BuiltinSource; 13] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
@@ -296,10 +332,14 @@ const BUILT_IN: [BuiltinSource; 9] = [
     WINDSURF,
     VSCODE,
     CLAUDE_DESKTOP,
+    KIRO,
+    JUNIE,
+    WARP,
+    LM_STUDIO,
 ];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
-/// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop.
+/// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
     BUILT_IN
         .iter()
@@ -403,6 +443,69 @@ fn standard_with_disabled(entry: &Value) -> Result<ServerConfig, EntryProblem> {
     let mut config = crate::source::standard_entry(entry)?;
     apply_disabled_flag(&mut config);
     Ok(config)
+}
+
+/// How an `mcpServers` entry of the common shape (`command`, `args`, `env`, `url`, `headers`,
+/// `disabled`) is read for a tool that writes it: Kiro, Junie, Warp, LM Studio.
+#[derive(Clone, Copy)]
+struct CommonShape {
+    /// The tool, for a placeholder it does not support.
+    tool: &'static str,
+    /// What an entry with a `url` and no `type` is: `http` (Streamable HTTP, falling back to
+    /// legacy SSE) or `sse`.
+    bare_url: &'static str,
+}
+
+impl CommonShape {
+    /// Reads `paths` (each a JSON file, comments tolerated, with `mcpServers`), the missing ones
+    /// left out.
+    fn load(self, ctx: &DiscoveryContext, mut paths: Vec<(PathBuf, Level)>) -> Vec<SourceFile> {
+        dedup_paths(&mut paths);
+        paths
+            .into_iter()
+            .filter_map(|(path, level)| {
+                load_file(&path, level, crate::source::parse_jsonc, |path, root| {
+                    crate::source::servers_under_key(path, root, "mcpServers", |_, entry| {
+                        self.convert(entry, ctx)
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// One entry: `disabled: true` → `enabled: false`; a `url` without `type` → `bare_url`; an
+    /// `oauth: {clientId, …}` object → OAuth settings with that client; `${env:VAR}` and the
+    /// editor variables translated, a `${file:…}` value refused; every other key
+    /// (`disabledTools` — our filter's own name —, `autoApprove`, …) kept as written.
+    fn convert(self, entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {
+        let Some(object) = entry.as_object() else {
+            return Err(EntryProblem::NotAnObject);
+        };
+        let mut object = object.clone();
+        if object.contains_key("url") && !object.contains_key("type") {
+            object.insert("type".to_owned(), Value::from(self.bare_url));
+        }
+        if let Some(Value::Object(oauth)) = object.get("oauth")
+            && !object.contains_key("auth")
+        {
+            let mut auth = oauth.clone();
+            auth.insert("type".to_owned(), Value::from("oauth"));
+            object.remove("oauth");
+            object.insert("auth".to_owned(), Value::Object(auth));
+        }
+        let mut config = standard_with_disabled(&Value::Object(object))?;
+        let tool = self.tool;
+        rewrite_fields(&mut config, &mut |text| {
+            rewrite_braced(text, &mut |inner| {
+                if inner.starts_with("file:") {
+                    Placeholder::Reject(PlaceholderProblem::FromFile { tool })
+                } else {
+                    editor_variable(inner, &ctx.cwd, &ctx.home)
+                }
+            })
+        })?;
+        Ok(config)
+    }
 }
 
 /// Our reference to an environment variable.

@@ -1,0 +1,39 @@
+//! Kiro: `mcpServers` in `.kiro/settings/mcp.json`, in the workspace and in the user's home.
+//!
+//! Written from Kiro's documentation, kiro.dev/docs/mcp/configuration (the IDE) and
+//! kiro.dev/docs/cli/mcp/configuration (the CLI), as read in August 2026:
+//!
+//! - the user file is `~/.kiro/settings/mcp.json`, the workspace file
+//!   `.kiro/settings/mcp.json`; "if both files exist, configurations are merged with workspace
+//!   settings taking precedence";
+//! - a local entry has `command`, `args`, `env`; a remote one `url` and `headers` (no `type`);
+//!   both may have `disabled`, `autoApprove` and `disabledTools` (tools hidden from the agent:
+//!   the same name and meaning as our filter), and a remote one `oauth: {clientId}` and
+//!   `oauthScopes`;
+//! - `${VAR}` in `env` and `headers` is the environment, as here.
+//!
+//! Assumed, since the documentation does not say: the workspace is the folder Kiro was opened
+//! in, so the file is read in the working folder only (one found above it is a note), and a
+//! bare `url` is Streamable HTTP with the usual fallback to legacy SSE. The CLI's agent files
+//! (`.kiro/agents/*.json`) are not read: they configure agents, not the user's servers.
+
+use super::CommonShape;
+use crate::context::DiscoveryContext;
+use crate::source::{Level, SourceFile};
+
+/// Reads the files: see [`super::KIRO`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let file = |folder: &std::path::Path| folder.join(".kiro").join("settings").join("mcp.json");
+    SHAPE.load(
+        ctx,
+        vec![
+            (file(&ctx.cwd), Level::Project),
+            (file(&ctx.home), Level::User),
+        ],
+    )
+}
+
+const SHAPE: CommonShape = CommonShape {
+    tool: "Kiro",
+    bare_url: "http",
+};

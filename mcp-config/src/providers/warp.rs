@@ -1,0 +1,32 @@
+//! Warp: `mcpServers` in `.warp/.mcp.json`, at the repository root and in the user's home.
+//!
+//! Sources, as read in August 2026: the `agent-add-mcp` skill Warp ships (warpdotdev/warp, as
+//! listed on skills.sh), which writes servers to `~/.warp/.mcp.json` (global) or
+//! `{repo_root}/.warp/.mcp.json` (project) in the common `mcpServers` shape; and Warp's MCP
+//! documentation (docs.warp.dev/agents/capabilities/mcp): stdio servers with `env`, Streamable
+//! HTTP and SSE servers with `headers`.
+//!
+//! Assumed: a `url` without `type` is Streamable HTTP with the fallback to legacy SSE;
+//! `disabled: true` switches a server off. Warp is said to pick up a root `.mcp.json` too; no
+//! source of Warp's says so, and Claude Code's provider reads that file already.
+
+use super::CommonShape;
+use crate::context::DiscoveryContext;
+use crate::source::{Level, SourceFile};
+
+/// Reads the files: see [`super::WARP`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let file = |folder: &std::path::Path| folder.join(".warp").join(".mcp.json");
+    SHAPE.load(
+        ctx,
+        vec![
+            (file(&ctx.project_root()), Level::Project),
+            (file(&ctx.home), Level::User),
+        ],
+    )
+}
+
+const SHAPE: CommonShape = CommonShape {
+    tool: "Warp",
+    bare_url: "http",
+};
