@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_config::providers::{
-    CLAUDE_CODE, CLAUDE_DESKTOP, CODEX, CURSOR, GEMINI, JUNIE, KIRO, LM_STUDIO, NATIVE, OPENCODE,
-    VSCODE, WARP, WINDSURF, default_sources,
+    AMP, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CURSOR, GEMINI, JUNIE, KIRO, LM_STUDIO, NATIVE,
+    OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, default_sources,
 };
 use mcp_config::{
     ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level, ServerConfig,
@@ -141,6 +141,9 @@ fn default_sources_are_in_priority_order_with_their_names() {
             ("junie", "Junie"),
             ("warp", "Warp"),
             ("lm-studio", "LM Studio"),
+            ("roo", "Roo Code"),
+            ("cline", "Cline"),
+            ("amp", "Amp"),
         ]
     );
 }
@@ -1527,4 +1530,213 @@ fn lm_studio_reads_the_users_file_in_cursors_notation() {
             .contains("LM Studio reads that value from a file"),
         "{problems:?}"
     );
+}
+
+// ------------------------------------------------------------------------------------------
+// Roo Code, Cline, Amp
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn roo_code_reads_the_workspace_and_global_files_with_its_transports_and_variables() {
+    let sandbox = Sandbox::new("roo");
+    // The documentation's example (without its comments: Roo Code parses strict JSON).
+    let project = sandbox.write(
+        "project/.roo/mcp.json",
+        r#"{"mcpServers": {
+            "local-server": {
+                "command": "node", "args": ["server.js"], "cwd": "${workspaceFolder}",
+                "env": {"API_KEY": "${env:API_KEY}"}, "alwaysAllow": ["tool1"],
+                "disabledTools": ["dangerous"], "watchPaths": ["dist/**"], "timeout": 60,
+                "disabled": false
+            },
+            "remote": {
+                "type": "streamable-http", "url": "https://example.com/mcp",
+                "headers": {"X-API-Key": "${env:KEY}"}, "alwaysAllow": [], "disabled": true
+            },
+            "bare": {"url": "https://old.example.com/sse"}
+        }}"#,
+    );
+    let global = sandbox.write(
+        "home/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json",
+        r#"{"mcpServers": {"local-server": {"command": "global-copy"}}}"#,
+    );
+    let files = ROO_CODE.load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [(project, Level::Project), (global, Level::User)]
+    );
+    let cwd = sandbox.project().display().to_string();
+    assert_eq!(
+        server(&files[0], "local-server"),
+        json!({
+            "command": "node", "args": ["server.js"], "cwd": cwd,
+            "env": {"API_KEY": "${API_KEY}"},
+            "timeout": 60000, "toolTimeout": 60000,
+            "alwaysAllow": ["tool1"], "disabledTools": ["dangerous"], "watchPaths": ["dist/**"]
+        })
+    );
+    assert!(
+        !config_of(&files[0], "local-server")
+            .tool_filter()
+            .allows("dangerous")
+    );
+    assert_eq!(
+        server(&files[0], "remote"),
+        json!({
+            "type": "http", "url": "https://example.com/mcp",
+            "headers": {"X-API-Key": "${KEY}"}, "enabled": false, "alwaysAllow": []
+        })
+    );
+    assert_eq!(
+        server(&files[0], "bare"),
+        json!({"type": "sse", "url": "https://old.example.com/sse"})
+    );
+    assert_eq!(names(&files[1]), ["local-server"]);
+
+    // Strict JSON: a comment is the file's error, as in Roo Code.
+    sandbox.write("project/.roo/mcp.json", "{\"mcpServers\": {} // no\n}");
+    let files = ROO_CODE.load(&sandbox.ctx());
+    assert!(matches!(the_error(&files[0]), ConfigError::Parse { .. }));
+}
+
+#[test]
+fn cline_reads_its_new_file_in_both_forms_and_drops_the_tokens_it_keeps() {
+    let sandbox = Sandbox::new("cline");
+    let path = sandbox.write(
+        "home/.cline/data/settings/cline_mcp_settings.json",
+        r#"{"mcpServers": {
+            "local-server": {
+                "command": "node", "args": ["/path/to/server.js"],
+                "env": {"API_KEY": "${env:API_KEY}"}, "disabled": false,
+                "autoApprove": [], "timeout": 60
+            },
+            "remote-server": {
+                "type": "streamableHttp", "url": "https://example.com/mcp",
+                "headers": {"Authorization": "Bearer ${env:TOKEN}"}, "disabled": true
+            },
+            "old-sse": {"url": "https://old.example.com/sse"},
+            "flat-http": {"transportType": "http", "url": "https://flat.example.com/mcp"},
+            "nested": {
+                "transport": {"type": "streamableHttp", "url": "https://nested.example.com/mcp"},
+                "timeout": 2.5,
+                "oauthClient": {"clientId": "cline-app"},
+                "oauth": {"tokens": {"access_token": "cline-kept-secret"}},
+                "metadata": {"lastRefresh": 1}
+            },
+            "nested-stdio": {"transport": {"type": "stdio", "command": "uvx", "args": ["x"]}}
+        }}"#,
+    );
+    // A legacy file is not read while the new one exists.
+    sandbox.write(
+        "home/Documents/Cline/MCP/cline_mcp_settings.json",
+        r#"{"mcpServers": {"legacy": {"command": "old"}}}"#,
+    );
+    let files = CLINE.load(&sandbox.ctx());
+    assert_eq!(listing(&files), [(path.clone(), Level::User)]);
+    assert_eq!(
+        server(&files[0], "local-server"),
+        json!({
+            "command": "node", "args": ["/path/to/server.js"],
+            "env": {"API_KEY": "${API_KEY}"},
+            "timeout": 60000, "toolTimeout": 60000, "autoApprove": []
+        })
+    );
+    assert_eq!(
+        server(&files[0], "remote-server"),
+        json!({
+            "type": "http", "url": "https://example.com/mcp",
+            "headers": {"Authorization": "Bearer ${TOKEN}"}, "enabled": false
+        })
+    );
+    assert_eq!(
+        server(&files[0], "old-sse"),
+        json!({"type": "sse", "url": "https://old.example.com/sse"})
+    );
+    assert_eq!(
+        server(&files[0], "flat-http"),
+        json!({"type": "http", "url": "https://flat.example.com/mcp"})
+    );
+    let nested = server(&files[0], "nested");
+    assert_eq!(
+        nested,
+        json!({
+            "type": "http", "url": "https://nested.example.com/mcp",
+            "timeout": 2500, "toolTimeout": 2500,
+            "auth": {"type": "oauth", "clientId": "cline-app"}
+        })
+    );
+    assert!(!nested.to_string().contains("cline-kept-secret"));
+    assert_eq!(
+        server(&files[0], "nested-stdio"),
+        json!({"command": "uvx", "args": ["x"]})
+    );
+
+    // Without the new file, the legacy ones are read; CLINE_DIR moves the new one.
+    std::fs::remove_file(&path).unwrap();
+    let files = CLINE.load(&sandbox.ctx());
+    assert_eq!(names(&files[0]), ["legacy"]);
+    let moved = sandbox.write(
+        "elsewhere/data/settings/cline_mcp_settings.json",
+        r#"{"mcpServers": {"moved": {"command": "m"}}}"#,
+    );
+    let ctx = sandbox.ctx().with_env([(
+        "CLINE_DIR",
+        sandbox.root.join("elsewhere").display().to_string(),
+    )]);
+    let files = CLINE.load(&ctx);
+    assert_eq!(listing(&files), [(moved, Level::User)]);
+}
+
+#[test]
+fn amp_reads_its_dotted_key_up_to_the_repository_root_nearest_first() {
+    let sandbox = Sandbox::new("amp");
+    sandbox.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    let root = sandbox.write(
+        "project/.amp/settings.json",
+        r#"{
+  // Amp writes JSON with comments too.
+  "amp.mcpServers": {
+    "playwright": {"command": "npx", "args": ["-y", "@playwright/mcp@latest"]},
+    "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+    "picky": {"command": "p", "includeTools": ["only_this"], "disabled": true}
+  },
+  "amp.mcpPermissions": [{"matches": {"command": "npx *"}, "action": "allow"}]
+}"#,
+    );
+    let near = sandbox.write(
+        "project/src/.amp/settings.jsonc",
+        r#"{"amp.mcpServers": {"playwright": {"command": "nearer"}}}"#,
+    );
+    let user = sandbox.write(
+        "home/.config/amp/settings.json",
+        r#"{"amp.mcpServers": {"mine": {"command": "mine"}}, "amp.other": 1}"#,
+    );
+    // The nested form some tools write is not Amp's.
+    sandbox.write(
+        "home/.config/amp/settings.jsonc",
+        r#"{"amp": {"mcpServers": {"not-read": {"command": "x"}}}}"#,
+    );
+    let ctx = DiscoveryContext::new("myagent", sandbox.project().join("src"), sandbox.home());
+    let files = AMP.load(&ctx);
+    let user_jsonc = sandbox.home().join(".config/amp/settings.jsonc");
+    assert_eq!(
+        listing(&files),
+        [
+            (near, Level::Project),
+            (root, Level::Project),
+            (user, Level::User),
+            (user_jsonc, Level::User)
+        ]
+    );
+    assert_eq!(names(&files[0]), ["playwright"]);
+    assert_eq!(
+        server(&files[1], "remote"),
+        json!({"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}})
+    );
+    let picky = config_of(&files[1], "picky");
+    assert_eq!(picky.enabled, Some(false));
+    assert!(picky.tool_filter().allows("only_this"));
+    assert!(!picky.tool_filter().allows("anything_else"));
+    assert_eq!(names(&files[2]), ["mine"]);
+    assert!(names(&files[3]).is_empty());
 }

@@ -1,6 +1,7 @@
 //! Target `config`: every config provider of `mcp-config` on the files it reads — JSON
-//! (native, Claude Code, Claude Desktop), JSON with comments (Claude Code's settings, Gemini
-//! CLI, OpenCode, Cursor, Windsurf, VS Code, Kiro, Junie, Warp, LM Studio) and TOML (Codex) — through the public API an agent
+//! (native, Claude Code, Claude Desktop, Roo Code, Cline), JSON with comments (Claude Code's
+//! settings, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code, Kiro, Junie, Warp, LM Studio, Amp)
+//! and TOML (Codex) — through the public API an agent
 //! uses: the provider's `load` on a `DiscoveryContext` whose home, config folder and project
 //! are temporary folders, then `load_all_configs` with that provider alone (expansion and
 //! validation included).
@@ -25,8 +26,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_config::providers::{
-    BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CODEX, CURSOR, GEMINI, JUNIE, KIRO, LM_STUDIO,
-    NATIVE, OPENCODE, VSCODE, WARP, WINDSURF,
+    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CURSOR, GEMINI, JUNIE, KIRO,
+    LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF,
 };
 use mcp_config::{
     ConfigError, ConfigSource, DiscoveryContext, DiscoveryOptions, SkipReason, TrustPolicy,
@@ -160,6 +161,14 @@ const SPOTS: &[Spot] = &[
     spot(JUNIE, Format::Jsonc, Root::Home, ".junie/mcp/mcp.json"),
     spot(WARP, Format::Jsonc, Root::Project, ".warp/.mcp.json"),
     spot(LM_STUDIO, Format::Jsonc, Root::Home, ".lmstudio/mcp.json"),
+    spot(ROO_CODE, Format::Json, Root::Project, ".roo/mcp.json"),
+    spot(
+        CLINE,
+        Format::Json,
+        Root::Home,
+        ".cline/data/settings/cline_mcp_settings.json",
+    ),
+    spot(AMP, Format::Jsonc, Root::Project, ".amp/settings.json"),
 ];
 
 /// One input: where the file is, what it holds, and whether a directory stands there instead.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{dedup_paths, round_to_u64, string, string_list, string_map, var_ref, walked};
+use super::{dedup_paths, seconds, string, string_list, string_map, var_ref, walked};
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
 use crate::problems::EntryProblem;
@@ -128,21 +128,6 @@ fn convert(entry: &toml::Value) -> Result<ServerConfig, EntryProblem> {
         config.transport = Some("http".to_owned());
     }
     config.into_config()
-}
-
-/// Seconds (whole or fractional) as milliseconds.
-fn seconds(key: &str, value: &Value) -> Result<u64, EntryProblem> {
-    let error = || EntryProblem::NotSeconds {
-        key: key.to_owned(),
-    };
-    let millis = match (value.as_u64(), value.as_f64()) {
-        (Some(seconds), _) => seconds.saturating_mul(1000),
-        (None, Some(seconds)) if value.is_f64() && seconds.is_finite() && seconds >= 0.0 => {
-            round_to_u64(seconds * 1000.0)
-        }
-        _ => return Err(error()),
-    };
-    Ok(millis)
 }
 
 fn whole(key: &str, value: &Value) -> Result<u64, EntryProblem> {

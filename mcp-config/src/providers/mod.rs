@@ -23,7 +23,9 @@
 //! | VS Code | `.vscode/mcp.json` of the workspace folder only (code.visualstudio.com/docs/copilot/customization/mcp-servers) | the working folder; a file above is a note |
 //! | Kiro | `.kiro/settings/mcp.json` of the workspace folder (kiro.dev/docs/mcp/configuration; that the workspace is the opened folder is assumed) | the working folder; a file above is a note |
 //! | Junie, Warp | `.junie/mcp/mcp.json` / `.warp/.mcp.json` at the project (repository) root | the repository root, else the working folder |
-//! | Windsurf, Claude Desktop, LM Studio | user files only | — |
+//! | Roo Code | `.roo/mcp.json` of the workspace folder, no walk (`McpHub.ts` `getProjectMcpPath`, RooCodeInc/Roo-Code cb836567) | the working folder; a file above is a note |
+//! | Amp | `.amp/settings.json(c)` searched for from the working folder up to the repository root (summaries of Amp's manual) | every folder of the walk, nearer first |
+//! | Windsurf, Claude Desktop, LM Studio, Cline | user files only | — |
 //!
 //! Files a tool that does not look in parent folders would not read from here, found above the
 //! working folder, are reported by [`ConfigSource::unread_project_files`] and listed as notes
@@ -44,6 +46,9 @@
 //! | 11 | `junie` | Junie | `<project root>/.junie/mcp/mcp.json`; `~/.junie/mcp/mcp.json` | JSON, `mcpServers`, common shape |
 //! | 12 | `warp` | Warp | `<project root>/.warp/.mcp.json`; `~/.warp/.mcp.json` | JSON, `mcpServers`, common shape |
 //! | 13 | `lm-studio` | LM Studio | `~/.lmstudio/mcp.json` | JSON, `mcpServers`, Cursor's notation |
+//! | 14 | `roo` | Roo Code | `<cwd>/.roo/mcp.json`; `…/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json` | strict JSON, `mcpServers`; `streamable-http`; bare `url` is SSE; `timeout` in seconds; `disabledTools`; `${env:VAR}`, `${workspaceFolder}` |
+//! | 15 | `cline` | Cline | `~/.cline/data/settings/cline_mcp_settings.json` (env overrides), else the legacy VS Code storage and `~/Documents/Cline/MCP/` files | strict JSON, `mcpServers`, flat or nested `transport`; bare `url` is SSE; `timeout` in seconds; stored tokens dropped |
+//! | 16 | `amp` | Amp | `.amp/settings.json(c)` of each walked folder; `<config dir>/amp/settings.json(c)` | JSON with comments, key `"amp.mcpServers"`; `includeTools` → `enabledTools` |
 //!
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`.
 //! A file that does not exist is left out; a file that is a directory, cannot be read or cannot
@@ -54,7 +59,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
@@ -64,8 +69,10 @@ use crate::server_config::ServerConfig;
 use crate::source::Level;
 use crate::source::{ConfigSource, FileServers, SourceFile, UnreadProjectFile, read_config_file};
 
+mod amp;
 mod claude_code;
 mod claude_desktop;
+mod cline;
 mod codex;
 mod cursor;
 mod gemini;
@@ -74,6 +81,7 @@ mod kiro;
 mod lm_studio;
 mod native;
 mod opencode;
+mod roo;
 mod vscode;
 mod warp;
 mod windsurf;
@@ -321,8 +329,42 @@ pub const WARP: BuiltinSource = BuiltinSource::new("warp", "Warp", warp::load);
 /// `args`, `env`; `url`, `headers`; `${env:VAR}`).
 pub const LM_STUDIO: BuiltinSource = BuiltinSource::new("lm-studio", "LM Studio", lm_studio::load);
 
+/// Roo Code: the working folder's `.roo/mcp.json` (Roo Code reads the workspace folder's only;
+/// one found above is a note), then the extension's global
+/// `globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json` under each of VS
+/// Code's user folders. Strict JSON.
+///
+/// `mcpServers` entries: `type` `stdio` / `sse` / `streamable-http` (→ `http`), a `url`
+/// without `type` being SSE; `command`, `args`, `cwd`, `env`, `url`, `headers`;
+/// `disabled: true` → `enabled: false`; `timeout` in seconds → `timeout` and `toolTimeout`;
+/// `disabledTools` is our filter's own key; `alwaysAllow`, `watchPaths` kept in `extra`.
+/// `${env:VAR}` → `${VAR}`, `${workspaceFolder}` → the working folder.
+pub const ROO_CODE: BuiltinSource = BuiltinSource::new("roo", "Roo Code", roo::load).here_only(
+    &[".roo/mcp.json"],
+    "Roo Code reads it only in the workspace folder",
+);
+
+/// Cline: `~/.cline/data/settings/cline_mcp_settings.json` (moved by `CLINE_MCP_SETTINGS_PATH`,
+/// `CLINE_DATA_DIR` or `CLINE_DIR`), or, when it does not exist, the files Cline kept before
+/// (`globalStorage/saoudrizwan.claude-dev/settings/` under VS Code's user folders,
+/// `~/Documents/Cline/MCP/`). User level only; strict JSON.
+///
+/// `mcpServers` entries, flat or with a nested `transport`: `type` or `transportType`
+/// `stdio` / `sse` / `http` / `streamableHttp` (→ `http`), a `url` without a type being SSE;
+/// `disabled: true` → `enabled: false`; `timeout` in seconds → `timeout` and `toolTimeout`;
+/// `oauthClient` → OAuth settings with that client; the OAuth tokens Cline keeps in the entry
+/// (`oauth`, `metadata`) are dropped. `${env:VAR}` → `${VAR}`.
+pub const CLINE: BuiltinSource = BuiltinSource::new("cline", "Cline", cline::load);
+
+/// Amp: `.amp/settings.json` and `.amp/settings.jsonc` of each folder from the working folder
+/// up to the repository root (the nearer first), then `<config dir>/amp/settings.json(c)`.
+/// JSON with comments; the servers are under the literal key `"amp.mcpServers"`, in the common
+/// shape (a `url` without `type` is Streamable HTTP with the fallback to legacy SSE);
+/// `disabled: true` → `enabled: false`; `includeTools` → `enabledTools`.
+pub const AMP: BuiltinSource = BuiltinSource::new("amp", "Amp", amp::load);
+
 /// The built-in providers, highest priority first.
-const BUILT_IN: [BuiltinSource; 13] = [
+const BUILT_IN: [BuiltinSource; 16] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
@@ -336,10 +378,14 @@ const BUILT_IN: [BuiltinSource; 13] = [
     JUNIE,
     WARP,
     LM_STUDIO,
+    ROO_CODE,
+    CLINE,
+    AMP,
 ];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
-/// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio.
+/// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio, Roo
+/// Code, Cline, Amp.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
     BUILT_IN
         .iter()
@@ -508,6 +554,56 @@ impl CommonShape {
     }
 }
 
+/// VS Code's user folders (`…/Code/User`): the XDG config folder's, macOS's, and `%APPDATA%`'s
+/// when that is set. The extensions' global storage is under each (`globalStorage/<id>`).
+fn vscode_user_dirs(ctx: &DiscoveryContext) -> Vec<PathBuf> {
+    let mut dirs = vec![
+        ctx.config_dir.join("Code").join("User"),
+        ctx.home
+            .join("Library")
+            .join("Application Support")
+            .join("Code")
+            .join("User"),
+    ];
+    if let Some(app_data) = ctx.var("APPDATA").filter(|dir| !dir.is_empty()) {
+        dirs.push(PathBuf::from(app_data).join("Code").join("User"));
+    }
+    dirs
+}
+
+/// A tool's name of a transport as ours, in place: `streamable-http`, `streamableHttp` and
+/// `http` are `http` (Streamable HTTP, falling back to legacy SSE); `sse` and `stdio` stay.
+/// Other names are left as written (a plugin's connector may claim them).
+fn normalize_transport_name(object: &mut Map<String, Value>, key: &str) {
+    let Some(Value::String(name)) = object.get(key) else {
+        return;
+    };
+    let ours = match name.as_str() {
+        "streamable-http" | "streamableHttp" | "streamable_http" | "http" => "http",
+        "sse" => "sse",
+        "stdio" => "stdio",
+        _ => return,
+    };
+    let ours = Value::from(ours);
+    object.remove(key);
+    object.insert("type".to_owned(), ours);
+}
+
+/// A tool's one timeout in seconds (`key`), which bounds the start and every request, as our
+/// `timeout` and `toolTimeout` in milliseconds. Left alone when it is not there.
+fn single_timeout_in_seconds(
+    object: &mut Map<String, Value>,
+    key: &str,
+) -> Result<(), EntryProblem> {
+    let Some(value) = object.remove(key) else {
+        return Ok(());
+    };
+    let millis = seconds(key, &value)?;
+    object.insert("timeout".to_owned(), Value::from(millis));
+    object.insert("toolTimeout".to_owned(), Value::from(millis));
+    Ok(())
+}
+
 /// Our reference to an environment variable.
 fn var_ref(name: &str) -> String {
     format!("${{{name}}}")
@@ -606,6 +702,21 @@ fn json_millis(value: &Value, field: &'static str) -> Result<u64, EntryProblem> 
         Some(ms) if ms.is_finite() && ms >= 0.0 => Ok(round_to_u64(ms)),
         _ => Err(EntryProblem::NotMilliseconds { key: field }),
     }
+}
+
+/// Seconds (whole or fractional) as milliseconds.
+fn seconds(key: &str, value: &Value) -> Result<u64, EntryProblem> {
+    let error = || EntryProblem::NotSeconds {
+        key: key.to_owned(),
+    };
+    let millis = match (value.as_u64(), value.as_f64()) {
+        (Some(seconds), _) => seconds.saturating_mul(1000),
+        (None, Some(seconds)) if value.is_f64() && seconds.is_finite() && seconds >= 0.0 => {
+            round_to_u64(seconds * 1000.0)
+        }
+        _ => return Err(error()),
+    };
+    Ok(millis)
 }
 
 /// Rounds a finite, non-negative float to the nearest whole number, saturating.

@@ -1,13 +1,13 @@
 //! VS Code: `.vscode/mcp.json` (top-level `servers` and `inputs`) and the user's `mcp.json` /
 //! `settings.json`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
 use super::{
     Placeholder, dedup_paths, editor_variable, load_file, rewrite_braced, rewrite_fields,
-    standard_with_disabled,
+    standard_with_disabled, vscode_user_dirs,
 };
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
@@ -18,17 +18,7 @@ use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
 
 /// Reads the files: see [`super::VSCODE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let mut user_dirs = vec![
-        ctx.config_dir.join("Code").join("User"),
-        ctx.home
-            .join("Library")
-            .join("Application Support")
-            .join("Code")
-            .join("User"),
-    ];
-    if let Some(app_data) = ctx.var("APPDATA").filter(|dir| !dir.is_empty()) {
-        user_dirs.push(PathBuf::from(app_data).join("Code").join("User"));
-    }
+    let user_dirs = vscode_user_dirs(ctx);
     let mut paths = vec![(ctx.cwd.join(".vscode").join("mcp.json"), Level::Project)];
     for dir in user_dirs {
         paths.push((dir.join("mcp.json"), Level::User));

@@ -1,0 +1,75 @@
+//! Amp (Sourcegraph): the literal top-level key `"amp.mcpServers"` in Amp's settings files.
+//!
+//! Sources, as read in August 2026: Amp's own announcement of MCP permissions
+//! (ampcode.com/news/mcp-permissions) for the settings' `amp.` keys, and the summaries of
+//! Amp's manual that name the files (developersdigest.tech/reference/amp/config-files, and the
+//! article on `amp mcp add --workspace` at augmenter.dev); the manual's own text could not be
+//! read. From them:
+//!
+//! - the user file is `~/.config/amp/settings.json` (or `settings.jsonc`), read here from the
+//!   XDG config folder (the same place unless `XDG_CONFIG_HOME` moves it);
+//! - the workspace file is `.amp/settings.json` (or `.jsonc`), searched for from the working
+//!   folder up to the repository root, and it wins over the user's; its servers need approval
+//!   in Amp too;
+//! - the servers are under one dotted key, `{"amp.mcpServers": {…}}` (VS Code settings style),
+//!   in the common shape: `command`, `args`, `env`; `url`, `headers`.
+//!
+//! Assumed, from third-party summaries only: `disabled: true` switches a server off and
+//! `includeTools` lists the only tools offered (our `enabledTools`). Amp's
+//! `amp.mcpPermissions` (allow or reject servers by command or URL pattern) is not applied
+//! here: it is a policy, and this provider only reads definitions.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{CommonShape, load_file, walked};
+use crate::context::DiscoveryContext;
+use crate::problems::EntryProblem;
+use crate::server_config::ServerConfig;
+use crate::source::{Level, SourceFile, parse_jsonc, servers_under_key};
+
+/// The key Amp keeps its servers under, dots and all.
+const KEY: &str = "amp.mcpServers";
+
+/// Reads the files: see [`super::AMP`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let mut paths: Vec<(PathBuf, Level)> = Vec::new();
+    for name in ["settings.json", "settings.jsonc"] {
+        paths.extend(walked(ctx, &format!(".amp/{name}")));
+    }
+    // Nearest folder first; in each folder `settings.json` before `settings.jsonc`.
+    let folders = ctx.project_folders();
+    paths.sort_by_key(|(path, _)| {
+        folders
+            .iter()
+            .position(|folder| path.parent().and_then(|dot_amp| dot_amp.parent()) == Some(folder))
+    });
+    for name in ["settings.json", "settings.jsonc"] {
+        paths.push((ctx.config_dir.join("amp").join(name), Level::User));
+    }
+    super::dedup_paths(&mut paths);
+    paths
+        .into_iter()
+        .filter_map(|(path, level)| {
+            load_file(&path, level, parse_jsonc, |path, root| {
+                servers_under_key(path, root, KEY, |_, entry| convert(entry, ctx))
+            })
+        })
+        .collect()
+}
+
+fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {
+    let mut entry = entry.clone();
+    if let Some(object) = entry.as_object_mut()
+        && let Some(include) = object.remove("includeTools")
+    {
+        object.insert("enabledTools".to_owned(), include);
+    }
+    SHAPE.convert(&entry, ctx)
+}
+
+const SHAPE: CommonShape = CommonShape {
+    tool: "Amp",
+    bare_url: "http",
+};

@@ -1,0 +1,123 @@
+//! Cline: `mcpServers` in `cline_mcp_settings.json`, user level only.
+//!
+//! Written from Cline's source, cline/cline at commit 21cb8d25 (2026-08-22):
+//!
+//! - the file is `~/.cline/data/settings/cline_mcp_settings.json`, shared by the VS Code
+//!   extension, the CLI and JetBrains; `$CLINE_MCP_SETTINGS_PATH` names the file itself,
+//!   `$CLINE_DATA_DIR` the folder holding `settings/`, `$CLINE_DIR` the one holding `data/`
+//!   (`sdk/packages/shared/src/storage/paths.ts`, `resolveMcpSettingsPath`);
+//! - before that file existed Cline kept its servers in the VS Code extension's storage
+//!   (`globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json`) or in
+//!   `~/Documents/Cline/MCP/cline_mcp_settings.json`, and moves them into the new file once
+//!   (`apps/vscode/src/hosts/vscode/mcp-settings-legacy-migration.ts`): those are read only when
+//!   the new file does not exist;
+//! - strict JSON (`JSON.parse`); no project file;
+//! - an entry is either the nested form, `{"transport": {"type": "stdio" | "sse" |
+//!   "streamableHttp", …}, "disabled", "timeout", "oauthClient": {clientId, clientSecret}}`, or
+//!   the older flat one, `{"type" or "transportType": "stdio" | "sse" | "http" |
+//!   "streamableHttp", "command", "args", "cwd", "env" | "url", "headers", "disabled",
+//!   "timeout", "autoApprove"}`, where **a `url` without a type is SSE**
+//!   (`sdk/packages/core/src/extensions/mcp/config-loader.ts`; docs/mcp/mcp-overview.mdx);
+//! - `timeout` is in seconds (`sdk/packages/shared/src/mcp.ts`); `${env:VAR}` is the
+//!   environment (`apps/vscode/src/utils/envExpansion.ts`).
+//!
+//! The file also holds the OAuth tokens Cline obtained (`oauth`, `metadata`): they are dropped
+//! here, never carried along with the definition. `autoApprove` is an approval list, not a
+//! filter; it is kept as written.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{
+    editor_variable, load_file, normalize_transport_name, rewrite_braced, rewrite_fields,
+    single_timeout_in_seconds, standard_with_disabled, vscode_user_dirs,
+};
+use crate::context::DiscoveryContext;
+use crate::problems::EntryProblem;
+use crate::server_config::ServerConfig;
+use crate::source::{Level, SourceFile, parse_json, servers_under_key};
+
+/// The file's name, in every place Cline keeps it.
+const FILE: &str = "cline_mcp_settings.json";
+
+/// Reads the file: see [`super::CLINE`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let read = |path: &PathBuf| {
+        load_file(path, Level::User, parse_json, |path, root| {
+            servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
+        })
+    };
+    if let Some(file) = read(&current_file(ctx)) {
+        return vec![file];
+    }
+    let mut legacy: Vec<PathBuf> = vscode_user_dirs(ctx)
+        .into_iter()
+        .map(|dir| {
+            dir.join("globalStorage")
+                .join("saoudrizwan.claude-dev")
+                .join("settings")
+                .join(FILE)
+        })
+        .collect();
+    legacy.push(
+        ctx.home
+            .join("Documents")
+            .join("Cline")
+            .join("MCP")
+            .join(FILE),
+    );
+    legacy.iter().filter_map(read).collect()
+}
+
+/// Where Cline keeps the file now, its environment overrides applied in Cline's order.
+fn current_file(ctx: &DiscoveryContext) -> PathBuf {
+    let set = |name: &str| {
+        ctx.var(name)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(file) = set("CLINE_MCP_SETTINGS_PATH") {
+        return file;
+    }
+    let data = set("CLINE_DATA_DIR")
+        .or_else(|| set("CLINE_DIR").map(|dir| dir.join("data")))
+        .unwrap_or_else(|| ctx.home.join(".cline").join("data"));
+    data.join("settings").join(FILE)
+}
+
+fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {
+    let Some(object) = entry.as_object() else {
+        return Err(EntryProblem::NotAnObject);
+    };
+    let mut object = object.clone();
+    // The nested form: the transport's fields move up, as the flat form has them.
+    if let Some(Value::Object(transport)) = object.remove("transport") {
+        for (key, value) in transport {
+            object.insert(key, value);
+        }
+    }
+    // Tokens Cline keeps in its own file are Cline's; they never travel with the definition.
+    object.remove("oauth");
+    object.remove("metadata");
+    if let Some(client) = object.remove("oauthClient")
+        && !object.contains_key("auth")
+    {
+        let mut auth = client.as_object().cloned().unwrap_or_default();
+        auth.insert("type".to_owned(), Value::from("oauth"));
+        object.insert("auth".to_owned(), Value::Object(auth));
+    }
+    normalize_transport_name(&mut object, "transportType");
+    normalize_transport_name(&mut object, "type");
+    if object.contains_key("url") && !object.contains_key("type") {
+        object.insert("type".to_owned(), Value::from("sse"));
+    }
+    single_timeout_in_seconds(&mut object, "timeout")?;
+    let mut config = standard_with_disabled(&Value::Object(object))?;
+    rewrite_fields(&mut config, &mut |text| {
+        rewrite_braced(text, &mut |inner| {
+            editor_variable(inner, &ctx.cwd, &ctx.home)
+        })
+    })?;
+    Ok(config)
+}

@@ -1,0 +1,75 @@
+//! Roo Code: `mcpServers` in the workspace's `.roo/mcp.json` and in the extension's global
+//! `mcp_settings.json`.
+//!
+//! Written from Roo Code's source, RooCodeInc/Roo-Code at commit cb836567 (2026-04-14), and
+//! its documentation (RooCodeInc/Roo-Code-Docs `docs/features/mcp/using-mcp-in-roo.mdx` at
+//! e932fb44):
+//!
+//! - the project file is `<workspace>/.roo/mcp.json`, the workspace being the folder VS Code
+//!   opened; there is no walk up (`src/services/mcp/McpHub.ts`, `getProjectMcpPath`); a server
+//!   defined in both files is the project's;
+//! - the global file is `settings/mcp_settings.json` in the extension's VS Code global storage,
+//!   `globalStorage/rooveterinaryinc.roo-cline` (`src/shared/globalFileNames.ts`,
+//!   `src/utils/storage.ts`);
+//! - both are strict JSON (`JSON.parse`), even where the documentation's examples carry
+//!   comments;
+//! - an entry is `stdio` (`command`, `args`, `cwd`, `env`), `sse` or `streamable-http`
+//!   (`url`, `headers`); a `url` without `type` is SSE (the schema's first matching arm);
+//!   `disabled`, `timeout` (seconds, for the start and each request), `alwaysAllow`,
+//!   `watchPaths` and `disabledTools` (tools hidden from the model: our filter's own key);
+//! - `${env:VAR}` and `${workspaceFolder}` are replaced in the whole entry; an unknown
+//!   variable stays as written (`src/utils/config.ts`, `injectVariables`).
+//!
+//! Not read: `roo-cline.customStoragePath`, a VS Code setting that moves the global storage.
+
+use serde_json::Value;
+
+use super::{
+    dedup_paths, editor_variable, load_file, normalize_transport_name, rewrite_braced,
+    rewrite_fields, single_timeout_in_seconds, standard_with_disabled, vscode_user_dirs,
+};
+use crate::context::DiscoveryContext;
+use crate::problems::EntryProblem;
+use crate::server_config::ServerConfig;
+use crate::source::{Level, SourceFile, parse_json, servers_under_key};
+
+/// Reads the files: see [`super::ROO_CODE`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let mut paths = vec![(ctx.cwd.join(".roo").join("mcp.json"), Level::Project)];
+    for dir in vscode_user_dirs(ctx) {
+        let settings = dir
+            .join("globalStorage")
+            .join("rooveterinaryinc.roo-cline")
+            .join("settings")
+            .join("mcp_settings.json");
+        paths.push((settings, Level::User));
+    }
+    dedup_paths(&mut paths);
+    paths
+        .into_iter()
+        .filter_map(|(path, level)| {
+            load_file(&path, level, parse_json, |path, root| {
+                servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
+            })
+        })
+        .collect()
+}
+
+fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {
+    let Some(object) = entry.as_object() else {
+        return Err(EntryProblem::NotAnObject);
+    };
+    let mut object = object.clone();
+    normalize_transport_name(&mut object, "type");
+    if object.contains_key("url") && !object.contains_key("type") {
+        object.insert("type".to_owned(), Value::from("sse"));
+    }
+    single_timeout_in_seconds(&mut object, "timeout")?;
+    let mut config = standard_with_disabled(&Value::Object(object))?;
+    rewrite_fields(&mut config, &mut |text| {
+        rewrite_braced(text, &mut |inner| {
+            editor_variable(inner, &ctx.cwd, &ctx.home)
+        })
+    })?;
+    Ok(config)
+}
