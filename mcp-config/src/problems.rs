@@ -390,6 +390,16 @@ pub enum EntryProblem {
     /// An OpenCode remote server has no `url` string.
     #[error("a remote server needs a \"url\" string")]
     RemoteWithoutUrl,
+    /// A Zed entry with neither `command` nor `url`: a server a Zed extension provides, whose
+    /// command only that extension knows.
+    #[error(
+        "a {tool} extension provides this server and supplies its command, which this runtime \
+         cannot know; give the entry a \"command\" (or a \"url\") to use it here"
+    )]
+    ExtensionProvided {
+        /// The tool, e.g. `Zed`.
+        tool: &'static str,
+    },
     /// An OpenCode entry's `type` is neither `local` nor `remote`.
     #[error("\"type\" must be \"local\" or \"remote\"")]
     LocalOrRemote,
@@ -753,6 +763,10 @@ mod tests {
             (
                 EntryProblem::WebSocket,
                 "WebSocket servers (\"tcp\") are not supported; use a stdio or HTTP server",
+            ),
+            (
+                EntryProblem::ExtensionProvided { tool: "Zed" },
+                "a Zed extension provides this server and supplies its command, which this runtime cannot know; give the entry a \"command\" (or a \"url\") to use it here",
             ),
             (
                 EntryProblem::NoProgram,

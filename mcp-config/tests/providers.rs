@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_config::providers::{
     AMP, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CURSOR, GEMINI, JUNIE, KIRO, LM_STUDIO, NATIVE,
-    OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, default_sources,
+    OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED, default_sources,
 };
 use mcp_config::{
     ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level, ServerConfig,
@@ -144,6 +144,7 @@ fn default_sources_are_in_priority_order_with_their_names() {
             ("roo", "Roo Code"),
             ("cline", "Cline"),
             ("amp", "Amp"),
+            ("zed", "Zed"),
         ]
     );
 }
@@ -1739,4 +1740,119 @@ fn amp_reads_its_dotted_key_up_to_the_repository_root_nearest_first() {
     assert!(!picky.tool_filter().allows("anything_else"));
     assert_eq!(names(&files[2]), ["mine"]);
     assert!(names(&files[3]).is_empty());
+}
+
+// ------------------------------------------------------------------------------------------
+// Zed
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn zed_reads_context_servers_of_every_form_with_timeouts_in_seconds() {
+    let sandbox = Sandbox::new("zed");
+    // As Zed's documentation and settings types write them, with comments.
+    let user = sandbox.write(
+        "home/.config/zed/settings.json",
+        r#"{
+  // Zed's settings hold much else.
+  "theme": "One Dark",
+  "context_server_timeout": 90,
+  "context_servers": {
+    "local-mcp-server": {"command": "some-command", "args": ["arg-1", "arg-2"], "env": {}},
+    "remote-mcp-server": {
+      "url": "https://example.com/mcp",
+      "headers": {"Authorization": "Bearer ${ZED_TOKEN}"},
+      "timeout": 5
+    },
+    "remote-with-oauth": {"url": "https://mcp.example.com/mcp", "oauth": {"client_id": "abc"}},
+    "postgres-ext": {"settings": {"database_url": "postgres://localhost/db"}},
+    "older": {"source": "custom", "command": {"path": "uvx", "args": ["mcp-server-git"], "env": {"A": "1"}}},
+    "off": {"command": "x", "enabled": false, "timeout": 9000},
+  }
+}"#,
+    );
+    let files = ZED.load(&sandbox.ctx());
+    assert_eq!(listing(&files), [(user, Level::User)]);
+    assert_eq!(
+        server(&files[0], "local-mcp-server"),
+        json!({
+            "command": "some-command", "args": ["arg-1", "arg-2"],
+            "timeout": 90000, "toolTimeout": 90000
+        })
+    );
+    assert_eq!(
+        server(&files[0], "remote-mcp-server"),
+        json!({
+            "type": "http", "url": "https://example.com/mcp",
+            "headers": {"Authorization": "Bearer ${ZED_TOKEN}"},
+            "timeout": 5000, "toolTimeout": 5000
+        })
+    );
+    assert_eq!(
+        server(&files[0], "remote-with-oauth")["auth"],
+        json!({"type": "oauth", "clientId": "abc"})
+    );
+    assert_eq!(
+        server(&files[0], "older"),
+        json!({
+            "command": "uvx", "args": ["mcp-server-git"], "env": {"A": "1"},
+            "timeout": 90000, "toolTimeout": 90000
+        })
+    );
+    let off = config_of(&files[0], "off");
+    assert_eq!(off.enabled, Some(false));
+    assert_eq!(
+        server(&files[0], "off")["timeout"],
+        600_000,
+        "capped at Zed's 600 s"
+    );
+    let problems = invalid(&files[0]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].0, "postgres-ext");
+    assert!(
+        problems[0]
+            .1
+            .contains("a Zed extension provides this server"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn zed_reads_the_worktree_roots_file_only_and_flatpaks_folder() {
+    let sandbox = Sandbox::new("zed-project");
+    sandbox.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    let project = sandbox.write(
+        "project/.zed/settings.json",
+        r#"{"context_servers": {"p": {"command": "p"}}}"#,
+    );
+    sandbox.write(
+        "project/src/.zed/settings.json",
+        r#"{"context_servers": {"nested": {"command": "n"}}}"#,
+    );
+    let files = ZED.load(&sandbox.ctx());
+    assert_eq!(listing(&files), [(project.clone(), Level::Project)]);
+    assert_eq!(names(&files[0]), ["p"]);
+    // From a subfolder the root's file is a note, and the nested one is not Zed's.
+    let ctx = DiscoveryContext::new("myagent", sandbox.project().join("src"), sandbox.home());
+    let files = ZED.load(&ctx);
+    assert_eq!(
+        listing(&files),
+        [(
+            sandbox.project().join("src/.zed/settings.json"),
+            Level::Project
+        )]
+    );
+    let unread = ZED.unread_project_files(&ctx);
+    assert_eq!(unread.len(), 1, "{unread:?}");
+    assert_eq!(unread[0].path, project);
+
+    let flatpak = sandbox.write(
+        "flatpak-config/zed/settings.json",
+        r#"{"context_servers": {"f": {"command": "f"}}}"#,
+    );
+    let ctx = sandbox.ctx().with_env([(
+        "FLATPAK_XDG_CONFIG_HOME",
+        sandbox.root.join("flatpak-config").display().to_string(),
+    )]);
+    let files = ZED.load(&ctx);
+    assert_eq!(listing(&files).last(), Some(&(flatpak, Level::User)));
 }

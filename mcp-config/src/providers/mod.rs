@@ -23,6 +23,7 @@
 //! | VS Code | `.vscode/mcp.json` of the workspace folder only (code.visualstudio.com/docs/copilot/customization/mcp-servers) | the working folder; a file above is a note |
 //! | Kiro | `.kiro/settings/mcp.json` of the workspace folder (kiro.dev/docs/mcp/configuration; that the workspace is the opened folder is assumed) | the working folder; a file above is a note |
 //! | Junie, Warp | `.junie/mcp/mcp.json` / `.warp/.mcp.json` at the project (repository) root | the repository root, else the working folder |
+//! | Zed | `.zed/settings.json` at the root of the first visible worktree (`context_server_store.rs` `resolve_project_settings`) | the working folder; a file above is a note |
 //! | Roo Code | `.roo/mcp.json` of the workspace folder, no walk (`McpHub.ts` `getProjectMcpPath`, RooCodeInc/Roo-Code cb836567) | the working folder; a file above is a note |
 //! | Amp | `.amp/settings.json(c)` searched for from the working folder up to the repository root (summaries of Amp's manual) | every folder of the walk, nearer first |
 //! | Windsurf, Claude Desktop, LM Studio, Cline | user files only | — |
@@ -49,6 +50,7 @@
 //! | 14 | `roo` | Roo Code | `<cwd>/.roo/mcp.json`; `…/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json` | strict JSON, `mcpServers`; `streamable-http`; bare `url` is SSE; `timeout` in seconds; `disabledTools`; `${env:VAR}`, `${workspaceFolder}` |
 //! | 15 | `cline` | Cline | `~/.cline/data/settings/cline_mcp_settings.json` (env overrides), else the legacy VS Code storage and `~/Documents/Cline/MCP/` files | strict JSON, `mcpServers`, flat or nested `transport`; bare `url` is SSE; `timeout` in seconds; stored tokens dropped |
 //! | 16 | `amp` | Amp | `.amp/settings.json(c)` of each walked folder; `<config dir>/amp/settings.json(c)` | JSON with comments, key `"amp.mcpServers"`; `includeTools` → `enabledTools` |
+//! | 17 | `zed` | Zed | `<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json` | JSON with comments, `context_servers`; `command` (or nested `{path,args,env}`) → stdio, `url` → Streamable HTTP, neither → extension-provided (invalid here); `timeout` in seconds |
 //!
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`.
 //! A file that does not exist is left out; a file that is a directory, cannot be read or cannot
@@ -85,6 +87,7 @@ mod roo;
 mod vscode;
 mod warp;
 mod windsurf;
+mod zed;
 
 pub(crate) use claude_code::{
     project_entry as claude_code_project_entry, user_files as claude_code_user_files,
@@ -363,8 +366,22 @@ pub const CLINE: BuiltinSource = BuiltinSource::new("cline", "Cline", cline::loa
 /// `disabled: true` → `enabled: false`; `includeTools` → `enabledTools`.
 pub const AMP: BuiltinSource = BuiltinSource::new("amp", "Amp", amp::load);
 
+/// Zed: the working folder's `.zed/settings.json` (Zed reads the worktree root's only; one found
+/// above is a note), then `$FLATPAK_XDG_CONFIG_HOME` or `<config dir>/zed/settings.json` (and
+/// `%APPDATA%/Zed/settings.json`). JSON with comments, key `context_servers`.
+///
+/// An entry with `command` (a string, or the older `{path, args, env}` object) is stdio; one
+/// with `url` and `headers` is Streamable HTTP, its `oauth: {client_id, client_secret}` the
+/// OAuth client; one with neither is provided by a Zed extension and is invalid here, saying
+/// so. `enabled`; `timeout` in seconds (at most 600; `context_server_timeout` is the file's
+/// default) → `timeout` and `toolTimeout`; `remote` and `settings` kept in `extra`.
+pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", zed::load).here_only(
+    &[".zed/settings.json"],
+    "Zed reads it only at the root of the worktree it opens",
+);
+
 /// The built-in providers, highest priority first.
-const BUILT_IN: [BuiltinSource; 16] = [
+const BUILT_IN: [BuiltinSource; 17] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
@@ -381,11 +398,12 @@ const BUILT_IN: [BuiltinSource; 16] = [
     ROO_CODE,
     CLINE,
     AMP,
+    ZED,
 ];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
 /// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio, Roo
-/// Code, Cline, Amp.
+/// Code, Cline, Amp, Zed.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
     BUILT_IN
         .iter()
