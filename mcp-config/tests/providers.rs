@@ -1856,3 +1856,36 @@ fn zed_reads_the_worktree_roots_file_only_and_flatpaks_folder() {
     let files = ZED.load(&ctx);
     assert_eq!(listing(&files).last(), Some(&(flatpak, Level::User)));
 }
+
+#[test]
+fn vscode_reads_every_named_profiles_mcp_file_after_the_default_profiles() {
+    let sandbox = Sandbox::new("vscode-profiles");
+    let default = sandbox.write(
+        "home/.config/Code/User/mcp.json",
+        r#"{"servers": {"shared": {"command": "default-profile"}}}"#,
+    );
+    let work = sandbox.write(
+        "home/.config/Code/User/profiles/5a1b2c/mcp.json",
+        r#"{"servers": {"shared": {"command": "work-profile"}, "work-only": {"type": "http", "url": "https://work.example.com/mcp"}}}"#,
+    );
+    let other = sandbox.write(
+        "home/.config/Code/User/profiles/-7f00aa/mcp.json",
+        r#"{"servers": {"other": {"command": "o"}}}"#,
+    );
+    // A file where a profile folder would be is not a profile.
+    sandbox.write("home/.config/Code/User/profiles/stray.json", "{}");
+    let files = VSCODE.load(&sandbox.ctx());
+    assert_eq!(
+        listing(&files),
+        [
+            (default, Level::User),
+            (other, Level::User),
+            (work, Level::User)
+        ]
+    );
+    assert_eq!(names(&files[2]), ["shared", "work-only"]);
+    assert_eq!(
+        server(&files[2], "work-only"),
+        json!({"type": "http", "url": "https://work.example.com/mcp"})
+    );
+}

@@ -41,7 +41,7 @@
 //! | 5 | `opencode` | OpenCode | `.opencode/opencode.json(c)` and `opencode.json(c)` of each walked folder; `$OPENCODE_CONFIG`; `<config dir>/opencode/opencode.json(c)`, `config.json` | JSON with comments, key `mcp` (or `mcp.servers`); `local` with a `command` array and `environment`, `remote` with `url`/`headers`; `{env:VAR}` → `${VAR}` |
 //! | 6 | `cursor` | Cursor | `<cwd>/.cursor/mcp.json`; `~/.cursor/mcp.json` | JSON (comments tolerated), `mcpServers`; `${env:VAR}`, `${userHome}`, `${workspaceFolder}` translated; `auth` → OAuth settings |
 //! | 7 | `windsurf` | Windsurf | `~/.codeium/windsurf/mcp_config.json` | JSON (comments tolerated), `mcpServers`; `serverUrl` (or `url`) for remote; `disabled: true`; `${env:VAR}` translated |
-//! | 8 | `vscode` | VS Code | `<cwd>/.vscode/mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json` (and the macOS / `%APPDATA%` equivalents) | JSON with comments; top-level `servers` (or the older `mcp.servers`) and `inputs`; `${env:VAR}`, `${workspaceFolder}`, `${userHome}` translated; `${input:…}` makes that server invalid |
+//! | 8 | `vscode` | VS Code | `<cwd>/.vscode/mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json`, then each named profile's (`Code/User/profiles/<id>/`) (and the macOS / `%APPDATA%` equivalents) | JSON with comments; top-level `servers` (or the older `mcp.servers`) and `inputs`; `${env:VAR}`, `${workspaceFolder}`, `${userHome}` translated; `${input:…}` makes that server invalid |
 //! | 9 | `claude-desktop` | Claude Desktop | `<config dir>/Claude/claude_desktop_config.json`, `~/Library/Application Support/Claude/…`, `%APPDATA%/Claude/…` | JSON, `mcpServers` |
 //! | 10 | `kiro` | Kiro | `<cwd>/.kiro/settings/mcp.json`; `~/.kiro/settings/mcp.json` | JSON, `mcpServers`; bare `url` is Streamable HTTP; `disabled`, `disabledTools`; `oauth.clientId` → OAuth settings |
 //! | 11 | `junie` | Junie | `<project root>/.junie/mcp/mcp.json`; `~/.junie/mcp/mcp.json` | JSON, `mcpServers`, common shape |
@@ -280,10 +280,11 @@ pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", cursor:
 pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", windsurf::load);
 
 /// VS Code: the workspace folder's `.vscode/mcp.json` (the working folder's only; one found above
-/// is a note), then the user profile's `mcp.json` and
-/// `settings.json` in `<config dir>/Code/User/` (and, when they exist,
-/// `~/Library/Application Support/Code/User/` and `%APPDATA%/Code/User/`). All are JSON with
-/// comments and trailing commas.
+/// is a note), then the default profile's `mcp.json` and `settings.json` in
+/// `<config dir>/Code/User/`, then each named profile's in `Code/User/profiles/<id>/` (by
+/// folder name; VS Code keeps a profile's `mcp.json` in its folder), and the same under
+/// `~/Library/Application Support/Code/User/` and `%APPDATA%/Code/User/` when they exist. All
+/// are JSON with comments and trailing commas.
 ///
 /// `mcp.json` holds a top-level `servers` object (`type` `stdio` / `http` / `sse`, `command`,
 /// `args`, `env`, `envFile`, `cwd`, `url`, `headers`) and an `inputs` list; the older shape

@@ -21,8 +21,11 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let user_dirs = vscode_user_dirs(ctx);
     let mut paths = vec![(ctx.cwd.join(".vscode").join("mcp.json"), Level::Project)];
     for dir in user_dirs {
-        paths.push((dir.join("mcp.json"), Level::User));
-        paths.push((dir.join("settings.json"), Level::User));
+        // The default profile, then the named ones (`profiles/<id>/`), by folder name.
+        for profile in std::iter::once(dir.clone()).chain(named_profiles(&dir)) {
+            paths.push((profile.join("mcp.json"), Level::User));
+            paths.push((profile.join("settings.json"), Level::User));
+        }
     }
     dedup_paths(&mut paths);
     paths
@@ -34,6 +37,21 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
             })
         })
         .collect()
+}
+
+/// The folders of VS Code's named profiles under a user folder, sorted; none when there are
+/// none (or the folder cannot be listed).
+fn named_profiles(user_dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(user_dir.join("profiles")) else {
+        return Vec::new();
+    };
+    let mut profiles: Vec<_> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .map(|entry| entry.path())
+        .collect();
+    profiles.sort();
+    profiles
 }
 
 fn convert_file(
