@@ -63,6 +63,19 @@ pub enum ConfigError {
         /// True when the file was being changed, and nothing was written.
         left_unchanged: bool,
     },
+    /// A config file that is a script of another tool's (Crush's `crushrc`): it is never run,
+    /// so the servers it defines are not read.
+    #[error(
+        "{} is a {tool} script, which is never run here: the servers it defines are not read \
+         (define them in {tool}'s JSON file to use them here)",
+        .path.display()
+    )]
+    Script {
+        /// The file.
+        path: PathBuf,
+        /// The tool, e.g. `Crush`.
+        tool: &'static str,
+    },
     /// `HOME` is not set (or empty), so the user's home, and with it every user-level config
     /// file, is unknown.
     #[error("HOME is not set, so user-level MCP config files cannot be found; set HOME")]
@@ -209,6 +222,7 @@ impl ConfigError {
             | Self::TooLarge { path, .. }
             | Self::Parse { path, .. }
             | Self::Shape { path, .. }
+            | Self::Script { path, .. }
             | Self::Write { path, .. } => Some(path),
             // A change names its file in its message, when it has one.
             Self::NoHome | Self::Change(_) => None,

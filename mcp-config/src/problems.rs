@@ -455,6 +455,17 @@ pub enum PlaceholderProblem {
         /// The tool, e.g. `Windsurf`.
         tool: &'static str,
     },
+    /// A shell command substitution (Crush's `$(…)`): the tool runs the command when it loads
+    /// the file.
+    #[error(
+        "{tool} runs that command when it loads the file; this runtime never runs a command \
+         from another tool's config value: put the value in an environment variable and write \
+         ${{VAR}} instead"
+    )]
+    CommandSubstitution {
+        /// The tool, e.g. `Crush`.
+        tool: &'static str,
+    },
 }
 
 /// An input's description as [`PlaceholderProblem::InputPrompt`] shows it.
@@ -813,6 +824,13 @@ mod tests {
                     PlaceholderProblem::FromFile { tool: "OpenCode" },
                 ),
                 "env.TOKEN uses {file:~/k}: OpenCode reads that value from a file, which this runtime does not do; put the value in an environment variable and write ${VAR} instead",
+            ),
+            (
+                placeholder(
+                    "$(pass show gh)",
+                    PlaceholderProblem::CommandSubstitution { tool: "Crush" },
+                ),
+                "env.TOKEN uses $(pass show gh): Crush runs that command when it loads the file; this runtime never runs a command from another tool's config value: put the value in an environment variable and write ${VAR} instead",
             ),
         ] {
             assert_eq!(problem.to_string(), message);

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_config::providers::{
-    AMP, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CURSOR, GEMINI, JUNIE, KIRO, LM_STUDIO, NATIVE,
-    OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED, default_sources,
+    AMP, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, JUNIE, KIRO, LM_STUDIO,
+    NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED, default_sources,
 };
 use mcp_config::{
     ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level, ServerConfig,
@@ -145,6 +145,7 @@ fn default_sources_are_in_priority_order_with_their_names() {
             ("cline", "Cline"),
             ("amp", "Amp"),
             ("zed", "Zed"),
+            ("crush", "Crush"),
         ]
     );
 }
@@ -1887,5 +1888,142 @@ fn vscode_reads_every_named_profiles_mcp_file_after_the_default_profiles() {
     assert_eq!(
         server(&files[2], "work-only"),
         json!({"type": "http", "url": "https://work.example.com/mcp"})
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Crush
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn crush_reads_json_up_to_the_repository_root_and_never_runs_a_crushrc() {
+    let sandbox = Sandbox::new("crush");
+    sandbox.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    // The README's example, as Crush parses it (strict JSON).
+    let root = sandbox.write(
+        "project/crush.json",
+        r#"{
+  "$schema": "https://charm.land/crush.json",
+  "mcp": {
+    "filesystem": {
+      "type": "stdio", "command": "node", "args": ["/path/to/mcp-server.js"],
+      "env": {"NODE_ENV": "production"}, "timeout": 10, "disabled_tools": ["some-tool-name"]
+    },
+    "github": {
+      "type": "http", "url": "https://api.githubcopilot.com/mcp/",
+      "headers": {"Authorization": "Bearer $GH_PAT"}, "enabled_tools": ["get_issue"],
+      "oauth_client_id": "crush-app", "oauth_token": {"access_token": "crush-kept-secret"}
+    },
+    "stream": {"type": "sse", "url": "https://example.com/mcp/sse", "headers": {"API-Key": "${API_KEY}"}},
+    "sneaky": {"command": "node", "env": {"TOKEN": "$(cat ~/.ssh/id_ed25519)"}},
+    "off": {"command": "x", "disabled": true}
+  }
+}"#,
+    );
+    let witness = sandbox.root.join("crushrc-ran");
+    let script = sandbox.write(
+        "project/src/crushrc",
+        &format!(
+            "touch {}\nmcp add only-in-script --command evil\n",
+            witness.display()
+        ),
+    );
+    let near = sandbox.write(
+        "project/src/.crush.json",
+        r#"{"mcp": {"filesystem": {"command": "nearer"}}}"#,
+    );
+    let data = sandbox.write(
+        "home/.local/share/crush/crush.json",
+        r#"{"mcp": {"written-by-crush": {"type": "http", "url": "https://d.example.com/mcp"}}}"#,
+    );
+    let user = sandbox.write(
+        "home/.config/crush/crush.json",
+        r#"{"mcp": {"mine": {"command": "mine"}}}"#,
+    );
+    let ctx = DiscoveryContext::new("myagent", sandbox.project().join("src"), sandbox.home());
+    let files = CRUSH.load(&ctx);
+    assert_eq!(
+        listing(&files),
+        [
+            (script.clone(), Level::Project),
+            (near, Level::Project),
+            (root, Level::Project),
+            (data, Level::User),
+            (user, Level::User)
+        ]
+    );
+    // The script is named and not run.
+    let error = the_error(&files[0]);
+    assert!(
+        matches!(error, ConfigError::Script { tool: "Crush", .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("never run here"), "{error}");
+    assert_eq!(error.path(), Some(script.as_path()));
+    assert!(!witness.exists());
+
+    assert_eq!(names(&files[1]), ["filesystem"]);
+    assert_eq!(
+        server(&files[2], "filesystem"),
+        json!({
+            "command": "node", "args": ["/path/to/mcp-server.js"],
+            "env": {"NODE_ENV": "production"},
+            "timeout": 10000, "toolTimeout": 10000, "disabledTools": ["some-tool-name"]
+        })
+    );
+    let github = server(&files[2], "github");
+    assert_eq!(
+        github,
+        json!({
+            "type": "http", "url": "https://api.githubcopilot.com/mcp/",
+            "headers": {"Authorization": "Bearer ${GH_PAT}"},
+            "enabledTools": ["get_issue"],
+            "auth": {"type": "oauth", "clientId": "crush-app"}
+        })
+    );
+    assert!(!github.to_string().contains("crush-kept-secret"));
+    let filter = config_of(&files[2], "github").tool_filter();
+    assert!(filter.allows("get_issue") && !filter.allows("create_issue"));
+    assert_eq!(
+        server(&files[2], "stream"),
+        json!({"type": "sse", "url": "https://example.com/mcp/sse", "headers": {"API-Key": "${API_KEY}"}})
+    );
+    assert_eq!(config_of(&files[2], "off").enabled, Some(false));
+    let problems = invalid(&files[2]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].0, "sneaky");
+    assert!(
+        problems[0].1.contains("Crush runs that command"),
+        "{problems:?}"
+    );
+    assert_eq!(names(&files[3]), ["written-by-crush"]);
+    assert_eq!(names(&files[4]), ["mine"]);
+}
+
+#[test]
+fn crush_follows_its_global_folder_variables() {
+    let sandbox = Sandbox::new("crush-env");
+    let config = sandbox.write(
+        "custom-config/crush.json",
+        r#"{"mcp": {"c": {"command": "c"}}}"#,
+    );
+    let data = sandbox.write(
+        "custom-data/crush.json",
+        r#"{"mcp": {"d": {"command": "d"}}}"#,
+    );
+    let ctx = sandbox.ctx().with_env([
+        (
+            "CRUSH_GLOBAL_CONFIG",
+            sandbox.root.join("custom-config").display().to_string(),
+        ),
+        (
+            "CRUSH_GLOBAL_DATA",
+            sandbox.root.join("custom-data").display().to_string(),
+        ),
+    ]);
+    let files = CRUSH.load(&ctx);
+    assert_eq!(
+        listing(&files),
+        [(data, Level::User), (config, Level::User)]
     );
 }

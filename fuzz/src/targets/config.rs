@@ -1,5 +1,5 @@
 //! Target `config`: every config provider of `mcp-config` on the files it reads — JSON
-//! (native, Claude Code, Claude Desktop, Roo Code, Cline), JSON with comments (Claude Code's
+//! (native, Claude Code, Claude Desktop, Roo Code, Cline, Crush), JSON with comments (Claude Code's
 //! settings, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code, Kiro, Junie, Warp, LM Studio, Amp, Zed)
 //! and TOML (Codex) — through the public API an agent
 //! uses: the provider's `load` on a `DiscoveryContext` whose home, config folder and project
@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_config::providers::{
-    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CURSOR, GEMINI, JUNIE, KIRO,
-    LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED,
+    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, JUNIE,
+    KIRO, LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED,
 };
 use mcp_config::{
     ConfigError, ConfigSource, DiscoveryContext, DiscoveryOptions, SkipReason, TrustPolicy,
@@ -170,6 +170,7 @@ const SPOTS: &[Spot] = &[
     ),
     spot(AMP, Format::Jsonc, Root::Project, ".amp/settings.json"),
     spot(ZED, Format::Jsonc, Root::ConfigDir, "zed/settings.json"),
+    spot(CRUSH, Format::Json, Root::Project, "crush.json"),
 ];
 
 /// One input: where the file is, what it holds, and whether a directory stands there instead.

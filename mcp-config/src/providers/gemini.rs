@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{
-    dedup_paths, is_variable_name, json_millis, name_list, read_parsed, rewrite_fields,
-    standard_with_disabled, var_ref,
+    dedup_paths, dollar_vars, json_millis, name_list, read_parsed, rewrite_fields,
+    standard_with_disabled,
 };
 use crate::context::DiscoveryContext;
 use crate::problems::EntryProblem;
@@ -96,45 +96,4 @@ fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
     config.timeout = timeout;
     rewrite_fields(&mut config, &mut |text| Ok(dollar_vars(text)))?;
     Ok(config)
-}
-
-/// `$VAR` → `${VAR}`; `${…}` and a `$` not followed by a name are left alone.
-fn dollar_vars(text: &str) -> String {
-    if !text.contains('$') {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut rest = text;
-    while let Some(start) = rest.find('$') {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        let name_len = after
-            .char_indices()
-            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
-            .map_or(after.len(), |(index, _)| index);
-        let name = &after[..name_len];
-        if is_variable_name(name) {
-            out.push_str(&var_ref(name));
-            rest = &after[name_len..];
-        } else {
-            out.push('$');
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bare_dollar_variables_become_braced() {
-        assert_eq!(dollar_vars("$TOKEN"), "${TOKEN}");
-        assert_eq!(dollar_vars("a-$A_1/b"), "a-${A_1}/b");
-        assert_eq!(dollar_vars("${KEEP} $"), "${KEEP} $");
-        assert_eq!(dollar_vars("$1 $$X"), "$1 $${X}");
-        assert_eq!(dollar_vars("ünï $HOME ✓"), "ünï ${HOME} ✓");
-    }
 }

@@ -23,6 +23,7 @@
 //! | VS Code | `.vscode/mcp.json` of the workspace folder only (code.visualstudio.com/docs/copilot/customization/mcp-servers) | the working folder; a file above is a note |
 //! | Kiro | `.kiro/settings/mcp.json` of the workspace folder (kiro.dev/docs/mcp/configuration; that the workspace is the opened folder is assumed) | the working folder; a file above is a note |
 //! | Junie, Warp | `.junie/mcp/mcp.json` / `.warp/.mcp.json` at the project (repository) root | the repository root, else the working folder |
+//! | Crush | `.crushrc`, `crushrc`, `.crush.json`, `crush.json` in every folder from the working folder up to the Git work-tree root, the deeper winning (`internal/config/load.go` `lookupConfigs`, charmbracelet/crush 37f36e93) | every folder of the walk, nearer first |
 //! | Zed | `.zed/settings.json` at the root of the first visible worktree (`context_server_store.rs` `resolve_project_settings`) | the working folder; a file above is a note |
 //! | Roo Code | `.roo/mcp.json` of the workspace folder, no walk (`McpHub.ts` `getProjectMcpPath`, RooCodeInc/Roo-Code cb836567) | the working folder; a file above is a note |
 //! | Amp | `.amp/settings.json(c)` searched for from the working folder up to the repository root (summaries of Amp's manual) | every folder of the walk, nearer first |
@@ -51,6 +52,7 @@
 //! | 15 | `cline` | Cline | `~/.cline/data/settings/cline_mcp_settings.json` (env overrides), else the legacy VS Code storage and `~/Documents/Cline/MCP/` files | strict JSON, `mcpServers`, flat or nested `transport`; bare `url` is SSE; `timeout` in seconds; stored tokens dropped |
 //! | 16 | `amp` | Amp | `.amp/settings.json(c)` of each walked folder; `<config dir>/amp/settings.json(c)` | JSON with comments, key `"amp.mcpServers"`; `includeTools` → `enabledTools` |
 //! | 17 | `zed` | Zed | `<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json` | JSON with comments, `context_servers`; `command` (or nested `{path,args,env}`) → stdio, `url` → Streamable HTTP, neither → extension-provided (invalid here); `timeout` in seconds |
+//! | 18 | `crush` | Crush | `.crush.json`, `crush.json` (and `crushrc` scripts, never run) of each walked folder; the data and config folders' `crush.json` | strict JSON, `mcp`; snake_case `disabled_tools` / `enabled_tools`; `timeout` in seconds; `$VAR`; `$(…)` refused; stored tokens dropped |
 //!
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`.
 //! A file that does not exist is left out; a file that is a directory, cannot be read or cannot
@@ -76,6 +78,7 @@ mod claude_code;
 mod claude_desktop;
 mod cline;
 mod codex;
+mod crush;
 mod cursor;
 mod gemini;
 mod junie;
@@ -381,8 +384,22 @@ pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", zed::load).here_
     "Zed reads it only at the root of the worktree it opens",
 );
 
+/// Crush: in every folder from the working folder up to the repository root (the nearer
+/// first) `.crushrc`, `crushrc`, `.crush.json`, `crush.json`; then the data file
+/// (`$CRUSH_GLOBAL_DATA` or `${XDG_DATA_HOME:-~/.local/share}/crush/crush.json`), the config
+/// folder's `crushrc` and `crush.json` (`$CRUSH_GLOBAL_CONFIG` or `<config dir>/crush/`).
+///
+/// JSON files are strict JSON with the servers under `mcp`: `type` `stdio` / `sse` / `http`,
+/// `command`, `args`, `env`, `url`, `headers`; `disabled: true` → `enabled: false`;
+/// `disabled_tools` / `enabled_tools` → `disabledTools` / `enabledTools`; `timeout` in seconds
+/// → `timeout` and `toolTimeout`; `oauth_client_id` / `oauth_client_secret` → OAuth settings;
+/// the `oauth_token` Crush writes is dropped. `$VAR` → `${VAR}`; a `$(…)` makes the entry
+/// invalid. A `crushrc` is a Bash script and is never run: each one found is a file error
+/// naming it ([`ConfigError::Script`]).
+pub const CRUSH: BuiltinSource = BuiltinSource::new("crush", "Crush", crush::load);
+
 /// The built-in providers, highest priority first.
-const BUILT_IN: [BuiltinSource; 17] = [
+const BUILT_IN: [BuiltinSource; 18] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
@@ -400,11 +417,12 @@ const BUILT_IN: [BuiltinSource; 17] = [
     CLINE,
     AMP,
     ZED,
+    CRUSH,
 ];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
 /// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio, Roo
-/// Code, Cline, Amp, Zed.
+/// Code, Cline, Amp, Zed, Crush.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
     BUILT_IN
         .iter()
@@ -623,6 +641,33 @@ fn single_timeout_in_seconds(
     Ok(())
 }
 
+/// `$VAR` → `${VAR}`; `${…}` and a `$` not followed by a name are left alone.
+fn dollar_vars(text: &str) -> String {
+    if !text.contains('$') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(start) = rest.find('$') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        let name_len = after
+            .char_indices()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+            .map_or(after.len(), |(index, _)| index);
+        let name = &after[..name_len];
+        if is_variable_name(name) {
+            out.push_str(&var_ref(name));
+            rest = &after[name_len..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Our reference to an environment variable.
 fn var_ref(name: &str) -> String {
     format!("${{{name}}}")
@@ -746,4 +791,18 @@ fn seconds(key: &str, value: &Value) -> Result<u64, EntryProblem> {
 )]
 fn round_to_u64(value: f64) -> u64 {
     value.round() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_dollar_variables_become_braced() {
+        assert_eq!(dollar_vars("$TOKEN"), "${TOKEN}");
+        assert_eq!(dollar_vars("a-$A_1/b"), "a-${A_1}/b");
+        assert_eq!(dollar_vars("${KEEP} $"), "${KEEP} $");
+        assert_eq!(dollar_vars("$1 $$X"), "$1 $${X}");
+        assert_eq!(dollar_vars("ünï $HOME ✓"), "ünï ${HOME} ✓");
+    }
 }
