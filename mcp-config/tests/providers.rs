@@ -2027,3 +2027,23 @@ fn crush_follows_its_global_folder_variables() {
         [(data, Level::User), (config, Level::User)]
     );
 }
+
+#[test]
+fn a_claude_code_ws_entry_is_kept_for_a_connector_with_its_fields() {
+    let sandbox = Sandbox::new("claude-code-ws");
+    sandbox.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"live": {"type": "ws", "url": "wss://mcp.example.com/ws", "headers": {"X-Key": "${KEY}"}}}}"#,
+    );
+    let files = CLAUDE_CODE.load(&sandbox.ctx());
+    let config = config_of(&files[0], "live");
+    let mcp_config::TransportConfig::Custom(custom) = &config.transport else {
+        panic!("{config:?}");
+    };
+    assert_eq!(custom.kind, "ws");
+    assert_eq!(config.transport.type_name(), "ws");
+    assert_eq!(
+        server(&files[0], "live"),
+        json!({"type": "ws", "url": "wss://mcp.example.com/ws", "headers": {"X-Key": "${KEY}"}})
+    );
+}
