@@ -23,11 +23,11 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{CommonShape, load_file, walked};
+use super::{CommonShape, load_servers, walked};
 use crate::context::DiscoveryContext;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{Level, SourceFile, parse_jsonc};
 
 /// The key Amp keeps its servers under, dots and all.
 const KEY: &str = "amp.mcpServers";
@@ -48,15 +48,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     for name in ["settings.json", "settings.jsonc"] {
         paths.push((ctx.config_dir.join("amp").join(name), Level::User));
     }
-    super::dedup_paths(&mut paths);
-    paths
-        .into_iter()
-        .filter_map(|(path, level)| {
-            load_file(&path, level, parse_jsonc, |path, root| {
-                servers_under_key(path, root, KEY, |_, entry| convert(entry, ctx))
-            })
-        })
-        .collect()
+    load_servers(paths, parse_jsonc, KEY, |entry| convert(entry, ctx))
 }
 
 fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {

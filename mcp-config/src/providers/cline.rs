@@ -30,26 +30,26 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::{
-    editor_variable, load_file, normalize_transport_name, rewrite_braced, rewrite_fields,
-    single_timeout_in_seconds, standard_with_disabled, vscode_user_dirs,
+    editor_entry, load_servers, normalize_transport_name, single_timeout_in_seconds,
+    vscode_user_dirs,
 };
 use crate::context::DiscoveryContext;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceFile, parse_json, servers_under_key};
+use crate::source::{Level, SourceFile, parse_json};
 
 /// The file's name, in every place Cline keeps it.
 const FILE: &str = "cline_mcp_settings.json";
 
 /// Reads the file: see [`super::CLINE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let read = |path: &PathBuf| {
-        load_file(path, Level::User, parse_json, |path, root| {
-            servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
-        })
+    let read = |paths: Vec<PathBuf>| {
+        let paths = paths.into_iter().map(|path| (path, Level::User)).collect();
+        load_servers(paths, parse_json, "mcpServers", |entry| convert(entry, ctx))
     };
-    if let Some(file) = read(&current_file(ctx)) {
-        return vec![file];
+    let current = read(vec![current_file(ctx)]);
+    if !current.is_empty() {
+        return current;
     }
     let mut legacy: Vec<PathBuf> = vscode_user_dirs(ctx)
         .into_iter()
@@ -67,7 +67,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
             .join("MCP")
             .join(FILE),
     );
-    legacy.iter().filter_map(read).collect()
+    read(legacy)
 }
 
 /// Where Cline keeps the file now, its environment overrides applied in Cline's order.
@@ -113,11 +113,5 @@ fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryP
         object.insert("type".to_owned(), Value::from("sse"));
     }
     single_timeout_in_seconds(&mut object, "timeout")?;
-    let mut config = standard_with_disabled(&Value::Object(object))?;
-    rewrite_fields(&mut config, &mut |text| {
-        rewrite_braced(text, &mut |inner| {
-            editor_variable(inner, &ctx.cwd, &ctx.home)
-        })
-    })?;
-    Ok(config)
+    editor_entry(object, ctx, None)
 }

@@ -2,30 +2,22 @@
 
 use serde_json::Value;
 
-use super::{
-    dedup_paths, editor_variable, load_file, rewrite_braced, rewrite_fields, standard_with_disabled,
-};
+use super::{editor_entry, load_servers};
 use crate::context::DiscoveryContext;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{SourceFile, parse_jsonc};
 
 /// Reads the files: see [`super::CURSOR`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let mut paths = vec![
+    let paths = vec![
         (ctx.cwd.join(".cursor").join("mcp.json"), Level::Project),
         (ctx.home.join(".cursor").join("mcp.json"), Level::User),
     ];
-    dedup_paths(&mut paths);
-    paths
-        .into_iter()
-        .filter_map(|(path, level)| {
-            load_file(&path, level, parse_jsonc, |path, root| {
-                servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
-            })
-        })
-        .collect()
+    load_servers(paths, parse_jsonc, "mcpServers", |entry| {
+        convert(entry, ctx)
+    })
 }
 
 fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {
@@ -38,11 +30,5 @@ fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryP
     {
         auth.insert("type".to_owned(), Value::from("oauth"));
     }
-    let mut config = standard_with_disabled(&Value::Object(object))?;
-    rewrite_fields(&mut config, &mut |text| {
-        rewrite_braced(text, &mut |inner| {
-            editor_variable(inner, &ctx.cwd, &ctx.home)
-        })
-    })?;
-    Ok(config)
+    editor_entry(object, ctx, None)
 }

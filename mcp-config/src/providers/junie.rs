@@ -15,18 +15,11 @@
 
 use super::CommonShape;
 use crate::context::DiscoveryContext;
-use crate::source::{Level, SourceFile};
+use crate::source::SourceFile;
 
 /// Reads the files: see [`super::JUNIE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let file = |folder: &std::path::Path| folder.join(".junie").join("mcp").join("mcp.json");
-    SHAPE.load(
-        ctx,
-        vec![
-            (file(&ctx.project_root()), Level::Project),
-            (file(&ctx.home), Level::User),
-        ],
-    )
+    SHAPE.at_project_root_and_home(ctx, ".junie/mcp/mcp.json")
 }
 
 const SHAPE: CommonShape = CommonShape {

@@ -71,7 +71,9 @@ use crate::expand::{Placeholder, Rejected, is_variable_name, rewrite_braced};
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{ConfigSource, FileServers, SourceFile, UnreadProjectFile, read_config_file};
+use crate::source::{
+    ConfigSource, FileServers, SourceFile, UnreadProjectFile, parse_jsonc, read_config_file,
+};
 
 mod amp;
 mod claude_code;
@@ -542,18 +544,25 @@ struct CommonShape {
 impl CommonShape {
     /// Reads `paths` (each a JSON file, comments tolerated, with `mcpServers`), the missing ones
     /// left out.
-    fn load(self, ctx: &DiscoveryContext, mut paths: Vec<(PathBuf, Level)>) -> Vec<SourceFile> {
-        dedup_paths(&mut paths);
-        paths
-            .into_iter()
-            .filter_map(|(path, level)| {
-                load_file(&path, level, crate::source::parse_jsonc, |path, root| {
-                    crate::source::servers_under_key(path, root, "mcpServers", |_, entry| {
-                        self.convert(entry, ctx)
-                    })
-                })
-            })
-            .collect()
+    fn load(self, ctx: &DiscoveryContext, paths: Vec<(PathBuf, Level)>) -> Vec<SourceFile> {
+        load_servers(paths, parse_jsonc, "mcpServers", |entry| {
+            self.convert(entry, ctx)
+        })
+    }
+
+    /// Reads `relative` (`/`-separated) at the project root (the repository root, else the
+    /// working folder) and in the user's home.
+    fn at_project_root_and_home(
+        self,
+        ctx: &DiscoveryContext,
+        relative_path: &str,
+    ) -> Vec<SourceFile> {
+        let relative_path = relative(relative_path);
+        let paths = vec![
+            (ctx.project_root().join(&relative_path), Level::Project),
+            (ctx.home.join(&relative_path), Level::User),
+        ];
+        self.load(ctx, paths)
     }
 
     /// One entry: `disabled: true` → `enabled: false`; a `url` without `type` → `bare_url`; an
@@ -576,19 +585,48 @@ impl CommonShape {
             object.remove("oauth");
             object.insert("auth".to_owned(), Value::Object(auth));
         }
-        let mut config = standard_with_disabled(&Value::Object(object))?;
-        let tool = self.tool;
-        rewrite_fields(&mut config, &mut |text| {
-            rewrite_braced(text, &mut |inner| {
-                if inner.starts_with("file:") {
-                    Placeholder::Reject(PlaceholderProblem::FromFile { tool })
-                } else {
-                    editor_variable(inner, &ctx.cwd, &ctx.home)
-                }
-            })
-        })?;
-        Ok(config)
+        editor_entry(object, ctx, Some(self.tool))
     }
+}
+
+/// Reads each of `paths` that exists (a later duplicate of a path dropped) with `parse`, its
+/// servers under `key`, each entry converted by `convert`.
+fn load_servers(
+    mut paths: Vec<(PathBuf, Level)>,
+    parse: Parser,
+    key: &str,
+    convert: impl Fn(&Value) -> Result<ServerConfig, EntryProblem>,
+) -> Vec<SourceFile> {
+    dedup_paths(&mut paths);
+    paths
+        .into_iter()
+        .filter_map(|(path, level)| {
+            load_file(&path, level, parse, |path, root| {
+                crate::source::servers_under_key(path, root, key, |_, entry| convert(entry))
+            })
+        })
+        .collect()
+}
+
+/// An entry of an editor's (VS Code and its forks, the extensions in them), its keys already
+/// mapped onto ours, as a [`ServerConfig`]: `disabled: true` honoured, the editor variables
+/// translated ([`editor_variable`]); when the tool has `${file:…}` (`file_tool` names it), such
+/// a value is refused.
+fn editor_entry(
+    object: Map<String, Value>,
+    ctx: &DiscoveryContext,
+    file_tool: Option<&'static str>,
+) -> Result<ServerConfig, EntryProblem> {
+    let mut config = standard_with_disabled(&Value::Object(object))?;
+    rewrite_fields(&mut config, &mut |text| {
+        rewrite_braced(text, &mut |inner| match file_tool {
+            Some(tool) if inner.starts_with("file:") => {
+                Placeholder::Reject(PlaceholderProblem::FromFile { tool })
+            }
+            _ => editor_variable(inner, &ctx.cwd, &ctx.home),
+        })
+    })?;
+    Ok(config)
 }
 
 /// VS Code's user folders (`…/Code/User`): the XDG config folder's, macOS's, and `%APPDATA%`'s

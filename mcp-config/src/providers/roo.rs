@@ -25,13 +25,13 @@
 use serde_json::Value;
 
 use super::{
-    dedup_paths, editor_variable, load_file, normalize_transport_name, rewrite_braced,
-    rewrite_fields, single_timeout_in_seconds, standard_with_disabled, vscode_user_dirs,
+    editor_entry, load_servers, normalize_transport_name, single_timeout_in_seconds,
+    vscode_user_dirs,
 };
 use crate::context::DiscoveryContext;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceFile, parse_json, servers_under_key};
+use crate::source::{Level, SourceFile, parse_json};
 
 /// Reads the files: see [`super::ROO_CODE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
@@ -44,15 +44,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
             .join("mcp_settings.json");
         paths.push((settings, Level::User));
     }
-    dedup_paths(&mut paths);
-    paths
-        .into_iter()
-        .filter_map(|(path, level)| {
-            load_file(&path, level, parse_json, |path, root| {
-                servers_under_key(path, root, "mcpServers", |_, entry| convert(entry, ctx))
-            })
-        })
-        .collect()
+    load_servers(paths, parse_json, "mcpServers", |entry| convert(entry, ctx))
 }
 
 fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryProblem> {
@@ -65,11 +57,5 @@ fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryP
         object.insert("type".to_owned(), Value::from("sse"));
     }
     single_timeout_in_seconds(&mut object, "timeout")?;
-    let mut config = standard_with_disabled(&Value::Object(object))?;
-    rewrite_fields(&mut config, &mut |text| {
-        rewrite_braced(text, &mut |inner| {
-            editor_variable(inner, &ctx.cwd, &ctx.home)
-        })
-    })?;
-    Ok(config)
+    editor_entry(object, ctx, None)
 }

@@ -12,18 +12,11 @@
 
 use super::CommonShape;
 use crate::context::DiscoveryContext;
-use crate::source::{Level, SourceFile};
+use crate::source::SourceFile;
 
 /// Reads the files: see [`super::WARP`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let file = |folder: &std::path::Path| folder.join(".warp").join(".mcp.json");
-    SHAPE.load(
-        ctx,
-        vec![
-            (file(&ctx.project_root()), Level::Project),
-            (file(&ctx.home), Level::User),
-        ],
-    )
+    SHAPE.at_project_root_and_home(ctx, ".warp/.mcp.json")
 }
 
 const SHAPE: CommonShape = CommonShape {

@@ -2,11 +2,9 @@
 
 use serde_json::Value;
 
-use super::{
-    Placeholder, editor_variable, load_file, rewrite_braced, rewrite_fields, standard_with_disabled,
-};
+use super::{editor_entry, load_file};
 use crate::context::DiscoveryContext;
-use crate::problems::{EntryProblem, PlaceholderProblem};
+use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
 use crate::source::{SourceFile, parse_jsonc, servers_under_key};
@@ -36,15 +34,5 @@ fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryP
     if object.contains_key("url") && !object.contains_key("type") {
         object.insert("type".to_owned(), Value::from("http"));
     }
-    let mut config = standard_with_disabled(&Value::Object(object))?;
-    rewrite_fields(&mut config, &mut |text| {
-        rewrite_braced(text, &mut |inner| {
-            if inner.starts_with("file:") {
-                Placeholder::Reject(PlaceholderProblem::FromFile { tool: "Windsurf" })
-            } else {
-                editor_variable(inner, &ctx.cwd, &ctx.home)
-            }
-        })
-    })?;
-    Ok(config)
+    editor_entry(object, ctx, Some("Windsurf"))
 }
