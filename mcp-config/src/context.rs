@@ -41,6 +41,11 @@ pub struct DiscoveryContext {
     /// platform's folder for a context [`from_process`](Self::from_process), none for one
     /// built with [`new`](Self::new), so tests never read the machine's.
     pub managed_dir: Option<PathBuf>,
+    /// Where other tools' system-wide config files are (`/etc` on Unix: Goose's
+    /// `goose/config.yaml`, Crush's `crush/crush.json`): `/etc` for a context
+    /// [`from_process`](Self::from_process) on Unix, none for one built with
+    /// [`new`](Self::new), so tests never read the machine's.
+    pub system_dir: Option<PathBuf>,
 }
 
 /// Claude Code's folder for enterprise-managed files on this platform.
@@ -69,6 +74,7 @@ impl DiscoveryContext {
             home,
             env: BTreeMap::new(),
             managed_dir: None,
+            system_dir: None,
         }
     }
 
@@ -90,6 +96,7 @@ impl DiscoveryContext {
             UserDir::Config.under(&context.home, |var| env.get(var).map(OsString::from));
         context.env = env;
         context.managed_dir = platform_managed_dir();
+        context.system_dir = cfg!(unix).then(|| PathBuf::from("/etc"));
         Ok(context)
     }
 
@@ -119,6 +126,13 @@ impl DiscoveryContext {
     #[must_use]
     pub fn with_managed_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.managed_dir = Some(dir.into());
+        self
+    }
+
+    /// Replaces the folder of other tools' system-wide config files.
+    #[must_use]
+    pub fn with_system_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.system_dir = Some(dir.into());
         self
     }
 
@@ -255,6 +269,7 @@ impl fmt::Debug for DiscoveryContext {
             .field("config_dir", &self.config_dir)
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("managed_dir", &self.managed_dir)
+            .field("system_dir", &self.system_dir)
             .finish()
     }
 }

@@ -390,6 +390,17 @@ pub enum EntryProblem {
     /// An OpenCode remote server has no `url` string.
     #[error("a remote server needs a \"url\" string")]
     RemoteWithoutUrl,
+    /// A Goose extension that is not an MCP server this runtime can start (`builtin`,
+    /// `platform`, `frontend`, `inline_python`): it runs inside Goose.
+    #[error(
+        "a {tool} \"{kind}\" extension runs inside {tool}; it is not an MCP server this runtime can start"
+    )]
+    InsideTheTool {
+        /// The tool, e.g. `Goose`.
+        tool: &'static str,
+        /// The extension's type, e.g. `builtin`.
+        kind: String,
+    },
     /// A Zed entry with neither `command` nor `url`: a server a Zed extension provides, whose
     /// command only that extension knows.
     #[error(
@@ -774,6 +785,13 @@ mod tests {
             (
                 EntryProblem::WebSocket,
                 "WebSocket servers (\"tcp\") are not supported; use a stdio or HTTP server",
+            ),
+            (
+                EntryProblem::InsideTheTool {
+                    tool: "Goose",
+                    kind: "builtin".to_owned(),
+                },
+                "a Goose \"builtin\" extension runs inside Goose; it is not an MCP server this runtime can start",
             ),
             (
                 EntryProblem::ExtensionProvided { tool: "Zed" },

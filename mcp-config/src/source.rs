@@ -365,6 +365,29 @@ fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     (line, before[line_start..].chars().count() + 1)
 }
 
+/// Parses YAML into the JSON shape the providers read; an empty (or all-whitespace) file counts
+/// as `{}`. The parser's input budgets are on (an alias bomb is refused, not expanded), and its
+/// errors name the line and column without quoting the line, which may hold a token.
+pub(crate) fn parse_yaml(path: &Path, text: &str) -> Result<Value, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    let mut options = serde_saphyr::Options::default();
+    options.with_snippet = false;
+    let value: Value =
+        serde_saphyr::from_str_with_options(text, options).map_err(|error| ConfigError::Parse {
+            path: path.to_owned(),
+            format: "YAML",
+            message: error.to_string(),
+        })?;
+    // A document of only comments, or `~`, holds nothing.
+    Ok(if value.is_null() {
+        Value::Object(serde_json::Map::new())
+    } else {
+        value
+    })
+}
+
 /// Parses JSON with comments (`//`, `/* */`) and trailing commas, as VS Code and OpenCode
 /// write it. Line and column numbers in errors refer to the original text.
 pub fn parse_jsonc(path: &Path, text: &str) -> Result<Value, ConfigError> {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_config::providers::{
-    AMP, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, JUNIE, KIRO, LM_STUDIO,
-    NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED, default_sources,
+    AMP, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, GOOSE, JUNIE, KIRO,
+    LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED, default_sources,
 };
 use mcp_config::{
     ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level, ServerConfig,
@@ -146,6 +146,7 @@ fn default_sources_are_in_priority_order_with_their_names() {
             ("amp", "Amp"),
             ("zed", "Zed"),
             ("crush", "Crush"),
+            ("goose", "Goose"),
         ]
     );
 }
@@ -2046,4 +2047,169 @@ fn a_claude_code_ws_entry_is_kept_for_a_connector_with_its_fields() {
         server(&files[0], "live"),
         json!({"type": "ws", "url": "wss://mcp.example.com/ws", "headers": {"X-Key": "${KEY}"}})
     );
+}
+
+// ------------------------------------------------------------------------------------------
+// Goose
+// ------------------------------------------------------------------------------------------
+
+/// The documentation's example, with a builtin extension and a disabled one.
+const GOOSE_FILE: &str = r#"
+GOOSE_PROVIDER: anthropic
+extensions:
+  developer:
+    type: builtin
+    name: developer
+    enabled: true
+    timeout: 300
+  filesystem:
+    type: stdio
+    name: filesystem
+    enabled: true
+    cmd: npx
+    args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]
+    envs: {LOG_LEVEL: debug}
+    env_keys: [FS_TOKEN]
+    timeout: 300
+  remote-tools:
+    type: streamable_http
+    name: remote-tools
+    enabled: true
+    uri: "https://example.com/mcp"
+    headers: {Authorization: "Bearer ${REMOTE_TOKEN}", X-Region: "$REGION", X-Org: "${ORG}"}
+    envs: {REGION: eu-west-1}
+    env_keys: [REMOTE_TOKEN]
+    timeout: 300
+    available_tools: [search, fetch]
+  old-sse:
+    type: sse
+    name: old-sse
+    enabled: false
+    uri: "https://old.example.com/sse"
+"#;
+
+#[test]
+fn goose_reads_extensions_with_its_fields_mapped_and_inside_goose_kinds_refused() {
+    let sandbox = Sandbox::new("goose");
+    let path = sandbox.write("home/.config/goose/config.yaml", GOOSE_FILE);
+    let files = GOOSE.load(&sandbox.ctx());
+    assert_eq!(listing(&files), [(path, Level::User)]);
+    assert_eq!(
+        server(&files[0], "filesystem"),
+        json!({
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+            "env": {"LOG_LEVEL": "debug", "FS_TOKEN": "${FS_TOKEN}"},
+            "enabled": true,
+            "timeout": 300000, "toolTimeout": 300000,
+            "name": "filesystem"
+        })
+    );
+    let remote = config_of(&files[0], "remote-tools");
+    assert_eq!(
+        server(&files[0], "remote-tools"),
+        json!({
+            "type": "http",
+            "url": "https://example.com/mcp",
+            "headers": {
+                "Authorization": "Bearer ${REMOTE_TOKEN}",
+                "X-Region": "eu-west-1",
+                "X-Org": "${ORG}"
+            },
+            "enabled": true,
+            "timeout": 300000, "toolTimeout": 300000,
+            "name": "remote-tools",
+            "enabledTools": ["search", "fetch"]
+        })
+    );
+    assert!(remote.tool_filter().allows("fetch") && !remote.tool_filter().allows("delete"));
+    assert_eq!(
+        server(&files[0], "old-sse"),
+        json!({"type": "sse", "url": "https://old.example.com/sse", "enabled": false, "name": "old-sse"})
+    );
+    let problems = invalid(&files[0]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].0, "developer");
+    assert!(
+        problems[0]
+            .1
+            .contains("\"builtin\" extension runs inside Goose"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn goose_merges_the_system_the_additional_and_the_users_files_field_by_field() {
+    let sandbox = Sandbox::new("goose-merge");
+    let system = sandbox.write(
+        "etc/goose/config.yaml",
+        "extensions:\n  shared:\n    type: stdio\n    enabled: true\n    cmd: system-cmd\n    args: [a]\n    timeout: 30\n  system-only:\n    type: stdio\n    enabled: true\n    cmd: s\n    args: []\n",
+    );
+    let extra = sandbox.write(
+        "extra/more.yaml",
+        "extensions:\n  shared:\n    cmd: extra-cmd\n",
+    );
+    let user = sandbox.write(
+        "home/.config/goose/config.yaml",
+        "extensions:\n  shared:\n    enabled: false\n  mine:\n    type: stdio\n    enabled: true\n    cmd: m\n    args: []\n",
+    );
+    let broken = sandbox.write("extra/broken.yaml", "extensions: [\n");
+    let list = std::env::join_paths([&extra, &broken]).unwrap();
+    let ctx = sandbox
+        .ctx()
+        .with_system_dir(sandbox.root.join("etc"))
+        .with_env([(
+            "GOOSE_ADDITIONAL_CONFIG_FILES",
+            list.to_string_lossy().into_owned(),
+        )]);
+    let files = GOOSE.load(&ctx);
+    assert_eq!(
+        listing(&files),
+        [
+            (user, Level::User),
+            (broken, Level::User),
+            (extra, Level::User),
+            (system, Level::User)
+        ]
+    );
+    // The user's file has the last word on `shared`, with the fields the others gave it.
+    assert_eq!(names(&files[0]), ["shared", "mine"]);
+    assert_eq!(
+        server(&files[0], "shared"),
+        json!({"command": "extra-cmd", "args": ["a"], "enabled": false, "timeout": 30000, "toolTimeout": 30000})
+    );
+    let error = the_error(&files[1]);
+    assert!(
+        matches!(error, ConfigError::Parse { format: "YAML", .. }),
+        "{error}"
+    );
+    assert!(names(&files[2]).is_empty());
+    assert_eq!(names(&files[3]), ["system-only"]);
+}
+
+#[test]
+fn a_yaml_alias_bomb_is_refused_and_a_yaml_error_never_quotes_its_line() {
+    let sandbox = Sandbox::new("goose-hostile");
+    let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..8 {
+        let refs = vec![format!("*a{}", level - 1); 10].join(", ");
+        bomb.push_str(&format!("a{level}: &a{level} [{refs}]\n"));
+    }
+    bomb.push_str("extensions: {boom: {type: stdio, enabled: true, cmd: x, args: *a7}}\n");
+    sandbox.write("home/.config/goose/config.yaml", &bomb);
+    let files = GOOSE.load(&sandbox.ctx());
+    let message = the_error(&files[0]).to_string();
+    assert!(
+        message.contains("not valid YAML") && message.contains("budget"),
+        "{message}"
+    );
+
+    sandbox.write(
+        "home/.config/goose/config.yaml",
+        "extensions:\n  gh:\n    envs: {GITHUB_TOKEN: \"ghp_secret_in_line\", X: [\n",
+    );
+    let files = GOOSE.load(&sandbox.ctx());
+    let message = the_error(&files[0]).to_string();
+    assert!(!message.contains("ghp_secret_in_line"), "{message}");
+    assert!(message.contains("line"), "{message}");
 }

@@ -1,7 +1,7 @@
 //! Target `config`: every config provider of `mcp-config` on the files it reads — JSON
 //! (native, Claude Code, Claude Desktop, Roo Code, Cline, Crush), JSON with comments (Claude Code's
 //! settings, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code, Kiro, Junie, Warp, LM Studio, Amp, Zed)
-//! and TOML (Codex) — through the public API an agent
+//! TOML (Codex) and YAML (Goose) — through the public API an agent
 //! uses: the provider's `load` on a `DiscoveryContext` whose home, config folder and project
 //! are temporary folders, then `load_all_configs` with that provider alone (expansion and
 //! validation included).
@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_config::providers::{
-    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, JUNIE,
-    KIRO, LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED,
+    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, GOOSE,
+    JUNIE, KIRO, LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED,
 };
 use mcp_config::{
     ConfigError, ConfigSource, DiscoveryContext, DiscoveryOptions, SkipReason, TrustPolicy,
@@ -171,6 +171,8 @@ const SPOTS: &[Spot] = &[
     spot(AMP, Format::Jsonc, Root::Project, ".amp/settings.json"),
     spot(ZED, Format::Jsonc, Root::ConfigDir, "zed/settings.json"),
     spot(CRUSH, Format::Json, Root::Project, "crush.json"),
+    // JSON is YAML's flow style: the grammar's files and their mutations reach the YAML parser.
+    spot(GOOSE, Format::Json, Root::ConfigDir, "goose/config.yaml"),
 ];
 
 /// One input: where the file is, what it holds, and whether a directory stands there instead.

@@ -27,7 +27,7 @@
 //! | Zed | `.zed/settings.json` at the root of the first visible worktree (`context_server_store.rs` `resolve_project_settings`) | the working folder; a file above is a note |
 //! | Roo Code | `.roo/mcp.json` of the workspace folder, no walk (`McpHub.ts` `getProjectMcpPath`, RooCodeInc/Roo-Code cb836567) | the working folder; a file above is a note |
 //! | Amp | `.amp/settings.json(c)` searched for from the working folder up to the repository root (summaries of Amp's manual) | every folder of the walk, nearer first |
-//! | Windsurf, Claude Desktop, LM Studio, Cline | user files only | — |
+//! | Windsurf, Claude Desktop, LM Studio, Cline, Goose | user files only | — |
 //!
 //! Files a tool that does not look in parent folders would not read from here, found above the
 //! working folder, are reported by [`ConfigSource::unread_project_files`] and listed as notes
@@ -53,6 +53,7 @@
 //! | 16 | `amp` | Amp | `.amp/settings.json(c)` of each walked folder; `<config dir>/amp/settings.json(c)` | JSON with comments, key `"amp.mcpServers"`; `includeTools` → `enabledTools` |
 //! | 17 | `zed` | Zed | `<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json` | JSON with comments, `context_servers`; `command` (or nested `{path,args,env}`) → stdio, `url` → Streamable HTTP, neither → extension-provided (invalid here); `timeout` in seconds |
 //! | 18 | `crush` | Crush | `.crush.json`, `crush.json` (and `crushrc` scripts, never run) of each walked folder; the data and config folders' `crush.json` | strict JSON, `mcp`; snake_case `disabled_tools` / `enabled_tools`; `timeout` in seconds; `$VAR`; `$(…)` refused; stored tokens dropped |
+//! | 19 | `goose` | Goose | `<config dir>/goose/config.yaml` over `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml`, merged field by field | YAML, `extensions`; `cmd`/`uri`/`envs`/`env_keys`; `timeout` in seconds; `available_tools` → `enabledTools`; in-Goose kinds invalid |
 //!
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`.
 //! A file that does not exist is left out; a file that is a directory, cannot be read or cannot
@@ -83,6 +84,7 @@ mod codex;
 mod crush;
 mod cursor;
 mod gemini;
+mod goose;
 mod junie;
 mod kiro;
 mod lm_studio;
@@ -400,8 +402,21 @@ pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", zed::load).here_
 /// naming it ([`ConfigError::Script`]).
 pub const CRUSH: BuiltinSource = BuiltinSource::new("crush", "Crush", crush::load);
 
+/// Goose: `extensions` in `<config dir>/goose/config.yaml`, merged over the files of
+/// `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml` field by field, as
+/// Goose merges them (a server is listed in the highest file defining it). User level only;
+/// YAML.
+///
+/// `stdio` entries: `cmd` → `command`, `args`, `envs` → `env`, `cwd`; `streamable_http` (→
+/// `http`) and the older `sse`: `uri` → `url`, `headers` (their variables filled from the
+/// entry's `envs` first); `env_keys` are forwarded from the environment; `enabled`; `timeout`
+/// in seconds → `timeout` and `toolTimeout`; a non-empty `available_tools` → `enabledTools`.
+/// `builtin`, `platform`, `frontend` and `inline_python` extensions run inside Goose and are
+/// listed as invalid, saying so. `$VAR` → `${VAR}`.
+pub const GOOSE: BuiltinSource = BuiltinSource::new("goose", "Goose", goose::load);
+
 /// The built-in providers, highest priority first.
-const BUILT_IN: [BuiltinSource; 18] = [
+const BUILT_IN: [BuiltinSource; 19] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
@@ -420,11 +435,12 @@ const BUILT_IN: [BuiltinSource; 18] = [
     AMP,
     ZED,
     CRUSH,
+    GOOSE,
 ];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
 /// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio, Roo
-/// Code, Cline, Amp, Zed, Crush.
+/// Code, Cline, Amp, Zed, Crush, Goose.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
     BUILT_IN
         .iter()
