@@ -655,3 +655,67 @@ fn the_users_own_files_never_need_approval_whatever_the_folder() {
     );
     assert_eq!(needing_approval(&found), ["dropped-in-home"]);
 }
+
+#[test]
+fn the_new_tools_project_files_are_project_files_that_wait_for_approval() {
+    // A cloned repository with a server in each new tool's project file, the way that tool
+    // writes it; and the user's own Kiro file, which needs no approval.
+    let world = World::new();
+    world.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    let entry = |name: &str| json!({"command": "touch", "args": [name]});
+    world.write_json(
+        "project/.kiro/settings/mcp.json",
+        &servers(&json!({"from-kiro": entry("kiro")})),
+    );
+    world.write_json(
+        "project/.junie/mcp/mcp.json",
+        &servers(&json!({"from-junie": entry("junie")})),
+    );
+    world.write_json(
+        "project/.warp/.mcp.json",
+        &servers(&json!({"from-warp": entry("warp")})),
+    );
+    world.write_json(
+        "project/.roo/mcp.json",
+        &servers(&json!({"from-roo": entry("roo")})),
+    );
+    world.write_json(
+        "project/.amp/settings.json",
+        &json!({"amp.mcpServers": {"from-amp": entry("amp")}}),
+    );
+    world.write_json(
+        "project/.zed/settings.json",
+        &json!({"context_servers": {"from-zed": entry("zed")}}),
+    );
+    world.write_json(
+        "project/crush.json",
+        &json!({"mcp": {"from-crush": entry("crush")}}),
+    );
+    world.write_json(
+        "home/.kiro/settings/mcp.json",
+        &servers(&json!({"mine": {"command": "my-server"}})),
+    );
+
+    let found = world.load(&DiscoveryOptions::default());
+    assert_eq!(
+        needing_approval(&found),
+        [
+            "from-amp",
+            "from-crush",
+            "from-junie",
+            "from-kiro",
+            "from-roo",
+            "from-warp",
+            "from-zed"
+        ]
+    );
+    assert_eq!(found.servers.keys().collect::<Vec<_>>(), ["mine"]);
+    let kiro = &found
+        .skipped
+        .iter()
+        .find(|s| s.name == "from-kiro")
+        .unwrap()
+        .source;
+    assert!(kiro.in_project_folder);
+    assert_eq!(kiro.project_folder.as_deref(), Some(world.cwd().as_path()));
+}
