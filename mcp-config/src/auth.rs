@@ -481,15 +481,10 @@ fn stored_token_for(
     config: &ServerConfig,
     stored_token: Option<&str>,
 ) -> Result<Option<String>, AuthError> {
-    let token = match &config.transport {
-        TransportConfig::Stdio(_) | TransportConfig::Http(_) | TransportConfig::Sse(_) => {
-            stored_token
-                .map(str::trim)
-                .filter(|token| !token.is_empty())
-        }
-        // No identity a stored token could be kept under.
-        TransportConfig::Custom(_) => None,
-    };
+    // Called only for a server that takes stored credentials: never a plugin's entry.
+    let token = stored_token
+        .map(str::trim)
+        .filter(|token| !token.is_empty());
     let required = config.auth.as_ref().is_some_and(AuthConfig::is_oauth);
     match token {
         // A remote server's login is the HTTP transport's OAuth flow.

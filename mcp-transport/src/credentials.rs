@@ -50,6 +50,14 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// Seconds since the Unix epoch (0 for a clock before it): the unit of
+/// [`Tokens::expires_at`].
+pub(crate) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
 /// The store key of a stdio server: the command it runs and its arguments, as a JSON array
 /// after `stdio:` (`stdio:["npx","-y","@acme/mcp"]`), so no two different command lines share
 /// a key. A project file that reuses the name of a server the user logged in to, but runs
@@ -142,12 +150,9 @@ impl Credentials {
     /// refused).
     pub fn current_access_token(&self) -> Option<&Secret> {
         let tokens = self.tokens.as_ref()?;
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_secs());
         let expired = tokens
             .expires_at
-            .is_some_and(|expires_at| expires_at <= now);
+            .is_some_and(|expires_at| expires_at <= unix_now());
         (!expired && !tokens.access_token.expose().trim().is_empty())
             .then_some(&tokens.access_token)
     }

@@ -23,29 +23,28 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{CommonShape, load_servers, walked};
+use super::{CommonShape, load_servers};
 use crate::context::DiscoveryContext;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::{Level, SourceFile, parse_jsonc};
+
+/// The names of Amp's settings file, in the order they are read.
+const NAMES: [&str; 2] = ["settings.json", "settings.jsonc"];
 
 /// The key Amp keeps its servers under, dots and all.
 const KEY: &str = "amp.mcpServers";
 
 /// Reads the files: see [`super::AMP`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let mut paths: Vec<(PathBuf, Level)> = Vec::new();
-    for name in ["settings.json", "settings.jsonc"] {
-        paths.extend(walked(ctx, &format!(".amp/{name}")));
-    }
     // Nearest folder first; in each folder `settings.json` before `settings.jsonc`.
-    let folders = ctx.project_folders();
-    paths.sort_by_key(|(path, _)| {
-        folders
-            .iter()
-            .position(|folder| path.parent().and_then(|dot_amp| dot_amp.parent()) == Some(folder))
-    });
-    for name in ["settings.json", "settings.jsonc"] {
+    let mut paths: Vec<(PathBuf, Level)> = Vec::new();
+    for folder in ctx.project_folders() {
+        for name in NAMES {
+            paths.push((folder.join(".amp").join(name), Level::Project));
+        }
+    }
+    for name in NAMES {
         paths.push((ctx.config_dir.join("amp").join(name), Level::User));
     }
     load_servers(paths, parse_jsonc, KEY, |entry| convert(entry, ctx))
@@ -61,7 +60,4 @@ fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryP
     SHAPE.convert(&entry, ctx)
 }
 
-const SHAPE: CommonShape = CommonShape {
-    tool: "Amp",
-    bare_url: "http",
-};
+const SHAPE: CommonShape = CommonShape { tool: "Amp" };

@@ -27,7 +27,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{
     editor_entry, load_servers, normalize_transport_name, single_timeout_in_seconds,
@@ -108,6 +108,16 @@ fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryP
         object.insert("auth".to_owned(), Value::Object(auth));
     }
     normalize_transport_name(&mut object, "transportType");
+    flat_entry(object, ctx)
+}
+
+/// A flat entry as Cline reads it, and Roo Code (a fork of Cline) too: its `type` named as
+/// ours, a `url` without a type being SSE, `timeout` in seconds, `disabled` and the editor
+/// variables.
+pub(super) fn flat_entry(
+    mut object: Map<String, Value>,
+    ctx: &DiscoveryContext,
+) -> Result<ServerConfig, EntryProblem> {
     normalize_transport_name(&mut object, "type");
     if object.contains_key("url") && !object.contains_key("type") {
         object.insert("type".to_owned(), Value::from("sse"));

@@ -30,7 +30,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{dollar_vars, normalize_transport_name, read_parsed, single_timeout_in_seconds};
+use super::{
+    dedup_paths, dollar_vars, normalize_transport_name, read_parsed, single_timeout_in_seconds,
+};
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
 use crate::problems::EntryProblem;
@@ -48,18 +50,16 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         paths.extend(std::env::split_paths(list).filter(|path| !path.as_os_str().is_empty()));
     }
     paths.push(ctx.config_dir.join("goose").join("config.yaml"));
-    let mut seen = Vec::new();
-    paths.retain(|path| {
-        let first = !seen.contains(path);
-        seen.push(path.clone());
-        first
-    });
+    // A file named twice is read once, where it is first named.
+    let mut listed: Vec<(PathBuf, Level)> =
+        paths.into_iter().map(|path| (path, Level::User)).collect();
+    dedup_paths(&mut listed);
 
     // Each file's extensions (or its error), then the merge: for every name, the fields of
     // every file that defines it, the later winning, kept by the last of them.
-    let read: Vec<(PathBuf, Result<Extensions, ConfigError>)> = paths
+    let read: Vec<(PathBuf, Result<Extensions, ConfigError>)> = listed
         .into_iter()
-        .filter_map(|path| {
+        .filter_map(|(path, _)| {
             let parsed = read_parsed(&path, parse_yaml)?;
             let extensions = parsed.and_then(|root| extensions(&path, &root));
             Some((path, extensions))

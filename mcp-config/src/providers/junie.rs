@@ -22,7 +22,4 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     SHAPE.at_project_root_and_home(ctx, ".junie/mcp/mcp.json")
 }
 
-const SHAPE: CommonShape = CommonShape {
-    tool: "Junie",
-    bare_url: "http",
-};
+const SHAPE: CommonShape = CommonShape { tool: "Junie" };

@@ -33,7 +33,4 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     )
 }
 
-const SHAPE: CommonShape = CommonShape {
-    tool: "Kiro",
-    bare_url: "http",
-};
+const SHAPE: CommonShape = CommonShape { tool: "Kiro" };

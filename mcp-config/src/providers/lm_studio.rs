@@ -21,7 +21,4 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     )
 }
 
-const SHAPE: CommonShape = CommonShape {
-    tool: "LM Studio",
-    bare_url: "http",
-};
+const SHAPE: CommonShape = CommonShape { tool: "LM Studio" };

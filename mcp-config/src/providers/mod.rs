@@ -552,9 +552,6 @@ fn standard_with_disabled(entry: &Value) -> Result<ServerConfig, EntryProblem> {
 struct CommonShape {
     /// The tool, for a placeholder it does not support.
     tool: &'static str,
-    /// What an entry with a `url` and no `type` is: `http` (Streamable HTTP, falling back to
-    /// legacy SSE) or `sse`.
-    bare_url: &'static str,
 }
 
 impl CommonShape {
@@ -581,7 +578,8 @@ impl CommonShape {
         self.load(ctx, paths)
     }
 
-    /// One entry: `disabled: true` → `enabled: false`; a `url` without `type` → `bare_url`; an
+    /// One entry: `disabled: true` → `enabled: false`; a `url` without `type` → `http`
+    /// (Streamable HTTP, falling back to legacy SSE); an
     /// `oauth: {clientId, …}` object → OAuth settings with that client; `${env:VAR}` and the
     /// editor variables translated, a `${file:…}` value refused; every other key
     /// (`disabledTools` — our filter's own name —, `autoApprove`, …) kept as written.
@@ -591,7 +589,7 @@ impl CommonShape {
         };
         let mut object = object.clone();
         if object.contains_key("url") && !object.contains_key("type") {
-            object.insert("type".to_owned(), Value::from(self.bare_url));
+            object.insert("type".to_owned(), Value::from("http"));
         }
         if let Some(Value::Object(oauth)) = object.get("oauth")
             && !object.contains_key("auth")

@@ -24,10 +24,7 @@
 
 use serde_json::Value;
 
-use super::{
-    editor_entry, load_servers, normalize_transport_name, single_timeout_in_seconds,
-    vscode_user_dirs,
-};
+use super::{load_servers, vscode_user_dirs};
 use crate::context::DiscoveryContext;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
@@ -51,11 +48,5 @@ fn convert(entry: &Value, ctx: &DiscoveryContext) -> Result<ServerConfig, EntryP
     let Some(object) = entry.as_object() else {
         return Err(EntryProblem::NotAnObject);
     };
-    let mut object = object.clone();
-    normalize_transport_name(&mut object, "type");
-    if object.contains_key("url") && !object.contains_key("type") {
-        object.insert("type".to_owned(), Value::from("sse"));
-    }
-    single_timeout_in_seconds(&mut object, "timeout")?;
-    editor_entry(object, ctx, None)
+    super::cline::flat_entry(object.clone(), ctx)
 }

@@ -19,7 +19,4 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     SHAPE.at_project_root_and_home(ctx, ".warp/.mcp.json")
 }
 
-const SHAPE: CommonShape = CommonShape {
-    tool: "Warp",
-    bare_url: "http",
-};
+const SHAPE: CommonShape = CommonShape { tool: "Warp" };

@@ -1,7 +1,7 @@
 //! [`OAuthAuthorizer`]: the flow itself, behind the HTTP transports' [`Authorizer`] hook.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
@@ -136,13 +136,8 @@ pub fn credential_key(server: &Url) -> String {
     canonical_resource(server)
 }
 
-/// Seconds since the Unix epoch.
-pub(crate) fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_secs())
-        .unwrap_or_default()
-}
+/// Seconds since the Unix epoch: the clock of the stored tokens' expiry.
+pub(crate) use crate::credentials::unix_now as now;
 
 impl OAuthAuthorizer {
     /// An authorizer for the MCP server at `server`.
