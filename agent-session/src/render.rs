@@ -218,24 +218,34 @@ fn cut(cell: &mut String, width: usize, how: Cut) {
     *cell = format!("{start}…{end}");
 }
 
-/// `Claude Code (project) /work/app/.mcp.json`.
+/// `Claude Code (project) /work/app/.mcp.json`; a file other tools read too names them all:
+/// `Claude Code + Copilot CLI + Qwen Code (project) /work/app/.mcp.json`.
 pub fn describe_source(meta: &SourceMeta) -> String {
-    format!(
-        "{} ({}) {}",
-        meta.provider_name,
-        meta.level,
-        meta.path.display()
-    )
+    let mut tools = meta.provider_name.clone();
+    for other in &meta.also_used_by {
+        tools.push_str(" + ");
+        tools.push_str(&other.name);
+    }
+    format!("{tools} ({}) {}", meta.level, meta.path.display())
 }
 
-/// `{"provider", "provider_name", "path", "level"}`.
+/// `{"provider", "provider_name", "path", "level", "also_used_by"}` (the ids of the other
+/// tools that read the same file, when there are any).
 pub fn source_json(meta: &SourceMeta) -> Value {
-    json!({
+    let mut json = json!({
         "provider": meta.provider,
         "provider_name": meta.provider_name,
         "path": meta.path.display().to_string(),
         "level": meta.level.as_str(),
-    })
+    });
+    if !meta.also_used_by.is_empty() {
+        json["also_used_by"] = meta
+            .also_used_by
+            .iter()
+            .map(|tool| tool.id.clone())
+            .collect();
+    }
+    json
 }
 
 /// `{"path", "server", "error"}`: the file the problem points at (a broken file, the server's

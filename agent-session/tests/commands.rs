@@ -242,6 +242,46 @@ async fn list_shows_status_transport_source_tools_and_errors() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_shows_a_server_the_enterprise_policy_denies_and_the_rule_that_did() {
+    let world = World::new();
+    world.write_mcp_json_entries(&[
+        (
+            "allowed",
+            common::fixture_entry(&FixtureServer::new().tools(1)),
+        ),
+        (
+            "banned",
+            common::fixture_entry(&FixtureServer::new().tools(1)),
+        ),
+    ]);
+    let managed = world.home().join("managed-policy");
+    write_json(
+        &managed.join("managed-settings.json"),
+        &json!({"deniedMcpServers": [{"serverName": "banned"}]}),
+    );
+    let options = world
+        .options()
+        .context(world.context().with_managed_dir(&managed));
+    let start = common::guard(agent_session::create_agent_session(options)).await;
+    let session = start.session;
+    wait_connected(&session, "allowed").await;
+    let row = list_row(&session, "banned")
+        .await
+        .expect("the denied server is listed");
+    assert_eq!(row["status"], "denied-by-policy", "{row:#}");
+    let error = row["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("denied by policy: deniedMcpServers in "),
+        "{error}"
+    );
+    assert!(error.contains("serverName \"banned\""), "{error}");
+    let text = ok(&session, "list").await.text;
+    assert!(text.contains("  error: denied by policy"), "{text}");
+    assert_eq!(mcp_tools_of(&session, "banned"), Vec::<String>::new());
+    guard(session.shutdown()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reload_rereads_the_files() {
     let world = World::new();
     world.write_mcp_json(&[("one", FixtureServer::new())]);

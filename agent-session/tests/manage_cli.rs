@@ -577,3 +577,64 @@ fn the_shell_takes_the_same_add_options_as_the_command_line() {
     assert_eq!(user["mcpServers"]["j"], json!({"command": "cat"}));
     assert!(user["mcpServers"].get("bad").is_none());
 }
+
+#[test]
+fn providers_lists_every_tool_with_the_files_it_looked_for_and_starts_nothing() {
+    let sandbox = Sandbox::new("providers");
+    std::fs::create_dir_all(sandbox.home.join(".cursor")).unwrap();
+    std::fs::write(
+        sandbox.home.join(".cursor/mcp.json"),
+        json!({"mcpServers": {"a": {"command": "a"}, "b": {"url": "https://b.example/mcp"}}})
+            .to_string(),
+    )
+    .unwrap();
+    let listed = sandbox.run(&["--json", "providers"]).assert_code(0).json();
+    let providers = listed["providers"].as_array().unwrap();
+    assert_eq!(providers[0]["id"], "native");
+    let cursor = providers.iter().find(|p| p["id"] == "cursor").unwrap();
+    let files: Vec<(String, bool, u64)> = cursor["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| {
+            (
+                file["path"].as_str().unwrap().to_owned(),
+                file["exists"].as_bool().unwrap(),
+                file["servers"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let project_file = sandbox.project.join(".cursor/mcp.json");
+    let user_file = sandbox.home.join(".cursor/mcp.json");
+    assert_eq!(
+        files,
+        [
+            (project_file.display().to_string(), false, 0),
+            (user_file.display().to_string(), true, 2),
+        ]
+    );
+    let claude = providers.iter().find(|p| p["id"] == "claude-code").unwrap();
+    assert!(
+        claude["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(
+                |file| file["path"] == sandbox.mcp_json().display().to_string()
+                    && file["servers"] == 1
+            ),
+        "{claude:#}"
+    );
+
+    let text = sandbox.run(&["providers"]).assert_code(0).stdout.clone();
+    assert!(
+        text.contains("Cursor (cursor): 1 of 2 files found, 2 servers"),
+        "{text}"
+    );
+    assert!(text.contains(&format!(
+        "  found   {}: 2 servers (user)",
+        user_file.display()
+    )));
+    assert!(text.contains(&format!("  missing {}", project_file.display())));
+    sandbox.assert_sentinel_never_started();
+}

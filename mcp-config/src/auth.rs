@@ -31,6 +31,13 @@
 //! Only the fields the transport uses are resolved: `env` for stdio, `headers` for http and sse.
 //! A `!command` in the other map is never run, and that map is left out of the result.
 //!
+//! A remote server's `headersHelper` (Claude Code's key: a command printing a JSON object of
+//! headers) is run the same way, with the same limits, cache and errors (field
+//! `headersHelper`), after the `!command` headers; the headers it prints are added over the
+//! written ones. Output that is not a JSON object of string values is
+//! [`CommandFailure::NotHeaders`]. Like a `!command`, it runs only for a definition that ran
+//! discovery's gate: the user's own files, or a project file whose server the user approved.
+//!
 //! Outputs are cached for the life of the process, keyed by the command string, in an
 //! [`AuthResolver`] ([`AuthResolver::global`] for the free functions). Identical commands that
 //! run at the same time — two servers sharing `!op read op://…`, say — share one run and its
@@ -93,14 +100,17 @@
 //! # }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::sync::OnceCell;
 
-use crate::server_config::{AuthConfig, ServerConfig, TransportConfig, TransportKind};
+use crate::server_config::{
+    AuthConfig, HEADERS_HELPER, ServerConfig, TransportConfig, TransportKind,
+};
 pub use crate::shell_command::CommandFailure;
 use crate::shell_command::run_command;
 use crate::source::SourceMeta;
@@ -407,6 +417,23 @@ impl AuthResolver {
             *value = output;
         }
 
+        if let (Some(helper), TransportConfig::Http(remote) | TransportConfig::Sse(remote)) =
+            (config.headers_helper(), &mut transport)
+        {
+            let failed = |failure: CommandFailure, known: &[String]| AuthError::Command {
+                server: name.to_owned(),
+                field: HEADERS_HELPER.to_owned(),
+                failure: failure.scrubbed(known.iter().map(String::as_str)),
+            };
+            let output = self
+                .command_output(name, HEADERS_HELPER, "", helper, options.command_timeout)
+                .await
+                .map_err(|failure| failed(failure, &known))?;
+            let headers = helper_headers(&output)
+                .ok_or_else(|| failed(CommandFailure::NotHeaders, &known))?;
+            remote.headers.extend(headers);
+        }
+
         if let Some(token) = token {
             tracing::debug!(
                 server = name,
@@ -471,6 +498,17 @@ impl AuthResolver {
                 Err(failure.clone())
             }
         }
+    }
+}
+
+/// The headers a `headersHelper` printed: a JSON object of names to string values.
+fn helper_headers(output: &str) -> Option<BTreeMap<String, String>> {
+    match serde_json::from_str::<Value>(output).ok()? {
+        Value::Object(headers) => headers
+            .into_iter()
+            .map(|(name, value)| Some((name, value.as_str()?.to_owned())))
+            .collect(),
+        _ => None,
     }
 }
 

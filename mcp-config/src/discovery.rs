@@ -6,16 +6,17 @@
 //! 1. Providers in priority order (highest first), each giving its project files before its
 //!    user files. A file that cannot be read or parsed is an error naming it; the rest go on.
 //! 2. Filters, before any merging: project-level entries are dropped when project config is
-//!    off (so they never hide a user entry); `enabled: false` entries and names in
-//!    `disabledServers` are skipped; with `filter_exa`, Exa servers are removed and their API
-//!    keys collected.
-//! 3. Merge by name: the first definition wins whole (no field merge); the others are listed as
-//!    shadowed in its [`ServerSource`].
+//!    off (so they never hide a user entry); servers the enterprise policy denies
+//!    ([`crate::policy`]) are skipped, then `enabled: false` entries and names in
+//!    `disabledServers`; with `filter_exa`, Exa servers are removed and their API keys
+//!    collected.
+//! 3. Merge by name: a managed definition ([`Level::Managed`]) wins, else the first one, whole
+//!    (no field merge); the others are listed as shadowed in its [`ServerSource`].
 //! 4. Expansion of `${VAR}` and validation of each winner; a server that fails either is skipped
 //!    with messages naming it.
 //!
 //! Nothing is dropped silently: every definition not used — switched off, invalid, in a project
-//! file while project config is off, removed by the Exa filter — is a [`SkippedServer`] with its
+//! file while project config is off, denied by policy, removed by the Exa filter — is a [`SkippedServer`] with its
 //! source and [`SkipReason`], so a caller can show each server's state without reading a
 //! config file itself. A project file that is not read because its tool would not read it from
 //! the working folder (a `.vscode/mcp.json` at the repository root, seen from `src/`) is a
@@ -30,10 +31,11 @@ use serde::Serialize;
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::expand_server_config;
+use crate::policy::{Policy, PolicyDenial};
 use crate::problems::ServerProblem;
 use crate::providers::default_sources;
 use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
-use crate::source::{ConfigSource, SourceFile, UnreadProjectFile};
+use crate::source::{ConfigSource, SourceFile, ToolRef, UnreadProjectFile, in_read_pass};
 use crate::source::{Level, SourceMeta};
 use crate::trust::{Approvals, ProjectServer, TrustPolicy};
 use crate::validate::validate_server_config;
@@ -168,6 +170,9 @@ pub enum SkipReason {
     /// It is defined in a file inside the project folder and the user has not approved it (as
     /// it is now): it does not run until they do (see [`crate::trust`]).
     NeedsApproval,
+    /// The machine's enterprise policy does not let it run (see [`crate::policy`]'s rules);
+    /// shown as `denied by policy: …`.
+    DeniedByPolicy(PolicyDenial),
 }
 
 /// A server definition that cannot be used, with every problem found in it. Shown as the
@@ -311,29 +316,36 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     let mut candidates = Vec::new();
     let mut disabled_names = BTreeSet::new();
 
-    let mut files = Vec::new();
-    for source in &options.sources {
-        if !options.disabled_providers.contains(source.id()) {
-            files.extend(source.load(ctx).into_iter().map(|file| (source, file)));
-            if options.enable_project_config {
-                let unread = source.unread_project_files(ctx).into_iter();
-                result
-                    .notes
-                    .extend(unread.map(DiscoveryNote::ProjectFileAbove));
-            }
-        }
+    let (((files, unread), (policy, policy_errors)), _) =
+        in_read_pass(|| (read_every_file(ctx, options), Policy::load(ctx)));
+    for error in policy_errors {
+        let path = error.path().map(Path::to_path_buf).unwrap_or_default();
+        result.file_errors.push(FileError {
+            path,
+            error: Arc::new(error),
+        });
+    }
+    if options.enable_project_config {
+        // A file another provider reads is no news, whoever else would not read it.
+        let unread = unread
+            .into_iter()
+            .filter(|note| !files.iter().any(|(_, file, _)| file.path == note.path));
+        result
+            .notes
+            .extend(unread.map(DiscoveryNote::ProjectFileAbove));
     }
     // Project files are the walk's: from the working folder up to the repository root.
     let project_folders = ctx.project_folders();
     let walk_top = project_folders.last().unwrap_or(&ctx.cwd);
-    let user_files = UserFiles::new(files.iter().map(|(_, file)| file));
-    for (source, file) in files {
+    let user_files = UserFiles::new(files.iter().map(|(_, file, _)| file));
+    for (source, file, also_used_by) in files {
         if file.level == Level::Project && user_files.is_other_path_of_user_file(&file.path) {
             // The same file reached through a symlinked home or folder: read at user level.
             tracing::debug!(path = %file.path.display(), "a project path is a user file; read once");
             continue;
         }
         let mut meta = SourceMeta::new(source.id(), source.name(), &file.path, file.level);
+        meta.also_used_by = also_used_by;
         meta.in_project_folder = file.level == Level::Project
             && inside_folder(&file.path, walk_top)
             // Not another name of a user file (those were skipped above): one by its name.
@@ -393,7 +405,19 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     // Read once per folder, when its first project server asks: most folders have none.
     let mut approvals: BTreeMap<PathBuf, Approvals> = BTreeMap::new();
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
+    // Managed definitions first: an administrator's server wins its name over everyone's.
+    candidates.sort_by_key(|candidate| candidate.meta.level != Level::Managed);
     for mut candidate in candidates {
+        if let Some(denial) = policy.denial(&candidate.name, &candidate.config, &ctx.env) {
+            tracing::debug!(server = candidate.name, %denial, "the enterprise policy denies a server");
+            result.skip(
+                candidate.name,
+                &candidate.meta,
+                Some(candidate.config),
+                SkipReason::DeniedByPolicy(denial),
+            );
+            continue;
+        }
         if !candidate.config.is_enabled() || disabled_names.contains(&candidate.name) {
             result.skip(
                 candidate.name,
@@ -486,6 +510,52 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         result.skip(name, &winner.meta, definition, SkipReason::Invalid(invalid));
     }
     result
+}
+
+/// A file one provider read, with the other providers that read the same path.
+type ReadFile<'a> = (&'a Arc<dyn ConfigSource>, SourceFile, Vec<ToolRef>);
+
+/// Every provider's files, in priority order, each path once: a path a higher-priority
+/// provider read already (the `.mcp.json` Claude Code, Copilot CLI, Qwen Code and VS Code all
+/// read) is dropped from the later provider, which is named in the first one's
+/// `also_used_by` instead. Kept at user level when any provider reads it as a user file (a
+/// user's own file stays in use when project config is off). Also the project files above the
+/// working folder that their tools would not read.
+fn read_every_file<'a>(
+    ctx: &DiscoveryContext,
+    options: &'a DiscoveryOptions,
+) -> (Vec<ReadFile<'a>>, Vec<UnreadProjectFile>) {
+    let mut files: Vec<ReadFile<'a>> = Vec::new();
+    let mut unread = Vec::new();
+    for source in &options.sources {
+        if options.disabled_providers.contains(source.id()) {
+            continue;
+        }
+        // A provider may read one file twice itself, for two things (Claude Code's
+        // `~/.claude.json` holds its user servers and the project's "local" ones): only
+        // another provider's reading is the same file again.
+        let earlier = files.len();
+        for file in source.load(ctx) {
+            let Some((_, kept, also_used_by)) = files[..earlier]
+                .iter_mut()
+                .find(|(_, kept, _)| kept.path == file.path)
+            else {
+                files.push((source, file, Vec::new()));
+                continue;
+            };
+            if file.level == Level::User && kept.level == Level::Project {
+                kept.level = Level::User;
+            }
+            let tool = ToolRef::new(source.id(), source.name());
+            if !also_used_by.contains(&tool) {
+                also_used_by.push(tool);
+            }
+        }
+        if options.enable_project_config {
+            unread.extend(source.unread_project_files(ctx));
+        }
+    }
+    (files, unread)
 }
 
 /// The user's own files among those the providers read, so a user file is never taken for a

@@ -76,6 +76,19 @@ pub enum ConfigError {
         /// The tool, e.g. `Crush`.
         tool: &'static str,
     },
+    /// An enterprise-managed settings file whose MCP policy (`allowedMcpServers`,
+    /// `deniedMcpServers`) has the wrong shape: until it is fixed no server runs.
+    #[error(
+        "{}: {problem}; no MCP server runs until the managed settings are fixed (ask your \
+         administrator)",
+        .path.display()
+    )]
+    Policy {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the list and entry.
+        problem: String,
+    },
     /// `HOME` is not set (or empty), so the user's home, and with it every user-level config
     /// file, is unknown.
     #[error("HOME is not set, so user-level MCP config files cannot be found; set HOME")]
@@ -162,6 +175,12 @@ pub enum ChangeProblem {
         /// The first character not allowed.
         bad: char,
     },
+    /// A change asked of the managed level, whose files belong to the administrator.
+    #[error(
+        "managed config files belong to the machine's administrator and are never edited here; \
+         use the project or user level"
+    )]
+    ManagedLevel,
     /// The file already has a server of that name.
     #[error(
         "a server named \"{name}\" is already in {}; remove it first (/mcp remove {name}) or \
@@ -223,6 +242,7 @@ impl ConfigError {
             | Self::Parse { path, .. }
             | Self::Shape { path, .. }
             | Self::Script { path, .. }
+            | Self::Policy { path, .. }
             | Self::Write { path, .. } => Some(path),
             // A change names its file in its message, when it has one.
             Self::NoHome | Self::Change(_) => None,

@@ -7,12 +7,14 @@ mod expand;
 mod problems;
 mod raw_entry;
 mod redact;
+mod report;
 mod server_config;
 mod shell_command;
 mod source;
 mod user_dirs;
 mod validate;
 
+pub mod policy;
 pub mod trust;
 
 pub mod auth;
@@ -35,20 +37,22 @@ pub use expand::{MAX_NESTING, expand_server_config, expand_value};
 pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
 };
+pub use policy::{DenialRule, PolicyDenial};
 pub use problems::{
     AuthSettingKind, ConfigProblem, EntryProblem, ExpandError, OAuthProblem, PlaceholderProblem,
     ServerProblem, Shared, UrlProblem,
 };
 pub use providers::default_sources;
 pub use redact::{REDACTED, redact_url_secrets};
+pub use report::{FileReport, ProviderReport, provider_report};
 pub use server_config::{
     AuthConfig, CustomTransport, DEFAULT_TIMEOUT_MS, OAuthClient, RemoteConfig, RootsSetting,
     ServerConfig, StdioConfig, ToolFilter, TransportConfig, TransportKind,
 };
 pub use source::{
-    ConfigSource, FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta,
-    UnreadProjectFile, parse_json, parse_jsonc, read_config_file, servers_under_key,
-    standard_entry,
+    ConfigSource, FileServers, Level, LookedAt, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta,
+    ToolRef, UnreadProjectFile, in_read_pass, parse_json, parse_jsonc, read_config_file,
+    servers_under_key, standard_entry,
 };
 pub use trust::{ProjectServer, TrustPolicy, definition_hash};
 pub use user_dirs::{UserDir, app_cache_dir};

@@ -251,6 +251,14 @@ impl ServerConfig {
         value.starts_with('!') && !self.expanded_to_bang.contains(field)
     }
 
+    /// The `headersHelper` of a remote server (Claude Code's): a shell command printing a JSON
+    /// object of headers, run at connect time like a `!command` header value
+    /// ([`crate::auth`]), its headers added over the written ones. `None` when the entry has
+    /// none or its value is not a string.
+    pub fn headers_helper(&self) -> Option<&str> {
+        self.extra.get(HEADERS_HELPER).and_then(Value::as_str)
+    }
+
     /// A server reached through `transport`, with every other setting at its default.
     pub fn new(transport: TransportConfig) -> Self {
         Self {
@@ -398,6 +406,10 @@ impl ServerConfig {
                 }
             }
         }
+        if let Some(helper) = copy.extra.get_mut(HEADERS_HELPER) {
+            // A command line may embed a secret, as a `!command` value may.
+            *helper = Value::String(REDACTED.to_owned());
+        }
         if let Some(auth) = &mut copy.auth {
             // Client ids and secrets, scopes: none of it is for display.
             for value in auth.extra.values_mut() {
@@ -458,6 +470,9 @@ fn redact_values(map: &mut BTreeMap<String, String>) {
 
 /// The connect timeout when a server sets none.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// The key of a remote server's header-printing command ([`ServerConfig::headers_helper`]).
+pub(crate) const HEADERS_HELPER: &str = "headersHelper";
 
 /// The entry key of a server's protocol version pin.
 pub(crate) const PROTOCOL_VERSION_KEY: &str = "protocolVersion";

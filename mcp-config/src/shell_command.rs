@@ -69,6 +69,10 @@ pub enum CommandFailure {
     /// It printed something that is not UTF-8.
     #[error("printed output that is not UTF-8")]
     NotUtf8,
+    /// A `headersHelper` printed something other than a JSON object of header names to
+    /// string values.
+    #[error("did not print a JSON object of header names to string values")]
+    NotHeaders,
 }
 
 impl CommandFailure {

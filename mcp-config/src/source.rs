@@ -2,6 +2,8 @@
 //! for reading files: a missing file is not an error, a directory or an unreadable file is, and a
 //! broken file is an error naming it, never a panic.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +16,8 @@ use crate::problems::{EntryProblem, ServerProblem, Shared};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
 
-/// Whether a definition came from a project's files or from the user's.
+/// Whether a definition came from a project's files, from the user's, or from the files an
+/// administrator manages for the machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
@@ -23,14 +26,19 @@ pub enum Level {
     Project,
     /// A file in the user's home or config directory.
     User,
+    /// An enterprise-managed file ([`DiscoveryContext::managed_dir`], such as Claude Code's
+    /// `managed-mcp.json`): its servers take precedence over every other definition of the same
+    /// name, and nothing here writes to it.
+    Managed,
 }
 
 impl Level {
-    /// `project` or `user`.
+    /// `project`, `user` or `managed`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Project => "project",
             Self::User => "user",
+            Self::Managed => "managed",
         }
     }
 }
@@ -51,8 +59,13 @@ pub struct SourceMeta {
     pub provider_name: String,
     /// The file the definition is in.
     pub path: PathBuf,
-    /// Project or user level.
+    /// Project, user or managed level.
     pub level: Level,
+    /// The other tools that read this same file (Copilot CLI, Qwen Code and VS Code read the
+    /// `.mcp.json` Claude Code reads), after the one named above, by priority. Discovery reads a
+    /// path once and lists its servers once, under the highest-priority provider that reads it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_used_by: Vec<ToolRef>,
     /// True when the file is inside the project folder and is not one of the user's own files
     /// (whatever the folder: `$HOME`, `/`, a symlink to either): the definitions that run only
     /// once the user approved them. Set by discovery ([`load_all_configs`](crate::load_all_configs));
@@ -87,6 +100,7 @@ impl SourceMeta {
             provider_name: provider_name.into(),
             path: path.into(),
             level,
+            also_used_by: Vec::new(),
             in_project_folder: false,
             project_folder: None,
             approved: false,
@@ -100,6 +114,26 @@ impl SourceMeta {
     /// approved, the same approval its `!command` values need.
     pub fn may_use_local_credentials(&self) -> bool {
         !self.in_project_folder || self.approved
+    }
+}
+
+/// A provider named by its id and display name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolRef {
+    /// The provider's id, e.g. `copilot-cli`.
+    pub id: String,
+    /// Its display name, e.g. `Copilot CLI`.
+    pub name: String,
+}
+
+impl ToolRef {
+    /// The provider with this id and name.
+    pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+        }
     }
 }
 
@@ -255,7 +289,99 @@ pub const MAX_CONFIG_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// forever and a device such as `/dev/zero` would never end, and both can come with a cloned
 /// repository. A file over [`MAX_CONFIG_FILE_BYTES`] is an error before anything is read, and
 /// the read itself stops at the limit.
+///
+/// Inside a discovery pass ([`in_read_pass`]) a path is read from disk once: the providers
+/// that share a file (the `.mcp.json` of Claude Code, Copilot CLI, Qwen Code and VS Code) get
+/// the first read's text.
 pub fn read_config_file(path: &Path) -> Result<Option<String>, ConfigError> {
+    if let Some(remembered) = ReadPass::remembered(path) {
+        return Ok(remembered);
+    }
+    let read = read_from_disk(path);
+    ReadPass::record(path, &read);
+    read
+}
+
+/// The files one pass of discovery asked for, and what it read.
+///
+/// Discovery runs on one thread from start to end (it is synchronous), and the providers read
+/// through [`read_config_file`] without a handle to share, including the agent's own providers:
+/// so the pass lives in a thread-local for the length of [`in_read_pass`], and nowhere else. A
+/// later pass reads the files again (they may have changed).
+#[derive(Default)]
+struct ReadPass {
+    /// The text of each file read (`None`: it does not exist). A file that could not be read
+    /// is not remembered: each reader gets the error afresh.
+    texts: HashMap<PathBuf, Option<String>>,
+    /// Every path asked for, in the order first asked.
+    looked_at: Vec<LookedAt>,
+}
+
+thread_local! {
+    static READ_PASS: RefCell<Option<ReadPass>> = const { RefCell::new(None) };
+}
+
+/// A file a provider looked for, and whether it was there (a file that could not be read
+/// counts as there: it is, and its error is reported).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct LookedAt {
+    /// The file.
+    pub path: PathBuf,
+    /// Whether it exists.
+    pub exists: bool,
+}
+
+impl ReadPass {
+    /// The remembered text of `path` when a pass is on and read it before.
+    fn remembered(path: &Path) -> Option<Option<String>> {
+        READ_PASS.with_borrow(|pass| pass.as_ref()?.texts.get(path).cloned())
+    }
+
+    /// Remembers the outcome of reading `path`, when a pass is on.
+    fn record(path: &Path, read: &Result<Option<String>, ConfigError>) {
+        READ_PASS.with_borrow_mut(|pass| {
+            let Some(pass) = pass else {
+                return;
+            };
+            if !pass.looked_at.iter().any(|seen| seen.path == path) {
+                pass.looked_at.push(LookedAt {
+                    path: path.to_owned(),
+                    exists: !matches!(read, Ok(None)),
+                });
+            }
+            if let Ok(text) = read {
+                pass.texts.insert(path.to_owned(), text.clone());
+            }
+        });
+    }
+}
+
+/// Runs `work` as one pass of reading: every path read through [`read_config_file`] is read
+/// from disk once, however many providers ask for it, and the paths asked for are returned with
+/// whether each exists. A pass inside a pass is a pass of its own; the outer one resumes after.
+pub fn in_read_pass<T>(work: impl FnOnce() -> T) -> (T, Vec<LookedAt>) {
+    /// Puts the outer pass back, even when `work` panics.
+    struct Restore(Option<ReadPass>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            READ_PASS.with_borrow_mut(|pass| *pass = outer);
+        }
+    }
+    let outer = READ_PASS.with_borrow_mut(|pass| pass.replace(ReadPass::default()));
+    let restore = Restore(outer);
+    let result = work();
+    let looked_at = READ_PASS
+        .with_borrow_mut(|pass| pass.take())
+        .map(|pass| pass.looked_at)
+        .unwrap_or_default();
+    drop(restore);
+    (result, looked_at)
+}
+
+/// [`read_config_file`] without the pass.
+fn read_from_disk(path: &Path) -> Result<Option<String>, ConfigError> {
     let read_error = |source| ConfigError::Read {
         path: path.to_owned(),
         source,
@@ -587,5 +713,38 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn inside_a_pass_a_file_is_read_once_and_every_path_asked_for_is_listed() {
+        let dir = std::env::temp_dir().join(format!("mcp-config-read-pass-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("shared.json");
+        let missing = dir.join("missing.json");
+        std::fs::write(&file, "first").unwrap();
+        let (texts, looked_at) = in_read_pass(|| {
+            let first = read_config_file(&file).unwrap();
+            std::fs::write(&file, "second").unwrap();
+            let again = read_config_file(&file).unwrap();
+            assert!(read_config_file(&missing).unwrap().is_none());
+            // A pass inside is a pass of its own, and the outer one resumes after it.
+            let (inner, inner_looked_at) = in_read_pass(|| read_config_file(&file).unwrap());
+            assert_eq!(inner.as_deref(), Some("second"));
+            assert_eq!(inner_looked_at.len(), 1);
+            (first, again)
+        });
+        assert_eq!(texts.0.as_deref(), Some("first"));
+        assert_eq!(texts.1.as_deref(), Some("first"), "read from disk once");
+        let looked_at: Vec<(&Path, bool)> = looked_at
+            .iter()
+            .map(|file| (file.path.as_path(), file.exists))
+            .collect();
+        assert_eq!(
+            looked_at,
+            [(file.as_path(), true), (missing.as_path(), false)]
+        );
+        // Outside a pass every read is fresh.
+        assert_eq!(read_config_file(&file).unwrap().as_deref(), Some("second"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

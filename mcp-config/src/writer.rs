@@ -137,12 +137,19 @@ impl fmt::Display for ConfigChange {
 }
 
 /// The native file of a level: [`DiscoveryContext::native_project_file`] or
-/// [`DiscoveryContext::native_user_file`].
-pub fn native_config_path(ctx: &DiscoveryContext, level: Level) -> PathBuf {
+/// [`DiscoveryContext::native_user_file`]. `None` for [`Level::Managed`]: an administrator's
+/// files are never written here.
+pub fn native_config_path(ctx: &DiscoveryContext, level: Level) -> Option<PathBuf> {
     match level {
-        Level::Project => ctx.native_project_file(),
-        Level::User => ctx.native_user_file(),
+        Level::Project => Some(ctx.native_project_file()),
+        Level::User => Some(ctx.native_user_file()),
+        Level::Managed => None,
     }
+}
+
+/// [`native_config_path`], or the error of a change asked at managed level.
+fn writable_path(ctx: &DiscoveryContext, level: Level) -> Result<PathBuf, ConfigError> {
+    native_config_path(ctx, level).ok_or_else(|| ChangeProblem::ManagedLevel.into())
 }
 
 /// Checks a name for a new server: not empty, and only ASCII letters, digits, `-`, `_` and `.`.
@@ -175,7 +182,7 @@ pub fn add_server(
     config: &ServerConfig,
 ) -> Result<PathBuf, ConfigError> {
     validate_server_name(name)?;
-    let path = native_config_path(ctx, level);
+    let path = writable_path(ctx, level)?;
     let mut doc = Document::load(&path)?;
     if doc.server(name)?.is_some() {
         return Err(ChangeProblem::AlreadyThere {
@@ -201,7 +208,7 @@ pub fn remove_server(
     level: Level,
     name: &str,
 ) -> Result<PathBuf, ConfigError> {
-    let path = native_config_path(ctx, level);
+    let path = writable_path(ctx, level)?;
     let mut doc = Document::load(&path)?;
     if doc.server(name)?.is_none() {
         return Err(ChangeProblem::NotThere {
@@ -256,8 +263,10 @@ pub fn set_server_enabled(
             .map(|meta| meta.path.clone())
             .into_iter()
             .collect();
-        for level in levels {
-            let path = native_config_path(ctx, level);
+        for path in levels
+            .into_iter()
+            .filter_map(|level| native_config_path(ctx, level))
+        {
             if !paths.contains(&path) {
                 paths.push(path);
             }

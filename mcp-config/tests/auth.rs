@@ -558,3 +558,65 @@ async fn a_failing_commands_stderr_never_repeats_the_command_or_the_servers_othe
     assert!(!message.contains("literal-secret-value-1"), "{message}");
     assert!(!message.contains("printed-secret-2"), "{message}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headers_helper_adds_the_headers_it_prints_over_the_written_ones() {
+    let config: ServerConfig = serde_json::from_value(serde_json::json!({
+        "type": "http",
+        "url": REMOTE_URL,
+        "headers": {"X-Team": "written", "X-Kept": "kept"},
+        "headersHelper": "printf '{\"X-Team\": \"helper-team-7\", \"Authorization\": \"Bearer helper-7\"}'",
+    }))
+    .unwrap();
+    let resolved = AuthResolver::new()
+        .resolve("api", &config, None, &quick())
+        .await
+        .unwrap();
+    let headers = headers(&resolved);
+    assert_eq!(headers["X-Team"], "helper-team-7");
+    assert_eq!(headers["Authorization"], "Bearer helper-7");
+    assert_eq!(headers["X-Kept"], "kept");
+    // `get` and `list` never show the command line.
+    let shown = serde_json::to_string(&config.redacted()).unwrap();
+    assert!(!shown.contains("printf"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headers_helper_that_prints_no_header_object_fails_without_showing_it() {
+    for (output, expected) in [
+        ("printf 'secret-not-json-8'", "NotHeaders"),
+        ("printf '{\"X-Token\": 8}'", "NotHeaders"),
+        ("exit 3", "Exit"),
+    ] {
+        let config: ServerConfig = serde_json::from_value(serde_json::json!({
+            "type": "sse",
+            "url": REMOTE_URL,
+            "headersHelper": output,
+        }))
+        .unwrap();
+        let error = AuthResolver::new()
+            .resolve("api", &config, None, &quick())
+            .await
+            .unwrap_err();
+        assert_eq!(field(&error), "headersHelper");
+        assert!(
+            format!("{:?}", command_failure(&error)).starts_with(expected),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        assert!(!message.contains("secret-not-json-8"), "{message}");
+        assert!(!message.contains("printf"), "{message}");
+    }
+    // A stdio server's `headersHelper` is not its business: nothing runs.
+    let mut config = ServerConfig::stdio("my-server", Vec::<String>::new());
+    config.extra.insert(
+        "headersHelper".to_owned(),
+        serde_json::Value::from("exit 9"),
+    );
+    assert!(
+        AuthResolver::new()
+            .resolve("local", &config, None, &quick())
+            .await
+            .is_ok()
+    );
+}

@@ -137,7 +137,7 @@ fn add_to_the_project_file_writes_remote_servers() {
 
     assert_eq!(path, sandbox.project_file());
     assert_eq!(
-        native_config_path(&sandbox.ctx, Level::Project),
+        native_config_path(&sandbox.ctx, Level::Project).unwrap(),
         sandbox.project_file()
     );
     assert_eq!(

@@ -141,6 +141,9 @@ pub(crate) enum Command {
         #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
         timeout_ms: Option<u64>,
     },
+    /// The tools whose config files are read, highest priority first: the files each looked
+    /// for here, which exist, and how many servers each gave; nothing is started
+    Providers,
     /// The tools the session holds right after the startup gate, live or deferred
     Tools {
         /// Only this server's tools

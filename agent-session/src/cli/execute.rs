@@ -129,6 +129,7 @@ pub(crate) async fn execute(
         Command::Test { name } => session_command(session, "test", &[name]).await,
         Command::Reconnect { name } => session_command(session, "reconnect", &[name]).await,
         Command::Reload => session_command(session, "reload", &[]).await,
+        Command::Providers => super::providers::report(session.options()),
         Command::Manage(ManageCommand::Get { name }) => {
             manage::get_in_session(session, &name).await
         }

@@ -362,6 +362,9 @@ fn describe(discovery: &DiscoveryResult, name: &str, interface: Interface) -> Op
             )),
         ),
         SkipReason::Invalid(invalid) => (ServerStatus::Invalid, Some(invalid.to_string())),
+        SkipReason::DeniedByPolicy(denial) => {
+            (ServerStatus::DeniedByPolicy, Some(denial.to_string()))
+        }
         SkipReason::ProjectConfigOff => (
             ServerStatus::Disconnected,
             Some("in a project file while project config is off".to_owned()),
@@ -389,6 +392,7 @@ fn reason_word(reason: &SkipReason) -> &'static str {
         SkipReason::ProjectConfigOff => "project-config-off",
         SkipReason::ExaFiltered => "exa-filtered",
         SkipReason::NeedsApproval => "needs-approval",
+        SkipReason::DeniedByPolicy(_) => "denied-by-policy",
         _ => "skipped",
     }
 }

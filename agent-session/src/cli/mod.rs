@@ -18,6 +18,7 @@ mod needs;
 mod outcome;
 mod output;
 mod progress;
+mod providers;
 mod resources;
 mod shell;
 mod stdin;
@@ -196,6 +197,8 @@ async fn run(cli: Cli) -> u8 {
         Command::Manage(manage) => return manage::run(&globals, manage).await,
         // Records approvals and starts nothing.
         Command::Trust { names, yes } => return approve::run(&globals, &names, yes).await,
+        // Reads the config files and starts nothing.
+        Command::Providers => return providers::run(&globals),
         Command::Reload | Command::Reconnect { .. } => {
             let word = if command == Command::Reload {
                 "reload"

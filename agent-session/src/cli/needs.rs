@@ -125,6 +125,7 @@ fn why_off(server: &str, reason: &SkipReason, interface: Interface) -> Option<St
             interface.command(&format!("trust {server}"))
         ),
         SkipReason::Invalid(invalid) => invalid.to_string(),
+        SkipReason::DeniedByPolicy(denial) => format!("MCP server \"{server}\" is {denial}"),
         SkipReason::ProjectConfigOff => format!(
             "MCP server \"{server}\" is defined in this project, and project config is off \
              (--no-project-config)"

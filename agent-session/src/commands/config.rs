@@ -46,7 +46,10 @@ impl Files {
             skipped.name == name
                 && matches!(
                     skipped.reason,
-                    SkipReason::Disabled | SkipReason::Invalid(_) | SkipReason::NeedsApproval
+                    SkipReason::Disabled
+                        | SkipReason::Invalid(_)
+                        | SkipReason::NeedsApproval
+                        | SkipReason::DeniedByPolicy(_)
                 )
         });
         shown

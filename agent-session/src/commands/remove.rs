@@ -78,7 +78,8 @@ pub(super) fn remove_from_files(
     }
     let files: Vec<String> = levels
         .iter()
-        .map(|level| native_config_path(ctx, *level).display().to_string())
+        .filter_map(|level| native_config_path(ctx, *level))
+        .map(|path| path.display().to_string())
         .collect();
     let files = files.join(" or ");
     let prefix = caller.prefix();

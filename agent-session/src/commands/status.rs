@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
-use mcp_config::{DiscoveryResult, InvalidServer, SkipReason, SourceMeta, TransportKind};
+use mcp_config::{
+    DiscoveryResult, InvalidServer, PolicyDenial, SkipReason, SourceMeta, TransportKind,
+};
 use mcp_manager::{ConnectionStatus, Problem, ServerError};
 use mcp_transport::ProtocolVersion;
 use serde_json::{Value, json};
@@ -38,11 +40,13 @@ pub enum ServerStatus {
     Disabled,
     /// The definition cannot be used; it never connects.
     Invalid,
+    /// The machine's enterprise policy does not let it run.
+    DeniedByPolicy,
 }
 
 impl ServerStatus {
     /// The word shown: `connected`, `connecting`, `reconnecting`, `failed`, `needs-login`,
-    /// `needs-approval`, `disconnected`, `disabled`, `invalid`.
+    /// `needs-approval`, `disconnected`, `disabled`, `invalid`, `denied-by-policy`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Connected => "connected",
@@ -54,6 +58,7 @@ impl ServerStatus {
             Self::Disconnected => "disconnected",
             Self::Disabled => "disabled",
             Self::Invalid => "invalid",
+            Self::DeniedByPolicy => "denied-by-policy",
         }
     }
 }
@@ -65,6 +70,8 @@ pub(super) enum RowError {
     Failed(ServerError),
     /// Its definition cannot be used.
     Invalid(InvalidServer),
+    /// The enterprise policy denies it.
+    Denied(PolicyDenial),
 }
 
 impl fmt::Display for RowError {
@@ -72,6 +79,7 @@ impl fmt::Display for RowError {
         match self {
             Self::Failed(error) => fmt::Display::fmt(error, f),
             Self::Invalid(invalid) => fmt::Display::fmt(invalid, f),
+            Self::Denied(denial) => fmt::Display::fmt(denial, f),
         }
     }
 }
@@ -124,7 +132,10 @@ impl Servers {
         names.extend(discovery.skipped.iter().filter_map(|skipped| {
             let shown = matches!(
                 skipped.reason,
-                SkipReason::Disabled | SkipReason::Invalid(_) | SkipReason::NeedsApproval
+                SkipReason::Disabled
+                    | SkipReason::Invalid(_)
+                    | SkipReason::NeedsApproval
+                    | SkipReason::DeniedByPolicy(_)
             );
             shown.then(|| skipped.name.clone())
         }));
@@ -152,6 +163,10 @@ impl Servers {
                     ),
                     (_, Some(SkipReason::Disabled)) => (ServerStatus::Disabled, None),
                     (_, Some(SkipReason::NeedsApproval)) => (ServerStatus::NeedsApproval, None),
+                    (_, Some(SkipReason::DeniedByPolicy(denial))) => (
+                        ServerStatus::DeniedByPolicy,
+                        Some(RowError::Denied(denial.clone())),
+                    ),
                     // An entry discovery rejected: it never gets to connect.
                     (_, Some(SkipReason::Invalid(invalid))) => (
                         ServerStatus::Invalid,

@@ -1,6 +1,15 @@
 //! Claude Code: `.mcp.json` in the working folder and each parent up to the repository root
-//! (the nearer file wins a name), and `~/.claude.json` (top-level `mcpServers` and the
-//! per-project `projects[<project root>].mcpServers`).
+//! (the nearer file wins a name), `~/.claude.json` (top-level `mcpServers` and the
+//! per-project `projects[<project root>].mcpServers`), and the administrator's
+//! `managed-mcp.json` in [`DiscoveryContext::managed_dir`] (level managed).
+//!
+//! Sources for the managed file and the per-project lists: code.claude.com/docs/en/managed-mcp
+//! and /settings as copied verbatim in coroboros/archivist (`docs/code/code-managed-mcp.md` at
+//! 1a9d7b47, `docs/code/code-settings.md` at a5452632, August 2026). Claude Code makes a
+//! `managed-mcp.json` exclusive (no other server loads); here it takes precedence name by name
+//! and the other tools' servers stay, since this runtime is not Claude Code — an administrator
+//! who wants only theirs says so with `allowedMcpServers` ([`crate::policy`]), which applies to
+//! every tool's servers. Its `managedMcpServers` setting is not read.
 
 use std::path::{Path, PathBuf};
 
@@ -84,6 +93,15 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         });
 
     let mut files: Vec<SourceFile> = Vec::new();
+    // The administrator's servers, at their own level: discovery lets them win their names.
+    if let Some(managed) = &ctx.managed_dir {
+        let path = managed.join("managed-mcp.json");
+        if let Some(root) = read_parsed(&path, parse_json) {
+            let contents =
+                root.and_then(|root| servers_under_key(&path, &root, "mcpServers", convert));
+            files.push(SourceFile::new(path, Level::Managed, contents));
+        }
+    }
     if let Some(mut file) = local {
         switched_off.apply(&mut file, false);
         files.push(file);
@@ -107,13 +125,19 @@ fn convert(_name: &str, entry: &Value) -> Result<crate::ServerConfig, crate::Ent
     standard_with_disabled(entry)
 }
 
-/// The servers Claude Code was told not to start.
+/// The servers Claude Code was told not to start, or to start though they are off.
 #[derive(Default)]
 struct SwitchedOff {
     /// `disabledMcpServers` of the project entry: any server.
     any: Vec<String>,
     /// `disabledMcpjsonServers`: servers of `.mcp.json` only.
     mcpjson: Vec<String>,
+    /// `enabledMcpServers` of the project entry: the servers the user switched on for this
+    /// project (Claude Code's opt-in for servers that are off by default). It turns on a
+    /// server of `~/.claude.json` whose definition is off, and wins over `disabledMcpServers`
+    /// (Claude Code keeps a name in one list only). It never approves a `.mcp.json` server:
+    /// that is `enabledMcpjsonServers`, read by [`crate::trust`].
+    enabled: Vec<String>,
 }
 
 impl SwitchedOff {
@@ -125,6 +149,11 @@ impl SwitchedOff {
         )?);
         self.mcpjson
             .extend(name_list(path, project.get(MCPJSON_KEY), MCPJSON_KEY)?);
+        self.enabled.extend(name_list(
+            path,
+            project.get("enabledMcpServers"),
+            "enabledMcpServers",
+        )?);
         Ok(())
     }
 
@@ -133,7 +162,13 @@ impl SwitchedOff {
             return;
         };
         for (name, config) in &mut contents.servers {
-            if self.any.contains(name) || (is_mcpjson && self.mcpjson.contains(name)) {
+            if is_mcpjson {
+                if self.any.contains(name) || self.mcpjson.contains(name) {
+                    config.enabled = Some(false);
+                }
+            } else if self.enabled.contains(name) {
+                config.enabled = Some(true);
+            } else if self.any.contains(name) {
                 config.enabled = Some(false);
             }
         }

@@ -109,6 +109,10 @@ pub struct BuiltinSource {
     name: &'static str,
     load: fn(&DiscoveryContext) -> Vec<SourceFile>,
     here_only: Option<HereOnly>,
+    /// The files it reads, in the README's words.
+    files: &'static str,
+    /// What it was written from: the tool's documentation or source, with a commit or date.
+    written_from: &'static str,
 }
 
 /// The project files of a tool that does not look for them in parent folders.
@@ -131,7 +135,27 @@ impl BuiltinSource {
             name,
             load,
             here_only: None,
+            files: "",
+            written_from: "",
         }
+    }
+
+    /// The files it reads and what it was written from, for the README's table of providers
+    /// ([`readme_table`]).
+    const fn documented(mut self, files: &'static str, written_from: &'static str) -> Self {
+        self.files = files;
+        self.written_from = written_from;
+        self
+    }
+
+    /// The files it reads, in words (`<cwd>/.cursor/mcp.json; ~/.cursor/mcp.json`).
+    pub const fn files(&self) -> &'static str {
+        self.files
+    }
+
+    /// What it was written from: the tool's documentation or source, with a commit or date.
+    pub const fn written_from(&self) -> &'static str {
+        self.written_from
     }
 
     /// The tool reads its project `files` only in the folder it starts in (`rule` says so in
@@ -182,7 +206,11 @@ impl std::fmt::Debug for BuiltinSource {
 ///
 /// Format: `{"mcpServers": {name: <ServerConfig>}, "disabledServers": ["name", …]}`. The
 /// `disabledServers` list of the user file switches servers off whatever file defines them.
-pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", native::load);
+pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", native::load)
+    .documented(
+        "`.<app>/mcp.json` of each walked folder; `<config dir>/<app>/mcp.json`",
+        "this runtime's own format",
+    );
 
 /// Claude Code's three MCP scopes, highest first as Claude Code ranks them:
 ///
@@ -193,6 +221,10 @@ pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", 
 ///    the nearer file first (Claude Code reads every parent's and lets the nearer one win);
 /// 3. "user": the top-level `mcpServers` of `~/.claude.json`.
 ///
+/// Before them, the administrator's `managed-mcp.json` in [`DiscoveryContext::managed_dir`]
+/// (`/etc/claude-code/` on Linux), same shape as `.mcp.json`, at level
+/// [`Level::Managed`](crate::Level::Managed): discovery lets its servers win their names.
+///
 /// `~/.claude.json` moves to `$CLAUDE_CONFIG_DIR/.claude.json` when that variable is set.
 /// Entries use the runtime's shape (`type` `stdio` / `http` / `sse`, `command`, `args`, `env`,
 /// `url`, `headers`) and the same `${VAR}` / `${VAR:-default}` syntax, kept as written.
@@ -202,8 +234,16 @@ pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", 
 /// this provider: names in `projects[<project root>].disabledMcpServers` are disabled, and names in
 /// `disabledMcpjsonServers` (in that project entry, in `.claude/settings.json`,
 /// `.claude/settings.local.json` or the user's `settings.json`) disable `.mcp.json` servers.
+/// Names in `projects[<project root>].enabledMcpServers` switch on a server of `~/.claude.json`
+/// that is off (and win over `disabledMcpServers`). A `headersHelper` (a command printing
+/// headers) is kept and run at connect time like a `!command` header ([`crate::auth`]); a
+/// `ws` entry is kept for a connector plugin.
 pub const CLAUDE_CODE: BuiltinSource =
-    BuiltinSource::new("claude-code", "Claude Code", claude_code::load);
+    BuiltinSource::new("claude-code", "Claude Code", claude_code::load)
+    .documented(
+        "`<managed dir>/managed-mcp.json`; `~/.claude.json` `projects[<project root>]`; `.mcp.json` of each walked folder; `~/.claude.json` `mcpServers`",
+        "code.claude.com/docs/en/mcp, /settings, /managed-mcp (verbatim copies: coroboros/archivist a5452632, 1a9d7b47)",
+    );
 
 /// Codex (CLI, IDE extension and app share one configuration): `.codex/config.toml` in the
 /// working folder and each parent up to the repository root (the nearer first, as Codex layers
@@ -224,7 +264,10 @@ pub const CLAUDE_CODE: BuiltinSource =
 ///
 /// An inline `bearer_token` makes the entry invalid, as it does in Codex. A TOML syntax error is
 /// the file's [`ConfigError::Parse`] with format `TOML`.
-pub const CODEX: BuiltinSource = BuiltinSource::new("codex", "Codex", codex::load);
+pub const CODEX: BuiltinSource = BuiltinSource::new("codex", "Codex", codex::load).documented(
+    "`.codex/config.toml` of each walked folder; `$CODEX_HOME/config.toml`",
+    "openai/codex `codex-rs/core/src/config_loader/mod.rs` (b9813040)",
+);
 
 /// Gemini CLI: the working folder's `.gemini/settings.json` (Gemini CLI reads the workspace
 /// folder's only; one found above is a note), then `~/.gemini/settings.json` (JSON with
@@ -242,6 +285,10 @@ pub const GEMINI: BuiltinSource = BuiltinSource::new("gemini", "Gemini CLI", gem
     .here_only(
         &[".gemini/settings.json"],
         "Gemini CLI reads it only in the folder it starts in",
+    )
+    .documented(
+        "`<cwd>/.gemini/settings.json`; `~/.gemini/settings.json`",
+        "google-gemini/gemini-cli `packages/cli/src/config/settings.ts` (0038e45d)",
     );
 
 /// OpenCode, highest first: `.opencode/opencode.json` and `.opencode/opencode.jsonc` of each
@@ -263,7 +310,11 @@ pub const GEMINI: BuiltinSource = BuiltinSource::new("gemini", "Gemini CLI", gem
 ///
 /// OpenCode's `{env:VAR}` becomes `${VAR}`; a `{file:path}` value makes the server invalid (the
 /// runtime does not read values from files).
-pub const OPENCODE: BuiltinSource = BuiltinSource::new("opencode", "OpenCode", opencode::load);
+pub const OPENCODE: BuiltinSource = BuiltinSource::new("opencode", "OpenCode", opencode::load)
+    .documented(
+        "`.opencode/opencode.json(c)`, `opencode.json(c)` of each walked folder; `$OPENCODE_CONFIG`; `<config dir>/opencode/opencode.json(c)`",
+        "anomalyco/opencode `packages/opencode/src/config/config.ts` (002d9822)",
+    );
 
 /// Cursor: the working folder's `.cursor/mcp.json` (Cursor reads the opened project folder's
 /// only; one found above is a note), then `~/.cursor/mcp.json`.
@@ -273,10 +324,15 @@ pub const OPENCODE: BuiltinSource = BuiltinSource::new("opencode", "OpenCode", o
 /// `CLIENT_SECRET`, `scopes` of a pre-registered OAuth client) becomes OAuth settings.
 /// Cursor's config interpolation is translated: `${env:VAR}` → `${VAR}`, `${userHome}`,
 /// `${workspaceFolder}` (the project root), `${workspaceFolderBasename}`, `${pathSeparator}`.
-pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", cursor::load).here_only(
-    &[".cursor/mcp.json"],
-    "Cursor reads it only in the project folder it opens",
-);
+pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", cursor::load)
+    .here_only(
+        &[".cursor/mcp.json"],
+        "Cursor reads it only in the project folder it opens",
+    )
+    .documented(
+        "`<cwd>/.cursor/mcp.json`; `~/.cursor/mcp.json`",
+        "cursor.com/docs/mcp",
+    );
 
 /// Windsurf (Cascade): `~/.codeium/windsurf/mcp_config.json`, user level only.
 ///
@@ -284,7 +340,11 @@ pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", cursor:
 /// `headers` for remote servers (`type = "http"`, with SSE fallback); `disabled: true` becomes
 /// `enabled: false`; `disabledTools` and the rest are kept in `extra`. `${env:VAR}` becomes
 /// `${VAR}`; a `${file:…}` value makes the server invalid.
-pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", windsurf::load);
+pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", windsurf::load)
+    .documented(
+        "`~/.codeium/windsurf/mcp_config.json`",
+        "docs.windsurf.com, Cascade MCP",
+    );
 
 /// VS Code: the workspace folder's `.vscode/mcp.json` (the working folder's only; one found above
 /// is a note), then the default profile's `mcp.json` and `settings.json` in
@@ -305,14 +365,21 @@ pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", w
 pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", vscode::load).here_only(
     &[".vscode/mcp.json"],
     "VS Code reads it only in the workspace folder",
-);
+)
+    .documented(
+        "`<cwd>/.vscode/mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json`, `profiles/<id>/mcp.json`",
+        "code.visualstudio.com/docs/agents/reference/mcp-configuration (microsoft/vscode-docs 08868fe5)",
+    );
 
 /// Claude Desktop, user level: `<config dir>/Claude/claude_desktop_config.json` (Linux), then
 /// `~/Library/Application Support/Claude/claude_desktop_config.json` (macOS) and
 /// `%APPDATA%/Claude/claude_desktop_config.json` (Windows, when `APPDATA` is set), whichever
 /// exist. `mcpServers` entries use the common shape (`command`, `args`, `env`).
 pub const CLAUDE_DESKTOP: BuiltinSource =
-    BuiltinSource::new("claude-desktop", "Claude Desktop", claude_desktop::load);
+    BuiltinSource::new("claude-desktop", "Claude Desktop", claude_desktop::load).documented(
+        "`<config dir>/Claude/claude_desktop_config.json` (and the macOS, Windows places)",
+        "modelcontextprotocol.io, connecting local servers to Claude Desktop",
+    );
 
 /// Kiro: the working folder's `.kiro/settings/mcp.json` (Kiro reads the workspace folder's;
 /// one found above is a note), then `~/.kiro/settings/mcp.json`.
@@ -321,24 +388,40 @@ pub const CLAUDE_DESKTOP: BuiltinSource =
 /// HTTP with the fallback to legacy SSE); `disabled: true` → `enabled: false`;
 /// `disabledTools` is our filter's own key; `oauth: {clientId}` → OAuth settings with that
 /// client; `autoApprove`, `oauthScopes` kept in `extra`. `${VAR}` as here.
-pub const KIRO: BuiltinSource = BuiltinSource::new("kiro", "Kiro", kiro::load).here_only(
-    &[".kiro/settings/mcp.json"],
-    "Kiro reads it only in the workspace folder",
-);
+pub const KIRO: BuiltinSource = BuiltinSource::new("kiro", "Kiro", kiro::load)
+    .here_only(
+        &[".kiro/settings/mcp.json"],
+        "Kiro reads it only in the workspace folder",
+    )
+    .documented(
+        "`<cwd>/.kiro/settings/mcp.json`; `~/.kiro/settings/mcp.json`",
+        "kiro.dev/docs/mcp/configuration, kiro.dev/docs/cli/mcp/configuration (August 2026)",
+    );
 
 /// Junie (JetBrains): the project root's `.junie/mcp/mcp.json` (the repository root, else the
 /// working folder), then `~/.junie/mcp/mcp.json`. `mcpServers` entries in the common shape
 /// (`command`, `args`, `env`; `url`, `headers`), `disabled: true` → `enabled: false`.
-pub const JUNIE: BuiltinSource = BuiltinSource::new("junie", "Junie", junie::load);
+pub const JUNIE: BuiltinSource = BuiltinSource::new("junie", "Junie", junie::load).documented(
+    "`<project root>/.junie/mcp/mcp.json`; `~/.junie/mcp/mcp.json`",
+    "jetbrains.com/help/junie/model-context-protocol-mcp.html; Vaadin's Junie page (August 2026)",
+);
 
 /// Warp: the repository root's `.warp/.mcp.json` (else the working folder's), then
 /// `~/.warp/.mcp.json`. `mcpServers` entries in the common shape, a `url` without `type` being
 /// Streamable HTTP with the fallback to legacy SSE.
-pub const WARP: BuiltinSource = BuiltinSource::new("warp", "Warp", warp::load);
+pub const WARP: BuiltinSource = BuiltinSource::new("warp", "Warp", warp::load)
+    .documented(
+        "`<project root>/.warp/.mcp.json`; `~/.warp/.mcp.json`",
+        "Warp's `agent-add-mcp` skill (warpdotdev/warp); docs.warp.dev/agents/capabilities/mcp (August 2026)",
+    );
 
 /// LM Studio: `~/.lmstudio/mcp.json`, user level only, in Cursor's notation (`command`,
 /// `args`, `env`; `url`, `headers`; `${env:VAR}`).
-pub const LM_STUDIO: BuiltinSource = BuiltinSource::new("lm-studio", "LM Studio", lm_studio::load);
+pub const LM_STUDIO: BuiltinSource = BuiltinSource::new("lm-studio", "LM Studio", lm_studio::load)
+    .documented(
+        "`~/.lmstudio/mcp.json`",
+        "lmstudio-ai/docs `0_app/2_mcp/index.mdx` (6fc6a668)",
+    );
 
 /// Roo Code: the working folder's `.roo/mcp.json` (Roo Code reads the workspace folder's only;
 /// one found above is a note), then the extension's global
@@ -353,7 +436,11 @@ pub const LM_STUDIO: BuiltinSource = BuiltinSource::new("lm-studio", "LM Studio"
 pub const ROO_CODE: BuiltinSource = BuiltinSource::new("roo", "Roo Code", roo::load).here_only(
     &[".roo/mcp.json"],
     "Roo Code reads it only in the workspace folder",
-);
+)
+    .documented(
+        "`<cwd>/.roo/mcp.json`; VS Code's `globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json`",
+        "RooCodeInc/Roo-Code `src/services/mcp/McpHub.ts` (cb836567)",
+    );
 
 /// Cline: `~/.cline/data/settings/cline_mcp_settings.json` (moved by `CLINE_MCP_SETTINGS_PATH`,
 /// `CLINE_DATA_DIR` or `CLINE_DIR`), or, when it does not exist, the files Cline kept before
@@ -365,14 +452,20 @@ pub const ROO_CODE: BuiltinSource = BuiltinSource::new("roo", "Roo Code", roo::l
 /// `disabled: true` → `enabled: false`; `timeout` in seconds → `timeout` and `toolTimeout`;
 /// `oauthClient` → OAuth settings with that client; the OAuth tokens Cline keeps in the entry
 /// (`oauth`, `metadata`) are dropped. `${env:VAR}` → `${VAR}`.
-pub const CLINE: BuiltinSource = BuiltinSource::new("cline", "Cline", cline::load);
+pub const CLINE: BuiltinSource = BuiltinSource::new("cline", "Cline", cline::load).documented(
+    "`~/.cline/data/settings/cline_mcp_settings.json` (or the legacy VS Code storage)",
+    "cline/cline `sdk/packages/core/src/extensions/mcp/config-loader.ts` (21cb8d25)",
+);
 
 /// Amp: `.amp/settings.json` and `.amp/settings.jsonc` of each folder from the working folder
 /// up to the repository root (the nearer first), then `<config dir>/amp/settings.json(c)`.
 /// JSON with comments; the servers are under the literal key `"amp.mcpServers"`, in the common
 /// shape (a `url` without `type` is Streamable HTTP with the fallback to legacy SSE);
 /// `disabled: true` → `enabled: false`; `includeTools` → `enabledTools`.
-pub const AMP: BuiltinSource = BuiltinSource::new("amp", "Amp", amp::load);
+pub const AMP: BuiltinSource = BuiltinSource::new("amp", "Amp", amp::load).documented(
+    "`.amp/settings.json(c)` of each walked folder; `<config dir>/amp/settings.json(c)`",
+    "ampcode.com/news/mcp-permissions and summaries of Amp's manual (August 2026)",
+);
 
 /// Zed: the working folder's `.zed/settings.json` (Zed reads the worktree root's only; one found
 /// above is a note), then `$FLATPAK_XDG_CONFIG_HOME` or `<config dir>/zed/settings.json` (and
@@ -383,10 +476,15 @@ pub const AMP: BuiltinSource = BuiltinSource::new("amp", "Amp", amp::load);
 /// OAuth client; one with neither is provided by a Zed extension and is invalid here, saying
 /// so. `enabled`; `timeout` in seconds (at most 600; `context_server_timeout` is the file's
 /// default) → `timeout` and `toolTimeout`; `remote` and `settings` kept in `extra`.
-pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", zed::load).here_only(
-    &[".zed/settings.json"],
-    "Zed reads it only at the root of the worktree it opens",
-);
+pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", zed::load)
+    .here_only(
+        &[".zed/settings.json"],
+        "Zed reads it only at the root of the worktree it opens",
+    )
+    .documented(
+        "`<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json`",
+        "zed-industries/zed `crates/settings_content/src/project.rs` (006ce515)",
+    );
 
 /// Crush: in every folder from the working folder up to the repository root (the nearer
 /// first) `.crushrc`, `crushrc`, `.crush.json`, `crush.json`; then the data file
@@ -400,7 +498,11 @@ pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", zed::load).here_
 /// the `oauth_token` Crush writes is dropped. `$VAR` → `${VAR}`; a `$(…)` makes the entry
 /// invalid. A `crushrc` is a Bash script and is never run: each one found is a file error
 /// naming it ([`ConfigError::Script`]).
-pub const CRUSH: BuiltinSource = BuiltinSource::new("crush", "Crush", crush::load);
+pub const CRUSH: BuiltinSource = BuiltinSource::new("crush", "Crush", crush::load)
+    .documented(
+        "`.crush.json`, `crush.json` (`crushrc` never run) of each walked folder; `<data dir>/crush/crush.json`; `<config dir>/crush/crush.json`",
+        "charmbracelet/crush `internal/config/load.go` (37f36e93)",
+    );
 
 /// Goose: `extensions` in `<config dir>/goose/config.yaml`, merged over the files of
 /// `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml` field by field, as
@@ -413,7 +515,11 @@ pub const CRUSH: BuiltinSource = BuiltinSource::new("crush", "Crush", crush::loa
 /// in seconds → `timeout` and `toolTimeout`; a non-empty `available_tools` → `enabledTools`.
 /// `builtin`, `platform`, `frontend` and `inline_python` extensions run inside Goose and are
 /// listed as invalid, saying so. `$VAR` → `${VAR}`.
-pub const GOOSE: BuiltinSource = BuiltinSource::new("goose", "Goose", goose::load);
+pub const GOOSE: BuiltinSource = BuiltinSource::new("goose", "Goose", goose::load)
+    .documented(
+        "`<config dir>/goose/config.yaml` over `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml`",
+        "aaif-goose/goose `crates/goose/src/config/base.rs` (001a90f2)",
+    );
 
 /// The built-in providers, highest priority first.
 const BUILT_IN: [BuiltinSource; 19] = [
@@ -446,6 +552,32 @@ pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
         .iter()
         .map(|source| Box::new(*source) as Box<dyn ConfigSource>)
         .collect()
+}
+
+/// The built-in providers as data, highest priority first: what [`default_sources`] gives,
+/// each with the files it reads and what it was written from.
+pub fn built_in() -> &'static [BuiltinSource] {
+    &BUILT_IN
+}
+
+/// The README's table of the built-in providers, in Markdown: priority, tool, id, the files
+/// read and what each was written from. The README holds exactly this (a test keeps them
+/// equal), so the table never tells of a provider that is not there.
+pub fn readme_table() -> String {
+    let mut table = String::from(
+        "| # | tool | id | files read, highest first | written from |\n|---|---|---|---|---|\n",
+    );
+    for (index, source) in BUILT_IN.iter().enumerate() {
+        table.push_str(&format!(
+            "| {} | {} | `{}` | {} | {} |\n",
+            index + 1,
+            source.name,
+            source.id,
+            source.files,
+            source.written_from
+        ));
+    }
+    table
 }
 
 // ---------------------------------------------------------------------------------------------
