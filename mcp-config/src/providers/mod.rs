@@ -223,7 +223,7 @@ pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", 
 ///
 /// Before them, the administrator's `managed-mcp.json` in [`DiscoveryContext::managed_dir`]
 /// (`/etc/claude-code/` on Linux), same shape as `.mcp.json`, at level
-/// [`Level::Managed`](crate::Level::Managed): discovery lets its servers win their names.
+/// [`Level::Managed`]: discovery lets its servers win their names.
 ///
 /// `~/.claude.json` moves to `$CLAUDE_CONFIG_DIR/.claude.json` when that variable is set.
 /// Entries use the runtime's shape (`type` `stdio` / `http` / `sse`, `command`, `args`, `env`,
