@@ -2,6 +2,8 @@
 //! the `session_call` benchmark of `agent-session` (a tool call through the session beside a
 //! bare `McpClient::call_tool`, pinned to core 0), the `sse` benchmark of `mcp-transport` (a
 //! `data:` line that never ends must cost what a stream of events of the same size costs), the
+//! `discovery` benchmark of `mcp-config` (every provider's files, about 40 and 200 servers,
+//! discovered warm; target ≤ 5 ms), the
 //! `cache` benchmark of `mcp-cache` and the `cache_memory` (peak RSS of 200 stdio servers with
 //! the sled cache beside none, each in a child process of its own), `startup` and `soak`
 //! benchmarks of `mcp-manager`. The per-call cost of the client itself (stdio and Streamable HTTP, beside a
@@ -65,7 +67,7 @@ struct Run {
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 6] = [
+const RUNS: [Run; 7] = [
     Run {
         title: "session call: a tool call through the session beside a bare call_tool (pinned to core 0)",
         package: "agent-session",
@@ -76,6 +78,12 @@ const RUNS: [Run; 6] = [
         title: "SSE decoding: 40 MB of events beside a 40 MB data line that never ends",
         package: "mcp-transport",
         bench: "sse",
+        args: &[],
+    },
+    Run {
+        title: "discovery: every provider's files (about 40 files, 200 servers), warm (target ≤ 5 ms)",
+        package: "mcp-config",
+        bench: "discovery",
         args: &[],
     },
     Run {
