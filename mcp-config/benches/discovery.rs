@@ -200,6 +200,10 @@ fn fill(machine: &mut Machine) -> Result<(), String> {
         ("repo/src/.gemini/settings.json", "gemini-project", 5),
         ("home/.gemini/settings.json", "gemini-user", 10),
         ("managed/managed-mcp.json", "managed", 3),
+        ("repo/.github/mcp.json", "copilot-project", 3),
+        ("home/.copilot/mcp-config.json", "copilot-user", 5),
+        ("repo/src/.qwen/settings.json", "qwen-project", 3),
+        ("home/.qwen/settings.json", "qwen-user", 5),
     ] {
         machine.json_servers(path, "mcpServers", prefix, count)?;
     }

@@ -434,12 +434,16 @@ fn callers_can_add_providers_and_disable_built_in_ones() {
     assert_eq!(command(&last, "github"), "claude-gh");
     assert_eq!(last.servers["github"].source.shadowed[0].provider, "team");
 
-    let without_claude = world.load(
+    // `.mcp.json` is Claude Code's, and VS Code, Copilot CLI and Qwen Code read it too.
+    let without_its_readers = world.load(
         &trusting()
             .with_source_last(Arc::new(Team))
-            .disable_provider("claude-code"),
+            .disable_provider("claude-code")
+            .disable_provider("vscode")
+            .disable_provider("copilot-cli")
+            .disable_provider("qwen"),
     );
-    assert_eq!(command(&without_claude, "github"), "team-gh");
+    assert_eq!(command(&without_its_readers, "github"), "team-gh");
 }
 
 #[test]
@@ -692,6 +696,18 @@ fn the_new_tools_project_files_are_project_files_that_wait_for_approval() {
         &json!({"mcp": {"from-crush": entry("crush")}}),
     );
     world.write_json(
+        "project/.github/mcp.json",
+        &servers(&json!({"from-copilot": {"type": "local", "command": "touch", "args": ["copilot"], "tools": ["*"]}})),
+    );
+    world.write_json(
+        "project/.qwen/settings.json",
+        &servers(&json!({"from-qwen": entry("qwen")})),
+    );
+    world.write_json(
+        "project/.qwen/settings.local.json",
+        &servers(&json!({"from-qwen-local": entry("qwen-local")})),
+    );
+    world.write_json(
         "home/.kiro/settings/mcp.json",
         &servers(&json!({"mine": {"command": "my-server"}})),
     );
@@ -701,9 +717,12 @@ fn the_new_tools_project_files_are_project_files_that_wait_for_approval() {
         needing_approval(&found),
         [
             "from-amp",
+            "from-copilot",
             "from-crush",
             "from-junie",
             "from-kiro",
+            "from-qwen",
+            "from-qwen-local",
             "from-roo",
             "from-warp",
             "from-zed"

@@ -360,22 +360,21 @@ fn a_file_several_tools_read_lists_its_servers_once_naming_every_tool() {
     let found = world.load(&options);
     let meta = &found.servers["shared"].source.meta;
     assert_eq!((meta.provider.as_str(), &meta.path), ("claude-code", &path));
-    let also: Vec<&str> = meta
-        .also_used_by
-        .iter()
-        .map(|tool| tool.id.as_str())
-        .collect();
-    assert_eq!(also, ["portable"]);
+    let ids = |meta: &mcp_config::SourceMeta| -> Vec<String> {
+        meta.also_used_by.iter().map(|tool| tool.id.clone()).collect()
+    };
+    assert_eq!(ids(meta), ["vscode", "copilot-cli", "qwen", "portable"]);
     assert!(
         found.servers["shared"].source.shadowed.is_empty(),
-        "the same definition is not listed again under the other tool"
+        "the same definition is not listed again under the other tools"
     );
 
-    // Without Claude Code, the other tool reads it, alone.
+    // Without Claude Code, the next tool that reads it lists it, naming the rest.
     let found = world.load(&options.disable_provider("claude-code"));
     let meta = &found.servers["shared"].source.meta;
-    assert_eq!(meta.provider, "portable");
-    assert!(meta.also_used_by.is_empty());
+    assert_eq!(meta.provider, "vscode");
+    assert_eq!(ids(meta), ["copilot-cli", "qwen", "portable"]);
+    assert!(found.servers["shared"].source.shadowed.is_empty());
 }
 
 #[test]

@@ -147,6 +147,8 @@ fn default_sources_are_in_priority_order_with_their_names() {
             ("zed", "Zed"),
             ("crush", "Crush"),
             ("goose", "Goose"),
+            ("copilot-cli", "Copilot CLI"),
+            ("qwen", "Qwen Code"),
         ]
     );
 }

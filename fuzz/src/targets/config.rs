@@ -1,7 +1,8 @@
 //! Target `config`: every config provider of `mcp-config` on the files it reads — JSON
-//! (native, Claude Code, Claude Desktop, Roo Code, Cline, Crush), JSON with comments (Claude Code's
-//! settings, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code, Kiro, Junie, Warp, LM Studio, Amp, Zed)
-//! TOML (Codex) and YAML (Goose) — through the public API an agent
+//! (native, Claude Code, Claude Desktop, Roo Code, Cline, Crush, Copilot CLI, VS Code's `.mcp.json`),
+//! JSON with comments (Claude Code's settings, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code,
+//! Kiro, Junie, Warp, LM Studio, Amp, Zed, Qwen Code) TOML (Codex) and YAML (Goose) — through the
+//! public API an agent
 //! uses: the provider's `load` on a `DiscoveryContext` whose home, config folder and project
 //! are temporary folders, then `load_all_configs` with that provider alone (expansion and
 //! validation included).
@@ -26,8 +27,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_config::providers::{
-    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, GOOSE,
-    JUNIE, KIRO, LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED,
+    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, COPILOT_CLI, CRUSH, CURSOR,
+    GEMINI, GOOSE, JUNIE, KIRO, LM_STUDIO, NATIVE, OPENCODE, QWEN_CODE, ROO_CODE, VSCODE, WARP,
+    WINDSURF, ZED,
 };
 use mcp_config::{
     ConfigError, ConfigSource, DiscoveryContext, DiscoveryOptions, SkipReason, TrustPolicy,
@@ -173,6 +175,21 @@ const SPOTS: &[Spot] = &[
     spot(CRUSH, Format::Json, Root::Project, "crush.json"),
     // JSON is YAML's flow style: the grammar's files and their mutations reach the YAML parser.
     spot(GOOSE, Format::Json, Root::ConfigDir, "goose/config.yaml"),
+    spot(COPILOT_CLI, Format::Json, Root::Project, ".github/mcp.json"),
+    spot(
+        COPILOT_CLI,
+        Format::Json,
+        Root::Home,
+        ".copilot/mcp-config.json",
+    ),
+    spot(VSCODE, Format::Json, Root::Project, ".mcp.json"),
+    spot(
+        QWEN_CODE,
+        Format::Jsonc,
+        Root::Project,
+        ".qwen/settings.local.json",
+    ),
+    spot(QWEN_CODE, Format::Jsonc, Root::Home, ".qwen/settings.json"),
 ];
 
 /// One input: where the file is, what it holds, and whether a directory stands there instead.
@@ -410,6 +427,13 @@ fn any_entry() -> BoxedStrategy<Value> {
         ("http_headers", text_map()),
         ("enabled_tools", texts()),
         ("includeTools", texts()),
+        (
+            "tools",
+            prop_oneof![3 => texts(), 1 => grammar::json()].boxed(),
+        ),
+        ("oauthClientId", config_text()),
+        ("oauthGrantType", grammar::json().boxed()),
+        ("discoveryTimeoutMs", grammar::number().boxed()),
         ("auth", grammar::json().boxed()),
         ("oauth", grammar::json().boxed()),
     ])

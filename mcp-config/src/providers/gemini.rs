@@ -1,4 +1,8 @@
-//! Gemini CLI: `mcpServers` in `.gemini/settings.json`.
+//! Gemini CLI: `mcpServers` in `.gemini/settings.json`. Qwen Code, a fork of Gemini CLI, reads
+//! its files through [`load_settings`] and its entries through [`convert`] too, in its
+//! [`Dialect`].
+
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -7,71 +11,178 @@ use super::{
     standard_with_disabled,
 };
 use crate::context::DiscoveryContext;
+use crate::error::ConfigError;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
+
+/// Where a tool descended from Gemini CLI reads an entry differently.
+#[derive(Clone, Copy)]
+pub(super) struct Dialect {
+    /// The transport of a `url` without `type`: `http` in Gemini CLI (which tries Streamable
+    /// HTTP and falls back to SSE), `sse` in Qwen Code (whose `url` is the SSE endpoint).
+    pub(super) bare_url: &'static str,
+    /// The key of the connect timeout in milliseconds: Gemini CLI's `timeout` bounds every
+    /// request, the handshake included; Qwen Code's bounds tool calls only, and
+    /// `discoveryTimeoutMs` the handshake.
+    pub(super) connect_timeout: &'static str,
+    /// Whether `mcp.allowed` / `mcp.excluded` hold glob patterns (`*`, `?`), as Qwen Code's do,
+    /// or plain names, as Gemini CLI's do.
+    pub(super) name_patterns: bool,
+}
+
+/// Gemini CLI's own reading.
+const GEMINI_CLI: Dialect = Dialect {
+    bare_url: "http",
+    connect_timeout: "timeout",
+    name_patterns: false,
+};
 
 /// Reads the files: see [`super::GEMINI`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let mut paths = vec![
+    let paths = vec![
         (
             ctx.cwd.join(".gemini").join("settings.json"),
             Level::Project,
         ),
         (ctx.home.join(".gemini").join("settings.json"), Level::User),
     ];
+    load_settings(paths, None, GEMINI_CLI)
+}
+
+/// Reads `paths` (JSON with comments, highest first, a later duplicate dropped): the servers
+/// of each under `mcpServers`, then switches off every server that `mcp.excluded` names, or
+/// that a file's `mcp.allowed` leaves out, whichever file the lists and the server are in.
+/// `servers_only` is a file whose `mcp` key is not a setting of the tool's (Qwen Code's
+/// `.mcp.json`, which holds servers only).
+pub(super) fn load_settings(
+    mut paths: Vec<(PathBuf, Level)>,
+    servers_only: Option<&Path>,
+    dialect: Dialect,
+) -> Vec<SourceFile> {
     dedup_paths(&mut paths);
-    let mut allowed: Option<Vec<String>> = None;
-    let mut excluded: Vec<String> = Vec::new();
+    let mut lists = ServerLists::default();
     let mut files: Vec<SourceFile> = Vec::new();
     for (path, level) in paths {
         let Some(root) = read_parsed(&path, parse_jsonc) else {
             continue;
         };
+        let has_lists = servers_only != Some(path.as_path());
         let contents = root.and_then(|root| {
-            let file = servers_under_key(&path, &root, "mcpServers", |_, entry| convert(entry))?;
-            let mcp = root.get("mcp");
-            if let Some(names) = mcp.and_then(|mcp| mcp.get("allowed")) {
-                allowed.get_or_insert_with(Vec::new).extend(name_list(
-                    &path,
-                    Some(names),
-                    "mcp.allowed",
-                )?);
-            }
-            if let Some(names) = mcp.and_then(|mcp| mcp.get("excluded")) {
-                excluded.extend(name_list(&path, Some(names), "mcp.excluded")?);
+            let file = servers_under_key(&path, &root, "mcpServers", |_, entry| {
+                convert(entry, dialect)
+            })?;
+            if has_lists {
+                lists.read(&path, &root)?;
             }
             Ok(file)
         });
         files.push(SourceFile::new(path, level, contents));
     }
     for file in &mut files {
-        let Ok(contents) = file.contents.as_mut() else {
-            continue;
-        };
-        for (name, config) in &mut contents.servers {
-            let not_allowed = allowed.as_ref().is_some_and(|list| !list.contains(name));
-            if not_allowed || excluded.contains(name) {
-                config.enabled = Some(false);
-            }
+        if let Ok(contents) = file.contents.as_mut() {
+            lists.apply(contents, dialect);
         }
     }
     files
 }
 
-/// Converts one `mcpServers` entry.
-fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
+/// The `mcp.allowed` and `mcp.excluded` lists of every settings file.
+#[derive(Default)]
+struct ServerLists {
+    /// `None` when no file sets `mcp.allowed`.
+    allowed: Option<Vec<String>>,
+    excluded: Vec<String>,
+}
+
+impl ServerLists {
+    fn read(&mut self, path: &Path, root: &Value) -> Result<(), ConfigError> {
+        let mcp = root.get("mcp");
+        if let Some(names) = mcp.and_then(|mcp| mcp.get("allowed")) {
+            self.allowed.get_or_insert_with(Vec::new).extend(name_list(
+                path,
+                Some(names),
+                "mcp.allowed",
+            )?);
+        }
+        if let Some(names) = mcp.and_then(|mcp| mcp.get("excluded")) {
+            self.excluded
+                .extend(name_list(path, Some(names), "mcp.excluded")?);
+        }
+        Ok(())
+    }
+
+    fn apply(&self, contents: &mut FileServers, dialect: Dialect) {
+        let matches = |entry: &String, name: &str| {
+            if dialect.name_patterns {
+                glob_matches(entry, name)
+            } else {
+                entry == name
+            }
+        };
+        for (name, config) in &mut contents.servers {
+            let not_allowed = self
+                .allowed
+                .as_ref()
+                .is_some_and(|list| !list.iter().any(|entry| matches(entry, name)));
+            if not_allowed || self.excluded.iter().any(|entry| matches(entry, name)) {
+                config.enabled = Some(false);
+            }
+        }
+    }
+}
+
+/// Whether `name` matches `pattern`, where `*` is any run of characters and `?` any one.
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    let (mut p, mut n) = (0, 0);
+    // The last `*` seen, and where in the name its run would end next.
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(&c) if c == '?' || c == name[n] => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((star_p, star_n)) => {
+                    p = star_p + 1;
+                    n = star_n + 1;
+                    star = Some((star_p, star_n + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|c| *c == '*')
+}
+
+/// Converts one `mcpServers` entry, as Gemini CLI (or a tool of its `dialect`) reads it.
+pub(super) fn convert(entry: &Value, dialect: Dialect) -> Result<ServerConfig, EntryProblem> {
     let Some(object) = entry.as_object() else {
         return Err(EntryProblem::NotAnObject);
     };
     let mut object = object.clone();
-    let timeout = object
+    let tool_timeout = object
         .remove("timeout")
         .map(|value| json_millis(&value, "timeout"))
         .transpose()?;
-    // Gemini's request timeout bounds tool calls too; its tool lists are the native ones.
-    if let Some(millis) = timeout {
+    let connect_timeout = if dialect.connect_timeout == "timeout" {
+        tool_timeout
+    } else {
+        object
+            .remove(dialect.connect_timeout)
+            .map(|value| json_millis(&value, dialect.connect_timeout))
+            .transpose()?
+    };
+    // The request timeout bounds tool calls too; the tool lists are the native ones.
+    if let Some(millis) = tool_timeout {
         object.insert("toolTimeout".to_owned(), Value::from(millis));
     }
     for (gemini, native) in [
@@ -86,14 +197,34 @@ fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
         object.insert("url".to_owned(), http_url);
         object.insert("type".to_owned(), Value::from("http"));
     } else if object.contains_key("url") && !object.contains_key("type") {
-        object.insert("type".to_owned(), Value::from("http"));
+        object.insert("type".to_owned(), Value::from(dialect.bare_url));
     }
     if object.contains_key("tcp") && !object.contains_key("command") && !object.contains_key("url")
     {
         return Err(EntryProblem::WebSocket);
     }
     let mut config = standard_with_disabled(&Value::Object(object))?;
-    config.timeout = timeout;
+    config.timeout = connect_timeout;
     rewrite_fields(&mut config, &mut |text| Ok(dollar_vars(text)))?;
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_matches;
+
+    #[test]
+    fn glob_patterns_match_runs_and_single_characters() {
+        assert!(glob_matches("*puppeteer*", "my-puppeteer-server"));
+        assert!(glob_matches("*-internal", "tools-internal"));
+        assert!(glob_matches("db?", "db1"));
+        assert!(glob_matches("exact", "exact"));
+        assert!(glob_matches("*", ""));
+        assert!(glob_matches("a*b*c", "axxbyyc"));
+        assert!(!glob_matches("a*b*c", "axxbyy"));
+        assert!(!glob_matches("db?", "db"));
+        assert!(!glob_matches("*-internal", "internal-tools"));
+        assert!(!glob_matches("exact", "exactly"));
+        assert!(glob_matches("ünï?", "ünïx"));
+    }
 }

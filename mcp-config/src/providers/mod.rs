@@ -20,13 +20,15 @@
 //! | OpenCode | `opencode.json(c)` found up to the Git worktree root and merged farthest first (the nearer wins), then the `.opencode/` folders found on the way up, merged nearest first (anomalyco/opencode `packages/opencode/src/config/config.ts`, `Filesystem.findUp` / `Filesystem.up`, commit 002d98228613564f11f641b36448ba629669281f) | every folder of the walk, in that order |
 //! | Gemini CLI | `.gemini/settings.json` of the workspace folder (the working folder) only (google-gemini/gemini-cli `packages/cli/src/config/settings.ts`, `loadSettings`, commit 0038e45d372126f57277fad49086b88b4d3efd91) | the working folder; a file above is a note |
 //! | Cursor | `.cursor/mcp.json` of the opened project folder only (cursor.com/docs/mcp) | the working folder; a file above is a note |
-//! | VS Code | `.vscode/mcp.json` of the workspace folder only (code.visualstudio.com/docs/copilot/customization/mcp-servers) | the working folder; a file above is a note |
+//! | VS Code | `.vscode/mcp.json` and the portable `.mcp.json` of the workspace folder only (code.visualstudio.com/docs/copilot/customization/mcp-servers; code.visualstudio.com/docs/agents/reference/mcp-configuration, DateApproved 11/25/2026) | the working folder; a file above is a note |
 //! | Kiro | `.kiro/settings/mcp.json` of the workspace folder (kiro.dev/docs/mcp/configuration; that the workspace is the opened folder is assumed) | the working folder; a file above is a note |
 //! | Junie, Warp | `.junie/mcp/mcp.json` / `.warp/.mcp.json` at the project (repository) root | the repository root, else the working folder |
 //! | Crush | `.crushrc`, `crushrc`, `.crush.json`, `crush.json` in every folder from the working folder up to the Git work-tree root, the deeper winning (`internal/config/load.go` `lookupConfigs`, charmbracelet/crush 37f36e93) | every folder of the walk, nearer first |
 //! | Zed | `.zed/settings.json` at the root of the first visible worktree (`context_server_store.rs` `resolve_project_settings`) | the working folder; a file above is a note |
 //! | Roo Code | `.roo/mcp.json` of the workspace folder, no walk (`McpHub.ts` `getProjectMcpPath`, RooCodeInc/Roo-Code cb836567) | the working folder; a file above is a note |
 //! | Amp | `.amp/settings.json(c)` searched for from the working folder up to the repository root (summaries of Amp's manual) | every folder of the walk, nearer first |
+//! | Copilot CLI | `.mcp.json` and `.github/mcp.json` in every folder from the working folder up to the repository root, the closer file winning (github/docs `add-mcp-servers.md`, commit 091100a4315b125650e65f6567256fce35d0d605) | every folder of the walk, nearer first |
+//! | Qwen Code | `.qwen/settings.local.json`, `.mcp.json` and `.qwen/settings.json` of the folder it starts in (QwenLM/qwen-code `mcpServers.ts` `assembleMcpServers`, commit 0c5a0defe82a7c01c575af4e9a425651a80eaba3; qwen-code-docs 1.x "MCP") | the working folder; a file above is a note |
 //! | Windsurf, Claude Desktop, LM Studio, Cline, Goose | user files only | — |
 //!
 //! Files a tool that does not look in parent folders would not read from here, found above the
@@ -42,7 +44,7 @@
 //! | 5 | `opencode` | OpenCode | `.opencode/opencode.json(c)` and `opencode.json(c)` of each walked folder; `$OPENCODE_CONFIG`; `<config dir>/opencode/opencode.json(c)`, `config.json` | JSON with comments, key `mcp` (or `mcp.servers`); `local` with a `command` array and `environment`, `remote` with `url`/`headers`; `{env:VAR}` → `${VAR}` |
 //! | 6 | `cursor` | Cursor | `<cwd>/.cursor/mcp.json`; `~/.cursor/mcp.json` | JSON (comments tolerated), `mcpServers`; `${env:VAR}`, `${userHome}`, `${workspaceFolder}` translated; `auth` → OAuth settings |
 //! | 7 | `windsurf` | Windsurf | `~/.codeium/windsurf/mcp_config.json` | JSON (comments tolerated), `mcpServers`; `serverUrl` (or `url`) for remote; `disabled: true`; `${env:VAR}` translated |
-//! | 8 | `vscode` | VS Code | `<cwd>/.vscode/mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json`, then each named profile's (`Code/User/profiles/<id>/`) (and the macOS / `%APPDATA%` equivalents) | JSON with comments; top-level `servers` (or the older `mcp.servers`) and `inputs`; `${env:VAR}`, `${workspaceFolder}`, `${userHome}` translated; `${input:…}` makes that server invalid |
+//! | 8 | `vscode` | VS Code | `<cwd>/.vscode/mcp.json`, `<cwd>/.mcp.json` (Copilot's portable format); `<config dir>/Code/User/mcp.json`, `settings.json`, then each named profile's (`Code/User/profiles/<id>/`) (and the macOS / `%APPDATA%` equivalents) | JSON with comments; top-level `servers` (or the older `mcp.servers`) and `inputs`; `${env:VAR}`, `${workspaceFolder}`, `${userHome}` translated; `${input:…}` makes that server invalid; `.mcp.json`: strict JSON, `mcpServers`, read as Copilot CLI reads it |
 //! | 9 | `claude-desktop` | Claude Desktop | `<config dir>/Claude/claude_desktop_config.json`, `~/Library/Application Support/Claude/…`, `%APPDATA%/Claude/…` | JSON, `mcpServers` |
 //! | 10 | `kiro` | Kiro | `<cwd>/.kiro/settings/mcp.json`; `~/.kiro/settings/mcp.json` | JSON, `mcpServers`; bare `url` is Streamable HTTP; `disabled`, `disabledTools`; `oauth.clientId` → OAuth settings |
 //! | 11 | `junie` | Junie | `<project root>/.junie/mcp/mcp.json`; `~/.junie/mcp/mcp.json` | JSON, `mcpServers`, common shape |
@@ -54,6 +56,8 @@
 //! | 17 | `zed` | Zed | `<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json` | JSON with comments, `context_servers`; `command` (or nested `{path,args,env}`) → stdio, `url` → Streamable HTTP, neither → extension-provided (invalid here); `timeout` in seconds |
 //! | 18 | `crush` | Crush | `.crush.json`, `crush.json` (and `crushrc` scripts, never run) of each walked folder; the data and config folders' `crush.json` | strict JSON, `mcp`; snake_case `disabled_tools` / `enabled_tools`; `timeout` in seconds; `$VAR`; `$(…)` refused; stored tokens dropped |
 //! | 19 | `goose` | Goose | `<config dir>/goose/config.yaml` over `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml`, merged field by field | YAML, `extensions`; `cmd`/`uri`/`envs`/`env_keys`; `timeout` in seconds; `available_tools` → `enabledTools`; in-Goose kinds invalid |
+//! | 21 | `copilot-cli` | Copilot CLI | `.mcp.json`, `.github/mcp.json` of each walked folder; `$COPILOT_HOME/mcp-config.json` (default `~/.copilot`) | strict JSON, `mcpServers`; `type` `local`/`stdio`/`http`/`sse`; `tools` (`["*"]` all) → `enabledTools`; `timeout` in ms → `toolTimeout` (and `timeout`, at least 60 s); `oauthClientId` → OAuth settings; `$VAR` in `env` and headers → `${VAR}` |
+//! | 22 | `qwen` | Qwen Code | `<cwd>/.qwen/settings.local.json`, `<cwd>/.mcp.json`, `<cwd>/.qwen/settings.json`; `~/.qwen/settings.json` | JSON with comments, `mcpServers`, Gemini CLI's entries except: `url` is SSE, `timeout` is `toolTimeout` only, `discoveryTimeoutMs` → `timeout`; `mcp.allowed` / `mcp.excluded` take glob patterns |
 //!
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`.
 //! A file that does not exist is left out; a file that is a directory, cannot be read or cannot
@@ -81,6 +85,7 @@ mod claude_code;
 mod claude_desktop;
 mod cline;
 mod codex;
+mod copilot_cli;
 mod crush;
 mod cursor;
 mod gemini;
@@ -90,6 +95,7 @@ mod kiro;
 mod lm_studio;
 mod native;
 mod opencode;
+mod qwen;
 mod roo;
 mod vscode;
 mod warp;
@@ -101,8 +107,8 @@ pub(crate) use claude_code::{
 };
 
 /// A built-in provider: its id, its display name, the reader of its files and, for a tool that
-/// reads its project files only in the folder it starts in, which files those are. The nine of
-/// them are the constants of this module; [`default_sources`] lists them by priority.
+/// reads its project files only in the folder it starts in, which files those are. They are the
+/// constants of this module; [`default_sources`] lists them by priority.
 #[derive(Clone, Copy)]
 pub struct BuiltinSource {
     id: &'static str,
@@ -346,12 +352,12 @@ pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", w
         "docs.windsurf.com, Cascade MCP",
     );
 
-/// VS Code: the workspace folder's `.vscode/mcp.json` (the working folder's only; one found above
-/// is a note), then the default profile's `mcp.json` and `settings.json` in
+/// VS Code: the workspace folder's `.vscode/mcp.json` and `.mcp.json` (the working folder's only;
+/// one found above is a note), then the default profile's `mcp.json` and `settings.json` in
 /// `<config dir>/Code/User/`, then each named profile's in `Code/User/profiles/<id>/` (by
 /// folder name; VS Code keeps a profile's `mcp.json` in its folder), and the same under
 /// `~/Library/Application Support/Code/User/` and `%APPDATA%/Code/User/` when they exist. All
-/// are JSON with comments and trailing commas.
+/// but `.mcp.json` (strict JSON, as Copilot reads it) are JSON with comments and trailing commas.
 ///
 /// `mcp.json` holds a top-level `servers` object (`type` `stdio` / `http` / `sse`, `command`,
 /// `args`, `env`, `envFile`, `cwd`, `url`, `headers`) and an `inputs` list; the older shape
@@ -362,12 +368,17 @@ pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", w
 /// `${userHome}`, `${workspaceFolderBasename}`, `${pathSeparator}` likewise. A value using
 /// `${input:…}` (an interactive VS Code prompt) or `${command:…}` / `${config:…}` makes that
 /// server invalid ([`PlaceholderProblem`]: set the value in the config or the environment).
+///
+/// The root `.mcp.json` is Copilot's portable format, which VS Code's Copilot harness reads too
+/// (code.visualstudio.com/docs/agents/reference/mcp-configuration, DateApproved 11/25/2026): a
+/// top-level `mcpServers` object whose entries are read as [`COPILOT_CLI`] reads them. The
+/// portable user file, `$COPILOT_HOME/mcp-config.json`, is Copilot CLI's, read by that provider.
 pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", vscode::load).here_only(
-    &[".vscode/mcp.json"],
+    &[".vscode/mcp.json", ".mcp.json"],
     "VS Code reads it only in the workspace folder",
 )
     .documented(
-        "`<cwd>/.vscode/mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json`, `profiles/<id>/mcp.json`",
+        "`<cwd>/.vscode/mcp.json`, `<cwd>/.mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json`, `profiles/<id>/mcp.json`",
         "code.visualstudio.com/docs/agents/reference/mcp-configuration (microsoft/vscode-docs 08868fe5)",
     );
 
@@ -521,8 +532,50 @@ pub const GOOSE: BuiltinSource = BuiltinSource::new("goose", "Goose", goose::loa
         "aaif-goose/goose `crates/goose/src/config/base.rs` (001a90f2)",
     );
 
+/// GitHub Copilot CLI: `.mcp.json` and `.github/mcp.json` of each folder from the working folder
+/// up to the repository root (the nearer first, `.mcp.json` before `.github/mcp.json` in one
+/// folder), then `$COPILOT_HOME/mcp-config.json` (`~/.copilot/mcp-config.json` by default).
+/// Strict JSON, servers under `mcpServers`.
+///
+/// `type` `local` (the default) or `stdio` → `stdio`, `http` or `streamable-http` → `http`,
+/// `sse`; `command`, `args`, `env`, `cwd`, `url`, `headers`; a `url` without `type` is `http`.
+/// `tools`: a list of names → `enabledTools`, `["*"]` (or no `tools`) → every tool. `timeout`
+/// in ms → `toolTimeout`, and `timeout` raised to at least 60 000 (Copilot's floor for
+/// connecting). `oauthClientId` → OAuth settings with that client (`oauthGrantType`
+/// `client_credentials` → the `clientCredentials` grant); `oauthScopes`, `deferTools`, … kept
+/// in `extra`; `disabled: true` → `enabled: false`. A bare `$VAR` in an `env` or header value
+/// becomes `${VAR}`.
+pub const COPILOT_CLI: BuiltinSource =
+    BuiltinSource::new("copilot-cli", "Copilot CLI", copilot_cli::load).documented(
+        "`.mcp.json`, `.github/mcp.json` of each walked folder; `$COPILOT_HOME/mcp-config.json` (default `~/.copilot`)",
+        "github/docs `add-mcp-servers.md` (091100a4), `cli-command-reference.md` (046d2679)",
+    );
+
+/// Qwen Code (a fork of Gemini CLI): the working folder's `.qwen/settings.local.json`, `.mcp.json`
+/// and older `.qwen/settings.json`, in that order (Qwen Code reads them only in the folder it
+/// starts in; one found above is a note), then `~/.qwen/settings.json`. JSON with comments.
+///
+/// `mcpServers` entries as [`GEMINI`] reads them (`command`, `args`, `env`, `cwd`; `httpUrl`
+/// → `http`; `includeTools` / `excludeTools`; `$VAR` → `${VAR}`), except that a `url` without
+/// `type` is SSE, `timeout` bounds tool calls only (`toolTimeout`) and `discoveryTimeoutMs` is
+/// the connect `timeout`. `.mcp.json` may use Claude Code's shape (`type: "http"` with `url`);
+/// `type: "ws"` is kept for a transport plugin. Servers that a settings file's `mcp.excluded`
+/// matches, or its `mcp.allowed` does not, are switched off; both lists take glob patterns.
+pub const QWEN_CODE: BuiltinSource = BuiltinSource::new("qwen", "Qwen Code", qwen::load).here_only(
+    &[
+        ".qwen/settings.local.json",
+        ".mcp.json",
+        ".qwen/settings.json",
+    ],
+    "Qwen Code reads it only in the folder it starts in",
+)
+.documented(
+    "`<cwd>/.qwen/settings.local.json`, `<cwd>/.mcp.json`, `<cwd>/.qwen/settings.json`; `~/.qwen/settings.json`",
+    "qwenlm.github.io/qwen-code-docs 1.x users/mcp, users/settings (December 2026); QwenLM/qwen-code `packages/cli/src/config/mcpJson.ts` (4d024d69)",
+);
+
 /// The built-in providers, highest priority first.
-const BUILT_IN: [BuiltinSource; 19] = [
+const BUILT_IN: [BuiltinSource; 21] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
@@ -542,11 +595,13 @@ const BUILT_IN: [BuiltinSource; 19] = [
     ZED,
     CRUSH,
     GOOSE,
+    COPILOT_CLI,
+    QWEN_CODE,
 ];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
 /// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio, Roo
-/// Code, Cline, Amp, Zed, Crush, Goose.
+/// Code, Cline, Amp, Zed, Crush, Goose, Copilot CLI, Qwen Code.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
     BUILT_IN
         .iter()

@@ -1,4 +1,5 @@
-//! VS Code: `.vscode/mcp.json` (top-level `servers` and `inputs`) and the user's `mcp.json` /
+//! VS Code: `.vscode/mcp.json` (top-level `servers` and `inputs`), the workspace's `.mcp.json`
+//! (Copilot's portable format, top-level `mcpServers`) and the user's `mcp.json` /
 //! `settings.json`.
 
 use std::path::Path;
@@ -6,20 +7,26 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{
-    Placeholder, dedup_paths, editor_variable, load_file, rewrite_braced, rewrite_fields,
-    standard_with_disabled, vscode_user_dirs,
+    Placeholder, copilot_cli, dedup_paths, editor_variable, load_file, rewrite_braced,
+    rewrite_fields, standard_with_disabled, vscode_user_dirs,
 };
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::Level;
-use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{FileServers, SourceFile, parse_json, parse_jsonc, servers_under_key};
+
+/// The portable file's name at the workspace root.
+const PORTABLE: &str = ".mcp.json";
 
 /// Reads the files: see [`super::VSCODE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let user_dirs = vscode_user_dirs(ctx);
-    let mut paths = vec![(ctx.cwd.join(".vscode").join("mcp.json"), Level::Project)];
+    let mut paths = vec![
+        (ctx.cwd.join(".vscode").join("mcp.json"), Level::Project),
+        (ctx.cwd.join(PORTABLE), Level::Project),
+    ];
     for dir in user_dirs {
         // The default profile, then the named ones (`profiles/<id>/`), by folder name.
         for profile in std::iter::once(dir.clone()).chain(named_profiles(&dir)) {
@@ -31,7 +38,16 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     paths
         .into_iter()
         .filter_map(|(path, level)| {
-            let is_settings = path.file_name().is_some_and(|name| name == "settings.json");
+            let named = |wanted: &str| path.file_name().is_some_and(|name| name == wanted);
+            if named(PORTABLE) {
+                // Copilot's portable format, read as Copilot reads it.
+                return load_file(&path, level, parse_json, |path, root| {
+                    servers_under_key(path, root, "mcpServers", |_, entry| {
+                        copilot_cli::convert(entry)
+                    })
+                });
+            }
+            let is_settings = named("settings.json");
             load_file(&path, level, parse_jsonc, |path, root| {
                 convert_file(path, root, is_settings, ctx)
             })

@@ -1,0 +1,156 @@
+//! GitHub Copilot CLI: `mcpServers` in `.mcp.json` and `.github/mcp.json` of every folder from
+//! the working folder up to the repository root, and in the user's `~/.copilot/mcp-config.json`.
+//!
+//! Written from GitHub's documentation, github/docs
+//! `content/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers.md` (commit
+//! 091100a4315b125650e65f6567256fce35d0d605) and
+//! `content/copilot/reference/copilot-cli-reference/cli-command-reference.md` (commit
+//! 046d26799c8dcf0ce012cb6f2151e1edd62e30d9), sections "MCP server configuration", "MCP server
+//! loading priority" and "Headless OAuth":
+//!
+//! - the user file is `~/.copilot/mcp-config.json`; the `~/.copilot` folder is the one
+//!   `$COPILOT_HOME` names when that is set;
+//! - the project files are `.mcp.json` and `.github/mcp.json`: "the CLI walks from your current
+//!   working directory up to the repository root, loading every `.mcp.json` it finds along the
+//!   way", a file closer to the working folder wins a name, and the project's files win over the
+//!   user's. They are listed here nearest folder first, then the user file;
+//! - an entry's `type` is `local` or `stdio` (the default: `local`), `http` (Streamable HTTP;
+//!   `streamable-http` is accepted for it) or `sse`; `command`, `args`, `env`, `cwd`; `url`,
+//!   `headers`;
+//! - `tools` lists the tools offered: `["*"]` is every tool (no filter here), a list of names is
+//!   our `enabledTools` allow-list, `[]` offers none;
+//! - `timeout`, in milliseconds, bounds "tool discovery and tool calls" (our `toolTimeout`);
+//!   it is also the connection budget, "floored at 60000 ms" (our `timeout` is that: the value,
+//!   or 60 000 when it is smaller);
+//! - `oauthClientId` is a static OAuth client (our OAuth settings with that `clientId`);
+//!   `oauthGrantType: "client_credentials"` is the headless grant (our `clientCredentials`,
+//!   which needs the client's secret: Copilot keeps it in the system keychain, so here it must
+//!   be added to the entry's `auth` as `clientSecret`, or the server fails saying so);
+//!   `oauthScopes`, `oauthPublicClient`, `oidc`, `deferTools`, `disableToolCache`,
+//!   `slowConnectionThresholdMs`, `filterMapping` and any other key are kept in `extra`;
+//! - `env` supports `$VAR`, `${VAR}` and `${VAR:-default}`, and headers "support variable
+//!   expansion": a bare `$VAR` in an `env` or header value becomes `${VAR}`. Other fields are
+//!   kept as written.
+//!
+//! Decided where the documentation is silent or contradicts itself:
+//!
+//! - the reference marks `tools` required, yet the project file example of the how-to omits
+//!   it; Copilot CLI treats a missing `tools` as every tool (older releases refused the entry,
+//!   github/copilot-cli#192; CooperAgent/cooper#352 matched the CLI's later default of all
+//!   tools). Here a missing `tools` is every tool, as a list holding `"*"` anywhere is (as the
+//!   reference says of an agent's `tools`);
+//! - the reference also marks `args` required for a local server; an entry without it is read
+//!   with no arguments (the same `.mcp.json` is Claude Code's, where `args` is optional);
+//! - a `url` without `type` is read as `http` (Streamable HTTP, falling back to legacy SSE),
+//!   where Copilot CLI would take the default `local` type and refuse the entry;
+//! - in one folder `.mcp.json` ("local or per-checkout configuration") is listed before
+//!   `.github/mcp.json` ("shared configuration that is committed"), the local file winning;
+//! - `disabled: true` switches a server off (Copilot CLI's `copilot mcp disable` writes the
+//!   user's configuration, in a field the documentation does not name).
+//!
+//! `.mcp.json` is also Claude Code's project file; both providers read it, each as its tool does.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::{
+    dollar_vars, json_millis, load_servers, normalize_transport_name, standard_with_disabled,
+    string, string_list, walked,
+};
+use crate::context::DiscoveryContext;
+use crate::problems::EntryProblem;
+use crate::server_config::ServerConfig;
+use crate::source::{Level, SourceFile, parse_json};
+
+/// The least time Copilot CLI gives a server to connect, whatever its `timeout`.
+const CONNECT_FLOOR_MS: u64 = 60_000;
+
+/// Reads the files: see [`super::COPILOT_CLI`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    // Folder by folder, nearest first; in each, `.mcp.json` before `.github/mcp.json`.
+    let mut paths: Vec<(PathBuf, Level)> = walked(ctx, ".mcp.json")
+        .into_iter()
+        .zip(walked(ctx, ".github/mcp.json"))
+        .flat_map(|(local, shared)| [local, shared])
+        .collect();
+    paths.push((user_file(ctx), Level::User));
+    load_servers(paths, parse_json, "mcpServers", convert)
+}
+
+/// `$COPILOT_HOME/mcp-config.json`, else `~/.copilot/mcp-config.json`.
+fn user_file(ctx: &DiscoveryContext) -> PathBuf {
+    ctx.var("COPILOT_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| ctx.home.join(".copilot"), PathBuf::from)
+        .join("mcp-config.json")
+}
+
+/// One `mcpServers` entry of Copilot's portable format (also VS Code's root `.mcp.json`).
+pub(super) fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
+    let Some(object) = entry.as_object() else {
+        return Err(EntryProblem::NotAnObject);
+    };
+    let mut object = object.clone();
+    if object.get("type").and_then(Value::as_str) == Some("local") {
+        object.insert("type".to_owned(), Value::from("stdio"));
+    }
+    normalize_transport_name(&mut object, "type");
+    if object.contains_key("url") && !object.contains_key("type") {
+        object.insert("type".to_owned(), Value::from("http"));
+    }
+    if let Some(tools) = object.remove("tools") {
+        let names = string_list("tools", Some(&tools))?;
+        if !names.iter().any(|name| name == "*") {
+            object.insert("enabledTools".to_owned(), Value::from(names));
+        }
+    }
+    let connect_timeout = match object.remove("timeout") {
+        Some(value) => {
+            let millis = json_millis(&value, "timeout")?;
+            object.insert("toolTimeout".to_owned(), Value::from(millis));
+            Some(millis.max(CONNECT_FLOOR_MS))
+        }
+        None => None,
+    };
+    oauth_client(&mut object)?;
+    let mut config = standard_with_disabled(&Value::Object(object))?;
+    if connect_timeout.is_some() {
+        config.timeout = connect_timeout;
+    }
+    for (field, value) in config.transport.expandable_values_mut() {
+        if field.starts_with("env.") || field.starts_with("headers.") {
+            *value = dollar_vars(value);
+        }
+    }
+    Ok(config)
+}
+
+/// `oauthClientId` (and `oauthGrantType`) as our `auth` block, unless the entry has one.
+fn oauth_client(object: &mut Map<String, Value>) -> Result<(), EntryProblem> {
+    if object.contains_key("auth") {
+        return Ok(());
+    }
+    let Some(client_id) = object.remove("oauthClientId") else {
+        return Ok(());
+    };
+    let mut auth = Map::new();
+    auth.insert("type".to_owned(), Value::from("oauth"));
+    auth.insert(
+        "clientId".to_owned(),
+        Value::from(string("oauthClientId", &client_id)?),
+    );
+    match object.remove("oauthGrantType") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(grant)) if grant == "authorization_code" => {}
+        Some(Value::String(grant)) if grant == "client_credentials" => {
+            auth.insert("grant".to_owned(), Value::from("clientCredentials"));
+        }
+        // Any other grant is passed on as written: the OAuth settings name it when refusing it.
+        Some(other) => {
+            auth.insert("grant".to_owned(), other);
+        }
+    }
+    object.insert("auth".to_owned(), Value::Object(auth));
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! Qwen Code: `mcpServers` in `~/.qwen/settings.json` and, in the folder it starts in,
+//! `.qwen/settings.local.json`, `.mcp.json` and the older `.qwen/settings.json`.
+//!
+//! Qwen Code is a fork of Gemini CLI: its settings files and entries are read as Gemini CLI's
+//! are ([`super::gemini::load_settings`], [`super::gemini::convert`]), in Qwen Code's dialect.
+//! Written from Qwen Code's documentation, qwenlm.github.io/qwen-code-docs/1.x/en/users/mcp and
+//! its Chinese twin …/1.x/zh/users/mcp, …/1.x/en/users/settings (the 1.x documentation, as
+//! read in December 2026), and QwenLM/qwen-code `docs/users/features/mcp.md` (commit
+//! 023f40b96e4a33e3cf157c9a2b3d079bd904ab37), with its source `packages/cli/src/config/mcpJson.ts`
+//! (4d024d692fe8778e8da6434e1bf10f163f00808f) and `mcpServers.ts`
+//! (0c5a0defe82a7c01c575af4e9a425651a80eaba3):
+//!
+//! - the scopes: user `~/.qwen/settings.json`, local (the default of `qwen mcp add`)
+//!   `.qwen/settings.local.json`, project `.mcp.json` "at the project root"; the project's older
+//!   `.qwen/settings.json` is still read, and on a name clash `.mcp.json` wins over it. Settings
+//!   merge user → project → local, the later winning. The project root is the folder Qwen Code
+//!   starts in: it reads `<cwd>/.mcp.json` (`assembleMcpServers(…, cwd)`) and the settings of
+//!   that workspace folder, with no walk up; a file found above is a note. The files are JSON
+//!   with comments (`strip-json-comments`);
+//! - entries: `command`, `args`, `env`, `cwd` (stdio); `httpUrl` (Streamable HTTP); `url` (the
+//!   SSE endpoint); `headers`; in `.mcp.json` also Claude Code's shape, where `type: "http"` makes
+//!   `url` Streamable HTTP (`normalizeClaudeMcpServer`); `includeTools` / `excludeTools` (our
+//!   `enabledTools` / `disabledTools`, exclusion winning); `timeout` in ms bounds each tool
+//!   call (our `toolTimeout`) and `discoveryTimeoutMs` the handshake (our `timeout`); `trust`,
+//!   `oauth`, `description` and the rest are kept in `extra`;
+//! - `$VAR` and `${VAR}` are the environment (a bare `$VAR` becomes `${VAR}`);
+//! - `mcp.allowed` and `mcp.excluded` in a settings file keep servers out, by name or by glob
+//!   pattern (`*`, `?`); a server in both lists is excluded. They switch servers off here.
+//!
+//! Decided where the documentation is silent or contradicts itself:
+//!
+//! - `.qwen/settings.local.json` is listed first, before `.mcp.json`: the documentation ranks
+//!   local settings over project settings but does not place them against `.mcp.json`, and
+//!   Claude Code, whose scopes Qwen Code copies, ranks its local scope above its project one;
+//! - the order of `.mcp.json` over `.qwen/settings.json` follows the 1.x documentation. The
+//!   source read ranks the other way: `assembleMcpServers` in `mcpServers.ts` (at 0c5a0def… and
+//!   b21231e9b572ae590677f1aba9417e95ad600246) lets workspace settings outrank `.mcp.json`.
+//!   The code read (those files and `commands/mcp/add.ts`) mentions neither
+//!   `settings.local.json` nor a `ws` transport, which the 1.x documentation describes, so the
+//!   documentation is taken to be the newer word;
+//! - a WebSocket server (`--transport ws`): an entry with `type: "ws"` is kept, with its fields,
+//!   for a transport plugin's connector (as Claude Code's is); Gemini CLI's `tcp` field stays an
+//!   invalid entry, as in Gemini CLI's provider, since what Qwen Code writes there is not
+//!   documented. `type: "sdk"` (a server the embedding SDK runs in its own process) is kept
+//!   like any type no built-in transport knows, and fails as an unclaimed one;
+//! - the system files (`/etc/qwen-code/settings.json`, `system-defaults.json`) and the user
+//!   folder moved by `--config-dir` are not read, as Gemini CLI's provider reads none of its.
+
+use super::gemini::{Dialect, load_settings};
+use crate::context::DiscoveryContext;
+use crate::source::{Level, SourceFile};
+
+/// Qwen Code's reading of Gemini CLI's format.
+const QWEN_CODE: Dialect = Dialect {
+    bare_url: "sse",
+    connect_timeout: "discoveryTimeoutMs",
+    name_patterns: true,
+};
+
+/// Reads the files: see [`super::QWEN_CODE`].
+pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+    let qwen = ctx.cwd.join(".qwen");
+    let mcp_json = ctx.cwd.join(".mcp.json");
+    let paths = vec![
+        (qwen.join("settings.local.json"), Level::Project),
+        (mcp_json.clone(), Level::Project),
+        (qwen.join("settings.json"), Level::Project),
+        (ctx.home.join(".qwen").join("settings.json"), Level::User),
+    ];
+    load_settings(paths, Some(&mcp_json), QWEN_CODE)
+}
