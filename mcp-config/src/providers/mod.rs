@@ -27,6 +27,7 @@
 //! | Zed | `.zed/settings.json` at the root of the first visible worktree (`context_server_store.rs` `resolve_project_settings`) | the working folder; a file above is a note |
 //! | Roo Code | `.roo/mcp.json` of the workspace folder, no walk (`McpHub.ts` `getProjectMcpPath`, RooCodeInc/Roo-Code cb836567) | the working folder; a file above is a note |
 //! | Amp | `.amp/settings.json(c)` searched for from the working folder up to the repository root (summaries of Amp's manual) | every folder of the walk, nearer first |
+//! | Continue | `.continue/mcpServers/` of each workspace folder, walked down (recursively), never up (`core/context/mcp/json/loadJsonMcpConfigs.ts`, `core/config/loadLocalAssistants.ts` `getDotContinueSubDirs`, continuedev/continue d0a3c0b6) | the working folder; a folder above is a note |
 //! | Windsurf, Claude Desktop, LM Studio, Cline, Goose | user files only | — |
 //!
 //! Files a tool that does not look in parent folders would not read from here, found above the
@@ -54,6 +55,7 @@
 //! | 17 | `zed` | Zed | `<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json` | JSON with comments, `context_servers`; `command` (or nested `{path,args,env}`) → stdio, `url` → Streamable HTTP, neither → extension-provided (invalid here); `timeout` in seconds |
 //! | 18 | `crush` | Crush | `.crush.json`, `crush.json` (and `crushrc` scripts, never run) of each walked folder; the data and config folders' `crush.json` | strict JSON, `mcp`; snake_case `disabled_tools` / `enabled_tools`; `timeout` in seconds; `$VAR`; `$(…)` refused; stored tokens dropped |
 //! | 19 | `goose` | Goose | `<config dir>/goose/config.yaml` over `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml`, merged field by field | YAML, `extensions`; `cmd`/`uri`/`envs`/`env_keys`; `timeout` in seconds; `available_tools` → `enabledTools`; in-Goose kinds invalid |
+//! | 20 | `continue` | Continue | every `*.yaml`, `*.yml`, `*.json` under `<cwd>/.continue/mcpServers/`; `<Continue dir>/config.yaml`; every such file under `<Continue dir>/mcpServers/` (`~/.continue`, or `$CONTINUE_GLOBAL_DIR`) | YAML `mcpServers` **list** of entries with a `name`; JSON with comments in three shapes (a `~/.claude.json` copy, a Claude Desktop file, one server named after the file); `streamable-http`; `apiKey` → bearer header; `connectionTimeout` in ms; `${{ secrets.X }}` invalid; folder walks bounded |
 //!
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`.
 //! A file that does not exist is left out; a file that is a directory, cannot be read or cannot
@@ -81,6 +83,7 @@ mod claude_code;
 mod claude_desktop;
 mod cline;
 mod codex;
+mod continue_dev;
 mod crush;
 mod cursor;
 mod gemini;
@@ -415,8 +418,36 @@ pub const CRUSH: BuiltinSource = BuiltinSource::new("crush", "Crush", crush::loa
 /// listed as invalid, saying so. `$VAR` → `${VAR}`.
 pub const GOOSE: BuiltinSource = BuiltinSource::new("goose", "Goose", goose::load);
 
+/// Continue (continue.dev), highest first: every server file under the working folder's
+/// `.continue/mcpServers/` (project level; Continue reads each workspace folder's, never a
+/// parent's: one found above is a note), then `config.yaml` in Continue's folder (`~/.continue`,
+/// or `$CONTINUE_GLOBAL_DIR`, relative to the working folder), then every server file under
+/// that folder's `mcpServers/` (user level).
+///
+/// The folders are walked down, depth first in name order, within bounds a cloned repository
+/// cannot stretch (folders nested 8 deep, 4096 entries looked at, 256 server files, 16 MiB in
+/// all; symlinked folders never entered): past a bound, the folder's
+/// [`ConfigError::Folder`] says which. `*.yaml` / `*.yml` files (and `config.yaml`) hold an
+/// `mcpServers` **list** whose entries carry a `name`; `*.json` files (comments allowed) are a
+/// copy of `~/.claude.json` (every project's servers taken), a Claude Desktop file, or a single
+/// server named after the file, tried in that order; any other JSON file is that file's error.
+///
+/// YAML entries: `type` `stdio` / `sse` / `streamable-http` (→ `http`), a `url` without `type`
+/// being `http` (Continue tries Streamable HTTP, then SSE); `command`, `args`, `env`, `cwd`;
+/// `url`, `requestOptions.headers` → `headers`, `apiKey` → `Authorization: Bearer <apiKey>`;
+/// `connectionTimeout` in milliseconds → `timeout` and `toolTimeout`. JSON entries: `type`
+/// `stdio` / `sse` / `http`, `command`, `args`, `env`, `url`, `headers`. A `uses:` entry (a hub
+/// block) and a value using `${{ secrets.X }}` or `${{ inputs.X }}` make that server invalid,
+/// saying so ([`PlaceholderProblem::ContinueSecret`]): no `.env` file is ever read. `${VAR}` is
+/// kept as written. Continue has no switch-off and no tool filter.
+pub const CONTINUE: BuiltinSource = BuiltinSource::new("continue", "Continue", continue_dev::load)
+    .here_only(
+        &[".continue/mcpServers"],
+        "Continue reads it only in the workspace folder",
+    );
+
 /// The built-in providers, highest priority first.
-const BUILT_IN: [BuiltinSource; 19] = [
+const BUILT_IN: [BuiltinSource; 20] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
@@ -436,11 +467,12 @@ const BUILT_IN: [BuiltinSource; 19] = [
     ZED,
     CRUSH,
     GOOSE,
+    CONTINUE,
 ];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
 /// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio, Roo
-/// Code, Cline, Amp, Zed, Crush, Goose.
+/// Code, Cline, Amp, Zed, Crush, Goose, Continue.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
     BUILT_IN
         .iter()
