@@ -297,6 +297,23 @@ fn fill(machine: &mut Machine) -> Result<(), String> {
         ));
     }
     machine.write("home/.config/goose/config.yaml", 5, &goose)?;
+    // Continue: a YAML list in config.yaml and a block in the workspace's servers folder.
+    for (path, prefix, count) in [
+        ("home/.continue/config.yaml", "continue-user", 5),
+        (
+            "repo/src/.continue/mcpServers/team.yaml",
+            "continue-project",
+            3,
+        ),
+    ] {
+        let mut yaml = String::from("name: Bench\nversion: 0.0.1\nschema: v1\nmcpServers:\n");
+        for n in 0..count {
+            yaml.push_str(&format!(
+                "  - name: {prefix}-{n}\n    command: npx\n    args: [\"-y\", \"@example/continue-{n}\"]\n    env: {{ API_KEY: \"${{API_KEY}}\" }}\n"
+            ));
+        }
+        machine.write(path, count, &yaml)?;
+    }
     // The administrator's policy, which discovery checks every server against.
     machine.write(
         "managed/managed-settings.json",

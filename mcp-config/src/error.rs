@@ -89,6 +89,16 @@ pub enum ConfigError {
         /// What is wrong, naming the list and entry.
         problem: String,
     },
+    /// A folder of server files (Continue's `.continue/mcpServers/`) was not read whole: it is
+    /// not a folder, or it is larger than such a folder is read (a cloned repository can plant
+    /// a huge tree there). The files read before the limit are listed as usual.
+    #[error("{}: {problem}", .path.display())]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// What kept it from being read whole.
+        problem: FolderProblem,
+    },
     /// `HOME` is not set (or empty), so the user's home, and with it every user-level config
     /// file, is unknown.
     #[error("HOME is not set, so user-level MCP config files cannot be found; set HOME")]
@@ -154,6 +164,68 @@ pub enum ShapeProblem {
     NotAFolderMap {
         /// The key.
         key: String,
+    },
+    /// A servers key that a tool writes as a list (Continue's `mcpServers`) holds something
+    /// else.
+    #[error("\"{key}\" must be a list of servers, each with a \"name\"")]
+    NotAServerList {
+        /// The key, e.g. `mcpServers`.
+        key: String,
+    },
+    /// A JSON file in a folder of server files has none of the shapes the tool reads there.
+    #[error(
+        "the file has none of the shapes {tool} reads from a JSON file there: a copy of \
+         ~/.claude.json (\"projects\"), a Claude Desktop file (\"mcpServers\") or a single \
+         server (\"command\" or \"url\"); rewrite it as one of them"
+    )]
+    NoServerShape {
+        /// The tool, e.g. `Continue`.
+        tool: &'static str,
+    },
+}
+
+/// What kept a folder of server files from being read whole ([`ConfigError::Folder`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FolderProblem {
+    /// Something other than a folder stands where the folder is expected.
+    #[error("it is not a folder; the server files go in a folder of that name")]
+    NotAFolder,
+    /// Folders are nested deeper than the limit below it.
+    #[error(
+        "it holds folders nested more than {limit} deep; the files below that depth were not \
+         read (move them up)"
+    )]
+    TooDeep {
+        /// How many folders deep files are looked for.
+        limit: usize,
+    },
+    /// It holds more server files than the limit.
+    #[error(
+        "it holds more than {limit} server files; only the first {limit}, in name order, were \
+         read (move the servers into fewer files)"
+    )]
+    TooManyFiles {
+        /// How many files are read.
+        limit: usize,
+    },
+    /// It holds more entries (files and folders of any kind) than the limit.
+    #[error(
+        "it holds more than {limit} files and folders; the rest were not looked at (remove \
+         what is not a server file)"
+    )]
+    TooManyEntries {
+        /// How many entries are looked at.
+        limit: usize,
+    },
+    /// Its server files hold more bytes in all than the limit.
+    #[error(
+        "its server files hold more than {limit} bytes in all; the files past that were not \
+         read (remove what is not a server file)"
+    )]
+    TooManyBytes {
+        /// How many bytes are read.
+        limit: u64,
     },
 }
 
@@ -243,6 +315,7 @@ impl ConfigError {
             | Self::Shape { path, .. }
             | Self::Script { path, .. }
             | Self::Policy { path, .. }
+            | Self::Folder { path, .. }
             | Self::Write { path, .. } => Some(path),
             // A change names its file in its message, when it has one.
             Self::NoHome | Self::Change(_) => None,
@@ -298,6 +371,16 @@ mod tests {
                 },
                 "\"trustedProjects\" must map folders to objects",
             ),
+            (
+                ShapeProblem::NotAServerList { key: key() },
+                "\"mcpServers\" must be a list of servers, each with a \"name\"",
+            ),
+            (
+                ShapeProblem::NoServerShape { tool: "Continue" },
+                "the file has none of the shapes Continue reads from a JSON file there: a copy of \
+                 ~/.claude.json (\"projects\"), a Claude Desktop file (\"mcpServers\") or a \
+                 single server (\"command\" or \"url\"); rewrite it as one of them",
+            ),
         ];
         for (problem, text) in cases {
             let read = ConfigError::shape(std::path::Path::new("/c/mcp.json"), problem.clone());
@@ -350,6 +433,50 @@ mod tests {
         ];
         for (problem, text) in cases {
             assert_eq!(ConfigError::from(problem).to_string(), text);
+        }
+    }
+
+    #[test]
+    fn each_folder_problem_names_the_folder_and_says_what_to_do() {
+        let cases = [
+            (
+                FolderProblem::NotAFolder,
+                "it is not a folder; the server files go in a folder of that name",
+            ),
+            (
+                FolderProblem::TooDeep { limit: 8 },
+                "it holds folders nested more than 8 deep; the files below that depth were not \
+                 read (move them up)",
+            ),
+            (
+                FolderProblem::TooManyFiles { limit: 256 },
+                "it holds more than 256 server files; only the first 256, in name order, were \
+                 read (move the servers into fewer files)",
+            ),
+            (
+                FolderProblem::TooManyEntries { limit: 4096 },
+                "it holds more than 4096 files and folders; the rest were not looked at (remove \
+                 what is not a server file)",
+            ),
+            (
+                FolderProblem::TooManyBytes { limit: 10 },
+                "its server files hold more than 10 bytes in all; the files past that were not \
+                 read (remove what is not a server file)",
+            ),
+        ];
+        for (problem, text) in cases {
+            let error = ConfigError::Folder {
+                path: "/w/.continue/mcpServers".into(),
+                problem,
+            };
+            assert_eq!(
+                error.to_string(),
+                format!("/w/.continue/mcpServers: {text}")
+            );
+            assert_eq!(
+                error.path(),
+                Some(std::path::Path::new("/w/.continue/mcpServers"))
+            );
         }
     }
 

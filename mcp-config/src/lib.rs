@@ -32,7 +32,7 @@ pub use discovery::{
     DiscoveredServer, DiscoveryNote, DiscoveryOptions, DiscoveryResult, FileError, InvalidServer,
     ServerSource, SkipReason, SkippedServer, load_all_configs,
 };
-pub use error::{ChangeProblem, ConfigError, ShapeProblem};
+pub use error::{ChangeProblem, ConfigError, FolderProblem, ShapeProblem};
 pub use expand::{MAX_NESTING, expand_server_config, expand_value};
 pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,

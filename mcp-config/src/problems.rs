@@ -411,6 +411,24 @@ pub enum EntryProblem {
         /// The tool, e.g. `Zed`.
         tool: &'static str,
     },
+    /// An entry of a servers list (Continue's `mcpServers`) has no `name`; it is shown under
+    /// its place in the list (`mcpServers[2]`).
+    #[error("the entry has no \"name\"; give it one")]
+    Unnamed,
+    /// A Continue `uses:` entry: the server's settings are in a block the tool fetches (from
+    /// its hub, or another file), which this runtime does not follow.
+    #[error(
+        "the entry is the {tool} block \"{}\" (\"uses\"), whose settings {tool} fetches from \
+         its hub or another file; this runtime does not follow it: write the server's settings \
+         in the entry instead",
+        quoted(.reference)
+    )]
+    BlockReference {
+        /// The tool, e.g. `Continue`.
+        tool: &'static str,
+        /// The block as `uses` names it, e.g. `anthropic/github-mcp`.
+        reference: String,
+    },
     /// An OpenCode entry's `type` is neither `local` nor `remote`.
     #[error("\"type\" must be \"local\" or \"remote\"")]
     LocalOrRemote,
@@ -477,6 +495,29 @@ pub enum PlaceholderProblem {
         /// The tool, e.g. `Crush`.
         tool: &'static str,
     },
+    /// Continue's `${{ secrets.NAME }}` or `${{ inputs.NAME }}` (or another `${{ … }}`):
+    /// Continue fills it from its own secrets (the Continue Hub, or a `.env` file it reads),
+    /// which this runtime does not read. Only the secret's name is kept, never a value.
+    #[error(
+        "Continue fills that from its secrets (the Continue Hub or a .env file), which this \
+         runtime does not read; {}",
+        secret_advice(.name)
+    )]
+    ContinueSecret {
+        /// The secret's name as written, e.g. `GITHUB_TOKEN` (the whole variable, e.g.
+        /// `continue.x`, when it is not a secret or an input).
+        name: String,
+    },
+}
+
+/// What to do instead of a Continue secret ([`PlaceholderProblem::ContinueSecret`]): name the
+/// variable to set when the secret's name can be one.
+fn secret_advice(name: &str) -> String {
+    if crate::expand::is_variable_name(name) {
+        format!("set {name} in the environment and write ${{{name}}} instead")
+    } else {
+        "put the value in an environment variable and write ${VAR} instead".to_owned()
+    }
 }
 
 /// An input's description as [`PlaceholderProblem::InputPrompt`] shows it.
@@ -849,6 +890,35 @@ mod tests {
                     PlaceholderProblem::CommandSubstitution { tool: "Crush" },
                 ),
                 "env.TOKEN uses $(pass show gh): Crush runs that command when it loads the file; this runtime never runs a command from another tool's config value: put the value in an environment variable and write ${VAR} instead",
+            ),
+            (
+                placeholder(
+                    "${{ secrets.GH_TOKEN }}",
+                    PlaceholderProblem::ContinueSecret {
+                        name: "GH_TOKEN".into(),
+                    },
+                ),
+                "env.TOKEN uses ${{ secrets.GH_TOKEN }}: Continue fills that from its secrets (the Continue Hub or a .env file), which this runtime does not read; set GH_TOKEN in the environment and write ${GH_TOKEN} instead",
+            ),
+            (
+                placeholder(
+                    "${{ secrets.acme/tools/KEY-1 }}",
+                    PlaceholderProblem::ContinueSecret {
+                        name: "acme/tools/KEY-1".into(),
+                    },
+                ),
+                "env.TOKEN uses ${{ secrets.acme/tools/KEY-1 }}: Continue fills that from its secrets (the Continue Hub or a .env file), which this runtime does not read; put the value in an environment variable and write ${VAR} instead",
+            ),
+            (
+                EntryProblem::Unnamed,
+                "the entry has no \"name\"; give it one",
+            ),
+            (
+                EntryProblem::BlockReference {
+                    tool: "Continue",
+                    reference: "anthropic/github-mcp".into(),
+                },
+                "the entry is the Continue block \"anthropic/github-mcp\" (\"uses\"), whose settings Continue fetches from its hub or another file; this runtime does not follow it: write the server's settings in the entry instead",
             ),
         ] {
             assert_eq!(problem.to_string(), message);

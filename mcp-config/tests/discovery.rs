@@ -695,6 +695,15 @@ fn the_new_tools_project_files_are_project_files_that_wait_for_approval() {
         "project/crush.json",
         &json!({"mcp": {"from-crush": entry("crush")}}),
     );
+    world.write(
+        "project/.continue/mcpServers/team.yaml",
+        "name: Team\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: from-continue\n    \
+         command: touch\n    args: [continue]\n",
+    );
+    world.write_json(
+        "project/.continue/mcpServers/more/from-continue-json.json",
+        &entry("continue-json"),
+    );
     world.write_json(
         "project/.github/mcp.json",
         &servers(&json!({"from-copilot": {"type": "local", "command": "touch", "args": ["copilot"], "tools": ["*"]}})),
@@ -717,6 +726,8 @@ fn the_new_tools_project_files_are_project_files_that_wait_for_approval() {
         needing_approval(&found),
         [
             "from-amp",
+            "from-continue",
+            "from-continue-json",
             "from-copilot",
             "from-crush",
             "from-junie",
@@ -737,4 +748,15 @@ fn the_new_tools_project_files_are_project_files_that_wait_for_approval() {
         .source;
     assert!(kiro.in_project_folder);
     assert_eq!(kiro.project_folder.as_deref(), Some(world.cwd().as_path()));
+    let continue_json = &found
+        .skipped
+        .iter()
+        .find(|s| s.name == "from-continue-json")
+        .unwrap()
+        .source;
+    assert!(continue_json.in_project_folder);
+    assert_eq!(
+        continue_json.project_folder.as_deref(),
+        Some(world.cwd().as_path())
+    );
 }

@@ -361,7 +361,10 @@ fn a_file_several_tools_read_lists_its_servers_once_naming_every_tool() {
     let meta = &found.servers["shared"].source.meta;
     assert_eq!((meta.provider.as_str(), &meta.path), ("claude-code", &path));
     let ids = |meta: &mcp_config::SourceMeta| -> Vec<String> {
-        meta.also_used_by.iter().map(|tool| tool.id.clone()).collect()
+        meta.also_used_by
+            .iter()
+            .map(|tool| tool.id.clone())
+            .collect()
     };
     assert_eq!(ids(meta), ["vscode", "copilot-cli", "qwen", "portable"]);
     assert!(

@@ -153,7 +153,7 @@ fn copilot_cli_and_qwen_code_come_last_in_that_order() {
     assert_eq!(
         ids[ids.len() - 3..],
         [
-            ("goose", "Goose"),
+            ("continue", "Continue"),
             ("copilot-cli", "Copilot CLI"),
             ("qwen", "Qwen Code")
         ]

@@ -147,6 +147,7 @@ fn default_sources_are_in_priority_order_with_their_names() {
             ("zed", "Zed"),
             ("crush", "Crush"),
             ("goose", "Goose"),
+            ("continue", "Continue"),
             ("copilot-cli", "Copilot CLI"),
             ("qwen", "Qwen Code"),
         ]

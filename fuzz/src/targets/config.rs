@@ -1,8 +1,8 @@
 //! Target `config`: every config provider of `mcp-config` on the files it reads — JSON
 //! (native, Claude Code, Claude Desktop, Roo Code, Cline, Crush, Copilot CLI, VS Code's `.mcp.json`),
 //! JSON with comments (Claude Code's settings, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code,
-//! Kiro, Junie, Warp, LM Studio, Amp, Zed, Qwen Code) TOML (Codex) and YAML (Goose) — through the
-//! public API an agent
+//! Kiro, Junie, Warp, LM Studio, Amp, Zed, Qwen Code) TOML (Codex) and YAML (Goose, Continue;
+//! Continue's servers folder holds JSON with comments too) — through the public API an agent
 //! uses: the provider's `load` on a `DiscoveryContext` whose home, config folder and project
 //! are temporary folders, then `load_all_configs` with that provider alone (expansion and
 //! validation included).
@@ -27,9 +27,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_config::providers::{
-    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, COPILOT_CLI, CRUSH, CURSOR,
-    GEMINI, GOOSE, JUNIE, KIRO, LM_STUDIO, NATIVE, OPENCODE, QWEN_CODE, ROO_CODE, VSCODE, WARP,
-    WINDSURF, ZED,
+    AMP, BuiltinSource, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CONTINUE, COPILOT_CLI, CRUSH,
+    CURSOR, GEMINI, GOOSE, JUNIE, KIRO, LM_STUDIO, NATIVE, OPENCODE, QWEN_CODE, ROO_CODE, VSCODE,
+    WARP, WINDSURF, ZED,
 };
 use mcp_config::{
     ConfigError, ConfigSource, DiscoveryContext, DiscoveryOptions, SkipReason, TrustPolicy,
@@ -73,6 +73,9 @@ pub struct Spot {
     /// Whether the provider lists the file among those it read even when it is fine (Claude
     /// Code's settings files, which only switch servers off, are listed only when broken).
     listed: bool,
+    /// Whether the file is found by walking its folder (Continue's `.continue/mcpServers/`): a
+    /// directory standing there is walked into, not listed.
+    walked: bool,
 }
 
 impl std::fmt::Debug for Spot {
@@ -95,6 +98,15 @@ const fn spot(provider: BuiltinSource, format: Format, root: Root, path: &'stati
         root,
         path,
         listed: true,
+        walked: false,
+    }
+}
+
+/// A file found by walking its folder: one standing there as a directory is walked into.
+const fn walked(provider: BuiltinSource, format: Format, root: Root, path: &'static str) -> Spot {
+    Spot {
+        walked: true,
+        ..spot(provider, format, root, path)
     }
 }
 
@@ -175,6 +187,19 @@ const SPOTS: &[Spot] = &[
     spot(CRUSH, Format::Json, Root::Project, "crush.json"),
     // JSON is YAML's flow style: the grammar's files and their mutations reach the YAML parser.
     spot(GOOSE, Format::Json, Root::ConfigDir, "goose/config.yaml"),
+    spot(CONTINUE, Format::Json, Root::Home, ".continue/config.yaml"),
+    walked(
+        CONTINUE,
+        Format::Json,
+        Root::Project,
+        ".continue/mcpServers/team/block.yaml",
+    ),
+    walked(
+        CONTINUE,
+        Format::Jsonc,
+        Root::Project,
+        ".continue/mcpServers/mcp.json",
+    ),
     spot(COPILOT_CLI, Format::Json, Root::Project, ".github/mcp.json"),
     spot(
         COPILOT_CLI,
@@ -454,6 +479,24 @@ fn servers() -> BoxedStrategy<Value> {
         .boxed()
 }
 
+/// The servers of a file as a list, each entry holding its `name` (Continue's YAML), now and
+/// then a `uses:` entry or one without a name.
+fn server_list() -> BoxedStrategy<Value> {
+    let item = prop_oneof![
+        6 => (server_name(), entry()).prop_map(|(name, mut entry)| {
+            if let Value::Object(fields) = &mut entry {
+                fields.insert("name".to_owned(), Value::String(name));
+            }
+            entry
+        }),
+        1 => server_name().prop_map(|name| json!({"uses": format!("acme/{name}")})),
+        1 => entry(),
+    ];
+    prop::collection::vec(item, 0..4)
+        .prop_map(Value::Array)
+        .boxed()
+}
+
 fn names() -> BoxedStrategy<Value> {
     prop_oneof![
         3 => prop::collection::vec(server_name().prop_map(Value::String), 0..3)
@@ -493,7 +536,7 @@ fn document() -> BoxedStrategy<Value> {
     ]);
     prop_oneof![
         4 => grammar::shaped(vec![
-            ("mcpServers", servers()),
+            ("mcpServers", prop_oneof![4 => servers(), 1 => server_list()].boxed()),
             ("servers", servers()),
             ("mcp", prop_oneof![servers(), nested].boxed()),
             ("disabledServers", names()),
@@ -671,7 +714,10 @@ fn load(folders: &Folders, input: &ConfigInput, path: &Path) -> Result<(), Strin
             }
         }
         let broken = files.iter().any(|file| file.contents.is_err());
-        if (input.spot.listed || broken) && !files.iter().any(|file| file.path == path) {
+        let walked_into = input.spot.walked && input.directory;
+        if ((input.spot.listed && !walked_into) || broken)
+            && !files.iter().any(|file| file.path == path)
+        {
             return Err(format!("the provider did not read {}", path.display()));
         }
         let found = load_all_configs(&folders.ctx, &options);

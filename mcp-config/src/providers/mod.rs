@@ -27,6 +27,7 @@
 //! | Zed | `.zed/settings.json` at the root of the first visible worktree (`context_server_store.rs` `resolve_project_settings`) | the working folder; a file above is a note |
 //! | Roo Code | `.roo/mcp.json` of the workspace folder, no walk (`McpHub.ts` `getProjectMcpPath`, RooCodeInc/Roo-Code cb836567) | the working folder; a file above is a note |
 //! | Amp | `.amp/settings.json(c)` searched for from the working folder up to the repository root (summaries of Amp's manual) | every folder of the walk, nearer first |
+//! | Continue | `.continue/mcpServers/` of each workspace folder, walked down (recursively), never up (`core/context/mcp/json/loadJsonMcpConfigs.ts`, `core/config/loadLocalAssistants.ts` `getDotContinueSubDirs`, continuedev/continue d0a3c0b6) | the working folder; a folder above is a note |
 //! | Copilot CLI | `.mcp.json` and `.github/mcp.json` in every folder from the working folder up to the repository root, the closer file winning (github/docs `add-mcp-servers.md`, commit 091100a4315b125650e65f6567256fce35d0d605) | every folder of the walk, nearer first |
 //! | Qwen Code | `.qwen/settings.local.json`, `.mcp.json` and `.qwen/settings.json` of the folder it starts in (QwenLM/qwen-code `mcpServers.ts` `assembleMcpServers`, commit 0c5a0defe82a7c01c575af4e9a425651a80eaba3; qwen-code-docs 1.x "MCP") | the working folder; a file above is a note |
 //! | Windsurf, Claude Desktop, LM Studio, Cline, Goose | user files only | — |
@@ -56,6 +57,7 @@
 //! | 17 | `zed` | Zed | `<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json` | JSON with comments, `context_servers`; `command` (or nested `{path,args,env}`) → stdio, `url` → Streamable HTTP, neither → extension-provided (invalid here); `timeout` in seconds |
 //! | 18 | `crush` | Crush | `.crush.json`, `crush.json` (and `crushrc` scripts, never run) of each walked folder; the data and config folders' `crush.json` | strict JSON, `mcp`; snake_case `disabled_tools` / `enabled_tools`; `timeout` in seconds; `$VAR`; `$(…)` refused; stored tokens dropped |
 //! | 19 | `goose` | Goose | `<config dir>/goose/config.yaml` over `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml`, merged field by field | YAML, `extensions`; `cmd`/`uri`/`envs`/`env_keys`; `timeout` in seconds; `available_tools` → `enabledTools`; in-Goose kinds invalid |
+//! | 20 | `continue` | Continue | every `*.yaml`, `*.yml`, `*.json` under `<cwd>/.continue/mcpServers/`; `<Continue dir>/config.yaml`; every such file under `<Continue dir>/mcpServers/` (`~/.continue`, or `$CONTINUE_GLOBAL_DIR`) | YAML `mcpServers` **list** of entries with a `name`; JSON with comments in three shapes (a `~/.claude.json` copy, a Claude Desktop file, one server named after the file); `streamable-http`; `apiKey` → bearer header; `connectionTimeout` in ms; `${{ secrets.X }}` invalid; folder walks bounded |
 //! | 21 | `copilot-cli` | Copilot CLI | `.mcp.json`, `.github/mcp.json` of each walked folder; `$COPILOT_HOME/mcp-config.json` (default `~/.copilot`) | strict JSON, `mcpServers`; `type` `local`/`stdio`/`http`/`sse`; `tools` (`["*"]` all) → `enabledTools`; `timeout` in ms → `toolTimeout` (and `timeout`, at least 60 s); `oauthClientId` → OAuth settings; `$VAR` in `env` and headers → `${VAR}` |
 //! | 22 | `qwen` | Qwen Code | `<cwd>/.qwen/settings.local.json`, `<cwd>/.mcp.json`, `<cwd>/.qwen/settings.json`; `~/.qwen/settings.json` | JSON with comments, `mcpServers`, Gemini CLI's entries except: `url` is SSE, `timeout` is `toolTimeout` only, `discoveryTimeoutMs` → `timeout`; `mcp.allowed` / `mcp.excluded` take glob patterns |
 //!
@@ -85,6 +87,7 @@ mod claude_code;
 mod claude_desktop;
 mod cline;
 mod codex;
+mod continue_dev;
 mod copilot_cli;
 mod crush;
 mod cursor;
@@ -574,8 +577,40 @@ pub const QWEN_CODE: BuiltinSource = BuiltinSource::new("qwen", "Qwen Code", qwe
     "qwenlm.github.io/qwen-code-docs 1.x users/mcp, users/settings (December 2026); QwenLM/qwen-code `packages/cli/src/config/mcpJson.ts` (4d024d69)",
 );
 
+/// Continue (continue.dev), highest first: every server file under the working folder's
+/// `.continue/mcpServers/` (project level; Continue reads each workspace folder's, never a
+/// parent's: one found above is a note), then `config.yaml` in Continue's folder (`~/.continue`,
+/// or `$CONTINUE_GLOBAL_DIR`, relative to the working folder), then every server file under
+/// that folder's `mcpServers/` (user level).
+///
+/// The folders are walked down, depth first in name order, within bounds a cloned repository
+/// cannot stretch (folders nested 8 deep, 4096 entries looked at, 256 server files, 16 MiB in
+/// all; symlinked folders never entered): past a bound, the folder's
+/// [`ConfigError::Folder`] says which. `*.yaml` / `*.yml` files (and `config.yaml`) hold an
+/// `mcpServers` **list** whose entries carry a `name`; `*.json` files (comments allowed) are a
+/// copy of `~/.claude.json` (every project's servers taken), a Claude Desktop file, or a single
+/// server named after the file, tried in that order; any other JSON file is that file's error.
+///
+/// YAML entries: `type` `stdio` / `sse` / `streamable-http` (→ `http`), a `url` without `type`
+/// being `http` (Continue tries Streamable HTTP, then SSE); `command`, `args`, `env`, `cwd`;
+/// `url`, `requestOptions.headers` → `headers`, `apiKey` → `Authorization: Bearer <apiKey>`;
+/// `connectionTimeout` in milliseconds → `timeout` and `toolTimeout`. JSON entries: `type`
+/// `stdio` / `sse` / `http`, `command`, `args`, `env`, `url`, `headers`. A `uses:` entry (a hub
+/// block) and a value using `${{ secrets.X }}` or `${{ inputs.X }}` make that server invalid,
+/// saying so ([`PlaceholderProblem::ContinueSecret`]): no `.env` file is ever read. `${VAR}` is
+/// kept as written. Continue has no switch-off and no tool filter.
+pub const CONTINUE: BuiltinSource = BuiltinSource::new("continue", "Continue", continue_dev::load)
+    .here_only(
+        &[".continue/mcpServers"],
+        "Continue reads it only in the workspace folder",
+    )
+    .documented(
+        "every `*.yaml`, `*.yml`, `*.json` under `<cwd>/.continue/mcpServers/`; `~/.continue/config.yaml`; the same under `~/.continue/mcpServers/` (`$CONTINUE_GLOBAL_DIR`)",
+        "continuedev/continue `packages/config-yaml/src/schemas/mcp/`, `core/context/mcp/json/loadJsonMcpConfigs.ts` (d0a3c0b6)",
+    );
+
 /// The built-in providers, highest priority first.
-const BUILT_IN: [BuiltinSource; 21] = [
+const BUILT_IN: [BuiltinSource; 22] = [
     NATIVE,
     CLAUDE_CODE,
     CODEX,
@@ -595,13 +630,14 @@ const BUILT_IN: [BuiltinSource; 21] = [
     ZED,
     CRUSH,
     GOOSE,
+    CONTINUE,
     COPILOT_CLI,
     QWEN_CODE,
 ];
 
 /// The built-in providers, highest priority first: native, Claude Code, Codex, Gemini CLI,
 /// OpenCode, Cursor, Windsurf, VS Code, Claude Desktop, Kiro, Junie, Warp, LM Studio, Roo
-/// Code, Cline, Amp, Zed, Crush, Goose, Copilot CLI, Qwen Code.
+/// Code, Cline, Amp, Zed, Crush, Goose, Continue, Copilot CLI, Qwen Code.
 pub fn default_sources() -> Vec<Box<dyn ConfigSource>> {
     BUILT_IN
         .iter()
