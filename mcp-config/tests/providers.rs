@@ -2015,21 +2015,33 @@ fn crush_follows_its_global_folder_variables() {
         "custom-data/crush.json",
         r#"{"mcp": {"d": {"command": "d"}}}"#,
     );
-    let ctx = sandbox.ctx().with_env([
-        (
-            "CRUSH_GLOBAL_CONFIG",
-            sandbox.root.join("custom-config").display().to_string(),
-        ),
-        (
-            "CRUSH_GLOBAL_DATA",
-            sandbox.root.join("custom-data").display().to_string(),
-        ),
-    ]);
+    let system = sandbox.write(
+        "etc/crush/crush.json",
+        r#"{"mcp": {"s": {"command": "s"}}}"#,
+    );
+    let ctx = sandbox
+        .ctx()
+        .with_env([
+            (
+                "CRUSH_GLOBAL_CONFIG",
+                sandbox.root.join("custom-config").display().to_string(),
+            ),
+            (
+                "CRUSH_GLOBAL_DATA",
+                sandbox.root.join("custom-data").display().to_string(),
+            ),
+        ])
+        .with_system_dir(sandbox.root.join("etc"));
     let files = CRUSH.load(&ctx);
     assert_eq!(
         listing(&files),
-        [(data, Level::User), (config, Level::User)]
+        [
+            (data, Level::User),
+            (config, Level::User),
+            (system, Level::User)
+        ]
     );
+    assert_eq!(names(&files[2]), ["s"]);
 }
 
 #[test]

@@ -26,8 +26,9 @@
 //!   a command substitution `$(…)` makes the entry invalid — Crush would run it, and a config
 //!   value never runs anything here.
 //!
-//! Not read: `/etc/crush/crush.json`, a system-wide file outside every folder discovery is
-//! given (the managed-policy folder of [`DiscoveryContext`] is for policies, not for this).
+//! - the system-wide `/etc/crush/crush.json` (on Unix) is the lowest of all: read here as
+//!   `<system dir>/crush/crush.json` ([`DiscoveryContext::system_dir`]), at user level, since
+//!   no project wrote it.
 
 use std::path::PathBuf;
 
@@ -66,6 +67,9 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     paths.push((data.join("crush.json"), Level::User));
     paths.push((config.join("crushrc"), Level::User));
     paths.push((config.join("crush.json"), Level::User));
+    if let Some(system) = &ctx.system_dir {
+        paths.push((system.join("crush").join("crush.json"), Level::User));
+    }
     dedup_paths(&mut paths);
     paths
         .into_iter()

@@ -55,7 +55,7 @@
 //! | 15 | `cline` | Cline | `~/.cline/data/settings/cline_mcp_settings.json` (env overrides), else the legacy VS Code storage and `~/Documents/Cline/MCP/` files | strict JSON, `mcpServers`, flat or nested `transport`; bare `url` is SSE; `timeout` in seconds; stored tokens dropped |
 //! | 16 | `amp` | Amp | `.amp/settings.json(c)` of each walked folder; `<config dir>/amp/settings.json(c)` | JSON with comments, key `"amp.mcpServers"`; `includeTools` → `enabledTools` |
 //! | 17 | `zed` | Zed | `<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json` | JSON with comments, `context_servers`; `command` (or nested `{path,args,env}`) → stdio, `url` → Streamable HTTP, neither → extension-provided (invalid here); `timeout` in seconds |
-//! | 18 | `crush` | Crush | `.crush.json`, `crush.json` (and `crushrc` scripts, never run) of each walked folder; the data and config folders' `crush.json` | strict JSON, `mcp`; snake_case `disabled_tools` / `enabled_tools`; `timeout` in seconds; `$VAR`; `$(…)` refused; stored tokens dropped |
+//! | 18 | `crush` | Crush | `.crush.json`, `crush.json` (and `crushrc` scripts, never run) of each walked folder; the data and config folders' `crush.json`, then `<system dir>/crush/crush.json` | strict JSON, `mcp`; snake_case `disabled_tools` / `enabled_tools`; `timeout` in seconds; `$VAR`; `$(…)` refused; stored tokens dropped |
 //! | 19 | `goose` | Goose | `<config dir>/goose/config.yaml` over `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml`, merged field by field | YAML, `extensions`; `cmd`/`uri`/`envs`/`env_keys`; `timeout` in seconds; `available_tools` → `enabledTools`; in-Goose kinds invalid |
 //! | 20 | `continue` | Continue | every `*.yaml`, `*.yml`, `*.json` under `<cwd>/.continue/mcpServers/`; `<Continue dir>/config.yaml`; every such file under `<Continue dir>/mcpServers/` (`~/.continue`, or `$CONTINUE_GLOBAL_DIR`) | YAML `mcpServers` **list** of entries with a `name`; JSON with comments in three shapes (a `~/.claude.json` copy, a Claude Desktop file, one server named after the file); `streamable-http`; `apiKey` → bearer header; `connectionTimeout` in ms; `${{ secrets.X }}` invalid; folder walks bounded |
 //! | 21 | `copilot-cli` | Copilot CLI | `.mcp.json`, `.github/mcp.json` of each walked folder; `$COPILOT_HOME/mcp-config.json` (default `~/.copilot`) | strict JSON, `mcpServers`; `type` `local`/`stdio`/`http`/`sse`; `tools` (`["*"]` all) → `enabledTools`; `timeout` in ms → `toolTimeout` (and `timeout`, at least 60 s); `oauthClientId` → OAuth settings; `$VAR` in `env` and headers → `${VAR}` |
@@ -503,7 +503,7 @@ pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", zed::load)
 /// Crush: in every folder from the working folder up to the repository root (the nearer
 /// first) `.crushrc`, `crushrc`, `.crush.json`, `crush.json`; then the data file
 /// (`$CRUSH_GLOBAL_DATA` or `${XDG_DATA_HOME:-~/.local/share}/crush/crush.json`), the config
-/// folder's `crushrc` and `crush.json` (`$CRUSH_GLOBAL_CONFIG` or `<config dir>/crush/`).
+/// folder's `crushrc` and `crush.json` (`$CRUSH_GLOBAL_CONFIG` or `<config dir>/crush/`), then `<system dir>/crush/crush.json`.
 ///
 /// JSON files are strict JSON with the servers under `mcp`: `type` `stdio` / `sse` / `http`,
 /// `command`, `args`, `env`, `url`, `headers`; `disabled: true` → `enabled: false`;
@@ -514,7 +514,7 @@ pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", zed::load)
 /// naming it ([`ConfigError::Script`]).
 pub const CRUSH: BuiltinSource = BuiltinSource::new("crush", "Crush", crush::load)
     .documented(
-        "`.crush.json`, `crush.json` (`crushrc` never run) of each walked folder; `<data dir>/crush/crush.json`; `<config dir>/crush/crush.json`",
+        "`.crush.json`, `crush.json` (`crushrc` never run) of each walked folder; `<data dir>/crush/crush.json`; `<config dir>/crush/crush.json`; `<system dir>/crush/crush.json`",
         "charmbracelet/crush `internal/config/load.go` (37f36e93)",
     );
 
