@@ -4,76 +4,21 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod provider_support;
+
+use std::path::Path;
 
 use mcp_config::providers::CONTINUE;
 use mcp_config::{
-    ConfigError, ConfigSource, DiscoveryContext, DiscoveryOptions, FolderProblem, Level,
-    ServerConfig, ShapeProblem, SkipReason, SourceFile, TrustPolicy, load_all_configs,
+    ConfigError, ConfigSource, DiscoveryContext, FolderProblem, Level, ShapeProblem, SkipReason,
+    SourceFile,
 };
-use serde_json::{Value, json};
+use provider_support::{Sandbox, discover_with, invalid, listing, names, server, the_error};
+use serde_json::json;
 
 // ------------------------------------------------------------------------------------------
 // Helpers
 // ------------------------------------------------------------------------------------------
-
-/// A scratch folder with a `project` and a `home` inside, removed on drop.
-struct Sandbox {
-    root: PathBuf,
-}
-
-impl Sandbox {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "mcp-config-continue-{name}-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(root.join("project")).unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        Self { root }
-    }
-
-    fn project(&self) -> PathBuf {
-        self.root.join("project")
-    }
-
-    fn home(&self) -> PathBuf {
-        self.root.join("home")
-    }
-
-    /// A context with cwd `project` and home `home`, and an empty environment.
-    fn ctx(&self) -> DiscoveryContext {
-        DiscoveryContext::new("myagent", self.project(), self.home())
-    }
-
-    /// Writes `text` at `path` (relative to the sandbox root), creating folders.
-    fn write(&self, path: &str, text: &str) -> PathBuf {
-        let path = self.root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn path(&self, path: &str) -> PathBuf {
-        self.root.join(path)
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
-/// The paths and levels of the files read.
-fn listing(files: &[SourceFile]) -> Vec<(PathBuf, Level)> {
-    files.iter().map(|f| (f.path.clone(), f.level)).collect()
-}
 
 /// The file read at `path`.
 fn file_at<'a>(files: &'a [SourceFile], path: &Path) -> &'a SourceFile {
@@ -81,47 +26,6 @@ fn file_at<'a>(files: &'a [SourceFile], path: &Path) -> &'a SourceFile {
         .iter()
         .find(|file| file.path == path)
         .unwrap_or_else(|| panic!("{} was not read", path.display()))
-}
-
-fn servers(file: &SourceFile) -> &[(String, ServerConfig)] {
-    match &file.contents {
-        Ok(contents) => &contents.servers,
-        Err(error) => panic!("{} did not load: {error}", file.path.display()),
-    }
-}
-
-fn names(file: &SourceFile) -> Vec<&str> {
-    servers(file)
-        .iter()
-        .map(|(name, _)| name.as_str())
-        .collect()
-}
-
-/// The invalid entries of a file that loaded: (server, message).
-fn invalid(file: &SourceFile) -> Vec<(String, String)> {
-    file.contents
-        .as_ref()
-        .unwrap()
-        .invalid
-        .iter()
-        .map(|problem| (problem.server.clone(), problem.to_string()))
-        .collect()
-}
-
-/// One server of a file, as JSON (every field at once, `extra` flattened).
-fn server(file: &SourceFile, name: &str) -> Value {
-    let (_, config) = servers(file)
-        .iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no server {name} in {}", file.path.display()));
-    serde_json::to_value(config).unwrap()
-}
-
-fn the_error(file: &SourceFile) -> &ConfigError {
-    match &file.contents {
-        Ok(_) => panic!("{} loaded", file.path.display()),
-        Err(error) => error,
-    }
 }
 
 /// The folder error a walk reported for `folder`.
@@ -676,9 +580,7 @@ fn a_bad_file_is_that_files_error_and_the_other_files_still_load() {
     );
 
     // Through discovery: the broken files are errors naming them, the good servers load.
-    let mut options = DiscoveryOptions::default().trust(TrustPolicy::TrustAll);
-    options.sources = vec![Arc::new(CONTINUE)];
-    let found = load_all_configs(&sandbox.ctx(), &options);
+    let found = discover_with(CONTINUE, &sandbox.ctx());
     assert_eq!(
         found.servers.keys().collect::<Vec<_>>(),
         ["good", "json-good"]
@@ -811,9 +713,7 @@ mcpServers:
     );
 
     // Through discovery: skipped as invalid with the same words, the plain one loaded.
-    let mut options = DiscoveryOptions::default().trust(TrustPolicy::TrustAll);
-    options.sources = vec![Arc::new(CONTINUE)];
-    let found = load_all_configs(&ctx, &options);
+    let found = discover_with(CONTINUE, &ctx);
     assert_eq!(found.servers.keys().collect::<Vec<_>>(), ["plain"]);
     let github = found.skipped.iter().find(|s| s.name == "GitHub").unwrap();
     let SkipReason::Invalid(invalid) = &github.reason else {

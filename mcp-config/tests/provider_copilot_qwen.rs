@@ -3,14 +3,14 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod provider_support;
+
+use std::path::PathBuf;
 
 use mcp_config::providers::{COPILOT_CLI, QWEN_CODE, VSCODE, default_sources};
-use mcp_config::{
-    ConfigSource, DiscoveryContext, DiscoveryOptions, Level, ServerConfig, SkipReason, SourceFile,
-    TrustPolicy, load_all_configs,
+use mcp_config::{ConfigSource, DiscoveryContext, Level, SkipReason, SourceFile};
+use provider_support::{
+    Sandbox, config_of, discover_with, file_for, invalid, listing, names, server,
 };
 use serde_json::{Value, json};
 
@@ -18,128 +18,8 @@ use serde_json::{Value, json};
 // Helpers
 // ------------------------------------------------------------------------------------------
 
-/// A scratch folder with a `project` and a `home` inside, removed on drop.
-struct Sandbox {
-    root: PathBuf,
-}
-
-impl Sandbox {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "mcp-config-copilot-qwen-{name}-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(root.join("project")).unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        Self { root }
-    }
-
-    fn path(&self, relative: &str) -> PathBuf {
-        self.root.join(relative)
-    }
-
-    fn home(&self) -> PathBuf {
-        self.path("home")
-    }
-
-    /// A context for app `myagent` with cwd `project`, home `home`.
-    fn ctx(&self) -> DiscoveryContext {
-        self.ctx_in("project")
-    }
-
-    /// A context whose working folder is `cwd` (relative to the sandbox root), created.
-    fn ctx_in(&self, cwd: &str) -> DiscoveryContext {
-        let cwd = self.path(cwd);
-        std::fs::create_dir_all(&cwd).unwrap();
-        DiscoveryContext::new("myagent", cwd, self.home())
-    }
-
-    /// Marks `relative` as a repository root with a `.git` folder.
-    fn repo(&self, relative: &str) {
-        std::fs::create_dir_all(self.path(relative).join(".git")).unwrap();
-    }
-
-    /// Writes `text` at `path` (relative to the sandbox root), creating folders.
-    fn write(&self, path: &str, text: &str) -> PathBuf {
-        let path = self.path(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
-/// The paths and levels of the files a provider returned.
-fn listing(files: &[SourceFile]) -> Vec<(PathBuf, Level)> {
-    files.iter().map(|f| (f.path.clone(), f.level)).collect()
-}
-
-/// The servers of a file that loaded.
-fn servers(file: &SourceFile) -> &[(String, ServerConfig)] {
-    match &file.contents {
-        Ok(contents) => &contents.servers,
-        Err(error) => panic!("{} did not load: {error}", file.path.display()),
-    }
-}
-
-fn names(file: &SourceFile) -> Vec<&str> {
-    servers(file)
-        .iter()
-        .map(|(name, _)| name.as_str())
-        .collect()
-}
-
-/// The invalid entries of a file that loaded: (server, message).
-fn invalid(file: &SourceFile) -> Vec<(String, String)> {
-    file.contents
-        .as_ref()
-        .unwrap()
-        .invalid
-        .iter()
-        .map(|problem| (problem.server.clone(), problem.to_string()))
-        .collect()
-}
-
-fn config_of<'a>(file: &'a SourceFile, name: &str) -> &'a ServerConfig {
-    let (_, config) = servers(file)
-        .iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no server {name} in {}", file.path.display()));
-    config
-}
-
-/// One server of a file, as JSON (every field at once, `extra` flattened).
-fn server(file: &SourceFile, name: &str) -> Value {
-    serde_json::to_value(config_of(file, name)).unwrap()
-}
-
-/// The one file a provider returned for `path`.
-fn file_for<'a>(files: &'a [SourceFile], path: &Path) -> &'a SourceFile {
-    let matching: Vec<&SourceFile> = files.iter().filter(|f| f.path == path).collect();
-    assert_eq!(matching.len(), 1, "{:?}", listing(files));
-    matching[0]
-}
-
 fn one_server(name: &str, entry: &Value) -> String {
     serde_json::to_string_pretty(&json!({ "mcpServers": { name: entry } })).unwrap()
-}
-
-/// Discovery with one provider, every project server trusted.
-fn discover_with(
-    source: mcp_config::providers::BuiltinSource,
-    ctx: &DiscoveryContext,
-) -> mcp_config::DiscoveryResult {
-    let mut options = DiscoveryOptions::default().trust(TrustPolicy::TrustAll);
-    options.sources = vec![Arc::new(source)];
-    load_all_configs(ctx, &options)
 }
 
 // ------------------------------------------------------------------------------------------

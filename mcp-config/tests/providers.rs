@@ -2,120 +2,19 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod provider_support;
+
+use std::path::Path;
 
 use mcp_config::providers::{
     AMP, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, GOOSE, JUNIE, KIRO,
     LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED, default_sources,
 };
-use mcp_config::{
-    ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level, ServerConfig,
-    SourceFile,
+use mcp_config::{ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level};
+use provider_support::{
+    Sandbox, config_of, file_for, invalid, listing, names, server, servers, the_error,
 };
-use serde_json::{Value, json};
-
-// ------------------------------------------------------------------------------------------
-// Helpers
-// ------------------------------------------------------------------------------------------
-
-/// A scratch folder with a `project` and a `home` inside, removed on drop.
-struct Sandbox {
-    root: PathBuf,
-}
-
-impl Sandbox {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "mcp-config-providers-{name}-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(root.join("project")).unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        Self { root }
-    }
-
-    fn project(&self) -> PathBuf {
-        self.root.join("project")
-    }
-
-    fn home(&self) -> PathBuf {
-        self.root.join("home")
-    }
-
-    /// A context for app `myagent` with cwd `project`, home `home`, config dir `home/.config`.
-    fn ctx(&self) -> DiscoveryContext {
-        DiscoveryContext::new("myagent", self.project(), self.home())
-    }
-
-    /// Writes `text` at `path` (relative to the sandbox root), creating folders.
-    fn write(&self, path: &str, text: &str) -> PathBuf {
-        let path = self.root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
-/// The paths and levels of the files a provider returned.
-fn listing(files: &[SourceFile]) -> Vec<(PathBuf, Level)> {
-    files.iter().map(|f| (f.path.clone(), f.level)).collect()
-}
-
-/// The servers of a file that loaded.
-fn servers(file: &SourceFile) -> &[(String, ServerConfig)] {
-    match &file.contents {
-        Ok(contents) => &contents.servers,
-        Err(error) => panic!("{} did not load: {error}", file.path.display()),
-    }
-}
-
-fn names(file: &SourceFile) -> Vec<&str> {
-    servers(file)
-        .iter()
-        .map(|(name, _)| name.as_str())
-        .collect()
-}
-
-/// The invalid entries of a file that loaded: (server, message).
-fn invalid(file: &SourceFile) -> Vec<(String, String)> {
-    file.contents
-        .as_ref()
-        .unwrap()
-        .invalid
-        .iter()
-        .map(|problem| (problem.server.clone(), problem.to_string()))
-        .collect()
-}
-
-/// One server of a file, as JSON (every field at once, `extra` flattened).
-fn server(file: &SourceFile, name: &str) -> Value {
-    serde_json::to_value(config_of(file, name)).unwrap()
-}
-
-fn config_of<'a>(file: &'a SourceFile, name: &str) -> &'a mcp_config::ServerConfig {
-    let (_, config) = servers(file)
-        .iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no server {name} in {}", file.path.display()));
-    config
-}
-
-fn the_error(file: &SourceFile) -> &ConfigError {
-    match &file.contents {
-        Ok(_) => panic!("{} loaded", file.path.display()),
-        Err(error) => error,
-    }
-}
+use serde_json::json;
 
 // ------------------------------------------------------------------------------------------
 // The registry
@@ -1128,13 +1027,6 @@ fn one_file_per_provider() -> Vec<(&'static str, &'static str, Box<dyn ConfigSou
             Box::new(CLAUDE_DESKTOP),
         ),
     ]
-}
-
-/// The one file a provider returned for `path`.
-fn file_for<'a>(files: &'a [SourceFile], path: &Path) -> &'a SourceFile {
-    let matching: Vec<&SourceFile> = files.iter().filter(|f| f.path == path).collect();
-    assert_eq!(matching.len(), 1, "{:?}", listing(files));
-    matching[0]
 }
 
 #[test]
