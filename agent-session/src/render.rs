@@ -218,15 +218,31 @@ fn cut(cell: &mut String, width: usize, how: Cut) {
     *cell = format!("{start}…{end}");
 }
 
-/// `Claude Code (project) /work/app/.mcp.json`; a file other tools read too names them all:
-/// `Claude Code + Copilot CLI + Qwen Code (project) /work/app/.mcp.json`.
+/// `Claude Code (project) /work/app/.mcp.json`; a file other tools read too counts them, short
+/// enough for a table column: `Claude Code +3 (project) /work/app/.mcp.json` (their names are
+/// [`also_used_by`]).
 pub fn describe_source(meta: &SourceMeta) -> String {
-    let mut tools = meta.provider_name.clone();
-    for other in &meta.also_used_by {
-        tools.push_str(" + ");
-        tools.push_str(&other.name);
-    }
-    format!("{tools} ({}) {}", meta.level, meta.path.display())
+    let others = match meta.also_used_by.len() {
+        0 => String::new(),
+        count => format!(" +{count}"),
+    };
+    format!(
+        "{}{others} ({}) {}",
+        meta.provider_name,
+        meta.level,
+        meta.path.display()
+    )
+}
+
+/// The other tools that read a definition's file, by name: `VS Code, Copilot CLI, Qwen Code`;
+/// `None` when no other tool does.
+pub fn also_used_by(meta: &SourceMeta) -> Option<String> {
+    let names: Vec<&str> = meta
+        .also_used_by
+        .iter()
+        .map(|tool| tool.name.as_str())
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 /// `{"provider", "provider_name", "path", "level", "also_used_by"}` (the ids of the other

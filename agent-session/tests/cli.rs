@@ -103,7 +103,9 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
         "provider": "claude-code",
         "provider_name": "Claude Code",
         "path": mcp_json,
-        "level": "project"
+        "level": "project",
+        // Copilot CLI, Qwen Code and VS Code read the project's `.mcp.json` too.
+        "also_used_by": ["vscode", "copilot-cli", "qwen"],
     });
 
     // list: without a cache the slow server is awaited; the invalid one makes it exit 1.
@@ -224,7 +226,8 @@ fn tools_json_names_where_each_tool_comes_from() {
         "provider": "claude-code",
         "provider_name": "Claude Code",
         "path": sandbox.mcp_json().display().to_string(),
-        "level": "project"
+        "level": "project",
+        "also_used_by": ["vscode", "copilot-cli", "qwen"],
     });
     let cache = sandbox.cache_dir();
     // Live after waiting, then the slow server's tools deferred from the cache.

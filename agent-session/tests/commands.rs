@@ -143,6 +143,8 @@ async fn list_shows_status_transport_source_tools_and_errors() {
         "provider_name": "Claude Code",
         "path": mcp_json,
         "level": "project",
+        // Copilot CLI, Qwen Code and VS Code read the project's `.mcp.json` too.
+        "also_used_by": ["vscode", "copilot-cli", "qwen"],
     });
 
     let fast = row("fast");
@@ -218,7 +220,7 @@ async fn list_shows_status_transport_source_tools_and_errors() {
             Some(status)
         );
         assert!(
-            line[source_column..].starts_with("Claude Code (project) "),
+            line[source_column..].starts_with("Claude Code +3 (project) "),
             "{line}"
         );
     }

@@ -346,6 +346,8 @@ fn get_shows_secrets_hidden_the_source_and_shadowed_definitions_after_connecting
         "shadows:",
         "(shadowed)",
         "(disabled)",
+        // The project's `.mcp.json`, which three other tools read too.
+        "Claude Code +3 (project)",
     ] {
         assert!(
             text.stdout.contains(expected),

@@ -98,6 +98,12 @@ pub enum ConfigProblem {
         /// The setting.
         key: &'static str,
     },
+    /// `headersHelper` is not a command line, or is on a server without HTTP headers.
+    #[error(
+        "\"headersHelper\" must be a command line (a string), and only an http or sse server \
+         sends headers"
+    )]
+    HeadersHelper,
     /// `reconnect` or `required` is not a boolean.
     #[error("\"{key}\" must be true or false")]
     NotBoolean {
@@ -654,6 +660,11 @@ mod tests {
             (
                 ConfigProblem::NotBoolean { key: "reconnect" },
                 "\"reconnect\" must be true or false",
+            ),
+            (
+                ConfigProblem::HeadersHelper,
+                "\"headersHelper\" must be a command line (a string), and only an http or sse \
+                 server sends headers",
             ),
             (
                 ConfigProblem::ProtocolVersionShape,

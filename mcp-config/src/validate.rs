@@ -6,7 +6,9 @@ use serde_json::Value;
 use crate::oauth_grant::GRANT_KEY;
 use crate::problems::{ConfigProblem, ServerProblem, UrlProblem};
 use crate::redact::redact_url_secrets;
-use crate::server_config::{PROTOCOL_VERSION_KEY, ROOTS_KEY, ServerConfig, TransportConfig};
+use crate::server_config::{
+    HEADERS_HELPER, PROTOCOL_VERSION_KEY, ROOTS_KEY, ServerConfig, TransportConfig,
+};
 
 /// Checks the values of a (expanded) server configuration; one [`ServerProblem`] per problem,
 /// each naming the server. An empty list means the server is usable. (That the entry names one
@@ -53,6 +55,16 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<ServerPr
     }
     if config.timeout == Some(0) {
         problem(ConfigProblem::ZeroTimeout);
+    }
+    // A plugin's entry keeps its `headersHelper` for its connector (Claude Code's `ws`).
+    if let Some(helper) = config.extra.get(HEADERS_HELPER) {
+        let remote = matches!(
+            config.transport,
+            TransportConfig::Http(_) | TransportConfig::Sse(_)
+        );
+        if !(remote && helper.is_string()) {
+            problem(ConfigProblem::HeadersHelper);
+        }
     }
     for key in ["enabledTools", "disabledTools"] {
         let names_only = config.extra.get(key).is_none_or(|value| {
@@ -361,6 +373,24 @@ mod tests {
         ] {
             assert!(check(fine.clone()).is_empty(), "{fine}");
         }
+    }
+
+    #[test]
+    fn a_headers_helper_must_be_a_command_of_a_server_that_sends_headers() {
+        let check = |mut config: ServerConfig, helper: serde_json::Value| {
+            config.extra.insert("headersHelper".into(), helper);
+            texts(&validate_server_config("api", &config))
+        };
+        let wrong = "Server \"api\": \"headersHelper\" must be a command line (a string), and \
+                     only an http or sse server sends headers";
+        let http = || ServerConfig::http("https://api.example.com/mcp");
+        assert!(check(http(), serde_json::json!("print-headers")).is_empty());
+        assert!(check(ServerConfig::sse("https://a.example/sse"), "x".into()).is_empty());
+        assert_eq!(check(http(), serde_json::json!(["print-headers"])), [wrong]);
+        assert_eq!(
+            check(ServerConfig::stdio("npx", ["y"]), "print-headers".into()),
+            [wrong]
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_session::render::{describe_source, one_line, plural, source_json};
+use agent_session::render::{also_used_by, describe_source, one_line, plural, source_json};
 use agent_session::terminal_text::escape_line;
 use agent_session::{
     AgentSession, ServerStatus, SessionOptions, definition_lines, run_config_command,
@@ -532,6 +532,9 @@ fn get_text(
         line(label, value);
     }
     line("source:", describe_source(&shown.source));
+    if let Some(names) = also_used_by(&shown.source) {
+        line("shared:", format!("the same file is read by {names}"));
+    }
     for (meta, reason) in shadowed {
         line("shadows:", format!("{} ({reason})", describe_source(meta)));
     }
