@@ -16,11 +16,11 @@
 //!    with messages naming it.
 //!
 //! Nothing is dropped silently: every definition not used — switched off, invalid, in a project
-//! file while project config is off, denied by policy, removed by the Exa filter — is a [`SkippedServer`] with its
-//! source and [`SkipReason`], so a caller can show each server's state without reading a
-//! config file itself. A project file that is not read because its tool would not read it from
-//! the working folder (a `.vscode/mcp.json` at the repository root, seen from `src/`) is a
-//! [`DiscoveryNote`].
+//! file while project config is off, denied by policy, removed by the Exa filter — is a
+//! [`SkippedServer`] with its source and [`SkipReason`], so a caller can show each server's
+//! state without reading a config file itself. A project file that is not read because its
+//! tool would not read it from the working folder (a `.vscode/mcp.json` at the repository
+//! root, seen from `src/`) is a [`DiscoveryNote`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
