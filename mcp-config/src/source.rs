@@ -3,7 +3,7 @@
 //! broken file is an error naming it, never a panic.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -315,6 +315,8 @@ struct ReadPass {
     texts: HashMap<PathBuf, Option<String>>,
     /// Every path asked for, in the order first asked.
     looked_at: Vec<LookedAt>,
+    /// The same paths, to find one at once (a pass asks for a hundred or more).
+    asked: HashSet<PathBuf>,
 }
 
 thread_local! {
@@ -344,7 +346,7 @@ impl ReadPass {
             let Some(pass) = pass else {
                 return;
             };
-            if !pass.looked_at.iter().any(|seen| seen.path == path) {
+            if pass.asked.insert(path.to_owned()) {
                 pass.looked_at.push(LookedAt {
                     path: path.to_owned(),
                     exists: !matches!(read, Ok(None)),
