@@ -227,6 +227,12 @@ pub enum FolderProblem {
         /// How many bytes are read.
         limit: u64,
     },
+    /// A project's servers folder (or the folder holding it) is a symlink: a cloned repository
+    /// could point it at the user's own files, so it is not followed.
+    #[error(
+        "it is a symlink (or sits in one) inside the project; a project's server files are read          only where they are (make it a real folder)"
+    )]
+    SymlinkInProject,
 }
 
 /// Why a change to a config file (adding, removing, switching a server) cannot be made.

@@ -347,17 +347,19 @@ fn the_folder_is_read_once_at_user_level_when_working_in_the_home_folder() {
 }
 
 #[test]
-fn continue_global_dir_moves_the_users_folder_a_relative_one_from_the_working_folder() {
+fn continue_global_dir_moves_the_users_folder_but_a_relative_one_is_not_used() {
     let sandbox = Sandbox::new("global-dir");
-    sandbox.write(
+    let default = sandbox.write(
         "home/.continue/config.yaml",
         "mcpServers:\n  - name: default\n    command: d\n",
     );
-    let relative = sandbox.write(
+    // Resolved against the project folder, these would be "the user's own" files of a cloned
+    // repository, run without approval.
+    sandbox.write(
         "project/conf/continue/config.yaml",
         "mcpServers:\n  - name: relative\n    command: r\n",
     );
-    let relative_block = sandbox.write("project/conf/continue/mcpServers/b.yaml", &block("rb"));
+    sandbox.write("project/conf/continue/mcpServers/b.yaml", &block("rb"));
     let absolute = sandbox.write(
         "elsewhere/config.yaml",
         "mcpServers:\n  - name: absolute\n    command: a\n",
@@ -367,10 +369,7 @@ fn continue_global_dir_moves_the_users_folder_a_relative_one_from_the_working_fo
         .ctx()
         .with_env([("CONTINUE_GLOBAL_DIR", "conf/continue")]);
     let files = CONTINUE.load(&ctx);
-    assert_eq!(
-        listing(&files),
-        [(relative, Level::User), (relative_block, Level::User)]
-    );
+    assert_eq!(listing(&files), [(default, Level::User)]);
 
     let dir = sandbox.path("elsewhere").display().to_string();
     let ctx = sandbox.ctx().with_env([("CONTINUE_GLOBAL_DIR", dir)]);
@@ -808,9 +807,9 @@ fn a_folder_with_too_many_entries_is_not_listed_past_the_limit() {
 fn a_folder_holding_more_bytes_than_one_config_file_may_stops_reading_there() {
     let sandbox = Sandbox::new("many-bytes");
     let folder = sandbox.path("project/.continue/mcpServers");
-    // Three files of 6 MiB each: the third would pass the 16 MiB budget.
+    // Four files of 6 MiB each: the third passes the 16 MiB budget, so the fourth is not read.
     let padding = " ".repeat(6 * 1024 * 1024);
-    for name in ["a", "b", "c"] {
+    for name in ["a", "b", "c", "d"] {
         sandbox.write(
             &format!("project/.continue/mcpServers/{name}.json"),
             &format!(r#"{{"command": "{name}"}}{padding}"#),
@@ -822,7 +821,7 @@ fn a_folder_holding_more_bytes_than_one_config_file_may_stops_reading_there() {
         .filter(|f| f.contents.is_ok())
         .map(names)
         .collect();
-    assert_eq!(read, [["a"], ["b"]]);
+    assert_eq!(read, [["a"], ["b"], ["c"]]);
     assert_eq!(
         folder_problems(&files, &folder),
         [FolderProblem::TooManyBytes {
@@ -888,21 +887,43 @@ fn symlinked_folders_are_never_entered_and_only_regular_files_are_read() {
     }
     assert!(folder_problems(&files, &folder).is_empty());
 
-    // The servers folder itself may be a link: it is followed, once.
+    // A project's servers folder that is a link, or sits in one, is not followed: it could
+    // point at the user's own files.
     let project_two = sandbox.path("project-two");
     std::fs::create_dir_all(project_two.join(".continue")).unwrap();
-    symlink(
-        sandbox.path("outside"),
-        project_two.join(".continue/mcpServers"),
-    )
-    .unwrap();
-    let ctx = DiscoveryContext::new("myagent", &project_two, sandbox.home());
+    let link = project_two.join(".continue/mcpServers");
+    symlink(sandbox.path("outside"), &link).unwrap();
+    let project_three = sandbox.path("project-three");
+    std::fs::create_dir_all(&project_three).unwrap();
+    symlink(sandbox.home(), project_three.join(".continue")).unwrap();
+    for (project, link) in [
+        (&project_two, link.clone()),
+        (&project_three, project_three.join(".continue")),
+    ] {
+        let ctx = DiscoveryContext::new("myagent", project, sandbox.home());
+        let files = CONTINUE.load(&ctx);
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert!(matches!(
+            &files[0].contents,
+            Err(ConfigError::Folder {
+                path,
+                problem: FolderProblem::SymlinkInProject
+            }) if *path == link
+        ));
+    }
+    // The user's own folder may be a link.
+    std::fs::create_dir_all(sandbox.path("home-two")).unwrap();
+    symlink(sandbox.path("outside"), sandbox.path("home-two/mcpServers")).unwrap();
+    let ctx =
+        DiscoveryContext::new("myagent", sandbox.path("project"), sandbox.home()).with_env([(
+            "CONTINUE_GLOBAL_DIR",
+            sandbox.path("home-two").display().to_string(),
+        )]);
     let files = CONTINUE.load(&ctx);
-    assert_eq!(
-        listing(&files),
-        [(
-            project_two.join(".continue/mcpServers/secret-servers.yaml"),
-            Level::Project
-        )]
+    assert!(
+        files.iter().any(|file| file.path
+            == sandbox.path("home-two/mcpServers/secret-servers.yaml")
+            && file.level == Level::User),
+        "{files:?}"
     );
 }

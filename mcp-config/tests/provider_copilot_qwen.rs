@@ -7,7 +7,7 @@ mod provider_support;
 
 use std::path::PathBuf;
 
-use mcp_config::providers::{COPILOT_CLI, QWEN_CODE, VSCODE, default_sources};
+use mcp_config::providers::{COPILOT_CLI, GEMINI, QWEN_CODE, VSCODE, default_sources};
 use mcp_config::{ConfigSource, DiscoveryContext, Level, SkipReason, SourceFile};
 use provider_support::{
     Sandbox, config_of, discover_with, file_for, invalid, listing, names, server,
@@ -208,28 +208,35 @@ fn copilot_cli_entries_with_every_field() {
         json!({
             "type": "http",
             "url": "https://mcp.context7.com/mcp",
-            "headers": {"CONTEXT7_API_KEY": "${CONTEXT7_KEY}", "X-Plain": "v"}
+            "headers": {"CONTEXT7_API_KEY": "${CONTEXT7_KEY}", "X-Plain": "v"},
+            // No `timeout` written: Copilot still gives the connection 60 s.
+            "timeout": 60000
         })
     );
     assert_eq!(
         server(file, "events"),
-        json!({"type": "sse", "url": "https://events.example.com/sse"})
+        json!({"type": "sse", "url": "https://events.example.com/sse", "timeout": 60000})
     );
     // `*` anywhere in the list is every tool.
     assert_eq!(
         server(file, "alias"),
-        json!({"type": "http", "url": "https://alias.example.com/mcp"})
+        json!({"type": "http", "url": "https://alias.example.com/mcp", "timeout": 60000})
     );
     assert_eq!(
         server(file, "untyped"),
-        json!({"type": "http", "url": "https://untyped.example.com/mcp"})
+        json!({"type": "http", "url": "https://untyped.example.com/mcp", "timeout": 60000})
     );
-    assert_eq!(server(file, "no-tools-key"), json!({"command": "legacy"}));
+    assert_eq!(
+        server(file, "no-tools-key"),
+        json!({"command": "legacy", "timeout": 60000})
+    );
     assert!(config_of(file, "no-tools-key").tool_filter().allows_all());
     // An empty list offers no tool.
     assert_eq!(
         server(file, "none"),
-        json!({"command": "quiet", "enabledTools": []})
+        json!({"command": "quiet", "enabledTools": [],
+            "timeout": 60000
+        })
     );
     assert!(!config_of(file, "none").tool_filter().allows("anything"));
     assert_eq!(
@@ -239,7 +246,8 @@ fn copilot_cli_entries_with_every_field() {
             "url": "https://api.example.com/mcp",
             "auth": {"type": "oauth", "clientId": "my-client"},
             "oauthScopes": ["read", "write"],
-            "oauthPublicClient": true
+            "oauthPublicClient": true,
+            "timeout": 60000
         })
     );
     let client = config_of(file, "oauth")
@@ -255,7 +263,8 @@ fn copilot_cli_entries_with_every_field() {
             "type": "http",
             "url": "https://headless.example.com/mcp",
             "auth": {"type": "oauth", "clientId": "YOUR-CLIENT-ID", "grant": "clientCredentials"},
-            "oauthPublicClient": false
+            "oauthPublicClient": false,
+            "timeout": 60000
         })
     );
     // The secret Copilot keeps in the keychain is not here: the grant says what it needs.
@@ -273,7 +282,7 @@ fn copilot_cli_entries_with_every_field() {
     assert_eq!(socket.transport.type_name(), "ws");
     assert_eq!(
         server(file, "off"),
-        json!({"command": "off", "enabled": false})
+        json!({"command": "off", "enabled": false, "timeout": 60000})
     );
     let problems = invalid(file);
     let names_of: Vec<&str> = problems.iter().map(|(name, _)| name.as_str()).collect();
@@ -293,6 +302,32 @@ fn copilot_cli_entries_with_every_field() {
             .contains("\"timeout\" must be a non-negative number of milliseconds")
     );
     assert!(problems[2].1.contains("\"command\""), "{}", problems[2].1);
+}
+
+#[test]
+fn a_copilot_client_credentials_entry_takes_the_secret_the_user_adds_in_its_auth() {
+    let sandbox = Sandbox::new("copilot-secret");
+    let entry = json!({
+        "type": "http",
+        "url": "https://headless.example.com/mcp",
+        "tools": ["*"],
+        "oauthClientId": "svc-client",
+        "oauthGrantType": "client_credentials",
+        "auth": {"clientSecret": "${SVC_SECRET}"},
+    });
+    sandbox.write("home/.copilot/mcp-config.json", &one_server("svc", &entry));
+    let files = COPILOT_CLI.load(&sandbox.ctx());
+    assert_eq!(
+        server(&files[0], "svc")["auth"],
+        json!({
+            "type": "oauth",
+            "clientId": "svc-client",
+            "grant": "clientCredentials",
+            "clientSecret": "${SVC_SECRET}"
+        })
+    );
+    let auth = config_of(&files[0], "svc").auth.as_ref().unwrap();
+    assert!(auth.oauth_settings().is_ok(), "{:?}", auth.oauth_settings());
 }
 
 #[test]
@@ -356,6 +391,7 @@ fn vscode_reads_the_workspace_mcp_json_after_its_own_file_in_copilots_format() {
             "command": "npx",
             "args": ["@playwright/mcp@latest"],
             "env": {"T": "${TOKEN}"},
+            "timeout": 60000,
             "enabledTools": ["browser_click"]
         })
     );
@@ -586,6 +622,31 @@ fn qwen_code_allowed_and_excluded_lists_take_glob_patterns() {
         .map(|skipped| skipped.name.as_str())
         .collect();
     assert_eq!(off, ["db-experimental", "tool10", "other"]);
+}
+
+#[test]
+fn a_settings_file_whose_servers_cannot_be_read_still_switches_others_off() {
+    let sandbox = Sandbox::new("lists-first");
+    for (source, folder) in [(GEMINI, ".gemini"), (QWEN_CODE, ".qwen")] {
+        sandbox.write(
+            &format!("project/{folder}/settings.json"),
+            r#"{"mcpServers": ["not", "a", "map"], "mcp": {"excluded": ["evil"]}}"#,
+        );
+        sandbox.write(
+            &format!("home/{folder}/settings.json"),
+            r#"{"mcpServers": {"evil": {"command": "evil"}, "fine": {"command": "fine"}}}"#,
+        );
+        let files = source.load(&sandbox.ctx());
+        assert!(files[0].contents.is_err(), "{}", source.id());
+        let user = files.last().unwrap();
+        assert_eq!(
+            config_of(user, "evil").enabled,
+            Some(false),
+            "{}",
+            source.id()
+        );
+        assert_eq!(config_of(user, "fine").enabled, None, "{}", source.id());
+    }
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //! Written from Continue's source and documentation, continuedev/continue at commit d0a3c0b6
 //! (2026-06-18):
 //!
-//! - the user's folder is `~/.continue`, or `$CONTINUE_GLOBAL_DIR` when that is set (a relative
-//!   value resolved against the working folder) (`core/util/paths.ts`). Its `config.yaml` holds
+//! - the user's folder is `~/.continue`, or `$CONTINUE_GLOBAL_DIR` when that is set (Continue
+//!   resolves a relative value against the folder it starts in; here only an absolute one is
+//!   used) (`core/util/paths.ts`). Its `config.yaml` holds
 //!   `mcpServers`, a **list** whose items each carry a `name` (`docs/reference.mdx`,
 //!   `### mcpServers`);
 //! - `<user folder>/mcpServers/` and each workspace folder's `.continue/mcpServers/` are walked
@@ -74,9 +75,14 @@
 //! A servers folder can come with any cloned repository, so its walk is bounded: folders
 //! [`MAX_DEPTH`] deep at most below it, [`MAX_ENTRIES`] files and folders looked at,
 //! [`MAX_FILES`] server files and [`MAX_FOLDER_BYTES`] bytes read. Past a limit, the rest is not
-//! read and the folder's error says which limit ([`ConfigError::Folder`]). A symlink to a folder
-//! is never walked (Continue's `walkDir` does not enter one either), so no walk can loop or
-//! leave the folder that way; a symlink to a file is read like the file. Only regular files are
+//! read and the folder's error says which limit ([`ConfigError::Folder`]); bytes are counted
+//! as read, not as a file's size says. A symlink to a folder is never walked (Continue's
+//! `walkDir` does not enter one either), so no walk can loop or leave the folder that way; a
+//! symlink to a file is read like the file. The workspace's `.continue` and
+//! `.continue/mcpServers` must be real folders: a repository could point either at the user's
+//! home, whose files would then be listed as the project's
+//! ([`FolderProblem::SymlinkInProject`]). A relative `$CONTINUE_GLOBAL_DIR` is not used (it
+//! would make project files the user's own). Only regular files are
 //! read ([`read_config_file`](crate::read_config_file) refuses devices, FIFOs and oversize
 //! files). Files are read depth first, in name order (Continue reads them concurrently, in no
 //! set order).
@@ -112,6 +118,7 @@ use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::{
     FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, parse_jsonc, parse_yaml,
+    read_config_file,
 };
 
 /// The tool, in messages.
@@ -129,8 +136,9 @@ pub(super) const MAX_ENTRIES: usize = 4096;
 /// How many server files (`*.yaml`, `*.yml`, `*.json`) of a servers folder are read.
 pub(super) const MAX_FILES: usize = 256;
 
-/// How many bytes the server files of a servers folder may hold in all: as many as one config
-/// file may ([`MAX_CONFIG_FILE_BYTES`]).
+/// How many bytes of a servers folder's files are read: no file is read once this many were
+/// (as many as one config file may hold, [`MAX_CONFIG_FILE_BYTES`]; the last file read may
+/// pass it by at most that much).
 pub(super) const MAX_FOLDER_BYTES: u64 = MAX_CONFIG_FILE_BYTES;
 
 /// Reads the files: see [`super::CONTINUE`].
@@ -142,6 +150,17 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     if workspace_folder == user_folder {
         // Working in the home folder: the one folder is the user's own.
         files.extend(servers_folder(&user_folder, Level::User));
+    } else if let Some(link) = symlink_on_the_way(&ctx.cwd, &[".continue", KEY]) {
+        // A cloned repository's `.continue` pointing at `~` would list the user's files as
+        // the project's.
+        files.push(SourceFile::new(
+            &workspace_folder,
+            Level::Project,
+            Err(ConfigError::Folder {
+                path: link,
+                problem: FolderProblem::SymlinkInProject,
+            }),
+        ));
     } else {
         files.extend(servers_folder(&workspace_folder, Level::Project));
     }
@@ -158,13 +177,28 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     files
 }
 
-/// Continue's folder: `$CONTINUE_GLOBAL_DIR` (relative to the working folder), else
-/// `~/.continue`.
+/// Continue's folder: `$CONTINUE_GLOBAL_DIR` when it is an absolute path, else
+/// `~/.continue`. Continue resolves a relative value against the folder it starts in; here that
+/// would make files of the project folder the user's own (no approval asked), so a relative
+/// value is not used.
 fn global_dir(ctx: &DiscoveryContext) -> PathBuf {
-    match ctx.var("CONTINUE_GLOBAL_DIR").filter(|dir| !dir.is_empty()) {
-        Some(dir) => ctx.cwd.join(dir),
-        None => ctx.home.join(".continue"),
+    ctx.var("CONTINUE_GLOBAL_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .unwrap_or_else(|| ctx.home.join(".continue"))
+}
+
+/// The first of `base/a`, `base/a/b`, … that is a symlink, if one is.
+fn symlink_on_the_way(base: &Path, parts: &[&str]) -> Option<PathBuf> {
+    let mut path = base.to_path_buf();
+    for part in parts {
+        path.push(part);
+        let metadata = std::fs::symlink_metadata(&path).ok()?;
+        if metadata.file_type().is_symlink() {
+            return Some(path);
+        }
     }
+    None
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,26 +235,31 @@ fn servers_folder(folder: &Path, level: Level) -> Vec<SourceFile> {
     walk.visit(folder, 0);
 
     let mut files = walk.unreadable;
+    // The bytes read so far, counted as read: a file's size is not a bound (a symlink to
+    // `/proc/kallsyms` says 0). Each file is at most the size of one config file
+    // (`read_config_file` refuses more), so the folder costs at most that much over the budget.
     let mut bytes = 0u64;
     for path in walk.files {
-        // Only what is counted against the budget is read; a file over the size of one config
-        // file is left to `read_config_file`, which refuses it without reading it.
-        let size = std::fs::metadata(&path).map_or(0, |metadata| metadata.len());
-        if size <= MAX_CONFIG_FILE_BYTES {
-            if bytes + size > MAX_FOLDER_BYTES {
-                walk.limits.reached(FolderProblem::TooManyBytes {
-                    limit: MAX_FOLDER_BYTES,
-                });
-                break;
-            }
-            bytes += size;
+        if bytes >= MAX_FOLDER_BYTES {
+            walk.limits.reached(FolderProblem::TooManyBytes {
+                limit: MAX_FOLDER_BYTES,
+            });
+            break;
         }
         let (parse, convert): (Parser, Converter) = if is_json(&path) {
             (parse_jsonc, json_servers)
         } else {
             (parse_yaml, yaml_servers)
         };
-        files.extend(super::load_file(&path, level, parse, convert));
+        let contents = match read_config_file(&path) {
+            Ok(None) => continue,
+            Ok(Some(text)) => {
+                bytes = bytes.saturating_add(text.len() as u64);
+                parse(&path, &text).and_then(|root| convert(&path, &root))
+            }
+            Err(error) => Err(error),
+        };
+        files.push(SourceFile::new(&path, level, contents));
     }
     files.extend(walk.limits.0.into_iter().map(folder_error));
     files
@@ -364,11 +403,15 @@ fn yaml_servers(path: &Path, root: &Value) -> Result<FileServers, ConfigError> {
             file.push(&place(), Err(EntryProblem::NotAnObject));
             continue;
         };
-        if let Some(reference) = entry.get("uses") {
-            let reference = match reference {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
+        if let Some(reference) = entry.get("uses").filter(|value| !value.is_null()) {
+            let Value::String(reference) = reference else {
+                let problem = EntryProblem::NotString {
+                    key: "uses".to_owned(),
+                };
+                file.push(&place(), Err(problem));
+                continue;
             };
+            let reference = reference.clone();
             // The block's own name is not known here; an `override` may give one.
             let name = entry
                 .get("override")
@@ -478,7 +521,9 @@ enum Format {
 enum Form {
     Stdio,
     Remote,
-    /// A `type` Continue does not know: every field kept, for a transport plugin.
+    /// A `type` Continue does not know, kept for a transport plugin with the fields Continue's
+    /// schema has (`command`, `args`, `env`, `cwd`, `url`, headers); Continue drops any other
+    /// key, and so does this reading.
     Other,
 }
 

@@ -21,7 +21,7 @@
 //!   our `enabledTools` allow-list, `[]` offers none;
 //! - `timeout`, in milliseconds, bounds "tool discovery and tool calls" (our `toolTimeout`);
 //!   it is also the connection budget, "floored at 60000 ms" (our `timeout` is that: the value,
-//!   or 60 000 when it is smaller);
+//!   or 60 000 when it is smaller or not written);
 //! - `oauthClientId` is a static OAuth client (our OAuth settings with that `clientId`);
 //!   `oauthGrantType: "client_credentials"` is the headless grant (our `clientCredentials`,
 //!   which needs the client's secret: Copilot keeps it in the system keychain, so here it must
@@ -48,7 +48,9 @@
 //! - `disabled: true` switches a server off (Copilot CLI's `copilot mcp disable` writes the
 //!   user's configuration, in a field the documentation does not name).
 //!
-//! `.mcp.json` is also Claude Code's project file; both providers read it, each as its tool does.
+//! `.mcp.json` is also the project file of Claude Code, Qwen Code and VS Code. Discovery reads
+//! it once, under the highest-priority of them that is on (Claude Code, by default), naming
+//! the others in the servers' source; this reading of it counts when that is Copilot CLI.
 
 use std::path::PathBuf;
 
@@ -60,7 +62,7 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::problems::EntryProblem;
-use crate::server_config::ServerConfig;
+use crate::server_config::{DEFAULT_TIMEOUT_MS, ServerConfig};
 use crate::source::{Level, SourceFile, parse_json};
 
 /// The least time Copilot CLI gives a server to connect, whatever its `timeout`.
@@ -105,19 +107,17 @@ pub(super) fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
             object.insert("enabledTools".to_owned(), Value::from(names));
         }
     }
-    let connect_timeout = match object.remove("timeout") {
-        Some(value) => {
-            let millis = json_millis(&value, "timeout")?;
-            object.insert("toolTimeout".to_owned(), Value::from(millis));
-            Some(millis.max(CONNECT_FLOOR_MS))
-        }
-        None => None,
-    };
+    let written = object
+        .remove("timeout")
+        .map(|value| json_millis(&value, "timeout"))
+        .transpose()?;
+    if let Some(millis) = written {
+        object.insert("toolTimeout".to_owned(), Value::from(millis));
+    }
     oauth_client(&mut object)?;
     let mut config = standard_with_disabled(&Value::Object(object))?;
-    if connect_timeout.is_some() {
-        config.timeout = connect_timeout;
-    }
+    // The connection budget is floored whether or not `timeout` is written.
+    config.timeout = Some(written.unwrap_or(DEFAULT_TIMEOUT_MS).max(CONNECT_FLOOR_MS));
     for (field, value) in config.transport.expandable_values_mut() {
         if field.starts_with("env.") || field.starts_with("headers.") {
             *value = dollar_vars(value);
@@ -126,30 +126,37 @@ pub(super) fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
     Ok(config)
 }
 
-/// `oauthClientId` (and `oauthGrantType`) as our `auth` block, unless the entry has one.
+/// `oauthClientId` (and `oauthGrantType`) as our `auth` block: a new one, or the entry's own
+/// `auth` object (where a user adds the `clientSecret` Copilot keeps in the keychain) with
+/// what it does not set itself.
 fn oauth_client(object: &mut Map<String, Value>) -> Result<(), EntryProblem> {
-    if object.contains_key("auth") {
-        return Ok(());
-    }
     let Some(client_id) = object.remove("oauthClientId") else {
         return Ok(());
     };
-    let mut auth = Map::new();
-    auth.insert("type".to_owned(), Value::from("oauth"));
-    auth.insert(
-        "clientId".to_owned(),
-        Value::from(string("oauthClientId", &client_id)?),
-    );
-    match object.remove("oauthGrantType") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(grant)) if grant == "authorization_code" => {}
+    let client_id = string("oauthClientId", &client_id)?;
+    let grant = match object.remove("oauthGrantType") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(grant)) if grant == "authorization_code" => None,
         Some(Value::String(grant)) if grant == "client_credentials" => {
-            auth.insert("grant".to_owned(), Value::from("clientCredentials"));
+            Some(Value::from("clientCredentials"))
         }
         // Any other grant is passed on as written: the OAuth settings name it when refusing it.
+        Some(other) => Some(other),
+    };
+    let mut auth = match object.remove("auth") {
+        None => Map::new(),
+        Some(Value::Object(auth)) => auth,
+        // Not an object: left for the entry's own error.
         Some(other) => {
-            auth.insert("grant".to_owned(), other);
+            object.insert("auth".to_owned(), other);
+            return Ok(());
         }
+    };
+    auth.entry("type").or_insert_with(|| Value::from("oauth"));
+    auth.entry("clientId")
+        .or_insert_with(|| Value::from(client_id));
+    if let Some(grant) = grant {
+        auth.entry("grant").or_insert(grant);
     }
     object.insert("auth".to_owned(), Value::Object(auth));
     Ok(())

@@ -2,6 +2,7 @@
 //! its files through [`load_settings`] and its entries through [`convert`] too, in its
 //! [`Dialect`].
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -70,19 +71,21 @@ pub(super) fn load_settings(
         };
         let has_lists = servers_only != Some(path.as_path());
         let contents = root.and_then(|root| {
-            let file = servers_under_key(&path, &root, "mcpServers", |_, entry| {
-                convert(entry, dialect)
-            })?;
+            // The lists first: a file whose servers cannot be read still switches others off
+            // (running a server the user excluded would be worse than not loading the file).
             if has_lists {
-                lists.read(&path, &root)?;
+                lists.read(&path, &root, dialect)?;
             }
-            Ok(file)
+            servers_under_key(&path, &root, "mcpServers", |_, entry| {
+                convert(entry, dialect)
+            })
         });
         files.push(SourceFile::new(path, level, contents));
     }
+    let mut steps = MATCH_STEPS;
     for file in &mut files {
         if let Ok(contents) = file.contents.as_mut() {
-            lists.apply(contents, dialect);
+            lists.apply(contents, &mut steps);
         }
     }
     files
@@ -92,55 +95,89 @@ pub(super) fn load_settings(
 #[derive(Default)]
 struct ServerLists {
     /// `None` when no file sets `mcp.allowed`.
-    allowed: Option<Vec<String>>,
-    excluded: Vec<String>,
+    allowed: Option<NameSet>,
+    excluded: NameSet,
+}
+
+/// How many steps of pattern matching one load may take. A project file can hold a pattern
+/// and names built to make matching slow (`*a*a*…b` against `aaaa…`); past this budget an
+/// undecided server is switched off, never run.
+const MATCH_STEPS: usize = 1 << 22;
+
+/// The names of a list: exact ones in a set, patterns (`*`, `?`; Qwen Code's) apart.
+#[derive(Default)]
+struct NameSet {
+    exact: HashSet<String>,
+    patterns: Vec<String>,
+}
+
+impl NameSet {
+    fn extend(&mut self, names: Vec<String>, dialect: Dialect) {
+        for name in names {
+            if dialect.name_patterns && name.contains(['*', '?']) {
+                self.patterns.push(name);
+            } else {
+                self.exact.insert(name);
+            }
+        }
+    }
+
+    /// Whether `name` is in the list; `None` when the matching ran out of `steps`.
+    fn matches(&self, name: &str, steps: &mut usize) -> Option<bool> {
+        if self.exact.contains(name) {
+            return Some(true);
+        }
+        for pattern in &self.patterns {
+            if glob_matches(pattern, name, steps)? {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
 }
 
 impl ServerLists {
-    fn read(&mut self, path: &Path, root: &Value) -> Result<(), ConfigError> {
+    fn read(&mut self, path: &Path, root: &Value, dialect: Dialect) -> Result<(), ConfigError> {
         let mcp = root.get("mcp");
         if let Some(names) = mcp.and_then(|mcp| mcp.get("allowed")) {
-            self.allowed.get_or_insert_with(Vec::new).extend(name_list(
-                path,
-                Some(names),
-                "mcp.allowed",
-            )?);
+            let names = name_list(path, Some(names), "mcp.allowed")?;
+            self.allowed
+                .get_or_insert_with(NameSet::default)
+                .extend(names, dialect);
         }
         if let Some(names) = mcp.and_then(|mcp| mcp.get("excluded")) {
-            self.excluded
-                .extend(name_list(path, Some(names), "mcp.excluded")?);
+            let names = name_list(path, Some(names), "mcp.excluded")?;
+            self.excluded.extend(names, dialect);
         }
         Ok(())
     }
 
-    fn apply(&self, contents: &mut FileServers, dialect: Dialect) {
-        let matches = |entry: &String, name: &str| {
-            if dialect.name_patterns {
-                glob_matches(entry, name)
-            } else {
-                entry == name
-            }
-        };
+    /// Switches off every server `mcp.excluded` names or `mcp.allowed` leaves out; one the
+    /// step budget leaves undecided too.
+    fn apply(&self, contents: &mut FileServers, steps: &mut usize) {
         for (name, config) in &mut contents.servers {
-            let not_allowed = self
+            let allowed = self
                 .allowed
                 .as_ref()
-                .is_some_and(|list| !list.iter().any(|entry| matches(entry, name)));
-            if not_allowed || self.excluded.iter().any(|entry| matches(entry, name)) {
+                .map_or(Some(true), |list| list.matches(name, steps));
+            let excluded = self.excluded.matches(name, steps);
+            if allowed != Some(true) || excluded != Some(false) {
                 config.enabled = Some(false);
             }
         }
     }
 }
 
-/// Whether `name` matches `pattern`, where `*` is any run of characters and `?` any one.
-fn glob_matches(pattern: &str, name: &str) -> bool {
+/// Whether `name` matches `pattern`, where `*` is any run of characters and `?` any one;
+/// `None` when `steps` ran out first.
+fn glob_matches(pattern: &str, name: &str, steps: &mut usize) -> Option<bool> {
     let pattern: Vec<char> = pattern.chars().collect();
     let name: Vec<char> = name.chars().collect();
     let (mut p, mut n) = (0, 0);
     // The last `*` seen, and where in the name its run would end next.
     let mut star: Option<(usize, usize)> = None;
     while n < name.len() {
+        *steps = steps.checked_sub(1)?;
         match pattern.get(p) {
             Some('*') => {
                 star = Some((p, n));
@@ -156,11 +193,11 @@ fn glob_matches(pattern: &str, name: &str) -> bool {
                     n = star_n + 1;
                     star = Some((star_p, star_n + 1));
                 }
-                None => return false,
+                None => return Some(false),
             },
         }
     }
-    pattern[p..].iter().all(|c| *c == '*')
+    Some(pattern[p..].iter().all(|c| *c == '*'))
 }
 
 /// Converts one `mcpServers` entry, as Gemini CLI (or a tool of its `dialect`) reads it.
@@ -211,20 +248,33 @@ pub(super) fn convert(entry: &Value, dialect: Dialect) -> Result<ServerConfig, E
 
 #[cfg(test)]
 mod tests {
-    use super::glob_matches;
+    use super::{MATCH_STEPS, glob_matches};
+
+    fn matches(pattern: &str, name: &str) -> bool {
+        glob_matches(pattern, name, &mut MATCH_STEPS.clone()).expect("within the budget")
+    }
 
     #[test]
     fn glob_patterns_match_runs_and_single_characters() {
-        assert!(glob_matches("*puppeteer*", "my-puppeteer-server"));
-        assert!(glob_matches("*-internal", "tools-internal"));
-        assert!(glob_matches("db?", "db1"));
-        assert!(glob_matches("exact", "exact"));
-        assert!(glob_matches("*", ""));
-        assert!(glob_matches("a*b*c", "axxbyyc"));
-        assert!(!glob_matches("a*b*c", "axxbyy"));
-        assert!(!glob_matches("db?", "db"));
-        assert!(!glob_matches("*-internal", "internal-tools"));
-        assert!(!glob_matches("exact", "exactly"));
-        assert!(glob_matches("ünï?", "ünïx"));
+        assert!(matches("*puppeteer*", "my-puppeteer-server"));
+        assert!(matches("*-internal", "tools-internal"));
+        assert!(matches("db?", "db1"));
+        assert!(matches("exact", "exact"));
+        assert!(matches("*", ""));
+        assert!(matches("a*b*c", "axxbyyc"));
+        assert!(!matches("a*b*c", "axxbyy"));
+        assert!(!matches("db?", "db"));
+        assert!(!matches("*-internal", "internal-tools"));
+        assert!(!matches("exact", "exactly"));
+        assert!(matches("ünï?", "ünïx"));
+    }
+
+    #[test]
+    fn a_pattern_built_to_be_slow_runs_out_of_steps_instead_of_hanging() {
+        let pattern = format!("*{}b", "a".repeat(2_000));
+        let name = "a".repeat(20_000);
+        let mut steps = 1_000_000;
+        assert_eq!(glob_matches(&pattern, &name, &mut steps), None);
+        assert_eq!(steps, 0);
     }
 }

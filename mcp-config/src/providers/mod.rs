@@ -584,8 +584,10 @@ pub const QWEN_CODE: BuiltinSource = BuiltinSource::new("qwen", "Qwen Code", qwe
 /// that folder's `mcpServers/` (user level).
 ///
 /// The folders are walked down, depth first in name order, within bounds a cloned repository
-/// cannot stretch (folders nested 8 deep, 4096 entries looked at, 256 server files, 16 MiB in
-/// all; symlinked folders never entered): past a bound, the folder's
+/// cannot stretch (folders nested 8 deep, 4096 entries looked at, 256 server files, reading
+/// stops once 16 MiB were read; symlinked folders never entered, and the workspace's
+/// `.continue` and `.continue/mcpServers` never followed when they are links): past a bound,
+/// the folder's
 /// [`ConfigError::Folder`] says which. `*.yaml` / `*.yml` files (and `config.yaml`) hold an
 /// `mcpServers` **list** whose entries carry a `name`; `*.json` files (comments allowed) are a
 /// copy of `~/.claude.json` (every project's servers taken), a Claude Desktop file, or a single
