@@ -897,7 +897,7 @@ fn symlinked_folders_are_never_entered_and_only_regular_files_are_read() {
     std::fs::create_dir_all(&project_three).unwrap();
     symlink(sandbox.home(), project_three.join(".continue")).unwrap();
     for (project, link) in [
-        (&project_two, link.clone()),
+        (&project_two, link),
         (&project_three, project_three.join(".continue")),
     ] {
         let ctx = DiscoveryContext::new("myagent", project, sandbox.home());
