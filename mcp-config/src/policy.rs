@@ -180,14 +180,16 @@ impl Policy {
         root: &Value,
         ctx: &DiscoveryContext,
     ) -> Result<(), String> {
-        if let Some(list) = root.get("allowedMcpServers") {
+        // `null` is a list not set, as a missing key is.
+        let list_of = |key: &str| root.get(key).filter(|list| !list.is_null());
+        if let Some(list) = list_of("allowedMcpServers") {
             let rules = rules(path, list, "allowedMcpServers", &ctx.env)?;
             let (_, allowed) = self
                 .allowed
                 .get_or_insert_with(|| (path.to_owned(), Vec::new()));
             allowed.extend(rules);
         }
-        if let Some(list) = root.get("deniedMcpServers") {
+        if let Some(list) = list_of("deniedMcpServers") {
             self.denied
                 .extend(rules(path, list, "deniedMcpServers", &ctx.env)?);
         }

@@ -246,6 +246,19 @@ fn a_broken_policy_file_denies_every_server_and_is_reported() {
 }
 
 #[test]
+fn lists_set_to_null_are_lists_not_set() {
+    let world = World::new();
+    world.four_user_servers();
+    world.write(
+        "managed/managed-settings.json",
+        &json!({"allowedMcpServers": null, "deniedMcpServers": null, "model": "x"}),
+    );
+    let found = world.load(&trusting());
+    assert_eq!(found.servers.len(), 4);
+    assert!(found.file_errors.is_empty());
+}
+
+#[test]
 fn without_a_managed_folder_nothing_is_denied_and_no_managed_file_is_read() {
     let world = World::new();
     world.four_user_servers();

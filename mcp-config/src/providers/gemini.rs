@@ -1,6 +1,5 @@
 //! Gemini CLI: `mcpServers` in `.gemini/settings.json`. Qwen Code, a fork of Gemini CLI, reads
-//! its files through [`load_settings`] and its entries through [`convert`] too, in its
-//! [`Dialect`].
+//! its files and entries through [`load_settings`] too, in its [`Dialect`].
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -24,10 +23,10 @@ pub(super) struct Dialect {
     /// The transport of a `url` without `type`: `http` in Gemini CLI (which tries Streamable
     /// HTTP and falls back to SSE), `sse` in Qwen Code (whose `url` is the SSE endpoint).
     pub(super) bare_url: &'static str,
-    /// The key of the connect timeout in milliseconds: Gemini CLI's `timeout` bounds every
-    /// request, the handshake included; Qwen Code's bounds tool calls only, and
-    /// `discoveryTimeoutMs` the handshake.
-    pub(super) connect_timeout: &'static str,
+    /// The key of a connect timeout of its own, in milliseconds (Qwen Code's
+    /// `discoveryTimeoutMs`, its `timeout` bounding tool calls only); `None` when `timeout`
+    /// bounds every request, the handshake included (Gemini CLI).
+    pub(super) connect_timeout_key: Option<&'static str>,
     /// Whether `mcp.allowed` / `mcp.excluded` hold glob patterns (`*`, `?`), as Qwen Code's do,
     /// or plain names, as Gemini CLI's do.
     pub(super) name_patterns: bool,
@@ -36,7 +35,7 @@ pub(super) struct Dialect {
 /// Gemini CLI's own reading.
 const GEMINI_CLI: Dialect = Dialect {
     bare_url: "http",
-    connect_timeout: "timeout",
+    connect_timeout_key: None,
     name_patterns: false,
 };
 
@@ -201,7 +200,7 @@ fn glob_matches(pattern: &str, name: &str, steps: &mut usize) -> Option<bool> {
 }
 
 /// Converts one `mcpServers` entry, as Gemini CLI (or a tool of its `dialect`) reads it.
-pub(super) fn convert(entry: &Value, dialect: Dialect) -> Result<ServerConfig, EntryProblem> {
+fn convert(entry: &Value, dialect: Dialect) -> Result<ServerConfig, EntryProblem> {
     let Some(object) = entry.as_object() else {
         return Err(EntryProblem::NotAnObject);
     };
@@ -210,13 +209,12 @@ pub(super) fn convert(entry: &Value, dialect: Dialect) -> Result<ServerConfig, E
         .remove("timeout")
         .map(|value| json_millis(&value, "timeout"))
         .transpose()?;
-    let connect_timeout = if dialect.connect_timeout == "timeout" {
-        tool_timeout
-    } else {
-        object
-            .remove(dialect.connect_timeout)
-            .map(|value| json_millis(&value, dialect.connect_timeout))
-            .transpose()?
+    let connect_timeout = match dialect.connect_timeout_key {
+        None => tool_timeout,
+        Some(key) => object
+            .remove(key)
+            .map(|value| json_millis(&value, key))
+            .transpose()?,
     };
     // The request timeout bounds tool calls too; the tool lists are the native ones.
     if let Some(millis) = tool_timeout {

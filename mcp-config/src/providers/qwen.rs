@@ -2,7 +2,7 @@
 //! `.qwen/settings.local.json`, `.mcp.json` and the older `.qwen/settings.json`.
 //!
 //! Qwen Code is a fork of Gemini CLI: its settings files and entries are read as Gemini CLI's
-//! are ([`super::gemini::load_settings`], [`super::gemini::convert`]), in Qwen Code's dialect.
+//! are ([`super::gemini::load_settings`]), in Qwen Code's dialect.
 //! Written from Qwen Code's documentation, qwenlm.github.io/qwen-code-docs/1.x/en/users/mcp and
 //! its Chinese twin …/1.x/zh/users/mcp, …/1.x/en/users/settings (the 1.x documentation, as
 //! read in December 2026), and QwenLM/qwen-code `docs/users/features/mcp.md` (commit
@@ -53,7 +53,7 @@ use crate::source::{Level, SourceFile};
 /// Qwen Code's reading of Gemini CLI's format.
 const QWEN_CODE: Dialect = Dialect {
     bare_url: "sse",
-    connect_timeout: "discoveryTimeoutMs",
+    connect_timeout_key: Some("discoveryTimeoutMs"),
     name_patterns: true,
 };
 
