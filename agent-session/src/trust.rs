@@ -148,10 +148,43 @@ pub fn withdraw_project_servers(
 }
 
 /// What a definition runs or reaches, one `(label, value)` per line: the command, its
-/// arguments and folder, the names of its env vars; or the URL and the names of its headers.
-/// Values of env vars and headers, and secrets in a URL, are never shown.
+/// arguments and folder, the names of its env vars; or the URL and the names of its headers,
+/// and a `runs:` line when a `headersHelper` command makes headers at connect time.
+/// Values of env vars and headers, and secrets in a URL, are never shown; a value that is a
+/// `!command` says so (`TOKEN=<output of a command>`), since approving it lets it run.
 pub fn definition_lines(definition: &ServerConfig) -> Vec<(&'static str, String)> {
     let mut lines = Vec::new();
+    let shown_value = |field: &str, value: &str| {
+        if definition.is_command(field, value) {
+            "<output of a command>".to_owned()
+        } else {
+            REDACTED.to_owned()
+        }
+    };
+    match &definition.transport {
+        TransportConfig::Stdio(stdio) => {
+            for (key, value) in &stdio.env {
+                lines.push((
+                    "env:",
+                    format!("{key}={}", shown_value(&format!("env.{key}"), value)),
+                ));
+            }
+        }
+        TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+            for (key, value) in &remote.headers {
+                let value = shown_value(&format!("headers.{key}"), value);
+                lines.push(("header:", format!("{key}: {value}")));
+            }
+            if definition.headers_helper().is_some() {
+                lines.push((
+                    "runs:",
+                    "headersHelper, a command making its headers at every connection".to_owned(),
+                ));
+            }
+        }
+        TransportConfig::Custom(_) => {}
+    }
+    let named = std::mem::take(&mut lines);
     match &definition.redacted().transport {
         TransportConfig::Stdio(stdio) => {
             lines.push(("command:", stdio.command.clone()));
@@ -166,18 +199,13 @@ pub fn definition_lines(definition: &ServerConfig) -> Vec<(&'static str, String)
             if let Some(cwd) = &stdio.cwd {
                 lines.push(("cwd:", cwd.clone()));
             }
-            for key in stdio.env.keys() {
-                lines.push(("env:", format!("{key}={REDACTED}")));
-            }
         }
         TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
             lines.push(("url:", remote.url.clone()));
-            for key in remote.headers.keys() {
-                lines.push(("header:", format!("{key}: {REDACTED}")));
-            }
         }
         TransportConfig::Custom(_) => custom_lines(definition, &mut lines),
     }
+    lines.extend(named);
     lines
 }
 
@@ -215,4 +243,55 @@ fn context(options: &SessionOptions) -> Result<mcp_config::DiscoveryContext, Tru
         .load
         .discovery_context(&options.cwd)
         .map_err(TrustError::Discovery)
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_config::ServerConfig;
+
+    use super::definition_lines;
+
+    #[test]
+    fn what_a_definition_runs_is_shown_without_its_values() {
+        let remote: ServerConfig = serde_json::from_value(serde_json::json!({
+            "type": "http",
+            "url": "https://api.example.com/mcp?key=secret-in-url",
+            "headers": {"X-Team": "core-secret", "X-Token": "!op read op://vault/token"},
+            "headersHelper": "print-headers --secret-flag",
+        }))
+        .unwrap();
+        let lines = definition_lines(&remote);
+        let shown: Vec<String> = lines
+            .iter()
+            .map(|(label, value)| format!("{label} {value}"))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "url: https://api.example.com/mcp?key=<redacted>",
+                "header: X-Team: <redacted>",
+                "header: X-Token: <output of a command>",
+                "runs: headersHelper, a command making its headers at every connection",
+            ]
+        );
+        let local: ServerConfig = serde_json::from_value(serde_json::json!({
+            "command": "npx",
+            "args": ["-y", "server"],
+            "env": {"A": "plain-secret", "B": "!pass show b"},
+        }))
+        .unwrap();
+        let shown: Vec<String> = definition_lines(&local)
+            .iter()
+            .map(|(label, value)| format!("{label} {value}"))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "command: npx",
+                "args: -y server",
+                "env: A=<redacted>",
+                "env: B=<output of a command>",
+            ]
+        );
+    }
 }

@@ -32,10 +32,12 @@
 //! A `!command` in the other map is never run, and that map is left out of the result.
 //!
 //! A remote server's `headersHelper` (Claude Code's key: a command printing a JSON object of
-//! headers) is run the same way, with the same limits, cache and errors (field
-//! `headersHelper`), after the `!command` headers; the headers it prints are added over the
-//! written ones. Output that is not a JSON object of string values is
-//! [`CommandFailure::NotHeaders`]. Like a `!command`, it runs only for a definition that ran
+//! headers) is run the same way, with the same limits and errors (field `headersHelper`), after
+//! the `!command` headers, but at every resolution, never cached (it mints short-lived
+//! credentials); the headers it prints replace the written ones of the same name (any case),
+//! and an `Authorization` from it is used instead of a stored token. Output that is not a JSON
+//! object of header names to plain values, or that sets a header the connection sets itself
+//! (`Host`, `Mcp-Session-Id`, …), is [`CommandFailure::NotHeaders`], without being shown. Like a `!command`, it runs only for a definition that ran
 //! discovery's gate: the user's own files, or a project file whose server the user approved.
 //!
 //! Outputs are cached for the life of the process, keyed by the command string, in an
@@ -114,6 +116,7 @@ use crate::server_config::{
 pub use crate::shell_command::CommandFailure;
 use crate::shell_command::run_command;
 use crate::source::SourceMeta;
+use crate::validate::is_header_name_byte;
 
 /// How long a `!command` may run before it is killed, unless [`AuthOptions`] say otherwise.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -417,6 +420,7 @@ impl AuthResolver {
             *value = output;
         }
 
+        let mut helper_authorizes = false;
         if let (Some(helper), TransportConfig::Http(remote) | TransportConfig::Sse(remote)) =
             (config.headers_helper(), &mut transport)
         {
@@ -425,16 +429,28 @@ impl AuthResolver {
                 field: HEADERS_HELPER.to_owned(),
                 failure: failure.scrubbed(known.iter().map(String::as_str)),
             };
-            let output = self
-                .command_output(name, HEADERS_HELPER, "", helper, options.command_timeout)
+            // Run at every connection, never cached: a helper is there to mint short-lived
+            // credentials.
+            tracing::debug!(server = name, "running headersHelper");
+            let output = run_command(helper, options.command_timeout)
                 .await
                 .map_err(|failure| failed(failure, &known))?;
             let headers = helper_headers(&output)
                 .ok_or_else(|| failed(CommandFailure::NotHeaders, &known))?;
-            remote.headers.extend(headers);
+            for (header, value) in headers {
+                // Over the written header of that name, whatever its case.
+                remote
+                    .headers
+                    .retain(|written, _| !written.eq_ignore_ascii_case(&header));
+                if header.eq_ignore_ascii_case(AUTHORIZATION) {
+                    // The helper's credential, not a stored token.
+                    helper_authorizes = true;
+                }
+                remote.headers.insert(header, value);
+            }
         }
 
-        if let Some(token) = token {
+        if let Some(token) = token.filter(|_| !helper_authorizes) {
             tracing::debug!(
                 server = name,
                 "using the OAuth access token from the credential store"
@@ -501,15 +517,34 @@ impl AuthResolver {
     }
 }
 
-/// The headers a `headersHelper` printed: a JSON object of names to string values.
+/// The headers a `headersHelper` printed: a JSON object of header names (HTTP tokens) to
+/// values of visible ASCII, spaces and tabs. `None` for anything else, and for a header the
+/// connection itself sets (`Host`, `Content-Length`, the MCP session and version headers …).
 fn helper_headers(output: &str) -> Option<BTreeMap<String, String>> {
-    match serde_json::from_str::<Value>(output).ok()? {
-        Value::Object(headers) => headers
-            .into_iter()
-            .map(|(name, value)| Some((name, value.as_str()?.to_owned())))
-            .collect(),
-        _ => None,
-    }
+    const RESERVED: [&str; 7] = [
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "upgrade",
+        "mcp-session-id",
+        "mcp-protocol-version",
+    ];
+    let Value::Object(headers) = serde_json::from_str::<Value>(output).ok()? else {
+        return None;
+    };
+    headers
+        .into_iter()
+        .map(|(name, value)| {
+            let value = value.as_str()?.to_owned();
+            let name_ok = !name.is_empty() && name.bytes().all(is_header_name_byte);
+            let reserved = RESERVED.iter().any(|kept| name.eq_ignore_ascii_case(kept));
+            let value_ok = value
+                .bytes()
+                .all(|byte| byte == b'\t' || (b' '..=b'~').contains(&byte));
+            (name_ok && !reserved && value_ok).then_some((name, value))
+        })
+        .collect()
 }
 
 /// The stored token to send to a server that takes one ([`ServerConfig::takes_stored_credentials`]),

@@ -48,12 +48,16 @@ pub struct DiscoveryContext {
     pub system_dir: Option<PathBuf>,
 }
 
-/// Claude Code's folder for enterprise-managed files on this platform.
+/// Claude Code's folder for enterprise-managed files on this platform (code.claude.com/docs
+/// "managed-mcp"). Settings an administrator delivers another way — a macOS configuration
+/// profile, the Windows registry, Anthropic's server-managed settings — are not read.
 fn platform_managed_dir() -> Option<PathBuf> {
     if cfg!(target_os = "macos") {
         Some(PathBuf::from("/Library/Application Support/ClaudeCode"))
     } else if cfg!(unix) {
         Some(PathBuf::from("/etc/claude-code"))
+    } else if cfg!(windows) {
+        Some(PathBuf::from(r"C:\Program Files\ClaudeCode"))
     } else {
         None
     }

@@ -518,7 +518,8 @@ type ReadFile<'a> = (&'a Arc<dyn ConfigSource>, SourceFile, Vec<ToolRef>);
 /// Every provider's files, in priority order, each path once: a path a higher-priority
 /// provider read already (the `.mcp.json` Claude Code, Copilot CLI, Qwen Code and VS Code all
 /// read) is dropped from the later provider, which is named in the first one's
-/// `also_used_by` instead. Kept at user level when any provider reads it as a user file (a
+/// `also_used_by` instead, when it could read the file too. When the first could not and a
+/// later one can, the later reading is the one used. Kept at user level when any provider reads it as a user file (a
 /// user's own file stays in use when project config is off). Also the project files above the
 /// working folder that their tools would not read.
 fn read_every_file<'a>(
@@ -536,20 +537,30 @@ fn read_every_file<'a>(
         // another provider's reading is the same file again.
         let earlier = files.len();
         for file in source.load(ctx) {
-            let Some((_, kept, also_used_by)) = files[..earlier]
+            let Some((first, kept, also_used_by)) = files[..earlier]
                 .iter_mut()
                 .find(|(_, kept, _)| kept.path == file.path)
             else {
                 files.push((source, file, Vec::new()));
                 continue;
             };
-            if file.level == Level::User && kept.level == Level::Project {
-                kept.level = Level::User;
+            let level = if file.level == Level::User || kept.level == Level::User {
+                Level::User
+            } else {
+                kept.level
+            };
+            if kept.contents.is_err() && file.contents.is_ok() {
+                // The first tool could not read it (Claude Code's strict JSON and a comment,
+                // say); this one can: its reading is the one used.
+                *first = source;
+                *kept = file;
+            } else if file.contents.is_ok() {
+                let tool = ToolRef::new(source.id(), source.name());
+                if !also_used_by.contains(&tool) {
+                    also_used_by.push(tool);
+                }
             }
-            let tool = ToolRef::new(source.id(), source.name());
-            if !also_used_by.contains(&tool) {
-                also_used_by.push(tool);
-            }
+            kept.level = level;
         }
         if options.enable_project_config {
             unread.extend(source.unread_project_files(ctx));

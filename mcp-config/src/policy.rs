@@ -27,6 +27,7 @@
 //! Code settings, which Claude Code also joins, are not read: they are the user's choice within
 //! Claude Code, where the user can switch a server off here with `disable`.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -45,6 +46,11 @@ const SETTINGS_FILE: &str = "managed-settings.json";
 const DROP_IN_FOLDER: &str = "managed-settings.d";
 /// The most drop-in files read: a managed folder holds a handful.
 const MAX_DROP_INS: usize = 256;
+/// The longest URL URL rules judge; a longer one is denied by any of them.
+const MAX_URL_CHARS: usize = 2048;
+/// How many steps URL matching may take in one discovery (a project file can hold many long
+/// URLs); past it, a URL rule denies, and allows nothing.
+const MATCH_STEPS: usize = 1 << 24;
 
 /// Why the policy does not let a server run. Shown as `denied by policy: …`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,9 +103,17 @@ impl fmt::Display for PolicyDenial {
     }
 }
 
-/// One entry of `allowedMcpServers` or `deniedMcpServers`.
+/// One entry of `allowedMcpServers` or `deniedMcpServers`: what it is compared by (`${VAR}`
+/// expanded), and the entry as written, which is what messages show (an expanded value may
+/// hold a secret).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Rule {
+struct Rule {
+    kind: RuleKind,
+    written: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RuleKind {
     Name(String),
     Command(Vec<String>),
     Url(String),
@@ -107,11 +121,7 @@ enum Rule {
 
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Name(name) => write!(f, "serverName {name:?}"),
-            Self::Command(command) => write!(f, "serverCommand {command:?}"),
-            Self::Url(pattern) => write!(f, "serverUrl {pattern:?}"),
-        }
+        f.write_str(&self.written)
     }
 }
 
@@ -124,7 +134,7 @@ struct FiledRule {
 
 /// The managed policy of a machine: empty (everything allowed) when there are no managed
 /// settings.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Policy {
     /// `allowedMcpServers` joined from every file; `None` when no file sets it. The path is the
     /// first file that does.
@@ -132,13 +142,37 @@ pub(crate) struct Policy {
     denied: Vec<FiledRule>,
     /// A file that exists and cannot be used: it denies everything.
     broken: Option<PathBuf>,
+    /// What is left of [`MATCH_STEPS`].
+    steps: Cell<usize>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            allowed: None,
+            denied: Vec::new(),
+            broken: None,
+            steps: Cell::new(MATCH_STEPS),
+        }
+    }
 }
 
 /// A server as the policy sees it: its name and, expanded, its command line or its URL.
 struct Subject<'a> {
     name: &'a str,
     command: Option<Vec<String>>,
-    url: Option<String>,
+    url: Option<SubjectUrl>,
+}
+
+/// A remote server's URL as URL rules see it.
+enum SubjectUrl {
+    /// Parsed and written out again in one form: scheme and host in lower case (the host as
+    /// the transport will reach it: percent-decoded, IDNA, no trailing dot), the port only when
+    /// it is not the scheme's default, the path (`/` at least) and the query.
+    Normal(String),
+    /// Not a URL the policy can judge: it does not parse, names a user (`https://a.com@b.com`),
+    /// or is longer than [`MAX_URL_CHARS`]. Every URL rule denies it; no URL rule allows it.
+    Unusable,
 }
 
 impl Policy {
@@ -150,7 +184,16 @@ impl Policy {
         let Some(folder) = &ctx.managed_dir else {
             return (policy, errors);
         };
-        for path in policy_files(folder) {
+        let files = match policy_files(folder) {
+            Ok(files) => files,
+            Err(error) => {
+                // A drop-in folder that cannot be listed may hold a deny list: deny all.
+                policy.broken = error.path().map(Path::to_path_buf);
+                errors.push(error);
+                return (policy, errors);
+            }
+        };
+        for path in files {
             let read = read_config_file(&path)
                 .and_then(|text| text.map(|text| parse_jsonc(&path, &text)).transpose());
             let outcome = match read {
@@ -210,39 +253,52 @@ impl Policy {
             });
         }
         let subject = Subject::of(name, config, env);
-        if let Some(denied) = self.denied.iter().find(|rule| subject.matches(&rule.rule)) {
+        let steps = &self.steps;
+        let denied = self
+            .denied
+            .iter()
+            .find(|filed| subject.matches(&filed.rule.kind, Side::Deny, steps));
+        if let Some(denied) = denied {
             return Some(PolicyDenial {
                 file: denied.file.clone(),
                 rule: DenialRule::Denied(denied.rule.to_string()),
             });
         }
         let (file, allowed) = self.allowed.as_ref()?;
-        let has = |kind: fn(&Rule) -> bool| allowed.iter().any(|filed| kind(&filed.rule));
-        let (kind, what): (fn(&Rule) -> bool, _) =
-            if subject.command.is_some() && has(|rule| matches!(rule, Rule::Command(_))) {
+        let has = |kind: fn(&RuleKind) -> bool| allowed.iter().any(|filed| kind(&filed.rule.kind));
+        let (kind, what): (fn(&RuleKind) -> bool, _) =
+            if subject.command.is_some() && has(|rule| matches!(rule, RuleKind::Command(_))) {
                 (
-                    |rule| matches!(rule, Rule::Command(_)),
+                    |rule| matches!(rule, RuleKind::Command(_)),
                     "serverCommand entry matching its command",
                 )
-            } else if subject.url.is_some() && has(|rule| matches!(rule, Rule::Url(_))) {
+            } else if subject.url.is_some() && has(|rule| matches!(rule, RuleKind::Url(_))) {
                 (
-                    |rule| matches!(rule, Rule::Url(_)),
+                    |rule| matches!(rule, RuleKind::Url(_)),
                     "serverUrl entry matching its URL",
                 )
             } else {
                 (
-                    |rule| matches!(rule, Rule::Name(_)),
+                    |rule| matches!(rule, RuleKind::Name(_)),
                     "serverName entry for it",
                 )
             };
-        let allows = allowed
-            .iter()
-            .any(|filed| kind(&filed.rule) && subject.matches(&filed.rule));
+        let allows = allowed.iter().any(|filed| {
+            kind(&filed.rule.kind) && subject.matches(&filed.rule.kind, Side::Allow, steps)
+        });
         (!allows).then(|| PolicyDenial {
             file: file.clone(),
             rule: DenialRule::NotAllowed { what },
         })
     }
+}
+
+/// Which list a rule is of: what a URL the policy cannot judge, or a comparison past the step
+/// budget, counts as (denied either way).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Allow,
+    Deny,
 }
 
 impl<'a> Subject<'a> {
@@ -256,45 +312,95 @@ impl<'a> Subject<'a> {
                 (Some(line.map(|part| expand(part)).collect()), None)
             }
             TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
-                (None, Some(expand(&remote.url)))
+                (None, Some(SubjectUrl::of(&expand(&remote.url))))
             }
             TransportConfig::Custom(custom) => {
                 let url = custom.fields.get("url").and_then(Value::as_str);
-                (None, url.map(expand))
+                (None, url.map(|url| SubjectUrl::of(&expand(url))))
             }
         };
         Self { name, command, url }
     }
 
-    fn matches(&self, rule: &Rule) -> bool {
+    /// Whether `rule` (of the `side` list) matches this server.
+    fn matches(&self, rule: &RuleKind, side: Side, steps: &Cell<usize>) -> bool {
         match rule {
-            Rule::Name(name) => name == self.name,
-            Rule::Command(command) => self.command.as_ref() == Some(command),
-            Rule::Url(pattern) => self
-                .url
-                .as_deref()
-                .is_some_and(|url| url_matches(pattern, url)),
+            RuleKind::Name(name) => name == self.name,
+            RuleKind::Command(command) => self.command.as_ref() == Some(command),
+            RuleKind::Url(pattern) => match &self.url {
+                None => false,
+                Some(SubjectUrl::Unusable) => side == Side::Deny,
+                Some(SubjectUrl::Normal(url)) => {
+                    url_matches(pattern, url, steps).unwrap_or(side == Side::Deny)
+                }
+            },
         }
     }
 }
 
-/// `managed-settings.json`, then the drop-ins in name order.
-fn policy_files(folder: &Path) -> Vec<PathBuf> {
+impl SubjectUrl {
+    fn of(url: &str) -> Self {
+        if url.chars().count() > MAX_URL_CHARS {
+            return Self::Unusable;
+        }
+        let Ok(parsed) = url::Url::parse(url) else {
+            return Self::Unusable;
+        };
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Self::Unusable;
+        }
+        let Some(host) = parsed.host_str() else {
+            return Self::Unusable;
+        };
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let port = parsed
+            .port()
+            .map(|port| format!(":{port}"))
+            .unwrap_or_default();
+        let query = parsed
+            .query()
+            .map(|query| format!("?{query}"))
+            .unwrap_or_default();
+        let path = match parsed.path() {
+            "" => "/",
+            path => path,
+        };
+        Self::Normal(format!("{}://{host}{port}{path}{query}", parsed.scheme()))
+    }
+}
+
+/// `managed-settings.json`, then the drop-ins in name order. A drop-in folder that exists but
+/// cannot be listed whole, or holds more than [`MAX_DROP_INS`] drop-ins, is an error: what it
+/// leaves out could be a deny list.
+fn policy_files(folder: &Path) -> Result<Vec<PathBuf>, ConfigError> {
     let mut files = vec![folder.join(SETTINGS_FILE)];
-    let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(folder.join(DROP_IN_FOLDER))
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| {
-            let name = path.file_name().and_then(|name| name.to_str());
-            name.is_some_and(|name| !name.starts_with('.') && name.ends_with(".json"))
-        })
-        .take(MAX_DROP_INS)
-        .collect();
+    let drop_in_folder = folder.join(DROP_IN_FOLDER);
+    let listing_error = |source| ConfigError::Read {
+        path: drop_in_folder.clone(),
+        source,
+    };
+    let entries = match std::fs::read_dir(&drop_in_folder) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(error) => return Err(listing_error(error)),
+        Ok(entries) => entries,
+    };
+    let mut drop_ins = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(listing_error)?.path();
+        let name = path.file_name().and_then(|name| name.to_str());
+        if name.is_some_and(|name| !name.starts_with('.') && name.ends_with(".json")) {
+            if drop_ins.len() == MAX_DROP_INS {
+                return Err(ConfigError::Policy {
+                    path: drop_in_folder,
+                    problem: format!("more than {MAX_DROP_INS} drop-in files"),
+                });
+            }
+            drop_ins.push(path);
+        }
+    }
     drop_ins.sort();
     files.extend(drop_ins);
-    files
+    Ok(files)
 }
 
 /// The entries of one list: each an object with exactly one of `serverName`, `serverCommand`
@@ -323,16 +429,20 @@ fn rules(
             let (field, value) = object
                 .and_then(|object| object.iter().next())
                 .ok_or_else(bad)?;
-            let rule = match (field.as_str(), value) {
-                ("serverName", Value::String(name)) => Rule::Name(name.clone()),
-                ("serverUrl", Value::String(pattern)) => Rule::Url(expand(pattern)),
-                ("serverCommand", Value::Array(parts)) if !parts.is_empty() => Rule::Command(
+            let kind = match (field.as_str(), value) {
+                ("serverName", Value::String(name)) => RuleKind::Name(name.clone()),
+                ("serverUrl", Value::String(pattern)) => RuleKind::Url(expand(pattern)),
+                ("serverCommand", Value::Array(parts)) if !parts.is_empty() => RuleKind::Command(
                     parts
                         .iter()
                         .map(|part| part.as_str().map(expand).ok_or_else(bad))
                         .collect::<Result<_, _>>()?,
                 ),
                 _ => return Err(bad()),
+            };
+            let rule = Rule {
+                kind,
+                written: format!("{field} {value}"),
             };
             Ok(FiledRule {
                 rule,
@@ -342,44 +452,48 @@ fn rules(
         .collect()
 }
 
-/// Whether `url` matches `pattern`, where `*` matches any run of characters (none included);
-/// the scheme and host (up to the first `/` after `://`) are compared without regard to ASCII
-/// case, the rest exactly.
-fn url_matches(pattern: &str, url: &str) -> bool {
-    let pattern_authority_end = pattern[..authority_end(pattern)].chars().count();
-    let authority_end = authority_end(url);
+/// Whether `url` (a [`SubjectUrl::Normal`]) matches `pattern`, where `*` matches any run of
+/// characters (none included). The scheme and host (up to the first `/` after `://`) are
+/// compared without regard to ASCII case, the rest exactly. A `*` in the pattern's host matches
+/// host characters only (letters, digits, `.`, `-`, `:`), so `https://*.corp.com/*` never
+/// matches `https://evil.org/x.corp.com/`; a `*` that ends the pattern matches anything, so
+/// `https://*` is every https URL. `None` when `steps` ran out first.
+fn url_matches(pattern: &str, url: &str, steps: &Cell<usize>) -> Option<bool> {
+    let pattern_host_end = pattern[..authority_end(pattern)].chars().count();
+    let url_host_end = url[..authority_end(url)].chars().count();
     let pattern: Vec<char> = pattern.chars().collect();
-    let url: Vec<(usize, char)> = url.char_indices().collect();
-    let same = |p: char, (at, u): (usize, char)| {
-        if at < authority_end {
-            p.eq_ignore_ascii_case(&u)
+    let url: Vec<char> = url.chars().collect();
+    // `matched[j]`: the pattern so far matches the first `j` characters of the URL.
+    let mut matched = vec![false; url.len() + 1];
+    matched[0] = true;
+    for (index, &wanted) in pattern.iter().enumerate() {
+        steps.set(steps.get().checked_sub(url.len() + 1)?);
+        let mut next = vec![false; url.len() + 1];
+        if wanted == '*' {
+            let confined = index < pattern_host_end && index + 1 < pattern.len();
+            for j in 0..=url.len() {
+                next[j] =
+                    matched[j] || (j > 0 && next[j - 1] && (!confined || is_host_char(url[j - 1])));
+            }
         } else {
-            p == u
+            for j in 1..=url.len() {
+                let got = url[j - 1];
+                let same = if j - 1 < url_host_end {
+                    wanted.eq_ignore_ascii_case(&got)
+                } else {
+                    wanted == got
+                };
+                next[j] = matched[j - 1] && same;
+            }
         }
-    };
-    // The classic greedy wildcard match: remember the last `*` and where it restarted.
-    let (mut p, mut u) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while u < url.len() {
-        if p < pattern.len() && pattern[p] != '*' && same(pattern[p], url[u]) {
-            p += 1;
-            u += 1;
-        } else if p < pattern.len() && pattern[p] == '*' {
-            star = Some((p, u));
-            p += 1;
-        } else if let Some((star_p, star_u)) = star
-            // A `*` in the host stays in the host: `https://*.corp.com/*` must not match
-            // `https://evil.org/x.corp.com/`.
-            && !(star_p < pattern_authority_end && url[star_u].1 == '/')
-        {
-            p = star_p + 1;
-            u = star_u + 1;
-            star = Some((star_p, star_u + 1));
-        } else {
-            return false;
-        }
+        matched = next;
     }
-    pattern[p..].iter().all(|c| *c == '*')
+    Some(matched[url.len()])
+}
+
+/// A character of a host, a port, or a scheme.
+fn is_host_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':')
 }
 
 /// The byte offset where the scheme and host of `url` end: the first `/` after `://` (the
@@ -395,31 +509,90 @@ fn authority_end(url: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::url_matches;
+    use std::cell::Cell;
+
+    use super::{MATCH_STEPS, SubjectUrl, url_matches};
+
+    /// Whether a server at `url` is matched by `pattern`, as the policy compares them.
+    fn matched(pattern: &str, url: &str) -> bool {
+        match SubjectUrl::of(url) {
+            SubjectUrl::Normal(url) => {
+                url_matches(pattern, &url, &Cell::new(MATCH_STEPS)).expect("within the budget")
+            }
+            SubjectUrl::Unusable => panic!("{url} should be judged"),
+        }
+    }
 
     #[test]
     fn url_patterns_match_with_wildcards_and_a_case_blind_host() {
-        assert!(url_matches(
+        assert!(matched(
             "https://mcp.example.com/*",
             "https://MCP.Example.com/v1"
         ));
-        assert!(url_matches(
+        assert!(matched(
             "https://*.example.com/*",
             "https://a.b.example.com/mcp"
         ));
-        assert!(url_matches("*", "http://anything"));
-        assert!(url_matches("https://x.com/mcp", "https://x.com/mcp"));
-        assert!(!url_matches("https://x.com/mcp", "https://x.com/MCP"));
-        assert!(!url_matches("https://x.com/mcp", "https://x.com/mcp/more"));
-        assert!(!url_matches(
+        assert!(matched("*", "http://anything"));
+        assert!(matched(
+            "https://*",
+            "https://any.where/with/a/path?and=query"
+        ));
+        assert!(matched("https://x.com/mcp", "https://x.com/mcp"));
+        assert!(!matched("https://x.com/mcp", "https://x.com/MCP"));
+        assert!(!matched("https://x.com/mcp", "https://x.com/mcp/more"));
+        assert!(!matched(
             "https://*.example.com/*",
             "https://example.org/mcp"
         ));
-        assert!(url_matches("*://internal.corp/*", "HTTP://INTERNAL.CORP/a"));
-        assert!(!url_matches("https://a.com/*", "https://a.com.evil.org/x"));
-        assert!(!url_matches(
-            "https://*.corp.com/*",
-            "https://evil.org/x.corp.com/y"
-        ));
+        assert!(matched("*://internal.corp/*", "HTTP://INTERNAL.CORP/a"));
+        assert!(matched("http://localhost:*/*", "http://localhost:8123/mcp"));
+        assert!(!matched("https://a.com/*", "https://a.com.evil.org/x"));
+    }
+
+    #[test]
+    fn a_host_wildcard_never_reaches_past_the_host() {
+        for url in [
+            "https://evil.org/x.corp.com/y",
+            "https://evil.org?.corp.com/",
+            "https://evil.org#.corp.com/",
+            "https://evil.org\\.corp.com/",
+        ] {
+            assert!(!matched("https://*.corp.com/*", url), "{url}");
+        }
+    }
+
+    #[test]
+    fn the_forms_of_one_host_are_one_host() {
+        for url in [
+            "https://evil.com",
+            "https://evil.com:443/",
+            "https://evil.com./",
+            "https://%65vil.com/",
+            "https://EVIL.com/mcp",
+        ] {
+            assert!(matched("https://evil.com/*", url), "{url}");
+        }
+        assert!(!matched("https://evil.com/*", "https://evil.com:8443/"));
+    }
+
+    #[test]
+    fn a_url_naming_a_user_or_not_parsing_or_too_long_cannot_be_judged() {
+        for url in [
+            "https://allowed.com@evil.com/",
+            "https://u:p@evil.com/",
+            "not a url",
+        ] {
+            assert!(matches!(SubjectUrl::of(url), SubjectUrl::Unusable), "{url}");
+        }
+        let long = format!("https://a.com/{}", "x".repeat(4096));
+        assert!(matches!(SubjectUrl::of(&long), SubjectUrl::Unusable));
+    }
+
+    #[test]
+    fn matching_past_its_budget_is_undecided() {
+        let steps = Cell::new(100);
+        let url = format!("https://a.com/{}", "x".repeat(500));
+        assert_eq!(url_matches("https://a.com/*y", &url, &steps), None);
     }
 }

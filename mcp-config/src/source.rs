@@ -317,7 +317,14 @@ struct ReadPass {
     looked_at: Vec<LookedAt>,
     /// The same paths, to find one at once (a pass asks for a hundred or more).
     asked: HashSet<PathBuf>,
+    /// The bytes of text remembered, at most [`MAX_REMEMBERED_BYTES`]: a planted repository
+    /// could put a large file at every name the providers look for.
+    remembered_bytes: usize,
 }
+
+/// How many bytes of file text one pass remembers; a file read past it is read again by the
+/// next provider that asks (the `.mcp.json` several tools share is read first, and small).
+const MAX_REMEMBERED_BYTES: usize = 32 * 1024 * 1024;
 
 thread_local! {
     static READ_PASS: RefCell<Option<ReadPass>> = const { RefCell::new(None) };
@@ -353,7 +360,11 @@ impl ReadPass {
                 });
             }
             if let Ok(text) = read {
-                pass.texts.insert(path.to_owned(), text.clone());
+                let size = text.as_ref().map_or(0, String::len);
+                if pass.remembered_bytes + size <= MAX_REMEMBERED_BYTES {
+                    pass.remembered_bytes += size;
+                    pass.texts.insert(path.to_owned(), text.clone());
+                }
             }
         });
     }

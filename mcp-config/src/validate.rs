@@ -210,7 +210,7 @@ pub fn hidden_char(c: char) -> Option<&'static str> {
     }
 }
 
-fn is_header_name_byte(byte: u8) -> bool {
+pub(crate) fn is_header_name_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
 }
 

@@ -572,10 +572,26 @@ async fn a_headers_helper_adds_the_headers_it_prints_over_the_written_ones() {
         .resolve("api", &config, None, &quick())
         .await
         .unwrap();
-    let headers = headers(&resolved);
-    assert_eq!(headers["X-Team"], "helper-team-7");
-    assert_eq!(headers["Authorization"], "Bearer helper-7");
-    assert_eq!(headers["X-Kept"], "kept");
+    let got = headers(&resolved);
+    assert_eq!(got["X-Team"], "helper-team-7");
+    assert_eq!(got["Authorization"], "Bearer helper-7");
+    assert_eq!(got["X-Kept"], "kept");
+    // The helper's credential wins over a written one of another case, and over a stored token.
+    let config: ServerConfig = serde_json::from_value(serde_json::json!({
+        "type": "http",
+        "url": REMOTE_URL,
+        "headers": {"authorization": "Bearer written"},
+        "headersHelper": "printf '{\"AUTHORIZATION\": \"Bearer helper-9\"}'",
+    }))
+    .unwrap();
+    let resolved = AuthResolver::new()
+        .resolve("api", &config, Some("stored-token"), &quick())
+        .await
+        .unwrap();
+    assert_eq!(
+        headers(&resolved),
+        BTreeMap::from([("AUTHORIZATION".to_owned(), "Bearer helper-9".to_owned())])
+    );
     // `get` and `list` never show the command line.
     let shown = serde_json::to_string(&config.redacted()).unwrap();
     assert!(!shown.contains("printf"), "{shown}");
@@ -586,6 +602,12 @@ async fn a_headers_helper_that_prints_no_header_object_fails_without_showing_it(
     for (output, expected) in [
         ("printf 'secret-not-json-8'", "NotHeaders"),
         ("printf '{\"X-Token\": 8}'", "NotHeaders"),
+        ("printf '{\"Host\": \"secret-not-json-8\"}'", "NotHeaders"),
+        ("printf '{\"Bad Name\": \"v\"}'", "NotHeaders"),
+        (
+            "printf '{\"X-Token\": \"a\\\\r\\\\nX-Evil: 1\"}'",
+            "NotHeaders",
+        ),
         ("exit 3", "Exit"),
     ] {
         let config: ServerConfig = serde_json::from_value(serde_json::json!({
@@ -607,6 +629,23 @@ async fn a_headers_helper_that_prints_no_header_object_fails_without_showing_it(
         assert!(!message.contains("secret-not-json-8"), "{message}");
         assert!(!message.contains("printf"), "{message}");
     }
+    // Run at every resolution, never from a cache: it mints short-lived credentials.
+    let dir = TempDir::new("helper-runs");
+    let count = dir.file("runs");
+    let config: ServerConfig = serde_json::from_value(serde_json::json!({
+        "type": "http",
+        "url": REMOTE_URL,
+        "headersHelper": format!("echo run >> '{}'; printf '{{}}'", count.display()),
+    }))
+    .unwrap();
+    let resolver = AuthResolver::new();
+    for _ in 0..2 {
+        resolver
+            .resolve("api", &config, None, &quick())
+            .await
+            .unwrap();
+    }
+    assert_eq!(lines(&count), 2);
     // A stdio server's `headersHelper` is not its business: nothing runs.
     let mut config = ServerConfig::stdio("my-server", Vec::<String>::new());
     config.extra.insert(

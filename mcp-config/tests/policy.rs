@@ -394,6 +394,23 @@ fn a_file_several_tools_read_lists_its_servers_once_naming_every_tool() {
 }
 
 #[test]
+fn a_shared_file_only_a_later_tool_can_read_is_that_tools() {
+    let world = World::new();
+    // A comment: Claude Code's strict JSON refuses it, Qwen Code's JSON with comments reads it.
+    let path = world.root.join("project/.mcp.json");
+    std::fs::write(
+        &path,
+        "{\n  // ours\n  \"mcpServers\": {\"shared\": {\"command\": \"shared-mcp\"}}\n}\n",
+    )
+    .unwrap();
+    let found = world.load(&trusting());
+    let meta = &found.servers["shared"].source.meta;
+    assert_eq!((meta.provider.as_str(), &meta.path), ("qwen", &path));
+    assert!(meta.also_used_by.is_empty(), "{:?}", meta.also_used_by);
+    assert!(found.file_errors.is_empty(), "{:?}", found.file_errors);
+}
+
+#[test]
 fn the_report_names_every_file_looked_for_whether_it_exists_and_its_servers() {
     let world = World::new();
     world.four_user_servers();
