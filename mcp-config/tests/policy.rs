@@ -246,6 +246,24 @@ fn a_broken_policy_file_denies_every_server_and_is_reported() {
 }
 
 #[test]
+fn a_rule_is_shown_as_written_never_with_its_variables_filled() {
+    let world = World::new();
+    world.write(
+        "home/.cursor/mcp.json",
+        &json!({"mcpServers": {"box": {"command": "docker", "args": ["-e", "T=corp.example"]}}}),
+    );
+    world.write(
+        "managed/managed-settings.json",
+        &json!({"deniedMcpServers": [{"serverCommand": ["docker", "-e", "T=${HOST_PART}"]}]}),
+    );
+    let found = world.load(&trusting());
+    let (name, message) = &denied(&found)[0];
+    assert_eq!(name, "box");
+    assert!(message.contains("T=${HOST_PART}"), "{message}");
+    assert!(!message.contains("corp.example"), "{message}");
+}
+
+#[test]
 fn lists_set_to_null_are_lists_not_set() {
     let world = World::new();
     world.four_user_servers();
