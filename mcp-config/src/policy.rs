@@ -20,6 +20,15 @@
 //! - `${VAR}` and `${VAR:-default}` in `serverCommand` and `serverUrl` values, and in the
 //!   server's own command and URL, are expanded before comparing.
 //!
+//! A server's URL is judged as the transport will reach it: parsed, its host in lower case,
+//! percent-decoded and IDNA-encoded without a trailing dot, the port only when it is not the
+//! scheme's default, the path (`/` at least) and the query. A `*` inside a pattern's host
+//! matches host characters only (`https://*.corp.com/*` never matches
+//! `https://evil.org/x.corp.com/` or `https://evil.org?.corp.com/`); a `*` that ends a pattern
+//! matches anything (`https://*`). A URL that does not parse, names a user
+//! (`https://corp.com@evil.org/`) or is very long is denied by every URL rule and allowed by
+//! none. Messages show a rule as written: its expanded values may hold secrets.
+//!
 //! Differences, on purpose: a policy file that exists but cannot be read or parsed, or has an
 //! entry of the wrong shape, denies every server (with the file named) rather than letting
 //! everything through: an administrator's deny list that silently stops applying is worse than
