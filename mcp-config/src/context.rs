@@ -192,8 +192,14 @@ impl DiscoveryContext {
             .collect()
     }
 
-    /// The walk: the folders, nearest first, and the repository root it ended at.
+    /// The walk: the folders, nearest first, and the repository root it ended at. Inside a
+    /// discovery pass it is taken once (every provider asks for it, some several times); a
+    /// later pass walks again (a repository may have appeared).
     fn walk(&self) -> (Vec<PathBuf>, Option<PathBuf>) {
+        crate::source::once_per_pass(&self.cwd, &self.home, || self.walk_now())
+    }
+
+    fn walk_now(&self) -> (Vec<PathBuf>, Option<PathBuf>) {
         let home = [
             Some(self.home.clone()),
             std::fs::canonicalize(&self.home).ok(),

@@ -24,7 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -351,13 +351,16 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             // Not another name of a user file (those were skipped above): one by its name.
             && !user_files.is_named(&file.path);
         if meta.in_project_folder {
-            meta.project_folder = Some(
-                project_folders
-                    .iter()
-                    .find(|folder| inside_folder(&file.path, folder))
-                    .unwrap_or(walk_top)
-                    .clone(),
-            );
+            // By the names first: resolving symlinks costs a look at every part of both paths.
+            let folder = project_folders
+                .iter()
+                .find(|folder| file.path.starts_with(folder))
+                .or_else(|| {
+                    project_folders
+                        .iter()
+                        .find(|folder| inside_folder(&file.path, folder))
+                });
+            meta.project_folder = Some(folder.unwrap_or(walk_top).clone());
         }
         let contents = match file.contents {
             Ok(contents) => contents,
@@ -519,7 +522,8 @@ type ReadFile<'a> = (&'a Arc<dyn ConfigSource>, SourceFile, Vec<ToolRef>);
 /// provider read already (the `.mcp.json` Claude Code, Copilot CLI, Qwen Code and VS Code all
 /// read) is dropped from the later provider, which is named in the first one's
 /// `also_used_by` instead, when it could read the file too. When the first could not and a
-/// later one can, the later reading is the one used. Kept at user level when any provider reads it as a user file (a
+/// later one can, the later reading is the one used. Kept at user level when any provider
+/// reads it as a user file (a
 /// user's own file stays in use when project config is off). Also the project files above the
 /// working folder that their tools would not read.
 fn read_every_file<'a>(
@@ -577,16 +581,27 @@ fn read_every_file<'a>(
 /// moment of the comparison. An identity remembered from earlier would be wrong: when another
 /// process replaces the user file (an atomic rename), the old inode is freed and the file system
 /// may give its number to the next file written, such as a project file `add` just wrote. That
-/// project file would then look like the user file and its servers would vanish.
+/// project file would then look like the user file and its servers would vanish. So the
+/// identities taken at the first comparison only rule files out (most project files are no user
+/// file, and then cost one look, not one per user file); a project file that seems to be a user
+/// file is looked at again, with that user file, before it is taken for it. A user file replaced
+/// during the comparisons can only make a project file be taken for a project file, which waits
+/// for approval: the safe side.
 struct UserFiles {
     paths: Vec<PathBuf>,
+    /// The identity of each of `paths` at the first comparison (`None`: none then).
+    identities: OnceLock<Vec<Option<(u64, u64)>>>,
 }
 
 impl UserFiles {
     fn new<'a>(files: impl Iterator<Item = &'a SourceFile>) -> Self {
-        let paths = files.filter(|file| file.level == Level::User);
+        let paths = files
+            .filter(|file| file.level == Level::User)
+            .map(|file| file.path.clone())
+            .collect();
         Self {
-            paths: paths.map(|file| file.path.clone()).collect(),
+            paths,
+            identities: OnceLock::new(),
         }
     }
 
@@ -606,9 +621,16 @@ impl UserFiles {
         let Some(identity) = file_identity(path) else {
             return false;
         };
-        self.paths.iter().any(|user| {
-            file_identity(user) == Some(identity) && file_identity(path) == Some(identity)
-        })
+        let identities = self
+            .identities
+            .get_or_init(|| self.paths.iter().map(|user| file_identity(user)).collect());
+        self.paths
+            .iter()
+            .zip(identities)
+            .filter(|(_, earlier)| **earlier == Some(identity))
+            .any(|(user, _)| {
+                file_identity(user) == Some(identity) && file_identity(path) == Some(identity)
+            })
     }
 }
 

@@ -320,6 +320,37 @@ struct ReadPass {
     /// The bytes of text remembered, at most [`MAX_REMEMBERED_BYTES`]: a planted repository
     /// could put a large file at every name the providers look for.
     remembered_bytes: usize,
+    /// The project walk of each working folder and home asked for ([`once_per_pass`]).
+    walks: Vec<(WalkKey, Walk)>,
+}
+
+/// A working folder and a home.
+type WalkKey = (PathBuf, PathBuf);
+/// The project folders, nearest first, and the repository root.
+type Walk = (Vec<PathBuf>, Option<PathBuf>);
+
+/// The project walk of `cwd` under `home`: `walk()` once per read pass (the same answer for
+/// every provider of one discovery), or every time outside one.
+pub(crate) fn once_per_pass(cwd: &Path, home: &Path, walk: impl FnOnce() -> Walk) -> Walk {
+    let remembered = READ_PASS.with_borrow(|pass| {
+        let pass = pass.as_ref()?;
+        let (_, walk) = pass
+            .walks
+            .iter()
+            .find(|((c, h), _)| c == cwd && h == home)?;
+        Some(walk.clone())
+    });
+    if let Some(walk) = remembered {
+        return walk;
+    }
+    let walk = walk();
+    READ_PASS.with_borrow_mut(|pass| {
+        if let Some(pass) = pass {
+            pass.walks
+                .push(((cwd.to_owned(), home.to_owned()), walk.clone()));
+        }
+    });
+    walk
 }
 
 /// How many bytes of file text one pass remembers; a file read past it is read again by the
