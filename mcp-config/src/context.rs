@@ -145,6 +145,14 @@ impl DiscoveryContext {
         self.env.get(name).map(String::as_str)
     }
 
+    /// A variable naming a file or folder (`CODEX_HOME`, `APPDATA`, …): its value as a path,
+    /// when it is set and not empty (an empty one counts as unset, as the tools read it).
+    pub fn path_var(&self, name: &str) -> Option<PathBuf> {
+        self.var(name)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+    }
+
     /// The project's native file: `<cwd>/.<app>/mcp.json`.
     pub fn native_project_file(&self) -> PathBuf {
         self.cwd

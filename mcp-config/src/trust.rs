@@ -203,9 +203,8 @@ impl Approvals {
         }
         // Codex.
         let codex_home = ctx
-            .var("CODEX_HOME")
-            .filter(|dir| !dir.is_empty())
-            .map_or_else(|| ctx.home.join(".codex"), std::path::PathBuf::from);
+            .path_var("CODEX_HOME")
+            .unwrap_or_else(|| ctx.home.join(".codex"));
         // Codex: the folder's own entry decides when it has one (an "untrusted" there wins),
         // else the project root's.
         if let Ok(Some(text)) = read_config_file(&codex_home.join("config.toml"))

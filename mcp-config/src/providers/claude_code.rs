@@ -24,10 +24,7 @@ use crate::source::{SourceFile, parse_json, parse_jsonc, servers_under_key};
 /// Claude Code's user-level files: `~/.claude.json` and `~/.claude/settings.json`, both moved
 /// by `$CLAUDE_CONFIG_DIR`.
 pub(crate) fn user_files(ctx: &DiscoveryContext) -> (PathBuf, PathBuf) {
-    let config_dir = ctx
-        .var("CLAUDE_CONFIG_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from);
+    let config_dir = ctx.path_var("CLAUDE_CONFIG_DIR");
     let global = config_dir
         .as_ref()
         .unwrap_or(&ctx.home)

@@ -1,7 +1,5 @@
 //! Claude Desktop: `mcpServers` in `claude_desktop_config.json`.
 
-use std::path::PathBuf;
-
 use super::{dedup_paths, load_file, standard_with_disabled};
 use crate::context::DiscoveryContext;
 use crate::source::Level;
@@ -21,11 +19,8 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
             Level::User,
         ),
     ];
-    if let Some(app_data) = ctx.var("APPDATA").filter(|dir| !dir.is_empty()) {
-        paths.push((
-            PathBuf::from(app_data).join("Claude").join(FILE),
-            Level::User,
-        ));
+    if let Some(app_data) = ctx.path_var("APPDATA") {
+        paths.push((app_data.join("Claude").join(FILE), Level::User));
     }
     dedup_paths(&mut paths);
     paths

@@ -72,11 +72,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
 
 /// Where Cline keeps the file now, its environment overrides applied in Cline's order.
 fn current_file(ctx: &DiscoveryContext) -> PathBuf {
-    let set = |name: &str| {
-        ctx.var(name)
-            .filter(|value| !value.is_empty())
-            .map(PathBuf::from)
-    };
+    let set = |name: &str| ctx.path_var(name);
     if let Some(file) = set("CLINE_MCP_SETTINGS_PATH") {
         return file;
     }

@@ -2,7 +2,7 @@
 //! folder and each parent up to the project root (nearest first), then `$CODEX_HOME`'s.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -18,9 +18,8 @@ use crate::source::{FileServers, SourceFile, parse_toml, read_config_file};
 /// Reads the files: see [`super::CODEX`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let codex_home = ctx
-        .var("CODEX_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map_or_else(|| ctx.home.join(".codex"), PathBuf::from);
+        .path_var("CODEX_HOME")
+        .unwrap_or_else(|| ctx.home.join(".codex"));
     let mut paths = walked(ctx, ".codex/config.toml");
     paths.push((codex_home.join("config.toml"), Level::User));
     dedup_paths(&mut paths);

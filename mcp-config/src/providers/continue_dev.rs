@@ -182,8 +182,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
 /// would make files of the project folder the user's own (no approval asked), so a relative
 /// value is not used.
 fn global_dir(ctx: &DiscoveryContext) -> PathBuf {
-    ctx.var("CONTINUE_GLOBAL_DIR")
-        .map(PathBuf::from)
+    ctx.path_var("CONTINUE_GLOBAL_DIR")
         .filter(|dir| dir.is_absolute())
         .unwrap_or_else(|| ctx.home.join(".continue"))
 }

@@ -82,9 +82,8 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
 
 /// `$COPILOT_HOME/mcp-config.json`, else `~/.copilot/mcp-config.json`.
 fn user_file(ctx: &DiscoveryContext) -> PathBuf {
-    ctx.var("COPILOT_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map_or_else(|| ctx.home.join(".copilot"), PathBuf::from)
+    ctx.path_var("COPILOT_HOME")
+        .unwrap_or_else(|| ctx.home.join(".copilot"))
         .join("mcp-config.json")
 }
 

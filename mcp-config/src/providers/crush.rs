@@ -30,8 +30,6 @@
 //!   `<system dir>/crush/crush.json` ([`DiscoveryContext::system_dir`]), at user level, since
 //!   no project wrote it.
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 
 use super::{
@@ -53,11 +51,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
             paths.push((folder.join(name), Level::Project));
         }
     }
-    let set = |name: &str| {
-        ctx.var(name)
-            .filter(|value| !value.is_empty())
-            .map(PathBuf::from)
-    };
+    let set = |name: &str| ctx.path_var(name);
     let data = set("CRUSH_GLOBAL_DATA").unwrap_or_else(|| {
         set("XDG_DATA_HOME")
             .unwrap_or_else(|| ctx.home.join(".local").join("share"))

@@ -879,8 +879,8 @@ fn vscode_user_dirs(ctx: &DiscoveryContext) -> Vec<PathBuf> {
             .join("Code")
             .join("User"),
     ];
-    if let Some(app_data) = ctx.var("APPDATA").filter(|dir| !dir.is_empty()) {
-        dirs.push(PathBuf::from(app_data).join("Code").join("User"));
+    if let Some(app_data) = ctx.path_var("APPDATA") {
+        dirs.push(app_data.join("Code").join("User"));
     }
     dirs
 }

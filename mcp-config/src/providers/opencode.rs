@@ -1,7 +1,7 @@
 //! OpenCode: the `mcp` key of `opencode.json` / `opencode.jsonc`, in the working folder and each
 //! parent up to the repository root (and in their `.opencode/` folders), then the user's.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -34,8 +34,8 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         paths.push((json.clone(), level));
         paths.push((json.with_file_name("opencode.jsonc"), level));
     }
-    if let Some(custom) = ctx.var("OPENCODE_CONFIG").filter(|path| !path.is_empty()) {
-        paths.push((PathBuf::from(custom), Level::User));
+    if let Some(custom) = ctx.path_var("OPENCODE_CONFIG") {
+        paths.push((custom, Level::User));
     }
     let global = ctx.config_dir.join("opencode");
     for name in ["opencode.jsonc", "opencode.json", "config.json"] {

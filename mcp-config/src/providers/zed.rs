@@ -40,17 +40,14 @@ const MAX_TIMEOUT_SECS: u64 = 600;
 /// Reads the files: see [`super::ZED`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let user_dir = ctx
-        .var("FLATPAK_XDG_CONFIG_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map_or_else(|| ctx.config_dir.clone(), std::path::PathBuf::from);
+        .path_var("FLATPAK_XDG_CONFIG_HOME")
+        .unwrap_or_else(|| ctx.config_dir.clone());
     let mut paths = vec![
         (ctx.cwd.join(".zed").join("settings.json"), Level::Project),
         (user_dir.join("zed").join("settings.json"), Level::User),
     ];
-    if let Some(app_data) = ctx.var("APPDATA").filter(|dir| !dir.is_empty()) {
-        let file = std::path::PathBuf::from(app_data)
-            .join("Zed")
-            .join("settings.json");
+    if let Some(app_data) = ctx.path_var("APPDATA") {
+        let file = app_data.join("Zed").join("settings.json");
         paths.push((file, Level::User));
     }
     dedup_paths(&mut paths);
