@@ -314,7 +314,7 @@ impl<'a> Subject<'a> {
     /// The server's name, command line and URL, `${VAR}` expanded where it can be (a value
     /// that cannot be is compared as written).
     fn of(name: &'a str, config: &ServerConfig, env: &BTreeMap<String, String>) -> Self {
-        let expand = |text: &str| expand_value(text, env).unwrap_or_else(|_| text.to_owned());
+        let expand = |text: &str| expanded(text, env);
         let (command, url) = match &config.transport {
             TransportConfig::Stdio(stdio) => {
                 let line = std::iter::once(&stdio.command).chain(&stdio.args);
@@ -378,6 +378,12 @@ impl SubjectUrl {
     }
 }
 
+/// `text` with its `${VAR}` references filled, or as written when one cannot be (rule and
+/// server are then compared as written).
+fn expanded(text: &str, env: &BTreeMap<String, String>) -> String {
+    expand_value(text, env).unwrap_or_else(|_| text.to_owned())
+}
+
 /// `managed-settings.json`, then the drop-ins in name order. A drop-in folder that exists but
 /// cannot be listed whole, or holds more than [`MAX_DROP_INS`] drop-ins, is an error: what it
 /// leaves out could be a deny list.
@@ -420,7 +426,7 @@ fn rules(
     key: &str,
     env: &BTreeMap<String, String>,
 ) -> Result<Vec<FiledRule>, String> {
-    let expand = |text: &str| expand_value(text, env).unwrap_or_else(|_| text.to_owned());
+    let expand = |text: &str| expanded(text, env);
     let Some(entries) = list.as_array() else {
         return Err(format!("\"{key}\" is not a list"));
     };
