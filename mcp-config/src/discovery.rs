@@ -316,8 +316,13 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     let mut candidates = Vec::new();
     let mut disabled_names = BTreeSet::new();
 
-    let (((files, unread), (policy, policy_errors)), _) =
-        in_read_pass(|| (read_every_file(ctx, options), Policy::load(ctx)));
+    // Project files are the walk's: from the working folder up to the repository root (taken
+    // in the pass, which the providers took it in).
+    let ((files, unread, policy, policy_errors, project_folders), _) = in_read_pass(|| {
+        let (files, unread) = read_every_file(ctx, options);
+        let (policy, policy_errors) = Policy::load(ctx);
+        (files, unread, policy, policy_errors, ctx.project_folders())
+    });
     for error in policy_errors {
         let path = error.path().map(Path::to_path_buf).unwrap_or_default();
         result.file_errors.push(FileError {
@@ -334,8 +339,6 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             .notes
             .extend(unread.map(DiscoveryNote::ProjectFileAbove));
     }
-    // Project files are the walk's: from the working folder up to the repository root.
-    let project_folders = ctx.project_folders();
     let walk_top = project_folders.last().unwrap_or(&ctx.cwd);
     let user_files = UserFiles::new(files.iter().map(|(_, file, _)| file));
     for (source, file, also_used_by) in files {

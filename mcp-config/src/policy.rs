@@ -261,6 +261,10 @@ impl Policy {
                 rule: DenialRule::Unreadable,
             });
         }
+        if self.denied.is_empty() && self.allowed.is_none() {
+            // No policy (the common case): nothing to expand or parse for each server.
+            return None;
+        }
         let subject = Subject::of(name, config, env);
         let steps = &self.steps;
         let denied = self
