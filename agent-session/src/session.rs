@@ -33,7 +33,8 @@ use crate::spill::SpillDir;
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct SessionOptions {
-    /// The project directory.
+    /// The project directory: absolute and canonical when set by [`new`](Self::new) (discovery
+    /// and approvals make it so in any case, so `"."` is the folder the agent runs in).
     pub cwd: PathBuf,
     /// `false` skips MCP entirely: no discovery, no servers.
     pub enable_mcp: bool,
@@ -49,10 +50,11 @@ pub struct SessionOptions {
 }
 
 impl SessionOptions {
-    /// Defaults for an agent named `app_name` working in `cwd`.
+    /// Defaults for an agent named `app_name` working in `cwd` (made absolute and canonical:
+    /// [`mcp_config::project_folder`]).
     pub fn new(app_name: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
         Self {
-            cwd: cwd.into(),
+            cwd: mcp_config::project_folder(&cwd.into()),
             enable_mcp: true,
             own_tools: Vec::new(),
             load: LoadOptions::new(app_name),

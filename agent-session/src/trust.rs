@@ -112,7 +112,7 @@ pub fn approve_pending(
     let ctx = context(options)?;
     let mut by_folder: BTreeMap<&Path, Vec<(&str, &ServerConfig)>> = BTreeMap::new();
     for server in pending {
-        let folder = server.source.project_folder.as_deref().unwrap_or(&ctx.cwd);
+        let folder = server.source.project_folder.as_deref().unwrap_or(ctx.cwd());
         by_folder
             .entry(folder)
             .or_default()

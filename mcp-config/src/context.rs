@@ -28,8 +28,10 @@ pub struct DiscoveryContext {
     /// `<config dir>/<app>/mcp.json` for the user.
     pub app_name: String,
     /// The working folder: where the agent runs, and the first of the
-    /// [`project_folders`](Self::project_folders).
-    pub cwd: PathBuf,
+    /// [`project_folders`](Self::project_folders). Absolute and canonical ([`project_folder`]):
+    /// set only through [`new`](Self::new) and [`from_process`](Self::from_process), so that
+    /// nothing is decided under a relative name.
+    cwd: PathBuf,
     /// The user's home directory.
     pub home: PathBuf,
     /// The user's config directory (`$XDG_CONFIG_HOME`, else `~/.config`: [`UserDir::Config`]).
@@ -64,7 +66,9 @@ fn platform_managed_dir() -> Option<PathBuf> {
 }
 
 impl DiscoveryContext {
-    /// A context with an empty environment and `~/.config` as the config directory.
+    /// A context with an empty environment and `~/.config` as the config directory. `cwd` is
+    /// made absolute and canonical ([`project_folder`]): `"."` is the process's working
+    /// directory, wherever the agent was started.
     pub fn new(
         app_name: impl Into<String>,
         cwd: impl Into<PathBuf>,
@@ -73,7 +77,7 @@ impl DiscoveryContext {
         let home = home.into();
         Self {
             app_name: app_name.into(),
-            cwd: cwd.into(),
+            cwd: project_folder(&cwd.into()),
             config_dir: UserDir::Config.in_home(&home),
             home,
             env: BTreeMap::new(),
@@ -138,6 +142,12 @@ impl DiscoveryContext {
     pub fn with_system_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.system_dir = Some(dir.into());
         self
+    }
+
+    /// The working folder, absolute and canonical: where discovery walks up from, and the
+    /// first of the [`project_folders`](Self::project_folders).
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
     }
 
     /// An environment variable, if set.
@@ -221,11 +231,9 @@ impl DiscoveryContext {
                         .is_some_and(|resolved| home.starts_with(resolved))
             })
         };
-        // The parents of `/repo/src/..` are those of `/repo`: `.` and `..` are resolved first,
-        // by their text (a symlinked folder keeps the path it was reached by).
-        let cwd = lexically_normal(&self.cwd);
+        // The working folder is canonical (`new` made it so): its parents are the real ones.
         let mut folders: Vec<PathBuf> = Vec::new();
-        for folder in cwd.ancestors() {
+        for folder in self.cwd.ancestors() {
             if folder.as_os_str().is_empty() {
                 break;
             }
@@ -233,11 +241,7 @@ impl DiscoveryContext {
             if !folders.is_empty() && home_or_above(folder) {
                 break;
             }
-            folders.push(if folders.is_empty() {
-                self.cwd.clone()
-            } else {
-                folder.to_path_buf()
-            });
+            folders.push(folder.to_path_buf());
             if std::fs::symlink_metadata(folder.join(".git")).is_ok() {
                 let root = folders.last().cloned();
                 return (folders, root);
@@ -257,6 +261,19 @@ impl DiscoveryContext {
             .join(&self.app_name)
             .join("credentials.json")
     }
+}
+
+/// `folder` as discovery and approvals name it: absolute and canonical (symlinks resolved), so
+/// that `"."` or `src/deep` names the folder it means wherever the process runs, and one folder
+/// has one name for its approvals however it was reached. A folder that does not exist (yet)
+/// is made absolute against the process's working directory, `.` and `..` taken out by their
+/// text. Only when even that cannot be done (the process's working directory is gone) does a
+/// relative name stay, and approvals are then neither recorded nor matched under it.
+pub fn project_folder(folder: &Path) -> PathBuf {
+    std::fs::canonicalize(folder).unwrap_or_else(|_| {
+        let absolute = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
+        lexically_normal(&absolute)
+    })
 }
 
 /// `path` with `.` dropped and each `..` taking the folder before it away (never above the

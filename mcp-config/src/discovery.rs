@@ -339,7 +339,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             .notes
             .extend(unread.map(DiscoveryNote::ProjectFileAbove));
     }
-    let walk_top = project_folders.last().unwrap_or(&ctx.cwd);
+    let walk_top = project_folders.last().map_or(ctx.cwd(), PathBuf::as_path);
     let user_files = UserFiles::new(files.iter().map(|(_, file, _)| file));
     for (source, file, also_used_by) in files {
         if file.level == Level::Project && user_files.is_other_path_of_user_file(&file.path) {
@@ -363,7 +363,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                         .iter()
                         .find(|folder| inside_folder(&file.path, folder))
                 });
-            meta.project_folder = Some(folder.unwrap_or(walk_top).clone());
+            meta.project_folder = Some(folder.map_or(walk_top, PathBuf::as_path).to_path_buf());
         }
         let contents = match file.contents {
             Ok(contents) => contents,
@@ -436,7 +436,11 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         // Decided before the winner is chosen: an unapproved project definition does not
         // hide the user's own definition of the same name.
         if candidate.meta.in_project_folder {
-            let folder = candidate.meta.project_folder.as_ref().unwrap_or(&ctx.cwd);
+            let folder = candidate
+                .meta
+                .project_folder
+                .as_deref()
+                .unwrap_or(ctx.cwd());
             let asking = ProjectServer {
                 name: &candidate.name,
                 folder,
@@ -445,7 +449,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             };
             let allowed = options.trust.allows(&asking, || {
                 approvals
-                    .entry(folder.clone())
+                    .entry(folder.to_path_buf())
                     .or_insert_with(|| Approvals::load(ctx, folder))
             });
             candidate.meta.approved = allowed;

@@ -287,6 +287,17 @@ pub enum ChangeProblem {
         /// Whether the file exists.
         file_exists: bool,
     },
+    /// An approval was asked for under a folder that could not be made absolute (the
+    /// process's working directory is gone): approvals are recorded under absolute folders only.
+    #[error(
+        "cannot record an approval for {}: it is a relative path and the current directory \
+         cannot be read; give the project folder as an absolute path",
+        .folder.display()
+    )]
+    RelativeFolder {
+        /// The folder as given.
+        folder: PathBuf,
+    },
     /// The server's settings could not be written as JSON.
     #[error("server \"{name}\" could not be turned into JSON: {source}")]
     NotJson {

@@ -27,7 +27,7 @@ pub use auth::{
     OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, check_auth_source, resolve_auth_config,
     resolve_auth_config_with,
 };
-pub use context::DiscoveryContext;
+pub use context::{DiscoveryContext, project_folder};
 pub use discovery::{
     DiscoveredServer, DiscoveryNote, DiscoveryOptions, DiscoveryResult, FileError, InvalidServer,
     ServerSource, SkipReason, SkippedServer, load_all_configs,

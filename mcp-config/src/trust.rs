@@ -25,7 +25,11 @@
 //! recorded and looked up under that folder, so approving the root's servers once holds from
 //! every subfolder, and an approval given for a subfolder never covers a file of its parent
 //! (or the other way round). The walk never reaches `$HOME` or above, so a file there is never
-//! a project file.
+//! a project file. Folders are absolute and canonical before anything is decided
+//! ([`project_folder`](crate::project_folder)): an agent started with `"."` records and finds
+//! its approvals under the folder's real path, never under `"."`, so an approval never counts in
+//! another folder and the same folder named another way (absolute, through a symlink) is the
+//! same folder.
 //!
 //! Approvals come only from outside the folder. A settings file inside it — Claude Code's
 //! `.claude/settings.json` and `settings.local.json`, `.codex/`, `.vscode/settings.json` — is
@@ -161,6 +165,11 @@ impl Approvals {
     /// unreadable files approve nothing.
     pub(crate) fn load(ctx: &DiscoveryContext, folder: &Path) -> Self {
         let mut approvals = Self::default();
+        if folder.is_relative() {
+            // Recorded under absolute folders only: a relative name means another folder in
+            // every process, so nothing under one counts.
+            return approvals;
+        }
         let folder_key = folder.to_string_lossy().into_owned();
         if let Some(root) = json_file(&ctx.native_user_file(), false)
             && let Some(Value::Object(servers)) = root

@@ -314,6 +314,11 @@ pub fn trust_project_servers(
     folder: &Path,
     servers: &[(&str, &ServerConfig)],
 ) -> Result<Vec<String>, ConfigError> {
+    // Recorded under the folder's one name, whatever name the caller gave it.
+    let folder = crate::context::project_folder(folder);
+    if folder.is_relative() {
+        return Err(ChangeProblem::RelativeFolder { folder }.into());
+    }
     let mut doc = Document::load(&ctx.native_user_file())?;
     let folder = folder.to_string_lossy().into_owned();
     let error = || {

@@ -491,7 +491,7 @@ fn project_servers_wait_for_approval_and_each_tools_own_approvals_count() {
     let ctx = world.ctx();
     let everything = world.load(&trusting());
     let cursor = &everything.servers["from-cursor"].definition;
-    mcp_config::writer::trust_project_servers(&ctx, &ctx.cwd, &[("from-cursor", cursor)]).unwrap();
+    mcp_config::writer::trust_project_servers(&ctx, ctx.cwd(), &[("from-cursor", cursor)]).unwrap();
     assert!(waiting(&world.load(&DiscoveryOptions::default())).is_empty());
     world.write_json(
         "project/.cursor/mcp.json",
@@ -637,7 +637,7 @@ fn the_users_own_files_never_need_approval_whatever_the_folder() {
         );
         let mut names: Vec<&str> = found.servers.keys().map(String::as_str).collect();
         names.sort_unstable();
-        if ctx.cwd == world.root || ctx.cwd == link {
+        if ctx.cwd() == world.root || ctx.cwd() == link {
             // Claude Code's local servers belong to the home folder as its path is written.
             assert_eq!(names, all[1..], "{ctx:?}");
         } else {

@@ -369,7 +369,7 @@ impl ConfigSource for PortableFile {
     }
 
     fn load(&self, ctx: &DiscoveryContext) -> Vec<SourceFile> {
-        let path = ctx.cwd.join(".mcp.json");
+        let path = ctx.cwd().join(".mcp.json");
         let Some(text) = read_config_file(&path).unwrap() else {
             return Vec::new();
         };

@@ -486,12 +486,9 @@ fn the_walk_is_the_working_folder_then_each_parent_up_to_the_root() {
     );
     assert_eq!(ctx.repository_root(), Some(repo.clone()));
     assert_eq!(ctx.project_root(), repo);
-    // `--cwd repo/a/b/..` walks from `repo/a`, not through `repo/a/b`.
+    // `--cwd repo/a/b/..` is `repo/a`, by its one name.
     let dotted = DiscoveryContext::new("testapp", repo.join("a/b/.."), world.home());
-    assert_eq!(
-        dotted.project_folders(),
-        [repo.join("a/b/.."), repo.clone()]
-    );
+    assert_eq!(dotted.project_folders(), [repo.join("a"), repo.clone()]);
     let outside = world.ctx("elsewhere/x");
     assert_eq!(outside.project_folders(), [world.path("elsewhere/x")]);
     assert_eq!(outside.repository_root(), None);

@@ -1317,7 +1317,7 @@ fn kiro_reads_the_workspace_file_of_the_working_folder_only() {
     sandbox.write("project/.git/HEAD", "ref: refs/heads/main\n");
     sandbox.write("project/.kiro/settings/mcp.json", KIRO_FILE);
     let ctx = DiscoveryContext::new("myagent", sandbox.project().join("src"), sandbox.home());
-    std::fs::create_dir_all(&ctx.cwd).unwrap();
+    std::fs::create_dir_all(ctx.cwd()).unwrap();
     assert!(KIRO.load(&ctx).is_empty());
     let unread = KIRO.unread_project_files(&ctx);
     assert_eq!(unread.len(), 1, "{unread:?}");
@@ -1336,7 +1336,7 @@ fn junie_and_warp_read_the_project_root_and_the_users_home() {
     let sandbox = Sandbox::new("junie-warp");
     sandbox.write("project/.git/HEAD", "ref: refs/heads/main\n");
     let ctx = DiscoveryContext::new("myagent", sandbox.project().join("src"), sandbox.home());
-    std::fs::create_dir_all(&ctx.cwd).unwrap();
+    std::fs::create_dir_all(ctx.cwd()).unwrap();
     for (provider, project_file, user_file) in [
         (
             JUNIE,

@@ -92,7 +92,7 @@ fn claude_code_source(sandbox: &Sandbox) -> SourceMeta {
     SourceMeta::new(
         "claude-code",
         "Claude Code",
-        sandbox.ctx.cwd.join(".mcp.json"),
+        sandbox.ctx.cwd().join(".mcp.json"),
         Level::Project,
     )
 }

@@ -259,7 +259,7 @@ impl Folders {
 
     fn path_of(&self, spot: &Spot) -> PathBuf {
         let root = match spot.root {
-            Root::Project => &self.ctx.cwd,
+            Root::Project => self.ctx.cwd(),
             Root::Home => &self.ctx.home,
             Root::ConfigDir => &self.ctx.config_dir,
         };

@@ -43,11 +43,11 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let mut settings_errors = Vec::new();
     for (path, level) in [
         (
-            ctx.cwd.join(".claude").join("settings.local.json"),
+            ctx.cwd().join(".claude").join("settings.local.json"),
             Level::Project,
         ),
         (
-            ctx.cwd.join(".claude").join("settings.json"),
+            ctx.cwd().join(".claude").join("settings.json"),
             Level::Project,
         ),
         (user_settings, Level::User),

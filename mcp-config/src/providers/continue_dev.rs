@@ -144,13 +144,13 @@ pub(super) const MAX_FOLDER_BYTES: u64 = MAX_CONFIG_FILE_BYTES;
 /// Reads the files: see [`super::CONTINUE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let global = global_dir(ctx);
-    let workspace_folder = ctx.cwd.join(".continue").join(KEY);
+    let workspace_folder = ctx.cwd().join(".continue").join(KEY);
     let user_folder = global.join(KEY);
     let mut files = Vec::new();
     if workspace_folder == user_folder {
         // Working in the home folder: the one folder is the user's own.
         files.extend(servers_folder(&user_folder, Level::User));
-    } else if let Some(link) = symlink_on_the_way(&ctx.cwd, &[".continue", KEY]) {
+    } else if let Some(link) = symlink_on_the_way(ctx.cwd(), &[".continue", KEY]) {
         // A cloned repository's `.continue` pointing at `~` would list the user's files as
         // the project's.
         files.push(SourceFile::new(

@@ -12,7 +12,7 @@ use crate::source::{SourceFile, parse_jsonc};
 /// Reads the files: see [`super::CURSOR`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let paths = vec![
-        (ctx.cwd.join(".cursor").join("mcp.json"), Level::Project),
+        (ctx.cwd().join(".cursor").join("mcp.json"), Level::Project),
         (ctx.home.join(".cursor").join("mcp.json"), Level::User),
     ];
     load_servers(paths, parse_jsonc, "mcpServers", |entry| {

@@ -43,7 +43,7 @@ const GEMINI_CLI: Dialect = Dialect {
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let paths = vec![
         (
-            ctx.cwd.join(".gemini").join("settings.json"),
+            ctx.cwd().join(".gemini").join("settings.json"),
             Level::Project,
         ),
         (ctx.home.join(".gemini").join("settings.json"), Level::User),

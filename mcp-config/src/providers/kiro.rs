@@ -27,7 +27,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     SHAPE.load(
         ctx,
         vec![
-            (file(&ctx.cwd), Level::Project),
+            (file(ctx.cwd()), Level::Project),
             (file(&ctx.home), Level::User),
         ],
     )

@@ -197,7 +197,13 @@ impl ConfigSource for BuiltinSource {
             .iter()
             .flat_map(|file| ctx.project_files_above(&relative(file)))
             .map(|(folder, path)| {
-                UnreadProjectFile::new((self.id, self.name), path, folder, &ctx.cwd, here_only.rule)
+                UnreadProjectFile::new(
+                    (self.id, self.name),
+                    path,
+                    folder,
+                    ctx.cwd(),
+                    here_only.rule,
+                )
             })
             .collect()
     }
@@ -862,7 +868,7 @@ fn editor_entry(
             Some(tool) if inner.starts_with("file:") => {
                 Placeholder::Reject(PlaceholderProblem::FromFile { tool })
             }
-            _ => editor_variable(inner, &ctx.cwd, &ctx.home),
+            _ => editor_variable(inner, ctx.cwd(), &ctx.home),
         })
     })?;
     Ok(config)

@@ -59,8 +59,8 @@ const QWEN_CODE: Dialect = Dialect {
 
 /// Reads the files: see [`super::QWEN_CODE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let qwen = ctx.cwd.join(".qwen");
-    let mcp_json = ctx.cwd.join(".mcp.json");
+    let qwen = ctx.cwd().join(".qwen");
+    let mcp_json = ctx.cwd().join(".mcp.json");
     let paths = vec![
         (qwen.join("settings.local.json"), Level::Project),
         (mcp_json.clone(), Level::Project),

@@ -32,7 +32,7 @@ use crate::source::{Level, SourceFile, parse_json};
 
 /// Reads the files: see [`super::ROO_CODE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
-    let mut paths = vec![(ctx.cwd.join(".roo").join("mcp.json"), Level::Project)];
+    let mut paths = vec![(ctx.cwd().join(".roo").join("mcp.json"), Level::Project)];
     for dir in vscode_user_dirs(ctx) {
         let settings = dir
             .join("globalStorage")

@@ -24,8 +24,8 @@ const PORTABLE: &str = ".mcp.json";
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let user_dirs = vscode_user_dirs(ctx);
     let mut paths = vec![
-        (ctx.cwd.join(".vscode").join("mcp.json"), Level::Project),
-        (ctx.cwd.join(PORTABLE), Level::Project),
+        (ctx.cwd().join(".vscode").join("mcp.json"), Level::Project),
+        (ctx.cwd().join(PORTABLE), Level::Project),
     ];
     for dir in user_dirs {
         // The default profile, then the named ones (`profiles/<id>/`), by folder name.
@@ -131,5 +131,5 @@ fn variable(
     if inner.starts_with("command:") || inner.starts_with("config:") {
         return Placeholder::Reject(PlaceholderProblem::EditorOnly);
     }
-    editor_variable(inner, &ctx.cwd, &ctx.home)
+    editor_variable(inner, ctx.cwd(), &ctx.home)
 }

@@ -43,7 +43,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         .path_var("FLATPAK_XDG_CONFIG_HOME")
         .unwrap_or_else(|| ctx.config_dir.clone());
     let mut paths = vec![
-        (ctx.cwd.join(".zed").join("settings.json"), Level::Project),
+        (ctx.cwd().join(".zed").join("settings.json"), Level::Project),
         (user_dir.join("zed").join("settings.json"), Level::User),
     ];
     if let Some(app_data) = ctx.path_var("APPDATA") {

@@ -1,5 +1,8 @@
 //! Helpers the discovery test files share.
 
+// Each test file uses the helpers it needs.
+#![allow(dead_code)]
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
