@@ -156,11 +156,19 @@ impl DiscoveryContext {
     }
 
     /// A variable naming a file or folder (`CODEX_HOME`, `APPDATA`, …): its value as a path,
-    /// when it is set and not empty (an empty one counts as unset, as the tools read it).
+    /// when it is set to an absolute path. An empty one counts as unset, as the tools read it.
+    /// A relative one is not used either (and discovery notes it,
+    /// [`DiscoveryNote::RelativePathVariable`](crate::DiscoveryNote::RelativePathVariable)): the
+    /// tool would take it from the folder it starts in, which makes a cloned repository's files
+    /// the user's own, run without approval.
     pub fn path_var(&self, name: &str) -> Option<PathBuf> {
-        self.var(name)
-            .filter(|value| !value.is_empty())
-            .map(PathBuf::from)
+        let value = self.var(name).filter(|value| !value.is_empty())?;
+        let path = PathBuf::from(value);
+        if path.is_relative() {
+            crate::source::note_relative_variable(name, value);
+            return None;
+        }
+        Some(path)
     }
 
     /// The project's native file: `<cwd>/.<app>/mcp.json`.

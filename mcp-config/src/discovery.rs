@@ -35,7 +35,9 @@ use crate::policy::{Policy, PolicyDenial};
 use crate::problems::ServerProblem;
 use crate::providers::default_sources;
 use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
-use crate::source::{ConfigSource, SourceFile, ToolRef, UnreadProjectFile, in_read_pass};
+use crate::source::{
+    ConfigSource, SourceFile, ToolRef, UnreadProjectFile, in_read_pass, relative_variables,
+};
 use crate::source::{Level, SourceMeta};
 use crate::trust::{Approvals, ProjectServer, TrustPolicy};
 use crate::validate::validate_server_config;
@@ -261,12 +263,26 @@ pub enum DiscoveryNote {
     /// tool that reads its project files only in the folder it starts in, so it was not read:
     /// running from that folder would use it.
     ProjectFileAbove(UnreadProjectFile),
+    /// A variable that moves a tool's files (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`, …) is set to a
+    /// relative path, so it was not used: the tool's default folder was read instead.
+    RelativePathVariable {
+        /// The variable.
+        variable: String,
+        /// Its value.
+        value: String,
+    },
 }
 
 impl std::fmt::Display for DiscoveryNote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::ProjectFileAbove(file) => file.fmt(f),
+            Self::RelativePathVariable { variable, value } => write!(
+                f,
+                "${variable} is a relative path ({value:?}), so it is not used and the default \
+                 folder is read instead: a relative path would make files of the project folder \
+                 count as your own; set it to an absolute path"
+            ),
         }
     }
 }
@@ -321,6 +337,11 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     let ((files, unread, policy, policy_errors, project_folders), _) = in_read_pass(|| {
         let (files, unread) = read_every_file(ctx, options);
         let (policy, policy_errors) = Policy::load(ctx);
+        result.notes.extend(
+            relative_variables()
+                .into_iter()
+                .map(|(variable, value)| DiscoveryNote::RelativePathVariable { variable, value }),
+        );
         (files, unread, policy, policy_errors, ctx.project_folders())
     });
     for error in policy_errors {

@@ -3,7 +3,7 @@
 //! broken file is an error naming it, never a panic.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -322,6 +322,9 @@ struct ReadPass {
     remembered_bytes: usize,
     /// The project walk of each working folder and home asked for ([`once_per_pass`]).
     walks: Vec<(WalkKey, Walk)>,
+    /// The variables naming a file or folder that were set to a relative path, and so not
+    /// used ([`DiscoveryContext::path_var`](crate::DiscoveryContext::path_var)): name → value.
+    relative_variables: BTreeMap<String, String>,
 }
 
 /// A working folder and a home.
@@ -370,6 +373,26 @@ pub struct LookedAt {
     pub path: PathBuf,
     /// Whether it exists.
     pub exists: bool,
+}
+
+/// Notes, when a pass is on, that the variable `name` named a relative path (`value`) and was
+/// not used.
+pub(crate) fn note_relative_variable(name: &str, value: &str) {
+    READ_PASS.with_borrow_mut(|pass| {
+        if let Some(pass) = pass {
+            pass.relative_variables
+                .insert(name.to_owned(), value.to_owned());
+        }
+    });
+}
+
+/// The variables [`note_relative_variable`] noted so far in this pass (none outside one).
+pub(crate) fn relative_variables() -> BTreeMap<String, String> {
+    READ_PASS.with_borrow(|pass| {
+        pass.as_ref()
+            .map(|pass| pass.relative_variables.clone())
+            .unwrap_or_default()
+    })
 }
 
 impl ReadPass {

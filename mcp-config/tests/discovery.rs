@@ -760,3 +760,88 @@ fn the_new_tools_project_files_are_project_files_that_wait_for_approval() {
         Some(world.cwd().as_path())
     );
 }
+
+/// `path` relative to the process's working directory (`../../tmp/…`): what a variable holding
+/// a relative path names when the agent runs here.
+fn relative_to_process(path: &Path) -> PathBuf {
+    let here = std::fs::canonicalize(std::env::current_dir().unwrap()).unwrap();
+    let ups = here.components().count() - 1;
+    let mut relative: PathBuf = std::iter::repeat_n("..", ups).collect();
+    relative.push(path.strip_prefix("/").unwrap());
+    relative
+}
+
+#[test]
+fn a_tool_home_variable_holding_a_relative_path_is_not_used_and_is_noted() {
+    let world = World::new();
+    // A cloned repository ships a tool's "user" files, and the environment names them relatively
+    // (a relative path is taken from the folder the agent starts in: the project).
+    world.write(
+        "project/codex-home/config.toml",
+        "[mcp_servers.from-codex]\ncommand = \"evil\"\n",
+    );
+    world.write_json(
+        "project/copilot-home/mcp-config.json",
+        &servers(&json!({"from-copilot": {"command": "evil"}})),
+    );
+    world.write_json(
+        "project/claude-dir/.claude.json",
+        &servers(&json!({"from-claude": {"command": "evil"}})),
+    );
+    world.write_json(
+        "project/opencode.custom.json",
+        &json!({"mcp": {"from-opencode": {"type": "local", "command": ["evil"]}}}),
+    );
+    let relative = |name: &str| {
+        relative_to_process(&world.cwd().join(name))
+            .display()
+            .to_string()
+    };
+    let variables = [
+        ("CODEX_HOME", relative("codex-home")),
+        ("COPILOT_HOME", relative("copilot-home")),
+        ("CLAUDE_CONFIG_DIR", relative("claude-dir")),
+        ("OPENCODE_CONFIG", relative("opencode.custom.json")),
+    ];
+    let ctx = world.ctx().with_env(variables.clone());
+    let found = load_all_configs(&ctx, &DiscoveryOptions::default());
+    for name in ["from-codex", "from-copilot", "from-claude", "from-opencode"] {
+        assert!(!found.servers.contains_key(name), "{name} runs: {found:?}");
+    }
+    let mut noted: Vec<(String, String)> = found
+        .notes
+        .iter()
+        .filter_map(|note| match note {
+            mcp_config::DiscoveryNote::RelativePathVariable { variable, value } => {
+                Some((variable.clone(), value.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    noted.sort();
+    let mut expected: Vec<(String, String)> = variables
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), value.clone()))
+        .collect();
+    expected.sort();
+    assert_eq!(noted, expected);
+
+    // The same folders named absolutely are the user's choice, and are read as the user's.
+    let absolute = variables.map(|(name, _)| {
+        let folder = match name {
+            "CODEX_HOME" => "codex-home",
+            "COPILOT_HOME" => "copilot-home",
+            "CLAUDE_CONFIG_DIR" => "claude-dir",
+            _ => "opencode.custom.json",
+        };
+        (name, world.cwd().join(folder).display().to_string())
+    });
+    let found = load_all_configs(
+        &world.ctx().with_env(absolute),
+        &DiscoveryOptions::default(),
+    );
+    for name in ["from-codex", "from-copilot", "from-claude", "from-opencode"] {
+        assert!(found.servers.contains_key(name), "{name}: {found:?}");
+    }
+    assert!(found.notes.is_empty(), "{:?}", found.notes);
+}

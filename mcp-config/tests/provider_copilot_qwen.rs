@@ -6,9 +6,13 @@
 mod provider_support;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use mcp_config::providers::{COPILOT_CLI, GEMINI, QWEN_CODE, VSCODE, default_sources};
-use mcp_config::{ConfigSource, DiscoveryContext, Level, SkipReason, SourceFile};
+use mcp_config::{
+    ConfigSource, DiscoveryContext, DiscoveryOptions, Level, SkipReason, SourceFile, TrustPolicy,
+    load_all_configs,
+};
 use provider_support::{
     Sandbox, config_of, discover_with, file_for, invalid, listing, names, server,
 };
@@ -629,23 +633,62 @@ fn a_settings_file_whose_servers_cannot_be_read_still_switches_others_off() {
     let sandbox = Sandbox::new("lists-first");
     for (source, folder) in [(GEMINI, ".gemini"), (QWEN_CODE, ".qwen")] {
         sandbox.write(
-            &format!("project/{folder}/settings.json"),
+            &format!("home/{folder}/settings.json"),
             r#"{"mcpServers": ["not", "a", "map"], "mcp": {"excluded": ["evil"]}}"#,
         );
         sandbox.write(
-            &format!("home/{folder}/settings.json"),
+            &format!("project/{folder}/settings.json"),
             r#"{"mcpServers": {"evil": {"command": "evil"}, "fine": {"command": "fine"}}}"#,
         );
         let files = source.load(&sandbox.ctx());
-        assert!(files[0].contents.is_err(), "{}", source.id());
         let user = files.last().unwrap();
+        assert!(user.contents.is_err(), "{}", source.id());
+        let project = &files[0];
         assert_eq!(
-            config_of(user, "evil").enabled,
+            config_of(project, "evil").enabled,
             Some(false),
             "{}",
             source.id()
         );
-        assert_eq!(config_of(user, "fine").enabled, None, "{}", source.id());
+        assert_eq!(config_of(project, "fine").enabled, None, "{}", source.id());
+    }
+}
+
+#[test]
+fn a_projects_settings_switch_off_only_the_projects_own_servers() {
+    let sandbox = Sandbox::new("project-lists");
+    for (source, folder, lists) in [
+        (GEMINI, ".gemini", r#"{"allowed": []}"#),
+        (GEMINI, ".gemini", r#"{"excluded": ["mine", "theirs"]}"#),
+        (QWEN_CODE, ".qwen", r#"{"excluded": ["*"]}"#),
+        (QWEN_CODE, ".qwen", r#"{"allowed": ["nothing-*"]}"#),
+    ] {
+        sandbox.write(
+            &format!("project/{folder}/settings.json"),
+            &format!(r#"{{"mcp": {lists}, "mcpServers": {{"theirs": {{"command": "t"}}}}}}"#),
+        );
+        sandbox.write(
+            &format!("home/{folder}/settings.json"),
+            r#"{"mcpServers": {"mine": {"command": "m"}}}"#,
+        );
+        for project_config in [true, false] {
+            let mut options = DiscoveryOptions::default()
+                .trust(TrustPolicy::TrustAll)
+                .project_config(project_config);
+            options.sources = vec![Arc::new(source)];
+            let found = load_all_configs(&sandbox.ctx(), &options);
+            let context = format!("{} {lists} project config {project_config}", source.id());
+            // The user's own server runs whatever the project's file says ...
+            assert!(found.servers.contains_key("mine"), "{context}: {found:?}");
+            // ... and the project's file governs the project's server.
+            let theirs = found.skip_of("theirs").map(|skipped| &skipped.reason);
+            let expected = if project_config {
+                SkipReason::Disabled
+            } else {
+                SkipReason::ProjectConfigOff
+            };
+            assert_eq!(theirs, Some(&expected), "{context}");
+        }
     }
 }
 

@@ -90,7 +90,7 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
 
 /// What discovery noted, one hint line and one JSON object each: a project file above the
 /// working folder that its tool reads only in the folder it starts in, and where to run from
-/// to use it.
+/// to use it; a variable moving a tool's files that was not used, being relative.
 fn discovery_notes(discovery: &DiscoveryResult) -> Vec<(String, Value)> {
     discovery
         .notes
@@ -105,6 +105,16 @@ fn discovery_notes(discovery: &DiscoveryResult) -> Vec<(String, Value)> {
                     "path": file.path.display().to_string(),
                     "folder": file.folder.display().to_string(),
                     "working_folder": file.working_folder.display().to_string(),
+                    "message": line,
+                });
+                (line, json)
+            }
+            DiscoveryNote::RelativePathVariable { variable, value } => {
+                let line = note.to_string();
+                let json = json!({
+                    "kind": "relative-path-variable",
+                    "variable": variable,
+                    "value": value,
                     "message": line,
                 });
                 (line, json)

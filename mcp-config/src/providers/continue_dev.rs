@@ -180,10 +180,9 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
 /// Continue's folder: `$CONTINUE_GLOBAL_DIR` when it is an absolute path, else
 /// `~/.continue`. Continue resolves a relative value against the folder it starts in; here that
 /// would make files of the project folder the user's own (no approval asked), so a relative
-/// value is not used.
+/// value is not used ([`DiscoveryContext::path_var`]).
 fn global_dir(ctx: &DiscoveryContext) -> PathBuf {
     ctx.path_var("CONTINUE_GLOBAL_DIR")
-        .filter(|dir| dir.is_absolute())
         .unwrap_or_else(|| ctx.home.join(".continue"))
 }
 

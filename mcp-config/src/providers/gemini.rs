@@ -53,26 +53,32 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
 
 /// Reads `paths` (JSON with comments, highest first, a later duplicate dropped): the servers
 /// of each under `mcpServers`, then switches off every server that `mcp.excluded` names, or
-/// that a file's `mcp.allowed` leaves out, whichever file the lists and the server are in.
-/// `servers_only` is a file whose `mcp` key is not a setting of the tool's (Qwen Code's
-/// `.mcp.json`, which holds servers only).
+/// that an `mcp.allowed` leaves out. The user's lists govern every server, the project's own
+/// only the project's servers: a cloned repository's settings never switch off (nor let
+/// through) a server of the user's. `servers_only` is a file whose `mcp` key is not a setting
+/// of the tool's (Qwen Code's `.mcp.json`, which holds servers only).
 pub(super) fn load_settings(
     mut paths: Vec<(PathBuf, Level)>,
     servers_only: Option<&Path>,
     dialect: Dialect,
 ) -> Vec<SourceFile> {
     dedup_paths(&mut paths);
-    let mut lists = ServerLists::default();
+    let mut user_lists = ServerLists::default();
+    let mut project_lists = ServerLists::default();
     let mut files: Vec<SourceFile> = Vec::new();
     for (path, level) in paths {
         let Some(root) = read_parsed(&path, parse_jsonc) else {
             continue;
         };
-        let has_lists = servers_only != Some(path.as_path());
+        let lists = match level {
+            Level::Project => Some(&mut project_lists),
+            Level::User | Level::Managed => Some(&mut user_lists),
+        }
+        .filter(|_| servers_only != Some(path.as_path()));
         let contents = root.and_then(|root| {
             // The lists first: a file whose servers cannot be read still switches others off
             // (running a server the user excluded would be worse than not loading the file).
-            if has_lists {
+            if let Some(lists) = lists {
                 lists.read(&path, &root, dialect)?;
             }
             servers_under_key(&path, &root, "mcpServers", |_, entry| {
@@ -84,7 +90,10 @@ pub(super) fn load_settings(
     let mut steps = MATCH_STEPS;
     for file in &mut files {
         if let Ok(contents) = file.contents.as_mut() {
-            lists.apply(contents, &mut steps);
+            user_lists.apply(contents, &mut steps);
+            if file.level == Level::Project {
+                project_lists.apply(contents, &mut steps);
+            }
         }
     }
     files
