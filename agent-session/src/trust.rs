@@ -11,12 +11,14 @@ use std::path::Path;
 
 use mcp_config::writer::{trust_project_servers, untrust_project_servers};
 use mcp_config::{
-    ConfigError, REDACTED, ServerConfig, SkipReason, SourceMeta, TransportConfig, load_all_configs,
-    redact_url_secrets,
+    ChangeProblem, ConfigError, Consent, REDACTED, ServerConfig, SkipReason, SourceMeta,
+    TransportConfig, load_all_configs, redact_url_secrets,
 };
 use mcp_manager::ServerError;
 
+use crate::render::describe_source;
 use crate::session::SessionOptions;
+use crate::terminal_text::escape_line;
 
 /// Why the approvals could not be changed.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +43,8 @@ pub enum TrustError {
     Config(#[from] ConfigError),
 }
 
-/// A project server waiting for approval: its definition as written, and where it is.
+/// A project server waiting for approval: its definition as written, where it is, and what
+/// approving it lets it do.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct PendingServer {
@@ -51,6 +54,9 @@ pub struct PendingServer {
     pub source: SourceMeta,
     /// The definition as written (`${VAR}` unexpanded): what is approved.
     pub definition: ServerConfig,
+    /// What approving it lets it do ([`Consent::of`]): what the user is shown and approves. A
+    /// server it cannot state is never approved ([`Consent::is_approvable`]).
+    pub consent: Consent,
 }
 
 /// The project folder's servers waiting for approval, as `list` shows them (`needs-approval`);
@@ -90,8 +96,10 @@ pub fn pending_project_servers(
         .filter(|skipped| matches!(skipped.reason, SkipReason::NeedsApproval))
         .filter(|skipped| names.is_none_or(|names| names.contains(&skipped.name)))
         .filter_map(|skipped| {
+            let definition = skipped.definition?;
             Some(PendingServer {
-                definition: skipped.definition?,
+                consent: Consent::of(&definition, &skipped.source),
+                definition,
                 name: skipped.name,
                 source: skipped.source,
             })
@@ -101,22 +109,27 @@ pub fn pending_project_servers(
     Ok(pending)
 }
 
-/// Approves these definitions (as shown to the user, not as found again); the names newly
-/// approved. Each is recorded under the folder its file belongs to (the working folder, or the
-/// parent up to the repository root that holds it), so approving from a subfolder holds in the
-/// whole project. Nothing is started.
+/// Approves these definitions, with the consent descriptions the user was shown (not as found
+/// again); the names newly approved. A server whose description cannot state what it allows is
+/// left out, never approved (its [`Consent::refused`] says why). Each is recorded under the
+/// folder its file belongs to (the working folder, or the parent up to the repository root that
+/// holds it), so approving from a subfolder holds in the whole project. Nothing is started.
 pub fn approve_pending(
     options: &SessionOptions,
     pending: &[PendingServer],
 ) -> Result<Vec<String>, TrustError> {
     let ctx = context(options)?;
-    let mut by_folder: BTreeMap<&Path, Vec<(&str, &ServerConfig)>> = BTreeMap::new();
-    for server in pending {
+    let mut by_folder: BTreeMap<&Path, Vec<(&str, &ServerConfig, &Consent)>> = BTreeMap::new();
+    for server in pending
+        .iter()
+        .filter(|server| server.consent.is_approvable())
+    {
         let folder = server.source.project_folder.as_deref().unwrap_or(ctx.cwd());
-        by_folder
-            .entry(folder)
-            .or_default()
-            .push((server.name.as_str(), &server.definition));
+        by_folder.entry(folder).or_default().push((
+            server.name.as_str(),
+            &server.definition,
+            &server.consent,
+        ));
     }
     let mut approved = Vec::new();
     for (folder, chosen) in by_folder {
@@ -130,12 +143,26 @@ pub fn approve_pending(
 }
 
 /// Approves the project folder's servers waiting for approval: those named, or all of them.
-/// The names newly approved (an approved, unchanged definition is left as it is).
+/// The names newly approved (an approved, unchanged definition is left as it is). A server
+/// named here whose consent description cannot state what it allows is an error, and nothing
+/// is approved; unnamed, such a server is left waiting.
 pub fn approve_project_servers(
     options: &SessionOptions,
     names: Option<&[String]>,
 ) -> Result<Vec<String>, TrustError> {
-    approve_pending(options, &pending_project_servers(options, names)?)
+    let pending = pending_project_servers(options, names)?;
+    if names.is_some()
+        && let Some(refused) = pending
+            .iter()
+            .find(|server| !server.consent.is_approvable())
+    {
+        let problem = ChangeProblem::NotApprovable {
+            name: refused.name.clone(),
+            refused: refused.consent.refused.clone(),
+        };
+        return Err(TrustError::Config(problem.into()));
+    }
+    approve_pending(options, &pending)
 }
 
 /// Withdraws approvals of the project folder's servers: those named, or all. The names whose
@@ -145,6 +172,34 @@ pub fn withdraw_project_servers(
     names: Option<&[String]>,
 ) -> Result<Vec<String>, TrustError> {
     Ok(untrust_project_servers(&context(options)?, names)?)
+}
+
+/// The approval prompt's listing of `servers`, the same in every interface: each server, its
+/// file, and what approving it lets it do ([`Consent::lines`]: the commands it runs, the files it
+/// reads, the values of yours it sends and where, the hosts it contacts, the roots it is
+/// offered, and what keeps it from being approved), one line each, every value escaped for a
+/// terminal.
+pub fn describe_pending(servers: &[PendingServer]) -> String {
+    let mut lines = Vec::new();
+    for server in servers {
+        lines.push(format!("  {}", escape_line(&server.name)));
+        let source = describe_source(&server.source);
+        lines.push(format!("    {:<9} {}", "source:", escape_line(&source)));
+        for (label, value) in server.consent.lines() {
+            lines.push(format!("    {label:<9} {}", escape_line(&value)));
+        }
+    }
+    lines.join("\n")
+}
+
+/// One server of an approval as JSON: `{"name", "source", "consent"}` (the consent as
+/// [`Consent::to_json`] writes it).
+pub fn pending_json(server: &PendingServer) -> serde_json::Value {
+    serde_json::json!({
+        "name": server.name,
+        "source": describe_source(&server.source),
+        "consent": server.consent.to_json(),
+    })
 }
 
 /// What a definition runs or reaches, one `(label, value)` per line: the command, its

@@ -218,6 +218,26 @@ pub enum AuthError {
         /// `of unknown origin`.
         origin: String,
     },
+    /// A project server's `auth` names a credential file outside its own project folder
+    /// (`"assertionFile": "../.ssh/id_ed25519"`, `${HOME}/…`): a cloned repository never makes
+    /// the client read the user's files, whatever approved it. Nothing was read or sent.
+    #[error(
+        "Server \"{server}\": {field} names {}, outside the project folder {}: a project's \
+         server may read credential files only inside its own folder; define the server in \
+         your own (user-level) config to let it read that file",
+        .file.display(),
+        .folder.display()
+    )]
+    OutsideProject {
+        /// The server.
+        server: String,
+        /// The setting, e.g. `auth.assertionFile`.
+        field: String,
+        /// The file, as it would be read (symlinks followed).
+        file: std::path::PathBuf,
+        /// The project folder.
+        folder: std::path::PathBuf,
+    },
 }
 
 impl AuthError {
@@ -226,7 +246,8 @@ impl AuthError {
         match self {
             Self::Command { server, .. }
             | Self::LoginRequired { server }
-            | Self::NotTrusted { server, .. } => server,
+            | Self::NotTrusted { server, .. }
+            | Self::OutsideProject { server, .. } => server,
         }
     }
 }
@@ -248,8 +269,11 @@ pub fn check_auth_source(
         return Ok(());
     };
     let fields = auth.local_credential_fields();
-    if fields.is_empty() || source.is_some_and(SourceMeta::may_use_local_credentials) {
+    if fields.is_empty() {
         return Ok(());
+    }
+    if let Some(source) = source.filter(|source| source.may_use_local_credentials()) {
+        return outside_project_files(name, auth, source);
     }
     let origin = match source {
         Some(meta) => format!("in {}, which you have not approved", meta.path.display()),
@@ -265,6 +289,30 @@ pub fn check_auth_source(
             .join(", "),
         origin,
     })
+}
+
+/// A project server's credential file outside its project folder, if it names one.
+fn outside_project_files(
+    name: &str,
+    auth: &AuthConfig,
+    source: &SourceMeta,
+) -> Result<(), AuthError> {
+    let Ok(settings) = auth.oauth_settings() else {
+        // Invalid settings fail the server elsewhere; no file of theirs is read.
+        return Ok(());
+    };
+    for (field, path) in settings.grant.files() {
+        let file = crate::consent::credential_file(path, source);
+        if let Some(folder) = crate::consent::outside_project(&file, source) {
+            return Err(AuthError::OutsideProject {
+                server: name.to_owned(),
+                field: format!("auth.{field}"),
+                file,
+                folder,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// What a connection is made with: a server's configuration with every `!command` value

@@ -28,6 +28,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
+use crate::consent::Consent;
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::expand_server_config;
@@ -462,11 +463,13 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                 .project_folder
                 .as_deref()
                 .unwrap_or(ctx.cwd());
+            let consent = Consent::of(&candidate.config, &candidate.meta);
             let asking = ProjectServer {
                 name: &candidate.name,
                 folder,
                 source: &candidate.meta,
                 definition: &candidate.config,
+                consent: &consent,
             };
             let allowed = options.trust.allows(&asking, || {
                 approvals

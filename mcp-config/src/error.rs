@@ -298,6 +298,18 @@ pub enum ChangeProblem {
         /// The folder as given.
         folder: PathBuf,
     },
+    /// A project server whose consent description cannot state what approving it allows
+    /// ([`Consent::is_approvable`](crate::Consent::is_approvable)): it is never approved.
+    #[error(
+        "\"{name}\" cannot be approved: {}",
+        .refused.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    )]
+    NotApprovable {
+        /// The server.
+        name: String,
+        /// What the description cannot state.
+        refused: Vec<crate::consent::Unstatable>,
+    },
     /// The server's settings could not be written as JSON.
     #[error("server \"{name}\" could not be turned into JSON: {source}")]
     NotJson {

@@ -148,6 +148,35 @@ fn closing_brace(after: &str) -> Option<usize> {
 }
 
 /// True for a name `${VAR}` expansion accepts: a letter or `_`, then letters, digits or `_`.
+/// The variables `text` refers to (`${VAR}`, and those of a `${VAR:-default}`'s default, which
+/// may be used), each once, in the order written.
+pub(crate) fn referenced_variables(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    collect_variables(text, &mut names, 0);
+    names
+}
+
+fn collect_variables(text: &str, names: &mut Vec<String>, depth: usize) {
+    if depth > MAX_NESTING {
+        return;
+    }
+    let _ = rewrite_braced::<()>(text, &mut |inner| {
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        if is_variable_name(name) {
+            if !names.iter().any(|seen| seen == name) {
+                names.push(name.to_owned());
+            }
+            if let Some(default) = default {
+                collect_variables(default, names, depth + 1);
+            }
+        }
+        Placeholder::Keep
+    });
+}
+
 pub(crate) fn is_variable_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars

@@ -14,6 +14,7 @@ mod source;
 mod user_dirs;
 mod validate;
 
+pub mod consent;
 pub mod policy;
 pub mod trust;
 
@@ -27,6 +28,7 @@ pub use auth::{
     OAUTH_ACCESS_TOKEN_ENV, ResolvedServerConfig, check_auth_source, resolve_auth_config,
     resolve_auth_config_with,
 };
+pub use consent::{Consent, approval_hash};
 pub use context::{DiscoveryContext, project_folder};
 pub use discovery::{
     DiscoveredServer, DiscoveryNote, DiscoveryOptions, DiscoveryResult, FileError, InvalidServer,
@@ -54,7 +56,7 @@ pub use source::{
     ToolRef, UnreadProjectFile, in_read_pass, parse_json, parse_jsonc, read_config_file,
     servers_under_key, standard_entry,
 };
-pub use trust::{ProjectServer, TrustPolicy, definition_hash};
+pub use trust::{ProjectServer, TrustPolicy};
 pub use user_dirs::{UserDir, app_cache_dir};
 pub use validate::{hidden_char, validate_server_config};
 pub use writer::{

@@ -176,12 +176,38 @@ impl fmt::Debug for EnterpriseManaged {
     }
 }
 
+impl OAuthGrant {
+    /// The files the grant reads, each with its setting's name (`assertionFile`, …).
+    pub fn files(&self) -> Vec<(&'static str, &Path)> {
+        match self {
+            Self::ClientCredentials {
+                credential: ClientCredentialSetting::PrivateKeyFile(path),
+                ..
+            } => vec![("privateKeyFile", path.as_path())],
+            Self::WorkloadIdentity {
+                assertion: CredentialSetting::File(path),
+                ..
+            } => vec![("assertionFile", path.as_path())],
+            Self::EnterpriseManaged(EnterpriseManaged {
+                id_token: CredentialSetting::File(path),
+                ..
+            }) => vec![("idTokenFile", path.as_path())],
+            _ => Vec::new(),
+        }
+    }
+}
+
 impl OAuthSettings {
     /// These settings with every relative file name taken from `base` (the folder of the file
-    /// that defines the server), `.` and `..` taken out.
+    /// that defines the server), `.` and `..` taken out, and symlinks followed when the file
+    /// exists: the file read is the one the checks of a project server's files looked at
+    /// ([`check_auth_source`](crate::check_auth_source)).
     #[must_use]
     pub fn resolve_files(mut self, base: &Path) -> Self {
-        let resolve = |path: &mut PathBuf| *path = normalized(&base.join(&*path));
+        let resolve = |path: &mut PathBuf| {
+            let file = normalized(&base.join(&*path));
+            *path = std::fs::canonicalize(&file).unwrap_or(file);
+        };
         match &mut self.grant {
             OAuthGrant::ClientCredentials {
                 credential: ClientCredentialSetting::PrivateKeyFile(path),

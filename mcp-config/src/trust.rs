@@ -6,7 +6,9 @@
 //!
 //! - the runtime's own approvals: `trustedProjects` in the user's native file
 //!   (`<config dir>/<app>/mcp.json`), a folder mapped to the approved servers and the hash of
-//!   each definition as written ([`definition_hash`]); an edited definition needs approval again;
+//!   each definition as written and of what approving it lets it do
+//!   ([`crate::approval_hash`], [`crate::consent`]); an edited definition needs
+//!   approval again;
 //! - Claude Code's, for a project `.mcp.json`: `enableAllProjectMcpServers` and
 //!   `enabledMcpjsonServers` for the project in `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`),
 //!   keyed as Claude Code keys it (the repository root, else the working folder), and for every
@@ -52,6 +54,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
+use crate::consent::{Consent, approval_hash};
 use crate::context::DiscoveryContext;
 use crate::server_config::ServerConfig;
 use crate::source::{SourceMeta, parse_json, parse_jsonc, read_config_file};
@@ -72,6 +75,10 @@ pub struct ProjectServer<'a> {
     pub source: &'a SourceMeta,
     /// Its definition as written (`${VAR}` unexpanded).
     pub definition: &'a ServerConfig,
+    /// What approving it lets it do: what an approval is of, and what a callback shows the
+    /// user. A server it cannot state ([`Consent::is_approvable`]) is never approved by the
+    /// user's approvals; a callback sees why.
+    pub consent: &'a Consent,
 }
 
 /// Decides whether a project server may run.
@@ -104,15 +111,14 @@ impl std::fmt::Debug for TrustPolicy {
     }
 }
 
-/// The SHA-256 (hex) of a definition as canonical JSON (keys sorted): what an approval records.
+/// The SHA-256 (hex) of a JSON value written canonically (keys sorted, no whitespace).
 ///
 /// `mcp_cache::Fingerprint` hashes the same way; it is written again here because this crate
 /// depends on no other workspace crate (see DESIGN.md), and an approval must not change when
 /// the cache's key format does.
-pub fn definition_hash(definition: &ServerConfig) -> String {
-    let value = serde_json::to_value(definition).unwrap_or(Value::Null);
+pub(crate) fn sha256_canonical(value: &Value) -> String {
     let mut canonical = String::new();
-    write_canonical(&value, &mut canonical);
+    write_canonical(value, &mut canonical);
     let mut hex = String::with_capacity(64);
     for byte in Sha256::digest(canonical.as_bytes()) {
         let _ = write!(hex, "{byte:02x}");
@@ -153,7 +159,7 @@ fn write_canonical(value: &Value, out: &mut String) {
 /// The approvals that count for the project files of one folder.
 #[derive(Debug, Default)]
 pub(crate) struct Approvals {
-    /// Ours: server name → approved definition hash.
+    /// Ours: server name → the approval hash (`approval_hash`).
     ours: BTreeMap<String, String>,
     claude_all: bool,
     claude_enabled: BTreeSet<String>,
@@ -233,12 +239,16 @@ impl Approvals {
         approvals
     }
 
-    /// True when the user approved `server`.
+    /// True when the user approved `server`: never one whose consent description cannot state
+    /// what it allows.
     pub(crate) fn approve(&self, server: &ProjectServer<'_>) -> bool {
+        if !server.consent.is_approvable() {
+            return false;
+        }
         if self
             .ours
             .get(server.name)
-            .is_some_and(|hash| *hash == definition_hash(server.definition))
+            .is_some_and(|hash| *hash == approval_hash(server.definition, server.consent))
         {
             return true;
         }
@@ -288,18 +298,22 @@ mod tests {
 
     #[test]
     fn the_hash_ignores_key_order_and_follows_every_value() {
-        let a: ServerConfig = serde_json::from_value(
-            serde_json::json!({"command": "x", "args": ["1"], "env": {"B": "2", "A": "1"}}),
-        )
-        .unwrap();
-        let b: ServerConfig = serde_json::from_value(
-            serde_json::json!({"env": {"A": "1", "B": "2"}, "args": ["1"], "command": "x"}),
-        )
-        .unwrap();
-        assert_eq!(definition_hash(&a), definition_hash(&b));
-        let c: ServerConfig =
-            serde_json::from_value(serde_json::json!({"command": "x", "args": ["2"]})).unwrap();
-        assert_ne!(definition_hash(&a), definition_hash(&c));
-        assert_eq!(definition_hash(&a).len(), 64);
+        let source = SourceMeta::new(
+            "native",
+            "this agent",
+            "/repo/.x/mcp.json",
+            crate::Level::Project,
+        );
+        let hash = |definition: serde_json::Value| {
+            let definition: ServerConfig = serde_json::from_value(definition).unwrap();
+            approval_hash(&definition, &Consent::of(&definition, &source))
+        };
+        let a =
+            hash(serde_json::json!({"command": "x", "args": ["1"], "env": {"B": "2", "A": "1"}}));
+        let b =
+            hash(serde_json::json!({"env": {"A": "1", "B": "2"}, "args": ["1"], "command": "x"}));
+        assert_eq!(a, b);
+        assert_ne!(a, hash(serde_json::json!({"command": "x", "args": ["2"]})));
+        assert_eq!(a.len(), 64);
     }
 }

@@ -57,12 +57,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
+use crate::consent::{Consent, approval_hash};
 use crate::context::DiscoveryContext;
 use crate::error::{ChangeProblem, ConfigError, ShapeProblem};
 use crate::server_config::ServerConfig;
 use crate::source::{Level, SourceMeta};
 use crate::source::{parse_json, read_config_file};
-use crate::trust::{TRUSTED_PROJECTS_KEY, definition_hash};
+use crate::trust::TRUSTED_PROJECTS_KEY;
 
 /// The provider id of this agent's own files in [`SourceMeta::provider`].
 const NATIVE_PROVIDER: &str = "native";
@@ -303,8 +304,10 @@ pub fn set_server_enabled(
 }
 
 /// Records the user's approval of project servers ([`crate::trust`]): each name of `servers`
-/// with the hash of its definition as written, under `folder` in the user file's
-/// `trustedProjects`. `folder` is the folder their file belongs to
+/// with the hash of its definition as written and of the consent description the user was shown
+/// ([`approval_hash`]), under `folder` in the user file's `trustedProjects`. A server whose
+/// description cannot state what it allows is refused ([`ChangeProblem::NotApprovable`]), and
+/// then nothing is written. `folder` is the folder their file belongs to
 /// ([`SourceMeta::project_folder`]: the working folder, or the parent up to the repository root
 /// that holds the file), so an approval given from a subfolder holds in the whole project. An
 /// approval of the same definition already there writes nothing. The names newly approved (or
@@ -312,8 +315,18 @@ pub fn set_server_enabled(
 pub fn trust_project_servers(
     ctx: &DiscoveryContext,
     folder: &Path,
-    servers: &[(&str, &ServerConfig)],
+    servers: &[(&str, &ServerConfig, &Consent)],
 ) -> Result<Vec<String>, ConfigError> {
+    if let Some((name, _, consent)) = servers
+        .iter()
+        .find(|(_, _, consent)| !consent.is_approvable())
+    {
+        return Err(ChangeProblem::NotApprovable {
+            name: (*name).to_owned(),
+            refused: consent.refused.clone(),
+        }
+        .into());
+    }
     // Recorded under the folder's one name, whatever name the caller gave it.
     let folder = crate::context::project_folder(folder);
     if folder.is_relative() {
@@ -340,8 +353,8 @@ pub fn trust_project_servers(
         .as_object_mut()
         .ok_or_else(error)?;
     let mut changed = Vec::new();
-    for (name, definition) in servers {
-        let hash = Value::String(definition_hash(definition));
+    for (name, definition, consent) in servers {
+        let hash = Value::String(approval_hash(definition, consent));
         if approved.get(*name) != Some(&hash) {
             approved.insert((*name).to_owned(), hash);
             changed.push((*name).to_owned());

@@ -490,8 +490,10 @@ fn project_servers_wait_for_approval_and_each_tools_own_approvals_count() {
     // Our own approval, by definition hash: an edit asks again.
     let ctx = world.ctx();
     let everything = world.load(&trusting());
-    let cursor = &everything.servers["from-cursor"].definition;
-    mcp_config::writer::trust_project_servers(&ctx, ctx.cwd(), &[("from-cursor", cursor)]).unwrap();
+    let cursor = &everything.servers["from-cursor"];
+    let consent = mcp_config::Consent::of(&cursor.definition, &cursor.source.meta);
+    let approval = [("from-cursor", &cursor.definition, &consent)];
+    mcp_config::writer::trust_project_servers(&ctx, ctx.cwd(), &approval).unwrap();
     assert!(waiting(&world.load(&DiscoveryOptions::default())).is_empty());
     world.write_json(
         "project/.cursor/mcp.json",

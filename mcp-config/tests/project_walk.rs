@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use common::{needing_approval, temp_root, trusting};
 use mcp_config::writer::{set_server_enabled, trust_project_servers, untrust_project_servers};
 use mcp_config::{
-    DiscoveryContext, DiscoveryNote, DiscoveryOptions, DiscoveryResult, Level, TransportConfig,
-    load_all_configs,
+    Consent, DiscoveryContext, DiscoveryNote, DiscoveryOptions, DiscoveryResult, Level,
+    TransportConfig, load_all_configs,
 };
 use serde_json::{Value, json};
 
@@ -287,12 +287,18 @@ fn a_file_of_a_tool_that_reads_only_its_own_folder_is_a_note_not_a_server() {
     assert!(found.notes.is_empty());
 }
 
-/// The definition of `name` as discovery found it, trusting everything (what a user approves).
-fn definition(world: &World, cwd: &str, name: &str) -> (mcp_config::ServerConfig, PathBuf) {
+/// The definition of `name` as discovery found it, trusting everything (what a user approves),
+/// with what approving it lets it do.
+fn definition(
+    world: &World,
+    cwd: &str,
+    name: &str,
+) -> (mcp_config::ServerConfig, PathBuf, Consent) {
     let found = world.load(cwd, &trusting());
     let server = &found.servers[name];
     let folder = server.source.meta.project_folder.clone().unwrap();
-    (server.definition.clone(), folder)
+    let consent = Consent::of(&server.definition, &server.source.meta);
+    (server.definition.clone(), folder, consent)
 }
 
 #[test]
@@ -309,9 +315,14 @@ fn an_approval_given_from_a_subfolder_holds_in_the_whole_project() {
 
     // Approved from a subfolder, the root's server is recorded under the folder of its file.
     let ctx = world.ctx("repo/src/deep");
-    let (root_definition, folder) = definition(&world, "repo/src/deep", "root-server");
+    let (root_definition, folder, consent) = definition(&world, "repo/src/deep", "root-server");
     assert_eq!(folder, world.path("repo"));
-    trust_project_servers(&ctx, &folder, &[("root-server", &root_definition)]).unwrap();
+    trust_project_servers(
+        &ctx,
+        &folder,
+        &[("root-server", &root_definition, &consent)],
+    )
+    .unwrap();
     let user_file: Value =
         serde_json::from_str(&std::fs::read_to_string(ctx.native_user_file()).unwrap()).unwrap();
     let repo_key = world.path("repo").display().to_string();
@@ -350,8 +361,8 @@ fn nothing_inside_the_project_approves_a_file_found_above_the_working_folder() {
         ),
     );
     // Approvals written inside the project, at its root and in the working folder.
-    let (definition, _) = definition(&world, "repo/src", "evil");
-    let hash = mcp_config::definition_hash(&definition);
+    let (definition, _, consent) = definition(&world, "repo/src", "evil");
+    let hash = mcp_config::approval_hash(&definition, &consent);
     for settings in [
         "repo/.claude/settings.json",
         "repo/.claude/settings.local.json",

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use common::{needing_approval, temp_root};
 use mcp_config::writer::trust_project_servers;
-use mcp_config::{DiscoveryContext, DiscoveryOptions, DiscoveryResult, load_all_configs};
+use mcp_config::{Consent, DiscoveryContext, DiscoveryOptions, DiscoveryResult, load_all_configs};
 use serde_json::Value;
 
 fn write(path: &Path, text: &str) {
@@ -60,12 +60,9 @@ fn a_relative_working_folder_is_the_folder_it_names_for_the_walk_and_for_approva
     let skipped = found.skip_of("tool").unwrap();
     let folder: PathBuf = skipped.source.project_folder.clone().unwrap();
     assert_eq!(folder, canonical_repo);
-    trust_project_servers(
-        &ctx,
-        Path::new("."),
-        &[("tool", skipped.definition.as_ref().unwrap())],
-    )
-    .unwrap();
+    let definition = skipped.definition.as_ref().unwrap();
+    let consent = Consent::of(definition, &skipped.source);
+    trust_project_servers(&ctx, Path::new("."), &[("tool", definition, &consent)]).unwrap();
     let user_file: Value =
         serde_json::from_str(&std::fs::read_to_string(ctx.native_user_file()).unwrap()).unwrap();
     let folders: Vec<&String> = user_file["trustedProjects"]

@@ -1,17 +1,17 @@
 //! `agent-session trust [--yes] [NAME…]`: approving this folder's project servers, without
 //! starting any.
 //!
-//! Naming the servers is the consent. Bare `trust` first shows what each waiting server would
-//! run or reach (command and arguments, or URL; the names of env vars and headers), then asks
-//! on a terminal; `--yes` approves without asking, for scripts; from a pipe without `--yes` it
-//! refuses and approves nothing.
+//! Naming the servers is the consent. Bare `trust` first shows what approving each waiting
+//! server lets it do (the consent description every interface shows: `describe_pending`), then
+//! asks on a terminal; `--yes` approves without asking, for scripts; from a pipe without `--yes`
+//! it refuses and approves nothing. A server whose description cannot state what it allows is
+//! shown with the reason and never approved; `trust` then exits 1.
 
 use std::io::IsTerminal as _;
 
-use agent_session::render::describe_source;
-use agent_session::terminal_text::escape_line;
 use agent_session::{
-    PendingServer, SessionOptions, approve_pending, definition_lines, pending_project_servers,
+    PendingServer, SessionOptions, approve_pending, describe_pending, pending_json,
+    pending_project_servers,
 };
 use serde_json::{Value, json};
 
@@ -38,10 +38,14 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
     };
     if pending.is_empty() {
         let text = "nothing new to approve: the project's servers are approved as they are";
-        return done(globals.json, text, &[]);
+        return done(globals.json, text, &[], &[]);
     }
-    if named.is_none() && !yes {
-        let listing = describe(&pending);
+    let approvable = pending
+        .iter()
+        .filter(|server| server.consent.is_approvable())
+        .count();
+    if named.is_none() && !yes && approvable > 0 {
+        let listing = describe_pending(&pending);
         if !std::io::stdin().is_terminal() {
             if !globals.json {
                 output::print(&format!("waiting for approval:\n{listing}"));
@@ -56,7 +60,7 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
             return EXIT_USAGE;
         }
         eprintln!("these project servers wait for approval:\n{listing}");
-        let count = pending.len();
+        let count = approvable;
         let question = format!(
             "approve {} (it may run on this machine)? [y/N] ",
             if count == 1 {
@@ -74,7 +78,7 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
     approve(&options, globals.json, &pending)
 }
 
-/// Records the approvals of `pending` and says what was approved.
+/// Records the approvals of `pending` and says what was approved, and what could not be.
 fn approve(options: &SessionOptions, json: bool, pending: &[PendingServer]) -> u8 {
     match approve_pending(options, pending) {
         Ok(approved) => {
@@ -83,8 +87,33 @@ fn approve(options: &SessionOptions, json: bool, pending: &[PendingServer]) -> u
                 .filter(|server| approved.contains(&server.name))
                 .cloned()
                 .collect();
-            let text = format!("approved {}:\n{}", approved.join(", "), describe(&shown));
-            done(json, &text, &shown)
+            let refused: Vec<PendingServer> = pending
+                .iter()
+                .filter(|server| !server.consent.is_approvable())
+                .cloned()
+                .collect();
+            let mut text = Vec::new();
+            if !shown.is_empty() {
+                text.push(format!(
+                    "approved {}:\n{}",
+                    approved.join(", "),
+                    describe_pending(&shown)
+                ));
+            }
+            if !refused.is_empty() {
+                let names: Vec<&str> = refused.iter().map(|server| server.name.as_str()).collect();
+                text.push(format!(
+                    "not approved, since what approving would allow cannot be stated: {}:\n{}",
+                    names.join(", "),
+                    describe_pending(&refused)
+                ));
+            }
+            let code = done(json, &text.join("\n"), &shown, &refused);
+            if refused.is_empty() {
+                code
+            } else {
+                EXIT_FAILED
+            }
         }
         Err(error) => {
             let message = format!("could not approve: {error}");
@@ -94,43 +123,15 @@ fn approve(options: &SessionOptions, json: bool, pending: &[PendingServer]) -> u
     }
 }
 
-/// Prints the outcome (text, or `{"approved": [...]}` with `--json`); exit status 0.
-fn done(json: bool, text: &str, approved: &[PendingServer]) -> u8 {
+/// Prints the outcome (text, or `{"approved": [...], "refused": [...]}` with `--json`, each
+/// server `{"name", "source", "consent"}`); exit status 0.
+fn done(json: bool, text: &str, approved: &[PendingServer], refused: &[PendingServer]) -> u8 {
     if json {
-        let entries: Vec<Value> = approved.iter().map(entry_json).collect();
-        output::print_json(&json!({ "approved": entries }), false);
+        let approved: Vec<Value> = approved.iter().map(pending_json).collect();
+        let refused: Vec<Value> = refused.iter().map(pending_json).collect();
+        output::print_json(&json!({ "approved": approved, "refused": refused }), false);
     } else {
         output::print(text);
     }
     EXIT_OK
-}
-
-/// Each server, its file, and what it runs or reaches, one line per field.
-fn describe(servers: &[PendingServer]) -> String {
-    let mut lines = Vec::new();
-    for server in servers {
-        lines.push(format!("  {}", escape_line(&server.name)));
-        let mut fields = definition_lines(&server.definition);
-        fields.push(("source:", describe_source(&server.source)));
-        for (label, value) in fields {
-            lines.push(format!("    {label:<9} {}", escape_line(&value)));
-        }
-    }
-    lines.join("\n")
-}
-
-/// One approved server as JSON: its name, file and definition lines.
-fn entry_json(server: &PendingServer) -> Value {
-    let mut entry = json!({ "name": server.name, "source": describe_source(&server.source) });
-    for (label, value) in definition_lines(&server.definition) {
-        let key = label.trim_end_matches(':');
-        match &mut entry[key] {
-            Value::Array(values) => values.push(Value::from(value)),
-            slot @ Value::Null if matches!(key, "env" | "header") => {
-                *slot = Value::from(vec![value]);
-            }
-            slot => *slot = Value::from(value),
-        }
-    }
-    entry
 }

@@ -19,7 +19,7 @@ use clap::Subcommand;
 use clap::builder::{PossibleValue, TypedValueParser};
 use mcp_cache::NoopToolCache;
 use mcp_config::{
-    DiscoveredServer, DiscoveryResult, REDACTED, ServerConfig, SkipReason, SourceMeta,
+    Consent, DiscoveredServer, DiscoveryResult, REDACTED, ServerConfig, SkipReason, SourceMeta,
     TransportConfig, TransportKind, load_all_configs,
 };
 use mcp_manager::{ConnectionStatus, McpManager};
@@ -334,6 +334,16 @@ struct Shown {
     status: ServerStatus,
     /// Why it is not used, when that has a message.
     problem: Option<String>,
+    /// For a project server, what approving it lets it do (the description `trust` shows).
+    consent: Option<Consent>,
+}
+
+/// The consent description of a project server's definition (as written); `None` for the
+/// user's own servers, which need no approval.
+fn project_consent(definition: &ServerConfig, source: &SourceMeta) -> Option<Consent> {
+    source
+        .in_project_folder
+        .then(|| Consent::of(definition, source))
 }
 
 /// The definition in use, as written (`${VAR}` unexpanded) with secrets hidden; else the
@@ -349,6 +359,7 @@ fn describe(discovery: &DiscoveryResult, name: &str, interface: Interface) -> Op
             definition: Some(definition.redacted()),
             status: ServerStatus::Connecting,
             problem: None,
+            consent: project_consent(definition, &source.meta),
         });
     }
     let skipped = discovery.skip_of(name)?;
@@ -381,6 +392,10 @@ fn describe(discovery: &DiscoveryResult, name: &str, interface: Interface) -> Op
         definition: skipped.definition.as_ref().map(ServerConfig::redacted),
         status,
         problem,
+        consent: skipped
+            .definition
+            .as_ref()
+            .and_then(|definition| project_consent(definition, &skipped.source)),
     })
 }
 
@@ -478,6 +493,7 @@ fn get_json(
             entry["reason"] = Value::from(*reason);
             entry
         }).collect::<Vec<_>>(),
+        "consent": shown.consent.as_ref().map(Consent::to_json),
     });
     match shown
         .definition
@@ -532,6 +548,17 @@ fn get_text(
         line(label, value);
     }
     line("source:", describe_source(&shown.source));
+    if let Some(consent) = &shown.consent {
+        let what = if shown.status == ServerStatus::NeedsApproval {
+            "what approving it lets it do:"
+        } else {
+            "what its approval lets it do:"
+        };
+        line("consent:", what.to_owned());
+        for (label, value) in consent.lines() {
+            line(label, value);
+        }
+    }
     if let Some(names) = also_used_by(&shown.source) {
         line("shared:", format!("the same file is read by {names}"));
     }

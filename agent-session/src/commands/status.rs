@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use mcp_config::{
-    DiscoveryResult, InvalidServer, PolicyDenial, SkipReason, SourceMeta, TransportKind,
+    Consent, DiscoveryResult, InvalidServer, PolicyDenial, SkipReason, SourceMeta, TransportKind,
 };
 use mcp_manager::{ConnectionStatus, Problem, ServerError};
 use mcp_transport::ProtocolVersion;
@@ -96,6 +96,8 @@ pub(super) struct ServerRow {
     /// The protocol version it speaks (or, while its tools come from the cache, the one the
     /// cache remembers); `None` when unknown.
     pub(super) protocol: Option<ProtocolVersion>,
+    /// For a server waiting for approval, what approving it lets it do.
+    pub(super) consent: Option<Consent>,
 }
 
 impl ServerRow {
@@ -108,6 +110,7 @@ impl ServerRow {
             "tools": self.tools,
             "error": self.error.as_ref().map(ToString::to_string),
             "protocol": self.protocol.map(ProtocolVersion::as_str),
+            "consent": self.consent.as_ref().map(Consent::to_json),
         })
     }
 }
@@ -174,7 +177,14 @@ impl Servers {
                     ),
                     _ => (ServerStatus::Disconnected, None),
                 };
+                let consent = skipped
+                    .filter(|_| status == ServerStatus::NeedsApproval)
+                    .and_then(|skipped| {
+                        let definition = skipped.definition.as_ref()?;
+                        Some(Consent::of(definition, &skipped.source))
+                    });
                 ServerRow {
+                    consent,
                     transport: in_use
                         .map(|server| server.config.transport_kind())
                         .or_else(|| skipped.and_then(|skipped| skipped.transport)),

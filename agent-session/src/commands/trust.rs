@@ -1,17 +1,19 @@
 //! `/mcp trust [--yes] [NAME…]` and `/mcp untrust [NAME…]`: approving the project folder's
 //! servers waiting for approval, as they are written now, and withdrawing approvals. Naming
-//! the servers is the consent; bare `/mcp trust` shows what each would run and approves only
-//! with `--yes`. An approval is recorded and nothing is started (`/mcp reload` starts the
+//! the servers is the consent; bare `/mcp trust` shows what approving each lets it do (the
+//! consent description every interface shows) and approves only with `--yes`; a server whose
+//! description cannot state what it allows is never approved. An approval is recorded and nothing is started (`/mcp reload` starts the
 //! approved servers); a withdrawal reloads the session, so the servers it withdrew stop.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::CommandOutput;
 use super::reload::reload;
 use crate::render::one_line;
 use crate::session::AgentSession;
 use crate::trust::{
-    approve_pending, definition_lines, pending_project_servers, withdraw_project_servers,
+    PendingServer, approve_pending, describe_pending, pending_json, pending_project_servers,
+    withdraw_project_servers,
 };
 
 /// What to run to approve `name`.
@@ -47,25 +49,49 @@ pub(super) async fn trust(session: &AgentSession, rest: &[String]) -> CommandOut
     }
     // Naming the servers is the consent; all of them, unnamed, are shown first.
     if named.is_none() && !yes {
-        let mut lines = vec!["these project servers wait for approval:".to_owned()];
-        for server in &pending {
-            lines.push(format!("  {}", server.name));
-            for (label, value) in definition_lines(&server.definition) {
-                lines.push(format!("    {label:<9} {value}"));
-            }
-        }
-        lines.push("approve them with /mcp trust --yes, or name them: /mcp trust NAME…".to_owned());
-        let names: Vec<&str> = pending.iter().map(|server| server.name.as_str()).collect();
-        return CommandOutput::ok(lines.join("\n"), json!({"waiting": names}));
+        let lines = [
+            "these project servers wait for approval:".to_owned(),
+            describe_pending(&pending),
+            "approve them with /mcp trust --yes, or name them: /mcp trust NAME…".to_owned(),
+        ];
+        let waiting: Vec<Value> = pending.iter().map(pending_json).collect();
+        return CommandOutput::ok(lines.join("\n"), json!({"waiting": waiting}));
     }
+    let refused: Vec<PendingServer> = pending
+        .iter()
+        .filter(|server| !server.consent.is_approvable())
+        .cloned()
+        .collect();
     match approve_pending(session.options(), &pending) {
         Ok(approved) => {
-            let text = format!(
-                "approved {}; nothing was started: /mcp reload starts {}",
-                approved.join(", "),
-                if approved.len() == 1 { "it" } else { "them" }
-            );
-            CommandOutput::ok(text, json!({"approved": approved}))
+            let mut text = Vec::new();
+            if !approved.is_empty() {
+                text.push(format!(
+                    "approved {}; nothing was started: /mcp reload starts {}",
+                    approved.join(", "),
+                    if approved.len() == 1 { "it" } else { "them" }
+                ));
+            }
+            if !refused.is_empty() {
+                let names: Vec<&str> = refused.iter().map(|server| server.name.as_str()).collect();
+                text.push(format!(
+                    "not approved, since what approving would allow cannot be stated: {}:\n{}",
+                    names.join(", "),
+                    describe_pending(&refused)
+                ));
+            }
+            let refused_json: Vec<Value> = refused.iter().map(pending_json).collect();
+            let json = json!({"approved": approved, "refused": refused_json});
+            if refused.is_empty() {
+                CommandOutput::ok(text.join("\n"), json)
+            } else {
+                CommandOutput {
+                    ok: false,
+                    usage: false,
+                    text: text.join("\n"),
+                    json,
+                }
+            }
         }
         Err(error) => CommandOutput::failed(format!(
             "could not approve: {}",

@@ -1,0 +1,739 @@
+//! The consent description: everything approving a project server lets it do, stated once
+//! ([`Consent::of`]) and shown by every interface that asks for an approval (the CLI's `trust`,
+//! `get` and `list --json`, the shell, an embedder's [`TrustPolicy::Ask`](crate::TrustPolicy::Ask) callback).
+//!
+//! A project file is written by whoever wrote the repository; what approving one of its servers
+//! hands over is the user's. The description names all of it, by name, never a value:
+//!
+//! - **runs**: the commands it makes run on this machine: the server's command line (and the
+//!   folder it runs in), every `!command` value of `env` or `headers`, a `headersHelper`, and
+//!   where each one's output goes;
+//! - **reads**: the files it makes the client read (`privateKeyFile`, `assertionFile`,
+//!   `idTokenFile`), resolved as the client will resolve them (a relative name from the folder
+//!   of the file that defines the server, symlinks followed), and where their content goes;
+//! - **sends**: every environment variable whose value it sends (`${GH_TOKEN}` in a header, an
+//!   argument, the URL, an `auth` setting), and a stored login, each with where it goes: the
+//!   server's process, a host, the authorization server the server names;
+//! - **contacts**: the hosts it makes the client contact: the server's URL, the authorization
+//!   server it names (for a login, or an unattended grant), an identity provider's endpoint;
+//! - **roots**: the folders it is offered (`roots/list`).
+//!
+//! What cannot be stated cannot be approved ([`Consent::refused`]): a command, a server URL's
+//! host, an identity provider's endpoint or a credential file named by a variable (whose value,
+//! unknown here, decides what runs, where a credential goes or what is read), and, for a project
+//! server, a credential file outside its own project folder — a cloned repository never makes
+//! the client read `~/.ssh`. Such a server is never approved: the approval writer
+//! ([`trust_project_servers`](crate::writer::trust_project_servers)) refuses it, the approvals
+//! discovery reads do not count for it, and the connection refuses a project server's
+//! credential file outside its folder whatever approved it
+//! ([`check_auth_source`](crate::check_auth_source)).
+//!
+//! An approval records [`approval_hash`]: the definition as written and this description, so a
+//! change to either — an edited entry, a key file's symlink now leading elsewhere — asks again.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::expand::referenced_variables;
+use crate::oauth_grant::{ClientCredentialSetting, CredentialSetting, OAuthGrant};
+use crate::server_config::{RootsSetting, ServerConfig, TransportConfig, normalized};
+use crate::source::SourceMeta;
+
+/// Everything approving one server lets it do. See the [module documentation](self).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Consent {
+    /// The commands it makes run.
+    pub runs: Vec<CommandRun>,
+    /// The files it makes the client read.
+    pub reads: Vec<FileRead>,
+    /// The values of the user's it sends (environment variables, a stored login).
+    pub sends: Vec<ValueSent>,
+    /// The hosts it makes the client contact.
+    pub contacts: Vec<HostContact>,
+    /// The folders it is offered as roots.
+    pub roots: OfferedRoots,
+    /// What the description cannot state: while there is any, the server cannot be approved.
+    pub refused: Vec<Unstatable>,
+}
+
+/// A command the server makes run on this machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CommandRun {
+    /// Where it is written: `command` (the server itself), `env.KEY`, `headers.KEY`,
+    /// `headersHelper`.
+    pub field: String,
+    /// The command line as written (`${VAR}` unexpanded; arguments quoted as a shell would).
+    pub command: String,
+    /// The folder it runs in, when the entry sets one (`cwd`).
+    pub folder: Option<String>,
+    /// Where its output goes: `None` for the server itself.
+    pub output_to: Option<Destination>,
+}
+
+/// A file the client reads for the server, and where its content goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FileRead {
+    /// The setting naming it, e.g. `auth.assertionFile`.
+    pub field: String,
+    /// The file, as the client will read it: absolute, symlinks followed when it exists.
+    pub file: PathBuf,
+    /// What is done with it, e.g. `sent as the grant`.
+    pub purpose: &'static str,
+    /// Where its content (or what is made with it) goes.
+    pub to: Destination,
+}
+
+/// A value of the user's that the server is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ValueSent {
+    /// What is sent.
+    pub value: SentValue,
+    /// Where in the entry it is used, e.g. `headers.Authorization`.
+    pub field: String,
+    /// Where it goes.
+    pub to: Destination,
+}
+
+/// What of the user's is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SentValue {
+    /// The value of an environment variable (named, never shown).
+    Variable(String),
+    /// The user's stored login for this server (its access token), if there is one.
+    StoredLogin,
+}
+
+/// A host the client contacts for the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HostContact {
+    /// The URL as written, or a description of an endpoint found when connecting.
+    pub url: String,
+    /// Why: `the server`, `auth.idpTokenEndpoint: …`.
+    pub why: String,
+}
+
+/// Where something goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Destination {
+    /// The server's own process: its command line, its environment.
+    Process,
+    /// A host, by its origin (`https://api.example.com`).
+    Host(String),
+    /// The authorization server the server at this origin names (found when it connects): its
+    /// token endpoint.
+    AuthorizationServerOf(String),
+    /// The transport plugin that connects entries of this `type`.
+    Plugin(String),
+}
+
+/// The folders a server is offered as roots.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OfferedRoots {
+    /// None (`"roots": false`).
+    None,
+    /// These, as the entry writes them (a relative folder made absolute).
+    Folders(Vec<String>),
+    /// Whatever the agent offers every server (the CLI's `--root`; none by default).
+    #[default]
+    Agent,
+}
+
+/// Something the description cannot state, which keeps the server from being approved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Unstatable {
+    /// The setting, e.g. `auth.assertionFile`.
+    pub field: String,
+    /// Why.
+    pub reason: UnstatableReason,
+}
+
+/// Why a setting cannot be stated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnstatableReason {
+    /// Its command, host or file is named by these variables: their values, unknown here,
+    /// decide what runs, where a credential goes or what is read.
+    NamedByVariable(Vec<String>),
+    /// A project server's credential file outside its own project folder.
+    OutsideProject {
+        /// The file, as it would be read.
+        file: PathBuf,
+        /// The project folder of the file defining the server.
+        folder: PathBuf,
+    },
+}
+
+impl Consent {
+    /// What approving `definition` (as written, `${VAR}` unexpanded), defined in `source`, lets
+    /// it do.
+    pub fn of(definition: &ServerConfig, source: &SourceMeta) -> Self {
+        let mut consent = Self {
+            roots: offered_roots(definition, source),
+            ..Self::default()
+        };
+        match &definition.transport {
+            TransportConfig::Stdio(stdio) => {
+                consent.refuse_variables("command", &stdio.command);
+                let line: Vec<String> = std::iter::once(&stdio.command)
+                    .chain(&stdio.args)
+                    .map(|part| shell_words::quote(part).into_owned())
+                    .collect();
+                consent.runs.push(CommandRun {
+                    field: "command".to_owned(),
+                    command: line.join(" "),
+                    folder: stdio.cwd.clone(),
+                    output_to: None,
+                });
+                for (index, arg) in stdio.args.iter().enumerate() {
+                    consent.send_variables(&format!("args[{index}]"), arg, &Destination::Process);
+                }
+                for (key, value) in &stdio.env {
+                    let field = format!("env.{key}");
+                    consent.value_or_command(definition, field, value, &Destination::Process);
+                }
+                if let Some(cwd) = &stdio.cwd {
+                    consent.send_variables("cwd", cwd, &Destination::Process);
+                }
+                // The credential store's token for this command line, if the user logged in to
+                // it (see `crate::auth`).
+                if definition.takes_stored_credentials() {
+                    consent.sends.push(ValueSent {
+                        value: SentValue::StoredLogin,
+                        field: format!("env.{}", crate::OAUTH_ACCESS_TOKEN_ENV),
+                        to: Destination::Process,
+                    });
+                }
+            }
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+                let Some(origin) = consent.origin("url", &remote.url) else {
+                    return consent;
+                };
+                let server = Destination::Host(origin.clone());
+                consent.contacts.push(HostContact {
+                    url: without_query_or_user(&remote.url),
+                    why: "the server".to_owned(),
+                });
+                consent.send_variables("url", &remote.url, &server);
+                for (key, value) in &remote.headers {
+                    consent.value_or_command(definition, format!("headers.{key}"), value, &server);
+                }
+                if let Some(helper) = definition.headers_helper() {
+                    consent.runs.push(CommandRun {
+                        field: crate::server_config::HEADERS_HELPER.to_owned(),
+                        command: helper.to_owned(),
+                        folder: None,
+                        output_to: Some(server.clone()),
+                    });
+                }
+                consent.oauth(definition, source, &origin);
+            }
+            TransportConfig::Custom(custom) => {
+                let plugin = Destination::Plugin(custom.kind.clone());
+                consent.contacts.push(HostContact {
+                    url: format!("the transport plugin for type \"{}\"", custom.kind),
+                    why: format!(
+                        "it connects the server with the entry's fields: {}",
+                        custom
+                            .fields
+                            .keys()
+                            .map(String::as_str)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+                for (key, value) in &custom.fields {
+                    for (field, text) in strings_in(key.clone(), value) {
+                        consent.send_variables(&field, text, &plugin);
+                    }
+                }
+            }
+        }
+        consent
+    }
+
+    /// True when nothing keeps the server from being approved.
+    pub fn is_approvable(&self) -> bool {
+        self.refused.is_empty()
+    }
+
+    /// The description as lines, `(label, text)`: `runs:`, `reads:`, `sends:`, `contacts:`,
+    /// `roots:` and `refused:`, in that order. Text from the definition is as written; the
+    /// caller escapes it for a terminal.
+    pub fn lines(&self) -> Vec<(&'static str, String)> {
+        let mut lines = Vec::new();
+        for run in &self.runs {
+            let mut text = run.command.clone();
+            let when = match &run.output_to {
+                None => match &run.folder {
+                    Some(folder) => format!("the server, in {folder}"),
+                    None => "the server".to_owned(),
+                },
+                Some(to) => {
+                    let when = if run.field == crate::server_config::HEADERS_HELPER {
+                        "at every connection"
+                    } else {
+                        "when it connects"
+                    };
+                    format!("{}, run by sh {when}; its output goes to {to}", run.field)
+                }
+            };
+            text.push_str(&format!("  ({when})"));
+            lines.push(("runs:", text));
+        }
+        for read in &self.reads {
+            lines.push((
+                "reads:",
+                format!(
+                    "{} ({}), {} to {}",
+                    read.file.display(),
+                    read.field,
+                    read.purpose,
+                    read.to
+                ),
+            ));
+        }
+        for sent in &self.sends {
+            lines.push((
+                "sends:",
+                format!("{} ({}) to {}", sent.value, sent.field, sent.to),
+            ));
+        }
+        for contact in &self.contacts {
+            lines.push(("contacts:", format!("{} ({})", contact.url, contact.why)));
+        }
+        lines.push(("roots:", self.roots.to_string()));
+        for refused in &self.refused {
+            lines.push(("refused:", refused.to_string()));
+        }
+        lines
+    }
+
+    /// The description as JSON: `{"approvable", "runs": [{"field", "command", "folder",
+    /// "output_to"}], "reads": [{"field", "file", "purpose", "to"}], "sends": [{"value",
+    /// "variable", "field", "to"}], "contacts": [{"url", "why"}], "roots": {"offered":
+    /// "none"|"folders"|"agent", "folders"}, "refused": [{"field", "reason"}]}`.
+    pub fn to_json(&self) -> Value {
+        let runs: Vec<Value> = self
+            .runs
+            .iter()
+            .map(|run| {
+                json!({
+                    "field": run.field,
+                    "command": run.command,
+                    "folder": run.folder,
+                    "output_to": run.output_to.as_ref().map(ToString::to_string),
+                })
+            })
+            .collect();
+        let reads: Vec<Value> = self
+            .reads
+            .iter()
+            .map(|read| {
+                json!({
+                    "field": read.field,
+                    "file": read.file.display().to_string(),
+                    "purpose": read.purpose,
+                    "to": read.to.to_string(),
+                })
+            })
+            .collect();
+        let sends: Vec<Value> = self
+            .sends
+            .iter()
+            .map(|sent| {
+                let variable = match &sent.value {
+                    SentValue::Variable(name) => Some(name.as_str()),
+                    SentValue::StoredLogin => None,
+                };
+                json!({
+                    "value": sent.value.to_string(),
+                    "variable": variable,
+                    "field": sent.field,
+                    "to": sent.to.to_string(),
+                })
+            })
+            .collect();
+        let contacts: Vec<Value> = self
+            .contacts
+            .iter()
+            .map(|contact| json!({"url": contact.url, "why": contact.why}))
+            .collect();
+        let roots = match &self.roots {
+            OfferedRoots::None => json!({"offered": "none"}),
+            OfferedRoots::Folders(folders) => json!({"offered": "folders", "folders": folders}),
+            OfferedRoots::Agent => json!({"offered": "agent"}),
+        };
+        let refused: Vec<Value> = self
+            .refused
+            .iter()
+            .map(|refused| json!({"field": refused.field, "reason": refused.reason.to_string()}))
+            .collect();
+        json!({
+            "approvable": self.is_approvable(),
+            "runs": runs,
+            "reads": reads,
+            "sends": sends,
+            "contacts": contacts,
+            "roots": roots,
+            "refused": refused,
+        })
+    }
+
+    /// An `env` or `headers` value: a `!command` runs (its output going `to`), any other value
+    /// sends the variables it names `to`.
+    fn value_or_command(
+        &mut self,
+        definition: &ServerConfig,
+        field: String,
+        value: &str,
+        to: &Destination,
+    ) {
+        if definition.is_command(&field, value) {
+            self.runs.push(CommandRun {
+                field,
+                command: value[1..].trim().to_owned(),
+                folder: None,
+                output_to: Some(to.clone()),
+            });
+        } else {
+            self.send_variables(&field, value, to);
+        }
+    }
+
+    /// Each variable `text` names is sent `to`.
+    fn send_variables(&mut self, field: &str, text: &str, to: &Destination) {
+        for variable in referenced_variables(text) {
+            self.sends.push(ValueSent {
+                value: SentValue::Variable(variable),
+                field: field.to_owned(),
+                to: to.clone(),
+            });
+        }
+    }
+
+    /// Refuses `field` when `text` names a variable.
+    fn refuse_variables(&mut self, field: &str, text: &str) -> bool {
+        let variables = referenced_variables(text);
+        if variables.is_empty() {
+            return false;
+        }
+        self.refused.push(Unstatable {
+            field: field.to_owned(),
+            reason: UnstatableReason::NamedByVariable(variables),
+        });
+        true
+    }
+
+    /// The origin of the URL in `field` (`https://host[:port]`); a refusal when its scheme or
+    /// host is named by a variable, or it does not parse.
+    fn origin(&mut self, field: &str, url: &str) -> Option<String> {
+        let authority_end = url.find("://").map_or(url.len(), |start| {
+            url[start + 3..]
+                .find(['/', '?', '#'])
+                .map_or(url.len(), |end| start + 3 + end)
+        });
+        if self.refuse_variables(field, &url[..authority_end]) {
+            return None;
+        }
+        match url::Url::parse(url) {
+            Ok(parsed) if parsed.has_host() => Some(parsed.origin().ascii_serialization()),
+            // Discovery reports a URL that does not parse; there is nothing to contact.
+            _ => None,
+        }
+    }
+
+    /// What a remote server's OAuth settings make the client read, send and contact.
+    fn oauth(&mut self, definition: &ServerConfig, source: &SourceMeta, origin: &str) {
+        let authorization_server = Destination::AuthorizationServerOf(origin.to_owned());
+        if definition.takes_stored_credentials() {
+            self.sends.push(ValueSent {
+                value: SentValue::StoredLogin,
+                field: "headers.Authorization".to_owned(),
+                to: Destination::Host(origin.to_owned()),
+            });
+        }
+        let Some(auth) = definition.auth.as_ref().filter(|auth| auth.is_oauth()) else {
+            if definition.takes_stored_credentials() {
+                self.contacts.push(HostContact {
+                    url: authorization_server.to_string(),
+                    why: "when the server asks for a login".to_owned(),
+                });
+            }
+            return;
+        };
+        for key in [
+            "clientSecret",
+            "client_secret",
+            "CLIENT_SECRET",
+            "assertion",
+        ] {
+            if let Some(text) = auth.extra.get(key).and_then(Value::as_str) {
+                self.send_variables(&format!("auth.{key}"), text, &authorization_server);
+            }
+        }
+        if let Some(endpoint) = auth.extra.get("idpTokenEndpoint").and_then(Value::as_str) {
+            // Before the settings are read: a variable there makes them unreadable as written.
+            self.origin("auth.idpTokenEndpoint", endpoint);
+        }
+        let Ok(settings) = auth.oauth_settings() else {
+            // Invalid settings are the server's error at discovery; nothing of them is used.
+            return;
+        };
+        let unattended = match &settings.grant {
+            OAuthGrant::AuthorizationCode { .. } => "when the server asks for a login",
+            _ => "to get its tokens by itself, at every connection",
+        };
+        self.contacts.push(HostContact {
+            url: authorization_server.to_string(),
+            why: unattended.to_owned(),
+        });
+        match settings.grant {
+            OAuthGrant::ClientCredentials {
+                credential: ClientCredentialSetting::PrivateKeyFile(path),
+                ..
+            } => self.read(
+                source,
+                "auth.privateKeyFile",
+                &path,
+                "signs the client's assertions sent",
+                &authorization_server,
+            ),
+            OAuthGrant::WorkloadIdentity {
+                assertion: CredentialSetting::File(path),
+                ..
+            } => self.read(
+                source,
+                "auth.assertionFile",
+                &path,
+                "sent as the grant",
+                &authorization_server,
+            ),
+            OAuthGrant::EnterpriseManaged(managed) => {
+                let endpoint = &managed.idp_token_endpoint;
+                let idp = url::Url::parse(endpoint)
+                    .ok()
+                    .map(|url| url.origin().ascii_serialization());
+                if let Some(idp) = idp {
+                    self.contacts.push(HostContact {
+                        url: without_query_or_user(endpoint),
+                        why: "auth.idpTokenEndpoint: where the ID token is exchanged".to_owned(),
+                    });
+                    let idp = Destination::Host(idp);
+                    match &managed.id_token {
+                        CredentialSetting::File(path) => {
+                            self.read(source, "auth.idTokenFile", path, "sent", &idp);
+                        }
+                        CredentialSetting::Value(text) => {
+                            self.send_variables("auth.idToken", text, &idp);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if settings.dpop == Some(true) {
+            self.contacts.push(HostContact {
+                url: Destination::Host(origin.to_owned()).to_string(),
+                why: "auth.dpop: its tokens are bound to a key made for it and kept with its login"
+                    .to_owned(),
+            });
+        }
+    }
+
+    /// A credential file read for the server: refused when a variable names it, or, for a
+    /// project server, when it is outside the project folder.
+    fn read(
+        &mut self,
+        source: &SourceMeta,
+        field: &str,
+        path: &Path,
+        purpose: &'static str,
+        to: &Destination,
+    ) {
+        if self.refuse_variables(field, &path.to_string_lossy()) {
+            return;
+        }
+        let file = credential_file(path, source);
+        if let Some(folder) = outside_project(&file, source) {
+            self.refused.push(Unstatable {
+                field: field.to_owned(),
+                reason: UnstatableReason::OutsideProject {
+                    file: file.clone(),
+                    folder,
+                },
+            });
+        }
+        self.reads.push(FileRead {
+            field: field.to_owned(),
+            file,
+            purpose,
+            to: to.clone(),
+        });
+    }
+}
+
+/// A credential file named in a server's `auth` (expanded or as written), as the client will
+/// read it: a relative name taken from the folder of the file that defines the server, `.` and
+/// `..` taken out, symlinks followed when it exists.
+pub(crate) fn credential_file(path: &Path, source: &SourceMeta) -> PathBuf {
+    let base = source.path.parent().unwrap_or(Path::new("/"));
+    let file = normalized(&base.join(path));
+    std::fs::canonicalize(&file).unwrap_or(file)
+}
+
+/// The project folder `file` is outside of, when the server is a project server's and it is:
+/// a cloned repository may name credential files inside itself only.
+pub(crate) fn outside_project(file: &Path, source: &SourceMeta) -> Option<PathBuf> {
+    if !source.in_project_folder {
+        return None;
+    }
+    let folder = source.project_folder.as_ref()?;
+    let canonical = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
+    (!file.starts_with(&canonical) && !file.starts_with(folder)).then_some(canonical)
+}
+
+/// `url` as written, without its query, fragment or user part: where it goes. What those parts
+/// send of the user's is stated by the variables they name; a value written out in them may be
+/// a key, and is not shown.
+fn without_query_or_user(url: &str) -> String {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let url = &url[..end];
+    let Some(start) = url.find("://").map(|at| at + 3) else {
+        return url.to_owned();
+    };
+    let authority_end = url[start..].find('/').map_or(url.len(), |at| start + at);
+    match url[start..authority_end].rfind('@') {
+        Some(at) => format!("{}{}", &url[..start], &url[start + at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+/// The roots a server's entry offers it.
+fn offered_roots(definition: &ServerConfig, source: &SourceMeta) -> OfferedRoots {
+    match definition.roots() {
+        Some(RootsSetting::Off) => OfferedRoots::None,
+        Some(setting @ RootsSetting::Folders(_)) => {
+            let base = source.path.parent().unwrap_or(Path::new("/"));
+            match setting.resolve(base) {
+                RootsSetting::Folders(folders) => OfferedRoots::Folders(
+                    folders
+                        .iter()
+                        .map(|folder| folder.display().to_string())
+                        .collect(),
+                ),
+                RootsSetting::Off => OfferedRoots::None,
+            }
+        }
+        None => OfferedRoots::Agent,
+    }
+}
+
+/// Every string inside `value`, named `key`, `key[0]`, `key.inner`.
+fn strings_in(name: String, value: &Value) -> Vec<(String, &str)> {
+    match value {
+        Value::String(text) => vec![(name, text)],
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .flat_map(|(index, item)| strings_in(format!("{name}[{index}]"), item))
+            .collect(),
+        Value::Object(fields) => fields
+            .iter()
+            .flat_map(|(key, item)| strings_in(format!("{name}.{key}"), item))
+            .collect(),
+        Value::Null | Value::Bool(_) | Value::Number(_) => Vec::new(),
+    }
+}
+
+impl fmt::Display for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Process => f.write_str("the server's process"),
+            Self::Host(origin) => f.write_str(origin),
+            Self::AuthorizationServerOf(origin) => {
+                write!(f, "the authorization server that {origin} names")
+            }
+            Self::Plugin(kind) => write!(f, "the transport plugin for type \"{kind}\""),
+        }
+    }
+}
+
+impl fmt::Display for SentValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Variable(name) => write!(f, "${name}"),
+            Self::StoredLogin => f.write_str("your stored login for it, if you logged in"),
+        }
+    }
+}
+
+impl fmt::Display for OfferedRoots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::None => f.write_str("none"),
+            Self::Folders(folders) if folders.is_empty() => f.write_str("none"),
+            Self::Folders(folders) => f.write_str(&folders.join(", ")),
+            Self::Agent => f.write_str(
+                "the folders the agent offers every server (the CLI's --root; none by default)",
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Unstatable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.reason)
+    }
+}
+
+impl fmt::Display for UnstatableReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NamedByVariable(variables) => {
+                let names: Vec<String> = variables.iter().map(|name| format!("${name}")).collect();
+                write!(
+                    f,
+                    "named by {}, whose value decides what it reaches, so approving it cannot \
+                     say what it allows; write it out, or define the server in your own config",
+                    names.join(", ")
+                )
+            }
+            Self::OutsideProject { file, folder } => write!(
+                f,
+                "names {}, outside the project folder {}: a project's server may read \
+                 credential files only inside its own folder; define the server in your own \
+                 config to let it read that file",
+                file.display(),
+                folder.display()
+            ),
+        }
+    }
+}
+
+/// The hash an approval records: the definition as written and what approving it lets it do,
+/// as canonical JSON (keys sorted), SHA-256, hex.
+pub fn approval_hash(definition: &ServerConfig, consent: &Consent) -> String {
+    let value = json!({
+        "definition": serde_json::to_value(definition).unwrap_or(Value::Null),
+        "consent": consent.to_json(),
+    });
+    crate::trust::sha256_canonical(&value)
+}
+
+impl Serialize for Consent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
