@@ -8,8 +8,10 @@
 //!   (`$XDG_CACHE_HOME/<app>/results`, else `~/.cache/<app>/results`), private (0700, files
 //!   0600), and files older than [`RESULT_MAX_AGE`] are removed each time a command starts.
 //!
-//! Written by hand rather than with `tempfile`: one directory, created once and removed once,
-//! is a few lines, and the crate would bring its own dependencies for it.
+//! The folders are made as every private folder of the runtime is ([`mcp_private_files`]), and
+//! the files in them are written by the output budget the same way (`mcp_bridge`). Written by
+//! hand rather than with `tempfile`: one directory, created once and removed once, is a few
+//! lines.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,10 +41,7 @@ impl SpillDir {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        let mut builder = std::fs::DirBuilder::new();
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(&path)?;
+        mcp_private_files::ensure_private_dir(&path)?;
         Ok(Self { path })
     }
 
@@ -103,27 +102,9 @@ pub fn user_results_dir(app: &str) -> PathBuf {
 /// Creates `dir` private and removes the plain files in it last changed more than `max_age`
 /// before `now`; returns how many went. Anything else in it (a folder, a link) is left alone.
 fn prepare_results_dir(dir: &Path, max_age: Duration, now: SystemTime) -> std::io::Result<usize> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)?;
-    // A folder that already existed keeps its mode: narrow it, and refuse one that is not a
-    // folder of ours (only the owner may change its mode).
-    let metadata = std::fs::symlink_metadata(dir)?;
-    if !metadata.is_dir() {
-        return Err(std::io::Error::other(format!(
-            "{} is not a folder",
-            dir.display()
-        )));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        if metadata.permissions().mode() & 0o777 != 0o700 {
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-        }
-    }
+    // A folder that already existed is narrowed, and one that is not a folder of ours refused
+    // (only the owner may change its mode).
+    mcp_private_files::ensure_private_dir(dir)?;
     let mut removed = 0;
     for entry in std::fs::read_dir(dir)? {
         let Ok(entry) = entry else { continue };

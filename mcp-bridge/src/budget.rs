@@ -11,7 +11,6 @@
 //! and names none. The raw result stays whole in the output's `details` for the agent and for
 //! `agent-session call --full`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -193,8 +192,21 @@ fn write_whole(
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_millis())
         .unwrap_or_default();
+    let mut whole = Vec::new();
+    if all_text {
+        for (index, block) in content.iter().enumerate() {
+            if index > 0 {
+                whole.push(b'\n');
+            }
+            if let OutputBlock::Text { text } = block {
+                whole.extend_from_slice(text.as_bytes());
+            }
+        }
+    } else {
+        serde_json::to_writer(&mut whole, content).map_err(std::io::Error::other)?;
+    }
     let mut attempts = 0;
-    let (path, mut file) = loop {
+    let path = loop {
         let number = NEXT.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!(
             "{}-{}-{stamp}-{}-{number}.{extension}",
@@ -202,31 +214,16 @@ fn write_whole(
             safe(tool),
             std::process::id()
         ));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        match options.open(&path) {
-            Ok(file) => break (path, file),
+        // Whole or not at all, 0600, and never over anything already at that name (a planted
+        // symlink).
+        match mcp_private_files::write_new(&path, &whole) {
+            Ok(()) => break path,
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempts < 16 => {
                 attempts += 1;
             }
             Err(error) => return Err(error),
         }
     };
-    if all_text {
-        for (index, block) in content.iter().enumerate() {
-            if index > 0 {
-                file.write_all(b"\n")?;
-            }
-            if let OutputBlock::Text { text } = block {
-                file.write_all(text.as_bytes())?;
-            }
-        }
-    } else {
-        serde_json::to_writer(&mut file, content).map_err(std::io::Error::other)?;
-    }
-    file.flush()?;
     Ok(path)
 }
 

@@ -9,16 +9,16 @@
 //!
 //! The view is written only by a process that holds the database: each write or removal in
 //! sled is followed by the same change to the view, before the lock is given up, so writers are
-//! ordered by the lock and a file is replaced whole (written aside, then renamed) — a reader
-//! sees the old entry or the new one, never a torn one. The view is trusted only once it is
+//! ordered by the lock and a file is replaced whole ([`mcp_private_files::write_atomically`]:
+//! written aside, synced, renamed) — a reader sees the old entry or the new one, never a torn
+//! one. The view is trusted only once it is
 //! complete: the first process to open the database without a `complete` marker copies every
 //! entry into the view, then writes the marker. A view file that cannot be written removes the
 //! marker, so readers go back to the database until the next open rebuilds the view. sled
 //! stays the store of record; the view can be deleted at any time.
 
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::fingerprint::sha256_hex;
 
@@ -85,7 +85,7 @@ impl ReadView {
     /// Copies every entry of the open database into the view, then marks it complete. Files of
     /// servers the database no longer has are removed first.
     pub(crate) fn rebuild(&self, db: &sled::Db) -> io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
+        mcp_private_files::ensure_private_dir(&self.dir)?;
         for entry in std::fs::read_dir(&self.dir)? {
             let entry = entry?;
             if entry.file_name() != COMPLETE {
@@ -121,23 +121,10 @@ impl ReadView {
         self.dir.join(sha256_hex(server.as_bytes()))
     }
 
-    /// Replaces `path` whole: written to a file of its own in the same folder, then renamed.
+    /// Replaces `path` whole, as every private file of the runtime is (written aside, synced,
+    /// renamed; `0600` in a `0700` folder): a tool list may name what the user works on.
     fn write_file(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        std::fs::create_dir_all(&self.dir)?;
-        let aside = self.dir.join(format!(
-            ".tmp-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = std::fs::File::create(&aside).and_then(|mut file| file.write_all(bytes));
-        match written.and_then(|()| std::fs::rename(&aside, path)) {
-            Ok(()) => Ok(()),
-            Err(error) => {
-                let _ = std::fs::remove_file(&aside);
-                Err(error)
-            }
-        }
+        mcp_private_files::write_atomically(path, bytes)
     }
 }
 

@@ -479,6 +479,12 @@ impl Shared {
         let budget = if patient { OPEN_BUDGET } else { Duration::ZERO };
         let mut delay = POLL_FIRST;
         let mut rebuilt = false;
+        // sled makes its folder with the process's umask: made private first (`0700`, its
+        // missing parents too), since tool lists may name what the user works on. A folder
+        // that cannot be made private is left to sled, whose open then says what is wrong.
+        if let Err(error) = mcp_private_files::ensure_private_dir(&self.path) {
+            tracing::debug!(path = %self.path.display(), %error, "tool cache folder not private");
+        }
         loop {
             let opened = sled::Config::new()
                 .path(&self.path)

@@ -21,17 +21,19 @@
 //!   error and is never overwritten.
 //! - Only what the change needs is touched: unknown top-level fields, unknown per-server fields
 //!   and the other servers stay as they are, in their order.
-//! - The new contents are written atomically: a uniquely named temporary file in the same
-//!   directory, created with mode `0600`, written, synced and renamed over the target. The
-//!   file's own mode is kept as long as it is no wider than `0600` (a `0400` file stays
-//!   `0400`; a `0644` one becomes `0600`: the file holds secrets). A
-//!   missing directory is created with mode `0700`; existing directories are left alone.
+//! - The new contents are written as every private file of the runtime is
+//!   ([`mcp_private_files`]): a uniquely named file in the same directory, created with mode
+//!   `0600`, written, synced and renamed over the target, the directory synced. The file's own
+//!   mode is kept as long as it is no wider than `0600` (a `0400` file stays `0400`; a `0644`
+//!   one becomes `0600`: the file holds secrets). A missing directory is created with mode
+//!   `0700`; existing directories are left alone.
 //! - When the target is a symlink, the file it points to is replaced and the link stays.
 //! - A change that is already in place writes nothing.
 //! - Writers take turns, across processes: the read, the change and the write happen under an
-//!   exclusive lock of the file (`flock` on `.<name>.lock` beside it), so two `add`s racing
-//!   each other both land. A writer that cannot get the lock within 30 seconds fails with an
-//!   error saying so, and writes nothing.
+//!   exclusive lock of the file (`flock` on `.<name>.lock` beside it, removed when the change
+//!   is done, so none is left in a project's folder), so two `add`s racing each other both
+//!   land. A writer that cannot get the lock within 30 seconds fails with an error saying so,
+//!   and writes nothing.
 //!
 //! ```no_run
 //! use mcp_config::{DiscoveryContext, Level, ServerConfig};
@@ -48,13 +50,11 @@
 //! ```
 
 use std::fmt;
-use std::fs::{self, DirBuilder, File, OpenOptions, TryLockError};
-use std::io::{self, Write as _};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
+use mcp_private_files::{FileLock, LockError, final_target, write_atomically};
 use serde_json::{Map, Value};
 
 use crate::consent::{Consent, approval_hash};
@@ -71,18 +71,10 @@ const NATIVE_PROVIDER: &str = "native";
 const SERVERS_KEY: &str = "mcpServers";
 /// The key holding the names of servers switched off (honoured in the user file).
 const DISABLED_KEY: &str = "disabledServers";
-/// Mode of a written config file.
-const FILE_MODE: u32 = 0o600;
-/// Mode of a directory created for a config file.
-const DIR_MODE: u32 = 0o700;
-/// How many symlinks are followed before giving up (a loop).
-const MAX_SYMLINKS: usize = 40;
 /// How long a writer waits for other processes' changes to the same file before it gives up:
 /// long enough for a crowd of writers each syncing to a busy disk, short enough that a writer
 /// stuck behind a hung process says so.
 const LOCK_WAIT: Duration = Duration::from_secs(30);
-/// How often a waiting writer tries the lock again.
-const LOCK_POLL: Duration = Duration::from_millis(5);
 
 /// What one write did to one file, for a CLI to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -446,7 +438,7 @@ fn change(path: &Path, server: &str, action: ChangeAction) -> ConfigChange {
 /// held until the document is dropped, so no other writer reads it before this one has saved.
 struct Document {
     /// The lock, released when the document is dropped.
-    _lock: WriteLock,
+    _lock: FileLock,
     /// The file the change is written to (symlinks resolved).
     target: PathBuf,
     /// Whether the file existed when it was read.
@@ -463,8 +455,11 @@ impl Document {
 
     /// [`load`](Self::load), waiting at most `wait` for the file's lock.
     fn load_waiting(path: &Path, wait: Duration) -> Result<Self, ConfigError> {
-        let target = resolve_symlinks(path)?;
-        let lock = WriteLock::acquire(&target, wait)?;
+        let target = final_target(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let lock = lock(&target, wait)?;
         let text = read_config_file(&target)?;
         let existed = text.is_some();
         let root = match text {
@@ -597,211 +592,34 @@ impl Document {
                 source: io::Error::other(error),
             })?;
         text.push('\n');
-        write_atomically(&self.target, text.as_bytes())?;
+        write_atomically(&self.target, text.as_bytes()).map_err(|source| ConfigError::Write {
+            path: self.target.clone(),
+            source,
+        })?;
         tracing::debug!(path = %self.target.display(), "wrote MCP config file");
         Ok(())
     }
 }
 
-/// An exclusive advisory lock (`flock`) on a config file, held across its read-modify-write so
-/// that writers in other processes (another CLI, a shell, an agent) take turns and no accepted
-/// change is lost. It is taken on a companion file, `.<name>.lock` beside the file, because
-/// the file itself is replaced by each write (a lock on the replaced inode would not exclude
-/// the next writer). The companion is left in place: removing it would let two writers lock
-/// two different files.
-struct WriteLock {
-    _file: File,
-}
-
-impl WriteLock {
-    /// Takes the lock of `target`, waiting at most `wait` for another writer to finish.
-    fn acquire(target: &Path, wait: Duration) -> Result<Self, ConfigError> {
-        let dir = match target.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-            _ => PathBuf::from("."),
+/// Takes the lock of `target` ([`FileLock`]: `.<name>.lock` beside it, removed when released),
+/// waiting at most `wait` for another writer to finish.
+fn lock(target: &Path, wait: Duration) -> Result<FileLock, ConfigError> {
+    FileLock::acquire(target, wait).map_err(|error| {
+        let source = match error {
+            LockError::Busy { .. } => io::Error::new(io::ErrorKind::WouldBlock, error.to_string()),
+            other => io::Error::other(other.to_string()),
         };
-        let name = target
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let lock_path = dir.join(format!(".{name}.lock"));
-        let lock_error = |source| ConfigError::Write {
-            path: lock_path.clone(),
+        ConfigError::Write {
+            path: target.to_owned(),
             source,
-        };
-        create_private_dirs(&dir).map_err(|source| ConfigError::Write {
-            path: dir.clone(),
-            source,
-        })?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(FILE_MODE)
-            .open(&lock_path)
-            .map_err(lock_error)?;
-        let started = Instant::now();
-        loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(Self { _file: file }),
-                Err(TryLockError::WouldBlock) if started.elapsed() < wait => {
-                    std::thread::sleep(LOCK_POLL);
-                }
-                Err(TryLockError::WouldBlock) => {
-                    return Err(ConfigError::Write {
-                        path: target.to_owned(),
-                        source: io::Error::new(
-                            io::ErrorKind::WouldBlock,
-                            format!(
-                                "another process has been changing this file for {wait:?} (it \
-                                 holds the lock {}); nothing was written: try again when it is \
-                                 done",
-                                lock_path.display()
-                            ),
-                        ),
-                    });
-                }
-                Err(TryLockError::Error(source)) => return Err(lock_error(source)),
-            }
         }
-    }
-}
-
-/// Follows symlinks from `path` to the file they point at (which may not exist yet).
-fn resolve_symlinks(path: &Path) -> Result<PathBuf, ConfigError> {
-    let mut current = path.to_owned();
-    for _ in 0..MAX_SYMLINKS {
-        match fs::symlink_metadata(&current) {
-            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(current),
-            Err(source) => {
-                return Err(ConfigError::Read {
-                    path: current,
-                    source,
-                });
-            }
-            Ok(metadata) if metadata.file_type().is_symlink() => {
-                let link = fs::read_link(&current).map_err(|source| ConfigError::Read {
-                    path: current.clone(),
-                    source,
-                })?;
-                current = match current.parent() {
-                    Some(parent) if link.is_relative() => parent.join(link),
-                    _ => link,
-                };
-            }
-            Ok(_) => return Ok(current),
-        }
-    }
-    Err(ConfigError::Read {
-        path: path.to_owned(),
-        source: io::Error::other(format!("more than {MAX_SYMLINKS} symbolic links (a loop?)")),
     })
-}
-
-/// Replaces `target` with `bytes`: temp file (0600) in the same directory, write, fsync,
-/// rename. On failure the temp file is removed and `target` is as it was.
-fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), ConfigError> {
-    let write_error = |source| ConfigError::Write {
-        path: target.to_owned(),
-        source,
-    };
-    let dir = match target.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let Some(file_name) = target.file_name() else {
-        return Err(write_error(io::Error::other("the path has no file name")));
-    };
-    create_private_dirs(&dir).map_err(|source| ConfigError::Write {
-        path: dir.clone(),
-        source,
-    })?;
-    let (temp_path, mut file) =
-        create_temp_file(&dir, &file_name.to_string_lossy()).map_err(write_error)?;
-    let written = file
-        .set_permissions(fs::Permissions::from_mode(kept_mode(target)))
-        .and_then(|()| file.write_all(bytes))
-        .and_then(|()| file.sync_all());
-    drop(file);
-    let renamed = written.and_then(|()| fs::rename(&temp_path, target));
-    if let Err(source) = renamed {
-        if let Err(error) = fs::remove_file(&temp_path) {
-            tracing::warn!(path = %temp_path.display(), %error, "could not remove temporary file");
-        }
-        return Err(write_error(source));
-    }
-    // Make the rename itself durable; the data is already safe, so this is best effort.
-    if let Err(error) = File::open(&dir).and_then(|dir| dir.sync_all()) {
-        tracing::debug!(path = %dir.display(), %error, "could not sync directory");
-    }
-    Ok(())
-}
-
-/// The mode of the file that replaces `target`: its own mode kept, but never wider than
-/// [`FILE_MODE`] (a config holds secrets: a `0644` file becomes `0600`, a `0400` one stays
-/// `0400`), and never one its owner cannot read; `0600` for a new file.
-fn kept_mode(target: &Path) -> u32 {
-    match fs::metadata(target) {
-        Ok(meta) => {
-            let kept = meta.permissions().mode() & FILE_MODE;
-            if kept & 0o400 == 0 { FILE_MODE } else { kept }
-        }
-        Err(_) => FILE_MODE,
-    }
-}
-
-/// Creates `dir` and its missing ancestors with mode 0700; existing ones are not touched.
-fn create_private_dirs(dir: &Path) -> io::Result<()> {
-    let mut missing = Vec::new();
-    let mut current = Some(dir);
-    while let Some(path) = current {
-        if path.as_os_str().is_empty() || fs::metadata(path).is_ok() {
-            break;
-        }
-        missing.push(path);
-        current = path.parent();
-    }
-    for path in missing.into_iter().rev() {
-        match DirBuilder::new().mode(DIR_MODE).create(path) {
-            Ok(()) => fs::set_permissions(path, fs::Permissions::from_mode(DIR_MODE))?,
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(error) => return Err(error),
-        }
-    }
-    Ok(())
-}
-
-/// Creates a new, uniquely named file next to the target, mode 0600 from the start.
-fn create_temp_file(dir: &Path, file_name: &str) -> io::Result<(PathBuf, File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| elapsed.subsec_nanos())
-        .unwrap_or_default();
-    let mut last_error = None;
-    for _ in 0..64 {
-        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!(
-            ".{file_name}.{}.{count}.{nanos}.tmp",
-            std::process::id()
-        ));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(FILE_MODE)
-            .open(&path)
-        {
-            Ok(file) => return Ok((path, file)),
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => last_error = Some(error),
-            Err(error) => return Err(error),
-        }
-    }
-    Err(last_error.unwrap_or_else(|| io::Error::other("could not find a free temporary file name")))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     #[test]
@@ -824,7 +642,7 @@ mod tests {
         let path = dir.join("mcp.json");
         fs::write(&path, "{\"mcpServers\": {}}\n").unwrap();
         // Another process in the middle of a change, as far as the lock goes.
-        let holder = WriteLock::acquire(&path, Duration::ZERO).unwrap();
+        let holder = lock(&path, Duration::ZERO).unwrap();
         let Err(error) = Document::load_waiting(&path, Duration::from_millis(50)) else {
             panic!("the lock was taken twice");
         };

@@ -5,7 +5,7 @@
 //! Nothing reads the terminal ahead, so neither ever gets a line typed for the other, and a
 //! blocking read never holds up the async runtime.
 //!
-//! Rustyline (without default features, plus file history) was chosen over reedline for its
+//! Rustyline (without default features) was chosen over reedline for its
 //! far smaller dependency tree: libc, nix, a few unicode crates, no terminal framework. It reads
 //! and draws on `/dev/tty`, so the prompt and the echo never mix with what a command prints on
 //! stdout (`shell --json | jq` stays clean).
@@ -14,14 +14,14 @@
 //! `~/.local/state/<app>/shell_history` (the state directory as `mcp_config::UserDir` finds
 //! it, the runtime's one XDG lookup): the XDG base-directory spec puts "actions history"
 //! in the state directory. It is not configuration the user writes (the config directory) nor
-//! something that may be deleted at any time (the cache directory). The file is appended to
-//! after every line, so a killed shell loses nothing, and created with mode 0600 in a 0700
-//! directory: a line may hold a secret (`/mcp add … --env TOKEN=…`). A line starting with a
-//! space is not kept, as in bash's `ignorespace`.
+//! something that may be deleted at any time (the cache directory). A line is added to the
+//! file after every command, so a killed shell loses nothing, through the runtime's one way of
+//! writing private files (`history.rs`): mode 0600 in a 0700 directory, since a line may hold a
+//! secret (`/mcp add … --env TOKEN=…`). A line starting with a space is not kept, as in bash's
+//! `ignorespace`.
 
 use std::ffi::OsString;
 use std::io::Write as _;
-use std::os::unix::fs::DirBuilderExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc as std_mpsc};
@@ -32,7 +32,7 @@ use nix::sys::termios::{SetArg, Termios, tcgetattr, tcsetattr};
 use rustyline::Editor;
 use rustyline::config::{Behavior, Config};
 use rustyline::error::ReadlineError;
-use rustyline::history::FileHistory;
+use rustyline::history::MemHistory;
 use tokio::sync::oneshot;
 
 /// How many lines the history keeps.
@@ -197,7 +197,7 @@ impl Drop for LineEditor {
 }
 
 /// An editor on `/dev/tty` with the history file loaded (a missing file is an empty history).
-fn new_editor(history: Option<&Path>) -> Result<Editor<(), FileHistory>, String> {
+fn new_editor(history: Option<&Path>) -> Result<Editor<(), MemHistory>, String> {
     let config = Config::builder()
         .behavior(Behavior::PreferTerm)
         .max_history_size(HISTORY_LINES)
@@ -205,12 +205,15 @@ fn new_editor(history: Option<&Path>) -> Result<Editor<(), FileHistory>, String>
         .map_err(|error| format!("cannot configure the line editor: {error}"))?
         .history_ignore_space(true)
         .build();
-    let mut editor = Editor::<(), FileHistory>::with_config(config)
+    let mut editor = Editor::<(), MemHistory>::with_config(config)
         .map_err(|error| format!("cannot open the terminal for line editing: {error}"))?;
     if let Some(path) = history {
-        match editor.load_history(path) {
-            Ok(()) => {}
-            Err(ReadlineError::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {}
+        match super::history::load(path) {
+            Ok(entries) => {
+                for entry in entries {
+                    let _ = editor.add_history_entry(entry);
+                }
+            }
             Err(error) => {
                 tracing::warn!(%error, path = %path.display(), "cannot read the shell history");
             }
@@ -220,7 +223,7 @@ fn new_editor(history: Option<&Path>) -> Result<Editor<(), FileHistory>, String>
 }
 
 /// Adds a line to the history and appends it to the file.
-fn remember(editor: &mut Editor<(), FileHistory>, file: Option<&Path>, line: &str) {
+fn remember(editor: &mut Editor<(), MemHistory>, file: Option<&Path>, line: &str) {
     if line.trim().is_empty() {
         return;
     }
@@ -235,13 +238,7 @@ fn remember(editor: &mut Editor<(), FileHistory>, file: Option<&Path>, line: &st
     let Some(path) = file else {
         return;
     };
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir);
-    }
-    if let Err(error) = editor.append_history(path) {
+    if let Err(error) = super::history::append(path, line, HISTORY_LINES) {
         tracing::warn!(%error, path = %path.display(), "cannot write the shell history");
     }
 }

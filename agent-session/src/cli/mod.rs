@@ -11,6 +11,7 @@ mod editor;
 mod elicit;
 mod execute;
 mod failure;
+mod history;
 mod launcher;
 mod log_fields;
 mod manage;
