@@ -106,6 +106,8 @@ pub struct PolicyDenial {
     pub judged: Option<Judged>,
 }
 
+impl std::error::Error for PolicyDenial {}
+
 /// What of a server a rule judged, besides its entry as a whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
