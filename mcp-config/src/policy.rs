@@ -22,33 +22,42 @@
 //!
 //! What a server reaches is judged, not how its entry spells it:
 //!
-//! - **URLs** ([`url_reading`]): a URL rule is compared with every reading of the server's URL
-//!   — as parsed (host in lower case, percent-decoded and IDNA-encoded without a trailing dot,
-//!   IPv4 in any spelling as a dotted quad, dot segments and `%2e` ones resolved, the port only
-//!   when it is not the scheme's default, the path (`/` at least) and the query); its path with
-//!   runs of `/` made one; its path percent-decoded (`%2F` included, as Starlette routes) with
-//!   the dot segments that decoding made resolved; and its host as the address it reaches
-//!   (`[::ffff:127.0.0.1]` is `127.0.0.1`, `0.0.0.0` is `127.0.0.1`, `[::]` is `[::1]`; a
-//!   loopback address is also `localhost` to a deny rule). A deny rule matching **any** reading
-//!   denies; an allow rule allows only when it matches **every** reading of the path (with the
-//!   host as written or as reached). A `*` inside a pattern's host matches host characters
-//!   only (`https://*.corp.com/*` never matches `https://evil.org/x.corp.com/`); a `*` that
-//!   ends a pattern matches anything (`https://*`). A URL that does not parse, names a user
-//!   (`https://corp.com@evil.org/`) or is very long is denied by every URL rule and allowed by
-//!   none.
+//! - **URLs** (`policy/url_reading.rs`): a URL rule is compared with every reading of the
+//!   server's URL — as parsed (host in lower case, percent-decoded and IDNA-encoded without a
+//!   trailing dot, IPv4 in any spelling as a dotted quad, dot segments and `%2e` ones resolved,
+//!   the port only when it is not the scheme's default, the path (`/` at least) and the query);
+//!   its path with runs of `/` made one; its path percent-decoded (`%2F` included, as Starlette
+//!   routes) with the dot segments that decoding made resolved; and its host as the address it
+//!   reaches (`[::ffff:127.0.0.1]` is `127.0.0.1`, `0.0.0.0` is `127.0.0.1`, `[::]` is `[::1]`;
+//!   a loopback address is also `localhost` to a deny rule). A deny rule matching **any**
+//!   reading denies; an allow rule allows only when it matches **every** reading of the path
+//!   (with the host as written or as reached). A `*` inside a pattern's host matches host
+//!   characters only (`https://*.corp.com/*` never matches `https://evil.org/x.corp.com/`); a
+//!   `*` that ends a pattern matches anything (`https://*`). A URL that does not parse, names a
+//!   user (`https://corp.com@evil.org/`) or is very long is denied by every URL rule and allowed
+//!   by none.
 //! - **Addresses** ([`ReachPolicy`], on each remote server discovery lets run): a host name is
-//!   judged again at connect time, on every address it resolves to, with the server's URL
-//!   with its host replaced by that address: a deny rule on `127.0.0.1` refuses `localhost`,
-//!   or any name resolving there. With an allowlist of `serverUrl` entries, an address must be
-//!   allowed by one too, unless an entry naming the host by name (not an address pattern such
-//!   as `http://10.*`) allowed the server. A redirect is judged like the server's own URL.
-//! - **Commands** ([`command_text`]): a `serverCommand` rule covers every command an entry
-//!   makes run, not only a stdio server's command line: each `!command` value of the fields the
-//!   transport uses (`env` for stdio, `headers` for http and sse) and a `headersHelper`. A deny
-//!   entry matching one denies the server. With an allowlist holding `serverCommand` entries,
-//!   each of them must be a plain command line (no `;`, `|`, `&`, `$`, backticks, redirections,
-//!   globs or newlines) whose words are an entry's; otherwise the server is denied, naming the
-//!   field, and nothing of it runs.
+//!   judged again when it is connected, on every address it resolves to, as the server's URL
+//!   with that address for its host: a deny rule on `127.0.0.1` refuses `localhost`, or any
+//!   name resolving there (discovery does not resolve names: such a server fails at connect
+//!   time, with the same `denied by policy: …` message). With an allowlist of `serverUrl`
+//!   entries, an address must be allowed by one too, unless an entry naming the host by name
+//!   (not an address pattern such as `http://10.*`) allowed the server. A redirect is judged
+//!   like the server's own URL.
+//! - **Commands** (`policy/command_text.rs`): a `serverCommand` rule covers every command an
+//!   entry makes run, not only a stdio server's command line: each `!command` value of the
+//!   fields the transport uses (`env` for stdio, `headers` for http and sse) and a
+//!   `headersHelper`. Such a command is shell text run by `sh -c`, and a rule is a list of
+//!   words: the two are compared only when the text is plain — none of `;` `|` `&` `<` `>` `(`
+//!   `)` `$` `` ` `` `*` `?` `[` `]` `{` `}` `~` `#` or a newline, through which `sh` would run,
+//!   choose or rewrite something its words do not show — and then by the words `sh` splits it
+//!   into (quotes and backslashes, with `shell-words`). With an allowlist holding
+//!   `serverCommand` entries, each command must be plain and be an entry's words exactly;
+//!   otherwise the server is denied, naming the field, and nothing of it runs: no word list can
+//!   vouch for shell syntax. A deny entry denies a server with a command whose words are its
+//!   own, in a plain text or in one piece of a text cut at its operators
+//!   (`true && curl x > /dev/null` is denied by `["curl", "x"]`); a deny list of commands is
+//!   a list of spellings, an allowlist the control that holds.
 //!
 //! Messages show a rule as written: its expanded values may hold secrets; they name the field of
 //! a command, never its text.

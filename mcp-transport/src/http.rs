@@ -72,9 +72,6 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// `Last-Event-ID`) before the request fails.
 pub const MAX_STREAM_RESUMPTIONS: u32 = 5;
 
-/// How many redirects (on the server's own origin) a request follows.
-const MAX_REDIRECTS: usize = 5;
-
 /// How long a legacy SSE server may take to name its message endpoint.
 pub const DEFAULT_ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -253,7 +250,7 @@ impl HttpServerParams {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .tcp_keepalive(Duration::from_secs(30))
-            .redirect(same_origin_redirects(self.reach.clone()))
+            .redirect(reach::same_origin_redirects(self.reach.clone()))
             .default_headers(self.headers.clone());
         if let Some(check) = &self.reach {
             reach::check_literal(check, &self.url)?;
@@ -593,25 +590,6 @@ where
             }
         }
     }
-}
-
-/// Follows a few redirects on the server's own origin (`/mcp` → `/mcp/`, say) and none to
-/// another: the configured headers, credentials included, go with every request and must not
-/// reach a third party. A redirect the [`ReachCheck`] refuses fails the request.
-fn same_origin_redirects(reach: Option<ReachCheck>) -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(move |attempt| {
-        let same_origin = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        if !same_origin || attempt.previous().len() > MAX_REDIRECTS {
-            return attempt.stop();
-        }
-        match reach.as_ref().map(|check| check.redirect(attempt.url())) {
-            Some(Err(refused)) => attempt.error(refused),
-            _ => attempt.follow(),
-        }
-    })
 }
 
 /// `scheme://host:port/path`, without query or fragment.

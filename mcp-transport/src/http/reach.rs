@@ -28,6 +28,9 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 use crate::transport::TransportError;
 
+/// How many redirects (on the server's own origin) a request follows.
+const MAX_REDIRECTS: usize = 5;
+
 /// A check of one address: `Err` refuses the connection.
 type AddressCheck = dyn Fn(SocketAddr) -> Result<(), Refused> + Send + Sync;
 
@@ -125,6 +128,25 @@ impl Refused {
             reason: Arc::new(reason),
         }
     }
+}
+
+/// Follows a few redirects on the server's own origin (`/mcp` → `/mcp/`, say) and none to
+/// another: the configured headers, credentials included, go with every request and must not
+/// reach a third party. A redirect the [`ReachCheck`] refuses fails the request.
+pub(super) fn same_origin_redirects(reach: Option<ReachCheck>) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !same_origin || attempt.previous().len() > MAX_REDIRECTS {
+            return attempt.stop();
+        }
+        match reach.as_ref().map(|check| check.redirect(attempt.url())) {
+            Some(Err(refused)) => attempt.error(refused),
+            _ => attempt.follow(),
+        }
+    })
 }
 
 /// The refusal somewhere in `error`'s chain of sources: the HTTP client wraps what the
