@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use common::*;
-use mcp_config::{DiscoveryContext, TransportConfig};
+use mcp_config::{DenialRule, DiscoveryContext, Judged, TransportConfig};
 use mcp_manager::{
     ConnectionStatus, LoadOptions, LoadResult, Problem, discover_and_load_mcp_tools,
 };
@@ -95,6 +95,15 @@ async fn a_name_resolving_to_a_denied_address_is_refused_before_any_request() {
         result.problems
     );
     let message = problem_of(&result, "local");
+    let ConnectionStatus::Failed(error) = result.manager.get_connection_status("local") else {
+        unreachable!("checked above")
+    };
+    let denial = error.policy_denial().expect("the policy's denial, typed");
+    assert_eq!(
+        denial.judged,
+        Some(Judged::Address("127.0.0.1".parse().unwrap()))
+    );
+    assert!(matches!(denial.rule, DenialRule::Denied(_)), "{denial:?}");
     assert!(
         message.contains("denied by policy: deniedMcpServers in "),
         "{message}"
