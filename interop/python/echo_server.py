@@ -17,6 +17,8 @@ stderr), `streamable-http` (answers as SSE streams), `streamable-http-json`
 (answers as JSON bodies) or `sse` (the legacy HTTP+SSE transport). The HTTP
 transports listen on 127.0.0.1 only, on a port the system picks, and report it
 on stderr as `interop-listening <port>`; the endpoints are `/mcp` and `/sse`.
+A second argument moves the Streamable HTTP endpoint (`streamable-http /admin/mcp`), for the
+tests of URL rules that need a server under a path of their choosing.
 """
 
 import asyncio
@@ -30,6 +32,7 @@ SDK_VERSION = version("mcp")
 # install fails with its own error instead of v2's "FastMCP was renamed" one.
 TRANSPORT = sys.argv[1] if len(sys.argv) > 1 else "stdio"
 JSON_RESPONSE = TRANSPORT == "streamable-http-json"
+MCP_PATH = sys.argv[2] if len(sys.argv) > 2 else "/mcp"
 
 if int(SDK_VERSION.split(".")[0]) >= 2:
     from mcp.server.mcpserver import MCPServer
@@ -41,12 +44,19 @@ if int(SDK_VERSION.split(".")[0]) >= 2:
     def _http_app(server):
         if TRANSPORT == "sse":
             return server.sse_app()
-        return server.streamable_http_app(json_response=JSON_RESPONSE)
+        return server.streamable_http_app(
+            json_response=JSON_RESPONSE, streamable_http_path=MCP_PATH
+        )
 else:
     from mcp.server.fastmcp import FastMCP
 
     def _make_server(name: str, instructions: str):
-        return FastMCP(name, instructions=instructions, json_response=JSON_RESPONSE)
+        return FastMCP(
+            name,
+            instructions=instructions,
+            json_response=JSON_RESPONSE,
+            streamable_http_path=MCP_PATH,
+        )
 
     def _http_app(server):
         if TRANSPORT == "sse":

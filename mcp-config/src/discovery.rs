@@ -517,9 +517,10 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
 
     for (name, (winner, shadowed)) in winners {
         let problems = match expand_server_config(&name, &winner.config, &ctx.env) {
-            Ok(expanded) => {
+            Ok(mut expanded) => {
                 let problems = validate_server_config(&name, &expanded);
                 if problems.is_empty() {
+                    expanded.reach = policy.reach(&name, &expanded);
                     let source = ServerSource {
                         meta: winner.meta,
                         shadowed,

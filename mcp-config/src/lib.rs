@@ -39,7 +39,7 @@ pub use expand::{MAX_NESTING, expand_server_config, expand_value};
 pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
 };
-pub use policy::{DenialRule, PolicyDenial};
+pub use policy::{DenialRule, Judged, PolicyDenial, ReachPolicy};
 pub use problems::{
     AuthSettingKind, ConfigProblem, EntryProblem, ExpandError, OAuthProblem, PlaceholderProblem,
     ServerProblem, Shared, UrlProblem,

@@ -20,14 +20,47 @@
 //! - `${VAR}` and `${VAR:-default}` in `serverCommand` and `serverUrl` values, and in the
 //!   server's own command and URL, are expanded before comparing.
 //!
-//! A server's URL is judged as the transport will reach it: parsed, its host in lower case,
-//! percent-decoded and IDNA-encoded without a trailing dot, the port only when it is not the
-//! scheme's default, the path (`/` at least) and the query. A `*` inside a pattern's host
-//! matches host characters only (`https://*.corp.com/*` never matches
-//! `https://evil.org/x.corp.com/` or `https://evil.org?.corp.com/`); a `*` that ends a pattern
-//! matches anything (`https://*`). A URL that does not parse, names a user
-//! (`https://corp.com@evil.org/`) or is very long is denied by every URL rule and allowed by
-//! none. Messages show a rule as written: its expanded values may hold secrets.
+//! What a server reaches is judged, not how its entry spells it:
+//!
+//! - **URLs** (`policy/url_reading.rs`): a URL rule is compared with every reading of the
+//!   server's URL — as parsed (host in lower case, percent-decoded and IDNA-encoded without a
+//!   trailing dot, IPv4 in any spelling as a dotted quad, dot segments and `%2e` ones resolved,
+//!   the port only when it is not the scheme's default, the path (`/` at least) and the query);
+//!   its path with runs of `/` made one; its path percent-decoded (`%2F` included, as Starlette
+//!   routes) with the dot segments that decoding made resolved; and its host as the address it
+//!   reaches (`[::ffff:127.0.0.1]` is `127.0.0.1`, `0.0.0.0` is `127.0.0.1`, `[::]` is `[::1]`;
+//!   a loopback address is also `localhost` to a deny rule). A deny rule matching **any**
+//!   reading denies; an allow rule allows only when it matches **every** reading of the path
+//!   (with the host as written or as reached). A `*` inside a pattern's host matches host
+//!   characters only (`https://*.corp.com/*` never matches `https://evil.org/x.corp.com/`); a
+//!   `*` that ends a pattern matches anything (`https://*`). A URL that does not parse, names a
+//!   user (`https://corp.com@evil.org/`) or is very long is denied by every URL rule and allowed
+//!   by none.
+//! - **Addresses** ([`ReachPolicy`], on each remote server discovery lets run): a host name is
+//!   judged again when it is connected, on every address it resolves to, as the server's URL
+//!   with that address for its host: a deny rule on `127.0.0.1` refuses `localhost`, or any
+//!   name resolving there (discovery does not resolve names: such a server fails at connect
+//!   time, with the same `denied by policy: …` message). With an allowlist of `serverUrl`
+//!   entries, an address must be allowed by one too, unless an entry naming the host by name
+//!   (not an address pattern such as `http://10.*`) allowed the server. A redirect is judged
+//!   like the server's own URL.
+//! - **Commands** (`policy/command_text.rs`): a `serverCommand` rule covers every command an
+//!   entry makes run, not only a stdio server's command line: each `!command` value of the
+//!   fields the transport uses (`env` for stdio, `headers` for http and sse) and a
+//!   `headersHelper`. Such a command is shell text run by `sh -c`, and a rule is a list of
+//!   words: the two are compared only when the text is plain — none of `;` `|` `&` `<` `>` `(`
+//!   `)` `$` `` ` `` `*` `?` `[` `]` `{` `}` `~` `#` or a newline, through which `sh` would run,
+//!   choose or rewrite something its words do not show — and then by the words `sh` splits it
+//!   into (quotes and backslashes, with `shell-words`). With an allowlist holding
+//!   `serverCommand` entries, each command must be plain and be an entry's words exactly;
+//!   otherwise the server is denied, naming the field, and nothing of it runs: no word list can
+//!   vouch for shell syntax. A deny entry denies a server with a command whose words are its
+//!   own, in a plain text or in one piece of a text cut at its operators
+//!   (`true && curl x > /dev/null` is denied by `["curl", "x"]`); a deny list of commands is
+//!   a list of spellings, an allowlist the control that holds.
+//!
+//! Messages show a rule as written: its expanded values may hold secrets; they name the field of
+//! a command, never its text.
 //!
 //! Differences, on purpose: a policy file that exists but cannot be read or parsed, or has an
 //! entry of the wrong shape, denies every server (with the file named) rather than letting
@@ -36,17 +69,26 @@
 //! Code settings, which Claude Code also joins, are not read: they are the user's choice within
 //! Claude Code, where the user can switch a server off here with `disable`.
 
+mod command_text;
+mod reach;
+mod url_reading;
+
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use self::command_text::CommandText;
+pub use self::reach::ReachPolicy;
+use self::url_reading::{Side, UrlReadings};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::expand_value;
-use crate::server_config::{ServerConfig, TransportConfig};
+use crate::server_config::{HEADERS_HELPER, ServerConfig, TransportConfig};
 use crate::source::{parse_jsonc, read_config_file};
 
 /// The managed settings file, in [`DiscoveryContext::managed_dir`].
@@ -55,11 +97,10 @@ const SETTINGS_FILE: &str = "managed-settings.json";
 const DROP_IN_FOLDER: &str = "managed-settings.d";
 /// The most drop-in files read: a managed folder holds a handful.
 const MAX_DROP_INS: usize = 256;
-/// The longest URL URL rules judge; a longer one is denied by any of them.
-const MAX_URL_CHARS: usize = 2048;
 /// How many steps URL matching may take in one discovery (a project file can hold many long
-/// URLs); past it, a URL rule denies, and allows nothing.
-const MATCH_STEPS: usize = 1 << 24;
+/// URLs, each read in several ways), or in one check at connect time; past it, a URL rule
+/// denies, and allows nothing.
+const MATCH_STEPS: usize = 1 << 26;
 
 /// Why the policy does not let a server run. Shown as `denied by policy: …`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +110,42 @@ pub struct PolicyDenial {
     pub file: PathBuf,
     /// What in it decided.
     pub rule: DenialRule,
+    /// What of the server the rule judged, when it is not the entry itself: an address it
+    /// connects to, a URL a redirect sent it to, a command it makes run.
+    pub judged: Option<Judged>,
+}
+
+impl std::error::Error for PolicyDenial {}
+
+/// What of a server a rule judged, besides its entry as a whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Judged {
+    /// An address the connection was about to be made to (the server's host resolved, or its
+    /// literal address), judged at connect time.
+    Address(IpAddr),
+    /// The URL a redirect sent a request to (shown without its query), judged before it is
+    /// followed.
+    Redirect(String),
+    /// A command the entry makes run: a `!command` value or its `headersHelper`.
+    Command {
+        /// `env.KEY`, `headers.KEY` or `headersHelper`.
+        field: String,
+        /// The text holds shell syntax, which no `serverCommand` word list can allow.
+        shell_syntax: bool,
+    },
+}
+
+impl Judged {
+    /// `its env.TOKEN !command`, `its headersHelper`, `127.0.0.1, an address it connects to`.
+    fn describe(&self) -> String {
+        match self {
+            Self::Address(address) => format!("{address}, an address it connects to"),
+            Self::Redirect(url) => format!("{url}, where a redirect sent it"),
+            Self::Command { field, .. } if field == HEADERS_HELPER => format!("its {field}"),
+            Self::Command { field, .. } => format!("its {field} !command"),
+        }
+    }
 }
 
 /// What in the managed settings denies a server.
@@ -91,19 +168,42 @@ pub enum DenialRule {
 impl fmt::Display for PolicyDenial {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let file = self.file.display();
-        match &self.rule {
-            DenialRule::Denied(entry) => {
+        match (&self.rule, &self.judged) {
+            (DenialRule::Denied(entry), None) => {
                 write!(
                     f,
                     "denied by policy: deniedMcpServers in {file} has {entry}"
                 )
             }
-            DenialRule::NotAllowed { what } => write!(
+            (DenialRule::Denied(entry), Some(judged)) => write!(
                 f,
-                "denied by policy: allowedMcpServers in {file} has no {what}; ask your \
-                 administrator to allow it"
+                "denied by policy: deniedMcpServers in {file} has {entry}, which matches {}",
+                judged.describe()
             ),
-            DenialRule::Unreadable => write!(
+            (
+                DenialRule::NotAllowed { .. },
+                Some(
+                    judged @ Judged::Command {
+                        shell_syntax: true, ..
+                    },
+                ),
+            ) => write!(
+                f,
+                "denied by policy: allowedMcpServers in {file} allows commands by serverCommand \
+                 entries, and {} holds shell syntax (; | & $ ` < > globs or newlines) that no \
+                 entry can allow; make it a plain command line, or ask your administrator",
+                judged.describe()
+            ),
+            (DenialRule::NotAllowed { what }, judged) => write!(
+                f,
+                "denied by policy: allowedMcpServers in {file} has no {what}{}; ask your \
+                 administrator to allow it",
+                judged
+                    .as_ref()
+                    .map(|judged| format!(" {}", judged.describe()))
+                    .unwrap_or_default()
+            ),
+            (DenialRule::Unreadable, _) => write!(
                 f,
                 "denied by policy: the managed settings {file} cannot be used, so no server runs \
                  until the file is fixed"
@@ -135,59 +235,39 @@ impl fmt::Display for Rule {
 }
 
 /// A rule and the file it is in.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct FiledRule {
     rule: Rule,
     file: PathBuf,
 }
 
-/// The managed policy of a machine: empty (everything allowed) when there are no managed
-/// settings.
-#[derive(Debug, Clone)]
-pub(crate) struct Policy {
+impl FiledRule {
+    /// The denial of a `deniedMcpServers` entry that matched.
+    fn denied(&self, judged: Option<Judged>) -> PolicyDenial {
+        PolicyDenial {
+            file: self.file.clone(),
+            rule: DenialRule::Denied(self.rule.to_string()),
+            judged,
+        }
+    }
+}
+
+/// The lists of a machine's managed settings, shared by discovery and by the
+/// [`ReachPolicy`] of every remote server it lets run.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Rules {
     /// `allowedMcpServers` joined from every file; `None` when no file sets it. The path is the
     /// first file that does.
     allowed: Option<(PathBuf, Vec<FiledRule>)>,
     denied: Vec<FiledRule>,
     /// A file that exists and cannot be used: it denies everything.
     broken: Option<PathBuf>,
-    /// What is left of [`MATCH_STEPS`].
-    steps: Cell<usize>,
 }
 
-impl Default for Policy {
-    fn default() -> Self {
-        Self {
-            allowed: None,
-            denied: Vec::new(),
-            broken: None,
-            steps: Cell::new(MATCH_STEPS),
-        }
-    }
-}
-
-/// A server as the policy sees it: its name and, expanded, its command line or its URL.
-struct Subject<'a> {
-    name: &'a str,
-    command: Option<Vec<String>>,
-    url: Option<SubjectUrl>,
-}
-
-/// A remote server's URL as URL rules see it.
-enum SubjectUrl {
-    /// Parsed and written out again in one form: scheme and host in lower case (the host as
-    /// the transport will reach it: percent-decoded, IDNA, no trailing dot), the port only when
-    /// it is not the scheme's default, the path (`/` at least) and the query.
-    Normal(String),
-    /// Not a URL the policy can judge: it does not parse, names a user (`https://a.com@b.com`),
-    /// or is longer than [`MAX_URL_CHARS`]. Every URL rule denies it; no URL rule allows it.
-    Unusable,
-}
-
-impl Policy {
+impl Rules {
     /// Reads the managed settings of `ctx` (none without a managed folder). Each file that
     /// cannot be used is also returned as an error for the caller to report.
-    pub(crate) fn load(ctx: &DiscoveryContext) -> (Self, Vec<ConfigError>) {
+    fn load(ctx: &DiscoveryContext) -> (Self, Vec<ConfigError>) {
         let mut policy = Self::default();
         let mut errors = Vec::new();
         let Some(folder) = &ctx.managed_dir else {
@@ -248,6 +328,83 @@ impl Policy {
         Ok(())
     }
 
+    /// Whether there are no managed settings at all (the common case).
+    fn is_empty(&self) -> bool {
+        self.broken.is_none() && self.denied.is_empty() && self.allowed.is_none()
+    }
+
+    /// The denial of everything, when a policy file cannot be used.
+    fn unreadable(&self) -> Option<PolicyDenial> {
+        self.broken.as_ref().map(|file| PolicyDenial {
+            file: file.clone(),
+            rule: DenialRule::Unreadable,
+            judged: None,
+        })
+    }
+
+    /// The first `serverUrl` entry of `deniedMcpServers` matching a reading of `readings`.
+    fn url_denial(
+        &self,
+        readings: &UrlReadings,
+        judged: &Judged,
+        steps: &Cell<usize>,
+    ) -> Option<PolicyDenial> {
+        self.denied
+            .iter()
+            .find(|filed| {
+                matches!(&filed.rule.kind, RuleKind::Url(pattern)
+                    if readings.matched_by(pattern, Side::Deny, steps))
+            })
+            .map(|filed| filed.denied(Some(judged.clone())))
+    }
+
+    /// The `serverUrl` patterns of `allowedMcpServers`, with the file that set the list; `None`
+    /// when there is no list or it has none (a remote server is then allowed by name).
+    fn allowed_urls(&self) -> Option<(&PathBuf, Vec<&str>)> {
+        let (file, allowed) = self.allowed.as_ref()?;
+        let patterns: Vec<&str> = allowed
+            .iter()
+            .filter_map(|filed| match &filed.rule.kind {
+                RuleKind::Url(pattern) => Some(pattern.as_str()),
+                _ => None,
+            })
+            .collect();
+        (!patterns.is_empty()).then_some((file, patterns))
+    }
+}
+
+/// The managed policy of a machine: empty (everything allowed) when there are no managed
+/// settings.
+#[derive(Debug)]
+pub(crate) struct Policy {
+    rules: Arc<Rules>,
+    /// What is left of [`MATCH_STEPS`] for this discovery.
+    steps: Cell<usize>,
+}
+
+/// A server as the policy sees it: its name and, expanded, its command line or its URL's
+/// readings; and the commands it makes run, as written.
+struct Subject<'a> {
+    name: &'a str,
+    command: Option<Vec<String>>,
+    url: Option<UrlReadings>,
+    /// Each `!command` value of the fields its transport uses, and its `headersHelper`, by
+    /// field.
+    runs: Vec<(String, CommandText)>,
+}
+
+impl Policy {
+    /// Reads the managed settings of `ctx` (none without a managed folder). Each file that
+    /// cannot be used is also returned as an error for the caller to report.
+    pub(crate) fn load(ctx: &DiscoveryContext) -> (Self, Vec<ConfigError>) {
+        let (rules, errors) = Rules::load(ctx);
+        let policy = Self {
+            rules: Arc::new(rules),
+            steps: Cell::new(MATCH_STEPS),
+        };
+        (policy, errors)
+    }
+
     /// Why `config` (named `name`) may not run, if it may not.
     pub(crate) fn denial(
         &self,
@@ -255,36 +412,41 @@ impl Policy {
         config: &ServerConfig,
         env: &BTreeMap<String, String>,
     ) -> Option<PolicyDenial> {
-        if let Some(file) = &self.broken {
-            return Some(PolicyDenial {
-                file: file.clone(),
-                rule: DenialRule::Unreadable,
-            });
+        let rules = &*self.rules;
+        if let Some(unreadable) = rules.unreadable() {
+            return Some(unreadable);
         }
-        if self.denied.is_empty() && self.allowed.is_none() {
+        if rules.is_empty() {
             // No policy (the common case): nothing to expand or parse for each server.
             return None;
         }
         let subject = Subject::of(name, config, env);
         let steps = &self.steps;
-        let denied = self
-            .denied
-            .iter()
-            .find(|filed| subject.matches(&filed.rule.kind, Side::Deny, steps));
-        if let Some(denied) = denied {
-            return Some(PolicyDenial {
-                file: denied.file.clone(),
-                rule: DenialRule::Denied(denied.rule.to_string()),
-            });
+        for filed in &rules.denied {
+            if subject.matches(&filed.rule.kind, Side::Deny, steps) {
+                return Some(filed.denied(None));
+            }
+            if let RuleKind::Command(words) = &filed.rule.kind
+                && let Some((field, text)) =
+                    subject.runs.iter().find(|(_, text)| text.denied_by(words))
+            {
+                return Some(filed.denied(Some(Judged::Command {
+                    field: field.clone(),
+                    shell_syntax: !text.is_plain(),
+                })));
+            }
         }
-        let (file, allowed) = self.allowed.as_ref()?;
+        let (file, allowed) = rules.allowed.as_ref()?;
+        let not_allowed = |what, judged| PolicyDenial {
+            file: file.clone(),
+            rule: DenialRule::NotAllowed { what },
+            judged,
+        };
         let has = |kind: fn(&RuleKind) -> bool| allowed.iter().any(|filed| kind(&filed.rule.kind));
+        let is_command: fn(&RuleKind) -> bool = |rule| matches!(rule, RuleKind::Command(_));
         let (kind, what): (fn(&RuleKind) -> bool, _) =
-            if subject.command.is_some() && has(|rule| matches!(rule, RuleKind::Command(_))) {
-                (
-                    |rule| matches!(rule, RuleKind::Command(_)),
-                    "serverCommand entry matching its command",
-                )
+            if subject.command.is_some() && has(is_command) {
+                (is_command, "serverCommand entry matching its command")
             } else if subject.url.is_some() && has(|rule| matches!(rule, RuleKind::Url(_))) {
                 (
                     |rule| matches!(rule, RuleKind::Url(_)),
@@ -299,40 +461,93 @@ impl Policy {
         let allows = allowed.iter().any(|filed| {
             kind(&filed.rule.kind) && subject.matches(&filed.rule.kind, Side::Allow, steps)
         });
-        (!allows).then(|| PolicyDenial {
-            file: file.clone(),
-            rule: DenialRule::NotAllowed { what },
+        if !allows {
+            return Some(not_allowed(what, None));
+        }
+        if !has(is_command) {
+            return None;
+        }
+        // An allowlist of commands covers every command the entry makes run.
+        subject.runs.iter().find_map(|(field, text)| {
+            let vouched = allowed.iter().any(|filed| {
+                matches!(&filed.rule.kind, RuleKind::Command(words) if text.allowed_by(words))
+            });
+            (!vouched).then(|| {
+                let judged = Judged::Command {
+                    field: field.clone(),
+                    shell_syntax: !text.is_plain(),
+                };
+                not_allowed("serverCommand entry matching", Some(judged))
+            })
         })
+    }
+
+    /// What the policy says, at connect time, about where the remote server `name` (its
+    /// configuration expanded) connects: `None` without a policy, or for a server that is not
+    /// an http or sse one.
+    pub(crate) fn reach(&self, name: &str, config: &ServerConfig) -> Option<ReachPolicy> {
+        if self.rules.is_empty() {
+            return None;
+        }
+        match &config.transport {
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+                Some(ReachPolicy::new(name, &remote.url, Arc::clone(&self.rules)))
+            }
+            TransportConfig::Stdio(_) | TransportConfig::Custom(_) => None,
+        }
     }
 }
 
-/// Which list a rule is of: what a URL the policy cannot judge, or a comparison past the step
-/// budget, counts as (denied either way).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Allow,
-    Deny,
-}
-
 impl<'a> Subject<'a> {
-    /// The server's name, command line and URL, `${VAR}` expanded where it can be (a value
-    /// that cannot be is compared as written).
+    /// The server's name, command line, URL and the commands it makes run, `${VAR}` expanded
+    /// where it can be (a value that cannot be is compared as written). The commands are
+    /// compared as written: `sh` expands what is in them.
     fn of(name: &'a str, config: &ServerConfig, env: &BTreeMap<String, String>) -> Self {
         let expand = |text: &str| expanded(text, env);
-        let (command, url) = match &config.transport {
+        let commands = |prefix: &str, values: &BTreeMap<String, String>| {
+            values
+                .iter()
+                .filter_map(|(key, value)| {
+                    let text = value.strip_prefix('!')?;
+                    // An empty one runs nothing (it is an error at connect time).
+                    (!text.trim().is_empty())
+                        .then(|| (format!("{prefix}.{key}"), CommandText::of(text)))
+                })
+                .collect::<Vec<_>>()
+        };
+        let (command, url, mut runs) = match &config.transport {
             TransportConfig::Stdio(stdio) => {
                 let line = std::iter::once(&stdio.command).chain(&stdio.args);
-                (Some(line.map(|part| expand(part)).collect()), None)
+                let line = line.map(|part| expand(part)).collect();
+                (Some(line), None, commands("env", &stdio.env))
             }
-            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
-                (None, Some(SubjectUrl::of(&expand(&remote.url))))
-            }
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => (
+                None,
+                Some(UrlReadings::of(&expand(&remote.url))),
+                commands("headers", &remote.headers),
+            ),
             TransportConfig::Custom(custom) => {
+                // A plugin's fields are its own: no command of them is run.
                 let url = custom.fields.get("url").and_then(Value::as_str);
-                (None, url.map(|url| SubjectUrl::of(&expand(url))))
+                (
+                    None,
+                    url.map(|url| UrlReadings::of(&expand(url))),
+                    Vec::new(),
+                )
             }
         };
-        Self { name, command, url }
+        if let (Some(helper), TransportConfig::Http(_) | TransportConfig::Sse(_)) =
+            (config.headers_helper(), &config.transport)
+            && !helper.trim().is_empty()
+        {
+            runs.push((HEADERS_HELPER.to_owned(), CommandText::of(helper)));
+        }
+        Self {
+            name,
+            command,
+            url,
+            runs,
+        }
     }
 
     /// Whether `rule` (of the `side` list) matches this server.
@@ -340,45 +555,11 @@ impl<'a> Subject<'a> {
         match rule {
             RuleKind::Name(name) => name == self.name,
             RuleKind::Command(command) => self.command.as_ref() == Some(command),
-            RuleKind::Url(pattern) => match &self.url {
-                None => false,
-                Some(SubjectUrl::Unusable) => side == Side::Deny,
-                Some(SubjectUrl::Normal(url)) => {
-                    url_matches(pattern, url, steps).unwrap_or(side == Side::Deny)
-                }
-            },
+            RuleKind::Url(pattern) => self
+                .url
+                .as_ref()
+                .is_some_and(|url| url.matched_by(pattern, side, steps)),
         }
-    }
-}
-
-impl SubjectUrl {
-    fn of(url: &str) -> Self {
-        if url.chars().count() > MAX_URL_CHARS {
-            return Self::Unusable;
-        }
-        let Ok(parsed) = url::Url::parse(url) else {
-            return Self::Unusable;
-        };
-        if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Self::Unusable;
-        }
-        let Some(host) = parsed.host_str() else {
-            return Self::Unusable;
-        };
-        let host = host.trim_end_matches('.').to_ascii_lowercase();
-        let port = parsed
-            .port()
-            .map(|port| format!(":{port}"))
-            .unwrap_or_default();
-        let query = parsed
-            .query()
-            .map(|query| format!("?{query}"))
-            .unwrap_or_default();
-        let path = match parsed.path() {
-            "" => "/",
-            path => path,
-        };
-        Self::Normal(format!("{}://{host}{port}{path}{query}", parsed.scheme()))
     }
 }
 
@@ -469,149 +650,4 @@ fn rules(
             })
         })
         .collect()
-}
-
-/// Whether `url` (a [`SubjectUrl::Normal`]) matches `pattern`, where `*` matches any run of
-/// characters (none included). The scheme and host (up to the first `/` after `://`) are
-/// compared without regard to ASCII case, the rest exactly. A `*` in the pattern's host matches
-/// host characters only (letters, digits, `.`, `-`, `:`), so `https://*.corp.com/*` never
-/// matches `https://evil.org/x.corp.com/`; a `*` that ends the pattern matches anything, so
-/// `https://*` is every https URL. `None` when `steps` ran out first.
-fn url_matches(pattern: &str, url: &str, steps: &Cell<usize>) -> Option<bool> {
-    let pattern_host_end = pattern[..authority_end(pattern)].chars().count();
-    let url_host_end = url[..authority_end(url)].chars().count();
-    let pattern: Vec<char> = pattern.chars().collect();
-    let url: Vec<char> = url.chars().collect();
-    // `matched[j]`: the pattern so far matches the first `j` characters of the URL.
-    let mut matched = vec![false; url.len() + 1];
-    matched[0] = true;
-    for (index, &wanted) in pattern.iter().enumerate() {
-        steps.set(steps.get().checked_sub(url.len() + 1)?);
-        let mut next = vec![false; url.len() + 1];
-        if wanted == '*' {
-            let confined = index < pattern_host_end && index + 1 < pattern.len();
-            for j in 0..=url.len() {
-                next[j] =
-                    matched[j] || (j > 0 && next[j - 1] && (!confined || is_host_char(url[j - 1])));
-            }
-        } else {
-            for j in 1..=url.len() {
-                let got = url[j - 1];
-                let same = if j - 1 < url_host_end {
-                    wanted.eq_ignore_ascii_case(&got)
-                } else {
-                    wanted == got
-                };
-                next[j] = matched[j - 1] && same;
-            }
-        }
-        matched = next;
-    }
-    Some(matched[url.len()])
-}
-
-/// A character of a host, a port, or a scheme.
-fn is_host_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':')
-}
-
-/// The byte offset where the scheme and host of `url` end: the first `/` after `://` (the
-/// end when there is none); 0 without `://`.
-fn authority_end(url: &str) -> usize {
-    url.find("://").map_or(0, |start| {
-        let after = start + 3;
-        url[after..]
-            .find('/')
-            .map_or(url.len(), |slash| after + slash)
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use std::cell::Cell;
-
-    use super::{MATCH_STEPS, SubjectUrl, url_matches};
-
-    /// Whether a server at `url` is matched by `pattern`, as the policy compares them.
-    fn matched(pattern: &str, url: &str) -> bool {
-        match SubjectUrl::of(url) {
-            SubjectUrl::Normal(url) => {
-                url_matches(pattern, &url, &Cell::new(MATCH_STEPS)).expect("within the budget")
-            }
-            SubjectUrl::Unusable => panic!("{url} should be judged"),
-        }
-    }
-
-    #[test]
-    fn url_patterns_match_with_wildcards_and_a_case_blind_host() {
-        assert!(matched(
-            "https://mcp.example.com/*",
-            "https://MCP.Example.com/v1"
-        ));
-        assert!(matched(
-            "https://*.example.com/*",
-            "https://a.b.example.com/mcp"
-        ));
-        assert!(matched("*", "http://anything"));
-        assert!(matched(
-            "https://*",
-            "https://any.where/with/a/path?and=query"
-        ));
-        assert!(matched("https://x.com/mcp", "https://x.com/mcp"));
-        assert!(!matched("https://x.com/mcp", "https://x.com/MCP"));
-        assert!(!matched("https://x.com/mcp", "https://x.com/mcp/more"));
-        assert!(!matched(
-            "https://*.example.com/*",
-            "https://example.org/mcp"
-        ));
-        assert!(matched("*://internal.corp/*", "HTTP://INTERNAL.CORP/a"));
-        assert!(matched("http://localhost:*/*", "http://localhost:8123/mcp"));
-        assert!(!matched("https://a.com/*", "https://a.com.evil.org/x"));
-    }
-
-    #[test]
-    fn a_host_wildcard_never_reaches_past_the_host() {
-        for url in [
-            "https://evil.org/x.corp.com/y",
-            "https://evil.org?.corp.com/",
-            "https://evil.org#.corp.com/",
-            "https://evil.org\\.corp.com/",
-        ] {
-            assert!(!matched("https://*.corp.com/*", url), "{url}");
-        }
-    }
-
-    #[test]
-    fn the_forms_of_one_host_are_one_host() {
-        for url in [
-            "https://evil.com",
-            "https://evil.com:443/",
-            "https://evil.com./",
-            "https://%65vil.com/",
-            "https://EVIL.com/mcp",
-        ] {
-            assert!(matched("https://evil.com/*", url), "{url}");
-        }
-        assert!(!matched("https://evil.com/*", "https://evil.com:8443/"));
-    }
-
-    #[test]
-    fn a_url_naming_a_user_or_not_parsing_or_too_long_cannot_be_judged() {
-        for url in [
-            "https://allowed.com@evil.com/",
-            "https://u:p@evil.com/",
-            "not a url",
-        ] {
-            assert!(matches!(SubjectUrl::of(url), SubjectUrl::Unusable), "{url}");
-        }
-        let long = format!("https://a.com/{}", "x".repeat(4096));
-        assert!(matches!(SubjectUrl::of(&long), SubjectUrl::Unusable));
-    }
-
-    #[test]
-    fn matching_past_its_budget_is_undecided() {
-        let steps = Cell::new(100);
-        let url = format!("https://a.com/{}", "x".repeat(500));
-        assert_eq!(url_matches("https://a.com/*y", &url, &steps), None);
-    }
 }

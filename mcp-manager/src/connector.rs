@@ -37,8 +37,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-#[cfg(feature = "http")]
-use mcp_config::RemoteConfig;
 #[cfg(feature = "stdio")]
 use mcp_config::StdioConfig;
 use mcp_config::{
@@ -49,11 +47,13 @@ use mcp_config::{
 use mcp_config::{
     AuthSettingKind, ClientCredentialSetting, CredentialSetting, OAuthGrant, OAuthProblem,
 };
+#[cfg(feature = "http")]
+use mcp_config::{ReachPolicy, RemoteConfig};
 use mcp_transport::credentials::{CredentialStore, Secret, command_key};
 #[cfg(feature = "oauth")]
 use mcp_transport::http::Url;
 #[cfg(feature = "http")]
-use mcp_transport::http::{HttpServerParams, ParamsError, RemoteTransport};
+use mcp_transport::http::{HttpServerParams, ParamsError, ReachCheck, Refused, RemoteTransport};
 #[cfg(feature = "oauth")]
 use mcp_transport::oauth::{
     AuthorizationHandler, ClientCredential, Dpop, Grant, IdentityAssertion, OAuthAuthorizer,
@@ -419,6 +419,9 @@ async fn connect_remote(
     };
     let mut params = remote_params(remote, kind).map_err(invalid)?;
     params.max_message_bytes = request.max_message_bytes();
+    if let Some(reach) = request.config.reach_policy() {
+        params = params.reach(reach_check(reach));
+    }
     #[cfg(feature = "oauth")]
     {
         let authorizer = authorizer_for(
@@ -434,6 +437,25 @@ async fn connect_remote(
         }
     }
     Ok(McpClient::connect_http(name, params, request.options.clone()).await?)
+}
+
+/// The enterprise policy's checks of where a remote server's connection goes, at connect time:
+/// every address its host resolves to (or its literal address), and every redirect. A refusal
+/// carries the [`PolicyDenial`](mcp_config::PolicyDenial), which names the rule and its file.
+#[cfg(feature = "http")]
+fn reach_check(reach: &ReachPolicy) -> ReachCheck {
+    let addresses = reach.clone();
+    let redirects = reach.clone();
+    ReachCheck::addresses(move |address| {
+        addresses
+            .denies_address(address.ip())
+            .map_or(Ok(()), |denial| Err(Refused::address(address, denial)))
+    })
+    .redirects(move |url| {
+        redirects
+            .denies_redirect(url.as_str())
+            .map_or(Ok(()), |denial| Err(Refused::redirect(url, denial)))
+    })
 }
 
 /// The OAuth authorizer of a remote server, unless its configuration brings its own

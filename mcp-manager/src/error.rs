@@ -248,6 +248,17 @@ impl ManagerError {
         self.client_error()
             .is_some_and(mcp_transport::Error::is_timeout)
     }
+
+    /// The enterprise policy's denial of an address the connection was about to reach, or of a
+    /// redirect it was about to follow (the server then is failed: its state could not be
+    /// known before it was connected). Retrying does not help; the rule and its file are named.
+    #[cfg(feature = "http")]
+    pub fn policy_denial(&self) -> Option<&mcp_config::PolicyDenial> {
+        match self.client_error()?.transport_error()? {
+            mcp_transport::TransportError::Refused { refused, .. } => refused.reason.downcast_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// A [`ManagerError`] shared by everyone who sees it (the status, events, the gate's answer,

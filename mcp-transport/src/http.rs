@@ -35,6 +35,7 @@
 
 pub mod headers;
 pub mod legacy_sse;
+pub mod reach;
 mod scan;
 pub mod streamable;
 
@@ -54,6 +55,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use headers::{Designation, InvalidDesignation, ToolHeaders};
 pub use legacy_sse::LegacySseTransport;
+pub use reach::{ReachCheck, Refused, RefusedTarget};
 pub use streamable::StreamableHttpTransport;
 
 use crate::framing::DEFAULT_MAX_MESSAGE_BYTES;
@@ -69,9 +71,6 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many times a response stream that ended before its answer is resumed (`GET` with
 /// `Last-Event-ID`) before the request fails.
 pub const MAX_STREAM_RESUMPTIONS: u32 = 5;
-
-/// How many redirects (on the server's own origin) a request follows.
-const MAX_REDIRECTS: usize = 5;
 
 /// How long a legacy SSE server may take to name its message endpoint.
 pub const DEFAULT_ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -134,6 +133,9 @@ pub struct HttpServerParams {
     /// query values and userinfo, every header value and each `Authorization` the authorizer
     /// gives; add anything else the server may echo back.
     pub secrets: Secrets,
+    /// Checks of the addresses connected to and the redirects followed ([`reach`]); none by
+    /// default.
+    pub reach: Option<ReachCheck>,
 }
 
 /// A URL or header that cannot be used.
@@ -183,7 +185,15 @@ impl HttpServerParams {
             endpoint_timeout: DEFAULT_ENDPOINT_TIMEOUT,
             authorizer: None,
             secrets,
+            reach: None,
         })
+    }
+
+    /// Puts every address the connection is made to, and every redirect, to `check` ([`reach`]).
+    #[must_use]
+    pub fn reach(mut self, check: ReachCheck) -> Self {
+        self.reach = Some(check);
+        self
     }
 
     /// Lets `authorizer` supply each request's credentials and renew them when the server
@@ -234,17 +244,22 @@ impl HttpServerParams {
         self.secrets.clone()
     }
 
+    /// The HTTP client of a transport; with a [`ReachCheck`], the URL's literal address is
+    /// checked first and the client resolves names through it.
     fn http_client(&self) -> Result<reqwest::Client, TransportError> {
-        reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .tcp_keepalive(Duration::from_secs(30))
-            .redirect(same_origin_redirects())
-            .default_headers(self.headers.clone())
-            .build()
-            .map_err(|source| TransportError::Http {
-                action: "building the HTTP client".to_owned(),
-                source: Box::new(source.without_url()),
-            })
+            .redirect(reach::same_origin_redirects(self.reach.clone()))
+            .default_headers(self.headers.clone());
+        if let Some(check) = &self.reach {
+            reach::check_literal(check, &self.url)?;
+            builder = builder.dns_resolver(reach::CheckedResolver::new(check.clone(), &self.url));
+        }
+        builder.build().map_err(|source| TransportError::Http {
+            action: "building the HTTP client".to_owned(),
+            source: Box::new(source.without_url()),
+        })
     }
 }
 
@@ -259,6 +274,7 @@ impl std::fmt::Debug for HttpServerParams {
             .field("max_message_bytes", &self.max_message_bytes)
             .field("endpoint_timeout", &self.endpoint_timeout)
             .field("authorizer", &self.authorizer.is_some())
+            .field("reach", &self.reach.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -576,23 +592,6 @@ where
     }
 }
 
-/// Follows a few redirects on the server's own origin (`/mcp` → `/mcp/`, say) and none to
-/// another: the configured headers, credentials included, go with every request and must not
-/// reach a third party.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let same_origin = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        if same_origin && attempt.previous().len() <= MAX_REDIRECTS {
-            attempt.follow()
-        } else {
-            attempt.stop()
-        }
-    })
-}
-
 /// `scheme://host:port/path`, without query or fragment.
 pub(crate) fn display_url(url: &Url) -> String {
     let mut shown = url.clone();
@@ -603,8 +602,12 @@ pub(crate) fn display_url(url: &Url) -> String {
     shown.to_string()
 }
 
-/// A transport error for a failed HTTP exchange, without the URL reqwest would put in it.
+/// A transport error for a failed HTTP exchange, without the URL reqwest would put in it; a
+/// [`ReachCheck`]'s refusal is its own error.
 fn request_failed(action: String, error: reqwest::Error) -> TransportError {
+    if let Some(refused) = reach::refusal_in(&error) {
+        return TransportError::Refused { action, refused };
+    }
     TransportError::Http {
         action,
         source: Box::new(error.without_url()),

@@ -247,6 +247,17 @@ pub enum TransportError {
         /// What the server did wrong.
         violation: ProtocolViolation,
     },
+    /// A check of where the connection goes ([`ReachCheck`](crate::http::ReachCheck), e.g.
+    /// the enterprise policy) refused an address it was about to connect to, or a redirect it
+    /// was about to follow; nothing was sent there. Retrying does not help.
+    #[cfg(feature = "http")]
+    #[error("{action}: refused: {refused}")]
+    Refused {
+        /// What was being done, e.g. `POST initialize to https://example.com/mcp`.
+        action: String,
+        /// What was refused, and the check's reason.
+        refused: crate::http::Refused,
+    },
     /// A legacy SSE server named a message endpoint on another origin; posting there could leak
     /// the configured headers to a third party, so the connection was refused.
     #[error(

@@ -50,6 +50,9 @@ pub enum RemotePeer {
     EverythingSse,
     /// `echo_server.py streamable-http` on the Python SDK of this major: answers as SSE streams.
     PythonStreamableHttp(u8),
+    /// `echo_server.py streamable-http PATH`: answers as SSE streams, its endpoint at `PATH`
+    /// (`/admin/mcp`, say) instead of `/mcp`.
+    PythonStreamableHttpAt(u8, &'static str),
     /// `echo_server.py streamable-http-json`: answers as JSON bodies.
     PythonStreamableHttpJson(u8),
     /// `echo_server.py sse` (legacy HTTP+SSE only), stream `/sse`.
@@ -69,6 +72,9 @@ impl RemotePeer {
             Self::EverythingStreamableHttp => "everything streamableHttp".to_owned(),
             Self::EverythingSse => "everything sse".to_owned(),
             Self::PythonStreamableHttp(major) => format!("python-v{major} streamable-http"),
+            Self::PythonStreamableHttpAt(major, path) => {
+                format!("python-v{major} streamable-http at {path}")
+            }
             Self::PythonStreamableHttpJson(major) => {
                 format!("python-v{major} streamable-http-json")
             }
@@ -92,7 +98,11 @@ impl RemotePeer {
     }
 
     fn path(self) -> &'static str {
-        if self.is_legacy_sse() { "/sse" } else { "/mcp" }
+        match self {
+            Self::PythonStreamableHttpAt(_, path) => path,
+            _ if self.is_legacy_sse() => "/sse",
+            _ => "/mcp",
+        }
     }
 
     fn command(self) -> Command {
@@ -112,6 +122,15 @@ impl RemotePeer {
                         "streamableHttp"
                     })
                     .env("PORT", "0");
+                command
+            }
+            Self::PythonStreamableHttpAt(major, path) => {
+                let mut command = Command::new(interop_path(&format!(
+                    "interop/.venv-mcp-v{major}/bin/python"
+                )));
+                command
+                    .arg(interop_path("interop/python/echo_server.py"))
+                    .args(["streamable-http", path]);
                 command
             }
             Self::PythonStreamableHttp(major)
