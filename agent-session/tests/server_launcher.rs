@@ -20,6 +20,7 @@
 mod cli_support;
 
 use std::io::{BufRead, BufReader, Write};
+#[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::mpsc;
