@@ -1,7 +1,9 @@
 //! `agent-session-launch`: the small binary the `agent-session` CLI starts its stdio servers
-//! through. It asks for a parent-death signal, gives the server the CLI's original open-files
-//! limit, starts the server and stays as its parent, killing the server's whole process group if
-//! the CLI dies; see `cli/launcher.rs`, which it shares with the CLI.
+//! through. It asks for a parent-death signal, becomes a child subreaper, gives the server the
+//! CLI's original open-files limit, starts the server and stays as its parent, killing every
+//! process below it (the server's group, and what detached itself and was adopted) when the
+//! server exits, when the CLI asks (SIGUSR1) and when the CLI dies; see `cli/launcher.rs`, which
+//! it shares with the CLI.
 
 use std::process::ExitCode;
 

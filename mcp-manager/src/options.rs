@@ -52,8 +52,9 @@ pub struct ManagerOptions {
     /// (a session keeps them in its own directory).
     pub output_budget: Option<OutputBudget>,
     /// The program stdio servers are started through (see [`Launcher`]); `None`, the default,
-    /// starts them directly. The `agent-session` CLI uses itself, so that its servers get a
-    /// parent-death signal and die with it even when it is killed with SIGKILL.
+    /// starts them directly. The `agent-session` CLI uses its own, so that its servers, and
+    /// whatever they start, however it detaches, die with it even when it is killed with
+    /// SIGKILL.
     #[cfg(feature = "stdio")]
     pub launcher: Option<Launcher>,
     /// The longest any server may take to connect and list its tools, whatever its own

@@ -4,10 +4,17 @@
 //! The process is spawned through [`process_wrap`] (`ProcessGroup::leader()`, `KillOnDrop`), so
 //! servers started through `npx`, `uvx` or `sh -c` can be stopped whole, grandchildren included,
 //! without a line of `unsafe` here. One owned task, the supervisor, holds the child: it waits for
-//! the leader to exit and sends the signals asked of it to the whole group. When the leader
-//! exits, the supervisor kills whatever the leader left in its group before it reports the exit;
-//! when the [`ServerProcess`] is dropped, the supervisor is stopped and the group is killed with
-//! it. [`ServerProcess::stop`] is the polite shutdown: SIGTERM, a grace period, SIGKILL.
+//! the leader to exit and sends the signals asked of it to the whole group (or to the leader
+//! alone). When the leader exits, the supervisor kills whatever the leader left in its group
+//! before it reports the exit; when the [`ServerProcess`] is dropped, the supervisor is stopped
+//! and the group is killed with it. [`ServerProcess::stop`] is the polite shutdown: SIGTERM, a
+//! grace period, SIGKILL.
+//!
+//! A leader that is a launcher staying as the server's parent, with a kill signal of its own
+//! (see [`Launcher`](crate::Launcher)), is not killed first: a SIGKILL to the group would end it
+//! before it ends what the server left outside the group. `stop` sends it the kill signal alone
+//! before SIGKILL, and a drop sends it only that signal (no `kill_on_drop` either), unless it has
+//! exited already.
 
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -23,8 +30,19 @@ use tokio::task::JoinHandle;
 pub(crate) struct ServerProcess {
     pid: u32,
     exit: watch::Receiver<Option<String>>,
-    signals: mpsc::UnboundedSender<Signal>,
+    signals: mpsc::UnboundedSender<Request>,
     supervisor: JoinHandle<()>,
+    /// The leader's own kill signal, when it is a launcher that ends what it started.
+    kill_signal: Option<Signal>,
+}
+
+/// A signal the supervisor is asked to send.
+#[derive(Clone, Copy, Debug)]
+enum Request {
+    /// To the whole process group.
+    Group(Signal),
+    /// To the leader alone.
+    Leader(Signal),
 }
 
 /// A freshly spawned process and its pipes.
@@ -36,22 +54,56 @@ pub(crate) struct Spawned {
 }
 
 /// The child, whose whole group is killed when this is dropped (the supervisor ended, or was
-/// stopped with its owner).
-struct GroupKilledOnDrop(Box<dyn ChildWrapper>);
+/// stopped with its owner); or, for a launcher with a kill signal that still runs, that
+/// launcher alone is sent its kill signal.
+struct GroupKilledOnDrop {
+    child: Box<dyn ChildWrapper>,
+    kill_signal: Option<Signal>,
+}
+
+impl GroupKilledOnDrop {
+    /// Sends `signal` to the leader alone, if it has not exited (until it is reaped, its pid
+    /// cannot name another process); false if it has.
+    fn signal_leader(&mut self, signal: Signal) -> bool {
+        let leader = self.child.inner_mut();
+        if !matches!(leader.try_wait(), Ok(None)) {
+            return false;
+        }
+        let Some(pid) = leader.id().and_then(|pid| i32::try_from(pid).ok()) else {
+            return false;
+        };
+        if let Err(error) = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal) {
+            tracing::debug!(%error, %signal, "could not signal the server's launcher");
+        }
+        true
+    }
+}
 
 impl Drop for GroupKilledOnDrop {
     fn drop(&mut self) {
+        if let Some(signal) = self.kill_signal
+            && self.signal_leader(signal)
+        {
+            return;
+        }
         // SIGKILL to the group; an empty group (everyone gone already) is no error worth a word.
-        let _ = self.0.start_kill();
+        let _ = self.child.start_kill();
     }
 }
 
 impl ServerProcess {
     /// Spawns `command` (with piped stdin, stdout and stderr) as the leader of a new process
-    /// group. Must be called inside a tokio runtime, which runs the supervisor.
-    pub(crate) fn spawn(command: tokio::process::Command) -> std::io::Result<Spawned> {
+    /// group; `kill_signal` is the leader's own, when it is a launcher that ends what it started.
+    /// Must be called inside a tokio runtime, which runs the supervisor.
+    pub(crate) fn spawn(
+        command: tokio::process::Command,
+        kill_signal: Option<Signal>,
+    ) -> std::io::Result<Spawned> {
         let mut command = CommandWrap::from(command);
-        command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+        command.wrap(ProcessGroup::leader());
+        if kill_signal.is_none() {
+            command.wrap(KillOnDrop);
+        }
         let mut child = command.spawn()?;
         let pipes = (
             child.id(),
@@ -59,7 +111,7 @@ impl ServerProcess {
             child.stdout().take(),
             child.stderr().take(),
         );
-        let child = GroupKilledOnDrop(child);
+        let child = GroupKilledOnDrop { child, kill_signal };
         let (Some(pid), Some(stdin), Some(stdout), Some(stderr)) = pipes else {
             return Err(std::io::Error::other(
                 "the child process has no pid or pipes",
@@ -74,6 +126,7 @@ impl ServerProcess {
                 exit,
                 signals,
                 supervisor,
+                kill_signal,
             },
             stdin,
             stdout,
@@ -105,16 +158,22 @@ impl ServerProcess {
     }
 
     /// Stops the process group: SIGTERM, up to `grace` for the leader to exit, then SIGKILL and
-    /// up to `grace` again. Whatever the leader left in its group is killed when it exits. False
-    /// if the leader survived even SIGKILL.
+    /// up to `grace` again. Whatever the leader left in its group is killed when it exits. A
+    /// leader with a kill signal is sent it alone before SIGKILL, and given `grace` once more to
+    /// end what it started. False if the leader survived even SIGKILL.
     pub(crate) async fn stop(&self, grace: Duration) -> bool {
-        for signal in [Signal::SIGTERM, Signal::SIGKILL] {
+        let steps = [
+            Some(Request::Group(Signal::SIGTERM)),
+            self.kill_signal.map(Request::Leader),
+            Some(Request::Group(Signal::SIGKILL)),
+        ];
+        for request in steps.into_iter().flatten() {
             if self.exit_status().is_some() {
                 return true;
             }
-            tracing::debug!(pid = self.pid, %signal, "signalling the server's process group");
+            tracing::debug!(pid = self.pid, ?request, "signalling the server");
             // The supervisor is gone only once the leader has exited.
-            let _ = self.signals.send(signal);
+            let _ = self.signals.send(request);
             if self.wait_for_exit(grace).await {
                 return true;
             }
@@ -130,25 +189,29 @@ impl Drop for ServerProcess {
     }
 }
 
-/// Owns the child: waits for the leader, signals the group on request, kills what is left of
-/// the group when the leader exits, then publishes the exit status.
+/// Owns the child: waits for the leader, signals the group (or the leader) on request, kills
+/// what is left of the group when the leader exits, then publishes the exit status.
 async fn supervise(
     mut child: GroupKilledOnDrop,
-    mut requests: mpsc::UnboundedReceiver<Signal>,
+    mut requests: mpsc::UnboundedReceiver<Request>,
     exit: watch::Sender<Option<String>>,
 ) {
     let status = loop {
         tokio::select! {
             // The leader alone: waiting for the whole group could wait forever on a grandchild
             // that outlives it (and on processes reparented to us when we are a subreaper).
-            status = child.0.inner_mut().wait() => break status,
+            status = child.child.inner_mut().wait() => break status,
             request = requests.recv() => match request {
-                Some(signal) => {
-                    if let Err(error) = child.0.signal(signal as i32) {
+                Some(Request::Group(signal)) => {
+                    if let Err(error) = child.child.signal(signal as i32) {
                         tracing::debug!(%error, %signal, "could not signal the server's group");
                     }
                 }
-                // The owner is gone: returning drops the child, which kills the group.
+                Some(Request::Leader(signal)) => {
+                    child.signal_leader(signal);
+                }
+                // The owner is gone: returning drops the child, which kills the group (or has
+                // its launcher do it).
                 None => return,
             },
         }

@@ -16,7 +16,11 @@
 //!   the configured environment values and [`StdioServerParams::secrets`]: a server that prints
 //!   its environment when it fails must not put our tokens in a log or an error.
 //! - [`Transport::close`] closes stdin, waits a grace period, then sends SIGTERM to the group,
-//!   waits again, then SIGKILL. Dropping the transport kills the group at once.
+//!   waits again, then SIGKILL. Dropping the transport kills the group at once. A server
+//!   started through a [`Launcher`] that stays as its parent ([`Launcher::kill_signal()`]) is
+//!   ended by that launcher instead: before SIGKILL, `close` sends the launcher alone its kill
+//!   signal and waits again, and dropping the transport sends it that signal and nothing else,
+//!   so that the launcher, not killed first, can end what the server left outside its group.
 //!
 //! The framing is [`crate::framing`]'s, the same any socket gets; the process group is
 //! the `process` module's. This module adds what only a child process has: an exit status to
@@ -63,8 +67,8 @@ pub struct StdioServerParams {
     /// The longest message (one line) accepted from the server; a longer one is dropped and
     /// fails only the request it answered. Default 32 MiB.
     pub max_message_bytes: usize,
-    /// How long [`Transport::close`] waits after closing stdin, and again after SIGTERM, before
-    /// escalating. Default 1 s.
+    /// How long [`Transport::close`] waits after closing stdin, and again after SIGTERM (and
+    /// after a launcher's kill signal), before escalating. Default 1 s.
     pub shutdown_grace: Duration,
     /// How many of the server's last stderr lines an error carries. Default 10.
     pub stderr_tail_lines: usize,
@@ -77,10 +81,19 @@ pub struct StdioServerParams {
 }
 
 /// A program that starts a server for the client: run as `program args… -- COMMAND ARGS…` with
-/// the server's environment and working directory, it must replace itself with the server
-/// (`exec`, same process id, same pipes) after preparing what a library cannot do without
+/// the server's environment and working directory, it prepares what a library cannot do without
 /// `unsafe` between fork and exec — on Linux, a parent-death signal, so that the server dies
 /// with its client even when the client is killed with SIGKILL and has no chance to clean up.
+/// Then it either replaces itself with the server (`exec`, same process id, same pipes), or,
+/// with a [`kill_signal`](Self::kill_signal()), stays as the server's parent.
+///
+/// A launcher that stays leads the server's process group and may be alone in knowing what the
+/// server left outside it (on Linux, a child subreaper adopts what detached itself into a
+/// session of its own). So the client does not kill its group while it runs: after SIGTERM to
+/// the group, [`Transport::close`] sends it `kill_signal` alone, and it must then kill the
+/// server and every process below it, and exit; SIGKILL to the group follows only if it has not
+/// exited after another grace period. Dropping the transport sends it `kill_signal` and nothing
+/// else (a drop cannot wait), unless it has exited already: then the group is killed as usual.
 ///
 /// The `agent-session` CLI is its own launcher. Whether `COMMAND` exists is checked before the
 /// launcher runs, so a missing program is the same immediate spawn error as without one.
@@ -91,6 +104,10 @@ pub struct Launcher {
     pub program: PathBuf,
     /// Its arguments before `--` and the server's command line.
     pub args: Vec<String>,
+    /// The signal (a number, e.g. `libc::SIGUSR1`) that, sent to the launcher alone, makes it
+    /// kill the server and everything below it and exit; `None` (the default) for a launcher
+    /// that replaces itself with the server.
+    pub kill_signal: Option<i32>,
 }
 
 impl Launcher {
@@ -103,7 +120,16 @@ impl Launcher {
         Self {
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
+            kill_signal: None,
         }
+    }
+
+    /// The launcher stays as the server's parent and ends everything below it when sent
+    /// `signal` alone (see [`Launcher`]).
+    #[must_use]
+    pub fn kill_signal(mut self, signal: i32) -> Self {
+        self.kill_signal = Some(signal);
+        self
     }
 }
 
@@ -387,7 +413,19 @@ impl StdioTransport {
         if let Some(cwd) = &params.cwd {
             command.current_dir(cwd);
         }
-        let spawned = ServerProcess::spawn(command).map_err(spawn_error)?;
+        let kill_signal = params.launcher.as_ref().and_then(|launcher| {
+            let signal = launcher.kill_signal?;
+            let known = nix::sys::signal::Signal::try_from(signal).ok();
+            if known.is_none() {
+                tracing::warn!(
+                    server,
+                    signal,
+                    "the launcher's kill signal is no signal; the group is killed instead"
+                );
+            }
+            known
+        });
+        let spawned = ServerProcess::spawn(command, kill_signal).map_err(spawn_error)?;
         // A pipe of tokio's own: it can be written without waiting (see `try_send_now`).
         let stdin = spawned
             .stdin

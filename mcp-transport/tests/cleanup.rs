@@ -1,13 +1,20 @@
 //! Nothing of a stdio server outlives its connection: not the server, not its grandchildren.
+//! A launcher that stays as the server's parent is asked to end them itself, by its kill
+//! signal, before its group is killed.
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{connect, connect_with_params, group_is_gone, guard, params, pids, process_is_gone};
+use common::{
+    connect, connect_with_params, group_is_gone, guard, params, pids, process_is_gone,
+    unique_marker,
+};
+use mcp_transport::Launcher;
 use testkit::FixtureServer;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -55,4 +62,70 @@ async fn close_escalates_to_sigkill_for_a_server_deaf_to_stdin_and_sigterm() {
         group_is_gone(pids.pgid).await,
         "the stubborn server outlived close"
     );
+}
+
+/// A launcher that stays as the server's parent, deaf to the group's SIGTERM (and so is its
+/// server, which inherits that), and that, sent SIGUSR1 (its kill signal), writes `kill-signal`
+/// to `mark` and kills its group, itself included.
+fn staying_launcher(mark: &Path) -> Launcher {
+    // `sh -c SCRIPT sh MARK -- COMMAND ARGS…`; a background command's stdin is /dev/null
+    // unless redirected, hence the copy of stdin on descriptor 3.
+    let script = r#"mark=$1; shift 2; trap '' TERM
+trap 'echo kill-signal >> "$mark"; kill -KILL 0' USR1
+exec 3<&0; "$@" <&3 3<&- & wait $!"#;
+    let mark = mark.display().to_string();
+    Launcher::new("/bin/sh", ["-c", script, "sh", mark.as_str()])
+        .kill_signal(nix::sys::signal::Signal::SIGUSR1 as i32)
+}
+
+/// A file name for a launcher's mark, removed when dropped.
+struct Mark(PathBuf);
+
+impl Mark {
+    fn new() -> Self {
+        Self(std::env::temp_dir().join(unique_marker("launcher-kill-signal")))
+    }
+
+    /// Waits (off the async workers, bounded only against a hang) for the launcher's mark.
+    async fn written(&self) -> String {
+        let path = self.0.clone();
+        tokio::task::spawn_blocking(move || {
+            testkit::wait_until(Duration::from_secs(10), || path.exists());
+            std::fs::read_to_string(&path).unwrap_or_default()
+        })
+        .await
+        .expect("the waiting thread")
+    }
+}
+
+impl Drop for Mark {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_sends_a_staying_launcher_its_kill_signal_before_sigkill() {
+    let mark = Mark::new();
+    let fixture = FixtureServer::new().ignore_stdin_close();
+    let server = params(&fixture)
+        .shutdown_grace(Duration::from_millis(200))
+        .launcher(Some(staying_launcher(&mark.0)));
+    let client = connect_with_params(server).await;
+    let pids = pids(&client).await;
+    assert_ne!(pids.pid, pids.pgid, "the launcher leads the group");
+    guard(client.close()).await.expect("close");
+    assert_eq!(mark.written().await, "kill-signal\n");
+    assert!(group_is_gone(pids.pgid).await, "the group outlived close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drop_sends_a_staying_launcher_its_kill_signal_alone() {
+    let mark = Mark::new();
+    let server = params(&FixtureServer::new()).launcher(Some(staying_launcher(&mark.0)));
+    let client = connect_with_params(server).await;
+    let pids = pids(&client).await;
+    drop(client);
+    assert_eq!(mark.written().await, "kill-signal\n");
+    assert!(group_is_gone(pids.pgid).await, "the group outlived drop");
 }

@@ -141,6 +141,12 @@ impl FixtureServer {
         self.flag("--grandchild")
     }
 
+    /// `--daemon FILE`: before serving, leave a daemon (fork, `setsid()`, fork again) that
+    /// writes `PID START` to `file` and sleeps forever.
+    pub fn daemon(self, file: &std::path::Path) -> Self {
+        self.flag_value("--daemon", file.display().to_string())
+    }
+
     /// `--server-requests`: after `notifications/initialized`, send the client `ping`,
     /// `roots/list` and `sampling/createMessage` requests.
     pub fn server_requests(self) -> Self {

@@ -24,6 +24,25 @@ pub fn process_is_alive(pid: i32) -> bool {
     pid > 0 && stat(&pid.to_string()).is_some_and(|(state, _)| !is_dead(state))
 }
 
+/// The start time of `pid` (field 22 of `/proc/<pid>/stat`, in clock ticks since boot), zombies
+/// included: with the pid, it names one process, even after the pid is reused.
+pub fn process_start_time(pid: i32) -> Option<u64> {
+    if pid <= 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &text[text.rfind(')')? + 1..];
+    // Field 22 is the 20th after the command name.
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// True once the process `pid` that started at `start` ([`process_start_time`]) is gone for
+/// good: exited and reaped, not merely a zombie (a pid now held by another process counts as
+/// gone).
+pub fn process_is_gone(pid: i32, start: u64) -> bool {
+    process_start_time(pid) != Some(start)
+}
+
 /// The live (non-zombie) processes whose process group is `pgid`, in ascending pid order.
 pub fn process_group_members(pgid: i32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -129,6 +148,9 @@ mod tests {
         assert!(process_is_alive(pid));
         let (_, pgid) = stat("self").unwrap();
         assert!(process_group_members(pgid).contains(&pid));
+        let start = process_start_time(pid).unwrap();
+        assert!(!process_is_gone(pid, start));
+        assert!(process_is_gone(pid, start + 1));
         assert!(!process_is_alive(0));
         assert!(!process_is_alive(-1));
     }

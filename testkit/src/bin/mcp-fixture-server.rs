@@ -27,7 +27,7 @@ mod wire;
 use std::io::Write as _;
 use std::sync::Arc;
 
-use options::{Options, Parsed};
+use options::{DaemonStep, Options, Parsed};
 use server::Server;
 use wire::Output;
 
@@ -48,6 +48,18 @@ fn main() {
     };
     if opts.sleep_forever {
         process::sleep_forever();
+    }
+    match &opts.daemon_step {
+        Some((DaemonStep::Session, file)) => process::start_daemon_session(file),
+        Some((DaemonStep::Sleep, file)) => process::be_daemon(file),
+        None => {}
+    }
+    // Before SIGTERM is ignored, so the daemon does not inherit that.
+    if let Some(file) = &opts.daemon
+        && let Err(err) = process::leave_daemon(file)
+    {
+        eprintln!("fixture: cannot leave a daemon: {err}");
+        std::process::exit(1);
     }
     // Before SIGTERM is ignored, so the grandchild does not inherit that.
     let grandchild = if opts.grandchild {

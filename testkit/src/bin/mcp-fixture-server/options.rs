@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
+use std::path::PathBuf;
 
 /// What the command line asks for.
 pub(crate) enum Parsed {
@@ -9,6 +10,15 @@ pub(crate) enum Parsed {
     Run(Box<Options>),
     /// Print the usage text and exit 0.
     Help,
+}
+
+/// Which step of leaving a daemon (`--daemon`) this process is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DaemonStep {
+    /// The middle process: a new session, the daemon started in it, then exit.
+    Session,
+    /// The daemon: write the pid file, then sleep forever.
+    Sleep,
 }
 
 /// Every scriptable behaviour, parsed from the flags in `usage.txt`.
@@ -35,6 +45,11 @@ pub(crate) struct Options {
     pub(crate) list_change_after: Option<u64>,
     pub(crate) grandchild: bool,
     pub(crate) sleep_forever: bool,
+    /// `--daemon FILE`: leave a daemon that writes its pid to FILE.
+    pub(crate) daemon: Option<PathBuf>,
+    /// The daemon's steps, internal: the middle process (`--daemon-session FILE`) and the
+    /// daemon itself (`--daemon-sleep FILE`).
+    pub(crate) daemon_step: Option<(DaemonStep, PathBuf)>,
     pub(crate) server_requests: bool,
     pub(crate) no_tools: bool,
     pub(crate) false_answers_at: HashSet<String>,
@@ -66,6 +81,8 @@ impl Default for Options {
             list_change_after: None,
             grandchild: false,
             sleep_forever: false,
+            daemon: None,
+            daemon_step: None,
             server_requests: false,
             no_tools: false,
             false_answers_at: HashSet::new(),
@@ -150,6 +167,11 @@ impl Options {
                 "--list-change-after" => opts.list_change_after = Some(number(&flag, &value()?)?),
                 "--grandchild" => opts.grandchild = true,
                 "--sleep-forever" => opts.sleep_forever = true,
+                "--daemon" => opts.daemon = Some(value()?.into()),
+                "--daemon-session" => {
+                    opts.daemon_step = Some((DaemonStep::Session, value()?.into()));
+                }
+                "--daemon-sleep" => opts.daemon_step = Some((DaemonStep::Sleep, value()?.into())),
                 "--server-requests" => opts.server_requests = true,
                 "--no-tools" => opts.no_tools = true,
                 "--false-answers-at" => {
