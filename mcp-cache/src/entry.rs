@@ -1,5 +1,5 @@
-//! What a cache entry holds and how it is encoded: a format version, the fingerprint of the
-//! server's unresolved configuration, the write time, how the tools were listed ([`Listing`]:
+//! What a cache entry holds and how it is encoded: a format version, the fingerprint of what
+//! the list belongs to (the caller's key; see [`Fingerprint`]), the write time, how the tools were listed ([`Listing`]:
 //! the protocol version the server spoke and, for a stateless server, its list's `ttlMs` and
 //! when the list was fetched) and the tools.
 //!

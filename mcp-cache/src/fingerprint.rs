@@ -18,7 +18,8 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
-/// A stable hash of a server's unresolved configuration, as lowercase hex.
+/// A stable hash of what a cached tool list belongs to (a configuration, or labelled parts),
+/// as lowercase hex.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Fingerprint(String);
 
