@@ -13,15 +13,18 @@ use async_trait::async_trait;
 use common::{World, guard, memory_cache, tool_names as names};
 use mcp_bridge::{AgentTool, ToolCancelled, ToolOutput};
 use mcp_cache::{Fingerprint, ToolCache};
-use mcp_config::ServerConfig;
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 use tokio_util::sync::CancellationToken;
 
-/// The configuration discovery reads back for a fixture written to `.mcp.json`.
-fn config_of(fixture: &FixtureServer) -> ServerConfig {
-    let (program, args) = fixture.command();
-    ServerConfig::stdio(program.to_string_lossy(), args)
+/// The key the tool cache keeps the list of `server` (of the world's files) under.
+async fn key_of(world: &World, server: &str) -> Fingerprint {
+    let options = mcp_manager::LoadOptions::new(common::APP)
+        .context(world.context())
+        .trust(mcp_config::TrustPolicy::TrustAll);
+    let found = mcp_manager::discover_mcp_servers(world.project(), &options);
+    let credentials = &*options.manager.credentials;
+    mcp_manager::cache_fingerprint(&found.discovery.servers[server], credentials).await
 }
 
 /// Waits until the registry holds a tool named `name`.
@@ -145,7 +148,7 @@ async fn a_late_connection_refreshes_the_registry_on_its_own() {
         serde_json::from_value(json!([{"name": "old_tool", "inputSchema": {"type": "object"}}]))
             .unwrap();
     cache
-        .set("slow", &Fingerprint::of(&config_of(&slow)), &stale)
+        .set("slow", &key_of(&world, "slow").await, &stale)
         .await;
 
     let started = guard(create_agent_session(world.options_with_cache(cache))).await;

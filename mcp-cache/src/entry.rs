@@ -1,5 +1,5 @@
-//! What a cache entry holds and how it is encoded: a format version, the fingerprint of the
-//! server's unresolved configuration, the write time, how the tools were listed ([`Listing`]:
+//! What a cache entry holds and how it is encoded: a format version, the fingerprint of what
+//! the list belongs to (the caller's key; see [`Fingerprint`]), the write time, how the tools were listed ([`Listing`]:
 //! the protocol version the server spoke and, for a stateless server, its list's `ttlMs` and
 //! when the list was fetched) and the tools.
 //!
@@ -9,9 +9,14 @@
 //! The listing came after the first entries were written, without a new format: its fields
 //! (`protocol`, `list_ttl_ms`, `fetched_at_ms`) are optional, so an entry written before reads
 //! as one that knows nothing of the server's era, and a build that predates them skips them.
+//!
+//! A list's ttl counts for a day at most ([`MAX_TTL`]) however it came — from the server, from
+//! a caller, or read back from an entry an older build wrote with no such cap — and only from
+//! a fetch time that is not ahead of the clock: an entry cannot keep a list fresh for longer.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcp_transport::protocol::MAX_TTL;
 use mcp_transport::{ProtocolVersion, Tool};
 use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -30,7 +35,8 @@ pub struct Listing {
     /// [`ToolCache::set`](crate::ToolCache::set), or by an older build).
     pub protocol_version: Option<ProtocolVersion>,
     /// How long after [`fetched_at`](Self::fetched_at) the list may be considered fresh (the
-    /// list's `ttlMs`); `None` when the server gave no such hint (stale at once).
+    /// list's `ttlMs`, counted for a day at most); `None` when the server gave no such hint
+    /// (stale at once).
     pub ttl: Option<Duration>,
     /// When the list was fetched: where [`ttl`](Self::ttl) starts. Kept only with a ttl.
     pub fetched_at: Option<SystemTime>,
@@ -45,22 +51,26 @@ impl Listing {
         }
     }
 
-    /// This listing with a list fetched at `fetched_at` and fresh for `ttl` after that.
+    /// This listing with a list fetched at `fetched_at` and fresh for `ttl` after that (a day
+    /// at most: a longer `ttl` is taken as [`MAX_TTL`]).
     #[must_use]
     pub fn with_ttl(mut self, ttl: Duration, fetched_at: SystemTime) -> Self {
-        self.ttl = Some(ttl);
+        self.ttl = Some(ttl.min(MAX_TTL));
         self.fetched_at = Some(fetched_at);
         self
     }
 
-    /// Until when the list is fresh; `None` for a list without a ttl.
+    /// Until when the list is fresh: its fetch time and its ttl, counted for a day at most;
+    /// `None` for a list without a ttl.
     pub fn fresh_until(&self) -> Option<SystemTime> {
-        self.fetched_at?.checked_add(self.ttl?)
+        self.fetched_at?.checked_add(self.ttl?.min(MAX_TTL))
     }
 
-    /// Whether the list is still fresh at `now` (`now < fetched_at + ttl`).
+    /// Whether the list is still fresh at `now` (`fetched_at <= now < fetched_at + ttl`). A
+    /// fetch time ahead of `now` (another clock's) leaves the list stale.
     pub fn is_fresh_at(&self, now: SystemTime) -> bool {
-        self.fresh_until().is_some_and(|until| now < until)
+        self.fetched_at.is_some_and(|fetched_at| fetched_at <= now)
+            && self.fresh_until().is_some_and(|until| now < until)
     }
 }
 
@@ -372,7 +382,7 @@ impl<'de> Visitor<'de> for Wanted<'_> {
             .zip(fetched_at_ms)
             .and_then(|(ttl, fetched_at)| {
                 let fetched_at = UNIX_EPOCH.checked_add(Duration::from_millis(fetched_at))?;
-                Some((Duration::from_millis(ttl), fetched_at))
+                Some((Duration::from_millis(ttl).min(MAX_TTL), fetched_at))
             });
         let listing = Listing {
             protocol_version: protocol.flatten(),
@@ -581,11 +591,46 @@ mod tests {
         );
         assert!(!Listing::new(ProtocolVersion::V2026_07_28).is_fresh_at(now));
         assert!(
-            !Listing::default()
+            Listing::default()
                 .with_ttl(Duration::MAX, now)
                 .is_fresh_at(now),
-            "a ttl past the end of time is no ttl"
+            "a ttl past the end of time is a day"
         );
+    }
+
+    #[test]
+    fn a_lists_ttl_counts_for_a_day_at_most_and_only_from_a_fetch_in_the_past() {
+        let fp = Fingerprint::from_hex("abc");
+        let now = SystemTime::now();
+        let day = Duration::from_secs(24 * 60 * 60);
+        // 10^12 ms (31 years), as a server may ask and an older build kept it.
+        let huge = Duration::from_millis(1_000_000_000_000);
+        let asked = Listing::new(ProtocolVersion::V2026_07_28).with_ttl(huge, now);
+        assert_eq!(asked.ttl, Some(day));
+        assert!(asked.is_fresh_at(now + day - Duration::from_secs(1)));
+        assert!(!asked.is_fresh_at(now + day));
+        let written = json!(millis_since_epoch(now));
+        let by_hand = |fetched_at: SystemTime| {
+            entry_with(&[
+                ("format", json!(FORMAT_VERSION)),
+                ("fingerprint", json!("abc")),
+                ("written_at_ms", written.clone()),
+                ("protocol", json!("2026-07-28")),
+                ("list_ttl_ms", json!(1_000_000_000_000_u64)),
+                ("fetched_at_ms", json!(millis_since_epoch(fetched_at))),
+                ("tools", serde_json::to_value(tools()).unwrap()),
+            ])
+        };
+        let read = decode(&by_hand(now), &fp, Duration::MAX, now)
+            .unwrap()
+            .listing;
+        assert_eq!(read.ttl, Some(day));
+        assert!(!read.is_fresh_at(now + day));
+        // A fetch time ahead of the clock (another machine's, or a hand's) keeps nothing fresh.
+        let ahead = decode(&by_hand(now + day), &fp, Duration::MAX, now)
+            .unwrap()
+            .listing;
+        assert!(!ahead.is_fresh_at(now));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use mcp_transport::Tool;
 pub use entry::{
     CacheEntry, FORMAT_VERSION, Listing, Lookup, MissReason, decode_entry, encode_entry,
 };
-pub use fingerprint::Fingerprint;
+pub use fingerprint::{Fingerprint, FingerprintParts};
 pub use memory::{MemoryToolCache, NoopToolCache};
 #[cfg(feature = "sled")]
 pub use sled_store::SledToolCache;

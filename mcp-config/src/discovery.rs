@@ -136,8 +136,9 @@ pub struct DiscoveredServer {
     /// connect time).
     pub config: ServerConfig,
     /// The definition as written, `${VAR}` references unexpanded: what identifies the server
-    /// for its tool cache entry (and approvals). It holds no value from the environment, so a
-    /// rotated secret changes nothing here, while an edited definition does.
+    /// for approvals, and (with the expanded `config`, the file and the login, hashed) for its
+    /// tool cache entry. It holds no value from the environment, so a rotated secret changes
+    /// nothing here, while an edited definition does.
     pub definition: ServerConfig,
     /// Where it came from.
     pub source: ServerSource,

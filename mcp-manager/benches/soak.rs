@@ -71,6 +71,7 @@ use mcp_config::{DiscoveredServer, Level, ServerConfig, SourceMeta};
 use mcp_manager::{
     ConnectionStatus, ManagedTool, ManagerEvent, ManagerOptions, McpManager, ReconnectPolicy,
 };
+use mcp_transport::credentials::MemoryCredentialStore;
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 use tokio::sync::broadcast;
@@ -835,6 +836,11 @@ impl XorShift {
     }
 }
 
+/// The key the manager caches `server`'s tools under (the benches log nothing in).
+async fn key_of(server: &DiscoveredServer) -> Fingerprint {
+    mcp_manager::cache_fingerprint(server, &MemoryCredentialStore::new()).await
+}
+
 /// Waits until `server` is connected; false after `limit`.
 async fn wait_connected(manager: &McpManager, server: &str, limit: Duration) -> bool {
     let deadline = Instant::now() + limit;
@@ -912,14 +918,12 @@ async fn startup(plan: &StartupPlan, marker: &str) -> Result<Startup> {
         .find(|(name, _)| !hanging.contains(*name))
         .ok_or("no healthy server")?;
     let tools = cache
-        .get(healthy.0, &Fingerprint::of(&healthy.1.definition))
+        .get(healthy.0, &key_of(healthy.1).await)
         .await
         .ok_or("the cold run cached no tools")?;
     for name in &hanging {
         if let Some(server) = servers.get(name) {
-            cache
-                .set(name, &Fingerprint::of(&server.definition), &tools)
-                .await;
+            cache.set(name, &key_of(server).await, &tools).await;
         }
     }
     let warm = startup_run("warm", &cache, &servers, &hanging, marker, &mut violations).await?;

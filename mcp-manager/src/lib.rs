@@ -5,6 +5,7 @@
 // below it, `pipeline` connects one server through a `connector`, and `gate`, `server`,
 // `offer`, `options`, `reconnect`, `roots`, `status` and `error` are the pieces. No module
 // calls one above it.
+mod cache_key;
 mod catalog;
 mod connector;
 mod error;
@@ -23,6 +24,7 @@ mod server;
 mod startup;
 mod status;
 
+pub use cache_key::cache_fingerprint;
 pub use catalog::ServerListing;
 pub use connector::{ConnectRequest, Connector, Connectors};
 pub use error::{DISCOVERY_PROBLEM_PATH, ManagerError, Problem, ProviderPanic, ServerError};

@@ -28,7 +28,7 @@ use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
     OutputBudget,
 };
-use mcp_cache::{Fingerprint, Listing, ToolCache};
+use mcp_cache::{Listing, ToolCache};
 use mcp_config::{ServerConfig, SourceMeta};
 use mcp_transport::{
     ClientOptions, McpClient, NotificationKind, ProtocolVersion, Root, ServerNotification, Tool,
@@ -37,6 +37,7 @@ use tokio::sync::{Semaphore, broadcast, oneshot, watch};
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use crate::cache_key::CacheKey;
 use crate::error::{ManagerError, ServerError};
 use crate::gate::{Gate, is_late};
 use crate::offer::{ManagedTool, Reach, ToolSource};
@@ -55,12 +56,12 @@ pub(crate) enum Remembered {
     OnDemand { tools: Vec<Tool>, listing: Listing },
 }
 
-/// A server to start: its name, definition and cache key.
+/// A server to start: its name, definition and what its cache key is made of.
 pub(crate) struct Start<'a> {
     pub(crate) name: &'a str,
     pub(crate) config: &'a ServerConfig,
     pub(crate) source: Option<&'a SourceMeta>,
-    pub(crate) fingerprint: Fingerprint,
+    pub(crate) cache_key: CacheKey,
 }
 
 pub(crate) struct Inner {
@@ -260,7 +261,7 @@ impl Inner {
             name,
             config,
             source,
-            fingerprint,
+            cache_key,
         } = server;
         let ((id, outcome, cancel), outcome_tx) = {
             let mut state = self.lock();
@@ -278,7 +279,7 @@ impl Inner {
                 // Failed before: started again, keeping the tools it had (deferred meanwhile).
                 Some(record) => {
                     record.config = config.clone();
-                    record.fingerprint = fingerprint;
+                    record.cache_key = cache_key;
                     record.state = ServerState::Starting(attempt);
                 }
                 None => {
@@ -287,7 +288,7 @@ impl Inner {
                         Server {
                             source: source.map(ToolSource::of),
                             config: config.clone(),
-                            fingerprint,
+                            cache_key,
                             tools: None,
                             protocol: None,
                             state: ServerState::Starting(attempt),
@@ -522,7 +523,7 @@ impl Inner {
             ..
         }) = &result
         {
-            self.cache_tools(name, config, tools, listing).await;
+            self.cache_tools(name, tools, listing).await;
         }
         // The gate's lock is held until the result is recorded and published, so the gate
         // sees either a server still connecting or its outcome.
@@ -621,18 +622,19 @@ impl Inner {
         }
     }
 
-    /// Writes a server's tools to the cache with how they were listed, under its cache key.
-    async fn cache_tools(
-        &self,
-        name: &str,
-        config: &ServerConfig,
-        tools: &[Tool],
-        listing: &Listing,
-    ) {
-        let fingerprint = self.lock().servers.get(name).map_or_else(
-            || Fingerprint::of(config),
-            |record| record.fingerprint.clone(),
-        );
+    /// Writes a server's tools to the cache with how they were listed, under its cache key
+    /// with the login kept for it now (a connection may have logged in). A server no longer
+    /// recorded (disconnected meanwhile) has no key: nothing is written.
+    async fn cache_tools(&self, name: &str, tools: &[Tool], listing: &Listing) {
+        let Some(key) = self
+            .lock()
+            .servers
+            .get(name)
+            .map(|record| record.cache_key.clone())
+        else {
+            return;
+        };
+        let fingerprint = key.fingerprint(&*self.options.credentials).await;
         self.cache
             .set_entry(name, &fingerprint, tools, listing)
             .await;
@@ -644,7 +646,7 @@ impl Inner {
             Ok(list) => {
                 let listing = listing_of(client, list.ttl);
                 let tools = offered(config, list.tools);
-                self.cache_tools(name, config, &tools, &listing).await;
+                self.cache_tools(name, &tools, &listing).await;
                 let replaced = {
                     let mut state = self.lock();
                     match state.servers.get_mut(name) {

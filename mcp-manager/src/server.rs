@@ -17,13 +17,14 @@
 
 use std::sync::Arc;
 
-use mcp_cache::{Fingerprint, Listing};
+use mcp_cache::Listing;
 use mcp_config::ServerConfig;
 use mcp_transport::{McpClient, ProtocolVersion, Tool};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::cache_key::CacheKey;
 use crate::error::ServerError;
 use crate::offer::ToolSource;
 use crate::status::ConnectionStatus;
@@ -39,8 +40,9 @@ pub(crate) struct Server {
     pub(crate) source: Option<ToolSource>,
     /// The configuration it was (last) started with.
     pub(crate) config: ServerConfig,
-    /// Its cache key: the fingerprint of its definition as written.
-    pub(crate) fingerprint: Fingerprint,
+    /// What its cache key is made of (see [`crate::cache_key`]): its definition, its file
+    /// and, read when the key is needed, its login.
+    pub(crate) cache_key: CacheKey,
     /// Its tools: live, from the cache (deferred while it connects), or kept while it is
     /// reconnected and after it died; `None` when it offers none yet.
     pub(crate) tools: Option<Vec<Tool>>,

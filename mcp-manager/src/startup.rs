@@ -16,13 +16,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use mcp_bridge::naming::tool_name;
-use mcp_cache::Fingerprint;
 use mcp_config::DiscoveredServer;
 use mcp_transport::Tool;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::cache_key::CacheKey;
 use crate::gate::Gate;
 use crate::lifecycle::{Remembered, Start, lock};
 use crate::manager::McpManager;
@@ -56,22 +56,23 @@ impl McpManager {
         let mut started = Vec::new();
         for (name, server) in servers {
             let config = &server.config;
-            // The cache entry is keyed by the definition as written: no secret in it, and a
-            // rotated variable keeps it.
-            let fingerprint = Fingerprint::of(&server.definition);
+            // What the list belongs to: the definition (as written and resolved), its file and
+            // its login (see `crate::cache_key`).
+            let cache_key = CacheKey::of(server);
             let (remembered_tx, remembered_rx) = oneshot::channel();
             let remembered = Some((remembered_rx, deadline));
             let start = Start {
                 name,
                 config,
                 source: Some(&server.source.meta),
-                fingerprint: fingerprint.clone(),
+                cache_key: cache_key.clone(),
             };
             if let Some((id, outcome)) = inner.start(start, Some(Arc::clone(&gate)), remembered) {
                 let (inner, key, config) = (Arc::clone(inner), name.clone(), config.clone());
                 let source = ToolSource::of(&server.source.meta);
                 let lookup = tokio::spawn(async move {
                     // A miss drops the sender: the pipeline connects as if nothing was known.
+                    let fingerprint = cache_key.fingerprint(&*inner.options.credentials).await;
                     let entry = inner.cache.lookup_entry(&key, &fingerprint).await.ok()?;
                     let listing = entry.listing;
                     let on_demand = inner.serves_on_demand(&config, &listing, SystemTime::now());
@@ -234,10 +235,10 @@ mod tests {
         ]))
         .unwrap();
         let cache = Arc::new(MemoryToolCache::default());
-        cache
-            .set("slow.server", &Fingerprint::of(&server.definition), &tools)
-            .await;
-        let manager = McpManager::new(ManagerOptions::default(), cache);
+        let options = ManagerOptions::default();
+        let key = crate::cache_fingerprint(&server, &*options.credentials).await;
+        cache.set("slow.server", &key, &tools).await;
+        let manager = McpManager::new(options, cache);
         let servers = BTreeMap::from([("slow.server".to_owned(), server)]);
 
         let at_gate =

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mcp_cache::{Fingerprint, Lookup, ToolCache};
+use mcp_cache::{Lookup, ToolCache};
 use mcp_manager::{ConnectionStatus, ManagerEvent};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,7 +98,7 @@ async fn a_late_finish_replaces_exactly_that_servers_tools_and_writes_the_cache(
     );
 
     // The cache holds the server's real list now.
-    match cache.lookup(SLOW, &Fingerprint::of(&slow.config)).await {
+    match cache.lookup(SLOW, &key_of(&slow.config).await).await {
         Lookup::Hit(tools) => {
             let mut cached: Vec<String> = tools.into_iter().map(|tool| tool.name).collect();
             cached.sort();

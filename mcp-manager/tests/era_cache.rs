@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use mcp_cache::{Fingerprint, Listing, ToolCache};
+use mcp_cache::{Listing, ToolCache};
 use mcp_config::ServerConfig;
 use mcp_manager::{ConnectionStatus, ManagerOptions, McpManager};
 use mcp_transport::ProtocolVersion;
@@ -67,7 +67,7 @@ async fn a_handshake_servers_version_is_shown_remembered_and_pinned_at_the_next_
     let probed = methods_since(&fixture.requests(), 0);
     assert_eq!(probed[..2], ["server/discover", "initialize"], "{probed:?}");
     let entry = cache
-        .lookup_entry("web", &Fingerprint::of(&server.config))
+        .lookup_entry("web", &key_of(&server.config).await)
         .await
         .unwrap();
     assert_eq!(
@@ -105,7 +105,7 @@ async fn a_server_still_connecting_shows_the_version_the_cache_remembers() {
     cache
         .set_entry(
             "slow",
-            &Fingerprint::of(&server.config),
+            &key_of(&server.config).await,
             &[echo_tool()],
             &Listing::new(ProtocolVersion::V2025_06_18),
         )
@@ -155,7 +155,7 @@ async fn a_remembered_era_the_server_refuses_is_probed_again_and_the_cache_corre
         let fixture = HttpFixture::start(options);
         let server = remote(&fixture);
         let cache = memory_cache();
-        let fingerprint = Fingerprint::of(&server.config);
+        let fingerprint = key_of(&server.config).await;
         let listing = Listing::new(remembered);
         cache
             .set_entry("moved", &fingerprint, &[echo_tool()], &listing)
@@ -196,7 +196,7 @@ async fn a_stateless_servers_fresh_list_is_served_live_without_a_request_until_i
     let listed = methods_since(&fixture.requests(), 0);
     assert_eq!(listed, ["server/discover", "tools/list"]);
     let entry = cache
-        .lookup_entry("fresh", &Fingerprint::of(&server.config))
+        .lookup_entry("fresh", &key_of(&server.config).await)
         .await
         .unwrap();
     let ttl = entry.listing.ttl.expect("the list's ttl is kept");
@@ -337,7 +337,7 @@ async fn a_remembered_era_that_times_out_is_forgotten_so_the_next_start_probes()
     // on a busy machine (the probe gets half).
     silent.config.timeout = Some(4000);
     let cache = memory_cache();
-    let fingerprint = Fingerprint::of(&silent.config);
+    let fingerprint = key_of(&silent.config).await;
     let remembered = Listing::new(ProtocolVersion::V2026_07_28);
     cache
         .set_entry("silent", &fingerprint, &[echo_tool()], &remembered)

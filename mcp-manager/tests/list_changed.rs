@@ -61,7 +61,7 @@ async fn a_list_change_shows_up_without_any_call() {
     assert_eq!(output.to_text(), "new");
     // The cache follows.
     let cached = cache
-        .lookup(SERVER, &Fingerprint::of(&changing.config))
+        .lookup(SERVER, &key_of(&changing.config).await)
         .await
         .into_tools()
         .expect("a cache hit");

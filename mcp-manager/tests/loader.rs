@@ -232,7 +232,7 @@ async fn discover_mcp_servers_gives_the_same_shape_without_connecting() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_cache_key_ignores_a_variables_value_and_changes_with_the_definition() {
+async fn the_cache_key_changes_with_a_variables_value_and_with_the_definition() {
     let dir = TempDir::new("fingerprint-project");
     let home = TempDir::new("fingerprint-home");
     let server = plain("fingerprint");
@@ -259,12 +259,17 @@ async fn the_cache_key_ignores_a_variables_value_and_changes_with_the_definition
         );
         loaded.discovery.servers["fp"].clone()
     };
+    let store = mcp_transport::credentials::MemoryCredentialStore::new();
+    let key = async |server: &mcp_config::DiscoveredServer| {
+        mcp_manager::cache_fingerprint(server, &store).await
+    };
     write("");
     let first = discover("one-secret-value");
     let rotated = discover("another-secret-value");
     assert_ne!(first.config, rotated.config, "the expanded configs differ");
-    let fingerprint = mcp_cache::Fingerprint::of(&first.definition);
-    assert_eq!(fingerprint, mcp_cache::Fingerprint::of(&rotated.definition));
+    let fingerprint = key(&first).await;
+    assert_eq!(fingerprint, key(&discover("one-secret-value")).await);
+    assert_ne!(fingerprint, key(&rotated).await);
     assert!(
         !serde_json::to_string(&first.definition)
             .unwrap()
@@ -272,10 +277,7 @@ async fn the_cache_key_ignores_a_variables_value_and_changes_with_the_definition
         "the definition holds the reference, not the value"
     );
     write("-edited");
-    assert_ne!(
-        mcp_cache::Fingerprint::of(&discover("one-secret-value").definition),
-        fingerprint
-    );
+    assert_ne!(key(&discover("one-secret-value")).await, fingerprint);
 
     // Connected, the tools are cached under that fingerprint.
     write("");
@@ -313,14 +315,9 @@ async fn load_live_and_deferred(dir: &TempDir, home: &TempDir) -> LoadResult {
         .trust(mcp_config::TrustPolicy::TrustAll);
     let mut loaded = discover_mcp_servers(dir.path(), &options);
     let slow = &loaded.discovery.servers["slow"];
+    let key = mcp_manager::cache_fingerprint(slow, &*options.manager.credentials).await;
     use mcp_cache::ToolCache as _;
-    cache
-        .set(
-            "slow",
-            &mcp_cache::Fingerprint::of(&slow.definition),
-            &[echo_tool()],
-        )
-        .await;
+    cache.set("slow", &key, &[echo_tool()]).await;
     within("connect", loaded.connect()).await;
     loaded
 }

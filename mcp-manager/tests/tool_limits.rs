@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use mcp_cache::{Fingerprint, ToolCache};
+use mcp_cache::ToolCache;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -31,7 +31,7 @@ async fn enabled_and_disabled_tools_hide_exactly_the_named_tools() {
     offered.sort();
     assert_eq!(offered, ["add", "echo"]);
     let cached = cache
-        .get("filtered", &Fingerprint::of(&filtered.config))
+        .get("filtered", &key_of(&filtered.config).await)
         .await
         .expect("cached");
     let mut cached: Vec<String> = cached.into_iter().map(|tool| tool.name).collect();

@@ -20,9 +20,9 @@ use crate::peer::{Peer, PeerOptions, RequestOptions, RpcError};
 use crate::protocol::{
     CallToolParams, CallToolResult, ClientCapabilities, GetPromptParams, GetPromptResult,
     Implementation, InitializeParams, InitializeResult, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedParams, Prompt,
-    ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, Root,
-    RootsCapability, ServerCapabilities, Tool, methods,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MAX_TTL, PaginatedParams,
+    Prompt, ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate,
+    Root, RootsCapability, ServerCapabilities, Tool, methods,
 };
 use crate::secrets::Secrets;
 use crate::stateless::{
@@ -85,9 +85,10 @@ pub struct ToolList {
     /// Every tool, in the server's order.
     pub tools: Vec<Tool>,
     /// How long from now the list may be considered fresh (2026-07-28 `ttlMs`): the smallest
-    /// `ttlMs` of its pages, less the time since each page came. `None` when a page carried
-    /// none (every server of the handshake era), which the specification says to take as
-    /// stale at once; a list that changes says so whatever its ttl (`list_changed`).
+    /// `ttlMs` of its pages, each at most a day ([`MAX_TTL`](crate::protocol::MAX_TTL)), less
+    /// the time since each page came. `None` when a page carried none or one that cannot be
+    /// read (every server of the handshake era carries none), which the specification says to
+    /// take as stale at once; a list that changes says so whatever its ttl (`list_changed`).
     pub ttl: Option<Duration>,
 }
 
@@ -829,7 +830,7 @@ impl McpClient {
             match next_cursor {
                 None => {
                     let ttl = fresh_until.map(|until| {
-                        until.map_or(Duration::from_millis(u64::MAX), |until| {
+                        until.map_or(MAX_TTL, |until| {
                             until.saturating_duration_since(Instant::now())
                         })
                     });

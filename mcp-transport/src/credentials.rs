@@ -135,6 +135,13 @@ pub struct Credentials {
     /// tokens bound to it are useless without it, so it is kept with them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dpop_key: Option<Secret>,
+    /// Which login the tokens come from: a random identifier made each time a grant obtains
+    /// tokens afresh (a login, or a client-credentials or assertion grant), kept by every
+    /// refresh. Not a secret and says nothing of who logged in; it tells one login from the
+    /// next, which may be someone else's (the tool cache keeps a server's list per login).
+    /// `None` for tokens saved by someone else (an agent's own login).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login_id: Option<String>,
 }
 
 impl Credentials {
@@ -173,6 +180,8 @@ struct StoredCredentials {
     tokens: Option<Tokens>,
     #[serde(default)]
     dpop_key: Option<Secret>,
+    #[serde(default)]
+    login_id: Option<String>,
 }
 
 impl From<StoredCredentials> for Credentials {
@@ -187,6 +196,7 @@ impl From<StoredCredentials> for Credentials {
             clients,
             tokens: stored.tokens,
             dpop_key: stored.dpop_key,
+            login_id: stored.login_id,
         }
     }
 }

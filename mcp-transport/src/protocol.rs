@@ -12,12 +12,15 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub mod cache_hints;
 mod content;
 mod prompts;
 mod resources;
 mod schema;
 mod tools;
 
+pub use cache_hints::MAX_TTL;
+pub(crate) use cache_hints::lenient_ttl;
 pub use content::{
     BinaryContent, ContentBlock, EmbeddedResource, ResourceContents, ResourceLink, TextContent,
 };

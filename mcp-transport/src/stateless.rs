@@ -97,8 +97,10 @@ pub struct DiscoverResult {
     /// Instructions for the model, if the server gives any.
     #[serde(default)]
     pub instructions: Option<String>,
-    /// How long the answer may be cached, in milliseconds.
-    #[serde(default)]
+    /// How long the answer may be cached, in milliseconds, at most a day
+    /// ([`MAX_TTL`](crate::protocol::MAX_TTL)); `None` when the server gave none or one that
+    /// cannot be read, which never fails the answer (the same reader as every list's).
+    #[serde(default, deserialize_with = "crate::protocol::lenient_ttl")]
     pub ttl_ms: Option<u64>,
     /// The result's `_meta` (the server's identity is under [`meta_keys::SERVER_INFO`]).
     #[serde(default, rename = "_meta")]

@@ -125,6 +125,12 @@ impl FixtureServer {
         self.flag_value("--tool", format!("{name}={description}"))
     }
 
+    /// `--tools-file PATH`: add the tools listed in `path`, one `NAME=DESCRIPTION` a line (a
+    /// relative path is taken from the server's working folder).
+    pub fn tools_file(self, path: impl Into<String>) -> Self {
+        self.flag_value("--tools-file", path.into())
+    }
+
     /// `--repeat-cursor`: every `tools/list` page answers the same `nextCursor`.
     pub fn repeat_cursor(self) -> Self {
         self.flag("--repeat-cursor")

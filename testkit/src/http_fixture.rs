@@ -34,7 +34,8 @@
 //! answers `server/discover`, takes every request without a session as long as its `_meta`
 //! names that revision, refuses `initialize` (and a request naming another version) with HTTP
 //! 400 and an `UnsupportedProtocolVersion` error listing `2026-07-28`, gives its `tools/list`
-//! `cacheScope: "public"` and the `ttlMs` asked for, and has no GET stream (405).
+//! `cacheScope: "public"` and the `ttlMs` asked for (its `server/discover` 0, or any JSON value
+//! asked for, readable or not), and has no GET stream (405).
 //!
 //! Every request is recorded ([`HttpFixture::requests`]) with the headers a test checks, and
 //! the connections clients opened are counted ([`HttpFixture::connections`]).
@@ -73,7 +74,8 @@ pub struct HttpFixtureOptions {
     token_lifetime_secs: u64,
     client_secrets: bool,
     stateless: bool,
-    list_ttl_ms: Option<u64>,
+    list_ttl: Option<Value>,
+    discover_ttl: Option<Value>,
 }
 
 impl HttpFixtureOptions {
@@ -183,7 +185,22 @@ impl HttpFixtureOptions {
     #[must_use]
     pub fn stateless(mut self, list_ttl_ms: Option<u64>) -> Self {
         self.stateless = true;
-        self.list_ttl_ms = list_ttl_ms;
+        self.list_ttl = list_ttl_ms.map(Value::from);
+        self
+    }
+
+    /// Stateless mode: the `ttlMs` of `tools/list` is `ttl`, any JSON value (a negative or
+    /// huge number, a string), as a careless or hostile server may send.
+    #[must_use]
+    pub fn list_ttl(mut self, ttl: Value) -> Self {
+        self.list_ttl = Some(ttl);
+        self
+    }
+
+    /// Stateless mode: the `ttlMs` of `server/discover` is `ttl`, any JSON value (default 0).
+    #[must_use]
+    pub fn discover_ttl(mut self, ttl: Value) -> Self {
+        self.discover_ttl = Some(ttl);
         self
     }
 
@@ -910,7 +927,7 @@ impl State {
                 "capabilities": {"tools": {}},
                 "_meta": {"io.modelcontextprotocol/serverInfo":
                     {"name": "http-fixture", "version": "1.0.0"}},
-                "ttlMs": 0,
+                "ttlMs": self.options.discover_ttl.clone().unwrap_or_else(|| json!(0)),
                 "cacheScope": "public",
             }),
             Some("tools/list") => {
@@ -923,8 +940,8 @@ impl State {
                 if self.options.stateless {
                     list["resultType"] = json!("complete");
                     list["cacheScope"] = json!("public");
-                    if let Some(ttl) = self.options.list_ttl_ms {
-                        list["ttlMs"] = json!(ttl);
+                    if let Some(ttl) = &self.options.list_ttl {
+                        list["ttlMs"] = ttl.clone();
                     }
                 }
                 list

@@ -15,6 +15,7 @@ use mcp_cache::{Fingerprint, MemoryToolCache, ToolCache};
 use mcp_config::{DiscoveredServer, Level, ServerConfig, SourceMeta};
 use mcp_manager::{ConnectOutcome, ManagedTool, ManagerEvent, ManagerOptions, McpManager};
 use mcp_transport::Tool;
+use mcp_transport::credentials::MemoryCredentialStore;
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 use tokio::sync::broadcast;
@@ -128,9 +129,22 @@ pub fn memory_cache() -> Arc<MemoryToolCache> {
     Arc::new(MemoryToolCache::default())
 }
 
-/// Stores `tools` for `server` under the fingerprint of exactly `config`.
+/// Stores `tools` for `server` under the key the manager gives exactly `config` (defined as
+/// [`configs`] defines it, nothing logged in).
 pub async fn prefill(cache: &MemoryToolCache, server: &str, config: &ServerConfig, tools: &[Tool]) {
-    cache.set(server, &Fingerprint::of(config), tools).await;
+    cache.set(server, &key_of(config).await, tools).await;
+}
+
+/// The server `config` as discovery would hand it over, from a made-up project file.
+pub fn discovered(config: &ServerConfig) -> DiscoveredServer {
+    let source = SourceMeta::new("test", "Test", "/test/.mcp.json", Level::Project);
+    DiscoveredServer::new(config.clone(), source)
+}
+
+/// The key the manager caches the tools of `config` (as [`discovered`]) under, with nothing
+/// logged in.
+pub async fn key_of(config: &ServerConfig) -> Fingerprint {
+    mcp_manager::cache_fingerprint(&discovered(config), &MemoryCredentialStore::new()).await
 }
 
 /// A manager with default options over `cache`.
@@ -147,11 +161,7 @@ pub fn manager_with(options: ManagerOptions, cache: Arc<dyn ToolCache>) -> Arc<M
 pub fn configs(servers: &[(&str, &Fixture)]) -> BTreeMap<String, DiscoveredServer> {
     servers
         .iter()
-        .map(|(name, fixture)| {
-            let source = SourceMeta::new("test", "Test", "/test/.mcp.json", Level::Project);
-            let server = DiscoveredServer::new(fixture.config.clone(), source);
-            ((*name).to_owned(), server)
-        })
+        .map(|(name, fixture)| ((*name).to_owned(), discovered(&fixture.config)))
         .collect()
 }
 

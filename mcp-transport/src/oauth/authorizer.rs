@@ -440,6 +440,8 @@ impl OAuthAuthorizer {
         }
         state.credentials.issuer = Some(discovery.issuer.clone());
         state.credentials.tokens = Some(tokens);
+        // A new login, perhaps someone else's: what was kept for the last one is not its.
+        state.credentials.login_id = Some(random_token(16)?);
         self.save(state).await
     }
 

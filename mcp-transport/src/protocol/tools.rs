@@ -77,25 +77,15 @@ pub struct ListToolsResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// How long the page may be considered fresh after it was received, in milliseconds
-    /// (`ttlMs`, 2026-07-28). `None` when the server gave none (the handshake era) or something
-    /// other than a whole number; a negative one is taken as 0, as the specification says.
+    /// (`ttlMs`, 2026-07-28), at most a day ([`MAX_TTL`](super::MAX_TTL)). `None` when the
+    /// server gave none (the handshake era) or one that cannot be read (see
+    /// [`cache_hints`](super::cache_hints)).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_ttl"
+        deserialize_with = "super::lenient_ttl"
     )]
     pub ttl_ms: Option<u64>,
-}
-
-/// A `ttlMs` that never fails the page it is on: a hint that cannot be read is no hint.
-fn lenient_ttl<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
-    let value = Value::deserialize(deserializer)?;
-    Ok(match value {
-        Value::Number(number) => number
-            .as_u64()
-            .or_else(|| number.as_i64().map(|_negative| 0)),
-        _ => None,
-    })
 }
 
 /// Parameters of `tools/call`.
@@ -162,8 +152,8 @@ mod tests {
         };
         assert_eq!(ttl(r#"{"tools":[],"ttlMs":60000}"#), Ok(Some(60_000)));
         assert_eq!(ttl(r#"{"tools":[]}"#), Ok(None));
-        assert_eq!(ttl(r#"{"tools":[],"ttlMs":-5}"#), Ok(Some(0)));
-        for unreadable in [r#""60""#, "1.5", "null", "{}"] {
+        assert_eq!(ttl(r#"{"tools":[],"ttlMs":1e13}"#), Ok(Some(86_400_000)));
+        for unreadable in ["-5", r#""60""#, "1.5", "1e300", "null", "{}"] {
             assert_eq!(
                 ttl(&format!(r#"{{"tools":[],"ttlMs":{unreadable}}}"#)),
                 Ok(None)

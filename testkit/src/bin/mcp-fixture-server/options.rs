@@ -163,6 +163,20 @@ impl Options {
                     opts.named_tools
                         .push((name.to_owned(), description.to_owned()));
                 }
+                "--tools-file" => {
+                    // Relative to the working folder: the same command line lists other tools
+                    // in another folder, as a project's own server does.
+                    let path = value()?;
+                    let text = std::fs::read_to_string(&path)
+                        .map_err(|error| format!("--tools-file {path:?}: {error}"))?;
+                    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+                        let (name, description) = line.split_once('=').ok_or_else(|| {
+                            format!("--tools-file {path:?}: NAME=DESCRIPTION, not {line:?}")
+                        })?;
+                        opts.named_tools
+                            .push((name.to_owned(), description.to_owned()));
+                    }
+                }
                 "--repeat-cursor" => opts.repeat_cursor = true,
                 "--list-change-after" => opts.list_change_after = Some(number(&flag, &value()?)?),
                 "--grandchild" => opts.grandchild = true,
