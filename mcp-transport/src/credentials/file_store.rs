@@ -353,4 +353,51 @@ mod tests {
             "second-client"
         );
     }
+
+    #[tokio::test]
+    async fn a_servers_lock_holds_off_other_stores_of_the_file_until_it_is_dropped() {
+        use std::os::unix::fs::PermissionsExt as _;
+
+        let directory =
+            std::env::temp_dir().join(format!("oauth-store-lock-{}", std::process::id()));
+        let path = directory.join("credentials.json");
+        let first = FileCredentialStore::new(&path);
+        let second = FileCredentialStore::new(&path).lock_wait(Duration::from_millis(100));
+        let held = first.lock(SERVER).await.unwrap();
+        let busy = second
+            .lock(SERVER)
+            .await
+            .expect_err("the first store holds it");
+        let lock_path = server_lock_path(&path, SERVER);
+        assert!(
+            matches!(&busy, CredentialStoreError::Busy { path, .. } if *path == lock_path),
+            "{busy}"
+        );
+        assert!(busy.to_string().contains("another process"), "{busy}");
+        // Another server's lock, and the file itself, are free meanwhile.
+        drop(second.lock("https://other.example/mcp").await.unwrap());
+        second.save(SERVER, &Credentials::default()).await.unwrap();
+        drop(held);
+        drop(second.lock(SERVER).await.unwrap());
+        let mode = std::fs::metadata(&lock_path).unwrap().permissions().mode() & 0o777;
+        std::fs::remove_dir_all(&directory).unwrap();
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn each_server_has_a_lock_file_of_its_own_beside_the_file() {
+        let path = Path::new("/home/me/.config/agent/credentials.json");
+        let one = server_lock_path(path, "https://a.example/mcp");
+        let other = server_lock_path(path, "https://b.example/mcp");
+        assert_ne!(one, other);
+        assert_eq!(one, server_lock_path(path, "https://a.example/mcp"));
+        assert_eq!(one.parent(), path.parent());
+        let name = one.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("credentials.json.") && name.ends_with(".lock") && name.len() == 38,
+            "{name}"
+        );
+        // FNV-1a's published test vector: the name must not change between builds.
+        assert_eq!(fnv1a("a"), 0xaf63_dc4c_8601_ec8c);
+    }
 }

@@ -742,4 +742,46 @@ mod tests {
         }
         assert_eq!(authorizer().credential_key(), "https://mcp.example.com/mcp");
     }
+
+    fn state_with(refresh: bool, expires_in: u64, lifetime: Option<u64>) -> State {
+        let now = now();
+        let expires_at = now + expires_in;
+        let mut tokens = Tokens::bearer(Secret::new("access")).expires_at(expires_at);
+        if let Some(lifetime) = lifetime {
+            tokens = tokens.issued_at(expires_at - lifetime);
+        }
+        tokens.refresh_token = refresh.then(|| Secret::new("refresh"));
+        let mut state = State::default();
+        state.credentials.tokens = Some(tokens);
+        state
+    }
+
+    #[test]
+    fn a_token_is_renewed_30_s_before_it_expires_or_a_quarter_of_its_lifetime_when_shorter() {
+        for (expires_in, lifetime, renewed) in [
+            // An hour's token: 30 s before.
+            (10, Some(3600), true),
+            (29, Some(3600), true),
+            (60, Some(3600), false),
+            // A 10 s token, just issued: not yet; a quarter (2 s) before its end: yes.
+            (10, Some(10), false),
+            (2, Some(10), true),
+            // A minute's token: 15 s before.
+            (20, Some(60), false),
+            (15, Some(60), true),
+            // Saved without its issue time: 30 s.
+            (10, None, true),
+            (60, None, false),
+        ] {
+            assert_eq!(
+                OAuthAuthorizer::expiring(&state_with(true, expires_in, lifetime)),
+                renewed,
+                "expires in {expires_in} s, lives {lifetime:?}"
+            );
+        }
+        assert!(
+            !OAuthAuthorizer::expiring(&state_with(false, 1, Some(3600))),
+            "without a refresh token it is sent until refused"
+        );
+    }
 }
