@@ -522,3 +522,20 @@ fn a_page_a_server_asks_to_open_is_shown_escaped_with_whether_it_would_be_opened
     }
     sandbox.assert_no_server_left("the calls");
 }
+
+#[test]
+fn a_warning_about_a_server_that_needs_a_login_names_the_login_command() {
+    let web = HttpFixture::start(oauth());
+    let sandbox = Sandbox::with_web("warning", &web);
+    let tools = run_to_end(sandbox.command(&["tools"]), None);
+    assert_eq!(tools.code, Some(0), "{}", tools.stderr);
+    let warning = tools
+        .stderr
+        .lines()
+        .find(|line| line.contains("warning:"))
+        .unwrap_or_else(|| panic!("no warning: {}", tools.stderr));
+    assert!(
+        warning.ends_with("requires a login; log in with `agent-session login web`"),
+        "{warning}"
+    );
+}
