@@ -26,7 +26,8 @@ use mcp_manager::{
 use mcp_transport::Tool;
 use mcp_transport::http::Url;
 use mcp_transport::oauth::{
-    AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, PendingRedirect,
+    AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, OpenableUrl,
+    PendingRedirect,
 };
 use serde_json::json;
 use testkit::{HttpFixture, HttpFixtureOptions};
@@ -126,7 +127,7 @@ impl PendingRedirect for Redirect {
         &self.0
     }
 
-    async fn complete(self: Box<Self>, authorization_url: &Url) -> Result<Url, OAuthError> {
+    async fn complete(&mut self, authorization_url: &OpenableUrl) -> Result<Url, OAuthError> {
         let url = authorization_url.to_string();
         let (status, location, _) = tokio::task::spawn_blocking(move || testkit::browser_get(&url))
             .await

@@ -18,8 +18,8 @@ use mcp_manager::{ConnectionStatus, ManagerOptions, McpManager};
 use mcp_transport::credentials::{CredentialStoreError, Credentials, Secret, Tokens, command_key};
 use mcp_transport::http::Url;
 use mcp_transport::oauth::{
-    AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, PendingRedirect,
-    credential_key,
+    AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, OpenableUrl,
+    PendingRedirect, credential_key,
 };
 use testkit::{HttpFixture, HttpFixtureOptions};
 
@@ -44,7 +44,7 @@ impl PendingRedirect for Redirect {
         &self.0
     }
 
-    async fn complete(self: Box<Self>, authorization_url: &Url) -> Result<Url, OAuthError> {
+    async fn complete(&mut self, authorization_url: &OpenableUrl) -> Result<Url, OAuthError> {
         let url = authorization_url.to_string();
         let (status, location, _) = tokio::task::spawn_blocking(move || testkit::browser_get(&url))
             .await

@@ -29,8 +29,8 @@ use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
 use mcp_transport::http::{HttpServerParams, RemoteTransport, Url};
 use mcp_transport::oauth::{
     AuthorizationHandler, ClientCredential, Grant, IdentityAssertion, MemoryCredentialStore,
-    OAuthAuthorizer, OAuthError, OAuthOptions, PendingRedirect, PreRegisteredClient, Secret,
-    WorkloadIdentity,
+    OAuthAuthorizer, OAuthError, OAuthOptions, OpenableUrl, PendingRedirect, PreRegisteredClient,
+    Secret, WorkloadIdentity,
 };
 use mcp_transport::{ClientOptions, ErrorObject, JsonObject, McpClient, ProtocolVersion};
 use serde::Deserialize;
@@ -78,14 +78,14 @@ impl PendingRedirect for Redirect {
         &self.redirect_uri
     }
 
-    async fn complete(self: Box<Self>, authorization_url: &Url) -> Result<Url, OAuthError> {
+    async fn complete(&mut self, authorization_url: &OpenableUrl) -> Result<Url, OAuthError> {
         let failed = |error: &dyn std::fmt::Display| OAuthError::Redirect(error.to_string());
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|error| failed(&error))?;
         let response = client
-            .get(authorization_url.clone())
+            .get(authorization_url.url().clone())
             .send()
             .await
             .map_err(|error| failed(&error))?;
@@ -95,6 +95,7 @@ impl PendingRedirect for Redirect {
             .and_then(|value| value.to_str().ok())
             .ok_or_else(|| failed(&format!("HTTP {} and no redirect", response.status())))?;
         authorization_url
+            .url()
             .join(location)
             .map_err(|error| failed(&error))
     }

@@ -15,16 +15,27 @@
 //! the runtime obtains by logging in or refreshing is saved back through it. A token saved
 //! without a refresh token is used until the server refuses it; then the user logs in again.
 //!
+//! Several processes (agents, `call`s of a CLI) may share one store and one login. A
+//! renewal is therefore a locked read-modify-write ([`CredentialStore::lock`]): the
+//! authorizer re-reads the stored login under the lock, uses it when another process renewed
+//! it meanwhile, and otherwise renews it and saves the result before letting go, so a
+//! single-use (rotating) refresh token is presented once and no process writes an older login
+//! over a newer one.
+//!
 //! The trait is compiled without the `oauth` feature: a stdio-only build reads stdio servers'
 //! tokens from it too.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
+mod file_store;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+
+pub use file_store::{DEFAULT_LOCK_WAIT, FileCredentialStore};
 
 /// A credential: shown as `Secret(…)` by `Debug`, never displayed, reachable only through
 /// [`expose`](Secret::expose).
@@ -94,6 +105,19 @@ pub enum CredentialStoreError {
         path: PathBuf,
         /// What the JSON parser said: a line and column, never the text there.
         problem: String,
+    },
+    /// Another process held the lock of a server's login ([`CredentialStore::lock`]) for
+    /// longer than the store waits: it is renewing the login and is stuck, or slow.
+    #[error(
+        "another process has held {} for {waited:?} (it is renewing the same login); try again, \
+         and if this persists, look for a stuck agent process",
+        path.display()
+    )]
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+        /// How long this process waited.
+        waited: Duration,
     },
     /// A store of the embedding agent's own failed.
     #[error("the credential store failed: {0}")]
@@ -279,6 +303,7 @@ impl Tokens {
             token_type: TokenType::Bearer,
             refresh_token: None,
             expires_at: None,
+            issued_at: None,
             scope: None,
         }
     }
@@ -287,6 +312,15 @@ impl Tokens {
     #[must_use]
     pub fn expires_at(mut self, expires_at: u64) -> Self {
         self.expires_at = Some(expires_at);
+        self
+    }
+
+    /// These tokens, issued at `issued_at` (seconds since the Unix epoch): with
+    /// [`expires_at`](Self::expires_at), how long the access token lives, which sets how long
+    /// before its expiry it is renewed.
+    #[must_use]
+    pub fn issued_at(mut self, issued_at: u64) -> Self {
+        self.issued_at = Some(issued_at);
         self
     }
 }
@@ -330,6 +364,10 @@ pub struct Tokens {
     /// When the access token expires, in seconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// When the tokens were issued, in seconds since the Unix epoch (unknown for tokens saved
+    /// before it was kept): the access token's lifetime runs from here to `expires_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_at: Option<u64>,
     /// The scopes granted (or, when the server did not say, requested), space separated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
@@ -346,6 +384,13 @@ pub struct Tokens {
 /// embedding agent with a keychain or a login of its own implements this trait over it; a
 /// read-only one answers `save` with an error, and a login the runtime obtains is then not
 /// kept.
+///
+/// **Several processes.** The authorizer renews a login under [`lock`](Self::lock): it re-reads
+/// the stored credentials, uses them if they changed since it read them (another process
+/// renewed the login or logged in again), and otherwise renews them and saves the result
+/// before the lock is released. The provided `lock` is a lock of this process; a store that
+/// several processes share overrides it with one they all see (the file store's is an OS file
+/// lock), or concurrent renewals of a single-use refresh token log all but one of them out.
 #[async_trait]
 pub trait CredentialStore: Send + Sync {
     /// The credentials kept for `server`, if any.
@@ -360,8 +405,10 @@ pub trait CredentialStore: Send + Sync {
     async fn remove(&self, server: &str) -> Result<bool, CredentialStoreError>;
 
     /// Forgets `server`'s tokens but keeps its client registrations, so the next login does
-    /// not register the client again.
+    /// not register the client again (under [`lock`](Self::lock), so that no renewal in
+    /// progress writes them back).
     async fn forget_tokens(&self, server: &str) -> Result<(), CredentialStoreError> {
+        let _held = self.lock(server).await?;
         if let Some(mut kept) = self
             .load(server)
             .await?
@@ -372,6 +419,21 @@ pub trait CredentialStore: Send + Sync {
         }
         Ok(())
     }
+
+    /// Waits until no one else holds `server`'s lock, and holds it until the returned guard is
+    /// dropped: the lock of a read-modify-write of `server`'s credentials (see the trait's
+    /// documentation). While it is held, [`load`](Self::load), [`save`](Self::save) and
+    /// [`remove`](Self::remove) work as usual — they never wait for it — and other servers'
+    /// locks are free. An implementation bounds the wait and answers an error when it runs out
+    /// rather than hang.
+    ///
+    /// The provided implementation is a lock of this process, one per `server` (shared by
+    /// every store object): right for a store no other process writes, such as a keychain
+    /// only this agent process uses. A store that other processes write too overrides it.
+    async fn lock(&self, server: &str) -> Result<CredentialLock, CredentialStoreError> {
+        static LOCKS: OnceLock<KeyedLocks> = OnceLock::new();
+        Ok(LOCKS.get_or_init(KeyedLocks::default).lock(server).await)
+    }
 }
 
 impl std::fmt::Debug for dyn CredentialStore {
@@ -380,10 +442,54 @@ impl std::fmt::Debug for dyn CredentialStore {
     }
 }
 
-/// Credentials for the life of the process only.
+/// A held [`CredentialStore::lock`]: the lock is released when this is dropped.
+#[must_use = "the lock is released as soon as this is dropped"]
+pub struct CredentialLock {
+    _held: Box<dyn Send + Sync>,
+}
+
+impl CredentialLock {
+    /// A lock held for as long as `held` lives: a store's own guard (a mutex guard, a locked
+    /// file, a keychain transaction), released when it is dropped.
+    pub fn new(held: impl Send + Sync + 'static) -> Self {
+        Self {
+            _held: Box::new(held),
+        }
+    }
+}
+
+impl std::fmt::Debug for CredentialLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CredentialLock")
+    }
+}
+
+/// One async mutex per key, made when first asked for and kept (a process logs in to a
+/// handful of servers): the lock of a store that only this process uses.
+#[derive(Debug, Default)]
+struct KeyedLocks {
+    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl KeyedLocks {
+    async fn lock(&self, key: &str) -> CredentialLock {
+        let mutex = {
+            let mut locks = self
+                .locks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(locks.entry(key.to_owned()).or_default())
+        };
+        CredentialLock::new(mutex.lock_owned().await)
+    }
+}
+
+/// Credentials for the life of the process only; its [`lock`](CredentialStore::lock) is an
+/// async mutex per server of its own.
 #[derive(Debug, Default)]
 pub struct MemoryCredentialStore {
     servers: Mutex<BTreeMap<String, Credentials>>,
+    locks: KeyedLocks,
 }
 
 impl MemoryCredentialStore {
@@ -418,258 +524,8 @@ impl CredentialStore for MemoryCredentialStore {
     async fn remove(&self, server: &str) -> Result<bool, CredentialStoreError> {
         Ok(self.servers().remove(server).is_some())
     }
-}
 
-/// Credentials in one JSON file, readable by the user only (0600, in a 0700 directory it
-/// creates), replaced atomically on every change (a temporary file renamed over it), so a crash
-/// or a second process never leaves half a file. Each change holds an exclusive lock on a
-/// sibling `.lock` file while it reads the file again and writes it, so two processes (or two
-/// servers of one process) that log in or refresh at the same time keep both changes.
-#[derive(Debug, Clone)]
-pub struct FileCredentialStore {
-    path: PathBuf,
-}
-
-/// The file's layout.
-#[derive(Default, Serialize, Deserialize)]
-struct CredentialFile {
-    #[serde(default)]
-    servers: BTreeMap<String, Credentials>,
-}
-
-impl FileCredentialStore {
-    /// A store in the file at `path` (created on the first save).
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self { path: path.into() }
-    }
-
-    /// Where the file is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    async fn with_file<T: Send + 'static>(
-        &self,
-        change: impl FnOnce(&Path) -> Result<T, CredentialStoreError> + Send + 'static,
-    ) -> Result<T, CredentialStoreError> {
-        let path = self.path.clone();
-        tokio::task::spawn_blocking(move || change(&path))
-            .await
-            .map_err(|error| CredentialStoreError::Io {
-                action: "using the credential file".to_owned(),
-                source: std::io::Error::other(error.to_string()),
-            })?
-    }
-}
-
-fn read_file(path: &Path) -> Result<CredentialFile, CredentialStoreError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(CredentialFile::default());
-        }
-        Err(source) => {
-            return Err(CredentialStoreError::Io {
-                action: format!("reading {}", path.display()),
-                source,
-            });
-        }
-    };
-    serde_json::from_str(&text).map_err(|error| CredentialStoreError::NotACredentialFile {
-        path: path.to_owned(),
-        // serde_json's message names a line and column, never the text there.
-        problem: error.to_string(),
-    })
-}
-
-fn write_file(path: &Path, file: &CredentialFile) -> Result<(), CredentialStoreError> {
-    use std::io::Write as _;
-    let io = |action: String| move |source| CredentialStoreError::Io { action, source };
-    let directory = path.parent().unwrap_or_else(|| Path::new("."));
-    create_private_dir(directory).map_err(io(format!("creating {}", directory.display())))?;
-    let text = serde_json::to_vec_pretty(file)
-        .map_err(|error| io(format!("writing {}", path.display()))(error.into()))?;
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "credentials".to_owned());
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| elapsed.subsec_nanos())
-        .unwrap_or_default();
-    let temporary = directory.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
-    let written = (|| {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut out = options.open(&temporary)?;
-        out.write_all(&text)?;
-        out.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written.map_err(io(format!("writing {}", path.display())))
-}
-
-/// Holds an exclusive advisory lock on `<path>.lock` until dropped (the lock file stays, empty).
-fn lock_file(path: &Path) -> Result<std::fs::File, CredentialStoreError> {
-    let directory = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
-    let lock_path = directory.join(name);
-    let locked = (|| {
-        create_private_dir(directory)?;
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).truncate(false).write(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options.open(&lock_path)?;
-        file.lock()?;
-        Ok(file)
-    })();
-    locked.map_err(|source| CredentialStoreError::Io {
-        action: format!("locking {}", lock_path.display()),
-        source,
-    })
-}
-
-fn create_private_dir(directory: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(directory)
-}
-
-#[async_trait]
-impl CredentialStore for FileCredentialStore {
-    async fn load(&self, server: &str) -> Result<Option<Credentials>, CredentialStoreError> {
-        let server = server.to_owned();
-        self.with_file(move |path| Ok(read_file(path)?.servers.remove(&server)))
-            .await
-    }
-
-    async fn save(
-        &self,
-        server: &str,
-        credentials: &Credentials,
-    ) -> Result<(), CredentialStoreError> {
-        let server = server.to_owned();
-        let credentials = credentials.clone();
-        self.with_file(move |path| {
-            let _locked = lock_file(path)?;
-            let mut file = read_file(path)?;
-            file.servers.insert(server, credentials);
-            write_file(path, &file)
-        })
-        .await
-    }
-
-    async fn remove(&self, server: &str) -> Result<bool, CredentialStoreError> {
-        let server = server.to_owned();
-        self.with_file(move |path| {
-            let _locked = lock_file(path)?;
-            let mut file = read_file(path)?;
-            let removed = file.servers.remove(&server).is_some();
-            if removed {
-                write_file(path, &file)?;
-            }
-            Ok(removed)
-        })
-        .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const ISSUER: &str = "https://auth.example.com";
-    const OTHER_ISSUER: &str = "https://other-auth.example.com";
-    const SERVER: &str = "https://mcp.example.com/mcp";
-
-    fn registered(client_id: &str) -> RegisteredClient {
-        RegisteredClient {
-            client_id: client_id.to_owned(),
-            client_secret: None,
-            auth_method: TokenAuthMethod::None,
-            redirect_uris: vec!["http://127.0.0.1:8123/callback".to_owned()],
-        }
-    }
-
-    /// A credential file as the store wrote it before registrations were keyed by issuer.
-    const EARLIER_FILE: &str = r#"{
-  "servers": {
-    "https://mcp.example.com/mcp": {
-      "issuer": "https://auth.example.com",
-      "client": {
-        "client_id": "kept-client",
-        "auth_method": "none",
-        "redirect_uris": ["http://127.0.0.1:8123/callback"]
-      },
-      "tokens": {
-        "access_token": "access",
-        "refresh_token": "refresh",
-        "expires_at": 1700000000,
-        "scope": "mcp:basic offline_access"
-      }
-    }
-  }
-}"#;
-
-    #[test]
-    fn a_file_from_before_keyed_registrations_reads_its_client_under_its_issuer() {
-        let file: CredentialFile = serde_json::from_str(EARLIER_FILE).unwrap();
-        let kept = &file.servers[SERVER];
-        assert_eq!(kept.issuer.as_deref(), Some(ISSUER));
-        assert_eq!(kept.client_at(ISSUER), Some(&registered("kept-client")));
-        assert_eq!(kept.client_at(OTHER_ISSUER), None);
-        let tokens = kept.tokens.as_ref().unwrap();
-        assert_eq!(
-            tokens.refresh_token.as_ref().map(Secret::expose),
-            Some("refresh")
-        );
-        // Written again, it is in the keyed layout.
-        let written = serde_json::to_value(kept).unwrap();
-        assert_eq!(written["clients"][ISSUER]["client_id"], "kept-client");
-        assert!(written.get("client").is_none(), "{written}");
-    }
-
-    #[test]
-    fn a_client_kept_without_an_issuer_is_not_attributed_to_any_authorization_server() {
-        let kept: Credentials =
-            serde_json::from_str(r#"{"client": {"client_id": "orphan", "auth_method": "none"}}"#)
-                .unwrap();
-        assert!(kept.clients.is_empty(), "{kept:?}");
-    }
-
-    #[tokio::test]
-    async fn registrations_at_two_authorization_servers_are_both_kept_in_the_file() {
-        let directory =
-            std::env::temp_dir().join(format!("oauth-store-unit-{}", std::process::id()));
-        let store = FileCredentialStore::new(directory.join("credentials.json"));
-        let mut credentials = Credentials {
-            issuer: Some(OTHER_ISSUER.to_owned()),
-            ..Credentials::default()
-        };
-        credentials
-            .clients
-            .insert(ISSUER.to_owned(), registered("first-client"));
-        credentials
-            .clients
-            .insert(OTHER_ISSUER.to_owned(), registered("second-client"));
-        store.save(SERVER, &credentials).await.unwrap();
-        let loaded = store.load(SERVER).await.unwrap();
-        let _ = std::fs::remove_dir_all(&directory);
-        let loaded = loaded.unwrap();
-        assert_eq!(loaded, credentials);
-        assert_eq!(loaded.client_at(ISSUER).unwrap().client_id, "first-client");
-        assert_eq!(
-            loaded.client_at(OTHER_ISSUER).unwrap().client_id,
-            "second-client"
-        );
+    async fn lock(&self, server: &str) -> Result<CredentialLock, CredentialStoreError> {
+        Ok(self.locks.lock(server).await)
     }
 }

@@ -11,6 +11,8 @@ pub mod http;
 pub mod jsonrpc;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+#[cfg(feature = "http")]
+pub mod open_url;
 mod peer;
 #[cfg(feature = "stdio")]
 mod process;

@@ -40,11 +40,25 @@
 //! (`use_dpop_nonce`, from the token endpoint or the server) are kept and the request is made
 //! again once with a new proof carrying them.
 //!
-//! Tokens are refreshed before they expire and when a 401 says they did, once for however many
-//! requests were refused together; a 403 `insufficient_scope` asks for the scopes it names on
-//! top of those held (step-up), a bounded number of times. Credentials are kept in a
-//! [`CredentialStore`] under the server's canonical URL ([`credential_key`]), never its
-//! configured name: a project file that names another URL under a familiar name gets nothing.
+//! Tokens are refreshed before they expire (30 s before, or a quarter of their lifetime when
+//! that is shorter) and when a 401 says they did, once for however many requests were refused
+//! together; a 403 `insufficient_scope` asks for the scopes it names on top of those held
+//! (step-up), a bounded number of times. Credentials are kept in a [`CredentialStore`] under
+//! the server's canonical URL ([`credential_key`]), never its configured name: a project file
+//! that names another URL under a familiar name gets nothing. A login is shared with every
+//! other process using the store: a refresh happens under the store's lock after reading the
+//! login again (another process's renewal is used, never repeated, so a single-use refresh
+//! token is presented once), a refused token sends the authorizer back to the store first,
+//! and a refresh token the authorization server refuses is [`OAuthError::RefreshRefused`].
+//!
+//! Nothing an authorization server names is opened or followed blindly: its login page is
+//! shown and opened only when [`openable`] allows it (`https:`, or `http:` on this machine;
+//! else [`OAuthError::NotOpenable`], before any listener or registration), and a request that
+//! carries credentials (a token request, a refresh, a registration, an identity provider's
+//! exchange) follows redirects only within its own origin ([`OAuthError::CrossOriginRedirect`]
+//! otherwise, with nothing sent there). The browser step learns how the login ended
+//! ([`PendingRedirect::finish`]) once the redirect was checked and its code exchanged, so a
+//! refused login says so, with the reason, where the user is looking.
 //! Tokens, secrets and codes never appear in `Debug` output, errors or logs ([`Secret`]). An
 //! authorization server's answers are read at most [`MAX_ANSWER_BYTES`] each, and what errors
 //! quote of them is cut after 120 characters.
@@ -99,11 +113,14 @@ use std::time::Duration;
 /// The credential store the authorizer keeps its state in lives in [`crate::credentials`]
 /// (compiled without this feature too: a stdio server's stored token comes from it).
 pub use crate::credentials::{
-    CredentialStore, CredentialStoreError, Credentials, FileCredentialStore, MemoryCredentialStore,
-    RegisteredClient, Secret, TokenAuthMethod, TokenType, Tokens,
+    CredentialLock, CredentialStore, CredentialStoreError, Credentials, FileCredentialStore,
+    MemoryCredentialStore, RegisteredClient, Secret, TokenAuthMethod, TokenType, Tokens,
 };
 use crate::http::BodyError;
 pub use crate::http::Url;
+/// What may be opened for the user lives in [`crate::open_url`] (a URL elicitation needs it
+/// too); the browser step gets its URL as an [`OpenableUrl`].
+pub use crate::open_url::{NotOpenable, OpenableUrl, openable};
 pub use authorizer::{OAuthAuthorizer, credential_key};
 pub use error::OAuthError;
 pub use handler::{

@@ -439,6 +439,16 @@ impl TransportError {
             _ => false,
         }
     }
+
+    /// True when finding credentials failed (feature `oauth`): whatever the reason, another
+    /// request would run the same authorization again.
+    pub fn is_authorization(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if let Self::Authorization(_) = self {
+            return true;
+        }
+        false
+    }
 }
 
 #[cfg(test)]

@@ -327,31 +327,6 @@ async fn the_credential_file_is_private_replaced_whole_and_keeps_every_server() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_token_about_to_expire_is_renewed_before_it_is_sent() {
-    // Tokens that live 10 s are within the renewal margin as soon as they are issued.
-    let fixture = HttpFixture::start(
-        HttpFixtureOptions::default()
-            .oauth()
-            .token_lifetime(10)
-            .json_answers(),
-    );
-    let client = log_in(&fixture, Arc::new(MemoryCredentialStore::new())).await;
-    let refused_before = refusals(&fixture);
-    assert_eq!(echo(&client, "renewed").await.unwrap(), "renewed");
-    assert!(fixture.token_requests("refresh_token") >= 1);
-    assert_eq!(refusals(&fixture), refused_before, "no request was refused");
-    guard(client.close()).await.unwrap();
-}
-
-fn refusals(fixture: &HttpFixture) -> usize {
-    fixture
-        .requests()
-        .iter()
-        .filter(|request| request.status == 401)
-        .count()
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_browser_connection_does_not_hold_up_the_login() {
     let fixture = oauth_fixture();
     // The idle connection never sends a request; the login must not wait on it (a listener

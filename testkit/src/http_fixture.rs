@@ -27,7 +27,12 @@
 //! expires them ([`HttpFixture::expire_access_tokens`]), revokes refresh tokens
 //! ([`HttpFixture::revoke_refresh_tokens`]) or issues a pair to store beforehand
 //! ([`HttpFixture::issue_tokens`]); with [`HttpFixtureOptions::client_secrets`] registered
-//! clients get a secret too. Everything secret it hands out ends in random hex
+//! clients get a secret too. Refresh tokens rotate: each is good for one refresh, which
+//! issues a new pair ([`HttpFixture::live_refresh_tokens`]), and with
+//! [`HttpFixtureOptions::revoke_family_on_reuse`] presenting a used one again revokes the
+//! whole login. A login can be made to go wrong ([`HttpFixtureOptions::login_fault`]), and
+//! the metadata can name another authorization endpoint
+//! ([`HttpFixtureOptions::authorization_endpoint`]). Everything secret it hands out ends in random hex
 //! ([`HttpFixture::handed_out_secrets`]).
 //!
 //! With [`HttpFixtureOptions::stateless`] it speaks only the stateless revision 2026-07-28: it
@@ -42,7 +47,7 @@
 
 mod oauth;
 
-pub use oauth::browser_get;
+pub use oauth::{LoginFault, browser_get};
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -73,6 +78,9 @@ pub struct HttpFixtureOptions {
     oauth: bool,
     token_lifetime_secs: u64,
     client_secrets: bool,
+    authorization_endpoint: Option<String>,
+    login_fault: Option<oauth::LoginFault>,
+    revoke_family_on_reuse: bool,
     stateless: bool,
     list_ttl: Option<Value>,
     discover_ttl: Option<Value>,
@@ -170,6 +178,30 @@ impl HttpFixtureOptions {
     #[must_use]
     pub fn client_secrets(mut self) -> Self {
         self.client_secrets = true;
+        self
+    }
+
+    /// OAuth mode: the authorization server's metadata names `url` as its authorization
+    /// endpoint (a `file:` URL, say) instead of its own `/authorize`.
+    #[must_use]
+    pub fn authorization_endpoint(mut self, url: impl Into<String>) -> Self {
+        self.authorization_endpoint = Some(url.into());
+        self
+    }
+
+    /// OAuth mode: the login goes wrong as `fault` says (see [`LoginFault`]).
+    #[must_use]
+    pub fn login_fault(mut self, fault: LoginFault) -> Self {
+        self.login_fault = Some(fault);
+        self
+    }
+
+    /// OAuth mode: a refresh token presented a second time revokes every token descended from
+    /// the same login (its access and refresh tokens), as OAuth 2.1 servers do when they see
+    /// a rotated refresh token reused. Without it a reused one is only refused.
+    #[must_use]
+    pub fn revoke_family_on_reuse(mut self) -> Self {
+        self.revoke_family_on_reuse = true;
         self
     }
 
@@ -381,6 +413,11 @@ impl HttpFixture {
     /// them.
     pub fn handed_out_secrets(&self) -> Vec<String> {
         lock(&self.state.tokens).handed_out()
+    }
+
+    /// OAuth mode: the refresh tokens it would still accept, oldest first.
+    pub fn live_refresh_tokens(&self) -> Vec<String> {
+        lock(&self.state.tokens).live_refresh()
     }
 
     /// OAuth mode: every access token issued so far stops being accepted.

@@ -49,7 +49,7 @@ mod procfs;
 
 pub use binary::{build_fixture_server, fixture_server_path};
 pub use fixture::FixtureServer;
-pub use http_fixture::{HttpFixture, HttpFixtureOptions, RecordedRequest, browser_get};
+pub use http_fixture::{HttpFixture, HttpFixtureOptions, LoginFault, RecordedRequest, browser_get};
 pub use interop::{RemotePeer, RunningPeer, interop_path, workspace_root};
 pub use procfs::{
     kill_process, process_group_members, process_is_alive, process_is_gone, process_start_time,

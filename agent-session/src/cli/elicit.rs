@@ -8,13 +8,16 @@
 //!
 //! Nobody can answer when stdin is not a terminal (a pipe, CI): then the question is declined
 //! at once, with one line on stderr saying so, and the server decides what that means. URL
-//! elicitations (open a page) are declined the same way: this CLI opens no browser.
+//! elicitations (open a page) are declined the same way: this CLI opens no browser. The line
+//! shows the page, escaped, and whether it would be opened at all (`https:`, or `http:` on
+//! this machine), so that the user can open a page they trust themselves.
 
 use std::io::{IsTerminal, Write};
 
 use agent_session::terminal_text;
 use async_trait::async_trait;
 use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
+use mcp_transport::open_url::openable;
 use mcp_transport::{ErrorObject, JsonObject};
 use serde_json::Value;
 
@@ -31,10 +34,7 @@ impl ElicitationHandler for TerminalElicitation {
         request: ElicitRequest,
     ) -> Result<ElicitResult, ErrorObject> {
         if !request.is_form() {
-            say(&format!(
-                "MCP server \"{server}\" asked to open a page; declined (this command line \
-                 answers forms only)"
-            ));
+            say(&page_declined(server, &request));
             return Ok(ElicitResult::decline());
         }
         if !std::io::stdin().is_terminal() {
@@ -46,6 +46,27 @@ impl ElicitationHandler for TerminalElicitation {
         }
         Ok(ask(server, &request).await)
     }
+}
+
+/// What is said of a page the server asked to have opened: its message, the page, and whether
+/// it would be opened at all (the one check every URL to open passes, [`openable`]); the line
+/// is escaped by [`say`], as the server wrote all of it.
+fn page_declined(server: &str, request: &ElicitRequest) -> String {
+    let page = match request.url.as_deref() {
+        Some(url) => match openable(url) {
+            Ok(_) => format!(
+                "{url} (an https: page, or http: on this machine: open it yourself if you trust \
+                 the server)"
+            ),
+            Err(refused) => refused.to_string(),
+        },
+        None => "no page named".to_owned(),
+    };
+    format!(
+        "MCP server \"{server}\" asked to open a page ({}): {page}; declined, since this \
+         command line opens no pages",
+        request.message
+    )
 }
 
 /// A line on stderr; what the server asks is its text, so it is escaped for the terminal.

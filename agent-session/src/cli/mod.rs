@@ -262,8 +262,23 @@ async fn run(cli: Cli) -> u8 {
     // Problems are said once: by the command that reports them (`list`, a scoped command, a
     // call), else here, as warnings, before the command's output.
     if !reports_server_problems(&command) {
+        // `login NAME` is the answer to NAME needing a login: that is not said first.
+        let logging_in = match &command {
+            Command::Login { name } => Some(name.as_str()),
+            _ => None,
+        };
         for problem in running.session.problems() {
-            complain(&format!("warning: {problem}"));
+            let answered = matches!(
+                &problem,
+                mcp_manager::Problem::Server { name, error, .. }
+                    if Some(name.as_str()) == logging_in && error.needs_login()
+            );
+            if !answered {
+                complain(&format!(
+                    "warning: {}",
+                    needs::problem_text(&problem, Interface::Cli)
+                ));
+            }
         }
     }
     let code = if command == Command::Shell {

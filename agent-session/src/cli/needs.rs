@@ -12,7 +12,7 @@ use agent_session::suggest::{did_you_mean, nearest};
 
 use super::outcome::Interface;
 use mcp_config::{DiscoveryResult, SkipReason};
-use mcp_manager::ConnectionStatus;
+use mcp_manager::{ConnectionStatus, Problem};
 
 /// The servers `call TOOL` needs; `None` for all of them.
 pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeSet<String>> {
@@ -102,13 +102,25 @@ pub(crate) fn failures_behind(
         .problems()
         .into_iter()
         .filter(|problem| problem.server().is_some_and(owns))
-        .map(|problem| problem.to_string());
+        .map(|problem| problem_text(&problem, interface));
     let off = discovery
         .skipped
         .iter()
         .filter(|skipped| owns(&skipped.name) && !discovery.servers.contains_key(&skipped.name))
         .filter_map(|skipped| why_off(&skipped.name, &skipped.reason, interface));
     failed.chain(off).collect()
+}
+
+/// A problem of the last load, for people: with the command to run when a login is what
+/// fixes it (the transport and the manager do not know this command's name).
+pub(crate) fn problem_text(problem: &Problem, interface: Interface) -> String {
+    match problem {
+        Problem::Server { name, error, .. } if error.needs_login() => format!(
+            "{problem}; log in with {}",
+            interface.command(&format!("login {name}"))
+        ),
+        _ => problem.to_string(),
+    }
 }
 
 /// What keeps a skipped server off, and how to turn it on; `None` when that is not the user's

@@ -474,8 +474,12 @@ impl Shared {
         answer: Answer<'_>,
     ) -> Option<Result<Bytes, TransportError>> {
         let failure = self.exchange(message, id, method, answer).await.err()?;
+        // The era probe failing to authorize ends the connection too: falling back to
+        // `initialize` would only authorize again, and ask the user to log in a second time.
+        let opening = method == INITIALIZE
+            || (method == crate::protocol::methods::SERVER_DISCOVER && failure.is_authorization());
         Some(
-            if method == INITIALIZE || failure.needs_credentials() || failure.is_unreachable() {
+            if opening || failure.needs_credentials() || failure.is_unreachable() {
                 Err(failure)
             } else {
                 tracing::debug!(method, error = %failure, "request failed at the HTTP level");

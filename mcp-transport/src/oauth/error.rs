@@ -6,12 +6,48 @@
 #[non_exhaustive]
 pub enum OAuthError {
     /// No usable credentials and no way to ask the user for new ones (the connection is not
-    /// interactive): the user has to log in.
-    #[error("{server} requires a login (run the login command for it)")]
+    /// interactive): the user has to log in. The message does not say how: the interface that
+    /// shows it names its own login command.
+    #[error("{server} requires a login")]
     LoginRequired {
         /// The server, as its canonical URL.
         server: String,
     },
+    /// The authorization server refused the stored refresh token (`invalid_grant`: it
+    /// expired, was revoked, or was used already), and the connection cannot ask the user:
+    /// the login is over and the user has to log in again. The refresh token was dropped from
+    /// the store (its access token kept until the server refuses it).
+    #[error(
+        "{server} requires a login: its authorization server refused to refresh the login \
+         ({error}{})",
+        .description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+    )]
+    RefreshRefused {
+        /// The server, as its canonical URL.
+        server: String,
+        /// The OAuth error code, cut after 120 characters.
+        error: String,
+        /// The authorization server's description, if any, cut after 120 characters.
+        description: Option<String>,
+    },
+    /// A request carrying credentials (a token request, a refresh, a registration, an
+    /// identity provider's token exchange) was answered with a redirect to another origin.
+    /// Nothing was sent there: a credential meant for one server never goes to another.
+    #[error(
+        "{action}: the answer redirects to {to}, another origin; a request carrying credentials \
+         is not sent there (tell whoever runs the authorization server, or check its URL)"
+    )]
+    CrossOriginRedirect {
+        /// What was being done, naming the endpoint (without its query).
+        action: String,
+        /// Where the redirect pointed (without its query).
+        to: String,
+    },
+    /// The login page the authorization server names may not be opened for the user (it is
+    /// not `https:`, nor `http:` on this machine): nothing was shown or opened, and no
+    /// redirect listener was started.
+    #[error("refusing the authorization server's login page: {0}")]
+    NotOpenable(#[from] crate::open_url::NotOpenable),
     /// A metadata document, registration or token request could not be made or read.
     #[error("{action} failed: {source}")]
     Http {
@@ -211,7 +247,7 @@ impl OAuthError {
     /// authorization server no longer accepts the ones stored.
     pub fn needs_login(&self) -> bool {
         match self {
-            Self::LoginRequired { .. } => true,
+            Self::LoginRequired { .. } | Self::RefreshRefused { .. } => true,
             Self::Rejected { error, .. } => error == "invalid_grant",
             _ => false,
         }

@@ -1,13 +1,14 @@
 //! The fixture as its own OAuth 2.1 authorization server ([`HttpFixtureOptions::oauth`]):
 //! protected resource metadata, authorization server metadata, dynamic registration, an
 //! authorization endpoint that redirects at once (no user to ask), and a token endpoint that
-//! checks PKCE and issues, refreshes and forgets tokens as the test says. Tokens, codes and
+//! checks PKCE and issues, refreshes (rotating refresh tokens) and forgets tokens as the test
+//! says; a login can be made to go wrong ([`LoginFault`]). Tokens, codes and
 //! client secrets end in random hex, so a test that searches output for them finds only a
 //! real leak.
 //!
 //! [`HttpFixtureOptions::oauth`]: super::HttpFixtureOptions::oauth
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -15,12 +16,40 @@ use serde_json::json;
 
 use super::{Conn, Request, State, lock, respond};
 
-/// Tokens the authorization server issued and still honours.
+/// How [`HttpFixtureOptions::login_fault`] makes a login go wrong.
+///
+/// [`HttpFixtureOptions::login_fault`]: super::HttpFixtureOptions::login_fault
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoginFault {
+    /// The redirect carries the code and this `iss` (RFC 9207), not the fixture's issuer.
+    WrongIssuer(String),
+    /// The redirect carries `error` and `error_description` instead of a code.
+    Error {
+        /// The OAuth error code, e.g. `access_denied`.
+        error: String,
+        /// Its description.
+        description: String,
+    },
+    /// The redirect carries another `state` than the one the client sent.
+    WrongState,
+    /// The token endpoint refuses the code (`invalid_grant`).
+    CodeRefused,
+}
+
+/// Tokens the authorization server issued and still honours, each with the login it descends
+/// from (its family: an authorization code, or [`Tokens::issue`], starts one; a refresh stays
+/// in it).
 #[derive(Default)]
 pub(super) struct Tokens {
     issued: usize,
-    access: HashSet<String>,
-    refresh: HashSet<String>,
+    families: usize,
+    access: HashMap<String, usize>,
+    /// Refresh tokens not used yet, oldest first.
+    refresh: Vec<(String, usize)>,
+    /// Refresh tokens used once, with their family: presented again, they are refused (and
+    /// with `revoke_family_on_reuse` their family is revoked).
+    used_refresh: HashMap<String, usize>,
     /// Authorization codes not used yet, with their PKCE challenge.
     codes: HashMap<String, String>,
     /// The secrets of the clients registered (with [`client_secrets`]).
@@ -32,14 +61,38 @@ pub(super) struct Tokens {
 }
 
 impl Tokens {
-    /// A new access and refresh token pair.
+    /// A new access and refresh token pair, the start of a new login.
     pub(super) fn issue(&mut self) -> (String, String) {
+        self.families += 1;
+        let family = self.families;
+        self.issue_in(family)
+    }
+
+    /// A new pair in `family`.
+    fn issue_in(&mut self, family: usize) -> (String, String) {
         self.issued += 1;
         let access = self.hand_out(&format!("fixture-access-{}", self.issued));
         let refresh = self.hand_out(&format!("fixture-refresh-{}", self.issued));
-        self.access.insert(access.clone());
-        self.refresh.insert(refresh.clone());
+        self.access.insert(access.clone(), family);
+        self.refresh.push((refresh.clone(), family));
         (access, refresh)
+    }
+
+    /// Uses `token` up (it is good for one refresh): the family of the new pair, or `None`
+    /// when it is not accepted; a used one presented again revokes its family when `revoke`.
+    fn redeem_refresh(&mut self, token: &str, revoke: bool) -> Option<usize> {
+        if let Some(position) = self.refresh.iter().position(|(live, _)| live == token) {
+            let (used, family) = self.refresh.remove(position);
+            self.used_refresh.insert(used, family);
+            return Some(family);
+        }
+        if let Some(family) = self.used_refresh.get(token).copied()
+            && revoke
+        {
+            self.access.retain(|_, of| *of != family);
+            self.refresh.retain(|(_, of)| *of != family);
+        }
+        None
     }
 
     /// `prefix-<32 random hex digits>`, remembered as handed out.
@@ -61,6 +114,13 @@ impl Tokens {
         self.handed_out.clone()
     }
 
+    pub(super) fn live_refresh(&self) -> Vec<String> {
+        self.refresh
+            .iter()
+            .map(|(token, _)| token.clone())
+            .collect()
+    }
+
     pub(super) fn expire_access(&mut self) {
         self.access.clear();
     }
@@ -72,7 +132,7 @@ impl Tokens {
     pub(super) fn accepts(&self, authorization: Option<&str>) -> bool {
         authorization
             .and_then(|value| value.strip_prefix("Bearer "))
-            .is_some_and(|token| self.access.contains(token))
+            .is_some_and(|token| self.access.contains_key(token))
     }
 }
 
@@ -106,9 +166,14 @@ impl State {
                 } else {
                     "none"
                 };
+                let authorization_endpoint = self
+                    .options
+                    .authorization_endpoint
+                    .clone()
+                    .unwrap_or_else(|| format!("{origin}/authorize"));
                 let metadata = json!({
                     "issuer": origin,
-                    "authorization_endpoint": format!("{origin}/authorize"),
+                    "authorization_endpoint": authorization_endpoint,
                     "token_endpoint": format!("{origin}/token"),
                     "registration_endpoint": format!("{origin}/register"),
                     "response_types_supported": ["code"],
@@ -168,10 +233,28 @@ impl State {
             tokens.codes.insert(code.clone(), challenge.clone());
             code
         };
-        let mut location = format!("{redirect_uri}?code={code}");
+        let encode = |value: &str| {
+            url::form_urlencoded::byte_serialize(value.as_bytes()).collect::<String>()
+        };
+        let mut location = match &self.options.login_fault {
+            Some(LoginFault::Error { error, description }) => format!(
+                "{redirect_uri}?error={}&error_description={}",
+                encode(error),
+                encode(description)
+            ),
+            _ => format!("{redirect_uri}?code={code}"),
+        };
         if let Some(state) = params.get("state") {
+            let state = match self.options.login_fault {
+                Some(LoginFault::WrongState) => "not-the-state-sent",
+                _ => state,
+            };
             location.push_str("&state=");
-            location.extend(url::form_urlencoded::byte_serialize(state.as_bytes()));
+            location.push_str(&encode(state));
+        }
+        if let Some(LoginFault::WrongIssuer(issuer)) = &self.options.login_fault {
+            location.push_str("&iss=");
+            location.push_str(&encode(issuer));
         }
         respond(conn, 302, &[("Location", location)], "");
         302
@@ -200,7 +283,7 @@ impl State {
                 return refuse("invalid_client");
             }
         }
-        match form.get("grant_type").map(String::as_str) {
+        let (access, refresh) = match form.get("grant_type").map(String::as_str) {
             Some("authorization_code") => {
                 let challenge = form.get("code").and_then(|code| tokens.codes.remove(code));
                 let verified = challenge.zip(form.get("code_verifier")).is_some_and(
@@ -212,21 +295,23 @@ impl State {
                         URL_SAFE_NO_PAD.encode(digest.as_ref()) == challenge
                     },
                 );
-                if !verified {
+                if !verified || self.options.login_fault == Some(LoginFault::CodeRefused) {
                     return refuse("invalid_grant");
                 }
+                tokens.issue()
             }
             Some("refresh_token") => {
-                let known = form
+                let revoke = self.options.revoke_family_on_reuse;
+                let family = form
                     .get("refresh_token")
-                    .is_some_and(|token| tokens.refresh.remove(token));
-                if !known {
+                    .and_then(|token| tokens.redeem_refresh(token, revoke));
+                let Some(family) = family else {
                     return refuse("invalid_grant");
-                }
+                };
+                tokens.issue_in(family)
             }
             _ => return refuse("unsupported_grant_type"),
-        }
-        let (access, refresh) = tokens.issue();
+        };
         let answer = json!({
             "access_token": access,
             "refresh_token": refresh,

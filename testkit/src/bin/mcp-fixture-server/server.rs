@@ -286,6 +286,14 @@ impl Server {
         self.request_client("srv-ask", "elicitation/create", Some(params))
     }
 
+    /// Asks the client to open `url` (`elicitation/create` in URL mode) and waits for its
+    /// answer, as [`ask`](Self::ask) does.
+    pub(crate) fn ask_to_open(&self, message: &str, url: &str) -> Value {
+        let params = json!({"mode": "url", "message": message, "url": url,
+            "elicitationId": "fixture-page"});
+        self.request_client("srv-ask", "elicitation/create", Some(params))
+    }
+
     /// True when the client declared the capability `name` in `initialize`.
     pub(crate) fn client_declared(&self, name: &str) -> bool {
         lock(&self.client_capabilities).get(name).is_some()

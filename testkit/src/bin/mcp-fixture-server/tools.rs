@@ -125,7 +125,8 @@ pub(crate) fn definitions(generated: usize, named: &[(String, String)]) -> Vec<V
             "name": "ask",
             "description": "Asks the client (elicitation/create) and answers with its reply.",
             "inputSchema": object_schema(
-                &json!({"message": {"type": "string"}, "schema": {"type": "object"}}),
+                &json!({"message": {"type": "string"}, "schema": {"type": "object"},
+                        "url": {"type": "string"}}),
                 &["message"],
             ),
         }),
@@ -311,9 +312,13 @@ fn run(
                 .get("schema")
                 .cloned()
                 .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+            let url = args.get("url").and_then(Value::as_str).map(str::to_owned);
             let server = Arc::clone(server);
             thread::spawn(move || {
-                let reply = server.ask(&message, &schema);
+                let reply = match url {
+                    Some(url) => server.ask_to_open(&message, &url),
+                    None => server.ask(&message, &schema),
+                };
                 server
                     .out
                     .send(&wire::text_result_line(&id, &reply.to_string()));
