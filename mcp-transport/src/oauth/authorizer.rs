@@ -290,6 +290,7 @@ impl OAuthAuthorizer {
         merged.issuer.clone_from(&state.credentials.issuer);
         merged.tokens.clone_from(&state.credentials.tokens);
         merged.dpop_key.clone_from(&state.credentials.dpop_key);
+        merged.login_id.clone_from(&state.credentials.login_id);
         store.save(&self.key, &merged).await?;
         state.stored_tokens = merged.tokens.clone();
         state.credentials = merged;
