@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::write::{FILE_MODE, create_private_dirs, folder_of};
 
-/// How often a writer waiting for the lock tries again.
+/// How often [`FileLock::acquire`] tries again while it waits.
 const POLL: Duration = Duration::from_millis(5);
 
 /// An exclusive lock for changing one file; released, and its lock file removed, on drop.
@@ -49,36 +49,51 @@ pub enum LockError {
 impl FileLock {
     /// Takes the lock for changing `target` (created `0700` folders included), waiting at most
     /// `wait` for another writer to finish. Blocks the thread while it waits: call it where
-    /// blocking is fine (a blocking task in async code).
+    /// blocking is fine (a blocking task in async code), or poll [`try_acquire`](Self::try_acquire).
     pub fn acquire(target: &Path, wait: Duration) -> Result<Self, LockError> {
+        let started = Instant::now();
+        loop {
+            if let Some(lock) = Self::try_acquire(target)? {
+                return Ok(lock);
+            }
+            if started.elapsed() >= wait {
+                return Err(LockError::Busy {
+                    lock: lock_path(target),
+                    waited: wait,
+                });
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Takes the lock for changing `target` if no one holds it, without waiting: `None` when
+    /// someone does. For a caller that waits its own way (an async task sleeping between
+    /// tries).
+    pub fn try_acquire(target: &Path) -> Result<Option<Self>, LockError> {
         let path = lock_path(target);
         let io_error = |source| LockError::Io {
             lock: path.clone(),
             source,
         };
         create_private_dirs(&folder_of(&path)).map_err(io_error)?;
-        let started = Instant::now();
         loop {
             let file = open(&path).map_err(io_error)?;
             match file.try_lock() {
                 Ok(()) => {
                     if still_at(&file, &path).map_err(io_error)? {
-                        return Ok(Self { file, path });
+                        return Ok(Some(Self { file, path }));
                     }
                     // Its holder removed it as we took it: lock the one there now.
                 }
-                Err(TryLockError::WouldBlock) if started.elapsed() < wait => {
-                    std::thread::sleep(POLL);
-                }
-                Err(TryLockError::WouldBlock) => {
-                    return Err(LockError::Busy {
-                        lock: path,
-                        waited: wait,
-                    });
-                }
+                Err(TryLockError::WouldBlock) => return Ok(None),
                 Err(TryLockError::Error(source)) => return Err(io_error(source)),
             }
         }
+    }
+
+    /// The lock file `target`'s lock takes (`.<name>.lock` beside it), for a message naming it.
+    pub fn lock_file_of(target: &Path) -> PathBuf {
+        lock_path(target)
     }
 
     /// The lock file, while the lock is held.

@@ -1,15 +1,16 @@
 //! [`FileCredentialStore`]: credentials in one private JSON file that every process of the
-//! user shares, and the per-server lock files that serialize renewals across those processes.
+//! user shares, and the per-server locks that serialize renewals across those processes.
 //!
-//! The file's reading, writing and locking are a few small functions (`read_file`,
-//! `write_file`, `lock_file`, `open_lock_file`) so that they can move to a shared module for
-//! private files as they are.
+//! The file is written, and locked, as every private file of the runtime is
+//! ([`mcp_private_files`]: `0600` in a `0700` folder, written aside, synced, renamed; a lock file
+//! that is there only while it is held).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use mcp_private_files::{FileLock, LockError};
 use serde::{Deserialize, Serialize};
 
 use super::{CredentialLock, CredentialStore, CredentialStoreError, Credentials};
@@ -21,19 +22,23 @@ pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(60);
 
 /// How often a held lock is tried again.
 const LOCK_POLL: Duration = Duration::from_millis(20);
+/// How long a change of the file waits for another process's change: each holds the file's
+/// lock only to read it and write it back.
+const FILE_LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// Credentials in one JSON file, readable by the user only (0600, in a 0700 directory it
-/// creates), replaced atomically on every change (a temporary file renamed over it), so a crash
-/// or a second process never leaves half a file. Each change holds an exclusive lock on a
-/// sibling `.lock` file while it reads the file again and writes it, so two processes (or two
-/// servers of one process) that log in or refresh at the same time keep both changes.
+/// creates), replaced atomically on every change (a file written aside, synced and renamed
+/// over it), so a crash or a second process never leaves half a file. Each change holds an
+/// exclusive lock of the file (`.credentials.json.lock` beside it while held) while it reads
+/// the file again and writes it, so two processes (or two servers of one process) that log in
+/// or refresh at the same time keep both changes.
 ///
-/// [`lock`](CredentialStore::lock) is an OS file lock (`flock`) on a lock file of the server's
-/// own beside the file (`credentials.json.<16 hex digits>.lock`), which every process of the
-/// user sees: the authorizer holds it while it re-reads the login, renews it at the
-/// authorization server if no other process did, and saves it. A process that cannot have it
-/// within [`lock_wait`](Self::lock_wait) gets [`CredentialStoreError::Busy`]; the OS releases it
-/// when its holder exits, however it exits.
+/// [`lock`](CredentialStore::lock) is an OS file lock (`flock`) of the server's own beside the
+/// file (`.credentials.json.<16 hex digits>.lock` while held), which every process of the user
+/// sees: the authorizer holds it while it re-reads the login, renews it at the authorization
+/// server if no other process did, and saves it. A process that cannot have it within
+/// [`lock_wait`](Self::lock_wait) gets [`CredentialStoreError::Busy`]; the OS releases it when
+/// its holder exits, however it exits.
 #[derive(Debug, Clone)]
 pub struct FileCredentialStore {
     path: PathBuf,
@@ -104,59 +109,27 @@ fn read_file(path: &Path) -> Result<CredentialFile, CredentialStoreError> {
 }
 
 fn write_file(path: &Path, file: &CredentialFile) -> Result<(), CredentialStoreError> {
-    use std::io::Write as _;
-    let io = |action: String| move |source| CredentialStoreError::Io { action, source };
-    let directory = path.parent().unwrap_or_else(|| Path::new("."));
-    create_private_dir(directory).map_err(io(format!("creating {}", directory.display())))?;
-    let text = serde_json::to_vec_pretty(file)
-        .map_err(|error| io(format!("writing {}", path.display()))(error.into()))?;
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "credentials".to_owned());
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| elapsed.subsec_nanos())
-        .unwrap_or_default();
-    let temporary = directory.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
-    let written = (|| {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut out = options.open(&temporary)?;
-        out.write_all(&text)?;
-        out.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written.map_err(io(format!("writing {}", path.display())))
-}
-
-/// Holds an exclusive advisory lock on `<path>.lock` until dropped (the lock file stays, empty):
-/// the lock of every read-modify-write of the file.
-fn lock_file(path: &Path) -> Result<std::fs::File, CredentialStoreError> {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
-    let lock_path = path.with_file_name(name);
-    let locked = open_lock_file(&lock_path).and_then(|file| {
-        file.lock()?;
-        Ok(file)
-    });
-    locked.map_err(|source| CredentialStoreError::Io {
-        action: format!("locking {}", lock_path.display()),
+    let io = |source| CredentialStoreError::Io {
+        action: format!("writing {}", path.display()),
         source,
-    })
+    };
+    let text = serde_json::to_vec_pretty(file).map_err(|error| io(error.into()))?;
+    mcp_private_files::write_atomically(path, &text).map_err(io)
 }
 
-/// The lock file of `server`'s renewals, beside the credential file:
-/// `<file name>.<16 hex digits>.lock`, the digits a hash of the server's key (a URL is no file
-/// name). One per server, so a slow authorization server holds up only its own server.
-fn server_lock_path(path: &Path, server: &str) -> PathBuf {
+/// The lock of every read-modify-write of the file ([`FileLock`]: `.<name>.lock` beside it,
+/// removed when released), waited for at most [`FILE_LOCK_WAIT`].
+fn lock_file(path: &Path) -> Result<FileLock, CredentialStoreError> {
+    FileLock::acquire(path, FILE_LOCK_WAIT).map_err(|error| lock_error(error, FILE_LOCK_WAIT))
+}
+
+/// What `server`'s renewals lock, beside the credential file: `<file name>.<16 hex digits>`
+/// (its lock file `.<that>.lock`, there only while held), the digits a hash of the server's
+/// key (a URL is no file name). One per server, so a slow authorization server holds up only
+/// its own server.
+fn server_lock_target(path: &Path, server: &str) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".{:016x}.lock", fnv1a(server)));
+    name.push(format!(".{:016x}", fnv1a(server)));
     path.with_file_name(name)
 }
 
@@ -169,22 +142,19 @@ fn fnv1a(text: &str) -> u64 {
     })
 }
 
-/// Opens (creating, 0600, in a private folder) the lock file at `lock_path`, not locked yet.
-fn open_lock_file(lock_path: &Path) -> std::io::Result<std::fs::File> {
-    create_private_dir(lock_path.parent().unwrap_or_else(|| Path::new(".")))?;
-    let mut options = std::fs::OpenOptions::new();
-    options.create(true).truncate(false).write(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(lock_path)
-}
-
-fn create_private_dir(directory: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(directory)
+/// The store's error for a lock that could not be taken.
+fn lock_error(error: LockError, waited: Duration) -> CredentialStoreError {
+    match error {
+        LockError::Busy { lock, .. } => CredentialStoreError::Busy { path: lock, waited },
+        LockError::Io { lock, source } => CredentialStoreError::Io {
+            action: format!("locking {}", lock.display()),
+            source,
+        },
+        other => CredentialStoreError::Io {
+            action: "locking the credential file".to_owned(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    }
 }
 
 #[async_trait]
@@ -229,34 +199,25 @@ impl CredentialStore for FileCredentialStore {
     /// 20 ms (never a thread parked in the kernel) until [`lock_wait`](Self::lock_wait) has
     /// passed.
     async fn lock(&self, server: &str) -> Result<CredentialLock, CredentialStoreError> {
-        let lock_path = server_lock_path(&self.path, server);
-        let opening = lock_path.clone();
-        let file = self
-            .with_file(move |_| {
-                open_lock_file(&opening).map_err(|source| CredentialStoreError::Io {
-                    action: format!("opening {}", opening.display()),
-                    source,
-                })
-            })
-            .await?;
+        let target = server_lock_target(&self.path, server);
         let deadline = Instant::now() + self.lock_wait;
         loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(CredentialLock::new(file)),
-                Err(std::fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
-                    tokio::time::sleep(LOCK_POLL).await;
-                }
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(CredentialStoreError::Busy {
-                        path: lock_path,
+            let trying = target.clone();
+            let tried = self
+                .with_file(move |_| {
+                    FileLock::try_acquire(&trying)
+                        .map_err(|error| lock_error(error, Duration::ZERO))
+                })
+                .await?;
+            match tried {
+                Some(held) => return Ok(CredentialLock::new(held)),
+                None if Instant::now() < deadline => tokio::time::sleep(LOCK_POLL).await,
+                None => {
+                    let busy = LockError::Busy {
+                        lock: FileLock::lock_file_of(&target),
                         waited: self.lock_wait,
-                    });
-                }
-                Err(std::fs::TryLockError::Error(source)) => {
-                    return Err(CredentialStoreError::Io {
-                        action: format!("locking {}", lock_path.display()),
-                        source,
-                    });
+                    };
+                    return Err(lock_error(busy, self.lock_wait));
                 }
             }
         }
@@ -364,11 +325,13 @@ mod tests {
         let first = FileCredentialStore::new(&path);
         let second = FileCredentialStore::new(&path).lock_wait(Duration::from_millis(100));
         let held = first.lock(SERVER).await.unwrap();
+        let lock_path = FileLock::lock_file_of(&server_lock_target(&path, SERVER));
+        let mode = std::fs::metadata(&lock_path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
         let busy = second
             .lock(SERVER)
             .await
             .expect_err("the first store holds it");
-        let lock_path = server_lock_path(&path, SERVER);
         assert!(
             matches!(&busy, CredentialStoreError::Busy { path, .. } if *path == lock_path),
             "{busy}"
@@ -379,22 +342,27 @@ mod tests {
         second.save(SERVER, &Credentials::default()).await.unwrap();
         drop(held);
         drop(second.lock(SERVER).await.unwrap());
-        let mode = std::fs::metadata(&lock_path).unwrap().permissions().mode() & 0o777;
+        // No lock file is left beside the credentials.
+        let mut names: Vec<String> = std::fs::read_dir(&directory)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
         std::fs::remove_dir_all(&directory).unwrap();
-        assert_eq!(mode, 0o600);
+        assert_eq!(names, ["credentials.json"]);
     }
 
     #[test]
-    fn each_server_has_a_lock_file_of_its_own_beside_the_file() {
+    fn each_server_has_a_lock_of_its_own_beside_the_file() {
         let path = Path::new("/home/me/.config/agent/credentials.json");
-        let one = server_lock_path(path, "https://a.example/mcp");
-        let other = server_lock_path(path, "https://b.example/mcp");
+        let one = server_lock_target(path, "https://a.example/mcp");
+        let other = server_lock_target(path, "https://b.example/mcp");
         assert_ne!(one, other);
-        assert_eq!(one, server_lock_path(path, "https://a.example/mcp"));
+        assert_eq!(one, server_lock_target(path, "https://a.example/mcp"));
         assert_eq!(one.parent(), path.parent());
         let name = one.file_name().unwrap().to_string_lossy().into_owned();
         assert!(
-            name.starts_with("credentials.json.") && name.ends_with(".lock") && name.len() == 38,
+            name.starts_with("credentials.json.") && name.len() == 33,
             "{name}"
         );
         // FNV-1a's published test vector: the name must not change between builds.
