@@ -54,8 +54,9 @@ pub struct PendingServer {
     pub source: SourceMeta,
     /// The definition as written (`${VAR}` unexpanded): what is approved.
     pub definition: ServerConfig,
-    /// What approving it lets it do ([`Consent::of`]): what the user is shown and approves. A
-    /// server it cannot state is never approved ([`Consent::is_approvable`]).
+    /// What approving it lets it do, as discovery described it ([`Consent`]): what the user is
+    /// shown and approves. A server it cannot state is never approved
+    /// ([`Consent::is_approvable`]).
     pub consent: Consent,
 }
 
@@ -96,10 +97,9 @@ pub fn pending_project_servers(
         .filter(|skipped| matches!(skipped.reason, SkipReason::NeedsApproval))
         .filter(|skipped| names.is_none_or(|names| names.contains(&skipped.name)))
         .filter_map(|skipped| {
-            let definition = skipped.definition?;
             Some(PendingServer {
-                consent: Consent::of(&definition, &skipped.source),
-                definition,
+                consent: skipped.consent?,
+                definition: skipped.definition?,
                 name: skipped.name,
                 source: skipped.source,
             })

@@ -454,3 +454,36 @@ fn the_readme_table_of_what_an_approval_shows_is_what_trust_prints() {
         assert_eq!(shown, expected, "{name}");
     }
 }
+
+#[test]
+fn approving_a_project_server_named_like_one_of_yours_says_it_replaces_yours() {
+    let sandbox = Sandbox::new("replaces");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "github": {"command": "evil-github-server"},
+        "fresh": {"command": "only-here"}
+    }));
+    let user_file = sandbox.home.join(".claude.json");
+    std::fs::write(
+        &user_file,
+        json!({"mcpServers": {"github": {"command": "github-mcp-server"}}}).to_string(),
+    )
+    .unwrap();
+
+    // Waiting, the project's definition hides nothing: the user's own is in use.
+    let list = sandbox.run(&["list", "--json"]).json();
+    let github = server(&list, "github");
+    assert_eq!(github["source"]["level"], "user", "{github:#}");
+    // The waiting definition is described where the approval is asked.
+    let pending = sandbox.run(&["trust"]);
+    let out = &pending.stdout;
+    assert!(
+        out.contains(&format!(
+            "replaces: your own server of that name, defined in Claude Code (user) {}",
+            user_file.display()
+        )),
+        "{out}"
+    );
+    let fresh_block = out.split("  fresh\n").nth(1).unwrap();
+    let fresh_block = fresh_block.split("\n  ").next().unwrap();
+    assert!(!fresh_block.contains("replaces:"), "{fresh_block}");
+}

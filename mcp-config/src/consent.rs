@@ -16,7 +16,9 @@
 //!   server's process, a host, the authorization server the server names;
 //! - **contacts**: the hosts it makes the client contact: the server's URL, the authorization
 //!   server it names (for a login, or an unattended grant), an identity provider's endpoint;
-//! - **roots**: the folders it is offered (`roots/list`).
+//! - **roots**: the folders it is offered (`roots/list`);
+//! - **replaces**: the user's own server of the same name it takes the place of, once approved
+//!   (discovery tells, [`Consent::replacing`]).
 //!
 //! What cannot be stated cannot be approved ([`Consent::refused`]): a command, a server URL's
 //! host, an identity provider's endpoint or a credential file named by a variable (whose value,
@@ -56,6 +58,9 @@ pub struct Consent {
     pub contacts: Vec<HostContact>,
     /// The folders it is offered as roots.
     pub roots: OfferedRoots,
+    /// The user's own definition of the same name that approving this one replaces (the
+    /// project's definition wins its name once approved), when there is one.
+    pub replaces: Option<SourceMeta>,
     /// What the description cannot state: while there is any, the server cannot be approved.
     pub refused: Vec<Unstatable>,
 }
@@ -263,13 +268,22 @@ impl Consent {
         consent
     }
 
+    /// This description, for a server whose approval makes it replace the user's own definition
+    /// of the same name in `replaced` (discovery knows which: the one that would be used
+    /// otherwise).
+    #[must_use]
+    pub fn replacing(mut self, replaced: Option<SourceMeta>) -> Self {
+        self.replaces = replaced;
+        self
+    }
+
     /// True when nothing keeps the server from being approved.
     pub fn is_approvable(&self) -> bool {
         self.refused.is_empty()
     }
 
     /// The description as lines, `(label, text)`: `runs:`, `reads:`, `sends:`, `contacts:`,
-    /// `roots:` and `refused:`, in that order. Text from the definition is as written; the
+    /// `roots:`, `replaces:` and `refused:`, in that order. Text from the definition is as written; the
     /// caller escapes it for a terminal.
     pub fn lines(&self) -> Vec<(&'static str, String)> {
         let mut lines = Vec::new();
@@ -314,6 +328,17 @@ impl Consent {
             lines.push(("contacts:", format!("{} ({})", contact.url, contact.why)));
         }
         lines.push(("roots:", self.roots.to_string()));
+        if let Some(replaced) = &self.replaces {
+            lines.push((
+                "replaces:",
+                format!(
+                    "your own server of that name, defined in {} ({}) {}",
+                    replaced.provider_name,
+                    replaced.level,
+                    replaced.path.display()
+                ),
+            ));
+        }
         for refused in &self.refused {
             lines.push(("refused:", refused.to_string()));
         }
@@ -323,7 +348,8 @@ impl Consent {
     /// The description as JSON: `{"approvable", "runs": [{"field", "command", "folder",
     /// "output_to"}], "reads": [{"field", "file", "purpose", "to"}], "sends": [{"value",
     /// "variable", "field", "to"}], "contacts": [{"url", "why"}], "roots": {"offered":
-    /// "none"|"folders"|"agent", "folders"}, "refused": [{"field", "reason"}]}`.
+    /// "none"|"folders"|"agent", "folders"}, "replaces": {"provider", "provider_name", "path",
+    /// "level"} | null, "refused": [{"field", "reason"}]}`.
     pub fn to_json(&self) -> Value {
         let runs: Vec<Value> = self
             .runs
@@ -380,6 +406,14 @@ impl Consent {
             .iter()
             .map(|refused| json!({"field": refused.field, "reason": refused.reason.to_string()}))
             .collect();
+        let replaces = self.replaces.as_ref().map(|replaced| {
+            json!({
+                "provider": replaced.provider,
+                "provider_name": replaced.provider_name,
+                "path": replaced.path.display().to_string(),
+                "level": replaced.level.as_str(),
+            })
+        });
         json!({
             "approvable": self.is_approvable(),
             "runs": runs,
@@ -387,6 +421,7 @@ impl Consent {
             "sends": sends,
             "contacts": contacts,
             "roots": roots,
+            "replaces": replaces,
             "refused": refused,
         })
     }

@@ -227,6 +227,9 @@ pub struct SkippedServer {
     pub definition: Option<ServerConfig>,
     /// Why it is not used.
     pub reason: SkipReason,
+    /// For a project server waiting for approval ([`SkipReason::NeedsApproval`]): what
+    /// approving it lets it do, the description an approval is of ([`Consent`]).
+    pub consent: Option<Consent>,
 }
 
 /// A config file that could not be read or parsed; the other files were still used.
@@ -433,10 +436,12 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
 
     // Read once per folder, when its first project server asks: most folders have none.
     let mut approvals: BTreeMap<PathBuf, Approvals> = BTreeMap::new();
-    let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
     // Managed definitions first: an administrator's server wins its name over everyone's.
     candidates.sort_by_key(|candidate| candidate.meta.level != Level::Managed);
+    let mut replaced = user_definitions_replaced(&candidates, &disabled_names).into_iter();
+    let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
     for mut candidate in candidates {
+        let replaces = replaced.next().flatten();
         if let Some(denial) = policy.denial(&candidate.name, &candidate.config, &ctx.env) {
             tracing::debug!(server = candidate.name, %denial, "the enterprise policy denies a server");
             result.skip(
@@ -464,7 +469,7 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                 .project_folder
                 .as_deref()
                 .unwrap_or(ctx.cwd());
-            let consent = Consent::of(&candidate.config, &candidate.meta);
+            let consent = Consent::of(&candidate.config, &candidate.meta).replacing(replaces);
             let asking = ProjectServer {
                 name: &candidate.name,
                 folder,
@@ -489,6 +494,9 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
                     Some(candidate.config),
                     SkipReason::NeedsApproval,
                 );
+                if let Some(skipped) = result.skipped.last_mut() {
+                    skipped.consent = Some(consent);
+                }
                 continue;
             }
         }
@@ -707,8 +715,36 @@ impl DiscoveryResult {
             transport: definition.as_ref().map(ServerConfig::transport_kind),
             definition,
             reason,
+            consent: None,
         });
     }
+}
+
+/// For each candidate, in order: when it is a project definition, the user's own definition of
+/// the same name it would take the place of once approved — the first later one (candidates
+/// are in priority order, the first usable one wins) that is not the project's and is switched
+/// on. Its approval says so ([`Consent::replacing`]).
+fn user_definitions_replaced(
+    candidates: &[Candidate],
+    disabled_names: &BTreeSet<String>,
+) -> Vec<Option<SourceMeta>> {
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(index, candidate)| {
+            if !candidate.meta.in_project_folder || disabled_names.contains(&candidate.name) {
+                return None;
+            }
+            candidates[index + 1..]
+                .iter()
+                .find(|other| {
+                    other.name == candidate.name
+                        && !other.meta.in_project_folder
+                        && other.config.is_enabled()
+                })
+                .map(|other| other.meta.clone())
+        })
+        .collect()
 }
 
 const EXA_HOST: &str = "mcp.exa.ai";

@@ -338,28 +338,33 @@ struct Shown {
     consent: Option<Consent>,
 }
 
-/// The consent description of a project server's definition (as written); `None` for the
-/// user's own servers, which need no approval.
-fn project_consent(definition: &ServerConfig, source: &SourceMeta) -> Option<Consent> {
+/// The consent description of an approved project server's definition (as written), with the
+/// user's own definition it took the place of (the first of the shadowed ones that is not the
+/// project's); `None` for the user's own servers, which need no approval.
+fn project_consent(server: &DiscoveredServer) -> Option<Consent> {
+    let source = &server.source;
+    let replaced = source
+        .shadowed
+        .iter()
+        .find(|meta| !meta.in_project_folder)
+        .cloned();
     source
+        .meta
         .in_project_folder
-        .then(|| Consent::of(definition, source))
+        .then(|| Consent::of(&server.definition, &source.meta).replacing(replaced))
 }
 
 /// The definition in use, as written (`${VAR}` unexpanded) with secrets hidden; else the
 /// first one skipped, and why.
 fn describe(discovery: &DiscoveryResult, name: &str, interface: Interface) -> Option<Shown> {
-    if let Some(DiscoveredServer {
-        definition, source, ..
-    }) = discovery.servers.get(name)
-    {
+    if let Some(server) = discovery.servers.get(name) {
         return Some(Shown {
-            source: source.meta.clone(),
-            transport: Some(definition.transport_kind()),
-            definition: Some(definition.redacted()),
+            source: server.source.meta.clone(),
+            transport: Some(server.definition.transport_kind()),
+            definition: Some(server.definition.redacted()),
             status: ServerStatus::Connecting,
             problem: None,
-            consent: project_consent(definition, &source.meta),
+            consent: project_consent(server),
         });
     }
     let skipped = discovery.skip_of(name)?;
@@ -392,10 +397,15 @@ fn describe(discovery: &DiscoveryResult, name: &str, interface: Interface) -> Op
         definition: skipped.definition.as_ref().map(ServerConfig::redacted),
         status,
         problem,
-        consent: skipped
-            .definition
-            .as_ref()
-            .and_then(|definition| project_consent(definition, &skipped.source)),
+        // Waiting: the description discovery asked about; else (approved but unusable) the
+        // definition's own.
+        consent: skipped.consent.clone().or_else(|| {
+            let definition = skipped.definition.as_ref()?;
+            let source = &skipped.source;
+            source
+                .in_project_folder
+                .then(|| Consent::of(definition, source))
+        }),
     })
 }
 

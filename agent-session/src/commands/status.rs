@@ -179,10 +179,7 @@ impl Servers {
                 };
                 let consent = skipped
                     .filter(|_| status == ServerStatus::NeedsApproval)
-                    .and_then(|skipped| {
-                        let definition = skipped.definition.as_ref()?;
-                        Some(Consent::of(definition, &skipped.source))
-                    });
+                    .and_then(|skipped| skipped.consent.clone());
                 ServerRow {
                     consent,
                     transport: in_use
