@@ -22,7 +22,8 @@ pub use session::{
 pub use spill::user_results_dir;
 pub use trust::{
     PendingServer, TrustError, approve_pending, approve_project_servers, definition_lines,
-    describe_pending, pending_json, pending_project_servers, withdraw_project_servers,
+    describe_pending, not_approved_text, pending_json, pending_project_servers,
+    withdraw_project_servers,
 };
 
 // The workspace README's Rust examples compile as doctests here, in the one crate that sees

@@ -192,6 +192,17 @@ pub fn describe_pending(servers: &[PendingServer]) -> String {
     lines.join("\n")
 }
 
+/// What is said of the servers an approval left out, since their description cannot state what
+/// approving them would allow: their names, then each one's description with the reason.
+pub fn not_approved_text(refused: &[PendingServer]) -> String {
+    let names: Vec<&str> = refused.iter().map(|server| server.name.as_str()).collect();
+    format!(
+        "not approved, since what approving would allow cannot be stated: {}:\n{}",
+        names.join(", "),
+        describe_pending(refused)
+    )
+}
+
 /// One server of an approval as JSON: `{"name", "source", "consent"}` (the consent as
 /// [`Consent::to_json`] writes it).
 pub fn pending_json(server: &PendingServer) -> serde_json::Value {

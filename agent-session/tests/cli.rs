@@ -19,7 +19,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use cli_support::{
-    BIN, KillOnDrop, LIMIT, Outcome, PROCESS_LIMIT, Running, Sandbox, args_of, finish,
+    BIN, KillOnDrop, LIMIT, Outcome, PROCESS_LIMIT, PipedShell, Running, Sandbox, args_of, finish,
     pids_with_prefix, reader, run_to_end, server, start,
 };
 use serde_json::{Value, json};
@@ -534,71 +534,6 @@ fn on_a_terminal_the_progress_line_stays_whole_and_warnings_follow_it() {
     assert!(!text.contains("WARN"), "no log line repeats them:\n{text}");
 }
 
-/// The shell on a pipe the test writes to line by line, reading one JSON line per command.
-struct Shell {
-    child: KillOnDrop,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Shell {
-    fn start(sandbox: &Sandbox, args: &[&str]) -> Self {
-        let mut command = sandbox.command(args);
-        command.stdin(Stdio::piped());
-        let mut child = KillOnDrop(command.spawn().unwrap());
-        let stdin = child.0.stdin.take();
-        let stdout = BufReader::new(child.0.stdout.take().unwrap());
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        // stderr is drained so that the child never blocks on it.
-        let _stderr = reader(child.0.stderr.take().unwrap());
-        Self {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Sends a command and returns its JSON line, which must say `ok`.
-    fn ok(&mut self, line: &str) -> Value {
-        self.send(line);
-        let reply = self
-            .lines
-            .recv_timeout(LIMIT)
-            .unwrap_or_else(|_| panic!("no answer to {line:?} within {LIMIT:?}"));
-        let reply: Value = serde_json::from_str(&reply)
-            .unwrap_or_else(|error| panic!("{line:?}: not a JSON line ({error}): {reply}"));
-        assert_eq!(reply["command"], line, "{reply}");
-        assert_eq!(reply["ok"], true, "{line:?} failed: {reply}");
-        reply["output"].clone()
-    }
-
-    /// Waits for the shell to exit; its status.
-    fn wait(mut self) -> Option<i32> {
-        let deadline = Instant::now() + LIMIT;
-        loop {
-            if let Some(status) = self.child.0.try_wait().unwrap() {
-                return status.code();
-            }
-            assert!(Instant::now() < deadline, "the shell did not exit");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
 fn disabled_servers(path: &Path) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
@@ -623,7 +558,7 @@ fn shell_on_a_pipe_disables_and_enables_a_server() {
         "beta": sandbox.fixture("beta", |s| s.tools(2)),
     }));
     let both = BTreeSet::from(["alpha".to_owned(), "beta".to_owned()]);
-    let mut shell = Shell::start(&sandbox, &["shell", "--json", "--no-cache"]);
+    let mut shell = PipedShell::start(&sandbox, &["shell", "--json", "--no-cache"]);
 
     let before = shell.ok("tools");
     assert_eq!(servers_of(&before), both, "{before:#}");
@@ -788,7 +723,7 @@ fn mcp_add_url_connects_a_remote_server_after_a_reload() {
     let legacy = testkit::HttpFixture::start(testkit::HttpFixtureOptions::default().legacy_sse());
     let web = testkit::HttpFixture::start(testkit::HttpFixtureOptions::default());
     sandbox.write_mcp_json(&json!({"alpha": sandbox.fixture("alpha", |s| s)}));
-    let mut shell = Shell::start(&sandbox, &["shell", "--json", "--no-cache"]);
+    let mut shell = PipedShell::start(&sandbox, &["shell", "--json", "--no-cache"]);
 
     shell.ok(&format!("/mcp add web --url {}", web.url()));
     shell.ok(&format!(

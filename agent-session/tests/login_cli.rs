@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use cli_support::{KillOnDrop, LIMIT, Outcome, Sandbox, reader, run_to_end};
+use cli_support::{KillOnDrop, LIMIT, Outcome, PipedShell, Sandbox, reader, run_to_end};
 use serde_json::{Value, json};
 use testkit::{HttpFixture, HttpFixtureOptions, LoginFault};
 
@@ -376,53 +376,6 @@ fn eight_calls_at_once_survive_a_server_that_revokes_the_login_when_a_spent_toke
     eight_calls_at_once_after_expiry(true);
 }
 
-/// The shell on a pipe, one JSON line per command.
-struct Shell {
-    child: KillOnDrop,
-    stdin: std::process::ChildStdin,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Shell {
-    fn start(sandbox: &Sandbox) -> Self {
-        let mut command = sandbox.command(&["shell", "--json"]);
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = KillOnDrop(command.spawn().unwrap());
-        let stdin = child.0.stdin.take().unwrap();
-        let stdout = BufReader::new(child.0.stdout.take().unwrap());
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let _stderr = reader(child.0.stderr.take().unwrap());
-        Self {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    /// Runs `line`; its JSON reply.
-    fn run(&mut self, line: &str) -> Value {
-        use std::io::Write as _;
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-        let reply = self
-            .lines
-            .recv_timeout(LIMIT)
-            .unwrap_or_else(|_| panic!("no answer to {line:?}"));
-        serde_json::from_str(&reply).unwrap_or_else(|error| panic!("{error}: {reply}"))
-    }
-}
-
 #[test]
 fn a_running_shell_keeps_working_after_another_process_renewed_its_login() {
     for revoke_family in [false, true] {
@@ -434,9 +387,9 @@ fn a_running_shell_keeps_working_after_another_process_renewed_its_login() {
         let web = HttpFixture::start(options);
         let sandbox = Sandbox::with_web("shell", &web);
         sandbox.store_login(&web, unix_now() + 3600);
-        let mut shell = Shell::start(&sandbox);
+        let mut shell = PipedShell::start(&sandbox, &["shell", "--json"]);
         let call = |message: &str| format!("call mcp_web_echo {}", json!({"message": message}));
-        let before = shell.run(&call("before"));
+        let before = shell.reply(&call("before"));
         assert_eq!(before["ok"], true, "{before}");
 
         // The access token dies; a `call` in another process renews the login.
@@ -446,19 +399,14 @@ fn a_running_shell_keeps_working_after_another_process_renewed_its_login() {
         assert_eq!(web.token_requests("refresh_token"), 1);
 
         // The shell's token is refused: it takes the login the other process kept.
-        let after = shell.run(&call("after"));
+        let after = shell.reply(&call("after"));
         assert_eq!(after["ok"], true, "revoke_family {revoke_family}: {after}");
         assert_eq!(
             web.token_requests("refresh_token"),
             1,
             "no spent refresh token presented"
         );
-        drop(shell.stdin);
-        let deadline = Instant::now() + LIMIT;
-        while shell.child.0.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < deadline, "the shell did not end");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        shell.wait();
         let later = run_to_end(sandbox.echo("later"), None);
         assert_eq!(echoed(&later), "later", "{}", later.stderr);
     }

@@ -24,11 +24,7 @@ use mcp_manager::{
     ConnectionStatus, LoadOptions, ManagerOptions, McpManager, discover_mcp_servers,
 };
 use mcp_transport::Tool;
-use mcp_transport::http::Url;
-use mcp_transport::oauth::{
-    AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, OpenableUrl,
-    PendingRedirect,
-};
+use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore};
 use serde_json::json;
 use testkit::{HttpFixture, HttpFixtureOptions};
 
@@ -103,37 +99,6 @@ async fn a_variables_value_is_part_of_the_cache_key_and_never_stored() {
             !holds(&bytes, "secret-value"),
             "{path} holds a variable's value"
         );
-    }
-}
-
-/// The user's browser, played by the test: it asks for the authorization URL and hands back
-/// the redirect the fixture answers with.
-struct Browser;
-
-struct Redirect(Url);
-
-#[async_trait]
-impl AuthorizationHandler for Browser {
-    async fn prepare(&self) -> Result<Box<dyn PendingRedirect>, OAuthError> {
-        Ok(Box::new(Redirect(
-            Url::parse("http://127.0.0.1:9/callback").unwrap(),
-        )))
-    }
-}
-
-#[async_trait]
-impl PendingRedirect for Redirect {
-    fn redirect_uri(&self) -> &Url {
-        &self.0
-    }
-
-    async fn complete(&mut self, authorization_url: &OpenableUrl) -> Result<Url, OAuthError> {
-        let url = authorization_url.to_string();
-        let (status, location, _) = tokio::task::spawn_blocking(move || testkit::browser_get(&url))
-            .await
-            .unwrap();
-        assert_eq!(status, 302);
-        Ok(Url::parse(&location.unwrap()).unwrap())
     }
 }
 

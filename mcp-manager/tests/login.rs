@@ -17,42 +17,8 @@ use mcp_config::{AuthConfig, ServerConfig, TransportConfig};
 use mcp_manager::{ConnectionStatus, ManagerOptions, McpManager};
 use mcp_transport::credentials::{CredentialStoreError, Credentials, Secret, Tokens, command_key};
 use mcp_transport::http::Url;
-use mcp_transport::oauth::{
-    AuthorizationHandler, CredentialStore, MemoryCredentialStore, OAuthError, OpenableUrl,
-    PendingRedirect, credential_key,
-};
+use mcp_transport::oauth::{CredentialStore, MemoryCredentialStore, credential_key};
 use testkit::{HttpFixture, HttpFixtureOptions};
-
-/// The user's browser, played by the test: it asks for the authorization URL and hands back the
-/// redirect the fixture answers with (no listener is needed for that).
-struct Browser;
-
-struct Redirect(Url);
-
-#[async_trait]
-impl AuthorizationHandler for Browser {
-    async fn prepare(&self) -> Result<Box<dyn PendingRedirect>, OAuthError> {
-        Ok(Box::new(Redirect(
-            Url::parse("http://127.0.0.1:9/callback").unwrap(),
-        )))
-    }
-}
-
-#[async_trait]
-impl PendingRedirect for Redirect {
-    fn redirect_uri(&self) -> &Url {
-        &self.0
-    }
-
-    async fn complete(&mut self, authorization_url: &OpenableUrl) -> Result<Url, OAuthError> {
-        let url = authorization_url.to_string();
-        let (status, location, _) = tokio::task::spawn_blocking(move || testkit::browser_get(&url))
-            .await
-            .unwrap();
-        assert_eq!(status, 302);
-        Ok(Url::parse(&location.unwrap()).unwrap())
-    }
-}
 
 fn oauth_server(fixture: &HttpFixture) -> Fixture {
     Fixture {

@@ -21,7 +21,7 @@ use mcp_transport::oauth::{
 use mcp_transport::{ClientOptions, Error, McpClient, TransportError};
 use serde_json::json;
 use testkit::{HttpFixture, HttpFixtureOptions};
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
@@ -370,7 +370,7 @@ async fn misbehaving_server(fault: Fault) -> (String, tokio::task::JoinHandle<()
 }
 
 async fn misbehave(mut stream: TcpStream, origin: &str, fault: Fault) {
-    let Some((method, path)) = read_request(&mut stream).await else {
+    let Some((method, path)) = common::read_request(&mut stream).await else {
         return;
     };
     let json = |status: &str, body: String| {
@@ -430,43 +430,6 @@ async fn stream_forever(mut stream: TcpStream) {
     }
     let blanks = vec![b' '; 64 * 1024];
     while stream.write_all(&blanks).await.is_ok() {}
-}
-
-/// The method and path of a request, its body read and ignored.
-async fn read_request(stream: &mut TcpStream) -> Option<(String, String)> {
-    let mut bytes = Vec::new();
-    let mut buffer = [0; 4096];
-    let head_end = loop {
-        if let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") {
-            break end + 4;
-        }
-        let read = stream.read(&mut buffer).await.ok()?;
-        if read == 0 {
-            return None;
-        }
-        bytes.extend_from_slice(&buffer[..read]);
-    };
-    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
-    let length = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    while bytes.len() < head_end + length {
-        let read = stream.read(&mut buffer).await.ok()?;
-        if read == 0 {
-            return None;
-        }
-        bytes.extend_from_slice(&buffer[..read]);
-    }
-    let mut request_line = head.lines().next()?.split_whitespace();
-    Some((
-        request_line.next()?.to_owned(),
-        request_line.next()?.to_owned(),
-    ))
 }
 
 /// Connects to a misbehaving server with the client credentials grant (discovery, then a token

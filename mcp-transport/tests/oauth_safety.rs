@@ -24,7 +24,7 @@ use mcp_transport::oauth::{
 use mcp_transport::{ClientOptions, Error, McpClient, TransportError};
 use serde_json::json;
 use testkit::{HttpFixture, HttpFixtureOptions, LoginFault};
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
@@ -125,7 +125,7 @@ async fn elsewhere() -> Elsewhere {
             let (mut stream, _) = listener.accept().await.unwrap();
             counted.fetch_add(1, Ordering::SeqCst);
             tokio::spawn(async move {
-                if read_request(&mut stream).await.is_some() {
+                if common::read_request(&mut stream).await.is_some() {
                     let body = json!({"access_token": "stolen", "token_type": "Bearer",
                         "client_id": "stolen"})
                     .to_string();
@@ -168,7 +168,7 @@ async fn redirecting_server(
 }
 
 async fn redirect(mut stream: TcpStream, origin: &str, redirects: Redirects, to: Option<&str>) {
-    let Some((method, path)) = read_request(&mut stream).await else {
+    let Some((method, path)) = common::read_request(&mut stream).await else {
         return;
     };
     let json = |status: &str, body: String| {
@@ -226,43 +226,6 @@ async fn redirect(mut stream: TcpStream, origin: &str, redirects: Redirects, to:
     };
     let _ = stream.write_all(answer.as_bytes()).await;
     let _ = stream.shutdown().await;
-}
-
-/// The method and path of a request, its body read and ignored.
-async fn read_request(stream: &mut TcpStream) -> Option<(String, String)> {
-    let mut bytes = Vec::new();
-    let mut buffer = [0; 4096];
-    let head_end = loop {
-        if let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") {
-            break end + 4;
-        }
-        let read = stream.read(&mut buffer).await.ok()?;
-        if read == 0 {
-            return None;
-        }
-        bytes.extend_from_slice(&buffer[..read]);
-    };
-    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
-    let length = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    while bytes.len() < head_end + length {
-        let read = stream.read(&mut buffer).await.ok()?;
-        if read == 0 {
-            return None;
-        }
-        bytes.extend_from_slice(&buffer[..read]);
-    }
-    let mut request_line = head.lines().next()?.split_whitespace();
-    Some((
-        request_line.next()?.to_owned(),
-        request_line.next()?.to_owned(),
-    ))
 }
 
 /// Each way a credential is sent to an authorization server.

@@ -10,8 +10,8 @@
 use std::io::IsTerminal as _;
 
 use agent_session::{
-    PendingServer, SessionOptions, approve_pending, describe_pending, pending_json,
-    pending_project_servers,
+    PendingServer, SessionOptions, approve_pending, describe_pending, not_approved_text,
+    pending_json, pending_project_servers,
 };
 use serde_json::{Value, json};
 
@@ -101,12 +101,7 @@ fn approve(options: &SessionOptions, json: bool, pending: &[PendingServer]) -> u
                 ));
             }
             if !refused.is_empty() {
-                let names: Vec<&str> = refused.iter().map(|server| server.name.as_str()).collect();
-                text.push(format!(
-                    "not approved, since what approving would allow cannot be stated: {}:\n{}",
-                    names.join(", "),
-                    describe_pending(&refused)
-                ));
+                text.push(not_approved_text(&refused));
             }
             let code = done(json, &text.join("\n"), &shown, &refused);
             if refused.is_empty() {

@@ -12,8 +12,8 @@ use super::reload::reload;
 use crate::render::one_line;
 use crate::session::AgentSession;
 use crate::trust::{
-    PendingServer, approve_pending, describe_pending, pending_json, pending_project_servers,
-    withdraw_project_servers,
+    PendingServer, approve_pending, describe_pending, not_approved_text, pending_json,
+    pending_project_servers, withdraw_project_servers,
 };
 
 /// What to run to approve `name`.
@@ -73,12 +73,7 @@ pub(super) async fn trust(session: &AgentSession, rest: &[String]) -> CommandOut
                 ));
             }
             if !refused.is_empty() {
-                let names: Vec<&str> = refused.iter().map(|server| server.name.as_str()).collect();
-                text.push(format!(
-                    "not approved, since what approving would allow cannot be stated: {}:\n{}",
-                    names.join(", "),
-                    describe_pending(&refused)
-                ));
+                text.push(not_approved_text(&refused));
             }
             let refused_json: Vec<Value> = refused.iter().map(pending_json).collect();
             let json = json!({"approved": approved, "refused": refused_json});

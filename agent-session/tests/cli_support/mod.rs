@@ -392,3 +392,80 @@ pub fn args_of(pid: i32) -> Vec<String> {
 pub fn pids_with_prefix(prefix: &str) -> Vec<i32> {
     testkit::processes_with_arg_where(|arg| arg.starts_with(prefix))
 }
+
+/// The shell on a pipe the test writes to line by line, reading one JSON line per command
+/// (started with `--json` among `args`).
+pub struct PipedShell {
+    child: KillOnDrop,
+    stdin: Option<std::process::ChildStdin>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl PipedShell {
+    pub fn start(sandbox: &Sandbox, args: &[&str]) -> Self {
+        use std::io::{BufRead as _, BufReader};
+        let mut command = sandbox.command(args);
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = KillOnDrop(command.spawn().unwrap());
+        let stdin = child.0.stdin.take();
+        let stdout = BufReader::new(child.0.stdout.take().unwrap());
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // stderr is drained so that the child never blocks on it.
+        let _stderr = reader(child.0.stderr.take().unwrap());
+        Self {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a command and returns its whole JSON line (`{"command", "ok", "output"}`).
+    pub fn reply(&mut self, line: &str) -> Value {
+        self.send(line);
+        let reply = self
+            .lines
+            .recv_timeout(LIMIT)
+            .unwrap_or_else(|_| panic!("no answer to {line:?} within {LIMIT:?}"));
+        let reply: Value = serde_json::from_str(&reply)
+            .unwrap_or_else(|error| panic!("{line:?}: not a JSON line ({error}): {reply}"));
+        assert_eq!(reply["command"], line, "{reply}");
+        reply
+    }
+
+    /// Sends a command and returns its output, which must say `ok`.
+    pub fn ok(&mut self, line: &str) -> Value {
+        let reply = self.reply(line);
+        assert_eq!(reply["ok"], true, "{line:?} failed: {reply}");
+        reply["output"].clone()
+    }
+
+    /// Closes the shell's stdin (its end of input) and waits for it to exit; its status.
+    pub fn wait(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            if let Some(status) = self.child.0.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "the shell did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}

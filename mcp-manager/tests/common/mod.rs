@@ -284,3 +284,40 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.path);
     }
 }
+
+/// The user's browser, played by the test: it asks for the authorization URL and hands back the
+/// redirect the fixture answers with (no listener is needed for that).
+pub struct Browser;
+
+struct Redirect(mcp_transport::http::Url);
+
+#[async_trait::async_trait]
+impl mcp_transport::oauth::AuthorizationHandler for Browser {
+    async fn prepare(
+        &self,
+    ) -> Result<Box<dyn mcp_transport::oauth::PendingRedirect>, mcp_transport::oauth::OAuthError>
+    {
+        Ok(Box::new(Redirect(
+            mcp_transport::http::Url::parse("http://127.0.0.1:9/callback").unwrap(),
+        )))
+    }
+}
+
+#[async_trait::async_trait]
+impl mcp_transport::oauth::PendingRedirect for Redirect {
+    fn redirect_uri(&self) -> &mcp_transport::http::Url {
+        &self.0
+    }
+
+    async fn complete(
+        &mut self,
+        authorization_url: &mcp_transport::oauth::OpenableUrl,
+    ) -> Result<mcp_transport::http::Url, mcp_transport::oauth::OAuthError> {
+        let url = authorization_url.to_string();
+        let (status, location, _) = tokio::task::spawn_blocking(move || testkit::browser_get(&url))
+            .await
+            .unwrap();
+        assert_eq!(status, 302);
+        Ok(mcp_transport::http::Url::parse(&location.unwrap()).unwrap())
+    }
+}

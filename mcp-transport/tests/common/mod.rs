@@ -14,6 +14,8 @@ use mcp_transport::{
 };
 use serde_json::{Value, json};
 use testkit::FixtureServer;
+use tokio::io::AsyncReadExt as _;
+use tokio::net::TcpStream;
 
 /// A bound on anything a test waits for, so a bug shows up as a failure, never as a hang.
 pub const HANG_GUARD: Duration = Duration::from_secs(20);
@@ -273,4 +275,41 @@ impl std::io::Write for Captured {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// The method and path of a request, its body read and ignored.
+pub async fn read_request(stream: &mut TcpStream) -> Option<(String, String)> {
+    let mut bytes = Vec::new();
+    let mut buffer = [0; 4096];
+    let head_end = loop {
+        if let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") {
+            break end + 4;
+        }
+        let read = stream.read(&mut buffer).await.ok()?;
+        if read == 0 {
+            return None;
+        }
+        bytes.extend_from_slice(&buffer[..read]);
+    };
+    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
+    let length = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    while bytes.len() < head_end + length {
+        let read = stream.read(&mut buffer).await.ok()?;
+        if read == 0 {
+            return None;
+        }
+        bytes.extend_from_slice(&buffer[..read]);
+    }
+    let mut request_line = head.lines().next()?.split_whitespace();
+    Some((
+        request_line.next()?.to_owned(),
+        request_line.next()?.to_owned(),
+    ))
 }
