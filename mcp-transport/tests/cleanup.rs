@@ -122,7 +122,11 @@ async fn close_sends_a_staying_launcher_its_kill_signal_before_sigkill() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn drop_sends_a_staying_launcher_its_kill_signal_alone() {
     let mark = Mark::new();
-    let server = params(&FixtureServer::new()).launcher(Some(staying_launcher(&mark.0)));
+    // Deaf to the closing of its stdin, which the drop closes too: a server that exits on it
+    // may take its launcher along before the signal is sent, and then there is no one to send
+    // it to (the group is killed instead).
+    let fixture = FixtureServer::new().ignore_stdin_close();
+    let server = params(&fixture).launcher(Some(staying_launcher(&mark.0)));
     let client = connect_with_params(server).await;
     let pids = pids(&client).await;
     drop(client);
