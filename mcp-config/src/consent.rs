@@ -5,9 +5,10 @@
 //! A project file is written by whoever wrote the repository; what approving one of its servers
 //! hands over is the user's. The description names all of it, by name, never a value:
 //!
-//! - **runs**: the commands it makes run on this machine: the server's command line (and the
-//!   folder it runs in), every `!command` value of `env` or `headers`, a `headersHelper`, and
-//!   where each one's output goes;
+//! - **runs**: the commands it makes run on this machine: the server's command line (with the
+//!   folder it runs in and the names of the variables it is given, which can change what a
+//!   program does: `NODE_OPTIONS`, `LD_PRELOAD`), every `!command` value of `env` or
+//!   `headers`, a `headersHelper`, and where each one's output goes;
 //! - **reads**: the files it makes the client read (`privateKeyFile`, `assertionFile`,
 //!   `idTokenFile`), resolved as the client will resolve them (a relative name from the folder
 //!   of the file that defines the server, symlinks followed), and where their content goes;
@@ -76,6 +77,12 @@ pub struct CommandRun {
     pub command: String,
     /// The folder it runs in, when the entry sets one (`cwd`).
     pub folder: Option<String>,
+    /// The names of the variables it is started with beyond the agent's own (`!command` values
+    /// are runs of their own): for the server itself, whose program a variable such as
+    /// `NODE_OPTIONS` or `LD_PRELOAD` changes. Their values are not part of the description: a
+    /// value written out may be a key, and what of the user's they send is in
+    /// [`Consent::sends`].
+    pub env: Vec<String>,
     /// Where its output goes: `None` for the server itself.
     pub output_to: Option<Destination>,
 }
@@ -195,10 +202,17 @@ impl Consent {
                     .chain(&stdio.args)
                     .map(|part| shell_words::quote(part).into_owned())
                     .collect();
+                let env = stdio
+                    .env
+                    .iter()
+                    .filter(|(key, value)| !definition.is_command(&format!("env.{key}"), value))
+                    .map(|(key, _)| key.clone())
+                    .collect();
                 consent.runs.push(CommandRun {
                     field: "command".to_owned(),
                     command: line.join(" "),
                     folder: stdio.cwd.clone(),
+                    env,
                     output_to: None,
                 });
                 for (index, arg) in stdio.args.iter().enumerate() {
@@ -239,6 +253,7 @@ impl Consent {
                         field: crate::server_config::HEADERS_HELPER.to_owned(),
                         command: helper.to_owned(),
                         folder: None,
+                        env: Vec::new(),
                         output_to: Some(server.clone()),
                     });
                 }
@@ -290,10 +305,16 @@ impl Consent {
         for run in &self.runs {
             let mut text = run.command.clone();
             let when = match &run.output_to {
-                None => match &run.folder {
-                    Some(folder) => format!("the server, in {folder}"),
-                    None => "the server".to_owned(),
-                },
+                None => {
+                    let mut what = "the server".to_owned();
+                    if let Some(folder) = &run.folder {
+                        what.push_str(&format!(", in {folder}"));
+                    }
+                    if !run.env.is_empty() {
+                        what.push_str(&format!(", with env {}", run.env.join(", ")));
+                    }
+                    what
+                }
                 Some(to) => {
                     let when = if run.field == crate::server_config::HEADERS_HELPER {
                         "at every connection"
@@ -345,7 +366,7 @@ impl Consent {
         lines
     }
 
-    /// The description as JSON: `{"approvable", "runs": [{"field", "command", "folder",
+    /// The description as JSON: `{"approvable", "runs": [{"field", "command", "folder", "env",
     /// "output_to"}], "reads": [{"field", "file", "purpose", "to"}], "sends": [{"value",
     /// "variable", "field", "to"}], "contacts": [{"url", "why"}], "roots": {"offered":
     /// "none"|"folders"|"agent", "folders"}, "replaces": {"provider", "provider_name", "path",
@@ -359,6 +380,7 @@ impl Consent {
                     "field": run.field,
                     "command": run.command,
                     "folder": run.folder,
+                    "env": run.env,
                     "output_to": run.output_to.as_ref().map(ToString::to_string),
                 })
             })
@@ -440,6 +462,7 @@ impl Consent {
                 field,
                 command: value[1..].trim().to_owned(),
                 folder: None,
+                env: Vec::new(),
                 output_to: Some(to.clone()),
             });
         } else {

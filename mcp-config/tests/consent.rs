@@ -95,7 +95,8 @@ fn a_stdio_server_states_its_command_its_commands_and_the_variables_it_is_given(
     assert_eq!(
         world.lines("local"),
         [
-            "runs: uvx mcp-server-git --repository '${REPO_PATH:-${HOME}/src}'  (the server, in tools)",
+            "runs: uvx mcp-server-git --repository '${REPO_PATH:-${HOME}/src}'  (the server, in tools, \
+             with env GITHUB_TOKEN, PLAIN)",
             "runs: pass show git  (env.SECRET, run by sh when it connects; its output goes to the \
              server's process)",
             "sends: $REPO_PATH (args[2]) to the server's process",
