@@ -215,7 +215,12 @@ impl Consent {
                     env,
                     output_to: None,
                 });
-                for (index, arg) in stdio.args.iter().enumerate() {
+                for (index, arg) in stdio
+                    .args
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, arg)| has_reference(arg))
+                {
                     consent.send_variables(&format!("args[{index}]"), arg, &Destination::Process);
                 }
                 for (key, value) in &stdio.env {
@@ -472,6 +477,9 @@ impl Consent {
 
     /// Each variable `text` names is sent `to`.
     fn send_variables(&mut self, field: &str, text: &str, to: &Destination) {
+        if !has_reference(text) {
+            return;
+        }
         for variable in referenced_variables(text) {
             self.sends.push(ValueSent {
                 value: SentValue::Variable(variable),
@@ -483,6 +491,9 @@ impl Consent {
 
     /// Refuses `field` when `text` names a variable.
     fn refuse_variables(&mut self, field: &str, text: &str) -> bool {
+        if !has_reference(text) {
+            return false;
+        }
         let variables = referenced_variables(text);
         if variables.is_empty() {
             return false;
@@ -640,6 +651,12 @@ impl Consent {
             to: to.clone(),
         });
     }
+}
+
+/// Whether `text` may hold a `${…}` reference: most values hold none, and are passed over
+/// without a look at their words.
+fn has_reference(text: &str) -> bool {
+    text.contains("${")
 }
 
 /// A credential file named in a server's `auth` (expanded or as written), as the client will

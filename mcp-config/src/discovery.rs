@@ -438,7 +438,12 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
     let mut approvals: BTreeMap<PathBuf, Approvals> = BTreeMap::new();
     // Managed definitions first: an administrator's server wins its name over everyone's.
     candidates.sort_by_key(|candidate| candidate.meta.level != Level::Managed);
-    let mut replaced = user_definitions_replaced(&candidates, &disabled_names).into_iter();
+    let replaced = if options.trust.trusts_all() {
+        Vec::new()
+    } else {
+        user_definitions_replaced(&candidates, &disabled_names)
+    };
+    let mut replaced = replaced.into_iter();
     let mut winners: BTreeMap<String, (Candidate, Vec<SourceMeta>)> = BTreeMap::new();
     for mut candidate in candidates {
         let replaces = replaced.next().flatten();
@@ -461,9 +466,13 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             );
             continue;
         }
+        // Under `TrustAll` every project server runs: nothing to describe, nothing asked.
+        if candidate.meta.in_project_folder && options.trust.trusts_all() {
+            candidate.meta.approved = true;
+        }
         // Decided before the winner is chosen: an unapproved project definition does not
         // hide the user's own definition of the same name.
-        if candidate.meta.in_project_folder {
+        if candidate.meta.in_project_folder && !options.trust.trusts_all() {
             let folder = candidate
                 .meta
                 .project_folder

@@ -276,6 +276,11 @@ fn json_file(path: &Path, comments: bool) -> Option<Value> {
 }
 
 impl TrustPolicy {
+    /// True for [`TrustPolicy::TrustAll`]: every project server runs, none is asked about.
+    pub(crate) fn trusts_all(&self) -> bool {
+        matches!(self, Self::TrustAll)
+    }
+
     /// Whether `server` may run, `approvals` giving the user's approvals for its folder: only
     /// called by the policies that consult them, so `TrustAll` and `TrustNone` read no file.
     pub(crate) fn allows<'a>(
