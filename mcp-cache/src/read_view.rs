@@ -9,9 +9,8 @@
 //!
 //! The view is written only by a process that holds the database: each write or removal in
 //! sled is followed by the same change to the view, before the lock is given up, so writers are
-//! ordered by the lock and a file is replaced whole ([`mcp_private_files::write_atomically`]:
-//! written aside, synced, renamed) — a reader sees the old entry or the new one, never a torn
-//! one. The view is trusted only once it is
+//! ordered by the lock and a file is replaced whole ([`mcp_private_files::write_rebuildable`]:
+//! written aside, renamed) — a reader sees the old entry or the new one, never a torn one. The view is trusted only once it is
 //! complete: the first process to open the database without a `complete` marker copies every
 //! entry into the view, then writes the marker. A view file that cannot be written removes the
 //! marker, so readers go back to the database until the next open rebuilds the view. sled
@@ -121,10 +120,11 @@ impl ReadView {
         self.dir.join(sha256_hex(server.as_bytes()))
     }
 
-    /// Replaces `path` whole, as every private file of the runtime is (written aside, synced,
-    /// renamed; `0600` in a `0700` folder): a tool list may name what the user works on.
+    /// Replaces `path` whole, as every private file of the runtime is (written aside, renamed;
+    /// `0600` in a `0700` folder: a tool list may name what the user works on), without the
+    /// syncs: sled is the store of record, and a file a crash left empty or old is a miss.
     fn write_file(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        mcp_private_files::write_atomically(path, bytes)
+        mcp_private_files::write_rebuildable(path, bytes)
     }
 }
 

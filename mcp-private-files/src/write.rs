@@ -1,4 +1,4 @@
-//! Writing private files and folders: [`write_atomically`], [`write_new`], [`create_new_file`],
+//! Writing private files and folders: [`write_atomically`], [`write_rebuildable`], [`write_new`], [`create_new_file`],
 //! [`create_private_dirs`], [`ensure_private_dir`], and [`final_target`] for a path that may be
 //! a symlink.
 
@@ -25,6 +25,29 @@ const MAX_SYMLINKS: usize = 40;
 /// `target` itself is replaced: give [`final_target`] of a path that may be a symlink to
 /// replace the file it points at and keep the link.
 pub fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(target, bytes, Durability::Synced)
+}
+
+/// [`write_atomically`] without the syncs, for a file another store can rebuild (the tool
+/// cache's read view of its database): still written aside and renamed, whole or not at all,
+/// `0600` in `0700` folders, but left to the kernel to write out. After a crash such a file
+/// may be empty or old, never half of one version; its reader treats that as a miss. Syncing
+/// two dozen of them costs a cold start tens of milliseconds.
+pub fn write_rebuildable(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(target, bytes, Durability::Rebuildable)
+}
+
+/// Whether a replaced file is synced to disk.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    /// The file and the rename are on disk when the write returns.
+    Synced,
+    /// The kernel writes them out when it does.
+    Rebuildable,
+}
+
+fn replace(target: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+    let synced = durability == Durability::Synced;
     let dir = folder_of(target);
     let file_name = target
         .file_name()
@@ -34,15 +57,17 @@ pub fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
     let (aside, mut file) = create_aside(&dir, &file_name.to_string_lossy())?;
     let written = set_mode(&file, mode)
         .and_then(|()| file.write_all(bytes))
-        .and_then(|()| file.sync_all());
+        .and_then(|()| if synced { file.sync_all() } else { Ok(()) });
     drop(file);
     if let Err(error) = written.and_then(|()| fs::rename(&aside, target)) {
         let _ = fs::remove_file(&aside);
         return Err(error);
     }
-    // The data is safe already; a folder that cannot be synced (some file systems refuse)
-    // only makes the rename less durable.
-    let _ = File::open(&dir).and_then(|folder| folder.sync_all());
+    if synced {
+        // The data is safe already; a folder that cannot be synced (some file systems
+        // refuse) only makes the rename less durable.
+        let _ = File::open(&dir).and_then(|folder| folder.sync_all());
+    }
     Ok(())
 }
 

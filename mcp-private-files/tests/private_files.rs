@@ -210,3 +210,15 @@ fn a_new_file_is_written_whole_and_never_over_a_name_taken() {
     assert_eq!(names(&scratch.0.join("results")), ["fresh.txt"]);
     assert_eq!(names(&scratch.0), ["elsewhere", "result.txt", "results"]);
 }
+
+#[test]
+fn a_rebuildable_file_is_written_whole_and_private_like_the_others() {
+    let scratch = Scratch::new("rebuildable");
+    let target = scratch.0.join("entries/abc");
+    mcp_private_files::write_rebuildable(&target, b"first").unwrap();
+    mcp_private_files::write_rebuildable(&target, b"second").unwrap();
+    assert_eq!(std::fs::read(&target).unwrap(), b"second");
+    assert_eq!(mode(&target), 0o600);
+    assert_eq!(mode(&scratch.0.join("entries")), 0o700);
+    assert_eq!(names(&scratch.0.join("entries")), ["abc"]);
+}
