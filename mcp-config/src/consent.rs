@@ -241,10 +241,15 @@ impl Consent {
                 }
             }
             TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
-                let Some(origin) = consent.origin("url", &remote.url) else {
-                    return consent;
-                };
-                let server = Destination::Host(origin.clone());
+                // A URL that does not parse (discovery reports it) or whose host a variable
+                // names (refused) still has its commands and variables stated, as going to
+                // the URL as written.
+                let origin = consent.origin("url", &remote.url);
+                let server = Destination::Host(
+                    origin
+                        .clone()
+                        .unwrap_or_else(|| without_query_or_user(&remote.url)),
+                );
                 consent.contacts.push(HostContact {
                     url: without_query_or_user(&remote.url),
                     why: "the server".to_owned(),
@@ -262,7 +267,9 @@ impl Consent {
                         output_to: Some(server.clone()),
                     });
                 }
-                consent.oauth(definition, source, &origin);
+                if let Some(origin) = &origin {
+                    consent.oauth(definition, source, origin);
+                }
             }
             TransportConfig::Custom(custom) => {
                 let plugin = Destination::Plugin(custom.kind.clone());
