@@ -1,0 +1,434 @@
+//! [`ToolIndex`]: an inverted index of tool documents, server by server, ranked with BM25F.
+//!
+//! Each document has six fields — the tool's name, its title, its description, its parameters'
+//! names, their descriptions, and its server (name and instructions) — each with a weight and a
+//! length normalisation of its own ([`FieldWeights`]): a word in a tool's name says more than
+//! the same word in a parameter's description. A query's words score a document by BM25F
+//! (Robertson and Zaragoza, "The Probabilistic Relevance Framework", 2009): the weighted,
+//! length-normalised term frequencies of all fields are summed before the saturation, so a
+//! word repeated across fields counts once, more strongly, rather than once per field.
+//!
+//! Kept live at the cost of one server's tools: [`ToolIndex::set_server`] replaces a server's
+//! documents (a list change, a reconnect, a reload) and [`ToolIndex::remove_server`] drops
+//! them. A replaced document is marked dead where it stands, its statistics taken out at once,
+//! and the postings are compacted when the dead outnumber the living, so an update costs what
+//! the server's own documents cost, never a rebuild of the whole index.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::document::ToolDocument;
+use crate::pattern;
+use crate::text::words;
+
+/// How many fields a document has.
+const FIELDS: usize = 6;
+
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+
+/// The fields of a document, in the order of [`FieldWeights`].
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Name = 0,
+    Title = 1,
+    Description = 2,
+    ParameterName = 3,
+    ParameterText = 4,
+    Server = 5,
+}
+
+/// The weight and the length normalisation (`b`, 0 to 1) of each field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct FieldWeights {
+    /// `(weight, b)` of: the tool's name, its title, its description, its parameters' names,
+    /// their descriptions, and its server's name and instructions.
+    pub fields: [(f32, f32); FIELDS],
+}
+
+impl Default for FieldWeights {
+    /// Names over titles over descriptions; parameters and the server below them.
+    fn default() -> Self {
+        Self {
+            fields: [
+                (3.0, 0.3),
+                (2.0, 0.3),
+                (1.0, 0.75),
+                (1.0, 0.5),
+                (0.5, 0.75),
+                (0.5, 0.75),
+            ],
+        }
+    }
+}
+
+/// One tool found, with its score (higher is better; comparable within one search only).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Hit {
+    /// The server's name.
+    pub server: String,
+    /// The tool's name on the server.
+    pub tool: String,
+    /// How well it matched.
+    pub score: f32,
+}
+
+/// Why a search could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SearchError {
+    /// A `/…/` query's pattern is not one the search runs.
+    #[error("the pattern /{pattern}/ cannot be used: {reason}")]
+    Pattern {
+        /// The pattern as given (cut after 200 characters).
+        pattern: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A document, where it stands in the index.
+#[derive(Debug, Clone)]
+struct Entry {
+    document: ToolDocument,
+    /// Words per field.
+    lengths: [u32; FIELDS],
+    /// Its distinct terms, to take its statistics out when it goes.
+    terms: Vec<u32>,
+    live: bool,
+}
+
+/// A term in one document: how often in each field.
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    entry: u32,
+    frequencies: [u16; FIELDS],
+}
+
+/// The index. See the [module documentation](self).
+#[derive(Debug, Clone, Default)]
+pub struct ToolIndex {
+    weights: FieldWeights,
+    entries: Vec<Entry>,
+    /// Each server's entries.
+    servers: BTreeMap<String, Vec<u32>>,
+    vocabulary: HashMap<String, u32>,
+    postings: Vec<Vec<Posting>>,
+    /// How many live documents hold each term.
+    document_frequency: Vec<u32>,
+    live: usize,
+    /// The sum of each field's length over live documents.
+    total_lengths: [u64; FIELDS],
+}
+
+impl ToolIndex {
+    /// An empty index with the default field weights.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty index with these field weights.
+    pub fn with_weights(weights: FieldWeights) -> Self {
+        Self {
+            weights,
+            ..Self::default()
+        }
+    }
+
+    /// Replaces the documents of `server` with `tools` (its list changed, it reconnected, it
+    /// was reloaded), its `instructions` indexed with each of them.
+    pub fn set_server(
+        &mut self,
+        server: &str,
+        instructions: Option<&str>,
+        tools: Vec<ToolDocument>,
+    ) {
+        self.remove_server(server);
+        let server_words = {
+            let mut server_words = words(server);
+            if let Some(instructions) = instructions {
+                server_words.extend(words(instructions));
+            }
+            server_words
+        };
+        let mut ids = Vec::with_capacity(tools.len());
+        for document in tools {
+            ids.push(self.add(document, &server_words));
+        }
+        self.servers.insert(server.to_owned(), ids);
+    }
+
+    /// Drops every document of `server`.
+    pub fn remove_server(&mut self, server: &str) {
+        let Some(ids) = self.servers.remove(server) else {
+            return;
+        };
+        for id in ids {
+            self.kill(id);
+        }
+        let dead = self.entries.len() - self.live;
+        if dead > self.live && dead > 64 {
+            self.compact();
+        }
+    }
+
+    /// How many tools the index holds.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// The servers indexed, with how many tools each.
+    pub fn servers(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.servers
+            .iter()
+            .map(|(server, ids)| (server.as_str(), ids.len()))
+    }
+
+    /// The document of `tool` on `server`, if indexed.
+    pub fn document(&self, server: &str, tool: &str) -> Option<&ToolDocument> {
+        self.servers
+            .get(server)?
+            .iter()
+            .map(|id| &self.entries[*id as usize].document)
+            .find(|document| document.tool == tool)
+    }
+
+    /// Every document indexed (of `server` only, when given), in server order.
+    pub fn documents(&self, server: Option<&str>) -> Vec<&ToolDocument> {
+        self.servers
+            .iter()
+            .filter(|(name, _)| server.is_none_or(|server| server == name.as_str()))
+            .flat_map(|(_, ids)| ids.iter().map(|id| &self.entries[*id as usize].document))
+            .collect()
+    }
+
+    /// The best `limit` tools for `query`, best first (among `server`'s tools only, when
+    /// given). A query written `/…/` is a regular expression over the tools' names, titles and
+    /// descriptions (case-insensitive; see [`crate::pattern`]); any other query is words,
+    /// ranked by BM25F. Ties go to the server's and the tool's name, so a search always gives
+    /// the same answer.
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        server: Option<&str>,
+    ) -> Result<Vec<Hit>, SearchError> {
+        if let Some(expression) = pattern::of_query(query) {
+            let regex = pattern::compile(expression)?;
+            let mut hits: Vec<Hit> = self
+                .documents(server)
+                .into_iter()
+                .filter_map(|document| {
+                    let score = pattern::score(&regex, document)?;
+                    Some(hit(document, score))
+                })
+                .collect();
+            sort_hits(&mut hits);
+            hits.truncate(limit);
+            return Ok(hits);
+        }
+        Ok(self.ranked(query, limit, server))
+    }
+
+    /// BM25F over the query's words.
+    fn ranked(&self, query: &str, limit: usize, server: Option<&str>) -> Vec<Hit> {
+        let mut terms: Vec<u32> = words(query)
+            .iter()
+            .filter_map(|word| self.vocabulary.get(word).copied())
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        if terms.is_empty() || self.live == 0 {
+            return Vec::new();
+        }
+        let averages = self.average_lengths();
+        let mut scores: HashMap<u32, f32> = HashMap::new();
+        let documents = self.live as f32;
+        for term in terms {
+            let frequency = self.document_frequency[term as usize] as f32;
+            let idf = (1.0 + (documents - frequency + 0.5) / (frequency + 0.5)).ln();
+            for posting in &self.postings[term as usize] {
+                let entry = &self.entries[posting.entry as usize];
+                if !entry.live {
+                    continue;
+                }
+                let weighted = self.weighted_frequency(posting, entry, &averages);
+                *scores.entry(posting.entry).or_default() +=
+                    idf * weighted * (K1 + 1.0) / (weighted + K1);
+            }
+        }
+        let mut hits: Vec<Hit> = scores
+            .into_iter()
+            .map(|(id, score)| (&self.entries[id as usize].document, score))
+            .filter(|(document, _)| server.is_none_or(|server| server == document.server))
+            .map(|(document, score)| hit(document, score))
+            .collect();
+        sort_hits(&mut hits);
+        hits.truncate(limit);
+        hits
+    }
+
+    /// A term's frequency in a document, each field's weighted and length-normalised.
+    fn weighted_frequency(
+        &self,
+        posting: &Posting,
+        entry: &Entry,
+        averages: &[f32; FIELDS],
+    ) -> f32 {
+        let mut weighted = 0.0;
+        let fields = posting
+            .frequencies
+            .iter()
+            .zip(&self.weights.fields)
+            .zip(averages.iter().zip(&entry.lengths));
+        for ((frequency, (weight, b)), (average, length)) in fields {
+            if *frequency == 0 {
+                continue;
+            }
+            let normalised = 1.0 - b + b * *length as f32 / average.max(1.0);
+            weighted += weight * f32::from(*frequency) / normalised;
+        }
+        weighted
+    }
+
+    fn average_lengths(&self) -> [f32; FIELDS] {
+        let documents = self.live.max(1) as f32;
+        self.total_lengths.map(|total| total as f32 / documents)
+    }
+
+    /// Adds `document` (its server's words given); its id.
+    fn add(&mut self, document: ToolDocument, server_words: &[String]) -> u32 {
+        let id = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        let mut frequencies: HashMap<u32, [u16; FIELDS]> = HashMap::new();
+        let mut lengths = [0u32; FIELDS];
+        let mut count = |field: Field, text: &str, index: &mut Self| {
+            for word in words(text) {
+                index.count_word(word, field, &mut frequencies, &mut lengths);
+            }
+        };
+        count(Field::Name, &document.tool, self);
+        if let Some(title) = &document.title {
+            count(Field::Title, title, self);
+        }
+        count(Field::Description, &document.description, self);
+        for parameter in &document.parameters {
+            count(Field::ParameterName, &parameter.name, self);
+            if let Some(description) = &parameter.description {
+                count(Field::ParameterText, description, self);
+            }
+        }
+        for word in server_words {
+            self.count_word(word.clone(), Field::Server, &mut frequencies, &mut lengths);
+        }
+        let mut terms = Vec::with_capacity(frequencies.len());
+        for (term, frequencies) in frequencies {
+            self.postings[term as usize].push(Posting {
+                entry: id,
+                frequencies,
+            });
+            self.document_frequency[term as usize] += 1;
+            terms.push(term);
+        }
+        for (total, length) in self.total_lengths.iter_mut().zip(lengths) {
+            *total += u64::from(length);
+        }
+        self.live += 1;
+        self.entries.push(Entry {
+            document,
+            lengths,
+            terms,
+            live: true,
+        });
+        id
+    }
+
+    fn count_word(
+        &mut self,
+        word: String,
+        field: Field,
+        frequencies: &mut HashMap<u32, [u16; FIELDS]>,
+        lengths: &mut [u32; FIELDS],
+    ) {
+        let term = self.term(word);
+        let slot = &mut frequencies.entry(term).or_default()[field as usize];
+        *slot = slot.saturating_add(1);
+        lengths[field as usize] += 1;
+    }
+
+    /// The id of `word`, added to the vocabulary if new.
+    fn term(&mut self, word: String) -> u32 {
+        if let Some(term) = self.vocabulary.get(&word) {
+            return *term;
+        }
+        let term = u32::try_from(self.postings.len()).unwrap_or(u32::MAX);
+        self.vocabulary.insert(word, term);
+        self.postings.push(Vec::new());
+        self.document_frequency.push(0);
+        term
+    }
+
+    /// Marks an entry dead and takes its statistics out.
+    fn kill(&mut self, id: u32) {
+        let entry = &mut self.entries[id as usize];
+        if !entry.live {
+            return;
+        }
+        entry.live = false;
+        for term in &entry.terms {
+            self.document_frequency[*term as usize] -= 1;
+        }
+        for (total, length) in self.total_lengths.iter_mut().zip(entry.lengths) {
+            *total -= u64::from(length);
+        }
+        self.live -= 1;
+    }
+
+    /// Drops dead entries and their postings, renumbering the living.
+    fn compact(&mut self) {
+        let mut renumbered = vec![u32::MAX; self.entries.len()];
+        let mut kept = Vec::with_capacity(self.live);
+        for (old, entry) in std::mem::take(&mut self.entries).into_iter().enumerate() {
+            if entry.live {
+                renumbered[old] = u32::try_from(kept.len()).unwrap_or(u32::MAX);
+                kept.push(entry);
+            }
+        }
+        self.entries = kept;
+        for postings in &mut self.postings {
+            postings.retain_mut(|posting| {
+                let new = renumbered[posting.entry as usize];
+                posting.entry = new;
+                new != u32::MAX
+            });
+        }
+        for ids in self.servers.values_mut() {
+            for id in ids.iter_mut() {
+                *id = renumbered[*id as usize];
+            }
+        }
+    }
+}
+
+fn hit(document: &ToolDocument, score: f32) -> Hit {
+    Hit {
+        server: document.server.clone(),
+        tool: document.tool.clone(),
+        score,
+    }
+}
+
+/// Best first; ties by server, then tool.
+fn sort_hits(hits: &mut [Hit]) {
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.server.cmp(&b.server))
+            .then_with(|| a.tool.cmp(&b.tool))
+    });
+}

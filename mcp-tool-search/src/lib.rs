@@ -1,0 +1,11 @@
+#![doc = include_str!("../README.md")]
+
+mod document;
+mod index;
+pub mod pattern;
+mod ranker;
+pub mod text;
+
+pub use document::{Parameter, ToolDocument};
+pub use index::{FieldWeights, Hit, SearchError, ToolIndex};
+pub use ranker::{Combine, RankError, Ranker, search_with};
