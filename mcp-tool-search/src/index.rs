@@ -106,7 +106,8 @@ struct Posting {
     frequencies: [u16; FIELDS],
 }
 
-/// The index. See the [module documentation](self).
+/// The index: six weighted fields per tool ranked by BM25F ([`FieldWeights`]), kept live one
+/// server at a time ([`set_server`](Self::set_server), [`remove_server`](Self::remove_server)).
 #[derive(Debug, Clone, Default)]
 pub struct ToolIndex {
     weights: FieldWeights,
