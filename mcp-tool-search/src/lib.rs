@@ -5,7 +5,9 @@ mod index;
 pub mod pattern;
 mod ranker;
 pub mod text;
+mod tokens;
 
 pub use document::{Parameter, ToolDocument};
 pub use index::{FieldWeights, Hit, SearchError, ToolIndex};
 pub use ranker::{Combine, RankError, Ranker, search_with};
+pub use tokens::{BYTES_PER_TOKEN, definition_tokens, estimate_tokens};
