@@ -104,7 +104,7 @@ pub enum ConfigProblem {
          sends headers"
     )]
     HeadersHelper,
-    /// `reconnect` or `required` is not a boolean.
+    /// `reconnect`, `required` or `alwaysLoad` is not a boolean.
     #[error("\"{key}\" must be true or false")]
     NotBoolean {
         /// The setting.

@@ -356,6 +356,12 @@ impl ServerConfig {
         self.extra.get("required").and_then(Value::as_bool) == Some(true)
     }
 
+    /// `alwaysLoad: true` (Claude Code's key): the server's tools are always offered to the
+    /// model whole, never deferred behind a session's tool search.
+    pub fn always_load(&self) -> bool {
+        self.extra.get(ALWAYS_LOAD_KEY).and_then(Value::as_bool) == Some(true)
+    }
+
     /// `reconnect`, when the entry sets it: `false` keeps a server that died from being
     /// reconnected by itself.
     pub fn reconnect(&self) -> Option<bool> {
@@ -492,6 +498,9 @@ pub(crate) const PROTOCOL_VERSION_KEY: &str = "protocolVersion";
 
 /// The entry key of a server's roots setting.
 pub(crate) const ROOTS_KEY: &str = "roots";
+
+/// The key of a server's [`ServerConfig::always_load`] setting (Claude Code's).
+pub(crate) const ALWAYS_LOAD_KEY: &str = "alwaysLoad";
 
 /// What a server's `roots` setting says it is told about the user's folders: the answer to its
 /// `roots/list`, or no roots at all.
@@ -760,6 +769,25 @@ mod tests {
         let mut config = ServerConfig::stdio("srv", Vec::<String>::new());
         config.extra.insert("roots".into(), roots);
         config
+    }
+
+    #[test]
+    fn always_load_is_on_only_when_the_entry_says_true_and_anything_else_is_a_problem() {
+        let mut config = ServerConfig::stdio("srv", ["/data"]);
+        assert!(!config.always_load());
+        config.extra.insert("alwaysLoad".into(), Value::Bool(true));
+        assert!(config.always_load());
+        assert!(crate::validate_server_config("srv", &config).is_empty());
+        config.extra.insert("alwaysLoad".into(), Value::from("yes"));
+        assert!(!config.always_load());
+        let problems = crate::validate_server_config("srv", &config);
+        assert_eq!(
+            problems
+                .iter()
+                .map(|problem| problem.problem.to_string())
+                .collect::<Vec<_>>(),
+            ["\"alwaysLoad\" must be true or false"]
+        );
     }
 
     #[test]

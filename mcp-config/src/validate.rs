@@ -7,7 +7,7 @@ use crate::oauth_grant::GRANT_KEY;
 use crate::problems::{ConfigProblem, ServerProblem, UrlProblem};
 use crate::redact::redact_url_secrets;
 use crate::server_config::{
-    HEADERS_HELPER, PROTOCOL_VERSION_KEY, ROOTS_KEY, ServerConfig, TransportConfig,
+    ALWAYS_LOAD_KEY, HEADERS_HELPER, PROTOCOL_VERSION_KEY, ROOTS_KEY, ServerConfig, TransportConfig,
 };
 
 /// Checks the values of a (expanded) server configuration; one [`ServerProblem`] per problem,
@@ -85,7 +85,7 @@ pub fn validate_server_config(name: &str, config: &ServerConfig) -> Vec<ServerPr
             problem(ConfigProblem::NotPositive { key });
         }
     }
-    for key in ["reconnect", "required"] {
+    for key in ["reconnect", "required", ALWAYS_LOAD_KEY] {
         if let Some(value) = config.extra.get(key)
             && !value.is_boolean()
         {

@@ -40,7 +40,7 @@ use tracing::Instrument;
 use crate::cache_key::CacheKey;
 use crate::error::{ManagerError, ServerError};
 use crate::gate::{Gate, is_late};
-use crate::offer::{ManagedTool, Reach, ToolSource};
+use crate::offer::{ManagedTool, Reach, ToolSource, always_loaded};
 use crate::options::ManagerOptions;
 use crate::pipeline::{Loaded, Pipeline, Plan, listing_of, offered};
 use crate::reconnect::Health;
@@ -195,6 +195,8 @@ impl Inner {
             original_name: tool.name.clone(),
             deferred: reach.is_deferred(),
             tool: agent_tool,
+            title: tool.title.clone(),
+            always_load: config.is_some_and(ServerConfig::always_load) || always_loaded(tool),
             source: source.map(|source| Arc::clone(&source.meta)),
         }
     }

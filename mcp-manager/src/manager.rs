@@ -154,6 +154,14 @@ impl McpManager {
         self.inner.lock().servers.keys().cloned().collect()
     }
 
+    /// The instructions `server` gave for the model when it connected (the `instructions` of
+    /// its initialize answer); `None` while it is not connected, or when it gave none.
+    pub fn server_instructions(&self, server: &str) -> Option<String> {
+        let state = self.inner.lock();
+        let client = state.servers.get(server)?.state.client()?;
+        client.instructions().map(str::to_owned)
+    }
+
     /// Where a server's configuration came from.
     pub fn server_source(&self, server: &str) -> Option<SourceMeta> {
         let state = self.inner.lock();

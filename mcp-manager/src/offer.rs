@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mcp_bridge::{AgentTool, ToolProvider};
 use mcp_config::SourceMeta;
-use mcp_transport::McpClient;
+use mcp_transport::{McpClient, Tool};
 
 use crate::error::ServerError;
 
@@ -23,10 +23,26 @@ pub struct ManagedTool {
     pub deferred: bool,
     /// The tool itself.
     pub tool: Arc<dyn AgentTool>,
+    /// The tool's title, when the server gives one (the tool itself shows its description).
+    pub title: Option<String>,
+    /// Never to be deferred behind a session's tool search: its server's entry says
+    /// `"alwaysLoad": true`, or the tool's `_meta` carries `"anthropic/alwaysLoad": true`.
+    pub always_load: bool,
     /// Where the server is defined (provider, file, level), shared by the server's tools;
     /// `None` when the manager was not told. [`path`](Self::path) shows it as
     /// `mcp:<server> via <provider>`.
     pub source: Option<Arc<SourceMeta>>,
+}
+
+/// The key of a tool's `_meta` that keeps it out of a tool search's deferral (Anthropic's).
+const ALWAYS_LOAD_META: &str = "anthropic/alwaysLoad";
+
+/// Whether `tool`'s `_meta` says `"anthropic/alwaysLoad": true`.
+pub(crate) fn always_loaded(tool: &Tool) -> bool {
+    tool.extra
+        .get("_meta")
+        .and_then(|meta| meta.get(ALWAYS_LOAD_META))
+        .is_some_and(|flag| flag.as_bool() == Some(true))
 }
 
 /// Where a server's definition came from, as its tools carry it: made once per server and
@@ -78,5 +94,33 @@ pub(crate) enum Reach<'a> {
 impl Reach<'_> {
     pub(crate) fn is_deferred(self) -> bool {
         matches!(self, Self::Deferred)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool_with_meta(meta: serde_json::Value) -> Tool {
+        let mut tool = Tool::new("read", None, mcp_transport::JsonSchema::empty_object());
+        tool.extra.insert("_meta".to_owned(), meta);
+        tool
+    }
+
+    #[test]
+    fn a_tool_is_always_loaded_only_when_its_meta_says_true() {
+        let plain = Tool::new("read", None, mcp_transport::JsonSchema::empty_object());
+        assert!(!always_loaded(&plain));
+        assert!(always_loaded(&tool_with_meta(
+            serde_json::json!({"anthropic/alwaysLoad": true})
+        )));
+        for other in [
+            serde_json::json!({"anthropic/alwaysLoad": false}),
+            serde_json::json!({"anthropic/alwaysLoad": "true"}),
+            serde_json::json!({"alwaysLoad": true}),
+            serde_json::json!(true),
+        ] {
+            assert!(!always_loaded(&tool_with_meta(other.clone())), "{other}");
+        }
     }
 }
