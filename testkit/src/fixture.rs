@@ -131,6 +131,13 @@ impl FixtureServer {
         self.flag_value("--tools-file", path.into())
     }
 
+    /// `--tools-json PATH`: add the tool definitions of `path` (a JSON array, as `tools/list`
+    /// lists them) as they are written; each answers `NAME on SERVER with ARGS` (SERVER is
+    /// `--name`, ARGS the call's arguments as JSON).
+    pub fn tools_json(self, path: &std::path::Path) -> Self {
+        self.flag_value("--tools-json", path.display().to_string())
+    }
+
     /// `--repeat-cursor`: every `tools/list` page answers the same `nextCursor`.
     pub fn repeat_cursor(self) -> Self {
         self.flag("--repeat-cursor")

@@ -41,6 +41,8 @@ pub(crate) struct Options {
     pub(crate) tools: usize,
     /// `--tool NAME=DESCRIPTION`: echo-like tools with these names and descriptions.
     pub(crate) named_tools: Vec<(String, String)>,
+    /// `--tools-json PATH`: tool definitions listed as written (each answers echo-like).
+    pub(crate) json_tools: Vec<serde_json::Value>,
     pub(crate) repeat_cursor: bool,
     pub(crate) list_change_after: Option<u64>,
     pub(crate) grandchild: bool,
@@ -77,6 +79,7 @@ impl Default for Options {
             page_size: None,
             tools: 0,
             named_tools: Vec::new(),
+            json_tools: Vec::new(),
             repeat_cursor: false,
             list_change_after: None,
             grandchild: false,
@@ -177,6 +180,10 @@ impl Options {
                             .push((name.to_owned(), description.to_owned()));
                     }
                 }
+                "--tools-json" => {
+                    let path = value()?;
+                    opts.json_tools.extend(json_tools(&path)?);
+                }
                 "--repeat-cursor" => opts.repeat_cursor = true,
                 "--list-change-after" => opts.list_change_after = Some(number(&flag, &value()?)?),
                 "--grandchild" => opts.grandchild = true,
@@ -204,6 +211,23 @@ impl Options {
         }
         Ok(Parsed::Run(Box::new(opts)))
     }
+}
+
+/// The tool definitions of a `--tools-json` file: a JSON array of objects, each with a string
+/// `name` (the rest is listed as written: title, schemas, annotations, `_meta`).
+fn json_tools(path: &str) -> Result<Vec<serde_json::Value>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|error| format!("--tools-json {path:?}: {error}"))?;
+    let tools: Vec<serde_json::Value> = serde_json::from_str(&text)
+        .map_err(|error| format!("--tools-json {path:?}: not a JSON array of tools: {error}"))?;
+    for tool in &tools {
+        if !tool.get("name").is_some_and(serde_json::Value::is_string) {
+            return Err(format!(
+                "--tools-json {path:?}: every tool needs a string \"name\", not {tool}"
+            ));
+        }
+    }
+    Ok(tools)
 }
 
 fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
@@ -255,5 +279,6 @@ mod tests {
         assert!(parse(&["--delay", "initialize"]).is_err());
         assert!(parse(&["--garbage=yes"]).is_err());
         assert!(parse(&["--page-size", "0"]).is_err());
+        assert!(parse(&["--tools-json", "/no/such/file.json"]).is_err());
     }
 }

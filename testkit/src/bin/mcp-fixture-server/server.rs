@@ -50,7 +50,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Server {
     pub(crate) fn new(opts: Box<Options>, out: Output, grandchild: Option<u32>) -> Self {
-        let tools = tools::definitions(opts.tools, &opts.named_tools);
+        let tools = tools::definitions(opts.tools, &opts.named_tools, &opts.json_tools);
         Self {
             opts,
             out,

@@ -32,9 +32,13 @@ fn echo_like(name: &str, description: &str) -> Value {
     })
 }
 
-/// The built-in tools followed by `generated` echo-like tools `tool_0` .. `tool_{generated-1}`
-/// and the echo-like tools `named` (name, description).
-pub(crate) fn definitions(generated: usize, named: &[(String, String)]) -> Vec<Value> {
+/// The built-in tools followed by `generated` echo-like tools `tool_0` .. `tool_{generated-1}`,
+/// the echo-like tools `named` (name, description), and the definitions `listed` as they are.
+pub(crate) fn definitions(
+    generated: usize,
+    named: &[(String, String)],
+    listed: &[Value],
+) -> Vec<Value> {
     let no_arguments = object_schema(&json!({}), &[]);
     let mut tools = vec![
         json!({
@@ -155,6 +159,7 @@ pub(crate) fn definitions(generated: usize, named: &[(String, String)]) -> Vec<V
             .iter()
             .map(|(name, description)| echo_like(name, description)),
     );
+    tools.extend(listed.iter().cloned());
     tools
 }
 
@@ -396,6 +401,15 @@ fn run(
                 Some(Value::String(message)) => text(&id, &message),
                 _ => text(&id, name),
             }
+        }
+        // Which server answered, so a test sees a call reach the right one.
+        _ if server
+            .opts
+            .json_tools
+            .iter()
+            .any(|tool| tool["name"] == name) =>
+        {
+            text(&id, &format!("{name} on {} with {args}", server.opts.name))
         }
         _ => Err((id, format!("Unknown tool: {name}"))),
     }
