@@ -9,6 +9,7 @@ mod session;
 mod spill;
 pub mod suggest;
 pub mod terminal_text;
+pub mod tool_search;
 mod trust;
 
 pub use commands::{CommandOutput, ServerStatus, run_config_command, run_mcp_command};
@@ -20,6 +21,9 @@ pub use session::{
     prepare_agent_session,
 };
 pub use spill::user_results_dir;
+pub use tool_search::{
+    FoundTool, SEARCH_TOOL_NAME, ServerContext, ToolContext, ToolSearchMode, ToolSearchOptions,
+};
 pub use trust::{
     PendingServer, TrustError, approve_pending, approve_project_servers, definition_lines,
     describe_pending, not_approved_text, pending_json, pending_project_servers,

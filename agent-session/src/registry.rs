@@ -1,7 +1,12 @@
 //! [`ToolRegistry`]: the session's tools by name, where each came from, and which of them are
 //! active.
+//!
+//! Registered and active are two sets: every registered tool can be called by its name
+//! ([`ToolRegistry::get`]), and the active ones are those listed to the model. A session that
+//! defers its MCP tools behind tool search keeps them all registered and lists only the search
+//! tool, the always-loaded tools and the ones searches loaded.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use mcp_bridge::AgentTool;
@@ -21,6 +26,8 @@ pub enum ToolOrigin {
         /// The tool's name on the server.
         tool: String,
     },
+    /// The session's tool search (`mcp_tool_search`), there while it defers MCP tools.
+    ToolSearch,
 }
 
 /// A registered tool and its origin.
@@ -103,32 +110,110 @@ impl ToolRegistry {
     /// Replaces every MCP tool with `tools`, all active; the agent's own tools are kept, and an
     /// MCP tool whose name one of them already has is left out (the agent's tool wins).
     pub fn replace_mcp_tools(&mut self, tools: Vec<ManagedTool>) {
+        self.replace_mcp_tools_listing(
+            tools
+                .into_iter()
+                .map(|managed| (managed.tool, managed.server, managed.original_name)),
+            |_, _| true,
+        );
+    }
+
+    /// Replaces every MCP tool with `tools` (each with its server and its name there, and the
+    /// tool search's tool with them); those `listed` says are active, the others registered
+    /// only, callable by name. The agent's own tools are kept and win a name.
+    pub(crate) fn replace_mcp_tools_listing(
+        &mut self,
+        tools: impl IntoIterator<Item = (Arc<dyn AgentTool>, String, String)>,
+        listed: impl Fn(&str, &str) -> bool,
+    ) {
         let stale: Vec<String> = self
             .tools
             .iter()
-            .filter(|(_, entry)| matches!(entry.origin, ToolOrigin::Mcp { .. }))
+            .filter(|(_, entry)| entry.origin != ToolOrigin::Agent)
             .map(|(name, _)| name.clone())
             .collect();
         for name in stale {
             self.unregister(&name);
         }
-        for managed in tools {
-            let name = managed.tool.name().to_owned();
+        for (tool, server, original) in tools {
+            let name = tool.name().to_owned();
             if self.tools.contains_key(&name) {
                 tracing::debug!(
                     tool = name,
-                    server = managed.server,
+                    server,
                     "an agent tool has this name; the MCP tool is left out"
                 );
                 continue;
             }
+            let active = listed(&server, &original);
             let origin = ToolOrigin::Mcp {
-                server: managed.server,
-                tool: managed.original_name,
+                server,
+                tool: original,
             };
-            self.register(managed.tool, origin);
-            self.activate(&name);
+            self.register(tool, origin);
+            if active {
+                self.activate(&name);
+            }
         }
+    }
+
+    /// Lists (activates) exactly the MCP tools `listed` says, leaving the rest registered.
+    pub(crate) fn relist_mcp_tools(&mut self, listed: impl Fn(&str, &str) -> bool) {
+        for (name, entry) in &self.tools {
+            if let ToolOrigin::Mcp { server, tool } = &entry.origin {
+                if listed(server, tool) {
+                    self.active.insert(name.clone());
+                } else {
+                    self.active.remove(name);
+                }
+            }
+        }
+    }
+
+    /// Registers and lists the tool search's tool (in place of an MCP tool of its name, not of
+    /// an agent's own); none removes it.
+    pub(crate) fn set_search_tool(&mut self, search: Option<Arc<dyn AgentTool>>) {
+        let current: Vec<String> = self
+            .tools
+            .iter()
+            .filter(|(_, entry)| entry.origin == ToolOrigin::ToolSearch)
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in current {
+            self.unregister(&name);
+        }
+        let Some(search) = search else { return };
+        let name = search.name().to_owned();
+        match self.origin(&name) {
+            Some(ToolOrigin::Agent) => {
+                tracing::debug!(tool = name, "an agent tool has this name; no tool search");
+            }
+            origin => {
+                if let Some(ToolOrigin::Mcp { server, tool }) = origin {
+                    tracing::debug!(
+                        name,
+                        server,
+                        tool,
+                        "the tool search takes this name; the MCP tool is left out"
+                    );
+                }
+                self.register(search, ToolOrigin::ToolSearch);
+                self.activate(&name);
+            }
+        }
+    }
+
+    /// The name each registered MCP tool has, by its server and its name there.
+    pub(crate) fn mcp_names(&self) -> HashMap<(String, String), String> {
+        self.tools
+            .iter()
+            .filter_map(|(name, entry)| match &entry.origin {
+                ToolOrigin::Mcp { server, tool } => {
+                    Some(((server.clone(), tool.clone()), name.clone()))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     fn active_entries(&self) -> impl Iterator<Item = &Entry> {

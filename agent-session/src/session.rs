@@ -18,6 +18,7 @@ use mcp_manager::{
     LoadOptions, LoadResult, ManagedTool, ManagerEvent, ManagerOptions, McpManager, Problem,
     discover_mcp_servers, discover_mcp_servers_with,
 };
+use mcp_tool_search::{SearchError, search_with};
 use mcp_transport::Root;
 use mcp_transport::oauth::{AuthorizationHandler, DEFAULT_LOGIN_TIMEOUT};
 use tokio::sync::{broadcast, watch};
@@ -26,6 +27,9 @@ use tokio::task::JoinHandle;
 use crate::error::SessionError;
 use crate::registry::{ToolOrigin, ToolRegistry};
 use crate::spill::SpillDir;
+use crate::tool_search::{
+    Changed, FoundTool, OnCallLoader, SearchState, SearchTool, ToolContext, ToolSearchOptions,
+};
 
 /// How a session starts: the project, whether MCP is on, the agent's own tools, and the
 /// loader's options (app name, project config, cache, credentials, discovery roots, manager),
@@ -47,6 +51,9 @@ pub struct SessionOptions {
     pub authorization: Option<Arc<dyn AuthorizationHandler>>,
     /// How long a login waits for the user. Default [`DEFAULT_LOGIN_TIMEOUT`].
     pub login_timeout: Duration,
+    /// Whether the MCP tools' definitions are deferred behind a search tool (default `auto`:
+    /// past 10% of a 200,000-token context window); see [`crate::tool_search`].
+    pub tool_search: ToolSearchOptions,
 }
 
 impl SessionOptions {
@@ -60,7 +67,16 @@ impl SessionOptions {
             load: LoadOptions::new(app_name),
             authorization: None,
             login_timeout: DEFAULT_LOGIN_TIMEOUT,
+            tool_search: ToolSearchOptions::default(),
         }
+    }
+
+    /// Uses these tool search options (the mode, the context window `auto` measures against,
+    /// the loaded-set budget, an agent's own ranker).
+    #[must_use]
+    pub fn tool_search(mut self, options: ToolSearchOptions) -> Self {
+        self.tool_search = options;
+        self
     }
 
     /// Lets [`AgentSession::login`] ask the user through `handler` (the default one is
@@ -170,11 +186,16 @@ struct Loaded {
 /// An agent session: the tool registry, the MCP manager, and the task that keeps the registry
 /// in step with the manager (late connections, list changes, reloads).
 pub struct AgentSession {
+    /// The session itself, for the tools it registers (the search tool, the loaders of
+    /// deferred tools), which must not keep it alive.
+    me: Weak<AgentSession>,
     options: SessionOptions,
     /// Where results cut by the output budget are kept whole; removed with the session.
     spill: Option<SpillDir>,
     cache: Arc<dyn ToolCache>,
     registry: Mutex<ToolRegistry>,
+    /// The tool search; locked before the registry when both are.
+    search: Mutex<SearchState>,
     manager: Arc<McpManager>,
     loaded: Mutex<Loaded>,
     refreshes: watch::Sender<u64>,
@@ -283,7 +304,9 @@ impl PreparedSession {
                     None => loaded.connect().await,
                 }
                 report(&loaded.problems);
-                registry.replace_mcp_tools(loaded.tools);
+                // The MCP tools are registered by the session's first refresh, with the tool
+                // search's listing (`follow_manager`).
+                drop(loaded.tools);
                 let state = Loaded {
                     discovery: loaded.discovery,
                     problems: loaded.problems,
@@ -296,11 +319,14 @@ impl PreparedSession {
             }
         };
         let problems = state.problems.clone();
-        let session = Arc::new(AgentSession {
+        let search = SearchState::new(options.tool_search.clone());
+        let session = Arc::new_cyclic(|me| AgentSession {
+            me: Weak::clone(me),
             options,
             spill,
             cache,
             registry: Mutex::new(registry),
+            search: Mutex::new(search),
             manager,
             loaded: Mutex::new(state),
             refreshes: watch::Sender::new(0),
@@ -382,11 +408,134 @@ impl AgentSession {
         lock(&self.loaded).problems.clone()
     }
 
-    /// Replaces every MCP tool with `tools` (all active) without restarting the session; the
-    /// agent's own tools stay, whatever their names.
+    /// Replaces every MCP tool with `tools` without restarting the session; the agent's own
+    /// tools stay, whatever their names. All are listed unless the session defers them
+    /// ([`SessionOptions::tool_search`]): then the search tool, the always-loaded tools and the
+    /// tools searches loaded are listed, and the others stay callable by name. The tool
+    /// search's index is rebuilt from `tools`.
     pub fn refresh_mcp_tools(&self, tools: Vec<ManagedTool>) {
-        lock(&self.registry).replace_mcp_tools(tools);
+        self.refresh(tools, Changed::All);
+    }
+
+    /// [`refresh_mcp_tools`](Self::refresh_mcp_tools) after a change of one server's tools:
+    /// the index is updated for that server alone.
+    fn refresh_server(&self, server: &str) {
+        self.refresh(self.manager.tools(), Changed::Server(server));
+    }
+
+    fn refresh(&self, tools: Vec<ManagedTool>, changed: Changed<'_>) {
+        {
+            let mut search = lock(&self.search);
+            search.update(&tools, changed, |server| {
+                self.manager.server_instructions(server)
+            });
+            let deferring = search.deferring();
+            let entries = tools.into_iter().map(|managed| {
+                let tool: Arc<dyn AgentTool> = if deferring && !managed.always_load {
+                    Arc::new(OnCallLoader::new(
+                        managed.tool,
+                        managed.server.clone(),
+                        managed.original_name.clone(),
+                        Weak::clone(&self.me),
+                    ))
+                } else {
+                    managed.tool
+                };
+                (tool, managed.server, managed.original_name)
+            });
+            let search_tool = deferring.then(|| {
+                Arc::new(SearchTool::new(
+                    search.description().to_owned(),
+                    search.options().loaded_budget,
+                    Weak::clone(&self.me),
+                )) as Arc<dyn AgentTool>
+            });
+            let mut registry = lock(&self.registry);
+            registry
+                .replace_mcp_tools_listing(entries, |server, tool| search.is_listed(server, tool));
+            registry.set_search_tool(search_tool);
+            search.set_names(registry.mcp_names());
+        }
         self.refreshes.send_modify(|count| *count += 1);
+    }
+
+    /// Tools of the session were used (found by a search, or called): the deferred ones among
+    /// them are listed from now on, the least recently used past the budget unlisted; a refresh
+    /// is announced when the listed set changed.
+    pub(crate) fn use_tools(&self, keys: &[(String, String)]) {
+        {
+            let mut search = lock(&self.search);
+            if !search.touch(keys) {
+                return;
+            }
+            lock(&self.registry).relist_mcp_tools(|server, tool| search.is_listed(server, tool));
+        }
+        self.refreshes.send_modify(|count| *count += 1);
+    }
+
+    /// The best `limit` MCP tools for `query` (of `server` only, when given), best first,
+    /// with their full definitions: words ranked by the session's index (and the agent's
+    /// [ranker](ToolSearchOptions::ranker)), or a `/…/` regular expression over names and
+    /// descriptions. Nothing is loaded: see [`search_and_load_tools`](Self::search_and_load_tools).
+    pub async fn search_tools(
+        &self,
+        query: &str,
+        limit: usize,
+        server: Option<&str>,
+    ) -> Result<Vec<FoundTool>, SearchError> {
+        let (index, ranker, combine) = lock(&self.search).searcher();
+        let hits = match ranker {
+            Some(ranker) => {
+                search_with(&index, ranker.as_ref(), combine, query, limit, server).await?
+            }
+            None => index.search(query, limit, server)?,
+        };
+        let search = lock(&self.search);
+        let registry = lock(&self.registry);
+        Ok(hits
+            .into_iter()
+            .filter_map(|hit| {
+                let name = search.name_of(&hit.server, &hit.tool)?;
+                let tool = registry.get(name)?;
+                Some(FoundTool {
+                    name: name.to_owned(),
+                    score: hit.score,
+                    description: tool.description().to_owned(),
+                    input_schema: tool.parameters().clone(),
+                    server: hit.server,
+                    tool: hit.tool,
+                })
+            })
+            .collect())
+    }
+
+    /// What the search tool does: [`search_tools`](Self::search_tools) over every server, and
+    /// the tools found loaded — listed to the model for the rest of the session, within the
+    /// loaded-set budget — when the session defers.
+    pub async fn search_and_load_tools(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<FoundTool>, SearchError> {
+        let found = self.search_tools(query, limit, None).await?;
+        let keys: Vec<(String, String)> = found
+            .iter()
+            .map(|tool| (tool.server.clone(), tool.tool.clone()))
+            .collect();
+        self.use_tools(&keys);
+        Ok(found)
+    }
+
+    /// What the MCP tools' definitions cost the model's context, server by server, and what
+    /// the tool search sends instead.
+    pub fn tool_context(&self) -> ToolContext {
+        lock(&self.search).context()
+    }
+
+    /// The tools searches (and calls of deferred tools) have loaded, by server and name,
+    /// least recently used first.
+    pub fn loaded_tools(&self) -> Vec<(String, String)> {
+        lock(&self.search).loaded().to_vec()
     }
 
     /// The agent moved to `dir`: when the session offers roots ([`SessionOptions::roots`]),
@@ -472,7 +621,7 @@ impl AgentSession {
         let servers: BTreeMap<String, DiscoveredServer> =
             BTreeMap::from([(server.to_owned(), found)]);
         let outcome = self.manager.connect_servers(&servers).await;
-        self.refresh_mcp_tools(self.manager.tools());
+        self.refresh_server(server);
         match outcome.errors.into_iter().next() {
             Some(error) => Err(error.into()),
             None => Ok(()),
@@ -521,7 +670,11 @@ impl AgentSession {
             follower.abort();
         }
         self.manager.disconnect_all().await;
-        lock(&self.registry).replace_mcp_tools(Vec::new());
+        let mut search = lock(&self.search);
+        search.update(&[], Changed::All, |_| None);
+        let mut registry = lock(&self.registry);
+        registry.replace_mcp_tools(Vec::new());
+        registry.set_search_tool(None);
     }
 
     /// Keeps the registry in step with the manager: every change of a server's tools (a late
@@ -535,17 +688,21 @@ impl AgentSession {
         let session: Weak<Self> = Arc::downgrade(self);
         let follower = tokio::spawn(async move {
             loop {
-                let refresh = match events.recv().await {
-                    Ok(ManagerEvent::ToolsChanged { .. }) => true,
-                    Ok(_) => false,
-                    Err(broadcast::error::RecvError::Lagged(_)) => true,
+                // The server whose tools changed; `None` when events were missed.
+                let changed = match events.recv().await {
+                    Ok(ManagerEvent::ToolsChanged { server }) => Some(Some(server)),
+                    Ok(_) => None,
+                    Err(broadcast::error::RecvError::Lagged(_)) => Some(None),
                     Err(broadcast::error::RecvError::Closed) => return,
                 };
-                if refresh {
+                if let Some(changed) = changed {
                     let Some(session) = session.upgrade() else {
                         return;
                     };
-                    session.refresh_mcp_tools(session.manager.tools());
+                    match changed {
+                        Some(server) => session.refresh_server(&server),
+                        None => session.refresh_mcp_tools(session.manager.tools()),
+                    }
                 }
             }
         });
