@@ -3,10 +3,14 @@
 //! fixture server adding its own 17.
 //!
 //! - `tools()`: the manager's `tools()` alone, what every refresh of the registry pays anyway.
-//! - `refresh off` / `refresh on`: `refresh_mcp_tools(manager.tools())`, a refresh that does
-//!   not know which server changed (the start, a reload): the index rebuilt from every tool,
-//!   each definition's tokens estimated, the registry rebuilt (and, deferring, every deferred
-//!   tool wrapped to load on its call).
+//! - `reload` (`off`, then `on`): `/mcp reload` when no file changed: discovery, and a refresh
+//!   that compares every server's tools without their schemas, indexes nothing again and
+//!   rebuilds the registry (deferring, every deferred tool wrapped to load on its call).
+//! - `refresh`: `refresh_mcp_tools(manager.tools())`, a refresh that does not know which server
+//!   changed (missed events, an agent's own) while no tool did: every schema read and hashed
+//!   too.
+//! - `from nothing`: the same after a refresh with no tools, so every server is indexed and
+//!   measured again, as at the start (the empty refresh's own time taken out).
 //! - `search`: `search_tools` of a few words (the built-in ranking), and `search + load`: the
 //!   search tool's call, which also loads what it found.
 //!
@@ -188,16 +192,36 @@ async fn measure(servers: usize, tools: usize, rounds: usize) -> Result<Value, B
         let offered = session.manager().tools().len();
         let manager = Arc::clone(session.manager());
         let (tools_p50, _) = percentiles(time(rounds, || manager.tools()));
+        let mut reloads = Vec::new();
+        for _ in 0..rounds {
+            let began = Instant::now();
+            let problems = session.reload().await;
+            reloads.push(began.elapsed());
+            if let Some(problem) = problems.first() {
+                return Err(format!("the reload reported a problem: {problem:?}").into());
+            }
+        }
+        let (reload_p50, _) = percentiles(reloads);
         let (refresh_p50, _) = percentiles(time(rounds, || {
             session.refresh_mcp_tools(session.manager().tools());
         }));
+        // From nothing: every server indexed and measured again (as at the start).
+        let (empty_p50, _) = percentiles(time(rounds, || {
+            session.refresh_mcp_tools(Vec::new());
+        }));
+        let (rebuild_p50, _) = percentiles(time(rounds, || {
+            session.refresh_mcp_tools(Vec::new());
+            session.refresh_mcp_tools(session.manager().tools());
+        }));
+        let rebuild_p50 = rebuild_p50.saturating_sub(empty_p50);
         let context = session.tool_context();
         println!(
-            "{servers} servers, {offered} tools, {mode}: tools() {}, refresh {} (the index, \
-             tokens and registry: {}); definitions {} tokens, deferred {} tokens",
+            "{servers} servers, {offered} tools, {mode}: tools() {}; reload {}; refresh {}; from \
+             nothing {}; definitions {} tokens, deferred {} tokens",
             ms(tools_p50),
+            ms(reload_p50),
             ms(refresh_p50),
-            ms(refresh_p50.saturating_sub(tools_p50)),
+            ms(rebuild_p50),
             context.total_tokens,
             context.deferred_tokens(),
         );
@@ -206,7 +230,9 @@ async fn measure(servers: usize, tools: usize, rounds: usize) -> Result<Value, B
             json!({
                 "tools": offered,
                 "tools_ms": tools_p50.as_secs_f64() * 1e3,
+                "reload_ms": reload_p50.as_secs_f64() * 1e3,
                 "refresh_ms": refresh_p50.as_secs_f64() * 1e3,
+                "refresh_from_nothing_ms": rebuild_p50.as_secs_f64() * 1e3,
                 "total_tokens": context.total_tokens,
                 "deferred_tokens": context.deferred_tokens(),
             }),

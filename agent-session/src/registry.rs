@@ -126,15 +126,11 @@ impl ToolRegistry {
         tools: impl IntoIterator<Item = (Arc<dyn AgentTool>, String, String)>,
         listed: impl Fn(&str, &str) -> bool,
     ) {
-        let stale: Vec<String> = self
-            .tools
-            .iter()
-            .filter(|(_, entry)| entry.origin != ToolOrigin::Agent)
-            .map(|(name, _)| name.clone())
-            .collect();
-        for name in stale {
-            self.unregister(&name);
-        }
+        // Kept in one pass each (thousands of tools at a warm start), not removed one by one.
+        self.tools
+            .retain(|_, entry| entry.origin == ToolOrigin::Agent);
+        let tools_left = &self.tools;
+        self.active.retain(|name| tools_left.contains_key(name));
         for (tool, server, original) in tools {
             let name = tool.name().to_owned();
             if self.tools.contains_key(&name) {

@@ -414,7 +414,7 @@ impl AgentSession {
     /// tools searches loaded are listed, and the others stay callable by name. The tool
     /// search's index is rebuilt from `tools`.
     pub fn refresh_mcp_tools(&self, tools: Vec<ManagedTool>) {
-        self.refresh(tools, Changed::All);
+        self.refresh(tools, Changed::Any);
     }
 
     /// [`refresh_mcp_tools`](Self::refresh_mcp_tools) after a change of one server's tools:
@@ -571,7 +571,7 @@ impl AgentSession {
         if !self.options.enable_mcp {
             self.manager.disconnect_all().await;
             *lock(&self.loaded) = Loaded::default();
-            self.refresh_mcp_tools(self.manager.tools());
+            self.refresh(self.manager.tools(), Changed::Reload);
             return Vec::new();
         }
         let mut loaded = discover_mcp_servers_with(
@@ -593,7 +593,9 @@ impl AgentSession {
             discovery: loaded.discovery,
             problems: loaded.problems,
         };
-        self.refresh_mcp_tools(self.manager.tools());
+        // Every server it restarted was disconnected first, and says so with an event of its
+        // own: the tool search compares those closely then, the others by name here.
+        self.refresh(self.manager.tools(), Changed::Reload);
         problems
     }
 
@@ -671,7 +673,7 @@ impl AgentSession {
         }
         self.manager.disconnect_all().await;
         let mut search = lock(&self.search);
-        search.update(&[], Changed::All, |_| None);
+        search.update(&[], Changed::Any, |_| None);
         let mut registry = lock(&self.registry);
         registry.replace_mcp_tools(Vec::new());
         registry.set_search_tool(None);

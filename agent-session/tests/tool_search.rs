@@ -192,20 +192,39 @@ fn special_tools(server: &str) -> Vec<Value> {
 /// `filesystem`'s entry says `"alwaysLoad": true`.
 fn many_servers() -> World {
     let world = World::new();
+    write_servers(&world, None);
+    world
+}
+
+/// Writes the servers' tool files and `.mcp.json`. The first tool of the server `milestone`
+/// names gets a `milestone` parameter (its schema alone changes: same tools, same
+/// descriptions), and the server's definition changes too (a variable of its environment), so
+/// a reload restarts it. `notion` reads its file again on `change_tools`.
+fn write_servers(world: &World, milestone: Option<&str>) {
     let mut entries = Vec::new();
     for (server, service, objects) in SERVERS {
         let mut tools = generated_tools(service, objects);
         tools.extend(special_tools(server));
+        if milestone == Some(server) {
+            tools[0]["inputSchema"]["properties"]["milestone"] =
+                json!({"type": "integer", "description": "The milestone's number."});
+        }
         let file = world.project().join(format!("{server}.tools.json"));
         std::fs::write(&file, Value::Array(tools).to_string()).unwrap();
-        let mut entry = fixture_entry(&FixtureServer::new().name(server).tools_json(&file));
+        let mut fixture = FixtureServer::new().name(server).tools_json(&file);
+        if server == "notion" {
+            fixture = fixture.tools_json_live();
+        }
+        let mut entry = fixture_entry(&fixture);
         if server == "filesystem" {
             entry["alwaysLoad"] = json!(true);
+        }
+        if milestone == Some(server) {
+            entry["env"] = json!({"REVISION": "2"});
         }
         entries.push((server, entry));
     }
     world.write_mcp_json_entries(&entries);
-    world
 }
 
 async fn start(options: SessionOptions) -> Arc<AgentSession> {
@@ -405,6 +424,88 @@ async fn a_list_change_reaches_the_index_and_the_new_tool_is_found_right_after()
     let output = call(&session, SEARCH_TOOL_NAME, json!({"query": pattern})).await;
     assert_eq!(found(&output).0, ["mcp_github_late_tool"]);
     assert!(listed(&session, "mcp_github_late_tool"));
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_that_changes_a_servers_schemas_alone_reaches_the_index() {
+    let world = many_servers();
+    let session = start(world.options()).await;
+    let tokens = |session: &AgentSession| {
+        session
+            .tool_context()
+            .servers
+            .iter()
+            .find(|server| server.server == "github")
+            .map(|server| server.tokens)
+            .unwrap()
+    };
+    let before = tokens(&session);
+    assert!(
+        session
+            .search_tools("milestone", 5, None)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    write_servers(&world, Some("github"));
+    let problems = guard(session.reload()).await;
+    assert!(problems.is_empty(), "{problems:?}");
+    // The follower's refresh of the restarted server may come just after the reload's own.
+    let mut refreshes = session.refreshes();
+    let found = guard(async {
+        loop {
+            let hits = session.search_tools("milestone", 5, None).await.unwrap();
+            if !hits.is_empty() {
+                return hits;
+            }
+            refreshes.changed().await.expect("the session is alive");
+        }
+    })
+    .await;
+    // A parameter added to a schema alone is found, and counted.
+    assert_eq!(found[0].name, "mcp_github_create_issue");
+    assert!(found[0].input_schema["properties"]["milestone"].is_object());
+    assert!(tokens(&session) > before);
+    // The other servers kept their tools.
+    let hits = session
+        .search_tools("/^create_deal$/", 5, None)
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_of_a_schema_alone_reaches_the_index() {
+    let world = many_servers();
+    let session = start(world.options()).await;
+    assert!(
+        session
+            .search_tools("milestone", 5, None)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    write_servers(&world, Some("notion"));
+    // notion reads its file again and sends notifications/tools/list_changed.
+    call(&session, "mcp_notion_change_tools", json!({})).await;
+    let new_schema = |session: &AgentSession| {
+        session
+            .tool("mcp_notion_create_page")
+            .is_some_and(|tool| tool.parameters()["properties"]["milestone"].is_object())
+    };
+    let mut refreshes = session.refreshes();
+    guard(async {
+        while !new_schema(&session) {
+            refreshes.changed().await.expect("the session is alive");
+        }
+    })
+    .await;
+    // The refresh that registered the new schema indexed it too.
+    let found = session.search_tools("milestone", 5, None).await.unwrap();
+    let found: Vec<&str> = found.iter().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(found, ["mcp_notion_create_page"]);
     session.shutdown().await;
 }
 

@@ -138,6 +138,13 @@ impl FixtureServer {
         self.flag_value("--tools-json", path.display().to_string())
     }
 
+    /// `--tools-json-live`: `change_tools` (and `--list-change-after`) read the `--tools-json`
+    /// files again, instead of adding `late_tool`, before sending
+    /// `notifications/tools/list_changed`.
+    pub fn tools_json_live(self) -> Self {
+        self.flag("--tools-json-live")
+    }
+
     /// `--repeat-cursor`: every `tools/list` page answers the same `nextCursor`.
     pub fn repeat_cursor(self) -> Self {
         self.flag("--repeat-cursor")

@@ -2,30 +2,46 @@
 //! what each server's definitions cost in tokens, which tools are always loaded, which ones
 //! searches have loaded (least recently used first), and whether the session defers now.
 //!
-//! Kept live by the session's refreshes: a refresh that knows which server changed (a late
-//! connection, a list change, a reconnect) updates that server alone
-//! ([`ToolIndex::set_server`]); one that does not (the start, a reload, a missed event)
-//! updates every server, which costs what building the index costs.
+//! Kept live by the session's refreshes ([`Changed`] says what each may have changed). A
+//! server looked at is indexed and measured again ([`ToolIndex::set_server`]) only when its
+//! tools differ from what the state holds — their names, descriptions, titles, always-load
+//! flags, the server's instructions and, where the refresh says so, their input schemas,
+//! compared by a hash ([`signature`]) — so a server that connects with the very tools the
+//! cache gave, or a reload that changes one server of twenty, does not build the index again.
+//!
+//! Reading a schema costs more than anything else a refresh does with a tool (it is parsed
+//! from the server's JSON on first use, and the parsed tree is freed with the tool at the next
+//! refresh), so a reload compares every server without the schemas: the servers a reload
+//! changed are disconnected and connected again, and each of them announces its new tools
+//! with an event of its own, compared with the schemas then. At 10,340 tools (the
+//! `tool_search_refresh` bench) a refresh after a reload that changed nothing stays near the
+//! cost of the manager's `tools()` itself.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use mcp_manager::ManagedTool;
 use mcp_tool_search::{Combine, Ranker, ToolDocument, ToolIndex, definition_tokens};
+use serde_json::Value;
 
 use super::ToolSearchOptions;
 use super::context::{ServerContext, ToolContext};
-use super::tools::{SEARCH_TOOL_NAME, search_tool_description, search_tool_schema};
+use super::tools::{NAMED_TOOLS, SEARCH_TOOL_NAME, search_tool_description, search_tool_schema};
 
 /// A tool by its server and its name there.
 pub(crate) type Key = (String, String);
 
-/// Which servers' tools a refresh may have changed.
+/// Which servers' tools a refresh may have changed, and how closely to compare them.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Changed<'a> {
-    /// Any of them.
-    All,
-    /// This one's (and no other's but those that appeared or went).
+    /// Any of them, in any way (a refresh of the agent's, missed events): every server is
+    /// compared, schemas included.
+    Any,
+    /// A reload: every server is compared without its schemas (those it changed announce
+    /// themselves with a [`Server`](Self::Server) refresh of their own).
+    Reload,
+    /// This one's, in any way, and no other's but those that appeared or went.
     Server(&'a str),
 }
 
@@ -45,6 +61,10 @@ struct ServerFacts {
     order: Vec<String>,
     /// The first line of its instructions, when it gave some.
     instructions: Option<String>,
+    /// The [`signature`]s of its tools and instructions when they were indexed: with their
+    /// schemas, and without.
+    signature: u64,
+    light_signature: u64,
 }
 
 impl ServerFacts {
@@ -121,18 +141,31 @@ impl SearchState {
             self.servers.remove(&server);
         }
         for (server, tools) in by_server {
-            let stale = match changed {
-                Changed::All => true,
-                Changed::Server(name) => name == server || !self.servers.contains_key(server),
+            let known = self.servers.get(server);
+            let schemas = match changed {
+                Changed::Any => true,
+                Changed::Reload => false,
+                Changed::Server(name) if name == server => true,
+                // Another server's: left as it is, unless it is new.
+                Changed::Server(_) if known.is_some() => continue,
+                Changed::Server(_) => true,
             };
-            if !stale {
+            let instructions = instructions(server);
+            let light_signature = signature(&tools, instructions.as_deref(), false);
+            let unchanged = known.is_some_and(|facts| {
+                facts.light_signature == light_signature
+                    && (!schemas
+                        || facts.signature == signature(&tools, instructions.as_deref(), true))
+            });
+            if unchanged {
                 continue;
             }
-            let instructions = instructions(server);
             let mut facts = ServerFacts {
                 tools: BTreeMap::new(),
                 order: Vec::with_capacity(tools.len()),
                 instructions: instructions.as_deref().and_then(first_line),
+                signature: signature(&tools, instructions.as_deref(), true),
+                light_signature,
             };
             let mut documents = Vec::with_capacity(tools.len());
             for managed in tools {
@@ -277,7 +310,12 @@ impl SearchState {
                     server.as_str(),
                     facts.tools.len(),
                     facts.instructions.as_deref(),
-                    facts.order.iter().map(String::as_str).collect(),
+                    facts
+                        .order
+                        .iter()
+                        .take(NAMED_TOOLS)
+                        .map(String::as_str)
+                        .collect(),
                 )
             })
             .collect();
@@ -323,6 +361,51 @@ impl SearchState {
             search_tool_tokens: self.search_tool_tokens,
             loaded_tools: self.loaded.len(),
             loaded_tokens,
+        }
+    }
+}
+
+/// A hash of what the state takes from a server's `tools` and `instructions`: each tool's
+/// names, description, title, always-load flag and (with `schemas`) input schema, in order.
+/// Equal hashes are taken for equal tools (64 bits: a collision between two lists of one
+/// server is not a risk worth the cost of keeping every schema to compare).
+fn signature(tools: &[&ManagedTool], instructions: Option<&str>, schemas: bool) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    instructions.hash(&mut hasher);
+    tools.len().hash(&mut hasher);
+    for managed in tools {
+        managed.original_name.hash(&mut hasher);
+        managed.tool.name().hash(&mut hasher);
+        managed.tool.description().hash(&mut hasher);
+        managed.title.hash(&mut hasher);
+        managed.always_load.hash(&mut hasher);
+        if schemas {
+            hash_value(managed.tool.parameters(), &mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// Feeds a JSON value to `hasher`, kinds and lengths included (so `["a", "b"]` and `["ab"]`
+/// differ).
+fn hash_value(value: &Value, hasher: &mut impl Hasher) {
+    match value {
+        Value::Null => 0u8.hash(hasher),
+        Value::Bool(flag) => (1u8, flag).hash(hasher),
+        Value::Number(number) => (2u8, number).hash(hasher),
+        Value::String(text) => (3u8, text).hash(hasher),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(hasher);
+            for item in items {
+                hash_value(item, hasher);
+            }
+        }
+        Value::Object(fields) => {
+            (5u8, fields.len()).hash(hasher);
+            for (key, field) in fields {
+                key.hash(hasher);
+                hash_value(field, hasher);
+            }
         }
     }
 }

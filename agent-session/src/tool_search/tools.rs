@@ -19,7 +19,7 @@ pub const SEARCH_TOOL_NAME: &str = "mcp_tool_search";
 /// At most this many servers are named in the search tool's description (each on a line).
 const NAMED_SERVERS: usize = 100;
 /// Without instructions, a server's line names this many of its tools.
-const NAMED_TOOLS: usize = 4;
+pub(crate) const NAMED_TOOLS: usize = 4;
 
 /// A tool a search found, with its full definition.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,7 +65,7 @@ pub(crate) fn search_tool_schema(budget: usize) -> Value {
 
 /// The search tool's description: what it does, then each server (up to [`NAMED_SERVERS`])
 /// on a line with its tool count and the first line of its instructions, or the first of its
-/// tools' names when it gave none.
+/// tools' names (up to [`NAMED_TOOLS`] are given) when it gave none.
 pub(crate) fn search_tool_description(
     servers: &[(&str, usize, Option<&str>, Vec<&str>)],
     budget: usize,

@@ -41,8 +41,11 @@ pub(crate) struct Options {
     pub(crate) tools: usize,
     /// `--tool NAME=DESCRIPTION`: echo-like tools with these names and descriptions.
     pub(crate) named_tools: Vec<(String, String)>,
-    /// `--tools-json PATH`: tool definitions listed as written (each answers echo-like).
+    /// `--tools-json PATH`: tool definitions listed as written, and the files they came from.
     pub(crate) json_tools: Vec<serde_json::Value>,
+    pub(crate) json_tools_files: Vec<String>,
+    /// `--tools-json-live`: `change_tools` reads the `--tools-json` files again.
+    pub(crate) json_tools_live: bool,
     pub(crate) repeat_cursor: bool,
     pub(crate) list_change_after: Option<u64>,
     pub(crate) grandchild: bool,
@@ -80,6 +83,8 @@ impl Default for Options {
             tools: 0,
             named_tools: Vec::new(),
             json_tools: Vec::new(),
+            json_tools_files: Vec::new(),
+            json_tools_live: false,
             repeat_cursor: false,
             list_change_after: None,
             grandchild: false,
@@ -183,7 +188,9 @@ impl Options {
                 "--tools-json" => {
                     let path = value()?;
                     opts.json_tools.extend(json_tools(&path)?);
+                    opts.json_tools_files.push(path);
                 }
+                "--tools-json-live" => opts.json_tools_live = true,
                 "--repeat-cursor" => opts.repeat_cursor = true,
                 "--list-change-after" => opts.list_change_after = Some(number(&flag, &value()?)?),
                 "--grandchild" => opts.grandchild = true,
@@ -215,7 +222,7 @@ impl Options {
 
 /// The tool definitions of a `--tools-json` file: a JSON array of objects, each with a string
 /// `name` (the rest is listed as written: title, schemas, annotations, `_meta`).
-fn json_tools(path: &str) -> Result<Vec<serde_json::Value>, String> {
+pub(crate) fn json_tools(path: &str) -> Result<Vec<serde_json::Value>, String> {
     let text =
         std::fs::read_to_string(path).map_err(|error| format!("--tools-json {path:?}: {error}"))?;
     let tools: Vec<serde_json::Value> = serde_json::from_str(&text)

@@ -26,6 +26,8 @@ pub(crate) struct Server {
     pub(crate) out: Output,
     /// Built-in and generated tool definitions, built once.
     tools: Vec<Value>,
+    /// The `--tools-json` definitions (read again by `change_tools` with `--tools-json-live`).
+    json_tools: Mutex<Vec<Value>>,
     late_tool: Value,
     late_tool_added: AtomicBool,
     initialized_seen: AtomicBool,
@@ -50,11 +52,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Server {
     pub(crate) fn new(opts: Box<Options>, out: Output, grandchild: Option<u32>) -> Self {
-        let tools = tools::definitions(opts.tools, &opts.named_tools, &opts.json_tools);
+        let tools = tools::definitions(opts.tools, &opts.named_tools, &[]);
+        let json_tools = Mutex::new(opts.json_tools.clone());
         Self {
             opts,
             out,
             tools,
+            json_tools,
             late_tool: tools::late_tool_definition(),
             late_tool_added: AtomicBool::new(false),
             initialized_seen: AtomicBool::new(false),
@@ -365,9 +369,25 @@ impl Server {
         lock(&self.cancelled).remove(&id.to_string());
     }
 
-    /// Adds `late_tool` to the list and sends `notifications/tools/list_changed`.
+    /// Adds `late_tool` to the list and sends `notifications/tools/list_changed`; with
+    /// `--tools-json-live`, reads the `--tools-json` files again instead of adding `late_tool`
+    /// (a file that cannot be read leaves the list as it was).
     pub(crate) fn add_late_tool(&self) {
-        self.late_tool_added.store(true, Ordering::Release);
+        if self.opts.json_tools_live {
+            let mut tools = Vec::new();
+            for path in &self.opts.json_tools_files {
+                match crate::options::json_tools(path) {
+                    Ok(read) => tools.extend(read),
+                    Err(message) => {
+                        eprintln!("fixture: {message}");
+                        return;
+                    }
+                }
+            }
+            *lock(&self.json_tools) = tools;
+        } else {
+            self.late_tool_added.store(true, Ordering::Release);
+        }
         self.notify(&json!({
             "jsonrpc": "2.0",
             "method": "notifications/tools/list_changed",
@@ -391,6 +411,13 @@ impl Server {
     /// Sends a notification (or any whole message) to the client.
     pub(crate) fn notify(&self, message: &Value) {
         self.out.send(&message_line(message));
+    }
+
+    /// True if `name` is one of the `--tools-json` tools listed now.
+    pub(crate) fn has_json_tool(&self, name: &str) -> bool {
+        lock(&self.json_tools)
+            .iter()
+            .any(|tool| tool["name"] == name)
     }
 
     /// True if `name` is `late_tool` and it has been added.
@@ -440,7 +467,14 @@ impl Server {
             .late_tool_added
             .load(Ordering::Acquire)
             .then_some(&self.late_tool);
-        let tools = self.tools.iter().chain(late).cloned().collect();
+        let json_tools = lock(&self.json_tools);
+        let tools = self
+            .tools
+            .iter()
+            .chain(json_tools.iter())
+            .chain(late)
+            .cloned()
+            .collect();
         page(tools, "tools", params, self.paging())
     }
 

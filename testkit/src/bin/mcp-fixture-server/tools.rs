@@ -403,12 +403,7 @@ fn run(
             }
         }
         // Which server answered, so a test sees a call reach the right one.
-        _ if server
-            .opts
-            .json_tools
-            .iter()
-            .any(|tool| tool["name"] == name) =>
-        {
+        _ if server.has_json_tool(name) => {
             text(&id, &format!("{name} on {} with {args}", server.opts.name))
         }
         _ => Err((id, format!("Unknown tool: {name}"))),
