@@ -33,7 +33,15 @@ fn each_shell_gets_a_script_that_completes_the_subcommands() {
             script.contains(marker),
             "{shell} lacks {marker:?}:\n{script}"
         );
-        for subcommand in ["list", "call", "shell", "tools", "completions"] {
+        for subcommand in [
+            "list",
+            "call",
+            "shell",
+            "tools",
+            "search",
+            "context",
+            "completions",
+        ] {
             assert!(
                 script.contains(subcommand),
                 "{shell} lacks {subcommand}:\n{script}"
@@ -97,7 +105,7 @@ fn bash_completes_past_the_first_word() {
     for option in ["--json", "--cwd", "--no-cache"] {
         assert!(offered.iter().any(|o| o == option), "{option}: {offered:?}");
     }
-    let offered = bash_offers(&["agent-session", "call", "--t"]);
+    let offered = bash_offers(&["agent-session", "call", "--ti"]);
     assert_eq!(offered, ["--timeout-ms"]);
     let offered = bash_offers(&["agent-session", "completions", ""]);
     for shell in ["bash", "zsh", "fish"] {
@@ -129,6 +137,18 @@ fn bash_offers_the_values_of_scope_and_transport() {
     let mut transports = bash_offers(&["agent-session", "add", "x", "--transport", "s"]);
     transports.sort();
     assert_eq!(transports, ["sse", "stdio"]);
+    let mut modes = bash_offers(&["agent-session", "context", "--tool-search", ""]);
+    modes.sort();
+    assert_eq!(modes, ["auto", "off", "on"]);
+    let offered = bash_offers(&["agent-session", "search", "--"]);
+    for option in [
+        "--limit",
+        "--server",
+        "--context-window",
+        "--tool-search-share",
+    ] {
+        assert!(offered.iter().any(|o| o == option), "{option}: {offered:?}");
+    }
 }
 
 /// What fish offers for `line` (its last word, empty after a space), asked with `complete -C`
@@ -165,7 +185,15 @@ fn fish_offers(line: &str) -> Vec<String> {
 #[ignore = "needs fish, which `cargo xtask ci` installs; run it with --include-ignored"]
 fn fish_completes_subcommands_options_and_their_values() {
     let commands = fish_offers("agent-session ");
-    for command in ["list", "call", "tools", "completions", "add"] {
+    for command in [
+        "list",
+        "call",
+        "tools",
+        "search",
+        "context",
+        "completions",
+        "add",
+    ] {
         assert!(
             commands.iter().any(|c| c == command),
             "{command}: {commands:?}"

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use agent_session::{
     AgentSession, SEARCH_TOOL_NAME, SessionOptions, ToolSearchMode, ToolSearchOptions,
-    create_agent_session,
+    create_agent_session, run_mcp_command,
 };
 use async_trait::async_trait;
 use common::{World, fixture_entry, guard, tool_names};
@@ -686,6 +686,52 @@ async fn a_bad_pattern_is_an_error_the_model_reads() {
     assert!(output.is_error);
     assert!(output.to_text().contains("`query`"), "{output:?}");
     assert!(session.loaded_tools().is_empty());
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_search_and_mcp_context_answer_an_agents_user() {
+    let world = many_servers();
+    let session = start(world.options()).await;
+    let reply = run_mcp_command(&session, "search take a screenshot --limit 2").await;
+    assert!(reply.ok, "{reply:?}");
+    assert_eq!(reply.json["query"], "take a screenshot");
+    let tools = reply.json["tools"].as_array().unwrap();
+    assert!(tools.len() <= 2);
+    assert!(
+        tools
+            .iter()
+            .any(|tool| tool["name"] == "mcp_playwright_browser_take_screenshot"),
+        "{reply:?}"
+    );
+    assert!(reply.text.starts_with("NAME"), "{}", reply.text);
+    // Nothing is loaded by a user's search.
+    assert!(session.loaded_tools().is_empty());
+    let reply = run_mcp_command(&session, "search /^create_/ --server hubspot --limit 9").await;
+    let tools = reply.json["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 5, "{reply:?}");
+    assert!(tools.iter().all(|tool| tool["server"] == "hubspot"));
+    for (line, said) in [
+        ("search /(x/", "cannot be used"),
+        ("search x --server hubspto", "did you mean \"hubspot\""),
+        ("search", "missing QUERY"),
+        ("search x --limit 0", "--limit"),
+        ("context extra", "unexpected argument"),
+    ] {
+        let reply = run_mcp_command(&session, line).await;
+        assert!(reply.usage, "{line}: {reply:?}");
+        assert!(!reply.text.contains('\n'), "{line}: {}", reply.text);
+        assert!(reply.text.contains(said), "{line}: {}", reply.text);
+    }
+    let reply = run_mcp_command(&session, "context").await;
+    assert!(reply.ok, "{reply:?}");
+    assert_eq!(reply.json, session.tool_context().to_json());
+    assert_eq!(reply.json["deferring"], true);
+    assert!(
+        reply.text.contains("tool search auto: deferring"),
+        "{}",
+        reply.text
+    );
     session.shutdown().await;
 }
 

@@ -36,6 +36,24 @@ The prompt `mcp> ` shows only when stdin is a terminal: there the line can be ed
 running command and Ctrl-D leaves. `/mcp help` lists the /mcp commands. Exit status 1 when any
 command failed.";
 
+const SEARCH_EXAMPLES: &str = "\
+Examples:
+  agent-session search open an issue           # words: what the tool should do
+  agent-session search '/^create_/' --limit 20 # a regular expression over names and descriptions
+  agent-session search screenshot --server playwright --json
+The tools a model would find with the session's search tool (mcp_tool_search), best first, from
+the same start as `tools` (cached tools first). Nothing is loaded or called. A pattern that cannot
+be used is a usage error (exit 2) with the reason.";
+
+const CONTEXT_EXAMPLES: &str = "\
+Examples:
+  agent-session context
+  agent-session context --context-window 128000 --tool-search-share 5
+  agent-session context --json
+Tokens are estimated from the JSON a model API receives for each tool (name, description, input
+schema): a token per 4 bytes. On a terminal each server is a bar scaled to the context window;
+in a pipe, plain numbers.";
+
 const LOGIN_EXAMPLES: &str = "\
 Examples:
   agent-session login linear      # a server whose `list` status is needs-login
@@ -99,6 +117,42 @@ pub(crate) struct Globals {
     /// The agent's name: its native files are .NAME/mcp.json and ~/.config/NAME/mcp.json
     #[arg(long, global = true, value_name = "NAME", default_value = DEFAULT_APP, value_parser = parse_app)]
     pub(crate) app: String,
+    /// Send the model a search tool instead of every MCP tool's definition: off, on, or auto
+    /// (when the definitions would take more than --tool-search-share of --context-window)
+    #[arg(long = "tool-search", global = true, value_name = "MODE", value_enum,
+          default_value_t = ToolSearchArg::Auto)]
+    pub(crate) tool_search: ToolSearchArg,
+    /// The model's context window, in tokens, that --tool-search auto and `context` measure
+    /// against (default 200000)
+    #[arg(long = "context-window", global = true, value_name = "TOKENS", value_parser = parse_tokens)]
+    pub(crate) context_window: Option<usize>,
+    /// The percentage of the context window the definitions may take before --tool-search
+    /// auto defers them (default 10)
+    #[arg(long = "tool-search-share", global = true, value_name = "PERCENT",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub(crate) tool_search_share: Option<u32>,
+}
+
+/// `--tool-search`: when the MCP tools' definitions are deferred behind a search tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ToolSearchArg {
+    /// Every definition, always
+    Off,
+    /// The search tool and the always-loaded tools, always
+    On,
+    /// Deferred when the definitions take more than the share of the window
+    Auto,
+}
+
+impl ToolSearchArg {
+    /// The session's mode.
+    pub(crate) fn mode(self) -> agent_session::ToolSearchMode {
+        match self {
+            Self::Off => agent_session::ToolSearchMode::Off,
+            Self::On => agent_session::ToolSearchMode::On,
+            Self::Auto => agent_session::ToolSearchMode::Auto,
+        }
+    }
 }
 
 /// The default `--app`: picks the native config files `.agent-session/mcp.json`.
@@ -150,6 +204,24 @@ pub(crate) enum Command {
         #[arg(long, value_name = "NAME")]
         server: Option<String>,
     },
+    /// Search the tools: words (what the tool should do) or a /regular expression/ over names
+    /// and descriptions, best first
+    #[command(after_help = SEARCH_EXAMPLES)]
+    Search {
+        /// The query: words, or /PATTERN/
+        #[arg(value_name = "QUERY", required = true, num_args = 1..)]
+        query: Vec<String>,
+        /// How many tools to show (default 5)
+        #[arg(long, value_name = "N", value_parser = parse_limit)]
+        limit: Option<usize>,
+        /// Only this server's tools
+        #[arg(long, value_name = "NAME")]
+        server: Option<String>,
+    },
+    /// What the tool definitions cost the model's context: each server's estimated tokens, the
+    /// total, and what tool search sends instead
+    #[command(after_help = CONTEXT_EXAMPLES)]
+    Context,
     /// Call a tool by its name (mcp_github_create_issue) or as server/tool
     #[command(after_help = CALL_EXAMPLES)]
     Call {
@@ -582,6 +654,32 @@ fn parse_root(text: &str) -> Result<PathBuf, String> {
     Ok(folder)
 }
 
+/// `search --limit N`: a number of tools, at least 1.
+fn parse_limit(text: &str) -> Result<usize, String> {
+    text.parse::<usize>()
+        .ok()
+        .filter(|limit| *limit >= 1)
+        .ok_or_else(|| format!("takes a number of tools of at least 1, not {text:?}"))
+}
+
+/// `--context-window TOKENS`: a positive number of tokens (`200000`, `200k`, `1m`).
+fn parse_tokens(text: &str) -> Result<usize, String> {
+    let lower = text.to_ascii_lowercase();
+    let (digits, scale) = match lower.strip_suffix('k') {
+        Some(digits) => (digits, 1_000),
+        None => match lower.strip_suffix('m') {
+            Some(digits) => (digits, 1_000_000),
+            None => (lower.as_str(), 1),
+        },
+    };
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|number| number.checked_mul(scale))
+        .filter(|tokens| *tokens > 0)
+        .ok_or_else(|| format!("takes a number of tokens such as 200000 or 200k, not {text:?}"))
+}
+
 fn parse_ms(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
         .map_err(|_| format!("takes a number of milliseconds, not {text:?}"))
@@ -638,6 +736,36 @@ mod tests {
         );
         assert!(cli.globals.project_config());
         assert_eq!(cli.globals.app, DEFAULT_APP);
+    }
+
+    #[test]
+    fn search_takes_words_a_limit_and_a_server_and_tool_search_its_options() {
+        let search = cli("search open an issue --limit 3 --server github --tool-search on");
+        assert_eq!(
+            search.command,
+            Command::Search {
+                query: vec!["open".to_owned(), "an".to_owned(), "issue".to_owned()],
+                limit: Some(3),
+                server: Some("github".to_owned()),
+            }
+        );
+        assert_eq!(search.globals.tool_search, ToolSearchArg::On);
+        let cli = cli("context --context-window 128k --tool-search-share 5");
+        assert_eq!(cli.command, Command::Context);
+        assert_eq!(cli.globals.tool_search, ToolSearchArg::Auto);
+        assert_eq!(cli.globals.context_window, Some(128_000));
+        assert_eq!(cli.globals.tool_search_share, Some(5));
+        assert_eq!(parse_tokens("1m"), Ok(1_000_000));
+        assert_eq!(parse_tokens("200000"), Ok(200_000));
+        for bad in [
+            "search",
+            "search x --limit 0",
+            "context --tool-search maybe",
+        ] {
+            assert!(usage(bad).contains("agent-session help"), "{bad}");
+        }
+        assert!(usage("context --tool-search-share 0").contains("0"));
+        assert!(usage("context --context-window lots").contains("tokens"));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! controller, which writes the same files and then reloads (the list of servers changed),
 //! except `trust`/`untrust`, which record approvals and start nothing.
 
+use std::io::IsTerminal as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,7 +24,7 @@ use super::args::Command;
 use super::failure::{self, Kind};
 use super::manage::{self, ManageCommand};
 use super::outcome::{Interface, Outcome};
-use super::{call_args, needs, output, resources};
+use super::{call_args, context_view, needs, output, resources};
 
 /// What a command needs beyond the session.
 pub(crate) struct Context {
@@ -78,6 +79,31 @@ pub(crate) async fn execute(
                 output::tools_text(&tools, interface),
                 output::tools_json(&tools),
             )
+        }
+        Command::Search {
+            query,
+            limit,
+            server,
+        } => {
+            let limit = limit.unwrap_or(agent_session::tool_search::DEFAULT_SEARCH_LIMIT);
+            search_command(
+                session,
+                &query.join(" "),
+                limit,
+                server.as_deref(),
+                interface,
+            )
+            .await
+        }
+        Command::Context => {
+            let context = session.tool_context();
+            // A bar per server on a terminal; numbers a script can read elsewhere.
+            let text = if std::io::stdout().is_terminal() {
+                context_view::bars(&context)
+            } else {
+                agent_session::commands::context_text(&context)
+            };
+            Outcome::ok(text, context.to_json())
         }
         Command::Resources { server } => {
             resources::resources_command(manager, server.as_deref()).await
@@ -149,6 +175,31 @@ pub(crate) async fn execute(
     }
 }
 
+/// `search`: the tools the session's index finds, best first; a pattern that cannot be used is
+/// a usage error saying why.
+async fn search_command(
+    session: &AgentSession,
+    query: &str,
+    limit: usize,
+    server: Option<&str>,
+    interface: Interface,
+) -> Outcome {
+    match session.search_tools(query, limit, server).await {
+        Ok(found) => Outcome::ok(
+            agent_session::commands::search_text(query, &found),
+            agent_session::commands::search_json(query, &found),
+        ),
+        Err(error) => Outcome::usage(
+            Kind::Usage,
+            format!(
+                "{}; write the pattern again, or search with words: {}",
+                agent_session::render::one_line(&error.to_string()),
+                interface.command("search QUERY")
+            ),
+        ),
+    }
+}
+
 /// The usage error of `call` without a tool name.
 pub(crate) fn call_without_a_tool(interface: Interface) -> String {
     format!(
@@ -194,9 +245,10 @@ async fn list(session: &Arc<AgentSession>, interface: Interface) -> Outcome {
 /// `prompts --server NAME`, `read NAME …`, `prompt NAME …`, `test NAME`).
 pub(crate) fn scoped_server(command: &Command) -> Option<&str> {
     match command {
-        Command::Tools { server } | Command::Resources { server } | Command::Prompts { server } => {
-            server.as_deref()
-        }
+        Command::Tools { server }
+        | Command::Resources { server }
+        | Command::Prompts { server }
+        | Command::Search { server, .. } => server.as_deref(),
         Command::Read { server, .. } | Command::Prompt { server, .. } => Some(server),
         Command::Test { name } => Some(name),
         _ => None,

@@ -5,6 +5,7 @@ mod approve;
 mod args;
 mod call_args;
 mod completions;
+mod context_view;
 mod demo;
 mod demo_server;
 mod editor;
@@ -33,7 +34,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_session::{
-    AgentSession, PreparedSession, SessionOptions, prepare_agent_session, terminal_text,
+    AgentSession, PreparedSession, SessionOptions, ToolSearchOptions, prepare_agent_session,
+    terminal_text,
 };
 use mcp_cache::{CacheOptions, NoopToolCache, SledToolCache, ToolCache};
 use mcp_manager::{ConnectionStatus, ManagedTool};
@@ -322,6 +324,15 @@ impl Running {
         if !globals.roots.is_empty() {
             options = options.roots(&globals.roots);
         }
+        // `--tool-search`, `--context-window`, `--tool-search-share`.
+        let mut search = ToolSearchOptions::new(globals.tool_search.mode());
+        if let Some(tokens) = globals.context_window {
+            search = search.context_window(tokens);
+        }
+        if let Some(percent) = globals.tool_search_share {
+            search = search.share_percent(percent);
+        }
+        options = options.tool_search(search);
         // A server's questions are asked on the terminal (and declined without one).
         options.load.manager.client.elicitation = Some(Arc::new(elicit::TerminalElicitation));
         // Servers die with the CLI, even when it is killed with SIGKILL.

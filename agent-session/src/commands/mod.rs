@@ -1,5 +1,5 @@
 //! The `/mcp` command controller: `help`, `list`, `reload`, `add`, `add-json`, `remove`, `enable`,
-//! `disable`, `test`, `reconnect`, `login`, `logout`, `trust`, `untrust`.
+//! `disable`, `test`, `reconnect`, `login`, `logout`, `trust`, `untrust`, `search`, `context`.
 //!
 //! [`run_mcp_command`] takes what follows `/mcp` on a line, splits it into words like a shell
 //! does, runs the command against a session and answers with a [`CommandOutput`]: text for
@@ -19,6 +19,7 @@
 //! | `status` | the status view: one row per server, with its [`ServerStatus`] |
 //! | `list`, `reload`, `add`, `remove`, `enable`, `test`, `reconnect`, `login` | one handler each (`login` holds logout too) |
 //! | `config` | the config-changing commands without a session |
+//! | `tool_search` | `search` and `context`: the session's tool search |
 
 mod add;
 mod config;
@@ -31,6 +32,7 @@ mod reload;
 mod remove;
 mod status;
 mod test;
+mod tool_search;
 mod trust;
 
 use std::sync::Arc;
@@ -43,6 +45,7 @@ use serde_json::{Value, json};
 use crate::session::AgentSession;
 pub use config::{CONFIG_COMMANDS, run_config_command};
 pub use status::ServerStatus;
+pub use tool_search::{context_text, mode_line, search_json, search_text, share, thousands};
 
 /// Who runs a command: the shell's `/mcp`, or the `agent-session` command line. Usage lines
 /// and hints name the form the user typed.
@@ -141,6 +144,12 @@ pub const HELP: &str = "\
 /mcp trust [--yes]                          show the project servers waiting for approval (and
                                             with --yes, approve them all)
 /mcp untrust [NAME...]                      withdraw approvals of this folder's project servers
+/mcp search QUERY [--limit N] [--server NAME]
+                                            the MCP tools QUERY finds, best first (words, or a
+                                            /regular expression/ over names and descriptions);
+                                            nothing is loaded
+/mcp context                                what the tool definitions cost the model's context,
+                                            server by server, and what tool search sends instead
 
 add, add-json, remove, enable and disable write this agent's own config files (mode 0600) and then
 reload the session automatically, so the change applies at once. --scope project (the default)
@@ -183,9 +192,12 @@ pub async fn run_mcp_command(session: &Arc<AgentSession>, args: &str) -> Command
         "logout" => Ok(login::logout(session, rest).await),
         "trust" => Ok(trust::trust(session, rest).await),
         "untrust" => Ok(trust::untrust(session, rest).await),
+        "search" => Ok(tool_search::search(session, rest).await),
+        "context" => Ok(tool_search::context(session, rest)),
         other => Err(CommandOutput::failed(format!(
             "unknown /mcp command \"{other}\"; the commands are help, list, reload, add, add-json, \
-             remove, enable, disable, test, reconnect, login, logout, trust and untrust (/mcp help)"
+             remove, enable, disable, test, reconnect, login, logout, trust, untrust, search and \
+             context (/mcp help)"
         ))),
     };
     outcome.unwrap_or_else(|error| error)
