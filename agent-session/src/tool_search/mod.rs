@@ -29,9 +29,10 @@ mod tools;
 
 use std::sync::Arc;
 
-use mcp_tool_search::{Combine, Ranker};
-
 pub use context::{ServerContext, ToolContext};
+/// What an agent implements to rank searches itself, re-exported so that it needs no other
+/// crate for it.
+pub use mcp_tool_search::{Combine, RankError, Ranker, ToolDocument};
 pub use tools::{FoundTool, SEARCH_TOOL_NAME};
 
 pub(crate) use state::{Changed, SearchState};
