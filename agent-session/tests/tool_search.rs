@@ -428,7 +428,7 @@ async fn a_list_change_reaches_the_index_and_the_new_tool_is_found_right_after()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reload_that_changes_a_servers_schemas_alone_reaches_the_index() {
+async fn a_reload_a_disable_and_an_enable_reach_the_index() {
     let world = many_servers();
     let session = start(world.options()).await;
     let tokens = |session: &AgentSession| {
@@ -473,6 +473,33 @@ async fn a_reload_that_changes_a_servers_schemas_alone_reaches_the_index() {
         .await
         .unwrap();
     assert_eq!(hits.len(), 1, "{hits:?}");
+    // A disable and an enable (each writes the config and reloads) reach it too.
+    let deal = || async {
+        session
+            .search_tools("/^create_deal$/", 5, None)
+            .await
+            .unwrap()
+            .len()
+    };
+    let reply = run_mcp_command(&session, "disable hubspot").await;
+    assert!(reply.ok, "{reply:?}");
+    assert_eq!(deal().await, 0);
+    assert!(
+        !session
+            .tool_context()
+            .servers
+            .iter()
+            .any(|s| s.server == "hubspot")
+    );
+    let reply = run_mcp_command(&session, "enable hubspot").await;
+    assert!(reply.ok, "{reply:?}");
+    let mut refreshes = session.refreshes();
+    guard(async {
+        while deal().await == 0 {
+            refreshes.changed().await.expect("the session is alive");
+        }
+    })
+    .await;
     session.shutdown().await;
 }
 

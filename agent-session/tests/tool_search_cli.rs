@@ -103,6 +103,47 @@ fn search_shows_the_tools_found_best_first_in_text_and_json() {
 }
 
 #[test]
+fn search_starts_as_tools_does_cached_tools_first() {
+    let sandbox = Sandbox::labelled("search", "cached");
+    // `notes` serves its tools the first time; started again it never answers, so only the
+    // cache can give its tools.
+    let hang = sandbox.root.join("hang");
+    let (program, args) = testkit::FixtureServer::new()
+        .name(format!("{}notes", sandbox.marker))
+        .tool("append_note", "Append a line to the notes of the day")
+        .command();
+    let mut line = format!(
+        "if [ -e '{}' ]; then exec sleep 600; fi; exec '{}'",
+        hang.display(),
+        program.display()
+    );
+    for arg in args {
+        line.push_str(&format!(" '{arg}'"));
+    }
+    sandbox.write_mcp_json(&json!({"notes": {"command": "sh", "args": ["-c", line]}}));
+    let cache = sandbox.cache_dir();
+    let query = [
+        "--json",
+        "search",
+        "append a note",
+        "--cache-dir",
+        cache.as_str(),
+    ];
+    let first = sandbox.run(&query);
+    assert_eq!(
+        names(&first.assert_code(0).json())[0],
+        "mcp_notes_append_note"
+    );
+    std::fs::write(&hang, "").unwrap();
+    let second = sandbox.run(&query);
+    assert_eq!(
+        names(&second.assert_code(0).json())[0],
+        "mcp_notes_append_note",
+        "found in the cache while the server does not answer"
+    );
+}
+
+#[test]
 fn a_pattern_that_cannot_be_used_or_an_unknown_server_is_a_usage_error() {
     let sandbox = Sandbox::new("usage");
     let outcome = sandbox.run(&["search", "/(unclosed/"]);
