@@ -1,7 +1,7 @@
 //! Tool search in a session with many real-shaped servers: twelve fixture servers serving the
 //! kinds of tools people run (GitHub, GitLab, Slack, Notion, Sentry, MongoDB, Playwright, a
 //! filesystem, a memory graph, HubSpot, Firecrawl, Linear), 302 described tools with
-//! parameter schemas beside each fixture's own 17 — about 90,000 estimated tokens of
+//! parameter schemas beside each fixture's own 17 — about 64,000 estimated tokens of
 //! definitions, past 10% of a 200,000-token window.
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
