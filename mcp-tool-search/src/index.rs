@@ -8,17 +8,23 @@
 //! length-normalised term frequencies of all fields are summed before the saturation, so a
 //! word repeated across fields counts once, more strongly, rather than once per field.
 //!
+//! A query's words are matched by their stems, and grown with synonyms and associated words at
+//! lower weights (see [`crate::expand`] and [`QueryExpansion`]): each word of the query (with
+//! its inflections) is one group, scored by BM25F as one term; each related word is a group
+//! whose score counts at its weight.
+//!
 //! Kept live at the cost of one server's tools: [`ToolIndex::set_server`] replaces a server's
 //! documents (a list change, a reconnect, a reload) and [`ToolIndex::remove_server`] drops
 //! them. A replaced document is marked dead where it stands, its statistics taken out at once,
 //! and the postings are compacted when the dead outnumber the living, so an update costs what
 //! the server's own documents cost, never a rebuild of the whole index.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::document::ToolDocument;
+use crate::expand::{self, QueryExpansion, Vocabulary};
 use crate::pattern;
-use crate::text::words;
+use crate::text::for_each_word;
 
 /// How many fields a document has.
 const FIELDS: usize = 6;
@@ -94,8 +100,6 @@ struct Entry {
     document: ToolDocument,
     /// Words per field.
     lengths: [u32; FIELDS],
-    /// Its distinct terms, to take its statistics out when it goes.
-    terms: Vec<u32>,
     live: bool,
 }
 
@@ -111,13 +115,15 @@ struct Posting {
 #[derive(Debug, Clone, Default)]
 pub struct ToolIndex {
     weights: FieldWeights,
+    expansion: QueryExpansion,
     entries: Vec<Entry>,
     /// Each server's entries.
     servers: BTreeMap<String, Vec<u32>>,
-    vocabulary: HashMap<String, u32>,
+    vocabulary: Vocabulary,
+    /// Each term's documents (a term has none until a document holds it).
     postings: Vec<Vec<Posting>>,
-    /// How many live documents hold each term.
-    document_frequency: Vec<u32>,
+    /// Scratch for [`Counter`], kept between documents: all zero outside `add`.
+    slots: Vec<u32>,
     live: usize,
     /// The sum of each field's length over live documents.
     total_lengths: [u64; FIELDS],
@@ -137,6 +143,17 @@ impl ToolIndex {
         }
     }
 
+    /// Sets how much a query's inflections, synonyms and associated words count
+    /// ([`QueryExpansion::NONE`] for plain BM25F over the words as written).
+    pub fn set_expansion(&mut self, expansion: QueryExpansion) {
+        self.expansion = expansion;
+    }
+
+    /// How much a query's inflections, synonyms and associated words count.
+    pub fn expansion(&self) -> QueryExpansion {
+        self.expansion
+    }
+
     /// Replaces the documents of `server` with `tools` (its list changed, it reconnected, it
     /// was reloaded), its `instructions` indexed with each of them.
     pub fn set_server(
@@ -146,16 +163,13 @@ impl ToolIndex {
         tools: Vec<ToolDocument>,
     ) {
         self.remove_server(server);
-        let server_words = {
-            let mut server_words = words(server);
-            if let Some(instructions) = instructions {
-                server_words.extend(words(instructions));
-            }
-            server_words
-        };
+        let mut server_terms = Vec::new();
+        for text in std::iter::once(server).chain(instructions) {
+            for_each_word(text, |word| server_terms.push(self.vocabulary.insert(word)));
+        }
         let mut ids = Vec::with_capacity(tools.len());
         for document in tools {
-            ids.push(self.add(document, &server_words));
+            ids.push(self.add(document, &server_terms));
         }
         self.servers.insert(server.to_owned(), ids);
     }
@@ -237,42 +251,73 @@ impl ToolIndex {
         Ok(self.ranked(query, limit, server))
     }
 
-    /// BM25F over the query's words.
+    /// BM25F over the query's words and the words related to them.
     fn ranked(&self, query: &str, limit: usize, server: Option<&str>) -> Vec<Hit> {
-        let mut terms: Vec<u32> = words(query)
-            .iter()
-            .filter_map(|word| self.vocabulary.get(word).copied())
-            .collect();
-        terms.sort_unstable();
-        terms.dedup();
-        if terms.is_empty() || self.live == 0 {
+        let groups = expand::groups(query, &self.vocabulary, &self.expansion);
+        if groups.is_empty() || self.live == 0 || limit == 0 {
             return Vec::new();
         }
         let averages = self.average_lengths();
-        let mut scores: HashMap<u32, f32> = HashMap::new();
         let documents = self.live as f32;
-        for term in terms {
-            let frequency = self.document_frequency[term as usize] as f32;
-            let idf = (1.0 + (documents - frequency + 0.5) / (frequency + 0.5)).ln();
-            for posting in &self.postings[term as usize] {
-                let entry = &self.entries[posting.entry as usize];
-                if !entry.live {
-                    continue;
+        // Dense per-document accumulators: a search touches a share of the index, and
+        // indexing by entry beats hashing it.
+        let mut scores = vec![0.0_f32; self.entries.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut frequencies = vec![0.0_f32; self.entries.len()];
+        let mut in_group: Vec<u32> = Vec::new();
+        for group in groups {
+            for (term, share) in &group.terms {
+                let postings = self
+                    .postings
+                    .get(*term as usize)
+                    .map_or(&[][..], Vec::as_slice);
+                for posting in postings {
+                    let entry = &self.entries[posting.entry as usize];
+                    if !entry.live {
+                        continue;
+                    }
+                    let weighted = share * self.weighted_frequency(posting, entry, &averages);
+                    if weighted <= 0.0 {
+                        continue;
+                    }
+                    let frequency = &mut frequencies[posting.entry as usize];
+                    if *frequency == 0.0 {
+                        in_group.push(posting.entry);
+                    }
+                    *frequency += weighted;
                 }
-                let weighted = self.weighted_frequency(posting, entry, &averages);
-                *scores.entry(posting.entry).or_default() +=
-                    idf * weighted * (K1 + 1.0) / (weighted + K1);
+            }
+            // The group's rarity: the tools holding any of its terms.
+            let holding = in_group.len() as f32;
+            let idf = (1.0 + (documents - holding + 0.5) / (holding + 0.5)).ln();
+            for id in in_group.drain(..) {
+                let frequency = std::mem::take(&mut frequencies[id as usize]);
+                let score = &mut scores[id as usize];
+                if *score == 0.0 {
+                    touched.push(id);
+                }
+                *score += group.weight * idf * frequency * (K1 + 1.0) / (frequency + K1);
             }
         }
-        let mut hits: Vec<Hit> = scores
+        let mut found: Vec<(&ToolDocument, f32)> = touched
             .into_iter()
-            .map(|(id, score)| (&self.entries[id as usize].document, score))
+            .map(|id| (&self.entries[id as usize].document, scores[id as usize]))
             .filter(|(document, _)| server.is_none_or(|server| server == document.server))
-            .map(|(document, score)| hit(document, score))
             .collect();
-        sort_hits(&mut hits);
-        hits.truncate(limit);
-        hits
+        let order = |a: &(&ToolDocument, f32), b: &(&ToolDocument, f32)| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| a.0.server.cmp(&b.0.server))
+                .then_with(|| a.0.tool.cmp(&b.0.tool))
+        };
+        if found.len() > limit {
+            found.select_nth_unstable_by(limit - 1, order);
+            found.truncate(limit);
+        }
+        found.sort_by(order);
+        found
+            .into_iter()
+            .map(|(document, score)| hit(document, score))
+            .collect()
     }
 
     /// A term's frequency in a document, each field's weighted and length-normalised.
@@ -303,38 +348,42 @@ impl ToolIndex {
         self.total_lengths.map(|total| total as f32 / documents)
     }
 
-    /// Adds `document` (its server's words given); its id.
-    fn add(&mut self, document: ToolDocument, server_words: &[String]) -> u32 {
+    /// Adds `document` (its server's terms given); its id.
+    fn add(&mut self, document: ToolDocument, server_terms: &[u32]) -> u32 {
         let id = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-        let mut frequencies: HashMap<u32, [u16; FIELDS]> = HashMap::new();
-        let mut lengths = [0u32; FIELDS];
-        let mut count = |field: Field, text: &str, index: &mut Self| {
-            for word in words(text) {
-                index.count_word(word, field, &mut frequencies, &mut lengths);
-            }
+        let mut counter = Counter {
+            vocabulary: &mut self.vocabulary,
+            slots: &mut self.slots,
+            counts: Vec::new(),
+            lengths: [0; FIELDS],
         };
-        count(Field::Name, &document.tool, self);
+        counter.text(Field::Name, &document.tool);
         if let Some(title) = &document.title {
-            count(Field::Title, title, self);
+            counter.text(Field::Title, title);
         }
-        count(Field::Description, &document.description, self);
+        counter.text(Field::Description, &document.description);
         for parameter in &document.parameters {
-            count(Field::ParameterName, &parameter.name, self);
+            counter.text(Field::ParameterName, &parameter.name);
             if let Some(description) = &parameter.description {
-                count(Field::ParameterText, description, self);
+                counter.text(Field::ParameterText, description);
             }
         }
-        for word in server_words {
-            self.count_word(word.clone(), Field::Server, &mut frequencies, &mut lengths);
+        for term in server_terms {
+            counter.count(*term, Field::Server);
         }
-        let mut terms = Vec::with_capacity(frequencies.len());
-        for (term, frequencies) in frequencies {
-            self.postings[term as usize].push(Posting {
+        let Counter {
+            counts, lengths, ..
+        } = counter;
+        for (term, frequencies) in counts {
+            let term = term as usize;
+            self.slots[term] = 0;
+            if self.postings.len() <= term {
+                self.postings.resize_with(term + 1, Vec::new);
+            }
+            self.postings[term].push(Posting {
                 entry: id,
                 frequencies,
             });
-            self.document_frequency[term as usize] += 1;
-            terms.push(term);
         }
         for (total, length) in self.total_lengths.iter_mut().zip(lengths) {
             *total += u64::from(length);
@@ -343,35 +392,9 @@ impl ToolIndex {
         self.entries.push(Entry {
             document,
             lengths,
-            terms,
             live: true,
         });
         id
-    }
-
-    fn count_word(
-        &mut self,
-        word: String,
-        field: Field,
-        frequencies: &mut HashMap<u32, [u16; FIELDS]>,
-        lengths: &mut [u32; FIELDS],
-    ) {
-        let term = self.term(word);
-        let slot = &mut frequencies.entry(term).or_default()[field as usize];
-        *slot = slot.saturating_add(1);
-        lengths[field as usize] += 1;
-    }
-
-    /// The id of `word`, added to the vocabulary if new.
-    fn term(&mut self, word: String) -> u32 {
-        if let Some(term) = self.vocabulary.get(&word) {
-            return *term;
-        }
-        let term = u32::try_from(self.postings.len()).unwrap_or(u32::MAX);
-        self.vocabulary.insert(word, term);
-        self.postings.push(Vec::new());
-        self.document_frequency.push(0);
-        term
     }
 
     /// Marks an entry dead and takes its statistics out.
@@ -381,9 +404,6 @@ impl ToolIndex {
             return;
         }
         entry.live = false;
-        for term in &entry.terms {
-            self.document_frequency[*term as usize] -= 1;
-        }
         for (total, length) in self.total_lengths.iter_mut().zip(entry.lengths) {
             *total -= u64::from(length);
         }
@@ -432,4 +452,53 @@ fn sort_hits(hits: &mut [Hit]) {
             .then_with(|| a.server.cmp(&b.server))
             .then_with(|| a.tool.cmp(&b.tool))
     });
+}
+
+/// The terms of one document as it is added, counted per field.
+struct Counter<'a> {
+    vocabulary: &'a mut Vocabulary,
+    /// Per term, 1 + its place in `counts` while the document is counted (0: not in it), so
+    /// a word is counted without hashing its term again.
+    slots: &'a mut Vec<u32>,
+    counts: Vec<(u32, [u16; FIELDS])>,
+    lengths: [u32; FIELDS],
+}
+
+impl Counter<'_> {
+    fn text(&mut self, field: Field, text: &str) {
+        let Self {
+            vocabulary,
+            slots,
+            counts,
+            lengths,
+        } = self;
+        for_each_word(text, |word| {
+            let term = vocabulary.insert(word);
+            count(slots, counts, lengths, term, field);
+        });
+    }
+
+    fn count(&mut self, term: u32, field: Field) {
+        count(self.slots, &mut self.counts, &mut self.lengths, term, field);
+    }
+}
+
+fn count(
+    slots: &mut Vec<u32>,
+    counts: &mut Vec<(u32, [u16; FIELDS])>,
+    lengths: &mut [u32; FIELDS],
+    term: u32,
+    field: Field,
+) {
+    let at = term as usize;
+    if slots.len() <= at {
+        slots.resize(at + 1, 0);
+    }
+    if slots[at] == 0 {
+        counts.push((term, [0; FIELDS]));
+        slots[at] = u32::try_from(counts.len()).unwrap_or(u32::MAX);
+    }
+    let slot = &mut counts[slots[at] as usize - 1].1[field as usize];
+    *slot = slot.saturating_add(1);
+    lengths[field as usize] += 1;
 }

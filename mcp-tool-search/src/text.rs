@@ -4,44 +4,83 @@
 //! words left out (they are in every description and say nothing about a tool). A run split at
 //! its case turns is also kept whole (`GitHub` → `github`, `git`, `hub`), so a query may name
 //! it either way.
+//!
+//! [`stem`] reduces a word to its stem with Snowball's English stemmer (Porter2, through the
+//! `rust-stemmers` crate): `issues`, `issue` → `issu`; `listing`, `lists` → `list`. The index
+//! matches a query's word by its stem, so a query need not use the inflection a tool's text
+//! does, and the word tables ([`crate::lexicon`]) are keyed by stems made by this same function.
+
+use std::borrow::Cow;
+
+use rust_stemmers::{Algorithm, Stemmer};
 
 /// The words of `text`, lower-cased, in order, without stop words.
 pub fn words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
-    for run in text.split(|c: char| !c.is_alphanumeric()) {
-        split_case(run, &mut words);
-    }
-    words.retain(|word| !is_stop_word(word));
+    for_each_word(text, |word| words.push(word.to_owned()));
     words
 }
 
-/// Splits one run of letters and digits where its case turns: `lowerUpper`, `UPPERLower`
-/// (`HTTPResponse` → `http`, `response`), and between letters and digits (`v2` stays whole:
-/// a digit after a letter does not split, so version names keep their shape).
-fn split_case(run: &str, words: &mut Vec<String>) {
-    let chars: Vec<char> = run.chars().collect();
-    let first = words.len();
-    let mut start = 0;
-    for index in 1..chars.len() {
-        let (before, here) = (chars[index - 1], chars[index]);
-        let next_is_lower = chars.get(index + 1).is_some_and(|c| c.is_lowercase());
+/// The Snowball English stem of `word` (a lower-case word from [`words`]). Words with a digit
+/// (`v2`, `utf8`, `id3`) are names and stay as they are.
+pub fn stem(word: &str) -> Cow<'_, str> {
+    if word.chars().any(|c| c.is_numeric()) {
+        return Cow::Borrowed(word);
+    }
+    Stemmer::create(Algorithm::English).stem(word)
+}
+
+/// Each word of `text`, as [`words`] gives them, without allocating one string per word: the
+/// index reads every word of every tool at each start, and looks most of them up only.
+pub(crate) fn for_each_word(text: &str, mut visit: impl FnMut(&str)) {
+    let mut lower = String::new();
+    let mut cuts = Vec::new();
+    let mut emit = |piece: &str| {
+        lower.clear();
+        if piece.is_ascii() {
+            lower.push_str(piece);
+            lower.make_ascii_lowercase();
+        } else {
+            lower.extend(piece.chars().flat_map(char::to_lowercase));
+        }
+        if !is_stop_word(&lower) {
+            visit(&lower);
+        }
+    };
+    for run in text.split(|c: char| !c.is_alphanumeric()) {
+        if run.is_empty() {
+            continue;
+        }
+        cuts.clear();
+        case_turns(run, &mut cuts);
+        if !cuts.is_empty() {
+            emit(run);
+        }
+        let mut start = 0;
+        for cut in cuts.iter().copied().chain([run.len()]) {
+            emit(&run[start..cut]);
+            start = cut;
+        }
+    }
+}
+
+/// Where one run of letters and digits turns case, as byte offsets: `lowerUpper`,
+/// `UPPERLower` (`HTTPResponse` → `http`, `response`), and between letters and digits (`v2`
+/// stays whole: a digit after a letter does not split, so version names keep their shape).
+fn case_turns(run: &str, cuts: &mut Vec<usize>) {
+    let mut chars = run.char_indices().peekable();
+    let Some((_, mut before)) = chars.next() else {
+        return;
+    };
+    while let Some((index, here)) = chars.next() {
+        let next_is_lower = chars.peek().is_some_and(|(_, c)| c.is_lowercase());
         let turns = (before.is_lowercase() && here.is_uppercase())
             || (before.is_uppercase() && here.is_uppercase() && next_is_lower)
             || (before.is_numeric() && here.is_alphabetic());
         if turns {
-            push_word(&chars[start..index], words);
-            start = index;
+            cuts.push(index);
         }
-    }
-    push_word(&chars[start..], words);
-    if words.len() > first + 1 {
-        words.insert(first, run.to_lowercase());
-    }
-}
-
-fn push_word(chars: &[char], words: &mut Vec<String>) {
-    if !chars.is_empty() {
-        words.push(chars.iter().flat_map(|c| c.to_lowercase()).collect());
+        before = here;
     }
 }
 
@@ -118,5 +157,23 @@ mod tests {
         );
         assert!(words("").is_empty());
         assert_eq!(words("Größe ändern"), ["größe", "ändern"]);
+    }
+
+    #[test]
+    fn inflections_share_a_stem_and_names_with_digits_keep_theirs() {
+        for (word, expected) in [
+            ("issues", "issu"),
+            ("issue", "issu"),
+            ("screenshots", "screenshot"),
+            ("listing", "list"),
+            ("lists", "list"),
+            ("repositories", "repositori"),
+            ("repository", "repositori"),
+            ("created", "creat"),
+            ("v2", "v2"),
+            ("utf8", "utf8"),
+        ] {
+            assert_eq!(stem(word), expected, "{word}");
+        }
     }
 }
