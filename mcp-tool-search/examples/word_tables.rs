@@ -58,6 +58,12 @@ const MIN_ASSOCIATE_DOCUMENTS: u32 = 40;
 const MIN_NPMI: f64 = 0.2;
 /// Associates kept per word.
 const ASSOCIATES: usize = 6;
+/// Contexts kept in a word's vector for [`neighbours`].
+const CONTEXTS: usize = 100;
+/// Neighbours kept per word.
+const NEIGHBOURS: usize = 8;
+/// The least similarity of a neighbour kept.
+const MIN_COSINE: f64 = 0.05;
 
 struct Args {
     wordnet: PathBuf,
@@ -72,7 +78,10 @@ fn main() {
     let corpus = Corpus::of(&debian_descriptions(&descriptions));
     let wordnet = WordNet::read(&args.wordnet);
     let synonyms = synonyms(&wordnet, &corpus);
-    let associations = associations(&corpus, &wordnet.lemma_stems());
+    let english = wordnet.lemma_stems();
+    let pair_counts = pair_counts(&corpus);
+    let associations = associations(&corpus, &pair_counts, &english);
+    let neighbours = neighbours(&corpus, &pair_counts, &english);
     let mut notes = args.notes.clone();
     notes.push(format!(
         "{} distinct package descriptions, {} words kept (in at least {MIN_DOCUMENTS} of them)",
@@ -84,6 +93,12 @@ fn main() {
         "synonyms: WordNet 3.0 lemmas sharing one of a word's commonest senses",
         &notes,
         &synonyms,
+    );
+    write_table(
+        &args.out.join("neighbours.tsv"),
+        "neighbours: words used alike in Debian's package descriptions (cosine of PPMI vectors)",
+        &notes,
+        &neighbours,
     );
     write_table(
         &args.out.join("associations.tsv"),
@@ -361,7 +376,9 @@ fn synonyms(wordnet: &WordNet, corpus: &Corpus) -> Table {
         .collect()
 }
 
-fn associations(corpus: &Corpus, english: &HashSet<String>) -> Table {
+/// How many descriptions each pair of kept words co-occurs in (within [`WINDOW`]), each pair
+/// as (smaller id, larger id).
+fn pair_counts(corpus: &Corpus) -> HashMap<(u32, u32), u32> {
     let kept: Vec<bool> = corpus
         .document_counts
         .iter()
@@ -389,9 +406,17 @@ fn associations(corpus: &Corpus, english: &HashSet<String>) -> Table {
             *pair_counts.entry(*pair).or_default() += 1;
         }
     }
+    pair_counts
+}
+
+fn associations(
+    corpus: &Corpus,
+    pair_counts: &HashMap<(u32, u32), u32>,
+    english: &HashSet<String>,
+) -> Table {
     let documents = corpus.documents.len() as f64;
     let mut scored: HashMap<u32, Vec<(u32, f64)>> = HashMap::new();
-    for ((a, b), together) in pair_counts {
+    for (&(a, b), &together) in pair_counts {
         if together < MIN_PAIR {
             continue;
         }
@@ -424,6 +449,94 @@ fn associations(corpus: &Corpus, english: &HashSet<String>) -> Table {
             .into_iter()
             .map(|(target, npmi)| {
                 let weight = (npmi * 100.0).round() as u32;
+                (corpus.stems[target as usize].clone(), weight.min(100))
+            })
+            .collect();
+        table.insert(key_stem.clone(), targets);
+    }
+    table
+}
+
+/// Words used alike: the cosine of their context vectors (positive PMI with the contexts'
+/// probabilities smoothed to the power 0.75, Levy, Goldberg and Dagan, "Improving
+/// Distributional Similarity with Lessons Learned from Word Embeddings", 2015), each vector cut
+/// to its [`CONTEXTS`] strongest contexts. `delete` and `remove` rarely stand side by side but
+/// are said of the same things.
+fn neighbours(
+    corpus: &Corpus,
+    pair_counts: &HashMap<(u32, u32), u32>,
+    english: &HashSet<String>,
+) -> Table {
+    let words = corpus.stems.len();
+    let mut marginals = vec![0.0_f64; words];
+    for (&(a, b), &together) in pair_counts {
+        marginals[a as usize] += f64::from(together);
+        marginals[b as usize] += f64::from(together);
+    }
+    let total: f64 = marginals.iter().sum();
+    let smoothed_total: f64 = marginals.iter().map(|count| count.powf(0.75)).sum();
+    let mut vectors: Vec<Vec<(u32, f64)>> = vec![Vec::new(); words];
+    for (&(a, b), &together) in pair_counts {
+        if together < 2 {
+            continue;
+        }
+        let joint = f64::from(together) / total;
+        for (word, context) in [(a, b), (b, a)] {
+            let p_word = marginals[word as usize] / total;
+            let p_context = marginals[context as usize].powf(0.75) / smoothed_total;
+            let pmi = (joint / (p_word * p_context)).ln();
+            if pmi > 0.0 {
+                vectors[word as usize].push((context, pmi));
+            }
+        }
+    }
+    let mut holders: HashMap<u32, Vec<(u32, f64)>> = HashMap::new();
+    for (word, vector) in vectors.iter_mut().enumerate() {
+        vector.sort_by(|a, b| b.1.total_cmp(&a.1));
+        vector.truncate(CONTEXTS);
+        let norm = vector.iter().map(|(_, v)| v * v).sum::<f64>().sqrt();
+        for (context, value) in vector.iter_mut() {
+            *value /= norm;
+            holders
+                .entry(*context)
+                .or_default()
+                .push((word as u32, *value));
+        }
+    }
+    let mut table = Table::new();
+    let mut similarity = vec![0.0_f64; words];
+    for (key, vector) in vectors.iter().enumerate() {
+        let key_stem = &corpus.stems[key];
+        if vector.is_empty() || !english.contains(key_stem) {
+            continue;
+        }
+        let mut touched = Vec::new();
+        for (context, value) in vector {
+            for (other, other_value) in holders.get(context).into_iter().flatten() {
+                if similarity[*other as usize] == 0.0 {
+                    touched.push(*other);
+                }
+                similarity[*other as usize] += value * other_value;
+            }
+        }
+        let mut targets: Vec<(u32, f64)> = touched
+            .into_iter()
+            .map(|other| (other, std::mem::take(&mut similarity[other as usize])))
+            .filter(|(other, cosine)| {
+                *other as usize != key
+                    && *cosine >= MIN_COSINE
+                    && corpus.document_counts[*other as usize] >= MIN_ASSOCIATE_DOCUMENTS
+            })
+            .collect();
+        targets.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| corpus.stems[a.0 as usize].cmp(&corpus.stems[b.0 as usize]))
+        });
+        targets.truncate(NEIGHBOURS);
+        let targets = targets
+            .into_iter()
+            .map(|(target, cosine)| {
+                let weight = (cosine * 100.0).round() as u32;
                 (corpus.stems[target as usize].clone(), weight.min(100))
             })
             .collect();
@@ -511,7 +624,7 @@ mod tests {
             .into_iter()
             .map(str::to_owned)
             .collect();
-        let table = associations(&corpus, &english);
+        let table = associations(&corpus, &pair_counts(&corpus), &english);
         let capture = &table["captur"];
         assert_eq!(capture[0].0, "screenshot");
         assert!(capture[0].1 > 50, "{capture:?}");

@@ -56,7 +56,7 @@ impl Default for QueryExpansion {
     /// The weights measured best on the development queries of the quality bench
     /// (`benches/quality.rs`).
     fn default() -> Self {
-        Self::new(1.0, 0.3, 0.3)
+        Self::new(0.8, 0.3, 0.3)
     }
 }
 
