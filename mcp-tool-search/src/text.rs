@@ -31,8 +31,69 @@ pub fn stem(word: &str) -> Cow<'_, str> {
 }
 
 /// Each word of `text`, as [`words`] gives them, without allocating one string per word: the
-/// index reads every word of every tool at each start, and looks most of them up only.
-pub(crate) fn for_each_word(text: &str, mut visit: impl FnMut(&str)) {
+/// index reads every word of every tool at each start, and looks most of them up only. Text
+/// that is all ASCII (most tool text) is split byte by byte, without decoding characters.
+pub(crate) fn for_each_word(text: &str, visit: impl FnMut(&str)) {
+    if text.is_ascii() {
+        ascii_words(text, visit);
+    } else {
+        unicode_words(text, visit);
+    }
+}
+
+/// [`for_each_word`] for ASCII text: the same words, found on bytes.
+fn ascii_words(text: &str, mut visit: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut lower = String::new();
+    let mut cuts = Vec::new();
+    let mut emit = |piece: &str| {
+        lower.clear();
+        lower.push_str(piece);
+        lower.make_ascii_lowercase();
+        if !is_stop_word(&lower) {
+            visit(&lower);
+        }
+    };
+    let mut at = 0;
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_alphanumeric() {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < bytes.len() && bytes[at].is_ascii_alphanumeric() {
+            at += 1;
+        }
+        let run = &text[start..at];
+        cuts.clear();
+        ascii_case_turns(run.as_bytes(), &mut cuts);
+        if !cuts.is_empty() {
+            emit(run);
+        }
+        let mut from = 0;
+        for cut in cuts.iter().copied().chain([run.len()]) {
+            emit(&run[from..cut]);
+            from = cut;
+        }
+    }
+}
+
+/// [`case_turns`] on ASCII bytes.
+fn ascii_case_turns(run: &[u8], cuts: &mut Vec<usize>) {
+    for index in 1..run.len() {
+        let (before, here) = (run[index - 1], run[index]);
+        let next_is_lower = run.get(index + 1).is_some_and(u8::is_ascii_lowercase);
+        let turns = (before.is_ascii_lowercase() && here.is_ascii_uppercase())
+            || (before.is_ascii_uppercase() && here.is_ascii_uppercase() && next_is_lower)
+            || (before.is_ascii_digit() && here.is_ascii_alphabetic());
+        if turns {
+            cuts.push(index);
+        }
+    }
+}
+
+/// [`for_each_word`] for any text.
+fn unicode_words(text: &str, mut visit: impl FnMut(&str)) {
     let mut lower = String::new();
     let mut cuts = Vec::new();
     let mut emit = |piece: &str| {
@@ -157,6 +218,23 @@ mod tests {
         );
         assert!(words("").is_empty());
         assert_eq!(words("Größe ändern"), ["größe", "ändern"]);
+    }
+
+    #[test]
+    fn ascii_text_splits_as_any_text_does() {
+        for text in [
+            "browser_navigate-back.page/getHTTPResponse",
+            "ID3tags v2 utf8 ABC aB Ab ABc a1b2C3 x",
+            "Search the repositories of a GitHub user, by name. It's the_end!",
+            "  __--..  ",
+            "",
+            "HTTPServer2Go listIssues XMLHttpRequest",
+        ] {
+            let (mut ascii, mut unicode) = (Vec::new(), Vec::new());
+            ascii_words(text, |word| ascii.push(word.to_owned()));
+            unicode_words(text, |word| unicode.push(word.to_owned()));
+            assert_eq!(ascii, unicode, "{text}");
+        }
     }
 
     #[test]
