@@ -20,6 +20,7 @@
 //! the server's own documents cost, never a rebuild of the whole index.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use crate::document::ToolDocument;
 use crate::expand::{self, QueryExpansion, Vocabulary};
@@ -122,6 +123,9 @@ pub struct ToolIndex {
     vocabulary: Vocabulary,
     /// Each term's documents (a term has none until a document holds it).
     postings: Vec<Vec<Posting>>,
+    /// Per entry, each field's weight over its length normalisation (BM25F's), all zero for
+    /// a dead entry: see [`Self::factors`]. Emptied by an update.
+    factors: OnceLock<Vec<[f32; FIELDS]>>,
     /// Scratch for [`Counter`], kept between documents: all zero outside `add`.
     slots: Vec<u32>,
     live: usize,
@@ -162,7 +166,7 @@ impl ToolIndex {
         instructions: Option<&str>,
         tools: Vec<ToolDocument>,
     ) {
-        self.remove_server(server);
+        self.drop_server(server);
         let mut server_terms = Vec::new();
         for text in std::iter::once(server).chain(instructions) {
             for_each_word(text, |word| server_terms.push(self.vocabulary.insert(word)));
@@ -172,12 +176,20 @@ impl ToolIndex {
             ids.push(self.add(document, &server_terms));
         }
         self.servers.insert(server.to_owned(), ids);
+        self.factors.take();
     }
 
     /// Drops every document of `server`.
     pub fn remove_server(&mut self, server: &str) {
+        if self.drop_server(server) {
+            self.factors.take();
+        }
+    }
+
+    /// Drops every document of `server`; whether it had any.
+    fn drop_server(&mut self, server: &str) -> bool {
         let Some(ids) = self.servers.remove(server) else {
-            return;
+            return false;
         };
         for id in ids {
             self.kill(id);
@@ -186,6 +198,34 @@ impl ToolIndex {
         if dead > self.live && dead > 64 {
             self.compact();
         }
+        true
+    }
+
+    /// Each entry's field factors, for the field lengths as they now are: an update changes
+    /// the average lengths every document is normalised by. Made by the first search after an
+    /// update (a few microseconds per thousand tools), so that a search multiplies instead of
+    /// dividing and a startup adding many servers does not remake them for each.
+    fn factors(&self) -> &[[f32; FIELDS]] {
+        self.factors.get_or_init(|| self.make_factors())
+    }
+
+    fn make_factors(&self) -> Vec<[f32; FIELDS]> {
+        let averages = self.average_lengths();
+        let fields = self.weights.fields;
+        self.entries
+            .iter()
+            .map(|entry| {
+                let mut factors = [0.0; FIELDS];
+                if entry.live {
+                    for (field, factor) in factors.iter_mut().enumerate() {
+                        let (weight, b) = fields[field];
+                        let length = entry.lengths[field] as f32;
+                        *factor = weight / (1.0 - b + b * length / averages[field].max(1.0));
+                    }
+                }
+                factors
+            })
+            .collect()
     }
 
     /// How many tools the index holds.
@@ -257,8 +297,8 @@ impl ToolIndex {
         if groups.is_empty() || self.live == 0 || limit == 0 {
             return Vec::new();
         }
-        let averages = self.average_lengths();
         let documents = self.live as f32;
+        let factors = self.factors();
         // Dense per-document accumulators: a search touches a share of the index, and
         // indexing by entry beats hashing it.
         let mut scores = vec![0.0_f32; self.entries.len()];
@@ -272,11 +312,8 @@ impl ToolIndex {
                     .get(*term as usize)
                     .map_or(&[][..], Vec::as_slice);
                 for posting in postings {
-                    let entry = &self.entries[posting.entry as usize];
-                    if !entry.live {
-                        continue;
-                    }
-                    let weighted = share * self.weighted_frequency(posting, entry, &averages);
+                    // A dead entry's factors are zero.
+                    let weighted = share * Self::weighted_frequency(factors, posting);
                     if weighted <= 0.0 {
                         continue;
                     }
@@ -320,27 +357,16 @@ impl ToolIndex {
             .collect()
     }
 
-    /// A term's frequency in a document, each field's weighted and length-normalised.
-    fn weighted_frequency(
-        &self,
-        posting: &Posting,
-        entry: &Entry,
-        averages: &[f32; FIELDS],
-    ) -> f32 {
-        let mut weighted = 0.0;
-        let fields = posting
+    /// A term's frequency in a document, each field's weighted and length-normalised (0 in a
+    /// dead document).
+    fn weighted_frequency(factors: &[[f32; FIELDS]], posting: &Posting) -> f32 {
+        let factors = &factors[posting.entry as usize];
+        posting
             .frequencies
             .iter()
-            .zip(&self.weights.fields)
-            .zip(averages.iter().zip(&entry.lengths));
-        for ((frequency, (weight, b)), (average, length)) in fields {
-            if *frequency == 0 {
-                continue;
-            }
-            let normalised = 1.0 - b + b * *length as f32 / average.max(1.0);
-            weighted += weight * f32::from(*frequency) / normalised;
-        }
-        weighted
+            .zip(factors)
+            .map(|(frequency, factor)| f32::from(*frequency) * factor)
+            .sum()
     }
 
     fn average_lengths(&self) -> [f32; FIELDS] {
