@@ -1,12 +1,14 @@
 //! A query's words, grown into the weighted groups of index terms the ranking scores
 //! ([`QueryExpansion`]).
 //!
-//! Each word of a query is a group of the index's terms that share its stem: the word as
-//! written counts whole, its other inflections (`issue` for `issues`) at
-//! [`QueryExpansion::inflections`], their frequencies summed before BM25's saturation and the
-//! group's rarity taken from the tools that hold any of them — one word, however it is
-//! inflected, never several. So a tool's name still matches best as written, and no
-//! inflection weighs more than the word for being rarer.
+//! Each word of a query is two groups of the index's terms: the word as written, at weight 1,
+//! and all the words that share its stem (`issue`, `issues`), scored as one word — their
+//! frequencies summed before BM25's saturation, the group's rarity taken from the tools that
+//! hold any of them — at [`QueryExpansion::inflections`]. A tool that has the word as written
+//! gets both, one that has another inflection only the second: a tool's name still matches
+//! best as written, and the word keeps its own rarity (a query's `tables` is rarer than
+//! `table`, and says more), which did better on the development queries than one group of
+//! inflections alone.
 //!
 //! Then the word's synonyms (WordNet) and associations (package descriptions) from
 //! [`crate::lexicon`] add groups of their own, each at a weight below the query's words: the
@@ -25,8 +27,8 @@ use crate::text::{stem, words};
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct QueryExpansion {
-    /// Another inflection of a query's word, a share of the word as written (0 to 1; 0: only
-    /// the word as written matches).
+    /// The inflections of a query's word (its stem), beside the word as written (0: only the
+    /// word as written matches).
     pub inflections: f32,
     /// A WordNet synonym, times the table's weight for it (0: none).
     pub synonyms: f32,
@@ -56,7 +58,7 @@ impl Default for QueryExpansion {
     /// The weights measured best on the development queries of the quality bench
     /// (`benches/quality.rs`).
     fn default() -> Self {
-        Self::new(0.8, 0.3, 0.3)
+        Self::new(0.5, 0.3, 0.3)
     }
 }
 
@@ -121,19 +123,21 @@ pub(crate) fn groups(
     let mut groups = Vec::new();
     let mut related: Vec<(&'static str, f32)> = Vec::new();
     for (stem, written) in &own {
-        let mut terms: Vec<(u32, f32)> = written
+        let terms: Vec<(u32, f32)> = written
             .iter()
             .filter_map(|word| Some((vocabulary.get(word)?, 1.0)))
             .collect();
-        if expansion.inflections > 0.0 {
-            for term in vocabulary.inflections(stem) {
-                if !terms.iter().any(|(seen, _)| seen == term) {
-                    terms.push((*term, expansion.inflections));
-                }
-            }
-        }
         if !terms.is_empty() {
             groups.push(Group { weight: 1.0, terms });
+        }
+        // Then every inflection, the written ones too, as one word at a lower weight: a tool
+        // that has the word as written gets both, one that has another inflection this one.
+        let inflections = vocabulary.inflections(stem);
+        if expansion.inflections > 0.0 && !inflections.is_empty() {
+            groups.push(Group {
+                weight: expansion.inflections,
+                terms: inflections.iter().map(|term| (*term, 1.0)).collect(),
+            });
         }
         let tables = [
             (lexicon::synonyms(stem), expansion.synonyms),
@@ -183,24 +187,24 @@ mod tests {
     }
 
     #[test]
-    fn a_word_is_its_inflections_with_the_one_written_counting_whole() {
+    fn a_word_is_itself_as_written_and_all_its_inflections_at_a_lower_weight() {
         let vocabulary = vocabulary(&["issue", "issues", "list", "listing", "page"]);
         let groups = groups(
             "list issues",
             &vocabulary,
             &QueryExpansion::new(0.5, 0.0, 0.0),
         );
+        let group = |weight: f32, terms: &[u32]| Group {
+            weight,
+            terms: terms.iter().map(|term| (*term, 1.0)).collect(),
+        };
         assert_eq!(
             groups,
             [
-                Group {
-                    weight: 1.0,
-                    terms: vec![(2, 1.0), (3, 0.5)]
-                },
-                Group {
-                    weight: 1.0,
-                    terms: vec![(1, 1.0), (0, 0.5)]
-                },
+                group(1.0, &[2]),
+                group(0.5, &[2, 3]),
+                group(1.0, &[1]),
+                group(0.5, &[0, 1]),
             ]
         );
         // Without inflections, only the words as written.
@@ -212,7 +216,7 @@ mod tests {
     #[test]
     fn related_words_weigh_less_than_the_querys_and_never_repeat_them() {
         let vocabulary = vocabulary(&["erase", "delete", "git", "commit"]);
-        let expansion = QueryExpansion::new(1.0, 0.4, 0.0);
+        let expansion = QueryExpansion::new(0.0, 0.4, 0.0);
         let groups = groups("delete", &vocabulary, &expansion);
         assert_eq!(groups[0].terms, [(1, 1.0)]);
         let erase = groups
@@ -229,7 +233,7 @@ mod tests {
         assert_eq!(both.len(), 2, "{both:?}");
         assert!(both.iter().all(|group| group.weight == 1.0));
         // Associations count only when asked for.
-        let with = super::groups("commit", &vocabulary, &QueryExpansion::new(1.0, 0.0, 0.5));
+        let with = super::groups("commit", &vocabulary, &QueryExpansion::new(0.0, 0.0, 0.5));
         assert!(
             with.iter().any(|group| group.terms == [(2, 1.0)]),
             "{with:?}"
