@@ -5,12 +5,17 @@
 //!
 //! ```text
 //! cargo run --release -p mcp-tool-search --example word_tables -- \
-//!     --wordnet DIR --descriptions FILE --out DIR [--note TEXT]...
+//!     --wordnet DIR --descriptions FILE... --out DIR [--note TEXT]...
 //! ```
 //!
-//! - **Synonyms**: for each single-word lemma of WordNet, the other single-word lemmas of its
-//!   [`SENSES`] commonest senses in each part of speech (WordNet's index lists a lemma's senses
-//!   commonest first), weighted by the rank of the sense they share ([`SENSE_WEIGHTS`]).
+//! - **Synonyms**: for each single-word lemma of WordNet, the other single-word lemmas of every
+//!   synset it may mean, weighted by how likely both are to mean it (the geometric mean of the
+//!   two sense probabilities, from the times each sense was tagged in WordNet's semantic
+//!   concordance, `cntlist.rev`), and at a lower weight the lemmas of synsets derivationally
+//!   related to it or naming its attribute (`high` → `height`); its [`SYNONYMS`] strongest.
+//!   Tried and left out, for doing worse on the development queries: the first three senses
+//!   by rank at fixed weights (a rare sense's synonyms weighed as much as a common one's), and
+//!   the lemmas whose WordNet definitions use a word (`combine` → `merge`, but mostly noise).
 //! - **Associations**: words that occur near each other in package descriptions more often
 //!   than chance, by normalised pointwise mutual information (Bouma, "Normalized (pointwise)
 //!   mutual information in collocation extraction", 2009): two words co-occur in a description
@@ -39,10 +44,8 @@ use std::path::{Path, PathBuf};
 
 use mcp_tool_search::text::{stem, words};
 
-/// Senses of a lemma (per part of speech) whose synonyms are kept.
-const SENSES: usize = 3;
-/// The weight of a synonym by the rank of the sense it shares (hundredths).
-const SENSE_WEIGHTS: [u32; SENSES] = [100, 70, 50];
+/// The share of a derivationally related word's weight, against a synonym's.
+const RELATED_SHARE: f64 = 0.7;
 /// Synonyms kept per word.
 const SYNONYMS: usize = 8;
 /// Words this near are taken to be about the same thing.
@@ -58,30 +61,27 @@ const MIN_ASSOCIATE_DOCUMENTS: u32 = 40;
 const MIN_NPMI: f64 = 0.2;
 /// Associates kept per word.
 const ASSOCIATES: usize = 6;
-/// Contexts kept in a word's vector for [`neighbours`].
-const CONTEXTS: usize = 100;
-/// Neighbours kept per word.
-const NEIGHBOURS: usize = 8;
-/// The least similarity of a neighbour kept.
-const MIN_COSINE: f64 = 0.05;
 
 struct Args {
     wordnet: PathBuf,
-    descriptions: PathBuf,
+    descriptions: Vec<PathBuf>,
     out: PathBuf,
     notes: Vec<String>,
 }
 
 fn main() {
     let args = parse_args();
-    let descriptions = std::fs::read_to_string(&args.descriptions).expect("read the descriptions");
-    let corpus = Corpus::of(&debian_descriptions(&descriptions));
+    let mut texts = Vec::new();
+    for path in &args.descriptions {
+        let file = std::fs::read_to_string(path).expect("read the descriptions");
+        texts.extend(debian_descriptions(&file));
+    }
+    let corpus = Corpus::of(&texts);
     let wordnet = WordNet::read(&args.wordnet);
     let synonyms = synonyms(&wordnet, &corpus);
     let english = wordnet.lemma_stems();
     let pair_counts = pair_counts(&corpus);
     let associations = associations(&corpus, &pair_counts, &english);
-    let neighbours = neighbours(&corpus, &pair_counts, &english);
     let mut notes = args.notes.clone();
     notes.push(format!(
         "{} distinct package descriptions, {} words kept (in at least {MIN_DOCUMENTS} of them)",
@@ -95,12 +95,6 @@ fn main() {
         &synonyms,
     );
     write_table(
-        &args.out.join("neighbours.tsv"),
-        "neighbours: words used alike in Debian's package descriptions (cosine of PPMI vectors)",
-        &notes,
-        &neighbours,
-    );
-    write_table(
         &args.out.join("associations.tsv"),
         "associations: words near each other in Debian's package descriptions (NPMI)",
         &notes,
@@ -110,7 +104,7 @@ fn main() {
 
 fn parse_args() -> Args {
     let mut wordnet = None;
-    let mut descriptions = None;
+    let mut descriptions = Vec::new();
     let mut out = None;
     let mut notes = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -120,7 +114,7 @@ fn parse_args() -> Args {
             .unwrap_or_else(|| panic!("{flag} needs a value"));
         match flag.as_str() {
             "--wordnet" => wordnet = Some(PathBuf::from(value)),
-            "--descriptions" => descriptions = Some(PathBuf::from(value)),
+            "--descriptions" => descriptions.push(PathBuf::from(value)),
             "--out" => out = Some(PathBuf::from(value)),
             "--note" => notes.push(value),
             _ => panic!("unknown flag {flag}: see the //! documentation of this file"),
@@ -128,7 +122,7 @@ fn parse_args() -> Args {
     }
     Args {
         wordnet: wordnet.expect("--wordnet DIR (WordNet 3.0's dict folder)"),
-        descriptions: descriptions.expect("--descriptions FILE (a Translation-en file)"),
+        descriptions,
         out: out.expect("--out DIR"),
         notes,
     }
@@ -254,13 +248,25 @@ fn is_plain_word(word: &str) -> bool {
     word.chars().count() >= 2 && word.chars().all(char::is_alphabetic)
 }
 
-/// WordNet's single-word lemmas, each with its senses (synset offsets) commonest first per
-/// part of speech, and the single-word lemmas of each synset.
+/// WordNet's single-word lemmas, each with its senses and how often each is meant, and its
+/// synsets with their lemmas and related synsets.
 struct WordNet {
-    /// Lemma → its senses' synsets, per part of speech, commonest first.
-    senses: BTreeMap<String, Vec<Vec<(char, u64)>>>,
-    /// Synset → its single-word lemmas.
-    synsets: HashMap<(char, u64), Vec<String>>,
+    /// Lemma → its senses in every part of speech, each with the probability that the lemma
+    /// means it ([`WordNet::sense_probabilities`]).
+    senses: BTreeMap<String, Vec<(Synset, f64)>>,
+    synsets: HashMap<Synset, SynsetData>,
+}
+
+/// A synset: its part of speech (`n`, `v`, `a`, `r`) and its offset in that data file.
+type Synset = (char, u64);
+
+#[derive(Default)]
+struct SynsetData {
+    /// Its single-word lemmas.
+    lemmas: Vec<String>,
+    /// Synsets it is derivationally related to (`+`) or whose attribute it is (`=`): `delete`
+    /// and `deletion`, `high` and `height`.
+    related: Vec<Synset>,
 }
 
 const PARTS_OF_SPEECH: [(&str, char); 4] =
@@ -272,32 +278,59 @@ impl WordNet {
             senses: BTreeMap::new(),
             synsets: HashMap::new(),
         };
+        let counts = std::fs::read_to_string(folder.join("cntlist.rev"))
+            .expect("read WordNet's sense counts (cntlist.rev)");
+        let counts = sense_counts(&counts);
         for (name, pos) in PARTS_OF_SPEECH {
             let data = std::fs::read_to_string(folder.join(format!("data.{name}")))
                 .expect("read a WordNet data file");
             wordnet.read_data(&data, pos);
             let index = std::fs::read_to_string(folder.join(format!("index.{name}")))
                 .expect("read a WordNet index file");
-            wordnet.read_index(&index, pos);
+            wordnet.read_index(&index, pos, &counts);
+        }
+        for senses in wordnet.senses.values_mut() {
+            let total: f64 = senses.iter().map(|(_, weight)| weight).sum();
+            for (_, weight) in senses.iter_mut() {
+                *weight /= total;
+            }
         }
         wordnet
     }
 
-    /// `offset lex_filenum ss_type w_cnt (word lex_id){w_cnt} …` (wndb(5WN)).
+    /// `offset lex_filenum ss_type w_cnt (word lex_id){w_cnt} p_cnt (ptr offset pos
+    /// source_target){p_cnt} [frames] | gloss` (wndb(5WN)); the gloss is not used.
     fn read_data(&mut self, data: &str, pos: char) {
         for line in data.lines().filter(|line| !line.starts_with(' ')) {
-            let fields: Vec<&str> = line.split(' ').collect();
+            let head = line.split_once(" | ").map_or(line, |(head, _)| head);
+            let fields: Vec<&str> = head.split(' ').collect();
             let offset: u64 = fields[0].parse().expect("a synset offset");
             let count = usize::from_str_radix(fields[3], 16).expect("a word count");
             let lemmas = (0..count)
                 .filter_map(|n| single_word(fields[4 + 2 * n]))
                 .collect();
-            self.synsets.insert((pos, offset), lemmas);
+            let at = 4 + 2 * count;
+            let pointers: usize = fields[at].parse().expect("a pointer count");
+            let related = (0..pointers)
+                .filter_map(|n| {
+                    let pointer = &fields[at + 1 + 4 * n..at + 5 + 4 * n];
+                    matches!(pointer[0], "+" | "=").then(|| {
+                        let pos = match pointer[2] {
+                            "s" => 'a',
+                            other => other.chars().next().unwrap_or('n'),
+                        };
+                        (pos, pointer[1].parse().expect("a pointer's offset"))
+                    })
+                })
+                .collect();
+            self.synsets
+                .insert((pos, offset), SynsetData { lemmas, related });
         }
     }
 
-    /// `lemma pos synset_cnt p_cnt ptr_symbol{p_cnt} sense_cnt tagsense_cnt offset{synset_cnt}`.
-    fn read_index(&mut self, index: &str, pos: char) {
+    /// `lemma pos synset_cnt p_cnt ptr_symbol{p_cnt} sense_cnt tagsense_cnt offset{synset_cnt}`:
+    /// a lemma's senses in this part of speech, commonest first.
+    fn read_index(&mut self, index: &str, pos: char, counts: &HashMap<(String, char, usize), u32>) {
         for line in index.lines().filter(|line| !line.starts_with(' ')) {
             let fields: Vec<&str> = line.split(' ').filter(|f| !f.is_empty()).collect();
             let Some(lemma) = single_word(fields[0]) else {
@@ -306,11 +339,17 @@ impl WordNet {
             let synsets: usize = fields[2].parse().expect("a synset count");
             let pointers: usize = fields[3].parse().expect("a pointer count");
             let first = 4 + pointers + 2;
-            let offsets = fields[first..first + synsets]
-                .iter()
-                .map(|offset| (pos, offset.parse().expect("a synset offset")))
-                .collect();
-            self.senses.entry(lemma).or_default().push(offsets);
+            let senses = self.senses.entry(lemma.clone()).or_default();
+            for (rank, offset) in fields[first..first + synsets].iter().enumerate() {
+                let tagged = counts
+                    .get(&(fields[0].to_owned(), pos, rank + 1))
+                    .copied()
+                    .unwrap_or(0);
+                senses.push((
+                    (pos, offset.parse().expect("a synset offset")),
+                    sense_weight(tagged, rank),
+                ));
+            }
         }
     }
 
@@ -321,6 +360,51 @@ impl WordNet {
             .map(|lemma| stem(lemma).into_owned())
             .collect()
     }
+
+    /// The probability that `lemma` means `synset`.
+    fn probability(&self, lemma: &str, synset: Synset) -> f64 {
+        self.senses
+            .get(lemma)
+            .into_iter()
+            .flatten()
+            .find(|(sense, _)| *sense == synset)
+            .map_or(0.0, |(_, probability)| *probability)
+    }
+}
+
+/// How often a sense is meant, before normalising: the times it was tagged in WordNet's
+/// semantic concordance, plus a pseudo-count that falls with its rank (WordNet lists a
+/// lemma's senses commonest first), so untagged senses keep their order and a lemma never
+/// tagged is read by rank alone.
+fn sense_weight(tagged: u32, rank: usize) -> f64 {
+    f64::from(tagged) + 1.0 / (rank as f64 + 1.0)
+}
+
+/// `sense_key sense_number tag_cnt` lines (`add%2:30:00:: 1 116`): (lemma, part of speech,
+/// sense number) → times tagged.
+fn sense_counts(file: &str) -> HashMap<(String, char, usize), u32> {
+    let mut counts = HashMap::new();
+    for line in file.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let [key, number, count] = fields[..] else {
+            continue;
+        };
+        let Some((lemma, rest)) = key.split_once('%') else {
+            continue;
+        };
+        let pos = match rest.chars().next() {
+            Some('1') => 'n',
+            Some('2') => 'v',
+            Some('3' | '5') => 'a',
+            Some('4') => 'r',
+            _ => continue,
+        };
+        let (Ok(number), Ok(count)) = (number.parse::<usize>(), count.parse::<u32>()) else {
+            continue;
+        };
+        *counts.entry((lemma.to_owned(), pos, number)).or_default() += count;
+    }
+    counts
 }
 
 /// A lemma as a lower-case single word (`able(a)` → `able`), or none for a phrase
@@ -336,41 +420,74 @@ fn single_word(lemma: &str) -> Option<String> {
 
 type Table = BTreeMap<String, Vec<(String, u32)>>;
 
+/// A word's synonyms: each other lemma of a synset it may mean, weighted by the geometric
+/// mean of the probabilities that the word means that synset and that the other lemma does
+/// (so a rare sense of either weighs little: `file` is seldom `register`); and, at
+/// [`RELATED_SHARE`] of that, the lemmas of synsets derivationally related to it or naming its
+/// attribute (`high` → `height`).
 fn synonyms(wordnet: &WordNet, corpus: &Corpus) -> Table {
-    let mut pairs: BTreeMap<String, HashMap<String, u32>> = BTreeMap::new();
-    for (lemma, parts) in &wordnet.senses {
+    let mut pairs: BTreeMap<String, HashMap<String, f64>> = BTreeMap::new();
+    let mut link = |key: &str, target: &str, weight: f64| {
+        if key == target || !corpus.kept(target) {
+            return;
+        }
+        let slot = pairs
+            .entry(key.to_owned())
+            .or_default()
+            .entry(target.to_owned())
+            .or_default();
+        *slot = slot.max(weight);
+    };
+    for (lemma, senses) in &wordnet.senses {
         let key = stem(lemma).into_owned();
         if !corpus.kept(&key) {
             continue;
         }
-        for offsets in parts {
-            for (rank, synset) in offsets.iter().take(SENSES).enumerate() {
-                for other in wordnet.synsets.get(synset).into_iter().flatten() {
-                    let target = stem(other).into_owned();
-                    if target == key || !corpus.kept(&target) {
-                        continue;
-                    }
-                    let weight = pairs
-                        .entry(key.clone())
-                        .or_default()
-                        .entry(target)
-                        .or_default();
-                    *weight = (*weight).max(SENSE_WEIGHTS[rank]);
+        for (synset, probability) in senses {
+            let Some(data) = wordnet.synsets.get(synset) else {
+                continue;
+            };
+            for other in &data.lemmas {
+                let weight = (probability * wordnet.probability(other, *synset)).sqrt();
+                link(&key, &stem(other), weight);
+            }
+            for related in &data.related {
+                for other in wordnet
+                    .synsets
+                    .get(related)
+                    .map(|data| &data.lemmas)
+                    .into_iter()
+                    .flatten()
+                {
+                    let weight = (probability * wordnet.probability(other, *related)).sqrt();
+                    link(&key, &stem(other), RELATED_SHARE * weight);
                 }
             }
         }
     }
+    strongest(pairs, corpus, SYNONYMS)
+}
+
+/// Each key's `keep` strongest targets at a weight of at least 0.05, strongest first (among
+/// equals, the word more descriptions use), weights in hundredths.
+fn strongest(pairs: BTreeMap<String, HashMap<String, f64>>, corpus: &Corpus, keep: usize) -> Table {
     pairs
         .into_iter()
         .map(|(key, targets)| {
-            let mut targets: Vec<(String, u32)> = targets.into_iter().collect();
-            // Strongest first; among equals, the word more texts use.
+            let mut targets: Vec<(String, f64)> = targets
+                .into_iter()
+                .filter(|(_, weight)| *weight >= 0.05)
+                .collect();
             targets.sort_by(|a, b| {
-                b.1.cmp(&a.1)
+                b.1.total_cmp(&a.1)
                     .then_with(|| corpus.count(&b.0).cmp(&corpus.count(&a.0)))
                     .then_with(|| a.0.cmp(&b.0))
             });
-            targets.truncate(SYNONYMS);
+            targets.truncate(keep);
+            let targets = targets
+                .into_iter()
+                .map(|(target, weight)| (target, ((weight * 100.0).round() as u32).clamp(1, 100)))
+                .collect();
             (key, targets)
         })
         .collect()
@@ -449,94 +566,6 @@ fn associations(
             .into_iter()
             .map(|(target, npmi)| {
                 let weight = (npmi * 100.0).round() as u32;
-                (corpus.stems[target as usize].clone(), weight.min(100))
-            })
-            .collect();
-        table.insert(key_stem.clone(), targets);
-    }
-    table
-}
-
-/// Words used alike: the cosine of their context vectors (positive PMI with the contexts'
-/// probabilities smoothed to the power 0.75, Levy, Goldberg and Dagan, "Improving
-/// Distributional Similarity with Lessons Learned from Word Embeddings", 2015), each vector cut
-/// to its [`CONTEXTS`] strongest contexts. `delete` and `remove` rarely stand side by side but
-/// are said of the same things.
-fn neighbours(
-    corpus: &Corpus,
-    pair_counts: &HashMap<(u32, u32), u32>,
-    english: &HashSet<String>,
-) -> Table {
-    let words = corpus.stems.len();
-    let mut marginals = vec![0.0_f64; words];
-    for (&(a, b), &together) in pair_counts {
-        marginals[a as usize] += f64::from(together);
-        marginals[b as usize] += f64::from(together);
-    }
-    let total: f64 = marginals.iter().sum();
-    let smoothed_total: f64 = marginals.iter().map(|count| count.powf(0.75)).sum();
-    let mut vectors: Vec<Vec<(u32, f64)>> = vec![Vec::new(); words];
-    for (&(a, b), &together) in pair_counts {
-        if together < 2 {
-            continue;
-        }
-        let joint = f64::from(together) / total;
-        for (word, context) in [(a, b), (b, a)] {
-            let p_word = marginals[word as usize] / total;
-            let p_context = marginals[context as usize].powf(0.75) / smoothed_total;
-            let pmi = (joint / (p_word * p_context)).ln();
-            if pmi > 0.0 {
-                vectors[word as usize].push((context, pmi));
-            }
-        }
-    }
-    let mut holders: HashMap<u32, Vec<(u32, f64)>> = HashMap::new();
-    for (word, vector) in vectors.iter_mut().enumerate() {
-        vector.sort_by(|a, b| b.1.total_cmp(&a.1));
-        vector.truncate(CONTEXTS);
-        let norm = vector.iter().map(|(_, v)| v * v).sum::<f64>().sqrt();
-        for (context, value) in vector.iter_mut() {
-            *value /= norm;
-            holders
-                .entry(*context)
-                .or_default()
-                .push((word as u32, *value));
-        }
-    }
-    let mut table = Table::new();
-    let mut similarity = vec![0.0_f64; words];
-    for (key, vector) in vectors.iter().enumerate() {
-        let key_stem = &corpus.stems[key];
-        if vector.is_empty() || !english.contains(key_stem) {
-            continue;
-        }
-        let mut touched = Vec::new();
-        for (context, value) in vector {
-            for (other, other_value) in holders.get(context).into_iter().flatten() {
-                if similarity[*other as usize] == 0.0 {
-                    touched.push(*other);
-                }
-                similarity[*other as usize] += value * other_value;
-            }
-        }
-        let mut targets: Vec<(u32, f64)> = touched
-            .into_iter()
-            .map(|other| (other, std::mem::take(&mut similarity[other as usize])))
-            .filter(|(other, cosine)| {
-                *other as usize != key
-                    && *cosine >= MIN_COSINE
-                    && corpus.document_counts[*other as usize] >= MIN_ASSOCIATE_DOCUMENTS
-            })
-            .collect();
-        targets.sort_by(|a, b| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| corpus.stems[a.0 as usize].cmp(&corpus.stems[b.0 as usize]))
-        });
-        targets.truncate(NEIGHBOURS);
-        let targets = targets
-            .into_iter()
-            .map(|(target, cosine)| {
-                let weight = (cosine * 100.0).round() as u32;
                 (corpus.stems[target as usize].clone(), weight.min(100))
             })
             .collect();
