@@ -24,6 +24,12 @@
 //! `firecrawl_search`, whose `_meta` says `anthropic/alwaysLoad`) — and what a search that
 //! loads its five best adds.
 //!
+//! Then an ablation: the built-in ranker with each piece of its query expansion added in
+//! turn ([`QueryExpansion`]) — the words as written (BM25F over six fields alone), + their
+//! inflections (stemming), + WordNet synonyms, + associations (off by default: shown at the
+//! weight the tables were tuned at, to say what they would add) — each on TEST and DEV,
+//! plain and paraphrase.
+//!
 //! `--misses` lists the DEV queries the built-in ranker does not find in its first five, with
 //! what it found instead; TEST queries are never listed, so nobody tunes on them. Without
 //! `--bench` (as `cargo test --benches` runs it) it is a smoke run: it checks that every
@@ -40,7 +46,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::process::ExitCode;
 
 use corpus::{Kind, Query, Result, Server, Split};
-use mcp_tool_search::{ToolDocument, ToolIndex, definition_tokens};
+use mcp_tool_search::{QueryExpansion, ToolDocument, ToolIndex, definition_tokens};
 use serde_json::{Value, json};
 
 /// How many tools each ranker returns for a query (MRR is counted within them).
@@ -113,6 +119,7 @@ fn run(bench: bool, misses: bool) -> Result<()> {
         }
     }
     let context = Context::of(&servers, &queries, &built_in, &index);
+    let ablation = ablation(&servers, &queries)?;
 
     if !bench {
         let test_paraphrase = |ranker: &str| {
@@ -160,6 +167,7 @@ fn run(bench: bool, misses: bool) -> Result<()> {
             scores.mrr(),
         );
     }
+    print_ablation(&ablation);
     context.print();
     if misses {
         print_misses(&queries, &built_in);
@@ -186,10 +194,108 @@ fn run(bench: bool, misses: bool) -> Result<()> {
             "tools": tools,
             "queries": queries.len(),
             "results": rows,
+            "ablation": ablation_json(&ablation),
             "context": context.json(),
         })
     );
     Ok(())
+}
+
+/// The rankings of the ablation: each piece of the query expansion added in turn.
+type Ablation = Vec<(&'static str, Vec<(Split, Kind, Scores)>)>;
+
+fn ablation(servers: &[Server], queries: &[Query]) -> Result<Ablation> {
+    let built_in = QueryExpansion::default();
+    let steps = [
+        ("words as written (BM25F)", QueryExpansion::NONE),
+        (
+            "+ inflections",
+            QueryExpansion::new(built_in.inflections, 0.0, 0.0),
+        ),
+        (
+            "+ synonyms (built-in)",
+            QueryExpansion::new(built_in.inflections, built_in.synonyms, 0.0),
+        ),
+        (
+            "+ associations 0.3",
+            QueryExpansion::new(built_in.inflections, built_in.synonyms, 0.3),
+        ),
+    ];
+    let mut ablation = Vec::new();
+    for (name, expansion) in steps {
+        let mut index = ToolIndex::new();
+        index.set_expansion(expansion);
+        for server in servers {
+            index.set_server(
+                &server.name,
+                server.instructions.as_deref(),
+                server.documents(),
+            );
+        }
+        let mut rankings = Vec::with_capacity(queries.len());
+        for query in queries {
+            let hits = index.search(&query.text, DEPTH, None)?;
+            rankings.push(
+                hits.iter()
+                    .map(|hit| format!("{}/{}", hit.server, hit.tool))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let mut rows = Vec::new();
+        for split in [Split::Test, Split::Dev] {
+            for kind in [Kind::Plain, Kind::Paraphrase] {
+                let scores = Scores::of(queries, &rankings, |query| {
+                    query.split == split && query.kind == kind
+                });
+                rows.push((split, kind, scores));
+            }
+        }
+        ablation.push((name, rows));
+    }
+    Ok(ablation)
+}
+
+fn print_ablation(ablation: &Ablation) {
+    println!(
+        "
+ablation: the built-in ranker, each piece of its query expansion added in turn"
+    );
+    println!(
+        "{:<26} {:<5} {:<11} {:>7} {:>9} {:>9} {:>7}",
+        "ranking", "split", "kind", "queries", "recall@1", "recall@5", "MRR@10"
+    );
+    for (name, rows) in ablation {
+        for (split, kind, scores) in rows {
+            println!(
+                "{name:<26} {:<5} {:<11} {:>7} {:>9.3} {:>9.3} {:>7.3}",
+                split.name().to_uppercase(),
+                kind.name(),
+                scores.queries,
+                scores.recall(1),
+                scores.recall(LOADED),
+                scores.mrr(),
+            );
+        }
+    }
+}
+
+fn ablation_json(ablation: &Ablation) -> Value {
+    ablation
+        .iter()
+        .flat_map(|(name, rows)| {
+            rows.iter().map(move |(split, kind, scores)| {
+                json!({
+                    "ranking": name,
+                    "split": split.name(),
+                    "kind": kind.name(),
+                    "queries": scores.queries,
+                    "recall_at_1": round(scores.recall(1)),
+                    "recall_at_5": round(scores.recall(LOADED)),
+                    "mrr_at_10": round(scores.mrr()),
+                })
+            })
+        })
+        .collect()
 }
 
 /// The baseline must be a working BM25, or beating it means nothing: asked for a tool's own

@@ -11,6 +11,7 @@
 //! does, and the word tables ([`crate::lexicon`]) are keyed by stems made by this same function.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -289,8 +290,49 @@ const STOP_WORDS: [&str; 137] = [
     "yourselves",
 ];
 
+/// [`STOP_WORDS`] of at most eight bytes, each packed into a number ([`packed`]), sorted:
+/// every word of every tool is checked, and comparing numbers is much cheaper than comparing
+/// strings.
+static PACKED_STOP_WORDS: LazyLock<Vec<u64>> = LazyLock::new(|| {
+    let mut packed: Vec<u64> = STOP_WORDS.iter().filter_map(|word| packed(word)).collect();
+    packed.sort_unstable();
+    packed
+});
+
+/// The bytes of a word of at most eight bytes as one number (none for a longer word).
+fn packed(word: &str) -> Option<u64> {
+    let bytes = word.as_bytes();
+    let mut buffer = [0u8; 8];
+    buffer.get_mut(..bytes.len())?.copy_from_slice(bytes);
+    Some(u64::from_le_bytes(buffer))
+}
+
+/// For each first letter, the lengths (as bits) of the stop words that start with it: most
+/// words are rejected by this alone.
+const LENGTHS_BY_FIRST_LETTER: [u16; 26] = {
+    let mut masks = [0u16; 26];
+    let mut index = 0;
+    while index < STOP_WORDS.len() {
+        let word = STOP_WORDS[index].as_bytes();
+        masks[(word[0] - b'a') as usize] |= 1 << word.len();
+        index += 1;
+    }
+    masks
+};
+
 fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
+    let bytes = word.as_bytes();
+    let Some(first) = bytes.first().filter(|first| first.is_ascii_lowercase()) else {
+        return false;
+    };
+    let lengths = LENGTHS_BY_FIRST_LETTER[usize::from(first - b'a')];
+    if bytes.len() > 15 || lengths & (1 << bytes.len()) == 0 {
+        return false;
+    }
+    match packed(word) {
+        Some(key) => PACKED_STOP_WORDS.binary_search(&key).is_ok(),
+        None => word.len() <= 10 && STOP_WORDS.binary_search(&word).is_ok(),
+    }
 }
 
 #[cfg(test)]
@@ -335,6 +377,29 @@ mod tests {
         );
         assert!(words("").is_empty());
         assert_eq!(words("Größe ändern"), ["größe", "ändern"]);
+    }
+
+    #[test]
+    fn every_stop_word_and_only_those_is_left_out() {
+        assert!(
+            STOP_WORDS.windows(2).all(|pair| pair[0] < pair[1]),
+            "sorted"
+        );
+        for word in STOP_WORDS {
+            assert!(is_stop_word(word), "{word}");
+        }
+        for word in [
+            "",
+            "file",
+            "whatever",
+            "themselvesx",
+            "ourselve",
+            "github",
+            "me2",
+            "w",
+        ] {
+            assert!(!is_stop_word(word), "{word}");
+        }
     }
 
     #[test]
