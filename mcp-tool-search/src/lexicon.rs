@@ -2,11 +2,12 @@
 //! (`data/*.tsv`, made by `examples/word_tables.rs`; `data/README.md` names their inputs and
 //! licences): nothing is read or downloaded at run time.
 //!
-//! - [`synonyms`]: WordNet 3.0's synonyms of a word (the lemmas that share one of its
-//!   commonest senses), weighted by the rank of that sense.
+//! - [`synonyms`]: WordNet 3.0's synonyms of a word (the lemmas of the senses it may mean,
+//!   weighted by how likely both are to mean them, and derivationally related words), so
+//!   `tag` leads to `label` and `answer` to `reply`.
 //! - [`associations`]: the words that keep a word company in Debian's package descriptions
-//!   (normalised pointwise mutual information), so `capture` leads to `screenshot` and
-//!   `commit` to `git`.
+//!   (normalised pointwise mutual information), so `commit` leads to `git` and `click` to
+//!   `mouse`. The ranking uses them only when asked ([`crate::QueryExpansion`]).
 //!
 //! Both are keyed by stems ([`crate::text::stem`]) and give stems with a weight from 0 to 1.
 //! A table is parsed once, on first use, borrowing the embedded text (no copy of its words).
