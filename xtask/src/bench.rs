@@ -6,7 +6,10 @@
 //! discovered warm; target ≤ 5 ms), the
 //! `cache` benchmark of `mcp-cache` and the `cache_memory` (peak RSS of 200 stdio servers with
 //! the sled cache beside none, each in a child process of its own), `startup` and `soak`
-//! benchmarks of `mcp-manager`. The per-call cost of the client itself (stdio and Streamable HTTP, beside a
+//! benchmarks of `mcp-manager`, and the `quality` and `speed` benchmarks of `mcp-tool-search`
+//! (the built-in tool search beside plain BM25 over 27 real servers' tools, with the context
+//! an agent saves by deferring; and build, query, update and memory at 10,000 tools). The
+//! per-call cost of the client itself (stdio and Streamable HTTP, beside a
 //! raw floor and the other SDKs) is measured by `--peers` below, the one round-trip harness.
 //!
 //! The cache benchmark measures a warm start's reads: a cold open + get of 50 servers × 200
@@ -67,7 +70,7 @@ struct Run {
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 7] = [
+const RUNS: [Run; 9] = [
     Run {
         title: "session call: a tool call through the session beside a bare call_tool (pinned to core 0)",
         package: "agent-session",
@@ -108,6 +111,18 @@ const RUNS: [Run; 7] = [
         title: "soak: 200 reloads; 1,000 callers, one server killed; 100 servers, 10 hanging",
         package: "mcp-manager",
         bench: "soak",
+        args: &[],
+    },
+    Run {
+        title: "tool search quality: 173 queries over 27 real servers' 471 tools, built-in beside plain BM25; context with and without deferral",
+        package: "mcp-tool-search",
+        bench: "quality",
+        args: &[],
+    },
+    Run {
+        title: "tool search speed at 10,000 tools: build (target ≤ 20 ms), query (p50 ≤ 100 µs, p99 ≤ 1 ms), one server's update (≤ 1 ms), memory",
+        package: "mcp-tool-search",
+        bench: "speed",
         args: &[],
     },
 ];

@@ -12,7 +12,8 @@
 //! - `cargo xtask conformance`: the official MCP conformance suite's client scenarios against the
 //!   `conformance-client` example of `mcp-transport`.
 //! - `cargo xtask bench [--quick]`: the library crates' benchmarks, in one run: a tool call
-//!   through the session beside a bare one, discovery over every provider's files, the tool cache of `mcp-cache`, the startup time of `mcp-manager` for 50 servers and its soak run.
+//!   through the session beside a bare one, discovery over every provider's files, the tool cache of `mcp-cache`, the startup time of `mcp-manager` for 50 servers and its soak run,
+//!   and the tool search's quality (beside plain BM25) and speed at 10,000 tools.
 //!   `cargo xtask bench --peers [--quick] [--rounds N]` runs the side-by-side harness of the
 //!   separate `bench/` workspace instead: the per-call cost of our client beside a raw floor,
 //!   rmcp and the TypeScript and Python SDKs, over stdio and Streamable HTTP.
@@ -52,7 +53,8 @@ Commands:
                    conformance-client example (installs the pinned suite and Node 22)
   bench [--quick]  run the library crates' benchmarks: a session tool call beside a bare
                    one, discovery, the tool cache, the startup of 50
-                   servers (cold and warm) and the soak run
+                   servers (cold and warm), the soak run, and the tool
+                   search's quality and speed
   bench --peers [--quick] [--rounds N]
                    the side-by-side harness of bench/: raw floors, our client (three
                    shapes), rmcp, reqwest, the TypeScript and Python SDKs, stdio and

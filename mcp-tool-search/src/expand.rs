@@ -1,0 +1,251 @@
+//! A query's words, grown into the weighted groups of index terms the ranking scores
+//! ([`QueryExpansion`]).
+//!
+//! Each word of a query is two groups of the index's terms: the word as written, at weight 1,
+//! and all the words that share its stem (`issue`, `issues`), scored as one word — their
+//! frequencies summed before BM25's saturation, the group's rarity taken from the tools that
+//! hold any of them — at [`QueryExpansion::inflections`]. A tool that has the word as written
+//! gets both, one that has another inflection only the second: a tool's name still matches
+//! best as written, and the word keeps its own rarity (a query's `tables` is rarer than
+//! `table`, and says more), which did better on the development queries than one group of
+//! inflections alone.
+//!
+//! Then the word's synonyms (WordNet) and associations (package descriptions) from
+//! [`crate::lexicon`] add groups of their own, each at a weight below the query's words: the
+//! table's weight times [`QueryExpansion::synonyms`] or [`QueryExpansion::associations`]. A
+//! related word several query words lead to adds up, to no more than a word of the query; a
+//! related word that is itself in the query adds nothing more.
+
+use std::collections::HashMap;
+
+use fnv::FnvBuildHasher;
+
+use crate::lexicon;
+use crate::text::{stem, words};
+
+/// How much the words related to a query's words count, beside the words themselves (1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct QueryExpansion {
+    /// The inflections of a query's word (its stem), beside the word as written (0: only the
+    /// word as written matches).
+    pub inflections: f32,
+    /// A WordNet synonym, times the table's weight for it (0: none).
+    pub synonyms: f32,
+    /// An associated word, times the table's weight for it (0: none).
+    pub associations: f32,
+}
+
+impl QueryExpansion {
+    /// Only the query's words as written: plain BM25F.
+    pub const NONE: Self = Self {
+        inflections: 0.0,
+        synonyms: 0.0,
+        associations: 0.0,
+    };
+
+    /// With these weights.
+    pub fn new(inflections: f32, synonyms: f32, associations: f32) -> Self {
+        Self {
+            inflections,
+            synonyms,
+            associations,
+        }
+    }
+}
+
+impl Default for QueryExpansion {
+    /// The weights measured best on the development queries of the quality bench
+    /// (`benches/quality.rs`): inflections at half weight, synonyms at 0.8, associations off
+    /// (at any weight they did not change the development queries' results, and they cost
+    /// search time).
+    fn default() -> Self {
+        Self::new(0.5, 0.8, 0.0)
+    }
+}
+
+/// The index's words: an id per word, and the ids of the words that share each stem.
+///
+/// Hashed with FNV: the keys are short words, looked up once for every word of every tool
+/// when the index is built, and SipHash's resistance to chosen keys buys nothing here (a
+/// server's tool text can make the map slower, not wrong).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Vocabulary {
+    words: HashMap<String, u32, FnvBuildHasher>,
+    stems: HashMap<String, Vec<u32>, FnvBuildHasher>,
+}
+
+impl Vocabulary {
+    /// The id of `word`, added if new.
+    pub(crate) fn insert(&mut self, word: &str) -> u32 {
+        if let Some(id) = self.words.get(word) {
+            return *id;
+        }
+        let id = u32::try_from(self.words.len()).unwrap_or(u32::MAX);
+        self.stems
+            .entry(stem(word).into_owned())
+            .or_default()
+            .push(id);
+        self.words.insert(word.to_owned(), id);
+        id
+    }
+
+    fn get(&self, word: &str) -> Option<u32> {
+        self.words.get(word).copied()
+    }
+
+    fn inflections(&self, stem: &str) -> &[u32] {
+        self.stems.get(stem).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A word table's lookup: a stem's related stems with their weights.
+type Table = fn(&str) -> &'static [(&'static str, f32)];
+
+/// A group of terms scored as one word: each term's frequency counts at its weight.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Group {
+    /// The group's weight in the score: 1 for a query's word, less for a related one.
+    pub(crate) weight: f32,
+    pub(crate) terms: Vec<(u32, f32)>,
+}
+
+/// The groups `query` is scored by in an index of `vocabulary`.
+pub(crate) fn groups(
+    query: &str,
+    vocabulary: &Vocabulary,
+    expansion: &QueryExpansion,
+) -> Vec<Group> {
+    // Each stem of the query once, with the inflections written in it.
+    let mut own: Vec<(String, Vec<String>)> = Vec::new();
+    for word in words(query) {
+        let stem = stem(&word).into_owned();
+        match own.iter_mut().find(|(seen, _)| *seen == stem) {
+            Some((_, written)) => written.push(word),
+            None => own.push((stem, vec![word])),
+        }
+    }
+    let mut groups = Vec::new();
+    let mut related: Vec<(&'static str, f32)> = Vec::new();
+    for (stem, written) in &own {
+        let terms: Vec<(u32, f32)> = written
+            .iter()
+            .filter_map(|word| Some((vocabulary.get(word)?, 1.0)))
+            .collect();
+        if !terms.is_empty() {
+            groups.push(Group { weight: 1.0, terms });
+        }
+        // Then every inflection, the written ones too, as one word at a lower weight: a tool
+        // that has the word as written gets both, one that has another inflection this one.
+        let inflections = vocabulary.inflections(stem);
+        if expansion.inflections > 0.0 && !inflections.is_empty() {
+            groups.push(Group {
+                weight: expansion.inflections,
+                terms: inflections.iter().map(|term| (*term, 1.0)).collect(),
+            });
+        }
+        let tables: [(Table, f32); 2] = [
+            (lexicon::synonyms, expansion.synonyms),
+            (lexicon::associations, expansion.associations),
+        ];
+        for (table, share) in tables {
+            // A table not asked for is never read (nor parsed).
+            if share <= 0.0 {
+                continue;
+            }
+            let table = table(stem);
+            for (target, weight) in table {
+                if own.iter().any(|(seen, _)| seen == target) {
+                    continue;
+                }
+                match related.iter_mut().find(|(seen, _)| seen == target) {
+                    Some((_, total)) => *total += share * weight,
+                    None => related.push((target, share * weight)),
+                }
+            }
+        }
+    }
+    for (target, weight) in related {
+        let terms: Vec<(u32, f32)> = vocabulary
+            .inflections(target)
+            .iter()
+            .map(|term| (*term, 1.0))
+            .collect();
+        if !terms.is_empty() {
+            groups.push(Group {
+                weight: weight.min(1.0),
+                terms,
+            });
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocabulary(words: &[&str]) -> Vocabulary {
+        let mut vocabulary = Vocabulary::default();
+        for word in words {
+            vocabulary.insert(word);
+        }
+        vocabulary
+    }
+
+    #[test]
+    fn a_word_is_itself_as_written_and_all_its_inflections_at_a_lower_weight() {
+        let vocabulary = vocabulary(&["issue", "issues", "list", "listing", "page"]);
+        let groups = groups(
+            "list issues",
+            &vocabulary,
+            &QueryExpansion::new(0.5, 0.0, 0.0),
+        );
+        let group = |weight: f32, terms: &[u32]| Group {
+            weight,
+            terms: terms.iter().map(|term| (*term, 1.0)).collect(),
+        };
+        assert_eq!(
+            groups,
+            [
+                group(1.0, &[2]),
+                group(0.5, &[2, 3]),
+                group(1.0, &[1]),
+                group(0.5, &[0, 1]),
+            ]
+        );
+        // Without inflections, only the words as written.
+        let exact = super::groups("issue", &vocabulary, &QueryExpansion::NONE);
+        assert_eq!(exact[0].terms, [(0, 1.0)]);
+        assert!(super::groups("zebra", &vocabulary, &QueryExpansion::NONE).is_empty());
+    }
+
+    #[test]
+    fn related_words_weigh_less_than_the_querys_and_never_repeat_them() {
+        let vocabulary = vocabulary(&["erase", "delete", "git", "commit"]);
+        let expansion = QueryExpansion::new(0.0, 0.4, 0.0);
+        let groups = groups("delete", &vocabulary, &expansion);
+        assert_eq!(groups[0].terms, [(1, 1.0)]);
+        let erase = groups
+            .iter()
+            .find(|group| group.terms == [(0, 1.0)])
+            .expect("erase is a synonym of delete");
+        assert!(
+            erase.weight > 0.0 && erase.weight <= 0.4,
+            "{}",
+            erase.weight
+        );
+        // A synonym written in the query is the query's own word, once.
+        let both = super::groups("delete erase", &vocabulary, &expansion);
+        assert_eq!(both.len(), 2, "{both:?}");
+        assert!(both.iter().all(|group| group.weight == 1.0));
+        // Associations count only when asked for.
+        let with = super::groups("commit", &vocabulary, &QueryExpansion::new(0.0, 0.0, 0.5));
+        assert!(
+            with.iter().any(|group| group.terms == [(2, 1.0)]),
+            "{with:?}"
+        );
+        let without = super::groups("commit", &vocabulary, &QueryExpansion::NONE);
+        assert_eq!(without.len(), 1);
+    }
+}
