@@ -8,7 +8,9 @@
 //! the sled cache beside none, each in a child process of its own), `startup` and `soak`
 //! benchmarks of `mcp-manager`, and the `quality` and `speed` benchmarks of `mcp-tool-search`
 //! (the built-in tool search beside plain BM25 over 27 real servers' tools, with the context
-//! an agent saves by deferring; and build, query, update and memory at 10,000 tools). The
+//! an agent saves by deferring; and build, query, update and memory at 10,000 tools), and the
+//! `tool_search_refresh` benchmark of `agent-session` (what keeping a session's tool search
+//! live costs: refreshes and reloads at 504 and 10,340 tools, a search). The
 //! per-call cost of the client itself (stdio and Streamable HTTP, beside a
 //! raw floor and the other SDKs) is measured by `--peers` below, the one round-trip harness.
 //!
@@ -70,7 +72,7 @@ struct Run {
     args: &'static [&'static str],
 }
 
-const RUNS: [Run; 9] = [
+const RUNS: [Run; 10] = [
     Run {
         title: "session call: a tool call through the session beside a bare call_tool (pinned to core 0)",
         package: "agent-session",
@@ -123,6 +125,12 @@ const RUNS: [Run; 9] = [
         title: "tool search speed at 10,000 tools: build (target ≤ 20 ms), query (p50 ≤ 100 µs, p99 ≤ 1 ms), one server's update (≤ 1 ms), memory",
         package: "mcp-tool-search",
         bench: "speed",
+        args: &[],
+    },
+    Run {
+        title: "tool search in a session: a refresh and a reload at 504 and 10,340 tools, a search and a search tool call",
+        package: "agent-session",
+        bench: "tool_search_refresh",
         args: &[],
     },
 ];
