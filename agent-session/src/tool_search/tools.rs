@@ -47,8 +47,8 @@ pub(crate) fn search_tool_schema(budget: usize) -> Value {
             "query": {
                 "type": "string",
                 "description": "What you want to do, in a few words (\"open an issue\", \"take a \
-                    screenshot of the page\"), or a /regular expression/ over tool names and \
-                    descriptions (\"/^github_.*issue/\")."
+                    screenshot of the page\"), or a /regular expression/ over the tools' names \
+                    on their servers and their descriptions (\"/^create_.*issue/\")."
             },
             "limit": {
                 "type": "integer",
