@@ -16,6 +16,9 @@ pub struct ToolDocument {
     pub description: String,
     /// Its parameters: each name and description, from the input schema's properties.
     pub parameters: Vec<Parameter>,
+    /// The name a model knows it by, when it is not the tool's own (`mcp_github_create_issue`):
+    /// a `/…/` query matches it as it matches the tool's name.
+    pub exposed_name: Option<String>,
 }
 
 /// A parameter of a tool, as its input schema names and describes it.
@@ -41,7 +44,15 @@ impl ToolDocument {
             title: None,
             description: description.into(),
             parameters: Vec::new(),
+            exposed_name: None,
         }
+    }
+
+    /// With the name a model knows it by (see [`exposed_name`](Self::exposed_name)).
+    #[must_use]
+    pub fn exposed_name(mut self, name: impl Into<String>) -> Self {
+        self.exposed_name = Some(name.into());
+        self
     }
 
     /// With this title.

@@ -1,4 +1,5 @@
-//! `/…/` queries: a regular expression over the tools' names, titles and descriptions, as
+//! `/…/` queries: a regular expression over the tools' names (their own, and the names a model
+//! knows them by: [`ToolDocument::exposed_name`]), titles and descriptions, as
 //! Anthropic's regex tool search takes one (`/^github_.*issue/`, `/(create|update)_page/`).
 //!
 //! Bounded whatever the pattern: the `regex` crate runs in time linear in the text (no
@@ -44,9 +45,11 @@ pub(crate) fn compile(pattern: &str) -> Result<Regex, SearchError> {
         .map_err(|error| refuse(error.to_string()))
 }
 
-/// How well `document` matches: 2 for its name, 1 for its title or description alone.
+/// How well `document` matches: 2 for its name (or the name a model knows it by), 1 for its
+/// title or description alone.
 pub(crate) fn score(regex: &Regex, document: &ToolDocument) -> Option<f32> {
-    if regex.is_match(&document.tool) {
+    let exposed = document.exposed_name.as_deref();
+    if regex.is_match(&document.tool) || exposed.is_some_and(|name| regex.is_match(name)) {
         return Some(2.0);
     }
     let in_title = document

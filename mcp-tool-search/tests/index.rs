@@ -256,3 +256,23 @@ async fn an_agents_ranker_is_used_instead_beside_or_not_at_all_when_it_fails() {
         .unwrap();
     assert_eq!(names(&pattern), ["files/read_file"]);
 }
+
+#[test]
+fn a_pattern_matches_the_name_a_model_knows_a_tool_by() {
+    let mut index = ToolIndex::new();
+    index.set_server(
+        "everything",
+        None,
+        vec![
+            tool("everything", "get-env", "Print the environment")
+                .exposed_name("mcp_everything_get_env"),
+        ],
+    );
+    for pattern in ["/^mcp_everything_get_env$/", "/get_env/", "/^get-env$/"] {
+        assert_eq!(
+            names(&index.search(pattern, 5, None).unwrap()),
+            ["everything/get-env"],
+            "{pattern}"
+        );
+    }
+}

@@ -181,6 +181,7 @@ impl SearchState {
                 );
                 let mut document =
                     ToolDocument::new(server, managed.original_name.as_str(), description)
+                        .exposed_name(name)
                         .parameters_from_schema(parameters);
                 if let Some(title) = &managed.title {
                     document = document.title(title.as_str());

@@ -48,7 +48,8 @@ pub(crate) fn search_tool_schema(budget: usize) -> Value {
                 "type": "string",
                 "description": "What you want to do, in a few words (\"open an issue\", \"take a \
                     screenshot of the page\"), or a /regular expression/ over the tools' names \
-                    on their servers and their descriptions (\"/^create_.*issue/\")."
+                    (as you call them, or as their servers name them) and their descriptions \
+                    (\"/create_.*issue/\")."
             },
             "limit": {
                 "type": "integer",
