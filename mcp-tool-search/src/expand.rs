@@ -18,10 +18,10 @@
 
 use std::collections::HashMap;
 
-use fnv::FnvBuildHasher;
+use foldhash::fast::FixedState;
 
 use crate::lexicon;
-use crate::text::{stem, words};
+use crate::text::{Word, is_stop_word, short_key, short_key_text, stem, words};
 
 /// How much the words related to a query's words count, beside the words themselves (1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,32 +66,98 @@ impl Default for QueryExpansion {
 
 /// The index's words: an id per word, and the ids of the words that share each stem.
 ///
-/// Hashed with FNV: the keys are short words, looked up once for every word of every tool
-/// when the index is built, and SipHash's resistance to chosen keys buys nothing here (a
+/// It also remembers the stop words it was shown ([`crate::text::is_stop_word`]), without an
+/// id: the index looks up every word of every tool, stop words included, and one lookup then
+/// says both whether a word counts and which term it is.
+///
+/// A word of up to 15 bytes (nearly all of them) is keyed by its bytes and its length packed
+/// in one number ([`short_key`], made as the text is read), so a lookup compares numbers, not
+/// strings. Hashed with
+/// foldhash (a fixed seed): the keys are short, looked up once for every word of every tool
+/// when the index is built, and a keyed hash's resistance to chosen keys buys nothing here (a
 /// server's tool text can make the map slower, not wrong).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Vocabulary {
-    words: HashMap<String, u32, FnvBuildHasher>,
-    stems: HashMap<String, Vec<u32>, FnvBuildHasher>,
+    /// Each word of up to 15 bytes seen: its id, or [`STOP`].
+    short: HashMap<u128, u32, FixedState>,
+    /// Each longer word seen: its id, or [`STOP`].
+    long: HashMap<Box<str>, u32, FixedState>,
+    /// How many words have an id.
+    terms: u32,
+    stems: HashMap<String, Vec<u32>, FixedState>,
 }
 
+/// The mark of a stop word in [`Vocabulary`]: it has no id.
+const STOP: u32 = u32::MAX;
+
 impl Vocabulary {
-    /// The id of `word`, added if new.
+    /// The id of `word`, added if new (a stop word too: the index filters them before).
+    #[cfg(test)]
     pub(crate) fn insert(&mut self, word: &str) -> u32 {
-        if let Some(id) = self.words.get(word) {
-            return *id;
+        match self.get(word) {
+            Some(id) => id,
+            None => self.add(word, false),
         }
-        let id = u32::try_from(self.words.len()).unwrap_or(u32::MAX);
-        self.stems
-            .entry(stem(word).into_owned())
-            .or_default()
-            .push(id);
-        self.words.insert(word.to_owned(), id);
+    }
+
+    /// The id of `word`, added if new, or none if it is a stop word.
+    #[inline]
+    pub(crate) fn term(&mut self, word: Word<'_>) -> Option<u32> {
+        let id = match word {
+            Word::Short(key) => self.short.get(&key),
+            Word::Text(text) => match short_key(text) {
+                Some(key) => self.short.get(&key),
+                None => self.long.get(text),
+            },
+        };
+        match id {
+            Some(id) => (*id != STOP).then_some(*id),
+            None => self.add_new(word),
+        }
+    }
+
+    /// [`Self::term`] of a word not seen before.
+    #[inline(never)]
+    fn add_new(&mut self, word: Word<'_>) -> Option<u32> {
+        let key;
+        let text = match word {
+            Word::Short(packed) => {
+                key = packed.to_le_bytes();
+                short_key_text(&key)?
+            }
+            Word::Text(text) => text,
+        };
+        let stop = is_stop_word(text);
+        let id = self.add(text, stop);
+        (!stop).then_some(id)
+    }
+
+    /// Adds `word`, as a term with the next id or as a stop word; its id.
+    fn add(&mut self, word: &str, stop: bool) -> u32 {
+        let id = if stop {
+            STOP
+        } else {
+            let id = self.terms;
+            self.terms = self.terms.saturating_add(1);
+            self.stems
+                .entry(stem(word).into_owned())
+                .or_default()
+                .push(id);
+            id
+        };
+        match short_key(word) {
+            Some(key) => self.short.insert(key, id),
+            None => self.long.insert(word.into(), id),
+        };
         id
     }
 
     fn get(&self, word: &str) -> Option<u32> {
-        self.words.get(word).copied()
+        let id = match short_key(word) {
+            Some(key) => self.short.get(&key),
+            None => self.long.get(word),
+        };
+        id.copied().filter(|id| *id != STOP)
     }
 
     fn inflections(&self, stem: &str) -> &[u32] {

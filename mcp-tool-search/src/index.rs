@@ -18,17 +18,38 @@
 //! them. A replaced document is marked dead where it stands, its statistics taken out at once,
 //! and the postings are compacted when the dead outnumber the living, so an update costs what
 //! the server's own documents cost, never a rebuild of the whole index.
+//!
+//! Laid out for 10,000 tools (`benches/speed.rs`): a posting is eight bytes — the document and
+//! its term frequencies in the five fields of the tool's own text, six bits each (a frequency
+//! over 63 moves the five to a side table). The server's field is the same text in every
+//! document of a server, so it is counted once per server and posted once per server, as the
+//! range of that server's documents: a term of a server's instructions costs one posting, not
+//! one per tool. A search adds the server's part to each document's sum of its own fields, in
+//! the order the fields have, so the scores are those of six fields posted per document.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::document::ToolDocument;
 use crate::expand::{self, QueryExpansion, Vocabulary};
 use crate::pattern;
-use crate::text::for_each_word;
+use crate::text::Reader;
 
 /// How many fields a document has.
 const FIELDS: usize = 6;
+/// How many of them are the tool's own text (all but the server's), posted per document.
+const OWN_FIELDS: usize = 5;
+/// The server's field, posted per server.
+const SERVER: usize = Field::Server as usize;
+
+/// Bits of a packed posting per own field ([`pack`]).
+const PACKED_BITS: u32 = 6;
+/// The most a field's frequency may be in a packed posting.
+const PACKED_MAX: u16 = (1 << PACKED_BITS) - 1;
+/// The bit of a packed posting whose frequencies are in [`ToolIndex::overflow`] instead.
+const IN_OVERFLOW: u32 = 1 << 31;
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
@@ -104,11 +125,28 @@ struct Entry {
     live: bool,
 }
 
-/// A term in one document: how often in each field.
+/// A term in one document: how often in each of the tool's own fields ([`pack`]).
 #[derive(Debug, Clone, Copy)]
 struct Posting {
     entry: u32,
-    frequencies: [u16; FIELDS],
+    frequencies: u32,
+}
+
+/// A term in a server's name or instructions: it is in the server's field of each of the
+/// server's documents, the entries `first..end`, this often.
+#[derive(Debug, Clone, Copy)]
+struct ServerPosting {
+    first: u32,
+    end: u32,
+    frequency: u16,
+}
+
+/// One server as indexed: its documents (always neighbours) and the terms of its name and
+/// instructions.
+#[derive(Debug, Clone)]
+struct Server {
+    ids: Range<u32>,
+    terms: Vec<u32>,
 }
 
 /// The index: six weighted fields per tool ranked by BM25F ([`FieldWeights`]), kept live one
@@ -118,16 +156,24 @@ pub struct ToolIndex {
     weights: FieldWeights,
     expansion: QueryExpansion,
     entries: Vec<Entry>,
-    /// Each server's entries.
-    servers: BTreeMap<String, Vec<u32>>,
+    /// Each server's entries and terms.
+    servers: BTreeMap<String, Server>,
     vocabulary: Vocabulary,
     /// Each term's documents (a term has none until a document holds it).
     postings: Vec<Vec<Posting>>,
+    /// The frequencies of the postings that do not pack, where they point.
+    overflow: Vec<[u16; OWN_FIELDS]>,
+    /// Each term's servers, by the range of their documents.
+    server_postings: Vec<Vec<ServerPosting>>,
     /// Per entry, each field's weight over its length normalisation (BM25F's), all zero for
     /// a dead entry: see [`Self::factors`]. Emptied by an update.
     factors: OnceLock<Vec<[f32; FIELDS]>>,
-    /// Scratch for [`Counter`], kept between documents: all zero outside `add`.
+    /// Scratch for [`count`], kept between documents: all zero outside `set_server`.
     slots: Vec<u32>,
+    /// Reads the documents' text, its buffers kept between them.
+    reader: Reader,
+    /// Scratch for [`count`]: a document's terms while it is added.
+    counts: Vec<(u32, [u16; OWN_FIELDS])>,
     live: usize,
     /// The sum of each field's length over live documents.
     total_lengths: [u64; FIELDS],
@@ -167,15 +213,51 @@ impl ToolIndex {
         tools: Vec<ToolDocument>,
     ) {
         self.drop_server(server);
-        let mut server_terms = Vec::new();
+        // The server's field is the same in each of its documents: counted once.
+        let mut server_counts: Vec<(u32, [u16; 1])> = Vec::new();
+        let mut server_length = [0; 1];
         for text in std::iter::once(server).chain(instructions) {
-            for_each_word(text, |word| server_terms.push(self.vocabulary.insert(word)));
+            let Self {
+                vocabulary,
+                slots,
+                reader,
+                ..
+            } = self;
+            reader.words(text, |word| {
+                if let Some(term) = vocabulary.term(word) {
+                    count(slots, &mut server_counts, &mut server_length, term, 0);
+                }
+            });
         }
-        let mut ids = Vec::with_capacity(tools.len());
+        for (term, _) in &server_counts {
+            self.slots[*term as usize] = 0;
+        }
+        let first = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
         for document in tools {
-            ids.push(self.add(document, &server_terms));
+            self.add(document, server_length[0]);
         }
-        self.servers.insert(server.to_owned(), ids);
+        let end = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        if first < end {
+            for (term, [frequency]) in &server_counts {
+                let term = *term as usize;
+                if self.server_postings.len() <= term {
+                    self.server_postings.resize_with(term + 1, Vec::new);
+                }
+                self.server_postings[term].push(ServerPosting {
+                    first,
+                    end,
+                    frequency: *frequency,
+                });
+            }
+        }
+        let terms = server_counts.into_iter().map(|(term, _)| term).collect();
+        self.servers.insert(
+            server.to_owned(),
+            Server {
+                ids: first..end,
+                terms,
+            },
+        );
         self.factors.take();
     }
 
@@ -188,9 +270,16 @@ impl ToolIndex {
 
     /// Drops every document of `server`; whether it had any.
     fn drop_server(&mut self, server: &str) -> bool {
-        let Some(ids) = self.servers.remove(server) else {
+        let Some(Server { ids, terms }) = self.servers.remove(server) else {
             return false;
         };
+        if !ids.is_empty() {
+            for term in terms {
+                if let Some(postings) = self.server_postings.get_mut(term as usize) {
+                    postings.retain(|posting| posting.first != ids.start);
+                }
+            }
+        }
         for id in ids {
             self.kill(id);
         }
@@ -242,15 +331,16 @@ impl ToolIndex {
     pub fn servers(&self) -> impl Iterator<Item = (&str, usize)> {
         self.servers
             .iter()
-            .map(|(server, ids)| (server.as_str(), ids.len()))
+            .map(|(server, record)| (server.as_str(), record.ids.len()))
     }
 
     /// The document of `tool` on `server`, if indexed.
     pub fn document(&self, server: &str, tool: &str) -> Option<&ToolDocument> {
         self.servers
             .get(server)?
-            .iter()
-            .map(|id| &self.entries[*id as usize].document)
+            .ids
+            .clone()
+            .map(|id| &self.entries[id as usize].document)
             .find(|document| document.tool == tool)
     }
 
@@ -259,7 +349,12 @@ impl ToolIndex {
         self.servers
             .iter()
             .filter(|(name, _)| server.is_none_or(|server| server == name.as_str()))
-            .flat_map(|(_, ids)| ids.iter().map(|id| &self.entries[*id as usize].document))
+            .flat_map(|(_, record)| {
+                record
+                    .ids
+                    .clone()
+                    .map(|id| &self.entries[id as usize].document)
+            })
             .collect()
     }
 
@@ -300,69 +395,105 @@ impl ToolIndex {
         let documents = self.live as f32;
         let factors = self.factors();
         // Dense per-document accumulators: a search touches a share of the index, and
-        // indexing by entry beats hashing it.
-        let mut scores = vec![0.0_f32; self.entries.len()];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut frequencies = vec![0.0_f32; self.entries.len()];
-        let mut in_group: Vec<u32> = Vec::new();
+        // indexing by entry beats hashing it. The documents a group reaches and those the
+        // search scores are listed without a branch (written at the end, counted when new):
+        // whether a document is new is a coin toss no predictor learns.
+        let entries = self.entries.len();
+        let mut scores = vec![0.0_f32; entries];
+        let mut touched = vec![0_u32; entries + 1];
+        let mut touched_count = 0;
+        let mut frequencies = vec![0.0_f32; entries];
+        let mut in_group = vec![0_u32; entries + 1];
+        let mut holding = 0;
+        // A term's frequency in the server field of each document of the servers holding it,
+        // until it is added to the document's own fields (made when a term first needs it).
+        let mut from_server: Vec<f32> = Vec::new();
         for group in groups {
             for (term, share) in &group.terms {
-                let postings = self
-                    .postings
-                    .get(*term as usize)
+                let term = *term as usize;
+                let postings = self.postings.get(term).map_or(&[][..], Vec::as_slice);
+                let servers = self
+                    .server_postings
+                    .get(term)
                     .map_or(&[][..], Vec::as_slice);
-                for posting in postings {
+                if !servers.is_empty() && from_server.is_empty() {
+                    from_server = vec![0.0_f32; entries];
+                }
+                for posting in servers {
+                    for id in posting.first..posting.end {
+                        let factor = factors[id as usize][SERVER];
+                        from_server[id as usize] = f32::from(posting.frequency) * factor;
+                    }
+                }
+                let mut add = |id: u32, weighted: f32| {
                     // A dead entry's factors are zero.
-                    let weighted = share * Self::weighted_frequency(factors, posting);
                     if weighted <= 0.0 {
-                        continue;
+                        return;
                     }
-                    let frequency = &mut frequencies[posting.entry as usize];
-                    if *frequency == 0.0 {
-                        in_group.push(posting.entry);
-                    }
+                    let frequency = &mut frequencies[id as usize];
+                    in_group[holding] = id;
+                    holding += usize::from(*frequency == 0.0);
                     *frequency += weighted;
+                };
+                for posting in postings {
+                    let mut frequency = self.own_frequency(factors, posting);
+                    if !servers.is_empty() {
+                        // The server's field comes last, as in the sum over all six.
+                        frequency += std::mem::take(&mut from_server[posting.entry as usize]);
+                    }
+                    add(posting.entry, share * frequency);
+                }
+                // The documents holding the term in their server's field alone.
+                for posting in servers {
+                    for id in posting.first..posting.end {
+                        add(id, share * std::mem::take(&mut from_server[id as usize]));
+                    }
                 }
             }
             // The group's rarity: the tools holding any of its terms.
-            let holding = in_group.len() as f32;
-            let idf = (1.0 + (documents - holding + 0.5) / (holding + 0.5)).ln();
-            for id in in_group.drain(..) {
-                let frequency = std::mem::take(&mut frequencies[id as usize]);
-                let score = &mut scores[id as usize];
-                if *score == 0.0 {
-                    touched.push(id);
-                }
+            let idf = (1.0 + (documents - holding as f32 + 0.5) / (holding as f32 + 0.5)).ln();
+            for id in &in_group[..holding] {
+                let frequency = std::mem::take(&mut frequencies[*id as usize]);
+                let score = &mut scores[*id as usize];
+                touched[touched_count] = *id;
+                touched_count += usize::from(*score == 0.0);
                 *score += group.weight * idf * frequency * (K1 + 1.0) / (frequency + K1);
             }
+            holding = 0;
         }
-        let mut found: Vec<(&ToolDocument, f32)> = touched
-            .into_iter()
-            .map(|id| (&self.entries[id as usize].document, scores[id as usize]))
-            .filter(|(document, _)| server.is_none_or(|server| server == document.server))
+        let mut found: Vec<(u32, f32)> = touched[..touched_count]
+            .iter()
+            .map(|id| (*id, scores[*id as usize]))
+            .filter(|(id, _)| {
+                server.is_none_or(|server| server == self.entries[*id as usize].document.server)
+            })
             .collect();
-        let order = |a: &(&ToolDocument, f32), b: &(&ToolDocument, f32)| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| a.0.server.cmp(&b.0.server))
-                .then_with(|| a.0.tool.cmp(&b.0.tool))
-        };
         if found.len() > limit {
-            found.select_nth_unstable_by(limit - 1, order);
-            found.truncate(limit);
+            // The limit-th best score, by score alone (comparing numbers, not names): only the
+            // tools scoring at least that can be among the best, ties included, and only they
+            // are ordered by name as well.
+            let least = least_of_best(found.iter().map(|(_, score)| *score), limit);
+            found.retain(|(_, score)| score.total_cmp(&least).is_ge());
         }
-        found.sort_by(order);
+        let document = |id: u32| &self.entries[id as usize].document;
+        found.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| document(a.0).server.cmp(&document(b.0).server))
+                .then_with(|| document(a.0).tool.cmp(&document(b.0).tool))
+        });
+        found.truncate(limit);
         found
             .into_iter()
-            .map(|(document, score)| hit(document, score))
+            .map(|(id, score)| hit(document(id), score))
             .collect()
     }
 
-    /// A term's frequency in a document, each field's weighted and length-normalised (0 in a
-    /// dead document).
-    fn weighted_frequency(factors: &[[f32; FIELDS]], posting: &Posting) -> f32 {
+    /// A term's frequency in a document's own fields (all but the server's), each field's
+    /// weighted and length-normalised (0 in a dead document).
+    fn own_frequency(&self, factors: &[[f32; FIELDS]], posting: &Posting) -> f32 {
+        let frequencies = unpack(posting.frequencies, &self.overflow);
         let factors = &factors[posting.entry as usize];
-        posting
-            .frequencies
+        frequencies
             .iter()
             .zip(factors)
             .map(|(frequency, factor)| f32::from(*frequency) * factor)
@@ -374,14 +505,15 @@ impl ToolIndex {
         self.total_lengths.map(|total| total as f32 / documents)
     }
 
-    /// Adds `document` (its server's terms given); its id.
-    fn add(&mut self, document: ToolDocument, server_terms: &[u32]) -> u32 {
+    /// Adds `document`, whose server's field is `server_length` words long; its id.
+    fn add(&mut self, document: ToolDocument, server_length: u32) -> u32 {
         let id = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
         let mut counter = Counter {
             vocabulary: &mut self.vocabulary,
+            reader: &mut self.reader,
             slots: &mut self.slots,
-            counts: Vec::new(),
-            lengths: [0; FIELDS],
+            counts: &mut self.counts,
+            lengths: [0; OWN_FIELDS],
         };
         counter.text(Field::Name, &document.tool);
         if let Some(title) = &document.title {
@@ -394,13 +526,8 @@ impl ToolIndex {
                 counter.text(Field::ParameterText, description);
             }
         }
-        for term in server_terms {
-            counter.count(*term, Field::Server);
-        }
-        let Counter {
-            counts, lengths, ..
-        } = counter;
-        for (term, frequencies) in counts {
+        let own = counter.lengths;
+        for (term, frequencies) in self.counts.drain(..) {
             let term = term as usize;
             self.slots[term] = 0;
             if self.postings.len() <= term {
@@ -408,9 +535,12 @@ impl ToolIndex {
             }
             self.postings[term].push(Posting {
                 entry: id,
-                frequencies,
+                frequencies: pack(frequencies, &mut self.overflow),
             });
         }
+        let mut lengths = [0; FIELDS];
+        lengths[..OWN_FIELDS].copy_from_slice(&own);
+        lengths[SERVER] = server_length;
         for (total, length) in self.total_lengths.iter_mut().zip(lengths) {
             *total += u64::from(length);
         }
@@ -447,19 +577,57 @@ impl ToolIndex {
             }
         }
         self.entries = kept;
+        let overflow = std::mem::take(&mut self.overflow);
         for postings in &mut self.postings {
             postings.retain_mut(|posting| {
                 let new = renumbered[posting.entry as usize];
                 posting.entry = new;
+                if posting.frequencies & IN_OVERFLOW != 0 {
+                    let frequencies = unpack(posting.frequencies, &overflow);
+                    posting.frequencies = pack(frequencies, &mut self.overflow);
+                }
                 new != u32::MAX
             });
         }
-        for ids in self.servers.values_mut() {
-            for id in ids.iter_mut() {
-                *id = renumbered[*id as usize];
+        // A live server's documents are all alive, and stay neighbours.
+        let moved = |ids: Range<u32>| match renumbered.get(ids.start as usize) {
+            Some(first) if !ids.is_empty() => *first..*first + ids.len() as u32,
+            _ => 0..0,
+        };
+        for postings in &mut self.server_postings {
+            for posting in postings {
+                let ids = moved(posting.first..posting.end);
+                (posting.first, posting.end) = (ids.start, ids.end);
             }
         }
+        for record in self.servers.values_mut() {
+            record.ids = moved(record.ids.clone());
+        }
     }
+}
+
+/// The least of the `limit` best of `scores` (by [`f32::total_cmp`]; at least one score, and
+/// `limit` at least 1): a heap of the best so far, which a score rarely enters once it is
+/// full.
+fn least_of_best(scores: impl Iterator<Item = f32>, limit: usize) -> f32 {
+    // `total_cmp`'s order, as integers.
+    let key = |score: f32| {
+        let bits = score.to_bits() as i32;
+        bits ^ (((bits >> 31) as u32) >> 1) as i32
+    };
+    let mut best: BinaryHeap<Reverse<(i32, u32)>> = BinaryHeap::with_capacity(limit + 1);
+    for score in scores {
+        let entry = Reverse((key(score), score.to_bits()));
+        if best.len() < limit {
+            best.push(entry);
+        } else if best.peek().is_some_and(|least| entry < *least) {
+            best.pop();
+            best.push(entry);
+        }
+    }
+    best.peek().map_or(f32::NEG_INFINITY, |Reverse((_, bits))| {
+        f32::from_bits(*bits)
+    })
 }
 
 fn hit(document: &ToolDocument, score: f32) -> Hit {
@@ -480,51 +648,83 @@ fn sort_hits(hits: &mut [Hit]) {
     });
 }
 
-/// The terms of one document as it is added, counted per field.
+/// The frequencies of a document's own fields in a posting's 32 bits: six bits each, or, when
+/// one is over 63, the place of all five in `overflow` (marked [`IN_OVERFLOW`]).
+fn pack(frequencies: [u16; OWN_FIELDS], overflow: &mut Vec<[u16; OWN_FIELDS]>) -> u32 {
+    let at = u32::try_from(overflow.len())
+        .ok()
+        .filter(|at| *at < IN_OVERFLOW);
+    match at {
+        Some(at) if frequencies.iter().any(|frequency| *frequency > PACKED_MAX) => {
+            overflow.push(frequencies);
+            IN_OVERFLOW | at
+        }
+        // Past two billion overflowing postings, a frequency saturates at 63.
+        _ => frequencies
+            .iter()
+            .enumerate()
+            .fold(0, |packed, (field, frequency)| {
+                packed | u32::from((*frequency).min(PACKED_MAX)) << (PACKED_BITS * field as u32)
+            }),
+    }
+}
+
+/// The frequencies [`pack`] packed.
+fn unpack(packed: u32, overflow: &[[u16; OWN_FIELDS]]) -> [u16; OWN_FIELDS] {
+    if packed & IN_OVERFLOW != 0 {
+        return overflow
+            .get((packed & !IN_OVERFLOW) as usize)
+            .copied()
+            .unwrap_or_default();
+    }
+    std::array::from_fn(|field| (packed >> (PACKED_BITS * field as u32)) as u16 & PACKED_MAX)
+}
+
+/// The terms of one document as it is added, counted per own field.
 struct Counter<'a> {
     vocabulary: &'a mut Vocabulary,
-    /// Per term, 1 + its place in `counts` while the document is counted (0: not in it), so
-    /// a word is counted without hashing its term again.
+    reader: &'a mut Reader,
     slots: &'a mut Vec<u32>,
-    counts: Vec<(u32, [u16; FIELDS])>,
-    lengths: [u32; FIELDS],
+    counts: &'a mut Vec<(u32, [u16; OWN_FIELDS])>,
+    lengths: [u32; OWN_FIELDS],
 }
 
 impl Counter<'_> {
     fn text(&mut self, field: Field, text: &str) {
         let Self {
             vocabulary,
+            reader,
             slots,
             counts,
             lengths,
         } = self;
-        for_each_word(text, |word| {
-            let term = vocabulary.insert(word);
-            count(slots, counts, lengths, term, field);
+        reader.words(text, |word| {
+            if let Some(term) = vocabulary.term(word) {
+                count(slots, counts, lengths, term, field as usize);
+            }
         });
-    }
-
-    fn count(&mut self, term: u32, field: Field) {
-        count(self.slots, &mut self.counts, &mut self.lengths, term, field);
     }
 }
 
-fn count(
+/// Counts `term` once more in `field` of the terms being counted: `slots` holds, per term, 1 +
+/// its place in `counts` while they are counted (0: not yet), so a word is counted without
+/// hashing its term again.
+fn count<const N: usize>(
     slots: &mut Vec<u32>,
-    counts: &mut Vec<(u32, [u16; FIELDS])>,
-    lengths: &mut [u32; FIELDS],
+    counts: &mut Vec<(u32, [u16; N])>,
+    lengths: &mut [u32; N],
     term: u32,
-    field: Field,
+    field: usize,
 ) {
     let at = term as usize;
     if slots.len() <= at {
         slots.resize(at + 1, 0);
     }
     if slots[at] == 0 {
-        counts.push((term, [0; FIELDS]));
+        counts.push((term, [0; N]));
         slots[at] = u32::try_from(counts.len()).unwrap_or(u32::MAX);
     }
-    let slot = &mut counts[slots[at] as usize - 1].1[field as usize];
+    let slot = &mut counts[slots[at] as usize - 1].1[field];
     *slot = slot.saturating_add(1);
-    lengths[field as usize] += 1;
+    lengths[field] += 1;
 }
