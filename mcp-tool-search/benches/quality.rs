@@ -24,11 +24,14 @@
 //! `firecrawl_search`, whose `_meta` says `anthropic/alwaysLoad`) — and what a search that
 //! loads its five best adds.
 //!
-//! Then an ablation: the built-in ranker with each piece of its query expansion added in
-//! turn ([`QueryExpansion`]) — the words as written (BM25F over six fields alone), + their
-//! inflections (stemming), + WordNet synonyms, + associations (off by default: shown at the
-//! weight the tables were tuned at, to say what they would add) — each on TEST and DEV,
-//! plain and paraphrase.
+//! Then an ablation: the built-in ranker with each piece added in turn ([`QueryExpansion`],
+//! [`Semantic`]) — the words as written (BM25F over six fields alone), + their inflections
+//! (stemming), + WordNet synonyms, then beside each other + associations (off by default:
+//! shown at the weight the tables were tuned at, to say what they would add) and + word
+//! vectors (the built-in ranker) — each on TEST and DEV, plain and paraphrase.
+//!
+//! `--tune` sweeps the word vectors' weight over a grid on the DEV queries alone (the
+//! default weight, 3, is the best of it); TEST is not shown.
 //!
 //! `--misses` lists the DEV queries the built-in ranker does not find in its first five, with
 //! what it found instead; TEST queries are never listed, so nobody tunes on them. Without
@@ -46,7 +49,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::process::ExitCode;
 
 use corpus::{Kind, Query, Result, Server, Split};
-use mcp_tool_search::{QueryExpansion, ToolDocument, ToolIndex, definition_tokens};
+use mcp_tool_search::{QueryExpansion, Semantic, ToolDocument, ToolIndex, definition_tokens};
 use serde_json::{Value, json};
 
 /// How many tools each ranker returns for a query (MRR is counted within them).
@@ -57,17 +60,27 @@ const LOADED: usize = 5;
 const WINDOW: usize = 200_000;
 
 fn main() -> ExitCode {
-    let (mut list, mut bench, mut misses) = (false, false, false);
+    let (mut list, mut bench, mut misses, mut tune) = (false, false, false, false);
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--list" => list = true,
             "--bench" => bench = true,
             "--misses" => misses = true,
+            "--tune" => tune = true,
             _ => {}
         }
     }
     if list {
         return ExitCode::SUCCESS;
+    }
+    if tune {
+        return match tune_semantic() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("quality: error: {error}");
+                ExitCode::FAILURE
+            }
+        };
     }
     match run(bench, misses) {
         Ok(()) => ExitCode::SUCCESS,
@@ -206,25 +219,44 @@ type Ablation = Vec<(&'static str, Vec<(Split, Kind, Scores)>)>;
 
 fn ablation(servers: &[Server], queries: &[Query]) -> Result<Ablation> {
     let built_in = QueryExpansion::default();
-    let steps = [
-        ("words as written (BM25F)", QueryExpansion::NONE),
+    let off = Semantic::OFF;
+    let steps: Vec<(&'static str, QueryExpansion, Semantic)> = vec![
+        ("words as written (BM25F)", QueryExpansion::NONE, off),
         (
             "+ inflections",
             QueryExpansion::new(built_in.inflections, 0.0, 0.0),
+            off,
         ),
         (
-            "+ synonyms (built-in)",
+            "+ synonyms",
             QueryExpansion::new(built_in.inflections, built_in.synonyms, 0.0),
+            off,
         ),
         (
-            "+ associations 0.3",
+            "+ associations 0.3 (not built in)",
             QueryExpansion::new(built_in.inflections, built_in.synonyms, 0.3),
+            off,
+        ),
+        (
+            "+ word vectors (the built-in)",
+            QueryExpansion::new(built_in.inflections, built_in.synonyms, 0.0),
+            Semantic::default(),
         ),
     ];
+    rank_steps(servers, queries, steps)
+}
+
+/// Each step's rankings of the queries, scored on TEST and DEV, plain and paraphrase.
+fn rank_steps(
+    servers: &[Server],
+    queries: &[Query],
+    steps: Vec<(&'static str, QueryExpansion, Semantic)>,
+) -> Result<Ablation> {
     let mut ablation = Vec::new();
-    for (name, expansion) in steps {
+    for (name, expansion, semantic) in steps {
         let mut index = ToolIndex::new();
         index.set_expansion(expansion);
+        index.set_semantic(semantic);
         for server in servers {
             index.set_server(
                 &server.name,
@@ -255,19 +287,52 @@ fn ablation(servers: &[Server], queries: &[Query]) -> Result<Ablation> {
     Ok(ablation)
 }
 
+/// `--tune`: the word vectors' weight swept over a grid, DEV rows only (nothing is tuned on
+/// TEST, so it is not shown).
+fn tune_semantic() -> Result<()> {
+    let servers = corpus::corpus()?;
+    let queries = corpus::queries()?;
+    let built_in = QueryExpansion::default();
+    let expansion = QueryExpansion::new(built_in.inflections, built_in.synonyms, 0.0);
+    let mut steps = vec![("vectors off", expansion, Semantic::OFF)];
+    for weight in [0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 100.0] {
+        let name: &'static str = Box::leak(format!("vectors {weight}").into_boxed_str());
+        steps.push((name, expansion, Semantic::new(weight)));
+    }
+    let ablation = rank_steps(&servers, &queries, steps)?;
+    println!(
+        "{:<33} {:<11} {:>9} {:>9} {:>7}",
+        "DEV only", "kind", "recall@1", "recall@5", "MRR@10"
+    );
+    for (name, rows) in &ablation {
+        for (split, kind, scores) in rows {
+            if *split == Split::Dev {
+                println!(
+                    "{name:<33} {:<11} {:>9.3} {:>9.3} {:>7.3}",
+                    kind.name(),
+                    scores.recall(1),
+                    scores.recall(LOADED),
+                    scores.mrr()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn print_ablation(ablation: &Ablation) {
     println!(
         "
-ablation: the built-in ranker, each piece of its query expansion added in turn"
+ablation: the built-in ranker, each piece added in turn to the words (the associations tried in place of the word vectors, off by default)"
     );
     println!(
-        "{:<26} {:<5} {:<11} {:>7} {:>9} {:>9} {:>7}",
+        "{:<33} {:<5} {:<11} {:>7} {:>9} {:>9} {:>7}",
         "ranking", "split", "kind", "queries", "recall@1", "recall@5", "MRR@10"
     );
     for (name, rows) in ablation {
         for (split, kind, scores) in rows {
             println!(
-                "{name:<26} {:<5} {:<11} {:>7} {:>9.3} {:>9.3} {:>7.3}",
+                "{name:<33} {:<5} {:<11} {:>7} {:>9.3} {:>9.3} {:>7.3}",
                 split.name().to_uppercase(),
                 kind.name(),
                 scores.queries,

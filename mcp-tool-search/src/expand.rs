@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use foldhash::fast::FixedState;
 
 use crate::lexicon;
+use crate::semantic;
 use crate::text::{Word, is_stop_word, short_key, short_key_text, stem, words};
 
 /// How much the words related to a query's words count, beside the words themselves (1).
@@ -85,6 +86,8 @@ pub(crate) struct Vocabulary {
     /// How many words have an id.
     terms: u32,
     stems: HashMap<String, Vec<u32>, FixedState>,
+    /// Each term's row in the word vectors ([`crate::semantic`]), `u32::MAX` for none.
+    rows: Vec<u32>,
 }
 
 /// The mark of a stop word in [`Vocabulary`]: it has no id.
@@ -139,10 +142,10 @@ impl Vocabulary {
         } else {
             let id = self.terms;
             self.terms = self.terms.saturating_add(1);
-            self.stems
-                .entry(stem(word).into_owned())
-                .or_default()
-                .push(id);
+            let stem = stem(word);
+            self.rows
+                .push(semantic::row_of_stem(&stem).unwrap_or(u32::MAX));
+            self.stems.entry(stem.into_owned()).or_default().push(id);
             id
         };
         match short_key(word) {
@@ -150,6 +153,14 @@ impl Vocabulary {
             None => self.long.insert(word.into(), id),
         };
         id
+    }
+
+    /// The row of `term`'s stem in the word vectors, if it has one.
+    pub(crate) fn row(&self, term: u32) -> Option<u32> {
+        self.rows
+            .get(term as usize)
+            .copied()
+            .filter(|row| *row != u32::MAX)
     }
 
     fn get(&self, word: &str) -> Option<u32> {

@@ -11,7 +11,9 @@
 //! A query's words are matched by their stems, and grown with synonyms and associated words at
 //! lower weights (see [`crate::expand`] and [`QueryExpansion`]): each word of the query (with
 //! its inflections) is one group, scored by BM25F as one term; each related word is a group
-//! whose score counts at its weight.
+//! whose score counts at its weight. Then the meaning: with word vectors on ([`Semantic`], the
+//! default), each tool's vector is made as it is added, and a search adds the cosine of the
+//! query's and the tools' vectors to their scores (see [`crate::semantic`]).
 //!
 //! Kept live at the cost of one server's tools: [`ToolIndex::set_server`] replaces a server's
 //! documents (a list change, a reconnect, a reload) and [`ToolIndex::remove_server`] drops
@@ -30,11 +32,12 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use crate::document::ToolDocument;
 use crate::expand::{self, QueryExpansion, Vocabulary};
 use crate::pattern;
+use crate::semantic::{self, Semantic, ToolVectors};
 use crate::text::Reader;
 
 /// How many fields a document has.
@@ -155,6 +158,9 @@ struct Server {
 pub struct ToolIndex {
     weights: FieldWeights,
     expansion: QueryExpansion,
+    semantic: Semantic,
+    /// Each entry's word vector (made while `semantic` is on; see [`crate::semantic`]).
+    vectors: ToolVectors,
     entries: Vec<Entry>,
     /// Each server's entries and terms.
     servers: BTreeMap<String, Server>,
@@ -174,6 +180,8 @@ pub struct ToolIndex {
     reader: Reader,
     /// Scratch for [`count`]: a document's terms while it is added.
     counts: Vec<(u32, [u16; OWN_FIELDS])>,
+    /// A search's per-entry accumulators, kept for the next search.
+    buffers: SearchBuffers,
     live: usize,
     /// The sum of each field's length over live documents.
     total_lengths: [u64; FIELDS],
@@ -202,6 +210,42 @@ impl ToolIndex {
     /// How much a query's inflections, synonyms and associated words count.
     pub fn expansion(&self) -> QueryExpansion {
         self.expansion
+    }
+
+    /// Sets how much the meaning of a query's words counts ([`Semantic::OFF`]: not at all,
+    /// and no tool vectors are made). Turned on, the tools already indexed get their vectors.
+    pub fn set_semantic(&mut self, semantic: Semantic) {
+        let was_on = self.semantic.is_on();
+        self.semantic = semantic;
+        if semantic.is_on() && !was_on {
+            self.vectors = ToolVectors::default();
+            for (id, terms) in self.terms_by_entry().into_iter().enumerate() {
+                if self.entries[id].live {
+                    let id = u32::try_from(id).unwrap_or(u32::MAX);
+                    self.vectors.add(id, terms.into_iter());
+                }
+            }
+        }
+    }
+
+    /// How much the meaning of a query's words counts.
+    pub fn semantic(&self) -> Semantic {
+        self.semantic
+    }
+
+    /// Each entry's terms, as their rows in the word vectors with their frequencies in the
+    /// tool's own fields, read back from the postings in one pass (for word vectors turned on
+    /// after tools were added).
+    fn terms_by_entry(&self) -> Vec<Vec<(Option<u32>, [u16; OWN_FIELDS])>> {
+        let mut terms = vec![Vec::new(); self.entries.len()];
+        for (term, postings) in self.postings.iter().enumerate() {
+            let row = self.vocabulary.row(u32::try_from(term).unwrap_or(u32::MAX));
+            for posting in postings {
+                let frequencies = unpack(posting.frequencies, &self.overflow);
+                terms[posting.entry as usize].push((row, frequencies));
+            }
+        }
+        terms
     }
 
     /// Replaces the documents of `server` with `tools` (its list changed, it reconnected, it
@@ -389,7 +433,13 @@ impl ToolIndex {
     /// BM25F over the query's words and the words related to them.
     fn ranked(&self, query: &str, limit: usize, server: Option<&str>) -> Vec<Hit> {
         let groups = expand::groups(query, &self.vocabulary, &self.expansion);
-        if groups.is_empty() || self.live == 0 || limit == 0 {
+        // A query none of whose words a tool has may still mean what a tool does.
+        let meaning = self
+            .semantic
+            .is_on()
+            .then(|| semantic::query_vector(query))
+            .flatten();
+        if (groups.is_empty() && meaning.is_none()) || self.live == 0 || limit == 0 {
             return Vec::new();
         }
         let documents = self.live as f32;
@@ -399,15 +449,16 @@ impl ToolIndex {
         // search scores are listed without a branch (written at the end, counted when new):
         // whether a document is new is a coin toss no predictor learns.
         let entries = self.entries.len();
-        let mut scores = vec![0.0_f32; entries];
-        let mut touched = vec![0_u32; entries + 1];
+        let mut buffers = self.buffers.take(entries);
+        let Buffers {
+            scores,
+            touched,
+            frequencies,
+            in_group,
+            from_server,
+        } = &mut buffers;
         let mut touched_count = 0;
-        let mut frequencies = vec![0.0_f32; entries];
-        let mut in_group = vec![0_u32; entries + 1];
         let mut holding = 0;
-        // A term's frequency in the server field of each document of the servers holding it,
-        // until it is added to the document's own fields (made when a term first needs it).
-        let mut from_server: Vec<f32> = Vec::new();
         for group in groups {
             for (term, share) in &group.terms {
                 let term = *term as usize;
@@ -416,9 +467,6 @@ impl ToolIndex {
                     .server_postings
                     .get(term)
                     .map_or(&[][..], Vec::as_slice);
-                if !servers.is_empty() && from_server.is_empty() {
-                    from_server = vec![0.0_f32; entries];
-                }
                 for posting in servers {
                     for id in posting.first..posting.end {
                         let factor = factors[id as usize][SERVER];
@@ -461,6 +509,15 @@ impl ToolIndex {
             }
             holding = 0;
         }
+        if let Some(meaning) = &meaning {
+            touched_count = self.vectors.fuse(
+                meaning,
+                self.semantic.weight,
+                scores,
+                touched,
+                touched_count,
+            );
+        }
         let mut found: Vec<(u32, f32)> = touched[..touched_count]
             .iter()
             .map(|id| (*id, scores[*id as usize]))
@@ -468,6 +525,10 @@ impl ToolIndex {
                 server.is_none_or(|server| server == self.entries[*id as usize].document.server)
             })
             .collect();
+        for id in &touched[..touched_count] {
+            scores[*id as usize] = 0.0;
+        }
+        self.buffers.put(buffers);
         if found.len() > limit {
             // The limit-th best score, by score alone (comparing numbers, not names): only the
             // tools scoring at least that can be among the best, ties included, and only they
@@ -527,6 +588,14 @@ impl ToolIndex {
             }
         }
         let own = counter.lengths;
+        if self.semantic.is_on() {
+            let vocabulary = &self.vocabulary;
+            let terms = self
+                .counts
+                .iter()
+                .map(|(term, frequencies)| (vocabulary.row(*term), *frequencies));
+            self.vectors.add(id, terms);
+        }
         for (term, frequencies) in self.counts.drain(..) {
             let term = term as usize;
             self.slots[term] = 0;
@@ -560,6 +629,7 @@ impl ToolIndex {
             return;
         }
         entry.live = false;
+        self.vectors.remove(id);
         for (total, length) in self.total_lengths.iter_mut().zip(entry.lengths) {
             *total -= u64::from(length);
         }
@@ -577,6 +647,7 @@ impl ToolIndex {
             }
         }
         self.entries = kept;
+        self.vectors.compact(&renumbered);
         let overflow = std::mem::take(&mut self.overflow);
         for postings in &mut self.postings {
             postings.retain_mut(|posting| {
@@ -667,6 +738,60 @@ fn pack(frequencies: [u16; OWN_FIELDS], overflow: &mut Vec<[u16; OWN_FIELDS]>) -
                 packed | u32::from((*frequency).min(PACKED_MAX)) << (PACKED_BITS * field as u32)
             }),
     }
+}
+
+/// A search's accumulators, kept from one search to the next: a search of a large index would
+/// otherwise allocate and clear a few hundred kilobytes each time. One search holds them at a
+/// time; a search that finds them held (by another thread) makes its own.
+#[derive(Debug, Default)]
+struct SearchBuffers(Mutex<Option<Buffers>>);
+
+impl Clone for SearchBuffers {
+    /// A copy of an index starts without buffers.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl SearchBuffers {
+    /// The buffers, with a slot for each of `entries` entries.
+    fn take(&self, entries: usize) -> Buffers {
+        let mut buffers = self
+            .0
+            .try_lock()
+            .ok()
+            .and_then(|mut kept| kept.take())
+            .unwrap_or_default();
+        buffers.scores.resize(entries, 0.0);
+        buffers.touched.resize(entries + 1, 0);
+        buffers.frequencies.resize(entries, 0.0);
+        buffers.in_group.resize(entries + 1, 0);
+        buffers.from_server.resize(entries, 0.0);
+        buffers
+    }
+
+    /// Keeps `buffers` for the next search: their scores, frequencies and server frequencies
+    /// must be all zero again.
+    fn put(&self, buffers: Buffers) {
+        if let Ok(mut kept) = self.0.try_lock() {
+            *kept = Some(buffers);
+        }
+    }
+}
+
+/// A search's per-entry accumulators ([`ToolIndex::search`] says what each holds).
+#[derive(Debug, Default)]
+struct Buffers {
+    /// Each entry's score (zero when not scored).
+    scores: Vec<f32>,
+    /// The scored entries, in the order first scored.
+    touched: Vec<u32>,
+    /// Each entry's weighted frequency of the group being scored.
+    frequencies: Vec<f32>,
+    /// The entries the group being scored reaches.
+    in_group: Vec<u32>,
+    /// A term's frequency in each entry's server field, until added to its own fields'.
+    from_server: Vec<f32>,
 }
 
 /// The frequencies [`pack`] packed.

@@ -6,6 +6,7 @@ mod index;
 pub mod lexicon;
 pub mod pattern;
 mod ranker;
+mod semantic;
 pub mod text;
 mod tokens;
 
@@ -13,4 +14,5 @@ pub use document::{Parameter, ToolDocument};
 pub use expand::QueryExpansion;
 pub use index::{FieldWeights, Hit, SearchError, ToolIndex};
 pub use ranker::{Combine, RankError, Ranker, search_with};
+pub use semantic::Semantic;
 pub use tokens::{BYTES_PER_TOKEN, definition_tokens, estimate_tokens};

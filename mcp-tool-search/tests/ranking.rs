@@ -1,11 +1,12 @@
 //! The ranking's pieces on an index as an agent uses it: a query in another inflection, a
 //! synonym and an associated word each find a tool, below the word itself, and each can be
-//! switched off ([`QueryExpansion`]).
+//! switched off ([`QueryExpansion`]). Word vectors are off here, so each test sees the words
+//! alone; `tests/meaning.rs` pins what the vectors add.
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use mcp_tool_search::{Hit, QueryExpansion, ToolDocument, ToolIndex, lexicon};
+use mcp_tool_search::{Hit, QueryExpansion, Semantic, ToolDocument, ToolIndex, lexicon};
 
 fn tool(server: &str, name: &str, description: &str) -> ToolDocument {
     ToolDocument::new(server, name, description)
@@ -14,6 +15,7 @@ fn tool(server: &str, name: &str, description: &str) -> ToolDocument {
 fn index(expansion: QueryExpansion) -> ToolIndex {
     let mut index = ToolIndex::new();
     index.set_expansion(expansion);
+    index.set_semantic(Semantic::OFF);
     index.set_server(
         "storage",
         None,
