@@ -458,6 +458,8 @@ impl ToolIndex {
             from_server,
         } = &mut buffers;
         let mut touched_count = 0;
+        // The best score so far (scores only grow, so the best of every sum made is the best).
+        let mut best = 0.0_f32;
         let mut holding = 0;
         for group in groups {
             for (term, share) in &group.terms {
@@ -506,17 +508,15 @@ impl ToolIndex {
                 touched[touched_count] = *id;
                 touched_count += usize::from(*score == 0.0);
                 *score += group.weight * idf * frequency * (K1 + 1.0) / (frequency + K1);
+                best = best.max(*score);
             }
             holding = 0;
         }
         if let Some(meaning) = &meaning {
-            touched_count = self.vectors.fuse(
-                meaning,
-                self.semantic.weight,
-                scores,
-                touched,
-                touched_count,
-            );
+            let weight = self.semantic.weight;
+            touched_count =
+                self.vectors
+                    .fuse(meaning, weight, best, scores, touched, touched_count);
         }
         let mut found: Vec<(u32, f32)> = touched[..touched_count]
             .iter()

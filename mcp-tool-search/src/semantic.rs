@@ -307,9 +307,9 @@ impl ToolVectors {
     }
 
     /// Adds to the scores of the tools most likely to rank their cosine with `query` (when
-    /// above zero) times `weight` times the best score: as if every score were divided by the
-    /// best before `weight` times the cosine is added, in the words' own units (without a
-    /// score by words, `weight` times the cosine). `scores` by entry, `touched[..count]` the
+    /// above zero) times `weight` times `best`, the best score: as if every score were divided
+    /// by the best before `weight` times the cosine is added, in the words' own units (without
+    /// a score by words, `weight` times the cosine). `scores` by entry, `touched[..count]` the
     /// entries with a score, to which a tool found by its meaning alone is added (`touched` has
     /// room for every entry); the new count.
     ///
@@ -322,14 +322,11 @@ impl ToolVectors {
         &self,
         query: &Meaning,
         weight: f32,
+        best: f32,
         scores: &mut [f32],
         touched: &mut [u32],
         mut count: usize,
     ) -> usize {
-        let best = touched[..count]
-            .iter()
-            .map(|id| scores[*id as usize])
-            .fold(0.0_f32, f32::max);
         let factor = weight * if best > 0.0 { best } else { 1.0 };
         let mut candidates = self.likely(query, &touched[..count], scores);
         candidates.sort_unstable();
@@ -360,58 +357,73 @@ impl ToolVectors {
                 .map(|id| u32::try_from(id).unwrap_or(u32::MAX))
                 .collect();
         }
-        let mut candidates = best_of(
-            by_words.iter().map(|id| (scores[*id as usize], *id)),
-            BY_WORDS,
-        );
+        let by_words: Vec<(f32, u32)> = by_words
+            .iter()
+            .map(|id| (scores[*id as usize], *id))
+            .collect();
+        let mut candidates = best_of(&by_words, BY_WORDS);
         let mut rough = vec![0.0_f32; entries];
         for (component, head) in query.head.iter().zip(&self.heads) {
             for (rough, tool) in rough.iter_mut().zip(head) {
                 *rough += component * tool;
             }
         }
-        candidates.extend(best_of(
-            rough
-                .iter()
-                .enumerate()
-                .map(|(id, rough)| (*rough, u32::try_from(id).unwrap_or(u32::MAX))),
-            BY_MEANING,
-        ));
+        let rough: Vec<(f32, u32)> = rough
+            .iter()
+            .zip(0..)
+            .map(|(rough, id)| (*rough, id))
+            .collect();
+        candidates.extend(best_of(&rough, BY_MEANING));
         candidates
     }
 }
 
-/// The ids of `count` of `values` with the highest value (in no order), in one pass: values
-/// gather in a buffer of twice `count`; when it fills, the best `count` are kept by selection
-/// and the least of them becomes the bar a value must pass to enter, so most values cost one
-/// comparison.
-fn best_of(values: impl Iterator<Item = (f32, u32)>, count: usize) -> Vec<u32> {
+/// The ids of the `count` of `values` with the highest value (in no order; all of them when
+/// fewer; ties broken as they fall): the values under a bar are passed over, the bar being
+/// the value a sample of every [`SAMPLE`]th value puts half as far again down as the
+/// `count`th, and the best `count` of the rest are selected. One pass over the values and a
+/// selection among a few hundred, rather than a selection among them all (which it falls
+/// back to should the sample have set the bar too high).
+fn best_of(values: &[(f32, u32)], count: usize) -> Vec<u32> {
+    if values.len() <= count {
+        return values.iter().map(|(_, id)| *id).collect();
+    }
     if count == 0 {
         return Vec::new();
     }
-    let mut kept: Vec<(f32, u32)> = Vec::with_capacity(2 * count);
-    let mut bar = f32::NEG_INFINITY;
-    let keep_best = |kept: &mut Vec<(f32, u32)>| {
-        if kept.len() > count {
-            kept.select_nth_unstable_by(count - 1, |a, b| b.0.total_cmp(&a.0));
-            kept.truncate(count);
-        }
+    let mut sample: Vec<f32> = values
+        .iter()
+        .step_by(SAMPLE)
+        .map(|(value, _)| *value)
+        .collect();
+    // Half as far again down the sample as `count` would be, so that the bar lets in more
+    // than `count` values however the sample fell.
+    let place = count / SAMPLE + count / SAMPLE / 2 + 2;
+    let bar = if place < sample.len() {
+        *sample
+            .select_nth_unstable_by(place, |a, b| b.total_cmp(a))
+            .1
+    } else {
+        f32::NEG_INFINITY
     };
-    for (value, id) in values {
-        if value <= bar {
-            continue;
-        }
-        kept.push((value, id));
-        if kept.len() == 2 * count {
-            keep_best(&mut kept);
-            bar = kept
-                .iter()
-                .fold(f32::INFINITY, |least, (value, _)| least.min(*value));
-        }
+    let mut kept: Vec<(f32, u32)> = values
+        .iter()
+        .copied()
+        .filter(|(value, _)| *value >= bar)
+        .collect();
+    if kept.len() < count {
+        // The sample set the bar too high: select among all of them.
+        kept = values.to_vec();
     }
-    keep_best(&mut kept);
+    if kept.len() > count {
+        kept.select_nth_unstable_by(count - 1, |a, b| b.0.total_cmp(&a.0));
+        kept.truncate(count);
+    }
     kept.into_iter().map(|(_, id)| id).collect()
 }
+
+/// One value in how many [`best_of`] samples.
+const SAMPLE: usize = 8;
 
 /// The cosine above which a tool none of a query's words found is found by its meaning (the
 /// highest of 0, 0.2, 0.3, 0.4 and 0.5 that loses none of the development queries' hits: a
@@ -419,10 +431,10 @@ fn best_of(values: impl Iterator<Item = (f32, u32)>, count: usize) -> Vec<u32> {
 const MEANING_ALONE: f32 = 0.3;
 
 /// How many of the tools a search's words rank best get their full cosine ([`ToolVectors::fuse`]).
-const BY_WORDS: usize = 128;
+const BY_WORDS: usize = 64;
 
 /// How many of the tools nearest the query by their first components get their full cosine.
-const BY_MEANING: usize = 256;
+const BY_MEANING: usize = 128;
 
 /// How many of a vector's first components the first pass compares.
 const COARSE: usize = 16;
@@ -456,18 +468,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_best_of_many_values_are_found_in_one_pass() {
-        // Values in a scrambled order, some repeated: the best 10 are 990 to 999.
-        let values = (0..1_000_u32).map(|n| ((n * 7_919) % 1_000) as f32);
-        let mut best = best_of(values.zip(0..), 10);
-        best.sort_unstable();
+    fn the_best_of_many_values_are_found_whatever_the_sample_sees() {
+        let sorted_best = |values: &[(f32, u32)], count: usize| {
+            let mut best = best_of(values, count);
+            best.sort_unstable();
+            best
+        };
+        // Values in a scrambled order: the best 100 are 900 to 999.
+        let scrambled: Vec<(f32, u32)> = (0..1_000_u32)
+            .map(|n| (((n * 7_919) % 1_000) as f32, n))
+            .collect();
         let mut expected: Vec<u32> = (0..1_000_u32)
-            .filter(|n| (n * 7_919) % 1_000 >= 990)
+            .filter(|n| (n * 7_919) % 1_000 >= 900)
             .collect();
         expected.sort_unstable();
-        assert_eq!(best, expected);
-        assert_eq!(best_of([(1.0, 7)].into_iter(), 10), vec![7]);
-        assert_eq!(best_of([(1.0, 7)].into_iter(), 0), Vec::<u32>::new());
+        assert_eq!(sorted_best(&scrambled, 100), expected);
+        // The best where the sample never looks (no multiple of SAMPLE): the bar it sets is
+        // too high, and the selection falls back to every value.
+        let hidden: Vec<(f32, u32)> = (0..1_000_u32)
+            .map(|n| {
+                let high = !(n as usize).is_multiple_of(SAMPLE) && n < 120;
+                (
+                    if high {
+                        1_000.0 + n as f32
+                    } else {
+                        n as f32 / 10.0
+                    },
+                    n,
+                )
+            })
+            .collect();
+        let expected: Vec<u32> = (0..120_u32).filter(|n| !n.is_multiple_of(8)).collect();
+        assert_eq!(sorted_best(&hidden, expected.len()), expected);
+        assert_eq!(best_of(&[(1.0, 7)], 10), vec![7]);
+        assert_eq!(best_of(&scrambled, 0), Vec::<u32>::new());
     }
 
     #[test]
