@@ -333,7 +333,11 @@ impl ToolVectors {
         candidates.dedup();
         for id in candidates {
             let entry = id as usize;
-            let cosine = dot_quantised(&query.full, &self.vectors[entry]) * self.scales[entry];
+            let (Some(vector), Some(scale)) = (self.vectors.get(entry), self.scales.get(entry))
+            else {
+                continue;
+            };
+            let cosine = dot_quantised(&query.full, vector) * scale;
             let score = &mut scores[entry];
             // A tool none of the query's words found needs a near meaning to be found at all.
             let floor = if *score == 0.0 { MEANING_ALONE } else { 0.0 };
