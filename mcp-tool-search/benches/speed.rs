@@ -21,9 +21,12 @@
 //!   and the slowest, which includes the index's occasional compaction); and, apart, the
 //!   `set_server` alone and a search that follows another (p50 each), so the update's own
 //!   cost shows;
-//! - **memory**: the bytes the index holds (its documents, postings, vocabulary and
-//!   statistics), counted by a global allocator, beside the size of the tools' definitions as
-//!   JSON and of the documents alone; and the most the build held at once.
+//! - **memory**: the bytes the index holds (its documents, postings, vocabulary, statistics
+//!   and word vectors), counted by a global allocator, beside the size of the tools'
+//!   definitions as JSON and of the documents alone; and the most the build held at once.
+//!
+//! The index is the default one, with word vectors ([`Semantic`]); the build and the queries
+//! are also timed without them, each beside the other in turn, so what the vectors cost shows.
 //!
 //! Timings are reported, never asserted: these machines are shared and noisy. `--quick`
 //! repeats less. Without `--bench` (as `cargo test --benches` runs it) it is a smoke run that
@@ -50,7 +53,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use corpus::{Result, Server, Split};
-use mcp_tool_search::{ToolDocument, ToolIndex};
+use mcp_tool_search::{Semantic, ToolDocument, ToolIndex};
 use serde_json::{Value, json};
 
 /// How many tools the index holds.
@@ -192,8 +195,9 @@ struct Batch {
     documents: Vec<ToolDocument>,
 }
 
-fn build(batches: Vec<Batch>) -> ToolIndex {
+fn build(batches: Vec<Batch>, semantic: Semantic) -> ToolIndex {
     let mut index = ToolIndex::new();
+    index.set_semantic(semantic);
     for batch in batches {
         index.set_server(
             &batch.server,
@@ -224,23 +228,32 @@ fn run(scale: Scale) -> Result<()> {
     let (batches, documents_bytes, _) = counted(|| batches(&replicas));
     let tools: usize = batches.iter().map(|batch| batch.documents.len()).sum();
 
-    let (index, index_bytes, build_peak) = counted(|| build(batches.clone()));
+    let (index, index_bytes, build_peak) = counted(|| build(batches.clone(), Semantic::default()));
+    let (words_only, words_only_bytes, _) = counted(|| build(batches.clone(), Semantic::OFF));
     if index.len() != tools {
         return Err(format!("the index holds {} tools of {tools}", index.len()).into());
     }
     let (builds, rounds, updates) = scale.repetitions();
 
+    // Each build and each search with word vectors beside the same without them, in turn.
     let mut build_times = Vec::with_capacity(builds);
+    let mut words_only_build_times = Vec::with_capacity(builds);
     for _ in 0..builds {
-        let input = batches.clone();
-        let started = Instant::now();
-        let built = build(input);
-        let hits = built.search(FIRST_QUERY, LIMIT, None)?;
-        build_times.push(started.elapsed());
-        black_box((&built, hits));
+        for (semantic, times) in [
+            (Semantic::default(), &mut build_times),
+            (Semantic::OFF, &mut words_only_build_times),
+        ] {
+            let input = batches.clone();
+            let started = Instant::now();
+            let built = build(input, semantic);
+            let hits = built.search(FIRST_QUERY, LIMIT, None)?;
+            times.push(started.elapsed());
+            black_box((&built, hits));
+        }
     }
 
     let mut query_times = Vec::with_capacity(rounds * queries.len());
+    let mut words_only_query_times = Vec::with_capacity(rounds * queries.len());
     let mut empty = BTreeSet::new();
     for _ in 0..rounds {
         for query in &queries {
@@ -250,6 +263,10 @@ fn run(scale: Scale) -> Result<()> {
             if hits.is_empty() {
                 empty.insert(query.as_str());
             }
+            black_box(hits);
+            let started = Instant::now();
+            let hits = words_only.search(query, LIMIT, None)?;
+            words_only_query_times.push(started.elapsed());
             black_box(hits);
         }
     }
@@ -297,6 +314,8 @@ fn run(scale: Scale) -> Result<()> {
 
     let build = Summary::of(build_times);
     let query = Summary::of(query_times);
+    let words_only_build = Summary::of(words_only_build_times);
+    let words_only_query = Summary::of(words_only_query_times);
     let update = Summary::of(update_times);
     let set_server = Summary::of(set_server_times);
     let next_search = Summary::of(next_search_times);
@@ -365,6 +384,14 @@ fn run(scale: Scale) -> Result<()> {
         mib(definitions),
         mib(build_peak),
     );
+    println!(
+        "  without word vectors (Semantic::OFF), side by side: build median {:>9}, query p50 \
+         {:>9} p99 {:>9}; the index holds {:.1} MiB",
+        human(words_only_build.median),
+        human(words_only_query.median),
+        human(words_only_query.p99),
+        mib(words_only_bytes),
+    );
     if !empty.is_empty() {
         println!(
             "  ({} TEST queries found nothing: {})",
@@ -394,6 +421,10 @@ fn run(scale: Scale) -> Result<()> {
             "documents_bytes": documents_bytes,
             "definitions_bytes": definitions,
             "build_peak_bytes": build_peak,
+            "words_only_build_median_us": micros(words_only_build.median),
+            "words_only_query_p50_us": micros(words_only_query.median),
+            "words_only_query_p99_us": micros(words_only_query.p99),
+            "words_only_index_bytes": words_only_bytes,
         })
     );
     Ok(())
