@@ -29,6 +29,9 @@
 // An offline tool run by hand: a failure stops it with the reason.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::print_stdout)]
 
+#[path = "support/debian.rs"]
+mod debian;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -308,30 +311,11 @@ fn is_word(word: &str) -> bool {
 fn debian_descriptions(file: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut texts = Vec::new();
-    let mut current: Option<String> = None;
-    let mut finish = |current: &mut Option<String>| {
-        if let Some(text) = current.take()
-            && seen.insert(text.clone())
-        {
+    debian::each_description(file, |text| {
+        if seen.insert(text.clone()) {
             texts.push(text);
         }
-    };
-    for line in file.lines() {
-        if let Some(text) = current.as_mut()
-            && let Some(continued) = line.strip_prefix(' ')
-        {
-            if continued.trim() != "." {
-                text.push(' ');
-                text.push_str(continued);
-            }
-            continue;
-        }
-        finish(&mut current);
-        if let Some(short) = line.strip_prefix("Description-en:") {
-            current = Some(short.trim().to_owned());
-        }
-    }
-    finish(&mut current);
+    });
     texts
 }
 

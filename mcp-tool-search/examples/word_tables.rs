@@ -38,6 +38,9 @@
 // An offline tool run by hand: a failure stops it with the reason.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::print_stdout)]
 
+#[path = "support/debian.rs"]
+mod debian;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -134,38 +137,16 @@ fn parse_args() -> Args {
 fn debian_descriptions(file: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut texts = Vec::new();
-    let mut current: Option<String> = None;
-    let mut finish = |current: &mut Option<String>| {
-        if let Some(text) = current.take() {
-            // Each sentence once in the whole corpus: families of packages repeat theirs.
-            let kept: Vec<&str> = text
-                .split_inclusive(". ")
-                .filter(|sentence| seen.insert(sentence.trim().trim_end_matches('.').to_owned()))
-                .collect();
-            if !kept.is_empty() {
-                texts.push(kept.concat());
-            }
+    debian::each_description(file, |text| {
+        // Each sentence once in the whole corpus: families of packages repeat theirs.
+        let kept: Vec<&str> = text
+            .split_inclusive(". ")
+            .filter(|sentence| seen.insert(sentence.trim().trim_end_matches('.').to_owned()))
+            .collect();
+        if !kept.is_empty() {
+            texts.push(kept.concat());
         }
-    };
-    for line in file.lines() {
-        if let Some(text) = current.as_mut()
-            && let Some(continued) = line.strip_prefix(' ')
-        {
-            if continued.trim() != "." {
-                text.push(' ');
-                text.push_str(continued);
-            }
-            continue;
-        }
-        finish(&mut current);
-        let field = line
-            .strip_prefix("Description-en:")
-            .or_else(|| line.strip_prefix("Description:"));
-        if let Some(short) = field {
-            current = Some(short.trim().to_owned());
-        }
-    }
-    finish(&mut current);
+    });
     texts
 }
 
