@@ -140,6 +140,7 @@ fn main() {
         }
     }
     let mut body = String::new();
+    let mut written = 0;
     for sentence in &sentences {
         let stems: Vec<String> = words(sentence)
             .iter()
@@ -149,11 +150,13 @@ fn main() {
         if !stems.is_empty() {
             let text = sentence.replace(['\t', '\n'], " ");
             writeln!(body, "{text}\t{}", stems.join(" ")).unwrap();
+            written += 1;
         }
     }
     std::fs::write(&args.sentences, body).expect("write the sentences");
     println!(
-        "{} sentences ({descriptions} package descriptions, {} from WordNet): {}",
+        "{written} sentences with a word, of {} ({descriptions} package descriptions, {} from \
+         WordNet): {}",
         sentences.len(),
         sentences.len() - descriptions,
         args.sentences.display()

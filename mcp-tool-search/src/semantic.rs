@@ -361,45 +361,41 @@ impl ToolVectors {
                 .map(|id| u32::try_from(id).unwrap_or(u32::MAX))
                 .collect();
         }
-        let by_words: Vec<(f32, u32)> = by_words
-            .iter()
-            .map(|id| (scores[*id as usize], *id))
-            .collect();
-        let mut candidates = best_of(&by_words, BY_WORDS);
+        let mut candidates = best_of(
+            by_words.len(),
+            |at| (scores[by_words[at] as usize], by_words[at]),
+            BY_WORDS,
+        );
         let mut rough = vec![0.0_f32; entries];
         for (component, head) in query.head.iter().zip(&self.heads) {
             for (rough, tool) in rough.iter_mut().zip(head) {
                 *rough += component * tool;
             }
         }
-        let rough: Vec<(f32, u32)> = rough
-            .iter()
-            .zip(0..)
-            .map(|(rough, id)| (*rough, id))
-            .collect();
-        candidates.extend(best_of(&rough, BY_MEANING));
+        candidates.extend(best_of(
+            entries,
+            |id| (rough[id], u32::try_from(id).unwrap_or(u32::MAX)),
+            BY_MEANING,
+        ));
         candidates
     }
 }
 
-/// The ids of the `count` of `values` with the highest value (in no order; all of them when
-/// fewer; ties broken as they fall): the values under a bar are passed over, the bar being
+/// The ids of the `count` of the `len` values `value` gives (each with its id) that are
+/// highest (in no order; all of them when fewer; ties broken as they fall): the values under a bar are passed over, the bar being
 /// the value a sample of every [`SAMPLE`]th value puts half as far again down as the
 /// `count`th, and the best `count` of the rest are selected. One pass over the values and a
 /// selection among a few hundred, rather than a selection among them all (which it falls
 /// back to should the sample have set the bar too high).
-fn best_of(values: &[(f32, u32)], count: usize) -> Vec<u32> {
-    if values.len() <= count {
-        return values.iter().map(|(_, id)| *id).collect();
+fn best_of(len: usize, value: impl Fn(usize) -> (f32, u32), count: usize) -> Vec<u32> {
+    let all = || (0..len).map(&value);
+    if len <= count {
+        return all().map(|(_, id)| id).collect();
     }
     if count == 0 {
         return Vec::new();
     }
-    let mut sample: Vec<f32> = values
-        .iter()
-        .step_by(SAMPLE)
-        .map(|(value, _)| *value)
-        .collect();
+    let mut sample: Vec<f32> = (0..len).step_by(SAMPLE).map(|at| value(at).0).collect();
     // Half as far again down the sample as `count` would be, so that the bar lets in more
     // than `count` values however the sample fell.
     let place = count / SAMPLE + count / SAMPLE / 2 + 2;
@@ -410,14 +406,10 @@ fn best_of(values: &[(f32, u32)], count: usize) -> Vec<u32> {
     } else {
         f32::NEG_INFINITY
     };
-    let mut kept: Vec<(f32, u32)> = values
-        .iter()
-        .copied()
-        .filter(|(value, _)| *value >= bar)
-        .collect();
+    let mut kept: Vec<(f32, u32)> = all().filter(|(value, _)| *value >= bar).collect();
     if kept.len() < count {
         // The sample set the bar too high: select among all of them.
-        kept = values.to_vec();
+        kept = all().collect();
     }
     if kept.len() > count {
         kept.select_nth_unstable_by(count - 1, |a, b| b.0.total_cmp(&a.0));
@@ -474,7 +466,7 @@ mod tests {
     #[test]
     fn the_best_of_many_values_are_found_whatever_the_sample_sees() {
         let sorted_best = |values: &[(f32, u32)], count: usize| {
-            let mut best = best_of(values, count);
+            let mut best = best_of(values.len(), |at| values[at], count);
             best.sort_unstable();
             best
         };
@@ -504,8 +496,8 @@ mod tests {
             .collect();
         let expected: Vec<u32> = (0..120_u32).filter(|n| !n.is_multiple_of(8)).collect();
         assert_eq!(sorted_best(&hidden, expected.len()), expected);
-        assert_eq!(best_of(&[(1.0, 7)], 10), vec![7]);
-        assert_eq!(best_of(&scrambled, 0), Vec::<u32>::new());
+        assert_eq!(sorted_best(&[(1.0, 7)], 10), vec![7]);
+        assert_eq!(sorted_best(&scrambled, 0), Vec::<u32>::new());
     }
 
     #[test]
