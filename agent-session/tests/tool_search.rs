@@ -18,7 +18,7 @@ use agent_session::{
 use async_trait::async_trait;
 use common::{World, fixture_entry, guard, tool_names};
 use mcp_bridge::{AgentTool, ToolOutput};
-use mcp_tool_search::{Combine, RankError, Ranker, ToolDocument};
+use mcp_tool_search::{Combine, RankError, Ranker, Semantic, ToolDocument};
 use serde_json::{Value, json};
 use testkit::FixtureServer;
 use tokio_util::sync::CancellationToken;
@@ -794,6 +794,28 @@ async fn an_agents_ranker_ranks_the_sessions_searches() {
     let output = call(&session, SEARCH_TOOL_NAME, json!({"query": "close a sale"})).await;
     assert_eq!(found(&output).0, ["mcp_hubspot_update_deal"]);
     assert!(listed(&session, "mcp_hubspot_update_deal"));
+    session.shutdown().await;
+}
+
+/// The built-in ranking finds a tool by the meaning of a query that shares no word with it;
+/// an agent can turn that off and rank by the words alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_built_in_ranking_finds_by_meaning_unless_told_to_keep_to_words() {
+    let world = many_servers();
+    let paraphrase = "grab a picture of what the display shows";
+    let screenshot = "mcp_playwright_browser_take_screenshot";
+    let names =
+        |hits: Vec<FoundTool>| -> Vec<String> { hits.into_iter().map(|hit| hit.name).collect() };
+    let session = start(world.options()).await;
+    let hits = names(session.search_tools(paraphrase, 3, None).await.unwrap());
+    assert!(hits.iter().any(|name| name == screenshot), "{hits:?}");
+    session.shutdown().await;
+    let options = world
+        .options()
+        .tool_search(ToolSearchOptions::default().semantic(Semantic::OFF));
+    let session = start(options).await;
+    let hits = names(session.search_tools(paraphrase, 3, None).await.unwrap());
+    assert!(!hits.iter().any(|name| name == screenshot), "{hits:?}");
     session.shutdown().await;
 }
 

@@ -32,7 +32,7 @@ use std::sync::Arc;
 pub use context::{ServerContext, ToolContext};
 /// What an agent implements to rank searches itself, re-exported so that it needs no other
 /// crate for it.
-pub use mcp_tool_search::{Combine, RankError, Ranker, ToolDocument};
+pub use mcp_tool_search::{Combine, RankError, Ranker, Semantic, ToolDocument};
 pub use tools::{FoundTool, SEARCH_TOOL_NAME};
 
 pub(crate) use state::{Changed, SearchState};
@@ -113,6 +113,10 @@ pub struct ToolSearchOptions {
     pub ranker: Option<Arc<dyn Ranker>>,
     /// How the agent's ranking is used: beside the built-in one, or instead of it.
     pub combine: Combine,
+    /// How much the built-in ranking counts the meaning of words (its word vectors; on by
+    /// default): [`Semantic::OFF`] ranks by the words alone, and saves the vectors' memory and
+    /// time, as an agent whose own ranker is used instead may want.
+    pub semantic: Semantic,
 }
 
 impl Default for ToolSearchOptions {
@@ -131,6 +135,7 @@ impl ToolSearchOptions {
             loaded_budget: DEFAULT_LOADED_BUDGET,
             ranker: None,
             combine: Combine::default(),
+            semantic: Semantic::default(),
         }
     }
 
@@ -160,6 +165,13 @@ impl ToolSearchOptions {
     pub fn ranker(mut self, ranker: Arc<dyn Ranker>, combine: Combine) -> Self {
         self.ranker = Some(ranker);
         self.combine = combine;
+        self
+    }
+
+    /// With the built-in ranking's word vectors at this weight ([`Semantic::OFF`]: none).
+    #[must_use]
+    pub fn semantic(mut self, semantic: Semantic) -> Self {
+        self.semantic = semantic;
         self
     }
 

@@ -97,10 +97,12 @@ pub(crate) struct SearchState {
 
 impl SearchState {
     pub(crate) fn new(options: ToolSearchOptions) -> Self {
+        let mut index = ToolIndex::new();
+        index.set_semantic(options.semantic);
         let mut state = Self {
             deferring: options.defers(0),
             options,
-            index: Arc::new(ToolIndex::new()),
+            index: Arc::new(index),
             servers: BTreeMap::new(),
             loaded: Vec::new(),
             names: HashMap::new(),
