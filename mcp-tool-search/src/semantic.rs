@@ -1,7 +1,8 @@
 //! Word meaning for the ranking: a vector per word, learned offline from a sentence-embedding
 //! model and embedded in the crate (`data/word_vectors.bin`), so a query finds a tool whose
 //! words mean what its own words mean even when they share none ("grab an image of what is
-//! on screen" → `take_screenshot`). Nothing outside is asked at run time.
+//! on screen" → `browser_take_screenshot`, among the first five of 471 tools). Nothing outside
+//! is asked at run time.
 //!
 //! The table ([`WordVectors`]) holds a vector for each of about 18,000 stems (the words of
 //! Debian's package descriptions and WordNet's tagged lemmas). They were fitted offline so that
