@@ -31,6 +31,8 @@
 
 #[path = "support/debian.rs"]
 mod debian;
+#[path = "support/flags.rs"]
+mod flags;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -277,11 +279,7 @@ fn parse_args() -> Args {
     let mut wordnet = None;
     let mut out = None;
     let mut sentences = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let value = args
-            .next()
-            .unwrap_or_else(|| panic!("{flag} needs a value"));
+    for (flag, value) in flags::flags() {
         match flag.as_str() {
             "--descriptions" => descriptions = Some(PathBuf::from(value)),
             "--wordnet" => wordnet = Some(PathBuf::from(value)),

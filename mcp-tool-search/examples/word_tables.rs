@@ -40,6 +40,8 @@
 
 #[path = "support/debian.rs"]
 mod debian;
+#[path = "support/flags.rs"]
+mod flags;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -110,11 +112,7 @@ fn parse_args() -> Args {
     let mut descriptions = Vec::new();
     let mut out = None;
     let mut notes = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let value = args
-            .next()
-            .unwrap_or_else(|| panic!("{flag} needs a value"));
+    for (flag, value) in flags::flags() {
         match flag.as_str() {
             "--wordnet" => wordnet = Some(PathBuf::from(value)),
             "--descriptions" => descriptions.push(PathBuf::from(value)),
