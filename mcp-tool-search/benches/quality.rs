@@ -33,14 +33,14 @@
 //! `--tune` sweeps the word vectors' weight over a grid on the DEV queries alone (the
 //! default weight, 3, is the best of it); TEST is not shown.
 //!
-//! `--misses` lists the DEV queries the built-in ranker does not find in its first five, with
-//! what it found instead; TEST queries are never listed, so nobody tunes on them. Without
-//! `--bench` (as `cargo test --benches` runs it) it is a smoke run: it checks that every
-//! expected tool is in the corpus (a typo fails the run) and that the baseline works (asked
-//! for a tool's own description, plain BM25 must find it in its first five for 95% of the
-//! tools; it does for 468 of 471), ranks every query with both rankers and prints one line; with `--list` (as `cargo nextest` asks) it prints nothing. Other flags
-//! are ignored. Nothing is timed here (see `benches/speed.rs`): the figures do not depend on
-//! the machine.
+//! `--misses` lists the DEV queries the built-in ranker does not find in its first five, with what
+//! it found instead; TEST queries are never listed, so nobody tunes on them. Without `--bench` (as
+//! `cargo test --benches` runs it) it is a smoke run: it checks that every expected tool is in the
+//! corpus (a typo fails the run) and that the baseline works (asked for a tool's own description,
+//! plain BM25 must find it in its first five for 95% of the tools; it does for 468 of 471), ranks
+//! every query with both rankers and prints one line; with `--list` (as `cargo nextest` asks) it
+//! prints nothing. Other flags are ignored. Nothing is timed here (see `benches/speed.rs`): the
+//! figures do not depend on the machine.
 
 #[path = "support/corpus.rs"]
 mod corpus;
@@ -322,8 +322,8 @@ fn tune_semantic() -> Result<()> {
 
 fn print_ablation(ablation: &Ablation) {
     println!(
-        "
-ablation: the built-in ranker, each piece added in turn to the words (the associations tried in place of the word vectors, off by default)"
+        "\nablation: the built-in ranker, each piece added in turn to the words (the \
+         associations tried in place of the word vectors, off by default)"
     );
     println!(
         "{:<33} {:<5} {:<11} {:>7} {:>9} {:>9} {:>7}",

@@ -71,11 +71,10 @@ impl Default for QueryExpansion {
 /// id: the index looks up every word of every tool, stop words included, and one lookup then
 /// says both whether a word counts and which term it is.
 ///
-/// A word of up to 15 bytes (nearly all of them) is keyed by its bytes and its length packed
-/// in one number ([`short_key`], made as the text is read), so a lookup compares numbers, not
-/// strings. Hashed with
-/// foldhash (a fixed seed): the keys are short, looked up once for every word of every tool
-/// when the index is built, and a keyed hash's resistance to chosen keys buys nothing here (a
+/// A word of up to 15 bytes (nearly all of them) is keyed by its bytes and its length packed in one
+/// number ([`short_key`], made as the text is read), so a lookup compares numbers, not strings.
+/// Hashed with foldhash (a fixed seed): the keys are short, looked up once for every word of every
+/// tool when the index is built, and a keyed hash's resistance to chosen keys buys nothing here (a
 /// server's tool text can make the map slower, not wrong).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Vocabulary {

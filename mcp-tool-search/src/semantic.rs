@@ -382,12 +382,12 @@ impl ToolVectors {
     }
 }
 
-/// The ids of the `count` of the `len` values `value` gives (each with its id) that are
-/// highest (in no order; all of them when fewer; ties broken as they fall): the values under a bar are passed over, the bar being
-/// the value a sample of every [`SAMPLE`]th value puts half as far again down as the
-/// `count`th, and the best `count` of the rest are selected. One pass over the values and a
-/// selection among a few hundred, rather than a selection among them all (which it falls
-/// back to should the sample have set the bar too high).
+/// The ids of the `count` of the `len` values `value` gives (each with its id) that are highest (in
+/// no order; all of them when fewer; ties broken as they fall): the values under a bar are passed
+/// over, the bar being the value a sample of every [`SAMPLE`]th value puts half as far again down
+/// as the `count`th, and the best `count` of the rest are selected. One pass over the values and a
+/// selection among a few hundred, rather than a selection among them all (which it falls back to
+/// should the sample have set the bar too high).
 fn best_of(len: usize, value: impl Fn(usize) -> (f32, u32), count: usize) -> Vec<u32> {
     let all = || (0..len).map(&value);
     if len <= count {

@@ -149,18 +149,18 @@ pub(crate) fn short_key_text(key: &[u8; 16]) -> Option<&str> {
 /// Reads tool text for the index: [`for_each_token`]'s words, each short one packed
 /// ([`Word::Short`]), with buffers kept from one text to the next.
 ///
-/// Why not byte by byte: the end of a word is where a loop over bytes mispredicts its branch,
-/// once at the end of each word and once at the end of the gap after it, and those two
-/// mispredictions cost more than everything else the index does with a word. Text that is all
-/// ASCII (nearly all tool text) is read eight bytes at a time instead: each byte's class is
-/// computed for the eight at once with integer arithmetic (SWAR), and gathered into one bit
-/// per byte, 64 bytes to a number; a run of letters and digits starts and ends where that mask
-/// turns on and off, and whether it may turn case (a capital after its first letter, or a
-/// digit) is a test of the other masks' bits. A word of up to 15 bytes that cannot turn case
-/// is lower-cased and packed from two loads, never copied; the others go the way
-/// [`for_each_token`] goes. A character that is not ASCII (an em dash, a curly quote, a
-/// letter with an accent) is decoded where it stands, to mark its bytes as a letter's or not. No crate does this (a Unicode word splitter
-/// is slower, and `std`'s SIMD needs `unsafe`).
+/// Why not byte by byte: the end of a word is where a loop over bytes mispredicts its branch, once
+/// at the end of each word and once at the end of the gap after it, and those two mispredictions
+/// cost more than everything else the index does with a word. Text that is all ASCII (nearly all
+/// tool text) is read eight bytes at a time instead: each byte's class is computed for the eight at
+/// once with integer arithmetic (SWAR), and gathered into one bit per byte, 64 bytes to a number; a
+/// run of letters and digits starts and ends where that mask turns on and off, and whether it may
+/// turn case (a capital after its first letter, or a digit) is a test of the other masks' bits. A
+/// word of up to 15 bytes that cannot turn case is lower-cased and packed from two loads, never
+/// copied; the others go the way [`for_each_token`] goes. A character that is not ASCII (an em
+/// dash, a curly quote, a letter with an accent) is decoded where it stands, to mark its bytes as a
+/// letter's or not. No crate does this (a Unicode word splitter is slower, and `std`'s SIMD needs
+/// `unsafe`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Reader {
     /// Per 64 bytes of the text being read, a bit per byte of each of the [`MASKS`] kinds.
