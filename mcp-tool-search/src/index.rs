@@ -518,24 +518,23 @@ impl ToolIndex {
                 self.vectors
                     .fuse(meaning, weight, best, scores, touched, touched_count);
         }
-        let mut found: Vec<(u32, f32)> = touched[..touched_count]
+        // The limit-th best score, by score alone (comparing numbers, not names): only the
+        // tools scoring at least that can be among the best, ties included, and only they are
+        // gathered and ordered by name as well.
+        let scored = touched[..touched_count]
             .iter()
-            .map(|id| (*id, scores[*id as usize]))
-            .filter(|(id, _)| {
-                server.is_none_or(|server| server == self.entries[*id as usize].document.server)
+            .filter(|id| {
+                server.is_none_or(|server| server == self.entries[**id as usize].document.server)
             })
+            .map(|id| (*id, scores[*id as usize]));
+        let least = least_of_best(scored.clone().map(|(_, score)| score), limit);
+        let mut found: Vec<(u32, f32)> = scored
+            .filter(|(_, score)| score.total_cmp(&least).is_ge())
             .collect();
         for id in &touched[..touched_count] {
             scores[*id as usize] = 0.0;
         }
         self.buffers.put(buffers);
-        if found.len() > limit {
-            // The limit-th best score, by score alone (comparing numbers, not names): only the
-            // tools scoring at least that can be among the best, ties included, and only they
-            // are ordered by name as well.
-            let least = least_of_best(found.iter().map(|(_, score)| *score), limit);
-            found.retain(|(_, score)| score.total_cmp(&least).is_ge());
-        }
         let document = |id: u32| &self.entries[id as usize].document;
         found.sort_by(|a, b| {
             b.1.total_cmp(&a.1)
