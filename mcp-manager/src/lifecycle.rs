@@ -6,7 +6,8 @@
 //! server as starting and spawns a task that runs [`crate::pipeline`] (which knows nothing of
 //! the records) and then [`Inner::finish`], which records the result; the startup gate
 //! ([`crate::gate`]) only says whether that result is late. Reconnecting replaces the state
-//! with `Reconnecting` and records its final result the same way, with no gate.
+//! with `Reconnecting` and records its final result the same way, with no gate (the watcher
+//! of a live connection and the reconnect loop are in [`crate::reconnect`]).
 //!
 //! A stateless server (2026-07-28) whose cached tool list is still fresh (within the `ttlMs`
 //! it came with) is served **on demand**: at startup no request goes to it (for stdio, no
@@ -30,9 +31,7 @@ use mcp_bridge::{
 };
 use mcp_cache::{Listing, ToolCache};
 use mcp_config::{ServerConfig, SourceMeta};
-use mcp_transport::{
-    ClientOptions, McpClient, NotificationKind, ProtocolVersion, Root, ServerNotification, Tool,
-};
+use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, Root, Tool};
 use tokio::sync::{Semaphore, broadcast, oneshot, watch};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -43,7 +42,6 @@ use crate::gate::{Gate, is_late};
 use crate::offer::{ManagedTool, Reach, ToolSource, always_loaded};
 use crate::options::ManagerOptions;
 use crate::pipeline::{Loaded, Pipeline, Plan, listing_of, offered};
-use crate::reconnect::Health;
 use crate::roots::roots_for;
 use crate::server::{Attempt, Connection, Outcome, Server, ServerState};
 use crate::status::{ConnectionStatus, ManagerEvent};
@@ -87,7 +85,7 @@ pub(crate) struct State {
 }
 
 impl State {
-    fn next_attempt(&mut self) -> (Attempt, watch::Sender<Outcome>) {
+    pub(crate) fn next_attempt(&mut self) -> (Attempt, watch::Sender<Outcome>) {
         self.next_id += 1;
         Attempt::new(self.next_id)
     }
@@ -339,7 +337,7 @@ impl Inner {
     }
 
     /// Gives attempt `id` of `name` its task (aborted when the attempt is gone already).
-    fn hand_task(&self, name: &str, id: u64, task: tokio::task::JoinHandle<()>) {
+    pub(crate) fn hand_task(&self, name: &str, id: u64, task: tokio::task::JoinHandle<()>) {
         let mut state = self.lock();
         let attempt = state
             .servers
@@ -354,7 +352,7 @@ impl Inner {
     }
 
     /// Runs the pipeline for `name` with its source and client options.
-    async fn connect_and_load(
+    pub(crate) async fn connect_and_load(
         &self,
         name: &str,
         config: &ServerConfig,
@@ -591,7 +589,7 @@ impl Inner {
                 if let Some(tools) = loaded.tools {
                     record.tools = Some(tools);
                 }
-                let watcher = tokio::spawn(watch_connection(
+                let watcher = tokio::spawn(crate::reconnect::watch_connection(
                     Arc::downgrade(self),
                     name.to_owned(),
                     config.clone(),
@@ -643,7 +641,7 @@ impl Inner {
     }
 
     /// A server's list changed: list again, replace its tools, update the cache.
-    async fn relist(&self, name: &str, config: &ServerConfig, client: &McpClient) {
+    pub(crate) async fn relist(&self, name: &str, config: &ServerConfig, client: &McpClient) {
         match client.list_tools_with_ttl().await {
             Ok(list) => {
                 let listing = listing_of(client, list.ttl);
@@ -670,140 +668,6 @@ impl Inner {
             }
         }
     }
-
-    /// The connection `client` of `name` died on its own: the server's tools stay (deferred)
-    /// and it is reconnected if the policy allows; otherwise it is failed with `reason`.
-    fn connection_lost(
-        self: &Arc<Self>,
-        name: &str,
-        config: &ServerConfig,
-        client: &Arc<McpClient>,
-        reason: ServerError,
-    ) {
-        let policy = self.options.reconnect;
-        let reconnect = policy.enabled
-            && policy.max_attempts > 0
-            && config.reconnect() != Some(false)
-            // Only a login helps a server that wants one.
-            && !reason.needs_login();
-        let reconnecting = {
-            let mut state = self.lock();
-            let next = reconnect.then(|| state.next_attempt());
-            let Some(record) = state.servers.get_mut(name).filter(|record| {
-                record
-                    .state
-                    .client()
-                    .is_some_and(|c| Arc::ptr_eq(c, client))
-            }) else {
-                return;
-            };
-            // Told through the status (and the failed calls): a log line is for tracing.
-            tracing::info!(server = name, %reason, "MCP server connection lost");
-            match next {
-                Some((attempt, outcome_tx)) => {
-                    let (id, _, cancel) = attempt.handles();
-                    let started = (id, cancel, outcome_tx);
-                    record.state = ServerState::Reconnecting {
-                        attempt,
-                        number: 1,
-                        cause: reason.clone(),
-                    };
-                    Some(started)
-                }
-                None => {
-                    record.state = ServerState::Failed(reason.clone());
-                    None
-                }
-            }
-        };
-        match reconnecting {
-            Some((id, cancel, outcome_tx)) => {
-                self.emit(ManagerEvent::StatusChanged {
-                    server: name.to_owned(),
-                    status: ConnectionStatus::Reconnecting {
-                        attempt: 1,
-                        cause: reason.clone(),
-                    },
-                });
-                let inner = Arc::clone(self);
-                let (server, config) = (name.to_owned(), config.clone());
-                let span = tracing::info_span!("mcp_server", server = %name);
-                let task = tokio::spawn(
-                    async move {
-                        tokio::select! {
-                            () = inner.reconnect(&server, &config, id, reason, &outcome_tx) => {}
-                            () = cancel.cancelled() => {}
-                        }
-                    }
-                    .instrument(span),
-                );
-                self.hand_task(name, id, task);
-            }
-            None => self.emit(ManagerEvent::StatusChanged {
-                server: name.to_owned(),
-                status: ConnectionStatus::not_connected(reason),
-            }),
-        }
-        self.emit(ManagerEvent::ToolsChanged {
-            server: name.to_owned(),
-        });
-    }
-
-    /// Makes a dead connection again with the policy's backoff, updating the `Reconnecting`
-    /// state after each failed attempt; the final result is recorded like a late one.
-    async fn reconnect(
-        self: &Arc<Self>,
-        name: &str,
-        config: &ServerConfig,
-        id: u64,
-        mut cause: ServerError,
-        outcome: &watch::Sender<Outcome>,
-    ) {
-        let policy = self.options.reconnect;
-        let mut number = 1;
-        let result = loop {
-            let delay = policy.delay(number);
-            tracing::info!(attempt = number, delay_ms = delay.as_millis() as u64, %cause, "reconnecting");
-            tokio::time::sleep(delay).await;
-            match self.connect_and_load(name, config, Plan::default()).await {
-                Ok(loaded) => break Ok(loaded),
-                Err(error) => {
-                    tracing::warn!(attempt = number, %error, "reconnecting failed");
-                    cause = error;
-                }
-            }
-            if number >= policy.max_attempts || cause.needs_login() {
-                break Err(cause);
-            }
-            number += 1;
-            let still_ours = {
-                let mut state = self.lock();
-                match state.servers.get_mut(name).map(|record| &mut record.state) {
-                    Some(ServerState::Reconnecting {
-                        attempt,
-                        number: shown,
-                        cause: shown_cause,
-                    }) if attempt.id == id => {
-                        *shown = number;
-                        shown_cause.clone_from(&cause);
-                        true
-                    }
-                    _ => false,
-                }
-            };
-            if !still_ours {
-                return;
-            }
-            self.emit(ManagerEvent::StatusChanged {
-                server: name.to_owned(),
-                status: ConnectionStatus::Reconnecting {
-                    attempt: number,
-                    cause: cause.clone(),
-                },
-            });
-        };
-        self.finish(name, config, id, result, None, outcome).await;
-    }
 }
 
 /// What [`Inner::finish`] recorded.
@@ -825,94 +689,6 @@ async fn remembered_by(from: Option<(oneshot::Receiver<Remembered>, Instant)>) -
     match tokio::time::timeout_at(deadline, receiver).await {
         Ok(Ok(remembered)) => remembered,
         _ => Remembered::Connect(None),
-    }
-}
-
-/// Follows one connection: re-lists tools on `notifications/tools/list_changed`, tells of
-/// resource and prompt list changes, and notices at once when the connection dies.
-async fn watch_connection(
-    inner: Weak<Inner>,
-    name: String,
-    config: ServerConfig,
-    client: Arc<McpClient>,
-    mut notifications: broadcast::Receiver<ServerNotification>,
-) {
-    let check = inner.upgrade().and_then(|inner| inner.options.health_check);
-    let mut health = Health::new(check);
-    loop {
-        tokio::select! {
-            notification = notifications.recv() => {
-                let change = match notification {
-                    Ok(notification) => ListChange::of(&notification),
-                    // Missed some: any of them may have been a list change.
-                    Err(broadcast::error::RecvError::Lagged(_)) => ListChange::Any,
-                    Err(broadcast::error::RecvError::Closed) => return,
-                };
-                if change == ListChange::None {
-                    continue;
-                }
-                let Some(inner) = inner.upgrade() else { return };
-                if matches!(change, ListChange::Tools | ListChange::Any) {
-                    inner.relist(&name, &config, &client).await;
-                }
-                let capabilities = client.capabilities();
-                let resources = change == ListChange::Resources
-                    || (change == ListChange::Any && capabilities.offers_resources());
-                if resources {
-                    inner.emit(ManagerEvent::ResourcesChanged { server: name.clone() });
-                }
-                let prompts = change == ListChange::Prompts
-                    || (change == ListChange::Any && capabilities.offers_prompts());
-                if prompts {
-                    inner.emit(ManagerEvent::PromptsChanged { server: name.clone() });
-                }
-            }
-            reason = client.closed() => {
-                if !reason.is_closed_by_client()
-                    && let Some(inner) = inner.upgrade()
-                {
-                    let lost = ManagerError::ConnectionLost {
-                        server: name.clone(),
-                        reason,
-                    };
-                    inner.connection_lost(&name, &config, &client, ServerError::new(lost));
-                }
-                return;
-            }
-            () = health.tick() => {
-                if let Err(unresponsive) = health.ping(&name, &client).await {
-                    // Stopped first (a stopped process is killed), then reconnected.
-                    let _ = client.close().await;
-                    if let Some(inner) = inner.upgrade() {
-                        inner.connection_lost(&name, &config, &client, ServerError::new(unresponsive));
-                    }
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Which list a server notification says changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ListChange {
-    /// Not a list change.
-    None,
-    Tools,
-    Resources,
-    Prompts,
-    /// Notifications were missed: any list may have changed.
-    Any,
-}
-
-impl ListChange {
-    fn of(notification: &ServerNotification) -> Self {
-        match notification.kind() {
-            NotificationKind::ToolsListChanged => Self::Tools,
-            NotificationKind::ResourcesListChanged => Self::Resources,
-            NotificationKind::PromptsListChanged => Self::Prompts,
-            _ => Self::None,
-        }
     }
 }
 
