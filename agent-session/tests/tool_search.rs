@@ -231,6 +231,11 @@ async fn start(options: SessionOptions) -> Arc<AgentSession> {
     guard(create_agent_session(options)).await.session
 }
 
+/// A session over `world` whose tool search behaves as `search` says.
+async fn start_searching(world: &World, search: ToolSearchOptions) -> Arc<AgentSession> {
+    start(world.options().tool_search(search)).await
+}
+
 async fn call(session: &AgentSession, name: &str, args: Value) -> ToolOutput {
     let tool = session
         .tool(name)
@@ -539,10 +544,11 @@ async fn a_list_change_of_a_schema_alone_reaches_the_index() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn always_loaded_servers_and_tools_are_never_deferred_nor_counted_in_the_budget() {
     let world = many_servers();
-    let options = world
-        .options()
-        .tool_search(ToolSearchOptions::new(ToolSearchMode::On).loaded_budget(1));
-    let session = start(options).await;
+    let session = start_searching(
+        &world,
+        ToolSearchOptions::new(ToolSearchMode::On).loaded_budget(1),
+    )
+    .await;
     let always = ["mcp_filesystem_create_file", "mcp_memory_read_graph"];
     for name in always {
         assert!(listed(&session, name), "{name}");
@@ -594,10 +600,7 @@ async fn always_loaded_servers_and_tools_are_never_deferred_nor_counted_in_the_b
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn off_lists_every_definition_as_before() {
     let world = many_servers();
-    let options = world
-        .options()
-        .tool_search(ToolSearchOptions::new(ToolSearchMode::Off));
-    let session = start(options).await;
+    let session = start_searching(&world, ToolSearchOptions::new(ToolSearchMode::Off)).await;
     let mut expected: Vec<String> = session
         .manager()
         .tools()
@@ -630,10 +633,11 @@ async fn off_lists_every_definition_as_before() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auto_lists_everything_when_the_definitions_fit_the_share_of_the_window() {
     let world = many_servers();
-    let options = world
-        .options()
-        .tool_search(ToolSearchOptions::new(ToolSearchMode::Auto).context_window(10_000_000));
-    let session = start(options).await;
+    let session = start_searching(
+        &world,
+        ToolSearchOptions::new(ToolSearchMode::Auto).context_window(10_000_000),
+    )
+    .await;
     let context = session.tool_context();
     assert!(!context.deferring, "{context:?}");
     assert!(context.total_tokens <= context.threshold);
@@ -645,10 +649,11 @@ async fn auto_lists_everything_when_the_definitions_fit_the_share_of_the_window(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_loaded_set_keeps_its_budget_and_the_least_recently_used_leaves_first() {
     let world = many_servers();
-    let options = world
-        .options()
-        .tool_search(ToolSearchOptions::new(ToolSearchMode::On).loaded_budget(2));
-    let session = start(options).await;
+    let session = start_searching(
+        &world,
+        ToolSearchOptions::new(ToolSearchMode::On).loaded_budget(2),
+    )
+    .await;
     let (a, b, c) = (
         "mcp_github_create_pull_request",
         "mcp_slack_create_reminder",
@@ -787,10 +792,11 @@ impl Ranker for Sales {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agents_ranker_ranks_the_sessions_searches() {
     let world = many_servers();
-    let options = world.options().tool_search(
+    let session = start_searching(
+        &world,
         ToolSearchOptions::new(ToolSearchMode::On).ranker(Arc::new(Sales), Combine::Instead),
-    );
-    let session = start(options).await;
+    )
+    .await;
     let output = call(&session, SEARCH_TOOL_NAME, json!({"query": "close a sale"})).await;
     assert_eq!(found(&output).0, ["mcp_hubspot_update_deal"]);
     assert!(listed(&session, "mcp_hubspot_update_deal"));
@@ -810,10 +816,8 @@ async fn the_built_in_ranking_finds_by_meaning_unless_told_to_keep_to_words() {
     let hits = names(session.search_tools(paraphrase, 3, None).await.unwrap());
     assert!(hits.iter().any(|name| name == screenshot), "{hits:?}");
     session.shutdown().await;
-    let options = world
-        .options()
-        .tool_search(ToolSearchOptions::default().semantic(Semantic::OFF));
-    let session = start(options).await;
+    let session =
+        start_searching(&world, ToolSearchOptions::default().semantic(Semantic::OFF)).await;
     let hits = names(session.search_tools(paraphrase, 3, None).await.unwrap());
     assert!(!hits.iter().any(|name| name == screenshot), "{hits:?}");
     session.shutdown().await;
