@@ -86,12 +86,14 @@ impl Mark {
         Self(std::env::temp_dir().join(unique_marker("launcher-kill-signal")))
     }
 
-    /// Waits (off the async workers, bounded only against a hang) for the launcher's mark.
+    /// Waits (off the async workers, bounded only against a hang) for the launcher's mark: a
+    /// whole line, since the shell creates the file before `echo` writes into it.
     async fn written(&self) -> String {
         let path = self.0.clone();
         tokio::task::spawn_blocking(move || {
-            testkit::wait_until(Duration::from_secs(10), || path.exists());
-            std::fs::read_to_string(&path).unwrap_or_default()
+            let read = || std::fs::read_to_string(&path).unwrap_or_default();
+            testkit::wait_until(Duration::from_secs(10), || read().ends_with('\n'));
+            read()
         })
         .await
         .expect("the waiting thread")
