@@ -70,18 +70,10 @@ impl Default for QueryExpansion {
 /// It also remembers the stop words it was shown ([`crate::text::is_stop_word`]), without an
 /// id: the index looks up every word of every tool, stop words included, and one lookup then
 /// says both whether a word counts and which term it is.
-///
-/// A word of up to 15 bytes (nearly all of them) is keyed by its bytes and its length packed in one
-/// number ([`short_key`], made as the text is read), so a lookup compares numbers, not strings.
-/// Hashed with foldhash (a fixed seed): the keys are short, looked up once for every word of every
-/// tool when the index is built, and a keyed hash's resistance to chosen keys buys nothing here (a
-/// server's tool text can make the map slower, not wrong).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Vocabulary {
-    /// Each word of up to 15 bytes seen: its id, or [`STOP`].
-    short: HashMap<u128, u32, FixedState>,
-    /// Each longer word seen: its id, or [`STOP`].
-    long: HashMap<Box<str>, u32, FixedState>,
+    /// Each word seen: its id, or [`STOP`].
+    words: WordMap,
     /// How many words have an id.
     terms: u32,
     stems: HashMap<String, Vec<u32>, FixedState>,
@@ -89,8 +81,61 @@ pub(crate) struct Vocabulary {
     rows: Vec<u32>,
 }
 
-/// The mark of a stop word in [`Vocabulary`]: it has no id.
-const STOP: u32 = u32::MAX;
+/// The mark of a stop word in [`Vocabulary`] and [`WordMap`]s: it has no id.
+pub(crate) const STOP: u32 = u32::MAX;
+
+/// Words, each with a number.
+///
+/// A word of up to 15 bytes (nearly all of them) is keyed by its bytes and its length packed in one
+/// number ([`short_key`], made as the text is read), so a lookup compares numbers, not strings.
+/// Hashed with foldhash (a fixed seed): the keys are short, looked up once for every word of every
+/// tool when the index is built, and a keyed hash's resistance to chosen keys buys nothing here (a
+/// server's tool text can make the map slower, not wrong).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WordMap {
+    /// Each word of up to 15 bytes.
+    short: HashMap<u128, u32, FixedState>,
+    /// Each longer word.
+    long: HashMap<Box<str>, u32, FixedState>,
+}
+
+impl WordMap {
+    /// The number of `word`.
+    #[inline]
+    pub(crate) fn get(&self, word: Word<'_>) -> Option<u32> {
+        match word {
+            Word::Short(key) => self.short.get(&key),
+            Word::Text(text) => match short_key(text) {
+                Some(key) => self.short.get(&key),
+                None => self.long.get(text),
+            },
+        }
+        .copied()
+    }
+
+    /// Numbers `word` `number`.
+    pub(crate) fn insert(&mut self, word: &str, number: u32) {
+        match short_key(word) {
+            Some(key) => self.short.insert(key, number),
+            None => self.long.insert(word.into(), number),
+        };
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.short.is_empty() && self.long.is_empty()
+    }
+}
+
+/// The text of `word` (`None` for a short key that packs no text).
+pub(crate) fn word_text<'a>(word: &Word<'a>, key: &'a mut [u8; 16]) -> Option<&'a str> {
+    match word {
+        Word::Short(packed) => {
+            *key = packed.to_le_bytes();
+            short_key_text(key)
+        }
+        Word::Text(text) => Some(text),
+    }
+}
 
 impl Vocabulary {
     /// The id of `word`, added if new (a stop word too: the index filters them before).
@@ -105,30 +150,26 @@ impl Vocabulary {
     /// The id of `word`, added if new, or none if it is a stop word.
     #[inline]
     pub(crate) fn term(&mut self, word: Word<'_>) -> Option<u32> {
-        let id = match word {
-            Word::Short(key) => self.short.get(&key),
-            Word::Text(text) => match short_key(text) {
-                Some(key) => self.short.get(&key),
-                None => self.long.get(text),
-            },
-        };
-        match id {
-            Some(id) => (*id != STOP).then_some(*id),
+        match self.words.get(word) {
+            Some(id) => (id != STOP).then_some(id),
             None => self.add_new(word),
         }
+    }
+
+    /// What the vocabulary knows of `word`: its id, [`STOP`], or nothing (it is new).
+    #[inline]
+    pub(crate) fn known(&self, word: Word<'_>) -> Option<u32> {
+        if self.words.is_empty() {
+            return None;
+        }
+        self.words.get(word)
     }
 
     /// [`Self::term`] of a word not seen before.
     #[inline(never)]
     fn add_new(&mut self, word: Word<'_>) -> Option<u32> {
-        let key;
-        let text = match word {
-            Word::Short(packed) => {
-                key = packed.to_le_bytes();
-                short_key_text(&key)?
-            }
-            Word::Text(text) => text,
-        };
+        let mut key = [0; 16];
+        let text = word_text(&word, &mut key)?;
         let stop = is_stop_word(text);
         let id = self.add(text, stop);
         (!stop).then_some(id)
@@ -136,21 +177,30 @@ impl Vocabulary {
 
     /// Adds `word`, as a term with the next id or as a stop word; its id.
     fn add(&mut self, word: &str, stop: bool) -> u32 {
-        let id = if stop {
-            STOP
-        } else {
-            let id = self.terms;
-            self.terms = self.terms.saturating_add(1);
-            let stem = stem(word);
-            self.rows
-                .push(semantic::row_of_stem(&stem).unwrap_or(u32::MAX));
-            self.stems.entry(stem.into_owned()).or_default().push(id);
-            id
-        };
-        match short_key(word) {
-            Some(key) => self.short.insert(key, id),
-            None => self.long.insert(word.into(), id),
-        };
+        if stop {
+            self.words.insert(word, STOP);
+            return STOP;
+        }
+        let stem = stem(word);
+        let row = semantic::row_of_stem(&stem);
+        self.add_term(word, stem.into_owned(), row)
+    }
+
+    /// The id of `word` (not a stop word), whose stem and row in the word vectors were found
+    /// while its tool was read: added with them if new.
+    pub(crate) fn add_read(&mut self, word: &NewWord) -> u32 {
+        match self.get(&word.word) {
+            Some(id) => id,
+            None => self.add_term(&word.word, word.stem.clone(), word.row),
+        }
+    }
+
+    fn add_term(&mut self, word: &str, stem: String, row: Option<u32>) -> u32 {
+        let id = self.terms;
+        self.terms = self.terms.saturating_add(1);
+        self.rows.push(row.unwrap_or(u32::MAX));
+        self.stems.entry(stem).or_default().push(id);
+        self.words.insert(word, id);
         id
     }
 
@@ -162,16 +212,38 @@ impl Vocabulary {
             .filter(|row| *row != u32::MAX)
     }
 
+    /// How many terms it has (their ids are below it).
+    pub(crate) fn len(&self) -> usize {
+        self.terms as usize
+    }
+
     fn get(&self, word: &str) -> Option<u32> {
-        let id = match short_key(word) {
-            Some(key) => self.short.get(&key),
-            None => self.long.get(word),
-        };
-        id.copied().filter(|id| *id != STOP)
+        self.words.get(Word::Text(word)).filter(|id| *id != STOP)
     }
 
     fn inflections(&self, stem: &str) -> &[u32] {
         self.stems.get(stem).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A word a tool's text had that the index's vocabulary did not, as the reading of that text
+/// found it: the word, its stem, and its stem's row in the word vectors.
+#[derive(Debug, Clone)]
+pub(crate) struct NewWord {
+    pub(crate) word: String,
+    pub(crate) stem: String,
+    pub(crate) row: Option<u32>,
+}
+
+impl NewWord {
+    /// `word` (lower-case, not a stop word) with its stem and row.
+    pub(crate) fn new(word: &str) -> Self {
+        let stem = stem(word);
+        Self {
+            row: semantic::row_of_stem(&stem),
+            stem: stem.into_owned(),
+            word: word.to_owned(),
+        }
     }
 }
 

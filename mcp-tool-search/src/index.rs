@@ -37,29 +37,22 @@ use std::sync::{Mutex, OnceLock};
 use crate::document::ToolDocument;
 use crate::expand::{self, QueryExpansion, Vocabulary};
 use crate::pattern;
-use crate::semantic::{self, Semantic, ToolVectors};
+use crate::postings::{IN_OVERFLOW, Posting, pack, unpack};
+use crate::reading::{self, OWN_FIELDS, Postings, Read, Scratch};
+use crate::semantic::{self, Semantic, ToolVector, ToolVectors, tool_vector};
 use crate::text::Reader;
 
 /// How many fields a document has.
 const FIELDS: usize = 6;
-/// How many of them are the tool's own text (all but the server's), posted per document.
-const OWN_FIELDS: usize = 5;
 /// The server's field, posted per server.
 const SERVER: usize = Field::Server as usize;
-
-/// Bits of a packed posting per own field ([`pack`]).
-const PACKED_BITS: u32 = 6;
-/// The most a field's frequency may be in a packed posting.
-const PACKED_MAX: u16 = (1 << PACKED_BITS) - 1;
-/// The bit of a packed posting whose frequencies are in [`ToolIndex::overflow`] instead.
-const IN_OVERFLOW: u32 = 1 << 31;
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
 
 /// The fields of a document, in the order of [`FieldWeights`].
 #[derive(Debug, Clone, Copy)]
-enum Field {
+pub(crate) enum Field {
     Name = 0,
     Title = 1,
     Description = 2,
@@ -119,6 +112,33 @@ pub enum SearchError {
     },
 }
 
+/// One server's tools, for [`ToolIndex::set_servers`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerTools {
+    /// The server's name.
+    pub server: String,
+    /// Its instructions, indexed with each of its tools.
+    pub instructions: Option<String>,
+    /// Its tools.
+    pub tools: Vec<ToolDocument>,
+}
+
+impl ServerTools {
+    /// `server`'s `tools`, with its `instructions`.
+    pub fn new(
+        server: impl Into<String>,
+        instructions: Option<String>,
+        tools: Vec<ToolDocument>,
+    ) -> Self {
+        Self {
+            server: server.into(),
+            instructions,
+            tools,
+        }
+    }
+}
+
 /// A document, where it stands in the index.
 #[derive(Debug, Clone)]
 struct Entry {
@@ -126,13 +146,6 @@ struct Entry {
     /// Words per field.
     lengths: [u32; FIELDS],
     live: bool,
-}
-
-/// A term in one document: how often in each of the tool's own fields ([`pack`]).
-#[derive(Debug, Clone, Copy)]
-struct Posting {
-    entry: u32,
-    frequencies: u32,
 }
 
 /// A term in a server's name or instructions: it is in the server's field of each of the
@@ -174,12 +187,13 @@ pub struct ToolIndex {
     /// Per entry, each field's weight over its length normalisation (BM25F's), all zero for
     /// a dead entry: see [`Self::factors`]. Emptied by an update.
     factors: OnceLock<Vec<[f32; FIELDS]>>,
-    /// Scratch for [`count`], kept between documents: all zero outside `set_server`.
+    /// Scratch for counting a server's field, kept between servers: all zero outside
+    /// [`Self::server_terms`].
     slots: Vec<u32>,
-    /// Reads the documents' text, its buffers kept between them.
+    /// Reads the servers' fields, its buffers kept between them.
     reader: Reader,
-    /// Scratch for [`count`]: a document's terms while it is added.
-    counts: Vec<(u32, [u16; OWN_FIELDS])>,
+    /// What reading the documents needs, kept between servers.
+    scratch: Scratch,
     /// A search's per-entry accumulators, kept for the next search.
     buffers: SearchBuffers,
     live: usize,
@@ -222,7 +236,7 @@ impl ToolIndex {
             for (id, terms) in self.terms_by_entry().into_iter().enumerate() {
                 if self.entries[id].live {
                     let id = u32::try_from(id).unwrap_or(u32::MAX);
-                    self.vectors.add(id, terms.into_iter());
+                    self.vectors.set(id, tool_vector(terms.into_iter()));
                 }
             }
         }
@@ -256,53 +270,173 @@ impl ToolIndex {
         instructions: Option<&str>,
         tools: Vec<ToolDocument>,
     ) {
-        self.drop_server(server);
-        // The server's field is the same in each of its documents: counted once.
-        let mut server_counts: Vec<(u32, [u16; 1])> = Vec::new();
-        let mut server_length = [0; 1];
+        self.set_servers(vec![ServerTools::new(
+            server,
+            instructions.map(str::to_owned),
+            tools,
+        )]);
+    }
+
+    /// Replaces the documents of each of `servers` with its tools, as [`Self::set_server`]
+    /// does one by one, but reading all their text at once, on several threads when there is
+    /// much of it (a session's start, from its cache). A server named twice keeps its last
+    /// tools.
+    pub fn set_servers(&mut self, servers: Vec<ServerTools>) {
+        let documents = servers.iter().map(|server| server.tools.len()).sum();
+        self.set_servers_in(servers, reading::shares(documents));
+    }
+
+    /// [`Self::set_servers`], reading the documents in `shares` shares.
+    pub(crate) fn set_servers_in(&mut self, mut servers: Vec<ServerTools>, shares: usize) {
+        // The last of a name wins: the earlier ones are dropped, keeping the order.
+        let mut seen = std::collections::HashSet::new();
+        servers.reverse();
+        servers.retain(|server| seen.insert(server.server.clone()));
+        servers.reverse();
+        for server in &servers {
+            self.drop_server(&server.server);
+        }
+        let mut documents =
+            Vec::with_capacity(servers.iter().map(|server| server.tools.len()).sum());
+        let mut bounds = Vec::with_capacity(servers.len());
+        for server in &mut servers {
+            documents.append(&mut server.tools);
+            bounds.push(documents.len());
+        }
+        let first = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        let shares = reading::read(
+            &self.vocabulary,
+            &documents,
+            first,
+            self.semantic.is_on(),
+            &mut self.scratch,
+            shares,
+        );
+        if self.semantic.is_on() {
+            self.vectors.reserve(documents.len());
+        }
+        self.entries.reserve(documents.len());
+        let mut lengths = Vec::with_capacity(documents.len());
+        let mut vectors = Vec::with_capacity(documents.len());
+        for share in shares {
+            self.join(share, &mut lengths, &mut vectors);
+        }
+        let mut documents = documents.into_iter().zip(lengths);
+        let mut vectors = vectors.into_iter();
+        let mut done = 0;
+        for (server, end) in servers.into_iter().zip(bounds) {
+            let (server_length, server_counts) =
+                self.server_terms(&server.server, server.instructions.as_deref());
+            let first = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+            for (document, own) in documents.by_ref().take(end - done) {
+                self.add(document, own, server_length, vectors.next());
+            }
+            done = end;
+            let end = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+            if first < end {
+                for (term, [frequency]) in &server_counts {
+                    let term = *term as usize;
+                    if self.server_postings.len() <= term {
+                        self.server_postings.resize_with(term + 1, Vec::new);
+                    }
+                    self.server_postings[term].push(ServerPosting {
+                        first,
+                        end,
+                        frequency: *frequency,
+                    });
+                }
+            }
+            let terms = server_counts.into_iter().map(|(term, _)| term).collect();
+            self.servers.insert(
+                server.server,
+                Server {
+                    ids: first..end,
+                    terms,
+                },
+            );
+        }
+        self.factors.take();
+    }
+
+    /// The terms of a server's field (its name and instructions), counted: the same in each
+    /// of its documents, so counted once; with the field's length.
+    fn server_terms(
+        &mut self,
+        server: &str,
+        instructions: Option<&str>,
+    ) -> (u32, Vec<(u32, [u16; 1])>) {
+        let mut counts: Vec<(u32, [u16; 1])> = Vec::new();
+        let mut length = [0; 1];
+        let Self {
+            vocabulary,
+            slots,
+            reader,
+            ..
+        } = self;
         for text in std::iter::once(server).chain(instructions) {
-            let Self {
-                vocabulary,
-                slots,
-                reader,
-                ..
-            } = self;
             reader.words(text, |word| {
                 if let Some(term) = vocabulary.term(word) {
-                    count(slots, &mut server_counts, &mut server_length, term, 0);
+                    reading::count(slots, &mut counts, &mut length, term, term as usize, 0);
                 }
             });
         }
-        for (term, _) in &server_counts {
+        for (term, _) in &counts {
             self.slots[*term as usize] = 0;
         }
-        let first = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-        for document in tools {
-            self.add(document, server_length[0]);
+        (length[0], counts)
+    }
+
+    /// Joins a share read to the index: its new words to the vocabulary, its postings to the
+    /// terms', its documents' lengths and vectors to `lengths` and `vectors` (the documents
+    /// themselves are added after).
+    fn join(
+        &mut self,
+        read: Read,
+        lengths: &mut Vec<[u32; OWN_FIELDS]>,
+        vectors: &mut Vec<Option<ToolVector>>,
+    ) {
+        let known = read.known;
+        let ids: Vec<u32> = read
+            .new_words
+            .iter()
+            .map(|word| self.vocabulary.add_read(word))
+            .collect();
+        if self.postings.len() < self.vocabulary.len() {
+            self.postings.resize_with(self.vocabulary.len(), Vec::new);
         }
-        let end = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-        if first < end {
-            for (term, [frequency]) in &server_counts {
-                let term = *term as usize;
-                if self.server_postings.len() <= term {
-                    self.server_postings.resize_with(term + 1, Vec::new);
+        let moved = u32::try_from(self.overflow.len()).unwrap_or(u32::MAX);
+        let term = |slot: usize| {
+            if slot < known {
+                slot
+            } else {
+                ids[slot - known] as usize
+            }
+        };
+        match read.postings {
+            Postings::InOrder(postings) => {
+                for (slot, posting) in postings {
+                    self.postings[term(slot)].push(posting.moved_overflow(moved));
                 }
-                self.server_postings[term].push(ServerPosting {
-                    first,
-                    end,
-                    frequency: *frequency,
-                });
+            }
+            Postings::ByTerm(lists) => {
+                for (slot, mut postings) in lists {
+                    if !read.overflow.is_empty() {
+                        for posting in &mut postings {
+                            *posting = posting.moved_overflow(moved);
+                        }
+                    }
+                    let held = &mut self.postings[term(slot)];
+                    if held.is_empty() {
+                        *held = postings;
+                    } else {
+                        held.append(&mut postings);
+                    }
+                }
             }
         }
-        let terms = server_counts.into_iter().map(|(term, _)| term).collect();
-        self.servers.insert(
-            server.to_owned(),
-            Server {
-                ids: first..end,
-                terms,
-            },
-        );
-        self.factors.take();
+        self.overflow.extend(read.overflow);
+        lengths.extend(read.lengths);
+        vectors.extend(read.vectors);
     }
 
     /// Drops every document of `server`.
@@ -565,46 +699,18 @@ impl ToolIndex {
         self.total_lengths.map(|total| total as f32 / documents)
     }
 
-    /// Adds `document`, whose server's field is `server_length` words long; its id.
-    fn add(&mut self, document: ToolDocument, server_length: u32) -> u32 {
+    /// Adds `document`, whose postings are in, whose own fields are `own` words long and its
+    /// server's field `server_length`, with its vector (when vectors are made).
+    fn add(
+        &mut self,
+        document: ToolDocument,
+        own: [u32; OWN_FIELDS],
+        server_length: u32,
+        vector: Option<Option<ToolVector>>,
+    ) {
         let id = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-        let mut counter = Counter {
-            vocabulary: &mut self.vocabulary,
-            reader: &mut self.reader,
-            slots: &mut self.slots,
-            counts: &mut self.counts,
-            lengths: [0; OWN_FIELDS],
-        };
-        counter.text(Field::Name, &document.tool);
-        if let Some(title) = &document.title {
-            counter.text(Field::Title, title);
-        }
-        counter.text(Field::Description, &document.description);
-        for parameter in &document.parameters {
-            counter.text(Field::ParameterName, &parameter.name);
-            if let Some(description) = &parameter.description {
-                counter.text(Field::ParameterText, description);
-            }
-        }
-        let own = counter.lengths;
-        if self.semantic.is_on() {
-            let vocabulary = &self.vocabulary;
-            let terms = self
-                .counts
-                .iter()
-                .map(|(term, frequencies)| (vocabulary.row(*term), *frequencies));
-            self.vectors.add(id, terms);
-        }
-        for (term, frequencies) in self.counts.drain(..) {
-            let term = term as usize;
-            self.slots[term] = 0;
-            if self.postings.len() <= term {
-                self.postings.resize_with(term + 1, Vec::new);
-            }
-            self.postings[term].push(Posting {
-                entry: id,
-                frequencies: pack(frequencies, &mut self.overflow),
-            });
+        if let Some(vector) = vector {
+            self.vectors.set(id, vector);
         }
         let mut lengths = [0; FIELDS];
         lengths[..OWN_FIELDS].copy_from_slice(&own);
@@ -618,7 +724,6 @@ impl ToolIndex {
             lengths,
             live: true,
         });
-        id
     }
 
     /// Marks an entry dead and takes its statistics out.
@@ -718,27 +823,6 @@ fn sort_hits(hits: &mut [Hit]) {
     });
 }
 
-/// The frequencies of a document's own fields in a posting's 32 bits: six bits each, or, when
-/// one is over 63, the place of all five in `overflow` (marked [`IN_OVERFLOW`]).
-fn pack(frequencies: [u16; OWN_FIELDS], overflow: &mut Vec<[u16; OWN_FIELDS]>) -> u32 {
-    let at = u32::try_from(overflow.len())
-        .ok()
-        .filter(|at| *at < IN_OVERFLOW);
-    match at {
-        Some(at) if frequencies.iter().any(|frequency| *frequency > PACKED_MAX) => {
-            overflow.push(frequencies);
-            IN_OVERFLOW | at
-        }
-        // Past two billion overflowing postings, a frequency saturates at 63.
-        _ => frequencies
-            .iter()
-            .enumerate()
-            .fold(0, |packed, (field, frequency)| {
-                packed | u32::from((*frequency).min(PACKED_MAX)) << (PACKED_BITS * field as u32)
-            }),
-    }
-}
-
 /// A search's accumulators, kept from one search to the next: a search of a large index would
 /// otherwise allocate and clear a few hundred kilobytes each time. One search holds them at a
 /// time; a search that finds them held (by another thread) makes its own.
@@ -791,64 +875,4 @@ struct Buffers {
     in_group: Vec<u32>,
     /// A term's frequency in each entry's server field, until added to its own fields'.
     from_server: Vec<f32>,
-}
-
-/// The frequencies [`pack`] packed.
-fn unpack(packed: u32, overflow: &[[u16; OWN_FIELDS]]) -> [u16; OWN_FIELDS] {
-    if packed & IN_OVERFLOW != 0 {
-        return overflow
-            .get((packed & !IN_OVERFLOW) as usize)
-            .copied()
-            .unwrap_or_default();
-    }
-    std::array::from_fn(|field| (packed >> (PACKED_BITS * field as u32)) as u16 & PACKED_MAX)
-}
-
-/// The terms of one document as it is added, counted per own field.
-struct Counter<'a> {
-    vocabulary: &'a mut Vocabulary,
-    reader: &'a mut Reader,
-    slots: &'a mut Vec<u32>,
-    counts: &'a mut Vec<(u32, [u16; OWN_FIELDS])>,
-    lengths: [u32; OWN_FIELDS],
-}
-
-impl Counter<'_> {
-    fn text(&mut self, field: Field, text: &str) {
-        let Self {
-            vocabulary,
-            reader,
-            slots,
-            counts,
-            lengths,
-        } = self;
-        reader.words(text, |word| {
-            if let Some(term) = vocabulary.term(word) {
-                count(slots, counts, lengths, term, field as usize);
-            }
-        });
-    }
-}
-
-/// Counts `term` once more in `field` of the terms being counted: `slots` holds, per term, 1 +
-/// its place in `counts` while they are counted (0: not yet), so a word is counted without
-/// hashing its term again.
-fn count<const N: usize>(
-    slots: &mut Vec<u32>,
-    counts: &mut Vec<(u32, [u16; N])>,
-    lengths: &mut [u32; N],
-    term: u32,
-    field: usize,
-) {
-    let at = term as usize;
-    if slots.len() <= at {
-        slots.resize(at + 1, 0);
-    }
-    if slots[at] == 0 {
-        counts.push((term, [0; N]));
-        slots[at] = u32::try_from(counts.len()).unwrap_or(u32::MAX);
-    }
-    let slot = &mut counts[slots[at] as usize - 1].1[field];
-    *slot = slot.saturating_add(1);
-    lengths[field] += 1;
 }

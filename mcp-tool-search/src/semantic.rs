@@ -15,7 +15,7 @@
 //!
 //! A tool's vector is the sum of its words' vectors, each weighted by the fields it stands in
 //! ([`FIELD_WEIGHTS`]: a word of the name says more than one of a parameter's description),
-//! made unit length when its server is set ([`ToolVectors::add`]), so an update costs that
+//! made unit length when its server is set ([`tool_vector`]), so an update costs that
 //! server's tools only. A query's vector is the sum of its words' vectors. The cosine of the
 //! two, [`Semantic::weight`] times, is added to the tool's BM25F score as if that were divided
 //! by the best of the search ([`ToolVectors::fuse`]): a tool the words find keeps its lead
@@ -198,8 +198,9 @@ impl Meaning {
         if norm <= 0.0 || !norm.is_finite() {
             return None;
         }
+        let inverse = norm.recip();
         for component in &mut sum {
-            *component /= norm;
+            *component *= inverse;
         }
         Some(Self {
             head: std::array::from_fn(|component| sum[component]),
@@ -238,23 +239,53 @@ pub(crate) struct ToolVectors {
     scales: Vec<f32>,
 }
 
+/// A tool's vector as [`ToolVectors`] keeps it: unit length, its first [`COARSE`] components
+/// apart, all of them quantised to `i8` with a scale.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolVector {
+    head: [f32; COARSE],
+    quantised: [i8; DIM],
+    scale: f32,
+}
+
+/// The vector of a tool with `terms` (each term's row in the table, if any, and how often it
+/// stands in each field); `None` when no term has a row.
+pub(crate) fn tool_vector(
+    terms: impl Iterator<Item = (Option<u32>, [u16; 5])>,
+) -> Option<ToolVector> {
+    let table = &*TABLE;
+    let mut sum = [0.0_f32; DIM];
+    for (row, frequencies) in terms {
+        let Some(row) = row else {
+            continue;
+        };
+        let weight: f32 = frequencies
+            .iter()
+            .zip(FIELD_WEIGHTS)
+            .map(|(frequency, weight)| f32::from(*frequency) * weight)
+            .sum();
+        table.add_to(&mut sum, row, weight.sqrt());
+    }
+    let meaning = Meaning::unit(sum)?;
+    let largest = meaning.full.iter().fold(0.0_f32, |max, x| max.max(x.abs()));
+    let step = largest / 127.0;
+    let per_step = 127.0 / largest;
+    let mut quantised = [0_i8; DIM];
+    for (quantised, component) in quantised.iter_mut().zip(meaning.full) {
+        // In -127..=127: |component| ≤ largest; rounded half away from zero (`f32::round`
+        // is a call into libm where SSE4.1 is not assumed).
+        *quantised = (component * per_step + 0.5_f32.copysign(component)) as i8;
+    }
+    Some(ToolVector {
+        head: meaning.head,
+        quantised,
+        scale: step,
+    })
+}
+
 impl ToolVectors {
-    /// Sets entry `entry`'s vector from its terms' rows and field frequencies (`terms`: each
-    /// term's row in the table, if any, and how often it stands in each field).
-    pub(crate) fn add(&mut self, entry: u32, terms: impl Iterator<Item = (Option<u32>, [u16; 5])>) {
-        let table = &*TABLE;
-        let mut sum = [0.0_f32; DIM];
-        for (row, frequencies) in terms {
-            let Some(row) = row else {
-                continue;
-            };
-            let weight: f32 = frequencies
-                .iter()
-                .zip(FIELD_WEIGHTS)
-                .map(|(frequency, weight)| f32::from(*frequency) * weight)
-                .sum();
-            table.add_to(&mut sum, row, weight.sqrt());
-        }
+    /// Sets entry `entry`'s vector (`None`: it has none).
+    pub(crate) fn set(&mut self, entry: u32, vector: Option<ToolVector>) {
         let entry = entry as usize;
         if self.vectors.len() <= entry {
             for head in &mut self.heads {
@@ -263,18 +294,24 @@ impl ToolVectors {
             self.vectors.resize(entry + 1, [0; DIM]);
             self.scales.resize(entry + 1, 0.0);
         }
-        if let Some(meaning) = Meaning::unit(sum) {
-            for (head, component) in self.heads.iter_mut().zip(meaning.head) {
-                head[entry] = component;
-            }
-            let largest = meaning.full.iter().fold(0.0_f32, |max, x| max.max(x.abs()));
-            let step = largest / 127.0;
-            for (quantised, component) in self.vectors[entry].iter_mut().zip(meaning.full) {
-                // In -127..=127: |component| ≤ largest.
-                *quantised = (component / step).round() as i8;
-            }
-            self.scales[entry] = step;
+        let (head, quantised, scale) = match vector {
+            Some(vector) => (vector.head, vector.quantised, vector.scale),
+            None => ([0.0; COARSE], [0; DIM], 0.0),
+        };
+        for (heads, component) in self.heads.iter_mut().zip(head) {
+            heads[entry] = component;
         }
+        self.vectors[entry] = quantised;
+        self.scales[entry] = scale;
+    }
+
+    /// Room for `more` entries beyond those it has.
+    pub(crate) fn reserve(&mut self, more: usize) {
+        for head in &mut self.heads {
+            head.reserve(more);
+        }
+        self.vectors.reserve(more);
+        self.scales.reserve(more);
     }
 
     /// Forgets entry `entry`'s vector (the tool left the index).
@@ -509,7 +546,7 @@ mod tests {
             assert!(row.is_some(), "{word}");
             (row, [1, 0, 1, 0, 0])
         });
-        vectors.add(0, terms.into_iter());
+        vectors.set(0, tool_vector(terms.into_iter()));
         let query = query_vector("capture an image of the screen").expect("a query vector");
         let mut sum = [0.0_f32; DIM];
         for (row, _) in terms {

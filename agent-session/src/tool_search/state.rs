@@ -22,7 +22,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use mcp_manager::ManagedTool;
-use mcp_tool_search::{Combine, Ranker, ToolDocument, ToolIndex, definition_tokens};
+use mcp_tool_search::{Combine, Ranker, ServerTools, ToolDocument, ToolIndex, definition_tokens};
 use serde_json::Value;
 
 use super::ToolSearchOptions;
@@ -142,6 +142,9 @@ impl SearchState {
             index.remove_server(&server);
             self.servers.remove(&server);
         }
+        // Every server to index again, read at once (at a start, every server's, from the
+        // cache: the index reads them on as many threads as pay off).
+        let mut indexing = Vec::new();
         for (server, tools) in by_server {
             let known = self.servers.get(server);
             let schemas = match changed {
@@ -190,9 +193,10 @@ impl SearchState {
                 }
                 documents.push(document);
             }
-            index.set_server(server, instructions.as_deref(), documents);
+            indexing.push(ServerTools::new(server, instructions, documents));
             self.servers.insert(server.to_owned(), facts);
         }
+        index.set_servers(indexing);
         let servers = &self.servers;
         self.loaded.retain(|(server, tool)| {
             servers
