@@ -155,7 +155,7 @@ pub(crate) fn short_key_text(key: &[u8; 16]) -> Option<&str> {
 /// tool text) is read eight bytes at a time instead: each byte's class is computed for the eight at
 /// once with integer arithmetic (SWAR), and gathered into one bit per byte, 64 bytes to a number; a
 /// run of letters and digits starts and ends where that mask turns on and off, and whether it may
-/// turn case (a capital after its first letter, or a digit) is a test of the other masks' bits. A
+/// turn case (a capital after its first letter, or a digit) is one test of a mask made for that. A
 /// word of up to 15 bytes that cannot turn case is lower-cased and packed from two loads, never
 /// copied; the others go the way [`for_each_token`] goes. A character that is not ASCII (an em
 /// dash, a curly quote, a letter with an accent) is decoded where it stands, to mark its bytes as a
@@ -202,10 +202,14 @@ impl Reader {
             self.class_characters(text);
         }
         let mut inside = false;
-        for (block, masks) in self.masks.iter().enumerate() {
+        for (block, masks) in self.masks.iter_mut().enumerate() {
             let letters_and_digits = masks[LETTERS_AND_DIGITS];
+            let before = (letters_and_digits << 1) | u64::from(inside);
+            // A capital after a run's first letter, or a digit, may turn case; a letter that
+            // is not ASCII goes the way of any text.
+            masks[TURNING] = (masks[UPPERS] & before) | masks[DIGITS] | masks[NOT_ASCII_BYTES];
             // A bit at each byte where a run starts or ends.
-            let mut turns = letters_and_digits ^ ((letters_and_digits << 1) | u64::from(inside));
+            let mut turns = letters_and_digits ^ before;
             inside = letters_and_digits >> 63 == 1;
             while turns != 0 {
                 self.bounds.push(64 * block as u32 + turns.trailing_zeros());
@@ -220,12 +224,9 @@ impl Reader {
             let length = end - start;
             if length < 16 {
                 let keep = (1 << length) - 1;
-                let upper = self.bits(UPPERS, start) & keep;
-                // A capital after the first letter, or a digit, may turn case; a letter that
-                // is not ASCII goes the way of any text.
-                let turning =
-                    (upper & !1) | self.bits(DIGITS, start) | self.bits(NOT_ASCII_BYTES, start);
-                if turning & keep == 0 {
+                if self.bits(TURNING, start) & keep == 0 {
+                    let (block, bit) = ((start / 64) as usize, start % 64);
+                    let upper = self.masks[block][UPPERS] >> bit & 1;
                     let low = bytes.load(start) & BYTE_MASKS[length.min(8) as usize];
                     let high =
                         bytes.load(start + 8) & BYTE_MASKS[length.saturating_sub(8) as usize];
@@ -308,7 +309,10 @@ const LETTERS_AND_DIGITS: usize = 0;
 const UPPERS: usize = 1;
 const DIGITS: usize = 2;
 const NOT_ASCII_BYTES: usize = 3;
-const MASKS: usize = 4;
+/// Capitals after a run's first byte, digits, bytes that are not ASCII: what may make a run
+/// turn case (made from the others once they are all known).
+const TURNING: usize = 4;
+const MASKS: usize = 5;
 
 /// A text's bytes, read eight at a time with zeros past the end (a zero byte is not a letter
 /// or a digit), without copying the text: its last eight bytes (all of it, zero-padded, when
