@@ -29,6 +29,10 @@
 //!
 //! The index is the default one, with word vectors ([`Semantic`]); the build and the queries
 //! are also timed without them, each beside the other in turn, so what the vectors cost shows.
+//! And beside both, the baseline: the `bm25` crate's search engine, which Codex's tool search
+//! builds on, over the same tools (each one text: its name, server, title, description and
+//! parameters), built and searched the same way (its searches in rounds of their own: its
+//! index is large enough to push the others' out of the caches).
 //!
 //! Timings are reported, never asserted: these machines are shared and noisy. `--quick`
 //! repeats less. Without `--bench` (as `cargo test --benches` runs it) it is a smoke run that
@@ -235,10 +239,14 @@ fn run(scale: Scale) -> Result<()> {
         return Err(format!("the index holds {} tools of {tools}", index.len()).into());
     }
     let (builds, rounds, updates) = scale.repetitions();
+    let texts = baseline_texts(&batches);
+    let (baseline, baseline_bytes, _) = counted(|| baseline_build(texts.clone()));
 
-    // Each build and each search with word vectors beside the same without them, in turn.
+    // Each build and each search with word vectors beside the same without them and the
+    // baseline's, in turn.
     let mut build_times = Vec::with_capacity(builds);
     let mut words_only_build_times = Vec::with_capacity(builds);
+    let mut baseline_build_times = Vec::with_capacity(builds);
     for _ in 0..builds {
         for (semantic, times) in [
             (Semantic::default(), &mut build_times),
@@ -251,10 +259,17 @@ fn run(scale: Scale) -> Result<()> {
             times.push(started.elapsed());
             black_box((&built, hits));
         }
+        let input = texts.clone();
+        let started = Instant::now();
+        let built = baseline_build(input);
+        let hits = built.search(FIRST_QUERY, LIMIT);
+        baseline_build_times.push(started.elapsed());
+        black_box((&built, hits));
     }
 
     let mut query_times = Vec::with_capacity(rounds * queries.len());
     let mut words_only_query_times = Vec::with_capacity(rounds * queries.len());
+    let mut baseline_query_times = Vec::with_capacity(rounds * queries.len());
     let mut empty = BTreeSet::new();
     for _ in 0..rounds {
         for query in &queries {
@@ -268,6 +283,16 @@ fn run(scale: Scale) -> Result<()> {
             let started = Instant::now();
             let hits = words_only.search(query, LIMIT, None)?;
             words_only_query_times.push(started.elapsed());
+            black_box(hits);
+        }
+    }
+    // The baseline's searches apart: its index is large enough to push the others' out of
+    // the caches between searches.
+    for _ in 0..rounds {
+        for query in &queries {
+            let started = Instant::now();
+            let hits = baseline.search(query, LIMIT);
+            baseline_query_times.push(started.elapsed());
             black_box(hits);
         }
     }
@@ -318,19 +343,23 @@ fn run(scale: Scale) -> Result<()> {
     let query = Summary::of(query_times);
     let words_only_build = Summary::of(words_only_build_times);
     let words_only_query = Summary::of(words_only_query_times);
+    let baseline_build = Summary::of(baseline_build_times);
+    let baseline_query = Summary::of(baseline_query_times);
     let update = Summary::of(update_times);
     let set_server = Summary::of(set_server_times);
     let next_search = Summary::of(next_search_times);
     if scale == Scale::Smoke {
         println!(
             "speed (smoke): {tools} tools of {} servers indexed, {} queries searched \
-             ({} found nothing), {} updates of {} {} tools",
+             ({} found nothing), {} updates of {} {} tools; the bm25 crate's index of them \
+             found {} tools for the first query",
             batches.len(),
             queries.len(),
             empty.len(),
             updates,
             changing.tools.len(),
             CHANGING,
+            baseline.search(FIRST_QUERY, LIMIT).len(),
         );
         return Ok(());
     }
@@ -394,6 +423,14 @@ fn run(scale: Scale) -> Result<()> {
         human(words_only_query.p99),
         mib(words_only_bytes),
     );
+    println!(
+        "  the bm25 crate (Codex's tool search), side by side over the same tools: build median \
+         {:>9}, query p50 {:>9} p99 {:>9}; it holds {:.1} MiB",
+        human(baseline_build.median),
+        human(baseline_query.median),
+        human(baseline_query.p99),
+        mib(baseline_bytes),
+    );
     if !empty.is_empty() {
         println!(
             "  ({} TEST queries found nothing: {})",
@@ -428,9 +465,38 @@ fn run(scale: Scale) -> Result<()> {
             "words_only_query_p50_us": micros(words_only_query.median),
             "words_only_query_p99_us": micros(words_only_query.p99),
             "words_only_index_bytes": words_only_bytes,
+            "bm25_crate_build_median_us": micros(baseline_build.median),
+            "bm25_crate_query_p50_us": micros(baseline_query.median),
+            "bm25_crate_query_p99_us": micros(baseline_query.p99),
+            "bm25_crate_bytes": baseline_bytes,
         })
     );
     Ok(())
+}
+
+/// The baseline's documents: each tool as one text, as Codex's tool search makes them — its
+/// name, its server, its title, its description, its parameters' names and descriptions.
+fn baseline_texts(batches: &[Batch]) -> Vec<bm25::Document<usize>> {
+    batches
+        .iter()
+        .flat_map(|batch| &batch.documents)
+        .enumerate()
+        .map(|(id, document)| {
+            let mut text = vec![document.tool.as_str(), document.server.as_str()];
+            text.extend(document.title.as_deref());
+            text.push(&document.description);
+            for parameter in &document.parameters {
+                text.push(&parameter.name);
+                text.extend(parameter.description.as_deref());
+            }
+            bm25::Document::new(id, text.join(" "))
+        })
+        .collect()
+}
+
+/// The baseline's index of `documents`, as Codex's tool search builds it.
+fn baseline_build(documents: Vec<bm25::Document<usize>>) -> bm25::SearchEngine<usize> {
+    bm25::SearchEngineBuilder::<usize>::with_documents(bm25::Language::English, documents).build()
 }
 
 /// The corpus's servers, copied under new names until they hold `target` tools (the last copy
