@@ -17,7 +17,8 @@
 //!
 //! Kept live at the cost of one server's tools: [`ToolIndex::set_server`] replaces a server's
 //! documents (a list change, a reconnect, a reload) and [`ToolIndex::remove_server`] drops
-//! them. A replaced document is marked dead where it stands, its statistics taken out at once,
+//! them; [`ToolIndex::set_servers`] replaces many at once, their text read on a thread per
+//! core ([`crate::reading`]). A replaced document is marked dead where it stands, its statistics taken out at once,
 //! and the postings are compacted when the dead outnumber the living, so an update costs what
 //! the server's own documents cost, never a rebuild of the whole index.
 //!
