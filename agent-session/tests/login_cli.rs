@@ -487,3 +487,25 @@ fn a_warning_about_a_server_that_needs_a_login_names_the_login_command() {
         "{warning}"
     );
 }
+
+#[test]
+fn login_to_a_server_that_asks_for_none_says_so_and_exits_1() {
+    let web = HttpFixture::start(HttpFixtureOptions::default());
+    let sandbox = Sandbox::with_web("no-login", &web);
+    let outcome = sandbox.run(&["login", "web"]);
+    assert_eq!(outcome.code, Some(1), "{outcome:?}");
+    assert!(
+        outcome
+            .stderr
+            .contains("\"web\" needs no login: it answered without asking for one"),
+        "{outcome:?}"
+    );
+    assert!(!outcome.stdout.contains("logged in"), "{outcome:?}");
+    assert!(
+        !sandbox.credentials_file().exists()
+            || !std::fs::read_to_string(sandbox.credentials_file())
+                .unwrap()
+                .contains("access_token"),
+        "no login was kept"
+    );
+}

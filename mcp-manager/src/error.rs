@@ -120,6 +120,13 @@ pub enum ManagerError {
         /// The server.
         server: String,
     },
+    /// A login was asked for a server that answered without asking for one (no 401, no
+    /// authorization flow): there is nothing to log in to.
+    #[error("MCP server \"{server}\" needs no login: it answered without asking for one")]
+    NoLoginAsked {
+        /// The server.
+        server: String,
+    },
     /// The credential store could not be read or written.
     #[error("MCP server \"{server}\": {source}")]
     Credentials {
@@ -212,6 +219,7 @@ impl ManagerError {
             | Self::NotRemote { server }
             | Self::Unresponsive { server, .. }
             | Self::OwnCredentials { server }
+            | Self::NoLoginAsked { server }
             | Self::NotConnected { server }
             | Self::NotOffered { server, .. }
             | Self::UnclaimedTransport { server, .. }

@@ -5,15 +5,19 @@
 //! server is not asked to register the client again), connects with the browser step allowed —
 //! the server's 401 starts the flow, with the scopes it asks for — lists the tools to prove the
 //! tokens work, and closes that connection. The session then reconnects the server as usual,
-//! with the tokens now kept by URL.
+//! with the tokens now kept by URL. A server that answers without a 401 asked for no login:
+//! that is an error ([`ManagerError::NoLoginAsked`]), not a login.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use async_trait::async_trait;
 
 use mcp_config::{ServerConfig, TransportConfig};
 use mcp_transport::credentials::CredentialStoreError;
 use mcp_transport::http::Url;
-use mcp_transport::oauth::{AuthorizationHandler, credential_key};
+use mcp_transport::oauth::{AuthorizationHandler, OAuthError, PendingRedirect, credential_key};
 
 use crate::connector::connect_client;
 use crate::error::{ManagerError, ServerError};
@@ -44,6 +48,11 @@ impl McpManager {
                 .as_ref()
                 .map(|source| Arc::clone(&source.meta))
         });
+        let asked = Arc::new(AtomicBool::new(false));
+        let handler: Arc<dyn AuthorizationHandler> = Arc::new(Watched {
+            handler,
+            asked: Arc::clone(&asked),
+        });
         let context = self
             .inner
             .options
@@ -58,9 +67,20 @@ impl McpManager {
             .map_err(ServerError::new)?;
         let listed = client.list_tools().await;
         let _ = client.close().await;
-        Ok(listed
-            .map_err(|error| ServerError::new(ManagerError::Client(error)))?
-            .len())
+        let listed = listed.map_err(|error| ServerError::new(ManagerError::Client(error)))?;
+        // A login asks the user, or (a grant without a browser) keeps the tokens it obtained.
+        let logged_in = asked.load(Ordering::Relaxed)
+            || store
+                .load(&key)
+                .await
+                .map_err(|source| credentials(name, source))?
+                .is_some_and(|kept| kept.tokens.is_some());
+        if !logged_in {
+            return Err(ServerError::new(ManagerError::NoLoginAsked {
+                server: name.to_owned(),
+            }));
+        }
+        Ok(listed.len())
     }
 
     /// Forgets what was kept for the remote server `name` (defined by `config`): tokens and
@@ -73,6 +93,20 @@ impl McpManager {
             .remove(&key)
             .await
             .map_err(|source| credentials(name, source))
+    }
+}
+
+/// An [`AuthorizationHandler`] that notes whether the login asked it for the browser step.
+struct Watched {
+    handler: Arc<dyn AuthorizationHandler>,
+    asked: Arc<AtomicBool>,
+}
+
+#[async_trait]
+impl AuthorizationHandler for Watched {
+    async fn prepare(&self) -> Result<Box<dyn PendingRedirect>, OAuthError> {
+        self.asked.store(true, Ordering::Relaxed);
+        self.handler.prepare().await
     }
 }
 

@@ -4,6 +4,9 @@
 use serde_json::json;
 
 use super::{CommandOutput, usable_server};
+use mcp_manager::ManagerError;
+
+use crate::error::SessionError;
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
@@ -28,6 +31,11 @@ pub(super) async fn login(session: &AgentSession, rest: &[String]) -> CommandOut
             ),
             json!({"logged_in": name, "status": "connected", "tools": tools}),
         ),
+        Err(SessionError::Server(error)) if matches!(*error, ManagerError::NoLoginAsked { .. }) => {
+            CommandOutput::failed(format!(
+                "\"{name}\" needs no login: it answered without asking for one"
+            ))
+        }
         Err(error) => CommandOutput::failed(format!(
             "could not log in to \"{name}\": {}",
             one_line(&error.to_string())
