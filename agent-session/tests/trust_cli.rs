@@ -190,6 +190,43 @@ fn trust_records_the_approval_and_starts_no_server() {
 }
 
 #[test]
+fn untrust_withdraws_and_starts_no_server() {
+    let sandbox = Sandbox::new("untrust");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "fx": sandbox.witnessed("fx", &json!({})),
+        "other": sandbox.witnessed("other", &json!({})),
+    }));
+    let nothing = sandbox.run(&["untrust"]);
+    nothing.assert_code(0);
+    assert_eq!(
+        nothing.stdout.trim(),
+        "no approval to withdraw",
+        "{nothing:?}"
+    );
+    sandbox.run(&["trust", "--yes"]).assert_code(0);
+    let withdrawn = sandbox.run(&["untrust", "fx"]);
+    withdrawn.assert_code(0);
+    assert_eq!(
+        withdrawn.stdout.trim(),
+        "withdrew the approval of fx",
+        "{withdrawn:?}"
+    );
+    let json = sandbox.run(&["--json", "untrust"]).json();
+    assert_eq!(json, json!({"withdrawn": ["other"]}));
+    sandbox.assert_never_started("fx", "untrust");
+    sandbox.assert_never_started("other", "untrust");
+    assert_eq!(sandbox.status("fx")["status"], "needs-approval");
+
+    // In the shell, nothing to withdraw is no reload.
+    let outcome = sandbox.run_with_input(&["shell"], "/mcp untrust\n");
+    outcome.assert_code(0);
+    assert!(
+        outcome.stdout.contains("no approval to withdraw") && !outcome.stdout.contains("reloaded"),
+        "{outcome:?}"
+    );
+}
+
+#[test]
 fn get_shows_the_definition_of_a_server_waiting_for_approval_without_starting_it() {
     let sandbox = Sandbox::new("get");
     let env = json!({"TOKEN": "secret-value"});

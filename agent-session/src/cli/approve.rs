@@ -1,5 +1,5 @@
-//! `agent-session trust [--yes] [NAME…]`: approving this folder's project servers, without
-//! starting any.
+//! `agent-session trust [--yes] [NAME…]` and `agent-session untrust [NAME…]`: approving this
+//! folder's project servers, and withdrawing approvals, without starting any.
 //!
 //! Naming the servers is the consent. Bare `trust` first shows what approving each waiting
 //! server lets it do (the consent description every interface shows: `describe_pending`), then
@@ -11,7 +11,7 @@ use std::io::IsTerminal as _;
 
 use agent_session::{
     PendingServer, SessionOptions, approve_pending, describe_pending, not_approved_text,
-    pending_json, pending_project_servers,
+    pending_json, pending_project_servers, withdraw_project_servers,
 };
 use serde_json::{Value, json};
 
@@ -76,6 +76,35 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
         }
     }
     approve(&options, globals.json, &pending)
+}
+
+/// Runs `untrust`: withdraws the approvals of this folder's project servers (of `names` only,
+/// when given) and says which; nothing is started or stopped (a running shell stops them at its
+/// next `/mcp reload`). Its exit status.
+pub(crate) fn withdraw(globals: &Globals, names: &[String]) -> u8 {
+    let options = match manage::options(globals) {
+        Ok(options) => options,
+        Err(message) => {
+            failure::report(globals.json, failure::Kind::Usage, &message);
+            return EXIT_USAGE;
+        }
+    };
+    let named = (!names.is_empty()).then_some(names);
+    match withdraw_project_servers(&options, named) {
+        Ok(withdrawn) => {
+            if globals.json {
+                output::print_json(&json!({ "withdrawn": withdrawn }), false);
+            } else {
+                output::print(&agent_session::commands::withdrawn_text(&withdrawn));
+            }
+            EXIT_OK
+        }
+        Err(error) => {
+            let message = format!("could not withdraw approvals: {error}");
+            failure::report(globals.json, failure::Kind::Command, &message);
+            EXIT_FAILED
+        }
+    }
 }
 
 /// Records the approvals of `pending` and says what was approved, and what could not be.

@@ -7,7 +7,8 @@
 //! The management commands (`add`, `remove`, `enable`, `disable`, `trust`, `untrust`) run
 //! without a session on the command line; in the shell they go to the session's `/mcp`
 //! controller, which writes the same files and then reloads (the list of servers changed),
-//! except `trust`/`untrust`, which record approvals and start nothing.
+//! except `trust`, which records approvals and starts nothing, and `untrust`, which reloads
+//! only when it withdrew an approval (so that server stops).
 
 use std::io::IsTerminal as _;
 use std::sync::Arc;

@@ -198,8 +198,9 @@ async fn run(cli: Cli) -> u8 {
     // The management commands start no session (`get` connects its one server itself).
     let command = match command {
         Command::Manage(manage) => return manage::run(&globals, manage).await,
-        // Records approvals and starts nothing.
+        // Record or withdraw approvals, and start nothing.
         Command::Trust { names, yes } => return approve::run(&globals, &names, yes).await,
+        Command::Untrust { names } => return approve::withdraw(&globals, &names),
         // Reads the config files and starts nothing.
         Command::Providers => return providers::run(&globals),
         Command::Reload | Command::Reconnect { .. } => {

@@ -46,6 +46,7 @@ use crate::session::AgentSession;
 pub use config::{CONFIG_COMMANDS, run_config_command};
 pub use status::ServerStatus;
 pub use tool_search::{context_text, mode_line, search_json, search_text, share, thousands};
+pub use trust::withdrawn_text;
 
 /// Who runs a command: the shell's `/mcp`, or the `agent-session` command line. Usage lines
 /// and hints name the form the user typed.

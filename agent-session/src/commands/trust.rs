@@ -2,8 +2,9 @@
 //! servers waiting for approval, as they are written now, and withdrawing approvals. Naming
 //! the servers is the consent; bare `/mcp trust` shows what approving each lets it do (the
 //! consent description every interface shows) and approves only with `--yes`; a server whose
-//! description cannot state what it allows is never approved. An approval is recorded and nothing is started (`/mcp reload` starts the
-//! approved servers); a withdrawal reloads the session, so the servers it withdrew stop.
+//! description cannot state what it allows is never approved. An approval is recorded and
+//! nothing is started (`/mcp reload` starts the approved servers); a withdrawal reloads the
+//! session, so the servers it withdrew stop (and with nothing withdrawn, nothing is reloaded).
 
 use serde_json::{Value, json};
 
@@ -95,14 +96,24 @@ pub(super) async fn trust(session: &AgentSession, rest: &[String]) -> CommandOut
     }
 }
 
+/// What `untrust` says of the approvals it withdrew.
+pub fn withdrawn_text(withdrawn: &[String]) -> String {
+    match withdrawn {
+        [] => "no approval to withdraw".to_owned(),
+        names => format!("withdrew the approval of {}", names.join(", ")),
+    }
+}
+
 pub(super) async fn untrust(session: &AgentSession, rest: &[String]) -> CommandOutput {
     let names = (!rest.is_empty()).then_some(rest);
     match withdraw_project_servers(session.options(), names) {
+        // Nothing changed: nothing to reload.
+        Ok(withdrawn) if withdrawn.is_empty() => CommandOutput::ok(
+            withdrawn_text(&withdrawn),
+            json!({"change": {"withdrawn": withdrawn}}),
+        ),
         Ok(withdrawn) => {
-            let text = match withdrawn.as_slice() {
-                [] => "no approval to withdraw".to_owned(),
-                names => format!("withdrew the approval of {}", names.join(", ")),
-            };
+            let text = withdrawn_text(&withdrawn);
             reloaded(session, text, json!({"withdrawn": withdrawn})).await
         }
         Err(error) => CommandOutput::failed(format!(
