@@ -261,8 +261,7 @@ pub enum ChangeProblem {
     ManagedLevel,
     /// The file already has a server of that name.
     #[error(
-        "a server named \"{name}\" is already in {}; remove it first (/mcp remove {name}) or \
-         choose another name",
+        "a server named \"{name}\" is already in {}; remove it first or choose another name",
         .path.display()
     )]
     AlreadyThere {
@@ -444,7 +443,7 @@ mod tests {
                     name: "gh".to_owned(),
                     path: "/c/mcp.json".into(),
                 },
-                "a server named \"gh\" is already in /c/mcp.json; remove it first (/mcp remove gh) \
+                "a server named \"gh\" is already in /c/mcp.json; remove it first \
                  or choose another name"
                     .to_owned(),
             ),

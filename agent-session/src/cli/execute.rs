@@ -14,7 +14,8 @@ use std::io::IsTerminal as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_session::{AgentSession, run_mcp_command};
+use agent_session::AgentSession;
+use agent_session::commands::run_command;
 use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_manager::{ConnectionStatus, ManagedTool};
 use mcp_transport::CallToolResult;
@@ -144,25 +145,27 @@ pub(crate) async fn execute(
             };
             call_command(session, &tool, arguments, call).await
         }
-        Command::Login { name } => session_command(session, "login", &[name]).await,
-        Command::Logout { name } => session_command(session, "logout", &[name]).await,
-        Command::Untrust { names } => session_command(session, "untrust", &names).await,
+        Command::Login { name } => session_command(session, interface, "login", &[name]).await,
+        Command::Logout { name } => session_command(session, interface, "logout", &[name]).await,
+        Command::Untrust { names } => session_command(session, interface, "untrust", &names).await,
         Command::Trust { mut names, yes } => {
             if yes {
                 names.insert(0, "--yes".to_owned());
             }
-            session_command(session, "trust", &names).await
+            session_command(session, interface, "trust", &names).await
         }
-        Command::Test { name } => session_command(session, "test", &[name]).await,
-        Command::Reconnect { name } => session_command(session, "reconnect", &[name]).await,
-        Command::Reload => session_command(session, "reload", &[]).await,
+        Command::Test { name } => session_command(session, interface, "test", &[name]).await,
+        Command::Reconnect { name } => {
+            session_command(session, interface, "reconnect", &[name]).await
+        }
+        Command::Reload => session_command(session, interface, "reload", &[]).await,
         Command::Providers => super::providers::report(session.options()),
         Command::Manage(ManageCommand::Get { name }) => {
             manage::get_in_session(session, &name).await
         }
         Command::Manage(change) => {
             let line = shell_words::join(change.config_words());
-            Outcome::of_command(run_mcp_command(session, &line).await)
+            Outcome::of_command(run_command(session, &line, interface).await)
         }
         // Both callers keep these from a session: the command line runs them before one
         // starts, and the shell refuses them as it parses (`args::parse_shell_line`).
@@ -211,7 +214,12 @@ pub(crate) fn call_without_a_tool(interface: Interface) -> String {
 }
 
 /// `command NAME…` on the session's `/mcp` controller, each word quoted as a shell would.
-async fn session_command(session: &Arc<AgentSession>, command: &str, words: &[String]) -> Outcome {
+async fn session_command(
+    session: &Arc<AgentSession>,
+    interface: Interface,
+    command: &str,
+    words: &[String],
+) -> Outcome {
     let line = std::iter::once(command.to_owned())
         .chain(
             words
@@ -220,7 +228,7 @@ async fn session_command(session: &Arc<AgentSession>, command: &str, words: &[St
         )
         .collect::<Vec<_>>()
         .join(" ");
-    Outcome::of_command(run_mcp_command(session, &line).await)
+    Outcome::of_command(run_command(session, &line, interface).await)
 }
 
 /// `list`: the status report; a failure when a server does not work or a file could not be
@@ -237,7 +245,7 @@ async fn list(session: &Arc<AgentSession>, interface: Interface) -> Outcome {
             }
         }
     }
-    let listed = run_mcp_command(session, "list").await;
+    let listed = run_command(session, "list", interface).await;
     let failing = failure::list_failed(&listed.json);
     Outcome::of_command(listed).or_failing(failing)
 }

@@ -14,25 +14,8 @@ use serde_json::Value;
 use super::failure::{self, Kind};
 use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, complain, output};
 
-/// Where a command was typed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Interface {
-    /// `agent-session COMMAND …`.
-    Cli,
-    /// A line of `agent-session shell`.
-    Shell,
-}
-
-impl Interface {
-    /// `rest` as a command to type here, in backquotes: `` `agent-session list` `` or
-    /// `` `/mcp list` ``.
-    pub(crate) fn command(self, rest: &str) -> String {
-        match self {
-            Self::Cli => format!("`agent-session {rest}`"),
-            Self::Shell => format!("`/mcp {rest}`"),
-        }
-    }
-}
+/// Where a command was typed: the library's one table of how commands are named there.
+pub(crate) use agent_session::commands::Interface;
 
 /// What a command gave: what it shows, what went wrong, and its exit status.
 #[derive(Debug, Clone, PartialEq)]

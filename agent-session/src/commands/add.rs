@@ -9,14 +9,14 @@ use std::path::PathBuf;
 
 use mcp_config::writer::{add_server, validate_server_name};
 use mcp_config::{
-    DiscoveryContext, Level, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
-    TransportKind, standard_entry, validate_server_config,
+    ChangeProblem, ConfigError, DiscoveryContext, Level, RemoteConfig, ServerConfig, StdioConfig,
+    TransportConfig, TransportKind, standard_entry, validate_server_config,
 };
 use serde_json::{Value, json};
 
 use super::parse::{parse_scope, parse_words};
 use super::reload::Reloaded;
-use super::{Caller, CommandOutput};
+use super::{CommandOutput, Interface};
 use crate::render::one_line;
 use crate::session::{AgentSession, SessionOptions};
 
@@ -39,17 +39,17 @@ const ADD_FLAGS: [&str; 6] = [
     "--token",
 ];
 
-fn add_usage(caller: Caller) -> &'static str {
-    match caller {
-        Caller::Shell => SHELL_ADD_USAGE,
-        Caller::Cli => CLI_ADD_USAGE,
+fn add_usage(interface: Interface) -> &'static str {
+    match interface {
+        Interface::Shell => SHELL_ADD_USAGE,
+        Interface::Cli => CLI_ADD_USAGE,
     }
 }
 
-fn add_json_usage(caller: Caller) -> &'static str {
-    match caller {
-        Caller::Shell => SHELL_ADD_JSON_USAGE,
-        Caller::Cli => CLI_ADD_JSON_USAGE,
+fn add_json_usage(interface: Interface) -> &'static str {
+    match interface {
+        Interface::Shell => SHELL_ADD_JSON_USAGE,
+        Interface::Cli => CLI_ADD_JSON_USAGE,
     }
 }
 
@@ -145,8 +145,8 @@ fn parse_transport(value: Option<&str>, usage: &str) -> Result<Option<TransportK
 }
 
 /// Turns the words of `add` into the server to add.
-pub(super) fn parse_add(rest: &[String], caller: Caller) -> Result<NewServer, String> {
-    let usage = add_usage(caller);
+pub(super) fn parse_add(rest: &[String], interface: Interface) -> Result<NewServer, String> {
+    let usage = add_usage(interface);
     let parsed = parse_words(rest, &ADD_FLAGS, true, usage)?;
     let (name, word_url) = match parsed.positionals.as_slice() {
         [] => return Err(format!("missing NAME; {usage}")),
@@ -268,8 +268,8 @@ pub(super) fn parse_add(rest: &[String], caller: Caller) -> Result<NewServer, St
 
 /// Turns the words of `add-json` (`NAME JSON`, the entry as this agent's and Claude Code's
 /// files write it) into the server to add.
-pub(super) fn parse_add_json(rest: &[String], caller: Caller) -> Result<NewServer, String> {
-    let usage = add_json_usage(caller);
+pub(super) fn parse_add_json(rest: &[String], interface: Interface) -> Result<NewServer, String> {
+    let usage = add_json_usage(interface);
     let parsed = parse_words(rest, &["--scope"], false, usage)?;
     let (name, text) = match parsed.positionals.as_slice() {
         [] => return Err(format!("missing NAME and JSON; {usage}")),
@@ -334,14 +334,23 @@ pub(super) fn write_new_server(
     ctx: &DiscoveryContext,
     options: &SessionOptions,
     new: &NewServer,
+    interface: Interface,
 ) -> Result<PathBuf, String> {
     let NewServer {
         name,
         level,
         config,
     } = new;
-    let path =
-        add_server(ctx, *level, name, config).map_err(|error| one_line(&error.to_string()))?;
+    let path = add_server(ctx, *level, name, config).map_err(|error| {
+        let text = one_line(&error.to_string());
+        match error {
+            ConfigError::Change(ChangeProblem::AlreadyThere { .. }) => format!(
+                "{text} ({})",
+                interface.bare(&format!("remove {name} --scope {}", level.as_str()))
+            ),
+            _ => text,
+        }
+    })?;
     if *level == Level::Project
         && options.enable_project_config()
         && let Err(error) =
@@ -383,11 +392,16 @@ pub(super) fn added_output(
 }
 
 /// `/mcp add` and `/mcp add-json`: the server written, then the session reloaded.
-pub(super) async fn add(session: &AgentSession, rest: &[String], from_json: bool) -> CommandOutput {
+pub(super) async fn add(
+    session: &AgentSession,
+    rest: &[String],
+    from_json: bool,
+    interface: Interface,
+) -> CommandOutput {
     let parsed = if from_json {
-        parse_add_json(rest, Caller::Shell)
+        parse_add_json(rest, interface)
     } else {
-        parse_add(rest, Caller::Shell)
+        parse_add(rest, interface)
     };
     let new = match parsed {
         Ok(new) => new,
@@ -397,7 +411,7 @@ pub(super) async fn add(session: &AgentSession, rest: &[String], from_json: bool
         Ok(ctx) => ctx,
         Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
     };
-    let path = match write_new_server(&ctx, session.options(), &new) {
+    let path = match write_new_server(&ctx, session.options(), &new, interface) {
         Ok(path) => path,
         Err(error) => return CommandOutput::failed(error),
     };
@@ -417,7 +431,7 @@ pub(super) async fn add(session: &AgentSession, rest: &[String], from_json: bool
     }
     text.push_str(&after.line(&name));
     text.push('\n');
-    text.push_str(&reloaded.short_text());
+    text.push_str(&reloaded.short_text(interface));
     let json = json!({
         "added": name,
         "scope": level.as_str(),
@@ -437,11 +451,11 @@ mod tests {
     use crate::commands::parse::split_words;
 
     fn parse(line: &str) -> Result<NewServer, String> {
-        parse_add(&split_words(line).unwrap(), Caller::Shell)
+        parse_add(&split_words(line).unwrap(), Interface::Shell)
     }
 
     fn parse_json(line: &str) -> Result<NewServer, String> {
-        parse_add_json(&split_words(line).unwrap(), Caller::Cli)
+        parse_add_json(&split_words(line).unwrap(), Interface::Cli)
     }
 
     fn remote(config: &ServerConfig) -> &RemoteConfig {

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::add::{added_output, parse_add, parse_add_json, write_new_server};
 use super::enable::{parse_switch, switch_server, switched_report};
 use super::remove::{parse_remove, remove_from_files};
-use super::{Caller, CommandOutput, unknown_name};
+use super::{CommandOutput, Interface, unknown_name};
 use crate::render::{describe_source, one_line, source_json};
 use crate::session::SessionOptions;
 
@@ -81,9 +81,9 @@ pub fn run_config_command(options: &SessionOptions, words: &[String]) -> Command
     let outcome = match command.as_str() {
         "add" | "add-json" => {
             let parsed = if command == "add" {
-                parse_add(rest, Caller::Cli)
+                parse_add(rest, Interface::Cli)
             } else {
-                parse_add_json(rest, Caller::Cli)
+                parse_add_json(rest, Interface::Cli)
             };
             // A definition given wrongly is a usage error, not a failed write.
             match parsed {
@@ -109,7 +109,7 @@ fn add(
     files: &Files,
     new: &super::add::NewServer,
 ) -> Result<CommandOutput, String> {
-    let path = write_new_server(&files.ctx, options, new)?;
+    let path = write_new_server(&files.ctx, options, new, Interface::Cli)?;
     Ok(added_output(options, new, &path))
 }
 
@@ -118,7 +118,7 @@ fn remove(
     files: &Files,
     rest: &[String],
 ) -> Result<CommandOutput, String> {
-    let (name, scope) = parse_remove(rest, Caller::Cli)?;
+    let (name, scope) = parse_remove(rest, Interface::Cli)?;
     let source = files.source(&name);
     let (level, path) = remove_from_files(
         &files.ctx,
@@ -126,7 +126,7 @@ fn remove(
         scope,
         source,
         &files.discovery,
-        Caller::Cli,
+        Interface::Cli,
     )?;
     let after = discover(&files.ctx, options);
     let mut text = format!(
@@ -156,18 +156,18 @@ fn switch(
     rest: &[String],
     enabled: bool,
 ) -> Result<CommandOutput, String> {
-    let name = parse_switch(rest, enabled, Caller::Cli)?;
+    let name = parse_switch(rest, enabled, Interface::Cli)?;
     let Some(source) = files.source(&name) else {
         let verb = if enabled { "enable" } else { "disable" };
         return Err(unknown_name(
             &name,
             files.discovery.names(),
-            Caller::Cli,
-            &format!("usage: agent-session {verb} NAME"),
+            Interface::Cli,
+            &Interface::Cli.usage(&format!("{verb} NAME")),
         ));
     };
     let changes = switch_server(&files.ctx, &name, enabled, Some(&source))?;
     let after = discover(&files.ctx, options);
-    let (text, json) = switched_report(&name, enabled, &changes, &after, Caller::Cli)?;
+    let (text, json) = switched_report(&name, enabled, &changes, &after, Interface::Cli)?;
     Ok(CommandOutput::ok(text.trim_end(), json))
 }

@@ -11,32 +11,23 @@ use serde_json::{Value, json};
 use super::parse::one_name;
 use super::reload::Reloaded;
 use super::status::Servers;
-use super::{Caller, CommandOutput, unknown_server};
+use super::{CommandOutput, Interface, unknown_name};
 use crate::render::{describe_source, one_line};
 use crate::session::AgentSession;
 
-const SHELL_ENABLE_USAGE: &str = "usage: /mcp enable NAME";
-const SHELL_DISABLE_USAGE: &str = "usage: /mcp disable NAME";
-const CLI_ENABLE_USAGE: &str = "usage: agent-session enable NAME";
-const CLI_DISABLE_USAGE: &str = "usage: agent-session disable NAME";
-
 /// The verb and the usage line of `enable` or `disable`.
-fn verb_and_usage(enabled: bool, caller: Caller) -> (&'static str, &'static str) {
-    match (enabled, caller) {
-        (true, Caller::Shell) => ("enable", SHELL_ENABLE_USAGE),
-        (false, Caller::Shell) => ("disable", SHELL_DISABLE_USAGE),
-        (true, Caller::Cli) => ("enable", CLI_ENABLE_USAGE),
-        (false, Caller::Cli) => ("disable", CLI_DISABLE_USAGE),
-    }
+fn verb_and_usage(enabled: bool, interface: Interface) -> (&'static str, String) {
+    let verb = if enabled { "enable" } else { "disable" };
+    (verb, interface.usage(&format!("{verb} NAME")))
 }
 
 /// The NAME of `enable` or `disable`.
 pub(super) fn parse_switch(
     rest: &[String],
     enabled: bool,
-    caller: Caller,
+    interface: Interface,
 ) -> Result<String, String> {
-    one_name(rest, verb_and_usage(enabled, caller).1)
+    one_name(rest, &verb_and_usage(enabled, interface).1)
 }
 
 /// Switches `name` on or off in this agent's files (`source` is where discovery found it):
@@ -58,10 +49,10 @@ pub(super) fn switched_report(
     enabled: bool,
     changes: &[ConfigChange],
     after: &DiscoveryResult,
-    caller: Caller,
+    interface: Interface,
 ) -> Result<(String, Value), String> {
-    let (verb, _) = verb_and_usage(enabled, caller);
-    let prefix = caller.prefix();
+    let (verb, _) = verb_and_usage(enabled, interface);
+    let prefix = interface.prefix();
     let switched_off = after
         .skip_of(name)
         .filter(|skipped| skipped.reason == SkipReason::Disabled);
@@ -136,15 +127,18 @@ pub(super) async fn set_enabled(
     session: &AgentSession,
     rest: &[String],
     enabled: bool,
+    interface: Interface,
 ) -> CommandOutput {
-    let name = match parse_switch(rest, enabled, Caller::Shell) {
+    let name = match parse_switch(rest, enabled, interface) {
         Ok(name) => name,
         Err(error) => return CommandOutput::failed(error),
     };
-    let (_, usage) = verb_and_usage(enabled, Caller::Shell);
+    let (_, usage) = verb_and_usage(enabled, interface);
     let servers = Servers::collect(session);
     let Some(row) = servers.row(&name) else {
-        return CommandOutput::failed(unknown_server(&name, session.discovery().names(), usage));
+        let discovery = session.discovery();
+        let known = discovery.names();
+        return CommandOutput::failed(unknown_name(&name, known, interface, &usage));
     };
     let source = row.source.clone();
     let ctx = match session.context() {
@@ -161,7 +155,7 @@ pub(super) async fn set_enabled(
         enabled,
         &changes,
         &reloaded.servers.discovery,
-        Caller::Shell,
+        interface,
     ) {
         Ok(report) => report,
         Err(error) => return CommandOutput::failed(error),
@@ -169,7 +163,7 @@ pub(super) async fn set_enabled(
     let after = reloaded.server(&name);
     text.push_str(&after.line(&name));
     text.push('\n');
-    text.push_str(&reloaded.short_text());
+    text.push_str(&reloaded.short_text(interface));
     json["status"] = Value::from(after.status_word());
     json["tools"] = Value::from(reloaded.tools());
     json["reload"] = reloaded.json();

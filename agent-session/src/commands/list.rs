@@ -8,18 +8,22 @@ use mcp_config::{DiscoveryNote, DiscoveryResult, TransportKind};
 use mcp_manager::Problem;
 use serde_json::{Value, json};
 
-use super::CommandOutput;
 use super::login::login_hint;
 use super::status::{ServerRow, ServerStatus, Servers};
+use super::{CommandOutput, Interface};
 use crate::render::{Column, collision_notes, describe_source, one_line, table};
 use crate::session::AgentSession;
 use crate::terminal_text::escape_line;
 
-pub(super) fn list(session: &AgentSession) -> CommandOutput {
+pub(super) fn list(session: &AgentSession, interface: Interface) -> CommandOutput {
     let servers = Servers::collect(session);
     let mut text = String::new();
     if servers.rows.is_empty() {
-        text.push_str("no MCP servers are configured (/mcp add adds one)\n");
+        let _ = writeln!(
+            text,
+            "no MCP servers are configured ({} adds one)",
+            interface.bare("add")
+        );
     } else {
         let columns = [
             Column::left("NAME"),
@@ -54,10 +58,11 @@ pub(super) fn list(session: &AgentSession) -> CommandOutput {
                 let _ = writeln!(text, "  error: {}", one_line(&error.to_string()));
             }
             if row.status == ServerStatus::NeedsLogin {
-                let _ = writeln!(text, "  {}", escape_line(&login_hint(&row.name)));
+                let hint = login_hint(&row.name, interface);
+                let _ = writeln!(text, "  {}", escape_line(&hint));
             }
             if row.status == ServerStatus::NeedsApproval {
-                let hint = super::trust::approval_hint(&row.name);
+                let hint = super::trust::approval_hint(&row.name, interface);
                 let _ = writeln!(text, "  {}", escape_line(&hint));
             }
         }

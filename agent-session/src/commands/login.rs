@@ -3,23 +3,24 @@
 
 use serde_json::json;
 
-use super::{CommandOutput, usable_server};
+use super::{CommandOutput, Interface, usable_server};
 use mcp_manager::ManagerError;
 
 use crate::error::SessionError;
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
-const LOGIN_USAGE: &str = "usage: /mcp login NAME";
-const LOGOUT_USAGE: &str = "usage: /mcp logout NAME";
-
-/// What to run to log in to `name`.
-pub(super) fn login_hint(name: &str) -> String {
-    format!("log in with: agent-session login {name} (in the shell: /mcp login {name})")
+/// What to run to log in to `name`, where the command was typed.
+pub(super) fn login_hint(name: &str, interface: Interface) -> String {
+    format!("log in with: {}", interface.bare(&format!("login {name}")))
 }
 
-pub(super) async fn login(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let name = match usable_server(session, rest, LOGIN_USAGE) {
+pub(super) async fn login(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
+    let name = match usable_server(session, rest, "login NAME", interface) {
         Ok(name) => name,
         Err(failed) => return failed,
     };
@@ -43,8 +44,12 @@ pub(super) async fn login(session: &AgentSession, rest: &[String]) -> CommandOut
     }
 }
 
-pub(super) async fn logout(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let name = match usable_server(session, rest, LOGOUT_USAGE) {
+pub(super) async fn logout(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
+    let name = match usable_server(session, rest, "logout NAME", interface) {
         Ok(name) => name,
         Err(failed) => return failed,
     };

@@ -48,21 +48,41 @@ pub use status::ServerStatus;
 pub use tool_search::{context_text, mode_line, search_json, search_text, share, thousands};
 pub use trust::withdrawn_text;
 
-/// Who runs a command: the shell's `/mcp`, or the `agent-session` command line. Usage lines
-/// and hints name the form the user typed.
+/// Where a command is typed: a shell's `/mcp` line, or the `agent-session` command line. Every
+/// usage line and hint a command gives names its commands as they are typed there, from this one
+/// table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Caller {
-    Shell,
+#[non_exhaustive]
+pub enum Interface {
+    /// `agent-session COMMAND …`.
     Cli,
+    /// A `/mcp COMMAND …` line (the `agent-session shell`, or an agent's own).
+    Shell,
 }
 
-impl Caller {
+impl Interface {
     /// `/mcp ` or `agent-session `.
-    const fn prefix(self) -> &'static str {
+    pub const fn prefix(self) -> &'static str {
         match self {
             Self::Shell => "/mcp ",
             Self::Cli => "agent-session ",
         }
+    }
+
+    /// `rest` as a command to type here, in backquotes: `` `agent-session list` `` or
+    /// `` `/mcp list` ``.
+    pub fn command(self, rest: &str) -> String {
+        format!("`{}{rest}`", self.prefix())
+    }
+
+    /// `rest` as a command to type here, bare: `agent-session list` or `/mcp list`.
+    pub fn bare(self, rest: &str) -> String {
+        format!("{}{rest}", self.prefix())
+    }
+
+    /// The usage line of the command whose form is `form` (`login NAME`).
+    pub fn usage(self, form: &str) -> String {
+        format!("usage: {}", self.bare(form))
     }
 }
 
@@ -159,46 +179,62 @@ other tools' files are never edited: disable lists them in the user file's \"dis
 Short flags as in `claude mcp`: -s (--scope), -t (--transport), -e (--env), -H (--header).
 Quote words with spaces: -H 'Authorization: Bearer TOKEN'.";
 
-const HELP_USAGE: &str = "usage: /mcp help";
-const LIST_USAGE: &str = "usage: /mcp list";
-const RELOAD_USAGE: &str = "usage: /mcp reload";
-
 /// Runs one `/mcp` command; `args` is what follows `/mcp` on the line.
 pub async fn run_mcp_command(session: &Arc<AgentSession>, args: &str) -> CommandOutput {
+    run_command(session, args, Interface::Shell).await
+}
+
+/// Runs one command typed in `interface`; `args` is the command and its words (what follows
+/// `/mcp`, or `agent-session`). Its usage lines and hints name commands as `interface` types
+/// them.
+pub async fn run_command(
+    session: &Arc<AgentSession>,
+    args: &str,
+    interface: Interface,
+) -> CommandOutput {
     let words = match parse::split_words(args) {
         Ok(words) => words,
         Err(error) => {
-            return CommandOutput::failed(format!("{error}; run /mcp help for the forms"));
+            return CommandOutput::failed(format!(
+                "{error}; run {} for the forms",
+                interface.bare("help")
+            ));
         }
     };
     let Some((command, rest)) = words.split_first() else {
         return help();
     };
-    let no_arguments = |usage| parse::no_arguments(rest, usage).map_err(CommandOutput::failed);
+    let no_arguments = |form: &str| {
+        parse::no_arguments(rest, &interface.usage(form)).map_err(CommandOutput::failed)
+    };
+    // Each command's future is boxed: inline, the largest of them all would be this one's size,
+    // on every caller's stack.
     let outcome = match command.as_str() {
-        "help" => no_arguments(HELP_USAGE).map(|()| help()),
-        "list" => no_arguments(LIST_USAGE).map(|()| list::list(session)),
-        "reload" => match no_arguments(RELOAD_USAGE) {
-            Ok(()) => Ok(reload::reload(session).await),
+        "help" => no_arguments("help").map(|()| help()),
+        "list" => no_arguments("list").map(|()| list::list(session, interface)),
+        "reload" => match no_arguments("reload") {
+            Ok(()) => Ok(Box::pin(reload::reload(session, interface)).await),
             Err(error) => Err(error),
         },
-        "add" => Ok(add::add(session, rest, false).await),
-        "add-json" => Ok(add::add(session, rest, true).await),
-        "remove" => Ok(remove::remove(session, rest).await),
-        "enable" => Ok(enable::set_enabled(session, rest, true).await),
-        "disable" => Ok(enable::set_enabled(session, rest, false).await),
-        "test" => Ok(test::test(session, rest).await),
-        "reconnect" => Ok(reconnect::reconnect(session, rest).await),
-        "login" => Ok(login::login(session, rest).await),
-        "logout" => Ok(login::logout(session, rest).await),
-        "trust" => Ok(trust::trust(session, rest).await),
-        "untrust" => Ok(trust::untrust(session, rest).await),
-        "search" => Ok(tool_search::search(session, rest).await),
-        "context" => Ok(tool_search::context(session, rest)),
+        "add" => Ok(Box::pin(add::add(session, rest, false, interface)).await),
+        "add-json" => Ok(Box::pin(add::add(session, rest, true, interface)).await),
+        "remove" => Ok(Box::pin(remove::remove(session, rest, interface)).await),
+        "enable" => Ok(Box::pin(enable::set_enabled(session, rest, true, interface)).await),
+        "disable" => Ok(Box::pin(enable::set_enabled(session, rest, false, interface)).await),
+        "test" => Ok(Box::pin(test::test(session, rest, interface)).await),
+        "reconnect" => Ok(Box::pin(reconnect::reconnect(session, rest, interface)).await),
+        "login" => Ok(Box::pin(login::login(session, rest, interface)).await),
+        "logout" => Ok(Box::pin(login::logout(session, rest, interface)).await),
+        "trust" => Ok(Box::pin(trust::trust(session, rest, interface)).await),
+        "untrust" => Ok(Box::pin(trust::untrust(session, rest, interface)).await),
+        "search" => Ok(Box::pin(tool_search::search(session, rest, interface)).await),
+        "context" => Ok(tool_search::context(session, rest, interface)),
         other => Err(CommandOutput::failed(format!(
-            "unknown /mcp command \"{other}\"; the commands are help, list, reload, add, add-json, \
+            "unknown {}command \"{other}\"; the commands are help, list, reload, add, add-json, \
              remove, enable, disable, test, reconnect, login, logout, trust, untrust, search and \
-             context (/mcp help)"
+             context ({})",
+            interface.prefix(),
+            interface.bare("help")
         ))),
     };
     outcome.unwrap_or_else(|error| error)
@@ -208,22 +244,17 @@ fn help() -> CommandOutput {
     CommandOutput::ok(HELP, json!({"help": HELP}))
 }
 
-/// The one-line message for a name no server has, with the nearest of `known`.
-fn unknown_server<'a>(name: &str, known: impl IntoIterator<Item = &'a str>, usage: &str) -> String {
-    unknown_name(name, known, Caller::Shell, usage)
-}
-
 /// The one-line message for a name no server has: the nearest of the `known` names, and the
 /// caller's `list`.
 fn unknown_name<'a>(
     name: &str,
     known: impl IntoIterator<Item = &'a str>,
-    caller: Caller,
+    interface: Interface,
     usage: &str,
 ) -> String {
-    let prefix = caller.prefix();
+    let list = interface.bare("list");
     let suggestion = crate::suggest::suggest(name, known);
-    format!("unknown server \"{name}\"{suggestion} ({prefix}list shows the servers); {usage}")
+    format!("unknown server \"{name}\"{suggestion} ({list} shows the servers); {usage}")
 }
 
 /// The NAME of a command about one server that must be usable now (configured, not disabled
@@ -231,10 +262,12 @@ fn unknown_name<'a>(
 fn usable_server(
     session: &AgentSession,
     rest: &[String],
-    usage: &str,
+    form: &str,
+    interface: Interface,
 ) -> Result<String, CommandOutput> {
-    let name = parse::one_name(rest, usage).map_err(CommandOutput::failed)?;
-    match status::Servers::collect(session).not_usable(&name, usage) {
+    let usage = interface.usage(form);
+    let name = parse::one_name(rest, &usage).map_err(CommandOutput::failed)?;
+    match status::Servers::collect(session).not_usable(&name, &usage, interface) {
         Some(error) => Err(CommandOutput::failed(error)),
         None => Ok(name),
     }

@@ -4,14 +4,16 @@ use mcp_manager::ConnectionStatus;
 use serde_json::{Value, json};
 
 use super::status::Servers;
-use super::{CommandOutput, usable_server, wait_connected};
+use super::{CommandOutput, Interface, usable_server, wait_connected};
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
-const RECONNECT_USAGE: &str = "usage: /mcp reconnect NAME";
-
-pub(super) async fn reconnect(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let name = match usable_server(session, rest, RECONNECT_USAGE) {
+pub(super) async fn reconnect(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
+    let name = match usable_server(session, rest, "reconnect NAME", interface) {
         Ok(name) => name,
         Err(failed) => return failed,
     };

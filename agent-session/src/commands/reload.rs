@@ -6,6 +6,7 @@ use mcp_manager::Problem;
 use serde_json::{Value, json};
 
 use super::CommandOutput;
+use super::Interface;
 use super::status::{RowError, ServerStatus, Servers};
 use crate::render::{one_line, plural, problem_json};
 use crate::session::AgentSession;
@@ -38,14 +39,17 @@ impl Reloaded {
         text
     }
 
-    /// The summary line alone, with the number of problems (`/mcp list` shows them).
-    pub(super) fn short_text(&self) -> String {
+    /// The summary line alone, with the number of problems (`list` shows them).
+    pub(super) fn short_text(&self, interface: Interface) -> String {
         let mut text = self.summary();
+        let list = interface.bare("list");
         match self.problems.len() {
             0 => {}
-            1 => text.push_str("; 1 problem (/mcp list shows it)"),
+            1 => {
+                let _ = write!(text, "; 1 problem ({list} shows it)");
+            }
             count => {
-                let _ = write!(text, "; {count} problems (/mcp list shows them)");
+                let _ = write!(text, "; {count} problems ({list} shows them)");
             }
         }
         text
@@ -133,7 +137,7 @@ impl ServerAfter {
     }
 }
 
-pub(super) async fn reload(session: &AgentSession) -> CommandOutput {
+pub(super) async fn reload(session: &AgentSession, _interface: Interface) -> CommandOutput {
     let reloaded = Reloaded::run(session).await;
     let mut json = reloaded.json();
     json["reloaded"] = Value::Bool(true);

@@ -14,29 +14,23 @@ use serde_json::json;
 use super::parse::{parse_scope, parse_words};
 use super::reload::Reloaded;
 use super::status::Servers;
-use super::{Caller, CommandOutput, unknown_name};
+use super::{CommandOutput, Interface, unknown_name};
 use crate::render::{describe_source, one_line};
 use crate::session::AgentSession;
 
-const SHELL_REMOVE_USAGE: &str = "usage: /mcp remove NAME [--scope project|user]";
-const CLI_REMOVE_USAGE: &str = "usage: agent-session remove NAME [--scope project|user]";
-
-fn remove_usage(caller: Caller) -> &'static str {
-    match caller {
-        Caller::Shell => SHELL_REMOVE_USAGE,
-        Caller::Cli => CLI_REMOVE_USAGE,
-    }
+fn remove_usage(interface: Interface) -> String {
+    interface.usage("remove NAME [--scope project|user]")
 }
 
 /// The words of `remove`: the name, and the scope when one is given.
 pub(super) fn parse_remove(
     rest: &[String],
-    caller: Caller,
+    interface: Interface,
 ) -> Result<(String, Option<Level>), String> {
-    let usage = remove_usage(caller);
-    let parsed = parse_words(rest, &["--scope"], false, usage)?;
-    let name = parsed.name(usage)?.to_owned();
-    Ok((name, parse_scope(&parsed, usage)?))
+    let usage = remove_usage(interface);
+    let parsed = parse_words(rest, &["--scope"], false, &usage)?;
+    let name = parsed.name(&usage)?.to_owned();
+    Ok((name, parse_scope(&parsed, &usage)?))
 }
 
 /// Removes `name` from this agent's own file of `scope`, or (without one) from the file
@@ -48,7 +42,7 @@ pub(super) fn remove_from_files(
     scope: Option<Level>,
     source: Option<SourceMeta>,
     discovery: &DiscoveryResult,
-    caller: Caller,
+    interface: Interface,
 ) -> Result<(Level, PathBuf), String> {
     let native_level = source
         .as_ref()
@@ -82,8 +76,8 @@ pub(super) fn remove_from_files(
         .map(|path| path.display().to_string())
         .collect();
     let files = files.join(" or ");
-    let prefix = caller.prefix();
-    let usage = remove_usage(caller);
+    let prefix = interface.prefix();
+    let usage = remove_usage(interface);
     Err(match source {
         Some(meta) if !is_native(ctx, &meta) => format!(
             "\"{name}\" is not in this agent's config ({files}); it is defined in {}'s {} \
@@ -97,12 +91,16 @@ pub(super) fn remove_from_files(
             "\"{name}\" is not in {files}; it is defined in {}; {usage}",
             meta.path.display()
         ),
-        None => unknown_name(name, discovery.names(), caller, usage),
+        None => unknown_name(name, discovery.names(), interface, &usage),
     })
 }
 
-pub(super) async fn remove(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let (name, scope) = match parse_remove(rest, Caller::Shell) {
+pub(super) async fn remove(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
+    let (name, scope) = match parse_remove(rest, interface) {
         Ok(found) => found,
         Err(error) => return CommandOutput::failed(error),
     };
@@ -111,17 +109,11 @@ pub(super) async fn remove(session: &AgentSession, rest: &[String]) -> CommandOu
         Err(error) => return CommandOutput::failed(one_line(&error.to_string())),
     };
     let source = Servers::collect(session).source(&name);
-    let (level, path) = match remove_from_files(
-        &ctx,
-        &name,
-        scope,
-        source,
-        &session.discovery(),
-        Caller::Shell,
-    ) {
-        Ok(removed) => removed,
-        Err(error) => return CommandOutput::failed(error),
-    };
+    let (level, path) =
+        match remove_from_files(&ctx, &name, scope, source, &session.discovery(), interface) {
+            Ok(removed) => removed,
+            Err(error) => return CommandOutput::failed(error),
+        };
     let reloaded = Reloaded::run(session).await;
     let mut text = format!(
         "removed \"{name}\" from {} ({level} config)\n",
@@ -137,7 +129,7 @@ pub(super) async fn remove(session: &AgentSession, rest: &[String]) -> CommandOu
                 .map_or_else(|| "another file".to_owned(), describe_source)
         );
     }
-    text.push_str(&reloaded.short_text());
+    text.push_str(&reloaded.short_text(interface));
     let json = json!({
         "removed": name,
         "scope": level.as_str(),

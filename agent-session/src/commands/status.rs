@@ -13,7 +13,7 @@ use mcp_manager::{ConnectionStatus, Problem, ServerError};
 use mcp_transport::ProtocolVersion;
 use serde_json::{Value, json};
 
-use super::unknown_server;
+use super::{Interface, unknown_name};
 use crate::render::{one_line, problem_json, source_json};
 use crate::session::AgentSession;
 
@@ -242,13 +242,19 @@ impl Servers {
 
     /// The one-line error for a server that cannot be used now (unknown, disabled, invalid),
     /// or `None` when discovery uses a definition of it.
-    pub(super) fn not_usable(&self, name: &str, usage: &str) -> Option<String> {
+    pub(super) fn not_usable(
+        &self,
+        name: &str,
+        usage: &str,
+        interface: Interface,
+    ) -> Option<String> {
         let Some(row) = self.row(name) else {
-            return Some(unknown_server(name, self.discovery.names(), usage));
+            return Some(unknown_name(name, self.discovery.names(), interface, usage));
         };
         if row.status == ServerStatus::Disabled {
             return Some(format!(
-                "\"{name}\" is disabled; /mcp enable {name} turns it on"
+                "\"{name}\" is disabled; {} turns it on",
+                interface.bare(&format!("enable {name}"))
             ));
         }
         if !self.is_configured(name) {
@@ -260,7 +266,8 @@ impl Servers {
                     )
                 }
                 None => format!(
-                    "\"{name}\" is not configured any more; /mcp reload re-reads the config files"
+                    "\"{name}\" is not configured any more; {}",
+                    rereads(interface)
                 ),
             });
         }
@@ -270,5 +277,14 @@ impl Servers {
     /// Where a server is defined, for the config writer.
     pub(super) fn source(&self, name: &str) -> Option<SourceMeta> {
         self.row(name).and_then(|row| row.source.clone())
+    }
+}
+
+/// How the config files are read again where a command is typed: the shell reloads them, a
+/// command of its own reads them afresh.
+fn rereads(interface: Interface) -> String {
+    match interface {
+        Interface::Shell => format!("{} re-reads the config files", interface.bare("reload")),
+        Interface::Cli => "run the command again: it reads the config files afresh".to_owned(),
     }
 }

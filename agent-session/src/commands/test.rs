@@ -5,17 +5,28 @@ use std::time::{Duration, Instant};
 use mcp_manager::ConnectionStatus;
 use serde_json::json;
 
-use super::{CommandOutput, usable_server, wait_connected};
+use super::{CommandOutput, Interface, usable_server, wait_connected};
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
-const TEST_USAGE: &str = "usage: /mcp test NAME";
+/// What connects `name` again where the command was typed: the shell's `reconnect`; on the
+/// command line, where every command connects afresh, `test` itself.
+fn retry(interface: Interface, name: &str) -> String {
+    match interface {
+        Interface::Shell => interface.bare(&format!("reconnect {name}")),
+        Interface::Cli => interface.bare(&format!("test {name}")),
+    }
+}
 
 /// How long `test` waits for a ping and a tool listing.
 const TEST_REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 
-pub(super) async fn test(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let name = match usable_server(session, rest, TEST_USAGE) {
+pub(super) async fn test(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
+    let name = match usable_server(session, rest, "test NAME", interface) {
         Ok(name) => name,
         Err(failed) => return failed,
     };
@@ -25,20 +36,22 @@ pub(super) async fn test(session: &AgentSession, rest: &[String]) -> CommandOutp
         | ConnectionStatus::Reconnecting { .. } => {}
         ConnectionStatus::Failed(error) => {
             return CommandOutput::failed(format!(
-                "\"{name}\" failed: {}; /mcp reconnect {name} tries again",
-                one_line(&error.to_string())
+                "\"{name}\" failed: {}; {} tries again",
+                one_line(&error.to_string()),
+                retry(interface, &name)
             ));
         }
         ConnectionStatus::NeedsLogin(error) => {
             return CommandOutput::failed(format!(
                 "\"{name}\" needs a login: {}; {}",
                 one_line(&error.to_string()),
-                super::login::login_hint(&name)
+                super::login::login_hint(&name, interface)
             ));
         }
         _ => {
             return CommandOutput::failed(format!(
-                "\"{name}\" is not connected; /mcp reconnect {name} connects it"
+                "\"{name}\" is not connected; {} connects it",
+                retry(interface, &name)
             ));
         }
     }
@@ -49,7 +62,8 @@ pub(super) async fn test(session: &AgentSession, rest: &[String]) -> CommandOutp
         }
         None => {
             return CommandOutput::failed(format!(
-                "\"{name}\" is still connecting; try /mcp test {name} again later"
+                "\"{name}\" is still connecting; try {} again later",
+                interface.bare(&format!("test {name}"))
             ));
         }
     };

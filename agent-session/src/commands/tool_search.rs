@@ -8,23 +8,25 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::{CommandOutput, parse, unknown_server};
+use super::{CommandOutput, Interface, parse, unknown_name};
 use crate::render::{Column, one_line, table};
 use crate::session::AgentSession;
 use crate::tool_search::{DEFAULT_SEARCH_LIMIT, FoundTool, ToolContext, ToolSearchMode};
 
-const SEARCH_USAGE: &str = "usage: /mcp search QUERY [--limit N] [--server NAME]";
-const CONTEXT_USAGE: &str = "usage: /mcp context";
-
 /// `/mcp search QUERY… [--limit N] [--server NAME]`: the words after `search` are the query.
-pub(super) async fn search(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    let parsed = match parse::parse_words(rest, &["--limit", "--server"], false, SEARCH_USAGE) {
+pub(super) async fn search(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
+    let usage = interface.usage("search QUERY [--limit N] [--server NAME]");
+    let parsed = match parse::parse_words(rest, &["--limit", "--server"], false, &usage) {
         Ok(parsed) => parsed,
         Err(message) => return CommandOutput::usage(message),
     };
     let query = parsed.positionals.join(" ");
     if query.trim().is_empty() {
-        return CommandOutput::usage(format!("missing QUERY; {SEARCH_USAGE}"));
+        return CommandOutput::usage(format!("missing QUERY; {usage}"));
     }
     let limit = match parsed.flag("--limit") {
         None => DEFAULT_SEARCH_LIMIT,
@@ -32,7 +34,7 @@ pub(super) async fn search(session: &AgentSession, rest: &[String]) -> CommandOu
             Ok(limit) if limit >= 1 => limit,
             _ => {
                 return CommandOutput::usage(format!(
-                    "--limit takes a number of tools of at least 1, not \"{text}\"; {SEARCH_USAGE}"
+                    "--limit takes a number of tools of at least 1, not \"{text}\"; {usage}"
                 ));
             }
         },
@@ -42,13 +44,13 @@ pub(super) async fn search(session: &AgentSession, rest: &[String]) -> CommandOu
         let discovery = session.discovery();
         if !discovery.servers.contains_key(server) {
             let known = discovery.servers.keys().map(String::as_str);
-            return CommandOutput::usage(unknown_server(server, known, SEARCH_USAGE));
+            return CommandOutput::usage(unknown_name(server, known, interface, &usage));
         }
     }
     match session.search_tools(&query, limit, server).await {
         Ok(found) => CommandOutput::ok(search_text(&query, &found), search_json(&query, &found)),
         Err(error) => CommandOutput::usage(format!(
-            "{}; write the pattern again, or search with words; {SEARCH_USAGE}",
+            "{}; write the pattern again, or search with words; {usage}",
             one_line(&error.to_string())
         )),
     }
@@ -101,8 +103,12 @@ pub fn search_json(query: &str, found: &[FoundTool]) -> Value {
 }
 
 /// `/mcp context`.
-pub(super) fn context(session: &AgentSession, rest: &[String]) -> CommandOutput {
-    if let Err(message) = parse::no_arguments(rest, CONTEXT_USAGE) {
+pub(super) fn context(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
+    if let Err(message) = parse::no_arguments(rest, &interface.usage("context")) {
         return CommandOutput::usage(message);
     }
     let context = session.tool_context();

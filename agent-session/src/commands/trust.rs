@@ -8,8 +8,8 @@
 
 use serde_json::{Value, json};
 
-use super::CommandOutput;
 use super::reload::reload;
+use super::{CommandOutput, Interface};
 use crate::render::one_line;
 use crate::session::AgentSession;
 use crate::trust::{
@@ -17,15 +17,19 @@ use crate::trust::{
     pending_project_servers, withdraw_project_servers,
 };
 
-/// What to run to approve `name`.
-pub(super) fn approval_hint(name: &str) -> String {
+/// What to run to approve `name`, where the command was typed.
+pub(super) fn approval_hint(name: &str, interface: Interface) -> String {
     format!(
-        "a project server: approve it with agent-session trust {name} (in the shell: /mcp trust \
-         {name})"
+        "a project server: approve it with {}",
+        interface.bare(&format!("trust {name}"))
     )
 }
 
-pub(super) async fn trust(session: &AgentSession, rest: &[String]) -> CommandOutput {
+pub(super) async fn trust(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
     let yes = rest.iter().any(|word| word == "--yes" || word == "-y");
     let names: Vec<String> = rest
         .iter()
@@ -53,7 +57,11 @@ pub(super) async fn trust(session: &AgentSession, rest: &[String]) -> CommandOut
         let lines = [
             "these project servers wait for approval:".to_owned(),
             describe_pending(&pending),
-            "approve them with /mcp trust --yes, or name them: /mcp trust NAME…".to_owned(),
+            format!(
+                "approve them with {}, or name them: {}",
+                interface.bare("trust --yes"),
+                interface.bare("trust NAME…")
+            ),
         ];
         let waiting: Vec<Value> = pending.iter().map(pending_json).collect();
         return CommandOutput::ok(lines.join("\n"), json!({"waiting": waiting}));
@@ -68,8 +76,9 @@ pub(super) async fn trust(session: &AgentSession, rest: &[String]) -> CommandOut
             let mut text = Vec::new();
             if !approved.is_empty() {
                 text.push(format!(
-                    "approved {}; nothing was started: /mcp reload starts {}",
+                    "approved {}; nothing was started: {} starts {}",
                     approved.join(", "),
+                    interface.bare("reload"),
                     if approved.len() == 1 { "it" } else { "them" }
                 ));
             }
@@ -104,7 +113,11 @@ pub fn withdrawn_text(withdrawn: &[String]) -> String {
     }
 }
 
-pub(super) async fn untrust(session: &AgentSession, rest: &[String]) -> CommandOutput {
+pub(super) async fn untrust(
+    session: &AgentSession,
+    rest: &[String],
+    interface: Interface,
+) -> CommandOutput {
     let names = (!rest.is_empty()).then_some(rest);
     match withdraw_project_servers(session.options(), names) {
         // Nothing changed: nothing to reload.
@@ -114,7 +127,7 @@ pub(super) async fn untrust(session: &AgentSession, rest: &[String]) -> CommandO
         ),
         Ok(withdrawn) => {
             let text = withdrawn_text(&withdrawn);
-            reloaded(session, text, json!({"withdrawn": withdrawn})).await
+            reloaded(session, text, json!({"withdrawn": withdrawn}), interface).await
         }
         Err(error) => CommandOutput::failed(format!(
             "could not withdraw approvals: {}",
@@ -124,8 +137,13 @@ pub(super) async fn untrust(session: &AgentSession, rest: &[String]) -> CommandO
 }
 
 /// Reloads so the change applies; the message, then what the reload said.
-async fn reloaded(session: &AgentSession, text: String, json: serde_json::Value) -> CommandOutput {
-    let after = reload(session).await;
+async fn reloaded(
+    session: &AgentSession,
+    text: String,
+    json: serde_json::Value,
+    interface: Interface,
+) -> CommandOutput {
+    let after = reload(session, interface).await;
     CommandOutput {
         ok: after.ok,
         usage: false,

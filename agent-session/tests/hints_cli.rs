@@ -1,0 +1,92 @@
+//! Every hint and usage line names commands as they are typed where it is shown: on the command
+//! line `agent-session …`, in the shell `/mcp …` (one table, `commands::Interface`), end to end
+//! through the binary.
+//!
+//! Every run gets a temporary project and home (`HOME` set, XDG variables removed, `--no-cache`).
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cli_support;
+
+use cli_support::Sandbox;
+use serde_json::json;
+
+fn sandbox(test: &str) -> Sandbox {
+    Sandbox::labelled("hints", test).without_cache()
+}
+
+#[test]
+fn an_empty_list_names_the_add_command_of_where_it_was_typed() {
+    let sandbox = sandbox("empty-list");
+    let listed = sandbox.run(&["list"]);
+    listed.assert_code(0);
+    assert!(
+        listed
+            .stdout
+            .contains("no MCP servers are configured (agent-session add adds one)"),
+        "{listed:?}"
+    );
+    let shell = sandbox.run_with_input(&["shell"], "/mcp list\n");
+    assert!(
+        shell
+            .stdout
+            .contains("no MCP servers are configured (/mcp add adds one)"),
+        "{shell:?}"
+    );
+}
+
+#[test]
+fn adding_a_name_already_there_names_the_remove_command_of_where_it_was_typed() {
+    let sandbox = sandbox("duplicate-add");
+    sandbox.run(&["add", "modern", "--", "true"]).assert_code(0);
+    let again = sandbox.run(&["add", "modern", "--", "true"]);
+    assert_eq!(again.code, Some(1), "{again:?}");
+    assert!(
+        again.stderr.contains(
+            "remove it first or choose another name (agent-session remove modern --scope project)"
+        ),
+        "{again:?}"
+    );
+    assert!(!again.stderr.contains("/mcp remove"), "{again:?}");
+    let shell = sandbox.run_with_input(&["shell"], "/mcp add modern -- true\n");
+    assert!(
+        shell
+            .stdout
+            .contains("(/mcp remove modern --scope project)")
+            || shell
+                .stderr
+                .contains("(/mcp remove modern --scope project)"),
+        "{shell:?}"
+    );
+}
+
+#[test]
+fn usage_lines_and_hints_of_session_commands_speak_the_command_line() {
+    let sandbox = sandbox("session-commands");
+    sandbox.write_mcp_json(&json!({"fx": sandbox.fixture("fx", |fixture| fixture)}));
+    let login = sandbox.run(&["login", "fx"]);
+    assert_eq!(login.code, Some(1), "{login:?}");
+    assert!(!login.stderr.contains("/mcp"), "{login:?}");
+    let test = sandbox.run(&["test", "fx"]);
+    test.assert_code(0);
+    assert!(!test.stdout.contains("/mcp"), "{test:?}");
+    // A project server waiting for approval: the hint is the command line's.
+    let waiting = Sandbox::labelled("hints", "approval").without_cache();
+    waiting.write_unapproved_mcp_json(&json!({"fx": waiting.fixture("fx", |fixture| fixture)}));
+    let listed = waiting.run(&["list"]);
+    assert!(
+        listed
+            .stdout
+            .contains("a project server: approve it with agent-session trust fx"),
+        "{listed:?}"
+    );
+    assert!(!listed.stdout.contains("/mcp"), "{listed:?}");
+    let shell = waiting.run_with_input(&["shell"], "/mcp list\n");
+    assert!(
+        shell
+            .stdout
+            .contains("a project server: approve it with /mcp trust fx"),
+        "{shell:?}"
+    );
+}
