@@ -660,13 +660,13 @@ async fn every_usage_error_is_one_clear_line() {
         (
             "remove nosuch",
             "unknown server \"nosuch\"",
-            "usage: /mcp remove",
+            "`/mcp list` shows the servers",
         ),
         ("enable", "missing NAME", "usage: /mcp enable NAME"),
         (
             "enable nosuch",
             "unknown server \"nosuch\"",
-            "usage: /mcp enable NAME",
+            "`/mcp list` shows the servers",
         ),
         ("disable", "missing NAME", "usage: /mcp disable NAME"),
         (
@@ -677,19 +677,19 @@ async fn every_usage_error_is_one_clear_line() {
         (
             "disable nosuch",
             "unknown server \"nosuch\"",
-            "usage: /mcp disable NAME",
+            "`/mcp list` shows the servers",
         ),
         ("test", "missing NAME", "usage: /mcp test NAME"),
         (
             "test nosuch",
             "unknown server \"nosuch\"",
-            "usage: /mcp test NAME",
+            "`/mcp list` shows the servers",
         ),
         ("reconnect", "missing NAME", "usage: /mcp reconnect NAME"),
         (
             "reconnect nosuch",
             "unknown server \"nosuch\"",
-            "usage: /mcp reconnect NAME",
+            "`/mcp list` shows the servers",
         ),
         (
             "list all",

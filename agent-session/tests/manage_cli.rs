@@ -381,7 +381,7 @@ fn get_shows_secrets_hidden_the_source_and_shadowed_definitions_after_connecting
     assert!(web["error"].as_str().unwrap().contains("web"), "{web}");
 
     let unknown = sandbox.run(&["get", "nosuch"]);
-    unknown.assert_code(1);
+    unknown.assert_code(2);
     assert!(
         unknown.stderr.contains("unknown server \"nosuch\""),
         "{}",
@@ -491,17 +491,18 @@ fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
     assert_eq!(project["custom"], json!({"kept": true}));
     assert_eq!(project["mcpServers"], json!({}));
 
-    for (args, expected) in [
+    for (args, expected, code) in [
         (
             &["remove", "gh"][..],
-            "unknown server \"gh\" (agent-session list",
+            "unknown server \"gh\"; `agent-session list` shows the servers",
+            2,
         ),
-        (&["enable", "nosuch"], "unknown server \"nosuch\""),
-        (&["disable", "nosuch"], "usage: agent-session disable NAME"),
-        (&["remove", "x", "--scope", "local"], "--scope local"),
+        (&["enable", "nosuch"], "unknown server \"nosuch\"", 2),
+        (&["disable", "nosuch"], "unknown server \"nosuch\"", 2),
+        (&["remove", "x", "--scope", "local"], "--scope local", 1),
     ] {
         let outcome = sandbox.run(args);
-        outcome.assert_code(1);
+        outcome.assert_code(code);
         assert!(
             outcome.stderr.contains(expected),
             "{args:?}: {}",

@@ -250,7 +250,7 @@ fn an_unknown_server_is_a_usage_error_that_points_at_list() {
         let refused = sandbox.run(args);
         refused.assert_code(2);
         assert!(
-            refused.stderr.contains("no MCP server named \"ghost\"")
+            refused.stderr.contains("unknown server \"ghost\"")
                 && refused.stderr.contains("agent-session list"),
             "{args:?}: {}",
             refused.stderr

@@ -59,7 +59,7 @@ fn an_unknown_server_name_fails_at_once_with_the_nearest_names_and_starts_nothin
         assert!(
             outcome
                 .stderr
-                .contains("no MCP server named \"githb\" (did you mean \"github\"?)"),
+                .contains("unknown server \"githb\" (did you mean \"github\"?)"),
             "{args:?}: {}",
             outcome.stderr
         );

@@ -27,6 +27,9 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
             return EXIT_USAGE;
         }
     };
+    if let Some(refused) = manage::refuse_unknown(&options, names) {
+        return refused.emit(globals.json);
+    }
     let named = (!names.is_empty()).then_some(names);
     let pending = match pending_project_servers(&options, named) {
         Ok(pending) => pending,
@@ -89,6 +92,9 @@ pub(crate) fn withdraw(globals: &Globals, names: &[String]) -> u8 {
             return EXIT_USAGE;
         }
     };
+    if let Some(refused) = manage::refuse_unknown(&options, names) {
+        return refused.emit(globals.json);
+    }
     let named = (!names.is_empty()).then_some(names);
     match withdraw_project_servers(&options, named) {
         Ok(withdrawn) => {

@@ -308,6 +308,10 @@ pub(crate) enum Command {
         /// The server's name
         #[arg(value_name = "NAME")]
         name: String,
+        /// Wait at most this many milliseconds for it to connect, and as long for each
+        /// answer; a server not connected by then fails the test (exit 1)
+        #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
+        timeout_ms: Option<u64>,
     },
     /// Disconnect one server and connect it again (in the shell)
     #[command(hide = true)]

@@ -58,14 +58,16 @@ pub(crate) async fn execute(
     ctx: Context,
 ) -> Outcome {
     let interface = ctx.interface;
-    if let Some(server) = scoped_server(&command) {
+    if let Some(server) = named_server(&command) {
         // On the command line an unknown name was refused before anything started.
         if let Err(message) = needs::for_server(server, &session.discovery(), interface) {
             return Outcome::usage(Kind::Usage, message);
         }
-        if let Some(reason) = needs::scoped_failure(session, server, interface) {
-            return Outcome::failed(Kind::Server, reason);
-        }
+    }
+    if let Some(server) = scoped_server(&command)
+        && let Some(reason) = needs::scoped_failure(session, server, interface)
+    {
+        return Outcome::failed(Kind::Server, reason);
     }
     let manager = session.manager();
     match command {
@@ -154,7 +156,13 @@ pub(crate) async fn execute(
             }
             session_command(session, interface, "trust", &names).await
         }
-        Command::Test { name } => session_command(session, interface, "test", &[name]).await,
+        Command::Test { name, timeout_ms } => {
+            let mut words = vec![name];
+            if let Some(ms) = timeout_ms {
+                words.extend(["--timeout-ms".to_owned(), ms.to_string()]);
+            }
+            session_command(session, interface, "test", &words).await
+        }
         Command::Reconnect { name } => {
             session_command(session, interface, "reconnect", &[name]).await
         }
@@ -250,8 +258,23 @@ async fn list(session: &Arc<AgentSession>, interface: Interface) -> Outcome {
     Outcome::of_command(listed).or_failing(failing)
 }
 
-/// The one server a command is scoped to (`tools --server NAME`, `resources --server NAME`,
-/// `prompts --server NAME`, `read NAME …`, `prompt NAME …`, `test NAME`).
+/// The one server a command names (its [`scoped_server`], `login NAME`, `logout NAME`, or the
+/// server part of `call SERVER/TOOL`): a name no file defines is refused before anything
+/// starts.
+pub(crate) fn named_server(command: &Command) -> Option<&str> {
+    match command {
+        Command::Login { name } | Command::Logout { name } => Some(name),
+        Command::Call {
+            tool: Some(tool), ..
+        } => tool.split_once('/').map(|(server, _)| server),
+        command => scoped_server(command),
+    }
+}
+
+/// The one server a command is scoped to, whose connection it uses (`tools --server NAME`,
+/// `resources --server NAME`, `prompts --server NAME`, `read NAME …`, `prompt NAME …`,
+/// `test NAME`): only it is started, and the command fails at once with its reason when it
+/// cannot serve.
 pub(crate) fn scoped_server(command: &Command) -> Option<&str> {
     match command {
         Command::Tools { server }
@@ -259,7 +282,7 @@ pub(crate) fn scoped_server(command: &Command) -> Option<&str> {
         | Command::Prompts { server }
         | Command::Search { server, .. } => server.as_deref(),
         Command::Read { server, .. } | Command::Prompt { server, .. } => Some(server),
-        Command::Test { name } => Some(name),
+        Command::Test { name, .. } => Some(name),
         _ => None,
     }
 }

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agent_session::commands::unknown_server;
 use agent_session::render::{also_used_by, describe_source, one_line, plural, source_json};
 use agent_session::terminal_text::escape_line;
 use agent_session::{
@@ -211,13 +212,12 @@ pub(crate) async fn run(globals: &Globals, command: ManageCommand) -> u8 {
     };
     let outcome = match command {
         ManageCommand::Get { name } => {
-            let ctx = match options.load.discovery_context(&options.cwd) {
-                Ok(ctx) => ctx,
-                Err(error) => {
-                    return Outcome::failed(Kind::Command, error.to_string()).emit(globals.json);
+            let discovery = match discover(&options) {
+                Ok(discovery) => discovery,
+                Err(message) => {
+                    return Outcome::failed(Kind::Command, message).emit(globals.json);
                 }
             };
-            let discovery = load_all_configs(&ctx, &options.load.discovery);
             get(&discovery, &name, Interface::Cli, |server| {
                 connect_alone(&options, &name, server)
             })
@@ -226,6 +226,32 @@ pub(crate) async fn run(globals: &Globals, command: ManageCommand) -> u8 {
         config => Outcome::of_command(run_config_command(&options, &config.config_words())),
     };
     outcome.emit(globals.json)
+}
+
+/// What the config files define, as a command that starts no session reads them; why they
+/// could not be read.
+pub(crate) fn discover(options: &SessionOptions) -> Result<DiscoveryResult, String> {
+    let ctx = options
+        .load
+        .discovery_context(&options.cwd)
+        .map_err(|error| error.to_string())?;
+    Ok(load_all_configs(&ctx, &options.load.discovery))
+}
+
+/// A usage error for each of `names` that no config file defines (`trust NAME`, `untrust
+/// NAME`): the one unknown-name rule, before anything is done.
+pub(crate) fn refuse_unknown(options: &SessionOptions, names: &[String]) -> Option<Outcome> {
+    if names.is_empty() {
+        return None;
+    }
+    let discovery = match discover(options) {
+        Ok(discovery) => discovery,
+        Err(message) => return Some(Outcome::failed(Kind::Command, message)),
+    };
+    let known = discovery.names();
+    let name = names.iter().find(|name| !known.contains(name.as_str()))?;
+    let message = unknown_server(name, known.iter().copied(), Interface::Cli);
+    Some(Outcome::usage(Kind::Usage, message))
 }
 
 /// `get NAME` in the shell: the session's own view of the server, which is connected already
@@ -279,14 +305,8 @@ async fn get<F: Future<Output = Live>>(
         .iter()
         .filter(|skipped| skipped.name == name);
     let Some(shown) = describe(discovery, name, interface) else {
-        let suggestion = agent_session::suggest::suggest(name, discovery.names());
-        return Outcome::failed(
-            Kind::Command,
-            format!(
-                "unknown server \"{name}\"{suggestion}; run {} to see the servers",
-                interface.command("list")
-            ),
-        );
+        let known = discovery.names();
+        return Outcome::usage(Kind::Usage, unknown_server(name, known, interface));
     };
     // Lower-priority definitions of the name, and every definition not used (switched off,
     // waiting for approval, invalid) but the one shown.

@@ -239,21 +239,28 @@ async fn run(cli: Cli) -> u8 {
             }
         }
     }
-    // Only the servers the command needs are started.
-    let scoped_to = execute::scoped_server(&command).map(str::to_owned);
-    let needs = |discovery: &mcp_config::DiscoveryResult| match (&command, &scoped_to) {
+    // Only the servers the command needs are started: `login` and `logout` connect their
+    // server themselves, once the login is done or forgotten.
+    let named = execute::named_server(&command).map(str::to_owned);
+    let needs = |discovery: &mcp_config::DiscoveryResult| match (&command, &named) {
         (
             Command::Call {
                 tool: Some(tool), ..
             },
             _,
-        ) => Ok(needs::for_tool(tool, discovery)),
+        ) => needs::for_tool(tool, discovery, Interface::Cli),
+        (Command::Login { .. } | Command::Logout { .. }, Some(server)) => {
+            needs::for_server(server, discovery, Interface::Cli).map(|_| Some(BTreeSet::new()))
+        }
         (_, Some(server)) => needs::for_server(server, discovery, Interface::Cli),
         _ => Ok(None),
     };
-    // `list --timeout-ms`: no server is waited for longer, at the gate or after it.
+    // `list --timeout-ms`, `test --timeout-ms`: no server is waited for longer, at the gate or
+    // after it.
     let cap = match command {
-        Command::List { timeout_ms } => timeout_ms.map(Duration::from_millis),
+        Command::List { timeout_ms } | Command::Test { timeout_ms, .. } => {
+            timeout_ms.map(Duration::from_millis)
+        }
         _ => None,
     };
     let mut running = match Running::start_needing(&globals, needs, cap).await {

@@ -3,23 +3,34 @@
 //! given that tool name), `call github/create_issue` and `tools --server github` start
 //! `github`; everything else starts every server. A tool name that maps back to no server
 //! (a name the agent made up, or a typo) starts every server, so that the nearest names can
-//! be suggested.
+//! be suggested; `SERVER/TOOL` whose server no file defines starts nothing (the nearest server
+//! names are suggested).
 
 use std::collections::BTreeSet;
 
 use agent_session::AgentSession;
+use agent_session::commands::unknown_server;
 use agent_session::suggest::{did_you_mean, nearest};
 
 use super::outcome::Interface;
 use mcp_config::{DiscoveryResult, SkipReason};
 use mcp_manager::{ConnectionStatus, Problem};
 
-/// The servers `call TOOL` needs; `None` for all of them.
-pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeSet<String>> {
-    if let Some((server, _)) = tool.split_once('/')
-        && discovery.servers.contains_key(server)
-    {
-        return Some(BTreeSet::from([server.to_owned()]));
+/// The servers `call TOOL` needs; `None` for all of them. An error, before anything is
+/// started, for `SERVER/TOOL` whose server part no file defines.
+pub(crate) fn for_tool(
+    tool: &str,
+    discovery: &DiscoveryResult,
+    interface: Interface,
+) -> Result<Option<BTreeSet<String>>, String> {
+    if let Some((server, _)) = tool.split_once('/') {
+        if discovery.servers.contains_key(server) {
+            return Ok(Some(BTreeSet::from([server.to_owned()])));
+        }
+        let names = discovery.names();
+        if !names.contains(server) {
+            return Err(unknown_server(server, names.iter().copied(), interface));
+        }
     }
     // Skipped servers count too: a tool of a disabled or unapproved server starts nothing, and
     // the call says why the server is off.
@@ -31,7 +42,7 @@ pub(crate) fn for_tool(tool: &str, discovery: &DiscoveryResult) -> Option<BTreeS
         .filter(|server| mcp_bridge::naming::may_name_a_tool_of(tool, server))
         .cloned()
         .collect();
-    (!candidates.is_empty()).then_some(candidates)
+    Ok((!candidates.is_empty()).then_some(candidates))
 }
 
 /// The servers a command scoped to `server` (`tools --server NAME`, `read NAME …`) needs:
@@ -50,11 +61,7 @@ pub(crate) fn for_server(
     if names.contains(server) {
         return Ok(Some(BTreeSet::new()));
     }
-    let suggestion = did_you_mean(&nearest(server, names.iter().copied()));
-    Err(format!(
-        "no MCP server named \"{server}\"{suggestion}; run {} to see the servers",
-        interface.command("list")
-    ))
+    Err(unknown_server(server, names.iter().copied(), interface))
 }
 
 /// Why `server`, the one server a command is scoped to, cannot serve it: its error (it failed,

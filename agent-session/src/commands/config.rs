@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::add::{added_output, parse_add, parse_add_json, write_new_server};
 use super::enable::{parse_switch, switch_server, switched_report};
 use super::remove::{parse_remove, remove_from_files};
-use super::{CommandOutput, Interface, unknown_name};
+use super::{CommandOutput, Interface, unknown_server};
 use crate::render::{describe_source, one_line, source_json};
 use crate::session::SessionOptions;
 
@@ -119,6 +119,14 @@ fn remove(
     rest: &[String],
 ) -> Result<CommandOutput, String> {
     let (name, scope) = parse_remove(rest, Interface::Cli)?;
+    let known = files.discovery.names();
+    if !known.contains(name.as_str()) {
+        return Ok(CommandOutput::usage(unknown_server(
+            &name,
+            known,
+            Interface::Cli,
+        )));
+    }
     let source = files.source(&name);
     let (level, path) = remove_from_files(
         &files.ctx,
@@ -158,13 +166,12 @@ fn switch(
 ) -> Result<CommandOutput, String> {
     let name = parse_switch(rest, enabled, Interface::Cli)?;
     let Some(source) = files.source(&name) else {
-        let verb = if enabled { "enable" } else { "disable" };
-        return Err(unknown_name(
+        let known = files.discovery.names();
+        return Ok(CommandOutput::usage(unknown_server(
             &name,
-            files.discovery.names(),
+            known,
             Interface::Cli,
-            &Interface::Cli.usage(&format!("{verb} NAME")),
-        ));
+        )));
     };
     let changes = switch_server(&files.ctx, &name, enabled, Some(&source))?;
     let after = discover(&files.ctx, options);

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::parse::one_name;
 use super::reload::Reloaded;
 use super::status::Servers;
-use super::{CommandOutput, Interface, unknown_name};
+use super::{CommandOutput, Interface, unknown_server};
 use crate::render::{describe_source, one_line};
 use crate::session::AgentSession;
 
@@ -133,12 +133,10 @@ pub(super) async fn set_enabled(
         Ok(name) => name,
         Err(error) => return CommandOutput::failed(error),
     };
-    let (_, usage) = verb_and_usage(enabled, interface);
     let servers = Servers::collect(session);
     let Some(row) = servers.row(&name) else {
-        let discovery = session.discovery();
-        let known = discovery.names();
-        return CommandOutput::failed(unknown_name(&name, known, interface, &usage));
+        let known = servers.discovery.names();
+        return CommandOutput::usage(unknown_server(&name, known, interface));
     };
     let source = row.source.clone();
     let ctx = match session.context() {

@@ -244,17 +244,19 @@ fn help() -> CommandOutput {
     CommandOutput::ok(HELP, json!({"help": HELP}))
 }
 
-/// The one-line message for a name no server has: the nearest of the `known` names, and the
-/// caller's `list`.
-fn unknown_name<'a>(
+/// The one message for a server name no config file defines, in every command and interface:
+/// the nearest of the `known` names, and the command that lists the servers. A command given
+/// such a name starts nothing and is a usage error (the command line exits 2).
+pub fn unknown_server<'a>(
     name: &str,
     known: impl IntoIterator<Item = &'a str>,
     interface: Interface,
-    usage: &str,
 ) -> String {
-    let list = interface.bare("list");
     let suggestion = crate::suggest::suggest(name, known);
-    format!("unknown server \"{name}\"{suggestion} ({list} shows the servers); {usage}")
+    format!(
+        "unknown server \"{name}\"{suggestion}; {} shows the servers",
+        interface.command("list")
+    )
 }
 
 /// The NAME of a command about one server that must be usable now (configured, not disabled
@@ -267,9 +269,21 @@ fn usable_server(
 ) -> Result<String, CommandOutput> {
     let usage = interface.usage(form);
     let name = parse::one_name(rest, &usage).map_err(CommandOutput::failed)?;
-    match status::Servers::collect(session).not_usable(&name, &usage, interface) {
+    usable(session, &name, interface)?;
+    Ok(name)
+}
+
+/// Whether the server `name` is usable now (configured, not disabled or invalid), or the
+/// one-line failure saying why it is not (a usage error for a name no file defines).
+fn usable(session: &AgentSession, name: &str, interface: Interface) -> Result<(), CommandOutput> {
+    let servers = status::Servers::collect(session);
+    if servers.row(name).is_none() {
+        let known = servers.discovery.names();
+        return Err(CommandOutput::usage(unknown_server(name, known, interface)));
+    }
+    match servers.not_usable(name, interface) {
         Some(error) => Err(CommandOutput::failed(error)),
-        None => Ok(name),
+        None => Ok(()),
     }
 }
 
@@ -279,6 +293,15 @@ async fn wait_connected(
     session: &AgentSession,
     name: &str,
 ) -> Option<Result<Arc<McpClient>, ServerError>> {
+    wait_connected_within(session, name, None).await
+}
+
+/// [`wait_connected`], waiting no longer than `cap` when one is given.
+async fn wait_connected_within(
+    session: &AgentSession,
+    name: &str,
+    cap: Option<Duration>,
+) -> Option<Result<Arc<McpClient>, ServerError>> {
     let timeout_ms = session
         .discovery()
         .servers
@@ -286,7 +309,8 @@ async fn wait_connected(
         .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
             server.config.timeout_ms()
         });
-    let limit = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
+    let own = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
+    let limit = cap.map_or(own, |cap| cap.min(own));
     tokio::time::timeout(limit, session.manager().wait_for_connection(name))
         .await
         .ok()

@@ -14,7 +14,7 @@ use serde_json::json;
 use super::parse::{parse_scope, parse_words};
 use super::reload::Reloaded;
 use super::status::Servers;
-use super::{CommandOutput, Interface, unknown_name};
+use super::{CommandOutput, Interface, unknown_server};
 use crate::render::{describe_source, one_line};
 use crate::session::AgentSession;
 
@@ -91,7 +91,7 @@ pub(super) fn remove_from_files(
             "\"{name}\" is not in {files}; it is defined in {}; {usage}",
             meta.path.display()
         ),
-        None => unknown_name(name, discovery.names(), interface, &usage),
+        None => unknown_server(name, discovery.names(), interface),
     })
 }
 
@@ -104,6 +104,10 @@ pub(super) async fn remove(
         Ok(found) => found,
         Err(error) => return CommandOutput::failed(error),
     };
+    let discovery = session.discovery();
+    if !discovery.names().contains(name.as_str()) {
+        return CommandOutput::usage(unknown_server(&name, discovery.names(), interface));
+    }
     let ctx = match session.context() {
         Ok(ctx) => ctx,
         Err(error) => return CommandOutput::failed(one_line(&error.to_string())),

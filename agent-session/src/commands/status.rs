@@ -13,7 +13,7 @@ use mcp_manager::{ConnectionStatus, Problem, ServerError};
 use mcp_transport::ProtocolVersion;
 use serde_json::{Value, json};
 
-use super::{Interface, unknown_name};
+use super::Interface;
 use crate::render::{one_line, problem_json, source_json};
 use crate::session::AgentSession;
 
@@ -240,17 +240,11 @@ impl Servers {
         Value::Array(problems)
     }
 
-    /// The one-line error for a server that cannot be used now (unknown, disabled, invalid),
-    /// or `None` when discovery uses a definition of it.
-    pub(super) fn not_usable(
-        &self,
-        name: &str,
-        usage: &str,
-        interface: Interface,
-    ) -> Option<String> {
-        let Some(row) = self.row(name) else {
-            return Some(unknown_name(name, self.discovery.names(), interface, usage));
-        };
+    /// The one-line error for a known server that cannot be used now (disabled, invalid), or
+    /// `None` when discovery uses a definition of it (or it is unknown: see
+    /// [`super::unknown_server`]).
+    pub(super) fn not_usable(&self, name: &str, interface: Interface) -> Option<String> {
+        let row = self.row(name)?;
         if row.status == ServerStatus::Disabled {
             return Some(format!(
                 "\"{name}\" is disabled; {} turns it on",

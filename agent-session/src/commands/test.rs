@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use mcp_manager::ConnectionStatus;
 use serde_json::json;
 
-use super::{CommandOutput, Interface, usable_server, wait_connected};
+use super::{CommandOutput, Interface, parse, usable, wait_connected_within};
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
@@ -26,10 +26,31 @@ pub(super) async fn test(
     rest: &[String],
     interface: Interface,
 ) -> CommandOutput {
-    let name = match usable_server(session, rest, "test NAME", interface) {
-        Ok(name) => name,
-        Err(failed) => return failed,
+    let usage = interface.usage("test NAME [--timeout-ms MS]");
+    let parsed = match parse::parse_words(rest, &["--timeout-ms"], false, &usage) {
+        Ok(parsed) => parsed,
+        Err(message) => return CommandOutput::usage(message),
     };
+    let name = match parsed.name(&usage) {
+        Ok(name) => name.to_owned(),
+        Err(message) => return CommandOutput::usage(message),
+    };
+    let limit = match parsed.flag("--timeout-ms") {
+        None => TEST_REQUEST_TIMEOUT,
+        Some(text) => match text.parse::<u64>() {
+            Ok(ms) if ms >= 1 => Duration::from_millis(ms),
+            _ => {
+                return CommandOutput::usage(format!(
+                    "--timeout-ms takes a number of milliseconds of at least 1, not \"{text}\"; \
+                     {usage}"
+                ));
+            }
+        },
+    };
+    let cap = parsed.flag("--timeout-ms").map(|_| limit);
+    if let Err(failed) = usable(session, &name, interface) {
+        return failed;
+    }
     match session.manager().get_connection_status(&name) {
         ConnectionStatus::Connected
         | ConnectionStatus::Connecting
@@ -55,24 +76,27 @@ pub(super) async fn test(
             ));
         }
     }
-    let client = match wait_connected(session, &name).await {
+    let client = match wait_connected_within(session, &name, cap).await {
         Some(Ok(client)) => client,
         Some(Err(error)) => {
             return CommandOutput::failed(format!("\"{name}\": {}", one_line(&error.to_string())));
         }
         None => {
-            return CommandOutput::failed(format!(
-                "\"{name}\" is still connecting; try {} again later",
-                interface.bare(&format!("test {name}"))
-            ));
+            return CommandOutput::failed(match cap {
+                Some(cap) => format!("\"{name}\" did not connect within {} ms", cap.as_millis()),
+                None => format!(
+                    "\"{name}\" is still connecting; try {} again later",
+                    interface.bare(&format!("test {name}"))
+                ),
+            });
         }
     };
     let started = Instant::now();
-    if let Err(why) = within_limit(client.ping()).await {
+    if let Err(why) = within_limit(client.ping(), limit).await {
         return CommandOutput::failed(format!("\"{name}\" did not answer ping{why}"));
     }
     let latency = started.elapsed();
-    let tools = match within_limit(client.list_tools()).await {
+    let tools = match within_limit(client.list_tools(), limit).await {
         Ok(tools) => tools.len(),
         Err(why) => {
             return CommandOutput::failed(format!(
@@ -100,10 +124,11 @@ pub(super) async fn test(
 /// sentence: `: <why>` or ` within 15 s`.
 async fn within_limit<T>(
     request: impl Future<Output = Result<T, mcp_transport::Error>>,
+    limit: Duration,
 ) -> Result<T, String> {
-    match tokio::time::timeout(TEST_REQUEST_TIMEOUT, request).await {
+    match tokio::time::timeout(limit, request).await {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(format!(": {}", one_line(&error.to_string()))),
-        Err(_) => Err(format!(" within {} s", TEST_REQUEST_TIMEOUT.as_secs())),
+        Err(_) => Err(format!(" within {} ms", limit.as_millis())),
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::{CommandOutput, Interface, parse, unknown_name};
+use super::{CommandOutput, Interface, parse, unknown_server};
 use crate::render::{Column, one_line, table};
 use crate::session::AgentSession;
 use crate::tool_search::{DEFAULT_SEARCH_LIMIT, FoundTool, ToolContext, ToolSearchMode};
@@ -44,7 +44,7 @@ pub(super) async fn search(
         let discovery = session.discovery();
         if !discovery.servers.contains_key(server) {
             let known = discovery.servers.keys().map(String::as_str);
-            return CommandOutput::usage(unknown_name(server, known, interface, &usage));
+            return CommandOutput::usage(unknown_server(server, known, interface));
         }
     }
     match session.search_tools(&query, limit, server).await {

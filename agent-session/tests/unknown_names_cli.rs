@@ -1,0 +1,83 @@
+//! One rule for a server name no config file defines, in every command: a usage error (exit 2)
+//! with the nearest names and the command that lists the servers, and nothing started; and
+//! `test --timeout-ms` bounds the wait for a server that never answers. End to end through the
+//! binary.
+//!
+//! Every run gets a temporary project and home (`HOME` set, XDG variables removed, `--no-cache`).
+//! The project's one server, `everything`, leaves a witness file the moment it starts.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cli_support;
+
+use std::path::PathBuf;
+
+use cli_support::Sandbox;
+use serde_json::json;
+use testkit::FixtureServer;
+
+/// A project whose one server, `everything`, notes in a file that it was started.
+fn sandbox(test: &str) -> (Sandbox, PathBuf) {
+    let sandbox = Sandbox::labelled("unknown", test).without_cache();
+    let witness = sandbox.root.join("everything-started");
+    let (program, args) = FixtureServer::new()
+        .name(format!("{}everything", sandbox.marker))
+        .command();
+    let script = format!("touch '{}'; exec \"$0\" \"$@\"", witness.display());
+    let mut all = vec!["-c".to_owned(), script, program.display().to_string()];
+    all.extend(args);
+    sandbox.write_mcp_json(&json!({"everything": {"command": "sh", "args": all}}));
+    (sandbox, witness)
+}
+
+#[test]
+fn every_command_refuses_an_unknown_server_the_same_way_and_starts_nothing() {
+    let (sandbox, witness) = sandbox("every-command");
+    let commands: [&[&str]; 16] = [
+        &["get", "evrything"],
+        &["test", "evrything"],
+        &["tools", "--server", "evrything"],
+        &["resources", "--server", "evrything"],
+        &["prompts", "--server", "evrything"],
+        &["read", "evrything", "file:///x"],
+        &["search", "echo", "--server", "evrything"],
+        &["enable", "evrything"],
+        &["disable", "evrything"],
+        &["remove", "evrything"],
+        &["login", "evrything"],
+        &["logout", "evrything"],
+        &["trust", "evrything"],
+        &["untrust", "evrything"],
+        &["call", "evrything/echo", "{}"],
+        &["prompt", "evrything", "greet"],
+    ];
+    for command in commands {
+        let outcome = sandbox.run(command);
+        assert_eq!(outcome.code, Some(2), "{command:?}: {outcome:?}");
+        assert!(
+            outcome.stderr.contains(
+                "unknown server \"evrything\" (did you mean \"everything\"?); \
+                 `agent-session list` shows the servers"
+            ),
+            "{command:?}: {outcome:?}"
+        );
+        assert!(!witness.exists(), "{command:?} started a server");
+        let json = sandbox.run(&[&["--json"], command].concat()).json();
+        assert_eq!(json["error"]["kind"], "usage", "{command:?}: {json}");
+    }
+}
+
+#[test]
+fn test_with_a_timeout_gives_up_on_a_server_that_never_answers() {
+    let sandbox = Sandbox::labelled("unknown", "test-timeout").without_cache();
+    sandbox.write_mcp_json(&json!({
+        "stuck": sandbox.fixture("stuck", |fixture| fixture.hang_at("initialize")),
+    }));
+    let outcome = sandbox.run(&["test", "stuck", "--timeout-ms", "300"]);
+    assert_eq!(outcome.code, Some(1), "{outcome:?}");
+    assert!(
+        outcome.stderr.contains("\"stuck\"") && outcome.stderr.contains("timed out after 300ms"),
+        "{outcome:?}"
+    );
+}
