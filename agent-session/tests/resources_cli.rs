@@ -311,3 +311,38 @@ fn the_commands_work_against_server_everything() {
         refused.stderr
     );
 }
+
+#[test]
+#[ignore = "needs the interop peers (cargo xtask interop)"]
+fn every_command_counts_server_everythings_tools_alike() {
+    let sandbox = Sandbox::new("everything-count");
+    let script = testkit::interop_path(
+        "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    sandbox.write_mcp_json(&json!({
+        "everything": {"command": "node", "args": [script.display().to_string(), "stdio"]},
+    }));
+    let listed = sandbox.run(&["--json", "list"]).assert_code(0).json();
+    let in_list = listed["servers"][0]["tools"].as_u64().unwrap();
+    let got = sandbox
+        .run(&["--json", "get", "everything"])
+        .assert_code(0)
+        .json();
+    let in_get = got["tools"].as_u64().unwrap();
+    let tools = sandbox
+        .run(&["--json", "tools", "--server", "everything"])
+        .assert_code(0)
+        .json();
+    let in_tools = tools["tools"].as_array().unwrap().len() as u64;
+    let tested = sandbox
+        .run(&["--json", "test", "everything"])
+        .assert_code(0)
+        .json();
+    let in_test = tested["tools"].as_u64().unwrap();
+    assert!(in_list > 5, "{listed}");
+    assert_eq!(
+        (in_get, in_tools, in_test),
+        (in_list, in_list, in_list),
+        "get, tools and test count as list does"
+    );
+}

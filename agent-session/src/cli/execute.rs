@@ -169,7 +169,7 @@ pub(crate) async fn execute(
         Command::Reload => session_command(session, interface, "reload", &[]).await,
         Command::Providers => super::providers::report(session.options()),
         Command::Manage(ManageCommand::Get { name }) => {
-            manage::get_in_session(session, &name).await
+            manage::get_in_session(session, &name, interface).await
         }
         Command::Manage(change) => {
             let line = shell_words::join(change.config_words());

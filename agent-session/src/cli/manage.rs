@@ -31,6 +31,7 @@ use serde_json::{Value, json};
 use super::args::Globals;
 use super::failure::Kind;
 use super::outcome::{Interface, Outcome};
+use super::{Running, needs};
 use super::{launcher, project_dir};
 
 const ADD_EXAMPLES: &str = "\
@@ -211,18 +212,7 @@ pub(crate) async fn run(globals: &Globals, command: ManageCommand) -> u8 {
         Err(message) => return Outcome::usage(Kind::Usage, message).emit(globals.json),
     };
     let outcome = match command {
-        ManageCommand::Get { name } => {
-            let discovery = match discover(&options) {
-                Ok(discovery) => discovery,
-                Err(message) => {
-                    return Outcome::failed(Kind::Command, message).emit(globals.json);
-                }
-            };
-            get(&discovery, &name, Interface::Cli, |server| {
-                connect_alone(&options, &name, server)
-            })
-            .await
-        }
+        ManageCommand::Get { name } => return get_command(globals, &name).await,
         config => Outcome::of_command(run_config_command(&options, &config.config_words())),
     };
     outcome.emit(globals.json)
@@ -254,12 +244,43 @@ pub(crate) fn refuse_unknown(options: &SessionOptions, names: &[String]) -> Opti
     Some(Outcome::usage(Kind::Usage, message))
 }
 
-/// `get NAME` in the shell: the session's own view of the server, which is connected already
-/// (or why not); nothing more is started.
-pub(crate) async fn get_in_session(session: &AgentSession, name: &str) -> Outcome {
+/// `agent-session get NAME`: a session of that one server (started as `tools --server NAME`
+/// starts it, so it connects, and counts its tools, as every other command sees it), waited
+/// for, described, and stopped. Its exit status.
+async fn get_command(globals: &Globals, name: &str) -> u8 {
+    let needs = |discovery: &DiscoveryResult| needs::for_server(name, discovery, Interface::Cli);
+    let running = match Running::start_needing(globals, needs, None).await {
+        Ok(running) => running,
+        Err(message) => return Outcome::usage(Kind::Usage, message).emit(globals.json),
+    };
+    let manager = running.session.manager();
+    if manager.get_connection_status(name) == ConnectionStatus::Connecting {
+        let timeout_ms = running
+            .session
+            .discovery()
+            .servers
+            .get(name)
+            .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
+                server.config.timeout_ms()
+            });
+        let limit = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
+        let _ = tokio::time::timeout(limit, manager.wait_for_connection(name)).await;
+    }
+    let outcome = get_in_session(&running.session, name, Interface::Cli).await;
+    running.stop().await;
+    outcome.emit(globals.json)
+}
+
+/// `get NAME` in a running session: the session's own view of the server, which is connected
+/// already (or why not); nothing more is started.
+pub(crate) async fn get_in_session(
+    session: &AgentSession,
+    name: &str,
+    interface: Interface,
+) -> Outcome {
     let discovery = session.discovery();
-    get(&discovery, name, Interface::Shell, |_| async {
-        live(session.manager(), name, Interface::Shell)
+    get(&discovery, name, interface, |_| async {
+        live(session.manager(), name, interface)
     })
     .await
 }
@@ -440,22 +461,6 @@ fn reason_word(reason: &SkipReason) -> &'static str {
         SkipReason::DeniedByPolicy(_) => "denied-by-policy",
         _ => "skipped",
     }
-}
-
-/// Connects `name` alone (its connect timeout bounds the wait), reads its status and tools,
-/// and disconnects it.
-async fn connect_alone(options: &SessionOptions, name: &str, server: DiscoveredServer) -> Live {
-    let manager = McpManager::new(options.load.manager.clone(), Arc::new(NoopToolCache::new()));
-    let timeout_ms = server.config.timeout_ms();
-    let one = BTreeMap::from([(name.to_owned(), server)]);
-    manager.connect_servers(&one).await;
-    if manager.get_connection_status(name) == ConnectionStatus::Connecting {
-        let limit = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
-        let _ = tokio::time::timeout(limit, manager.wait_for_connection(name)).await;
-    }
-    let live = live(&manager, name, Interface::Cli);
-    manager.disconnect_all().await;
-    live
 }
 
 /// What `manager` says of `name` now: its status, why it is not connected, its tools.
