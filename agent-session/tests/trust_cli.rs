@@ -524,3 +524,41 @@ fn approving_a_project_server_named_like_one_of_yours_says_it_replaces_yours() {
     let fresh_block = fresh_block.split("\n  ").next().unwrap();
     assert!(!fresh_block.contains("replaces:"), "{fresh_block}");
 }
+
+#[test]
+fn tools_says_which_project_servers_wait_for_approval_and_starts_none_of_them() {
+    let sandbox = Sandbox::new("tools-waiting");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "fx": sandbox.witnessed("fx", &json!({})),
+        "other": sandbox.witnessed("other", &json!({})),
+    }));
+    for command in [
+        &["tools"][..],
+        &["resources"],
+        &["prompts"],
+        &["search", "echo"],
+    ] {
+        let outcome = sandbox.run(command);
+        outcome.assert_code(0);
+        assert!(
+            outcome.stderr.contains(
+                "warning: 2 project servers wait for approval, so what they offer is not shown: \
+                 fx, other; see and approve them with `agent-session trust`"
+            ),
+            "{command:?}: {outcome:?}"
+        );
+    }
+    sandbox.run(&["trust", "other"]).assert_code(0);
+    let outcome = sandbox.run(&["tools"]);
+    assert!(
+        outcome.stderr.contains(
+            "warning: project server \"fx\" waits for approval, so what it offers is not shown; \
+             see and approve it with `agent-session trust`"
+        ),
+        "{outcome:?}"
+    );
+    sandbox.assert_never_started("fx", "tools");
+    // Scoped to an approved server, the others are not its business.
+    let scoped = sandbox.run(&["tools", "--server", "other"]);
+    assert!(!scoped.stderr.contains("wait"), "{scoped:?}");
+}

@@ -291,6 +291,14 @@ async fn run(cli: Cli) -> u8 {
             }
         }
     }
+    // A listing of every server's tools (or resources, prompts, a search) leaves out those of
+    // the servers waiting for approval: said, so that a freshly cloned project's missing tools
+    // have a reason.
+    if shows_every_server(&command)
+        && let Some(waiting) = needs::waiting_for_approval(&running.session.discovery())
+    {
+        complain(&format!("warning: {waiting}"));
+    }
     let code = if command == Command::Shell {
         shell::run(&running.session, globals.json, &globals.app).await
     } else {
@@ -574,6 +582,19 @@ fn summary(
 /// Whether `command` reports what went wrong with the servers it started itself: `list` (its
 /// table), a command scoped to one server (its reason), `call` (the reason its tool is
 /// missing). The others say nothing of a server that failed.
+/// Whether `command` shows what every server offers (no `--server`): the tools, resources,
+/// prompts, a search, the context.
+fn shows_every_server(command: &Command) -> bool {
+    match command {
+        Command::Tools { server }
+        | Command::Resources { server }
+        | Command::Prompts { server }
+        | Command::Search { server, .. } => server.is_none(),
+        Command::Context => true,
+        _ => false,
+    }
+}
+
 fn reports_server_problems(command: &Command) -> bool {
     match command {
         Command::List { .. } | Command::Call { .. } => true,

@@ -64,6 +64,36 @@ pub(crate) fn for_server(
     Err(unknown_server(server, names.iter().copied(), interface))
 }
 
+/// `N project servers wait for approval, so what they offer is not shown: a, b; approve them
+/// with `agent-session trust``, or `None` when none waits.
+pub(crate) fn waiting_for_approval(discovery: &DiscoveryResult) -> Option<String> {
+    let waiting: Vec<&str> = discovery
+        .skipped
+        .iter()
+        .filter(|skipped| {
+            skipped.reason == SkipReason::NeedsApproval
+                && !discovery.servers.contains_key(&skipped.name)
+        })
+        .map(|skipped| skipped.name.as_str())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let (first, count) = (waiting.first()?, waiting.len());
+    let names = if count == 1 {
+        format!("project server \"{first}\" waits for approval, so what it offers is not shown")
+    } else {
+        format!(
+            "{count} project servers wait for approval, so what they offer is not shown: {}",
+            waiting.join(", ")
+        )
+    };
+    Some(format!(
+        "{names}; see and approve {} with {}",
+        if count == 1 { "it" } else { "them" },
+        Interface::Cli.command("trust")
+    ))
+}
+
 /// Why `server`, the one server a command is scoped to, cannot serve it: its error (it failed,
 /// or it needs a login) or what keeps it off (disabled, not approved, invalid). `None` while
 /// it is connected, connecting or reconnecting.
