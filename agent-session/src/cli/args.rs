@@ -231,9 +231,11 @@ pub(crate) enum Command {
         /// The arguments: a JSON object inline, `-` to read it from stdin, or @FILE (default {})
         #[arg(value_name = "ARGS", value_parser = parse_args_source)]
         args: Option<String>,
-        /// An argument KEY=VALUE (repeatable; VALUE is JSON when it parses, else a string)
+        /// An argument KEY=VALUE (repeatable; VALUE is read by the tool's schema: a string
+        /// property takes it as written, a number or boolean parses it, an array or object
+        /// takes JSON)
         #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = super::call_args::parse_pair)]
-        arg: Vec<(String, Value)>,
+        arg: Vec<(String, String)>,
         /// Give up (and cancel the call) after this many milliseconds
         #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
         timeout_ms: Option<u64>,

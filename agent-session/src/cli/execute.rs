@@ -23,10 +23,11 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::args::Command;
+use super::call_args::{self, CallArguments};
 use super::failure::{self, Kind};
 use super::manage::{self, ManageCommand};
 use super::outcome::{Interface, Outcome};
-use super::{call_args, context_view, needs, output, resources};
+use super::{context_view, needs, output, resources};
 
 /// What a command needs beyond the session.
 pub(crate) struct Context {
@@ -37,7 +38,7 @@ pub(crate) struct Context {
     pub(crate) startup_tools: Option<Vec<ManagedTool>>,
     /// `call`'s arguments, when they were read before the session started (from stdin or a
     /// file, on the command line); `None` reads them from the command.
-    pub(crate) call_arguments: Option<Value>,
+    pub(crate) call_arguments: Option<CallArguments>,
 }
 
 impl Context {
@@ -291,9 +292,9 @@ pub(crate) fn scoped_server(command: &Command) -> Option<&str> {
 /// on the command line, as the shell's stdin holds its commands.
 pub(crate) fn call_arguments(
     raw: Option<&str>,
-    pairs: &[(String, Value)],
+    pairs: &[(String, String)],
     interface: Interface,
-) -> Result<Value, String> {
+) -> Result<CallArguments, String> {
     if interface == Interface::Shell && raw == Some("-") {
         return Err(
             "the shell reads its commands from stdin, so `-` cannot give the arguments here; \
@@ -360,7 +361,12 @@ struct Call {
     interface: Interface,
 }
 
-async fn call_command(session: &Arc<AgentSession>, name: &str, args: Value, call: Call) -> Outcome {
+async fn call_command(
+    session: &Arc<AgentSession>,
+    name: &str,
+    arguments: CallArguments,
+    call: Call,
+) -> Outcome {
     let interface = call.interface;
     let Some(tool) = find_tool(session, name) else {
         // A tool of a server that could not start: that server's error, not "unknown tool".
@@ -375,7 +381,12 @@ async fn call_command(session: &Arc<AgentSession>, name: &str, args: Value, call
         );
         return Outcome::usage(Kind::UnknownTool, message);
     };
-    // Refused before the call, with the field named, rather than by the server.
+    // `--arg` values read by the schema; then refused before the call, with the field named,
+    // rather than by the server.
+    let args = match arguments.for_schema(tool.parameters()) {
+        Ok(args) => args,
+        Err(message) => return Outcome::usage(Kind::Arguments, message),
+    };
     if let Err(mismatch) = mcp_bridge::check_arguments(tool.parameters(), &args) {
         let message = format!(
             "{mismatch} (tool {}); {} shows its input schema",
