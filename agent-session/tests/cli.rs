@@ -387,11 +387,11 @@ fn version_per_command_help_and_did_you_mean() {
     let tools = sandbox.run(&["tools", "--help"]);
     assert!(tools.assert_code(0).stdout.contains("--server <NAME>"));
     for (args, tip) in [
-        (&["lst"][..], "'list'"),
+        (&["lst"][..], "(did you mean \"list\""),
         (&["list", "--jsn"], "a similar argument exists: '--json'"),
         (
             &["tols", "--no-cache"],
-            "a similar subcommand exists: 'tools'",
+            "unknown command \"tols\" (did you mean \"tools\"?)",
         ),
     ] {
         let outcome = sandbox.run(args);
@@ -614,14 +614,20 @@ fn shell_reads_a_pipe_to_its_end_without_a_prompt() {
     assert!(stdout.contains("Usage: /mcp <COMMAND>"), "{stdout}");
     assert!(stdout.contains("mcp_alpha_echo"), "{stdout}");
     assert!(stdout.contains("\nthrough the pipe\n"), "{stdout}");
+    // What went wrong goes to stderr, as on the command line.
     assert!(
-        stdout.contains("error: unknown tool \"mcp_alpha_nope\""),
-        "{stdout}"
+        plain
+            .stderr
+            .contains("error: unknown tool \"mcp_alpha_nope\""),
+        "{plain:?}"
     );
     assert!(
-        stdout.contains("error: unknown command \"frobnicate\""),
-        "{stdout}"
+        plain
+            .stderr
+            .contains("error: unknown command \"frobnicate\""),
+        "{plain:?}"
     );
+    assert!(!stdout.contains("error:"), "{stdout}");
 
     let json_lines = sandbox.run_with_input(&["shell", "--json", "--no-cache"], input);
     let replies: Vec<Value> = json_lines

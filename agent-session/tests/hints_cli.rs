@@ -90,3 +90,48 @@ fn usage_lines_and_hints_of_session_commands_speak_the_command_line() {
         "{shell:?}"
     );
 }
+
+#[test]
+fn a_mistyped_command_gets_the_nearest_commands_and_a_far_one_none() {
+    let sandbox = sandbox("mistyped");
+    let near = sandbox.run(&["lst"]);
+    assert_eq!(near.code, Some(2), "{near:?}");
+    assert!(
+        near.stderr
+            .contains("unknown command \"lst\" (did you mean \"list\""),
+        "{near:?}"
+    );
+    let far = sandbox.run(&["bogus"]);
+    assert_eq!(far.code, Some(2), "{far:?}");
+    assert!(
+        far.stderr
+            .contains("unknown command \"bogus\"; run `agent-session help` for the commands"),
+        "{far:?}"
+    );
+    let shell = sandbox.run_with_input(&["shell"], "lst\nbogus\n");
+    assert!(
+        shell
+            .stderr
+            .contains("error: unknown command \"lst\" (did you mean \"list\""),
+        "{shell:?}"
+    );
+    assert!(
+        shell
+            .stderr
+            .contains("error: unknown command \"bogus\"; type `help` for the commands"),
+        "{shell:?}"
+    );
+}
+
+#[test]
+fn claude_mcp_words_work_after_mcp() {
+    let sandbox = sandbox("mcp-prefix");
+    let listed = sandbox.run(&["mcp", "list"]);
+    listed.assert_code(0);
+    assert_eq!(listed.stdout, sandbox.run(&["list"]).stdout);
+    sandbox
+        .run(&["mcp", "add", "modern", "--", "true"])
+        .assert_code(0);
+    let got = sandbox.run(&["--json", "mcp", "get", "modern"]).json();
+    assert_eq!(got["command"], "true", "{got}");
+}

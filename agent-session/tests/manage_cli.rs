@@ -639,5 +639,29 @@ fn providers_lists_every_tool_with_the_files_it_looked_for_and_starts_nothing() 
         user_file.display()
     )));
     assert!(text.contains(&format!("  missing {}", project_file.display())));
+    // The tools with no file here are one line, not a block of missing files each.
+    let windsurf = sandbox.home.join(".codeium/windsurf/mcp_config.json");
+    assert!(!text.contains(&windsurf.display().to_string()), "{text}");
+    let none_here = text
+        .lines()
+        .find(|line| line.starts_with("no file here of: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        none_here.contains("Windsurf")
+            && !none_here.contains("Cursor")
+            && none_here.ends_with("(`agent-session providers --all` lists the files looked for)"),
+        "{none_here}"
+    );
+    assert!(text.lines().count() < 30, "{text}");
+    let all = sandbox
+        .run(&["providers", "--all"])
+        .assert_code(0)
+        .stdout
+        .clone();
+    assert!(
+        all.contains(&format!("  missing {}", windsurf.display())),
+        "{all}"
+    );
+    assert!(!all.contains("no file here of"), "{all}");
     sandbox.assert_sentinel_never_started();
 }

@@ -199,10 +199,10 @@ fn the_shell_searches_with_or_without_mcp_before_it() {
     );
     assert!(
         outcome
-            .stdout
+            .stderr
             .contains("error: the pattern /(x/ cannot be used"),
         "{}",
-        outcome.stdout
+        outcome.stderr
     );
     let outcome = sandbox.run_with_input(&["--json", "shell"], "search /^read_/\n");
     outcome.assert_code(0);

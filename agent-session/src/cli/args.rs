@@ -197,7 +197,12 @@ pub(crate) enum Command {
     },
     /// The tools whose config files are read, highest priority first: the files each looked
     /// for here, which exist, and how many servers each gave; nothing is started
-    Providers,
+    Providers {
+        /// Every file looked for, missing ones too (without it, the tools none of whose files
+        /// exist here are one line)
+        #[arg(long)]
+        all: bool,
+    },
     /// The tools the session holds right after the startup gate, live or deferred
     Tools {
         /// Only this server's tools
@@ -380,12 +385,27 @@ pub(crate) fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Parse
     if let Some(message) = stdio_command_without_separator(&words, Interface::Cli) {
         return Parsed::Usage(message);
     }
+    // `agent-session mcp list`, as a `claude mcp list` user types it: `mcp` is the same
+    // commands' prefix there.
+    let args: Vec<std::ffi::OsString> = match words.iter().position(|word| !word.starts_with('-')) {
+        Some(at) if words[at] == "mcp" && words.len() > at + 1 => {
+            let mut args = args;
+            args.remove(at + 1);
+            args
+        }
+        _ => args,
+    };
     match Cli::try_parse_from(args) {
         Ok(cli) => Parsed::Run(Box::new(cli)),
         Err(error) => match error.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
                 Parsed::Print(error.render().to_string().trim_end().to_owned())
             }
+            ErrorKind::InvalidSubcommand => Parsed::Usage(unknown_command(
+                &error,
+                &<Cli as clap::CommandFactory>::command(),
+                "run `agent-session help` for the commands",
+            )),
             ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Parsed::Usage(
                 "no command given; run `agent-session help` for the commands".to_owned(),
             ),
@@ -459,6 +479,7 @@ pub(crate) fn parse_shell_line(words: &[String]) -> Result<Command, NotRun> {
         table = table.mut_subcommand(name, |command| command.hide(true));
     }
     let parsed = table
+        .clone()
         .try_get_matches_from(words)
         .and_then(|mut matches| ShellLine::from_arg_matches_mut(&mut matches));
     match parsed {
@@ -467,26 +488,36 @@ pub(crate) fn parse_shell_line(words: &[String]) -> Result<Command, NotRun> {
             ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                 NotRun::Help(error.render().to_string().trim_end().to_owned())
             }
-            ErrorKind::InvalidSubcommand => {
-                let word = words.first().map_or("", String::as_str);
-                let similar: Vec<&str> = match error.get(ContextKind::SuggestedSubcommand) {
-                    Some(ContextValue::Strings(names)) => {
-                        names.iter().map(String::as_str).collect()
-                    }
-                    Some(ContextValue::String(name)) => vec![name.as_str()],
-                    _ => Vec::new(),
-                };
-                let suggestion = agent_session::suggest::did_you_mean(&similar);
-                NotRun::Usage(format!(
-                    "unknown command \"{word}\"{suggestion}; type `help` for the commands"
-                ))
-            }
+            ErrorKind::InvalidSubcommand => NotRun::Usage(unknown_command(
+                &error,
+                &table,
+                "type `help` for the commands",
+            )),
             _ => NotRun::Usage(one_line(
                 &error.render().to_string(),
                 "type `help COMMAND` for usage",
             )),
         }),
     }
+}
+
+/// `unknown command "WORD" (did you mean "list"?); HELP`: the nearest of `table`'s visible
+/// commands by edit distance (clap's own suggestion, by a similarity of letters in common,
+/// offered `logout` for `bogus` and `test` before `list` for `lst`).
+fn unknown_command(error: &clap::Error, table: &clap::Command, help: &str) -> String {
+    let word = match error.get(ContextKind::InvalidSubcommand) {
+        Some(ContextValue::String(word)) => word.as_str(),
+        _ => "",
+    };
+    let names: Vec<&str> = table
+        .get_subcommands()
+        .filter(|command| !command.is_hide_set())
+        .flat_map(|command| {
+            std::iter::once(command.get_name()).chain(command.get_visible_aliases())
+        })
+        .collect();
+    let suggestion = agent_session::suggest::suggest(word, names);
+    format!("unknown command \"{word}\"{suggestion}; {help}")
 }
 
 /// `add NAME npx -y pkg`: a stdio server's command line given without `--` before it (the
@@ -820,7 +851,11 @@ mod tests {
             assert!(!message.contains('\n'), "{line}: {message}");
             assert!(message.contains("agent-session help"), "{line}: {message}");
         }
-        assert!(usage("lst").contains("'list'"), "{}", usage("lst"));
+        assert!(
+            usage("lst").starts_with("unknown command \"lst\" (did you mean \"list\""),
+            "{}",
+            usage("lst")
+        );
         assert!(
             usage("list --jsn").contains("'--json'"),
             "{}",

@@ -168,7 +168,7 @@ pub(crate) async fn execute(
             session_command(session, interface, "reconnect", &[name]).await
         }
         Command::Reload => session_command(session, interface, "reload", &[]).await,
-        Command::Providers => super::providers::report(session.options()),
+        Command::Providers { all } => super::providers::report(session.options(), all, interface),
         Command::Manage(ManageCommand::Get { name }) => {
             manage::get_in_session(session, &name, interface).await
         }

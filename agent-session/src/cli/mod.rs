@@ -202,7 +202,7 @@ async fn run(cli: Cli) -> u8 {
         Command::Trust { names, yes } => return approve::run(&globals, &names, yes).await,
         Command::Untrust { names } => return approve::withdraw(&globals, &names),
         // Reads the config files and starts nothing.
-        Command::Providers => return providers::run(&globals),
+        Command::Providers { all } => return providers::run(&globals, all),
         Command::Reload | Command::Reconnect { .. } => {
             let word = if command == Command::Reload {
                 "reload"

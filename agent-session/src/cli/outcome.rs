@@ -128,25 +128,48 @@ impl Outcome {
 
     /// The shell's view: whether it succeeded, its text (problems as `error: …` lines after
     /// the result) and its JSON (the result, or `{"error": {"kind", "message"}}`).
-    pub(crate) fn into_reply(self) -> (bool, String, Value) {
+    pub(crate) fn into_reply(self) -> Reply {
         let ok = self.exit == EXIT_OK;
-        let mut lines = Vec::new();
-        let json = match (self.shown, &self.problem) {
-            (Some(shown), _) => {
-                lines.push(shown.text);
-                shown.json
-            }
-            (None, Some((kind, messages))) => failure::error_json(*kind, &messages.join("\n")),
-            (None, None) => Value::Null,
+        let (shown, json) = match (self.shown, &self.problem) {
+            (Some(shown), _) => (shown.text, shown.json),
+            (None, Some((kind, messages))) => (
+                String::new(),
+                failure::error_json(*kind, &messages.join("\n")),
+            ),
+            (None, None) => (String::new(), Value::Null),
         };
-        if let Some((_, messages)) = self.problem {
-            lines.extend(
+        let errors = self
+            .problem
+            .map(|(_, messages)| {
                 messages
                     .into_iter()
-                    .map(|message| format!("error: {message}")),
-            );
+                    .map(|message| format!("error: {message}"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Reply {
+            ok,
+            shown,
+            errors,
+            json,
         }
-        (ok, lines.join("\n"), json)
+    }
+}
+
+/// What one line of the shell did: whether it went well, what it shows (for stdout), its
+/// `error: …` lines (for stderr), and all of it as JSON (for `--json`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Reply {
+    pub(crate) ok: bool,
+    pub(crate) shown: String,
+    pub(crate) errors: Vec<String>,
+    pub(crate) json: Value,
+}
+
+impl Reply {
+    /// A line given wrongly: `error: …`, and `{"error": {"kind": "usage", …}}`.
+    pub(crate) fn usage(message: &str) -> Self {
+        Outcome::usage(Kind::Usage, message).into_reply()
     }
 }
 
@@ -167,16 +190,17 @@ mod tests {
 
     #[test]
     fn the_shell_sees_a_failure_as_an_error_line_and_an_error_object() {
-        let (ok, text, json) = Outcome::usage(Kind::UnknownTool, "unknown tool \"x\"").into_reply();
-        assert!(!ok);
-        assert_eq!(text, "error: unknown tool \"x\"");
-        assert_eq!(json["error"]["kind"], "unknown_tool");
-        let (ok, text, json) =
-            Outcome::partial("table", json!({"items": []}), vec!["b failed".to_owned()])
-                .into_reply();
-        assert!(!ok);
-        assert_eq!(text, "table\nerror: b failed");
-        assert_eq!(json, json!({"items": []}));
-        assert!(Outcome::partial("t", json!({}), Vec::new()).into_reply().0);
+        let reply = Outcome::usage(Kind::UnknownTool, "unknown tool \"x\"").into_reply();
+        assert!(!reply.ok);
+        assert_eq!(reply.shown, "");
+        assert_eq!(reply.errors, ["error: unknown tool \"x\""]);
+        assert_eq!(reply.json["error"]["kind"], "unknown_tool");
+        let reply = Outcome::partial("table", json!({"items": []}), vec!["b failed".to_owned()])
+            .into_reply();
+        assert!(!reply.ok);
+        assert_eq!(reply.shown, "table");
+        assert_eq!(reply.errors, ["error: b failed"]);
+        assert_eq!(reply.json, json!({"items": []}));
+        assert!(Outcome::partial("t", json!({}), Vec::new()).into_reply().ok);
     }
 }

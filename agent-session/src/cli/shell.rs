@@ -21,13 +21,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_session::AgentSession;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::signal::unix::{SignalKind, signal};
 
 use super::args::{self, NotRun};
 use super::editor::{Input, LineEditor};
 use super::execute::{self, Context};
-use super::outcome::Outcome;
+use super::outcome::{Outcome, Reply};
 use super::stdin::{StdinLines, stdin_lines};
 use super::{EXIT_FAILED, EXIT_OK, complain, failure, output};
 
@@ -55,29 +55,6 @@ impl CtrlCTaken {
 impl Drop for CtrlCTaken {
     fn drop(&mut self) {
         CTRL_C_IS_THE_SHELLS.store(false, Ordering::SeqCst);
-    }
-}
-
-/// What one line did.
-struct Reply {
-    ok: bool,
-    text: String,
-    json: Value,
-}
-
-impl Reply {
-    /// A line given wrongly: `error: …`, and `{"error": {"kind": "usage", …}}`.
-    fn usage(message: &str) -> Self {
-        Self {
-            ok: false,
-            json: failure::error_json(failure::Kind::Usage, message),
-            text: format!("error: {message}"),
-        }
-    }
-
-    fn of(outcome: Outcome) -> Self {
-        let (ok, text, json) = outcome.into_reply();
-        Self { ok, text, json }
     }
 }
 
@@ -167,7 +144,7 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
                 // Dropping the command cancels it: a tool call's server is told.
                 () = interrupted() => {
                     eprintln!();
-                    Reply::of(Outcome::failed(failure::Kind::Command, "cancelled (Ctrl-C)"))
+                    Outcome::failed(failure::Kind::Command, "cancelled (Ctrl-C)").into_reply()
                 }
             }
         } else {
@@ -180,7 +157,13 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
                 true,
             );
         } else {
-            output::print(&reply.text);
+            // What a command shows on stdout, what went wrong on stderr, as on the command line.
+            if !reply.shown.is_empty() {
+                output::print(&reply.shown);
+            }
+            for error in &reply.errors {
+                eprintln!("{}", agent_session::terminal_text::escape(error));
+            }
         }
     }
     if let Source::Editor(editor) = source {
@@ -210,11 +193,14 @@ async fn execute(session: &Arc<AgentSession>, line: &str) -> Reply {
         Err(message) => return Reply::usage(&message),
     };
     match args::parse_shell_line(&words) {
-        Ok(command) => Reply::of(execute::execute(session, command, Context::shell()).await),
+        Ok(command) => execute::execute(session, command, Context::shell())
+            .await
+            .into_reply(),
         Err(NotRun::Help(help)) => Reply {
             ok: true,
             json: json!({"help": help}),
-            text: help,
+            shown: help,
+            errors: Vec::new(),
         },
         Err(NotRun::Usage(message)) => Reply::usage(&message),
     }
