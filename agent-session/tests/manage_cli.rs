@@ -665,3 +665,20 @@ fn providers_lists_every_tool_with_the_files_it_looked_for_and_starts_nothing() 
     assert!(!all.contains("no file here of"), "{all}");
     sandbox.assert_sentinel_never_started();
 }
+
+#[test]
+fn adding_a_server_another_tool_defines_says_which_one_is_used() {
+    let sandbox = Sandbox::new("shadowing");
+    let claude_user = json!({"mcpServers": {"memory": {"command": "claude-memory"}}});
+    std::fs::write(sandbox.home.join(".claude.json"), claude_user.to_string()).unwrap();
+    let added = sandbox.run(&["add", "memory", "--scope", "user", "--", "mine"]);
+    added.assert_code(0);
+    assert!(
+        added
+            .stdout
+            .contains("note: this \"memory\" is used instead of the one in"),
+        "{added:?}"
+    );
+    assert!(added.stdout.contains(".claude.json"), "{added:?}");
+    sandbox.assert_sentinel_never_started();
+}

@@ -562,3 +562,52 @@ fn tools_says_which_project_servers_wait_for_approval_and_starts_none_of_them() 
     let scoped = sandbox.run(&["tools", "--server", "other"]);
     assert!(!scoped.stderr.contains("wait"), "{scoped:?}");
 }
+
+#[test]
+fn bare_trust_on_a_terminal_asks_for_each_server_in_turn() {
+    let sandbox = Sandbox::new("each-in-turn");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "fx": sandbox.witnessed("fx", &json!({})),
+        "other": sandbox.witnessed("other", &json!({})),
+    }));
+    let outcome = sandbox.trust_on_a_terminal("y\nn\n");
+    outcome.assert_code(0);
+    assert!(
+        outcome
+            .stderr
+            .contains("approve \"fx\" (it may run on this machine)? [y/N]"),
+        "{outcome:?}"
+    );
+    assert!(
+        outcome
+            .stderr
+            .contains("approve \"other\" (it may run on this machine)? [y/N]"),
+        "{outcome:?}"
+    );
+    let approvals = sandbox.approvals();
+    assert!(approvals.get("fx").is_some(), "{approvals}");
+    assert!(approvals.get("other").is_none(), "{approvals}");
+    assert_eq!(sandbox.status("other")["status"], "needs-approval");
+}
+
+#[test]
+fn removing_a_project_server_withdraws_its_approval() {
+    let sandbox = Sandbox::new("remove-approval");
+    sandbox.run(&["add", "mine", "--", "true"]).assert_code(0);
+    assert!(
+        sandbox.approvals().get("mine").is_some(),
+        "{}",
+        sandbox.approvals()
+    );
+    let removed = sandbox.run(&["remove", "mine"]);
+    removed.assert_code(0);
+    assert!(
+        removed.stdout.contains("its approval is withdrawn too"),
+        "{removed:?}"
+    );
+    assert!(
+        sandbox.approvals().get("mine").is_none(),
+        "{}",
+        sandbox.approvals()
+    );
+}

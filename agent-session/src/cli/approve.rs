@@ -1,14 +1,15 @@
 //! `agent-session trust [--yes] [NAME…]` and `agent-session untrust [NAME…]`: approving this
 //! folder's project servers, and withdrawing approvals, without starting any.
 //!
-//! Naming the servers is the consent. Bare `trust` first shows what approving each waiting
-//! server lets it do (the consent description every interface shows: `describe_pending`), then
-//! asks on a terminal; `--yes` approves without asking, for scripts; from a pipe without `--yes`
+//! Naming the servers is the consent. Bare `trust` on a terminal asks for each waiting server in
+//! turn, showing first what approving it lets it do (the consent description every interface
+//! shows: `describe_pending`), and approves the ones answered yes; `--yes` approves without asking, for scripts; from a pipe without `--yes`
 //! it refuses and approves nothing. A server whose description cannot state what it allows is
 //! shown with the reason and never approved; `trust` then exits 1.
 
 use std::io::IsTerminal as _;
 
+use agent_session::terminal_text::escape_line;
 use agent_session::{
     PendingServer, SessionOptions, approve_pending, describe_pending, not_approved_text,
     pending_json, pending_project_servers, withdraw_project_servers,
@@ -62,21 +63,35 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
             );
             return EXIT_USAGE;
         }
-        eprintln!("these project servers wait for approval:\n{listing}");
-        let count = approvable;
-        let question = format!(
-            "approve {} (it may run on this machine)? [y/N] ",
-            if count == 1 {
-                "this server".to_owned()
-            } else {
-                format!("these {count} servers")
+        // Each server asked for in turn, with what approving it lets it do.
+        eprintln!("these project servers wait for approval; each is asked for in turn:");
+        let mut chosen = Vec::new();
+        for server in pending
+            .iter()
+            .filter(|server| server.consent.is_approvable())
+        {
+            eprintln!("{}", describe_pending(std::slice::from_ref(server)));
+            let question = format!(
+                "approve \"{}\" (it may run on this machine)? [y/N] ",
+                escape_line(&server.name)
+            );
+            let answer = stdin::answer(&question).await.unwrap_or_default();
+            if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+                chosen.push(server.clone());
             }
-        );
-        let answer = stdin::answer(&question).await.unwrap_or_default();
-        if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        }
+        if chosen.is_empty() {
             failure::report(globals.json, failure::Kind::Command, "nothing approved");
             return EXIT_FAILED;
         }
+        // The ones that cannot be approved are still said, with why.
+        chosen.extend(
+            pending
+                .iter()
+                .filter(|server| !server.consent.is_approvable())
+                .cloned(),
+        );
+        return approve(&options, globals.json, &chosen);
     }
     approve(&options, globals.json, &pending)
 }

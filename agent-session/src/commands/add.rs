@@ -9,15 +9,16 @@ use std::path::PathBuf;
 
 use mcp_config::writer::{add_server, validate_server_name};
 use mcp_config::{
-    ChangeProblem, ConfigError, DiscoveryContext, Level, RemoteConfig, ServerConfig, StdioConfig,
-    TransportConfig, TransportKind, standard_entry, validate_server_config,
+    ChangeProblem, ConfigError, DiscoveryContext, DiscoveryResult, Level, RemoteConfig,
+    ServerConfig, StdioConfig, TransportConfig, TransportKind, standard_entry,
+    validate_server_config,
 };
 use serde_json::{Value, json};
 
 use super::parse::{parse_scope, parse_words};
 use super::reload::Reloaded;
 use super::{CommandOutput, Interface};
-use crate::render::one_line;
+use crate::render::{describe_source, one_line};
 use crate::session::{AgentSession, SessionOptions};
 
 const SHELL_ADD_USAGE: &str = "usage: /mcp add NAME [--scope project|user] [-e KEY=VALUE]... -- \
@@ -365,11 +366,42 @@ pub(super) fn write_new_server(
     Ok(path)
 }
 
-/// What the command line prints for a server added without starting anything.
+/// What adding `name` to `path` did to the other definitions of that name, as discovery
+/// sees the files now: the ones it replaces, or the one that is used instead of it.
+pub(super) fn shadowing_notes(
+    after: &DiscoveryResult,
+    name: &str,
+    path: &std::path::Path,
+) -> Vec<String> {
+    let Some(server) = after.servers.get(name) else {
+        return Vec::new();
+    };
+    if server.source.meta.path != path {
+        return vec![format!(
+            "note: \"{name}\" from {} is used, not this one (it comes first)",
+            describe_source(&server.source.meta)
+        )];
+    }
+    server
+        .source
+        .shadowed
+        .iter()
+        .map(|other| {
+            format!(
+                "note: this \"{name}\" is used instead of the one in {}",
+                describe_source(other)
+            )
+        })
+        .collect()
+}
+
+/// What the command line prints for a server added without starting anything (`after`: the
+/// files as discovery sees them now).
 pub(super) fn added_output(
     options: &SessionOptions,
     new: &NewServer,
     path: &std::path::Path,
+    after: &DiscoveryResult,
 ) -> CommandOutput {
     let NewServer { name, level, .. } = new;
     let mut text = format!("added \"{name}\" to {} ({level} config)", path.display());
@@ -378,6 +410,10 @@ pub(super) fn added_output(
             "\nnote: project config is off (--no-project-config), so this server is not used; \
              add it with --scope user instead",
         );
+    }
+    for note in shadowing_notes(after, name, path) {
+        text.push('\n');
+        text.push_str(&note);
     }
     text.push_str(&format!(
         "\nagent-session get {name} connects it and shows its tools"
@@ -428,6 +464,10 @@ pub(super) async fn add(
             "note: project config is off in this session, so this server is not loaded; \
              add it with --scope user instead\n",
         );
+    }
+    for note in shadowing_notes(&reloaded.servers.discovery, &name, &path) {
+        text.push_str(&note);
+        text.push('\n');
     }
     text.push_str(&after.line(&name));
     text.push('\n');

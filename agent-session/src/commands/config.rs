@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::add::{added_output, parse_add, parse_add_json, write_new_server};
 use super::enable::{parse_switch, switch_server, switched_report};
-use super::remove::{parse_remove, remove_from_files};
+use super::remove::{forget_approval, parse_remove, remove_from_files};
 use super::{CommandOutput, Interface, unknown_server};
 use crate::render::{describe_source, one_line, source_json};
 use crate::session::SessionOptions;
@@ -110,7 +110,8 @@ fn add(
     new: &super::add::NewServer,
 ) -> Result<CommandOutput, String> {
     let path = write_new_server(&files.ctx, options, new, Interface::Cli)?;
-    Ok(added_output(options, new, &path))
+    let after = discover(&files.ctx, options);
+    Ok(added_output(options, new, &path, &after))
 }
 
 fn remove(
@@ -136,11 +137,15 @@ fn remove(
         &files.discovery,
         Interface::Cli,
     )?;
+    let withdrawn = forget_approval(options, &name, level);
     let after = discover(&files.ctx, options);
     let mut text = format!(
         "removed \"{name}\" from {} ({level} config)",
         path.display()
     );
+    if let Some(note) = &withdrawn {
+        let _ = write!(text, "\n{note}");
+    }
     let still = after.servers.get(&name).map(|server| &server.source.meta);
     if let Some(meta) = still {
         let _ = write!(

@@ -16,7 +16,7 @@ use super::reload::Reloaded;
 use super::status::Servers;
 use super::{CommandOutput, Interface, unknown_server};
 use crate::render::{describe_source, one_line};
-use crate::session::AgentSession;
+use crate::session::{AgentSession, SessionOptions};
 
 fn remove_usage(interface: Interface) -> String {
     interface.usage("remove NAME [--scope project|user]")
@@ -118,11 +118,15 @@ pub(super) async fn remove(
             Ok(removed) => removed,
             Err(error) => return CommandOutput::failed(error),
         };
+    let withdrawn = forget_approval(session.options(), &name, level);
     let reloaded = Reloaded::run(session).await;
     let mut text = format!(
         "removed \"{name}\" from {} ({level} config)\n",
         path.display()
     );
+    if let Some(note) = &withdrawn {
+        let _ = writeln!(text, "{note}");
+    }
     let still = reloaded.servers.row(&name).cloned();
     if let Some(row) = &still {
         let _ = writeln!(
@@ -142,6 +146,27 @@ pub(super) async fn remove(
         "reload": reloaded.json(),
     });
     CommandOutput::ok(text, json)
+}
+
+/// Withdraws the approval of `name`, a project server just removed from `level` (approving it
+/// again would be a new decision); the line that says so, or why it could not be. Nothing for
+/// a user server, or a project server that had no approval of this agent's.
+pub(super) fn forget_approval(
+    options: &SessionOptions,
+    name: &str,
+    level: Level,
+) -> Option<String> {
+    if level != Level::Project {
+        return None;
+    }
+    match crate::trust::withdraw_project_servers(options, Some(&[name.to_owned()])) {
+        Ok(withdrawn) if withdrawn.is_empty() => None,
+        Ok(_) => Some("its approval is withdrawn too".to_owned()),
+        Err(error) => Some(format!(
+            "note: its approval could not be withdrawn: {}",
+            one_line(&error.to_string())
+        )),
+    }
 }
 
 /// Whether a definition is in one of this agent's own files.
