@@ -73,6 +73,8 @@ fn demo_walks_through_every_step_and_leaves_nothing_running() {
         "\"hello from the demo\"",
         "\"5 words\"",
         "5. /mcp reload",
+        // What the step says reload does is what it does: nothing changed, nothing restarts.
+        "restarts only the servers whose definition",
         "6. Shutdown",
         "demo server processes left (looked for the marker in /proc): 0",
     ] {

@@ -247,8 +247,9 @@ async fn calls_and_reload(session: &Arc<AgentSession>) -> Result<(), String> {
 
     // 5. Reload.
     step(5, "/mcp reload");
-    say("   Disconnects every server, re-reads the config files from disk, connects again and");
-    say("   refreshes the session's tools, without restarting the session.");
+    say("   Re-reads the config files from disk, restarts only the servers whose definition");
+    say("   changed (none here: the others stay connected) and refreshes the session's tools,");
+    say("   without restarting the session.");
     let began = Instant::now();
     let reloaded = run_mcp_command(session, "reload").await;
     say(&format!(
