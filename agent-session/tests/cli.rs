@@ -536,6 +536,23 @@ fn on_a_terminal_the_progress_line_stays_whole_and_warnings_follow_it() {
     assert!(!text.contains("WARN"), "no log line repeats them:\n{text}");
 }
 
+/// The project's servers switched off in the user file (`disabledProjectServers`).
+fn project_disabled(sandbox: &Sandbox) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(sandbox.user_file()) else {
+        return Vec::new();
+    };
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    doc["disabledProjectServers"][sandbox.project.display().to_string()]
+        .as_array()
+        .map(|names| {
+            names
+                .iter()
+                .map(|name| name.as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn disabled_servers(path: &Path) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
@@ -568,7 +585,9 @@ fn shell_on_a_pipe_disables_and_enables_a_server() {
     assert!(list.to_string().contains("beta"), "{list:#}");
 
     shell.ok("/mcp disable beta");
-    assert_eq!(disabled_servers(&sandbox.user_file()), ["beta"]);
+    // A project server is switched off for this project, not by its name everywhere.
+    assert!(disabled_servers(&sandbox.user_file()).is_empty());
+    assert_eq!(project_disabled(&sandbox), ["beta"]);
     assert!(
         std::fs::read_to_string(sandbox.mcp_json())
             .unwrap()
@@ -589,7 +608,7 @@ fn shell_on_a_pipe_disables_and_enables_a_server() {
     );
 
     shell.ok("/mcp enable beta");
-    assert!(disabled_servers(&sandbox.user_file()).is_empty());
+    assert!(project_disabled(&sandbox).is_empty());
     shell.ok("/mcp reload");
     let grown = shell.ok("tools");
     assert_eq!(names_of(&grown), names_of(&before), "{grown:#}");

@@ -472,13 +472,19 @@ async fn disable_and_enable_a_server_of_another_tool() {
 
     let out = ok(&session, "disable alpha").await;
     assert_eq!(out.json["disabled"], "alpha");
+    // A project server is switched off for its project, not by its name everywhere.
     assert_eq!(
         out.json["changes"][0]["action"],
-        "added_to_disabled_servers"
+        "added_to_disabled_project_servers"
     );
     assert_eq!(out.json["changes"][0]["path"], user.display().to_string());
-    assert!(out.text.contains("disabledServers"), "{}", out.text);
-    assert_eq!(read_json(&user)["disabledServers"], json!(["alpha"]));
+    assert!(out.text.contains("disabledProjectServers"), "{}", out.text);
+    let project = world.project().display().to_string();
+    assert_eq!(
+        read_json(&user)["disabledProjectServers"][&project],
+        json!(["alpha"])
+    );
+    assert_eq!(read_json(&user)["disabledServers"], Value::Null);
     assert_eq!(mode(&user), 0o600);
     assert_eq!(std::fs::read(world.mcp_json()).unwrap(), mcp_json);
     assert!(mcp_tools_of(&session, "alpha").is_empty());
@@ -500,9 +506,9 @@ async fn disable_and_enable_a_server_of_another_tool() {
     assert_eq!(out.json["enabled"], "alpha");
     assert_eq!(
         out.json["changes"][0]["action"],
-        "removed_from_disabled_servers"
+        "removed_from_disabled_project_servers"
     );
-    assert_eq!(read_json(&user)["disabledServers"], json!([]));
+    assert_eq!(read_json(&user)["disabledProjectServers"], json!({}));
     assert_eq!(std::fs::read(world.mcp_json()).unwrap(), mcp_json);
     assert_eq!(mcp_tools_of(&session, "alpha").len(), alpha);
     assert_eq!(tool_names(&session).len(), all);

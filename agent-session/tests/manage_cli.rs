@@ -395,7 +395,8 @@ fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
     let sandbox = Sandbox::new("switch");
     let claude_before = std::fs::read_to_string(sandbox.mcp_json()).unwrap();
 
-    // A server of another tool's file is switched through the user file's disabledServers.
+    // A server of another tool's project file is switched for this project, in the user
+    // file's disabledProjectServers.
     let disabled = sandbox
         .run(&["--json", "disable", "sentinel"])
         .assert_code(0)
@@ -404,7 +405,7 @@ fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
     assert_eq!(disabled["on"], false);
     assert_eq!(
         disabled["changes"][0]["action"],
-        "added_to_disabled_servers"
+        "added_to_disabled_project_servers"
     );
     assert_eq!(
         disabled["changes"][0]["path"],
@@ -412,7 +413,8 @@ fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
     );
     assert_eq!(mode_of(&sandbox.user_file()), 0o600);
     assert_eq!(
-        read_json(&sandbox.user_file())["disabledServers"],
+        read_json(&sandbox.user_file())["disabledProjectServers"]
+            [sandbox.project.display().to_string()],
         json!(["sentinel"])
     );
     let got = sandbox.run(&["--json", "get", "sentinel"]);
@@ -426,7 +428,7 @@ fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
     assert_eq!(enabled["on"], true);
     assert_eq!(
         enabled["changes"][0]["action"],
-        "removed_from_disabled_servers"
+        "removed_from_disabled_project_servers"
     );
     let again = sandbox.run(&["enable", "sentinel"]);
     again.assert_code(0);
@@ -681,4 +683,52 @@ fn adding_a_server_another_tool_defines_says_which_one_is_used() {
     );
     assert!(added.stdout.contains(".claude.json"), "{added:?}");
     sandbox.assert_sentinel_never_started();
+}
+
+#[test]
+fn disabling_a_project_server_leaves_the_same_name_in_another_project_on() {
+    let sandbox = Sandbox::new("per-project");
+    let other = sandbox.root.join("other-project");
+    std::fs::create_dir_all(&other).unwrap();
+    let memory = json!({"mcpServers": {"memory": {"command": "true"}}});
+    std::fs::write(other.join(".mcp.json"), memory.to_string()).unwrap();
+    sandbox.write_claude_project_file(&json!({"memory": {"command": "true"}}));
+    let approvals = json!({"projects": {
+        sandbox.project.display().to_string(): {"enableAllProjectMcpServers": true},
+        other.display().to_string(): {"enableAllProjectMcpServers": true},
+    }});
+    std::fs::write(sandbox.home.join(".claude.json"), approvals.to_string()).unwrap();
+
+    let disabled = sandbox
+        .run(&["--json", "disable", "memory"])
+        .assert_code(0)
+        .json();
+    assert_eq!(disabled["on"], false, "{disabled}");
+    let status = |cwd: &Path| {
+        let listed = sandbox
+            .run(&[
+                "--json",
+                "--cwd",
+                cwd.to_str().unwrap(),
+                "list",
+                "--timeout-ms",
+                "1",
+            ])
+            .json();
+        listed["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|server| server["name"] == "memory")
+            .map(|server| server["status"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    assert_eq!(status(&sandbox.project), "disabled");
+    assert_ne!(
+        status(&other),
+        "disabled",
+        "disabled in a project it was not asked for"
+    );
+    sandbox.run(&["enable", "memory"]).assert_code(0);
+    assert_ne!(status(&sandbox.project), "disabled");
 }

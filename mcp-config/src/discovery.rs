@@ -457,7 +457,18 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
             );
             continue;
         }
-        if !candidate.config.is_enabled() || disabled_names.contains(&candidate.name) {
+        // A project server switched off for its project (`disabledProjectServers`).
+        let disabled_here = candidate.meta.in_project_folder && {
+            let folder = (candidate.meta.project_folder.as_deref()).unwrap_or(ctx.cwd());
+            approvals
+                .entry(folder.to_path_buf())
+                .or_insert_with(|| Approvals::load(ctx, folder))
+                .disabled(&candidate.name)
+        };
+        if !candidate.config.is_enabled()
+            || disabled_names.contains(&candidate.name)
+            || disabled_here
+        {
             result.skip(
                 candidate.name,
                 &candidate.meta,

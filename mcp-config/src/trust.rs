@@ -62,6 +62,11 @@ use crate::source::{SourceMeta, parse_json, parse_jsonc, read_config_file};
 /// The key of the approvals in the user's native file.
 pub const TRUSTED_PROJECTS_KEY: &str = "trustedProjects";
 
+/// The key, in the user's native file, of the project servers switched off, per folder
+/// (`{"<folder>": ["name", …]}`): disabling a project's server is a choice about that project,
+/// never about every server of that name.
+pub const DISABLED_PROJECT_SERVERS_KEY: &str = "disabledProjectServers";
+
 /// A project server that asks to run.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
@@ -161,12 +166,19 @@ fn write_canonical(value: &Value, out: &mut String) {
 pub(crate) struct Approvals {
     /// Ours: server name → the approval hash (`approval_hash`).
     ours: BTreeMap<String, String>,
+    /// The folder's project servers the user switched off ([`DISABLED_PROJECT_SERVERS_KEY`]).
+    disabled: BTreeSet<String>,
     claude_all: bool,
     claude_enabled: BTreeSet<String>,
     codex_trusted: bool,
 }
 
 impl Approvals {
+    /// Whether the user switched off the folder's project server `name`.
+    pub(crate) fn disabled(&self, name: &str) -> bool {
+        self.disabled.contains(name)
+    }
+
     /// Reads the approvals for the files of `folder` (one of the walked project folders);
     /// unreadable files approve nothing.
     pub(crate) fn load(ctx: &DiscoveryContext, folder: &Path) -> Self {
@@ -177,16 +189,26 @@ impl Approvals {
             return approvals;
         }
         let folder_key = folder.to_string_lossy().into_owned();
-        if let Some(root) = json_file(&ctx.native_user_file(), false)
-            && let Some(Value::Object(servers)) = root
+        if let Some(root) = json_file(&ctx.native_user_file(), false) {
+            if let Some(Value::Object(servers)) = root
                 .get(TRUSTED_PROJECTS_KEY)
                 .and_then(|projects| projects.get(&folder_key))
-        {
-            for (name, hash) in servers {
-                if let Some(hash) = hash.as_str() {
-                    approvals.ours.insert(name.clone(), hash.to_owned());
+            {
+                for (name, hash) in servers {
+                    if let Some(hash) = hash.as_str() {
+                        approvals.ours.insert(name.clone(), hash.to_owned());
+                    }
                 }
             }
+            approvals.disabled = root
+                .get(DISABLED_PROJECT_SERVERS_KEY)
+                .and_then(|projects| projects.get(&folder_key))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
         }
         // Claude Code: the project's entry in `~/.claude.json` (keyed by the project root, as
         // Claude Code keys it, whichever walked folder holds the file), the user's settings

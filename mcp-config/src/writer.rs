@@ -7,13 +7,16 @@
 //! ```json
 //! {
 //!   "mcpServers": { "name": { "command": "npx", "args": ["-y", "server"] } },
-//!   "disabledServers": ["some-server-from-another-tool"]
+//!   "disabledServers": ["some-user-server-from-another-tool"],
+//!   "disabledProjectServers": { "/path/to/project": ["a-project-server-of-another-tool"] }
 //! }
 //! ```
 //!
 //! plus anything else a user or another program put there. Servers that come from another
 //! tool's file (Claude Code, Cursor, …) are never edited in place: disabling one adds its name
-//! to the user file's `disabledServers`, enabling it removes the name again.
+//! to the user file's `disabledServers` (a user-level server), or to its project's list in
+//! `disabledProjectServers` (a project's server: a choice about that project, which leaves a
+//! server of the same name elsewhere alone); enabling it removes the name again.
 //!
 //! Every change follows the same rules:
 //!
@@ -63,7 +66,7 @@ use crate::error::{ChangeProblem, ConfigError, ShapeProblem};
 use crate::server_config::ServerConfig;
 use crate::source::{Level, SourceMeta};
 use crate::source::{parse_json, read_config_file};
-use crate::trust::TRUSTED_PROJECTS_KEY;
+use crate::trust::{DISABLED_PROJECT_SERVERS_KEY, TRUSTED_PROJECTS_KEY};
 
 /// The provider id of this agent's own files in [`SourceMeta::provider`].
 const NATIVE_PROVIDER: &str = "native";
@@ -104,6 +107,10 @@ pub enum ChangeAction {
     AddedToDisabledServers,
     /// The name was removed from `disabledServers`.
     RemovedFromDisabledServers,
+    /// The name was added to the project's list in `disabledProjectServers`.
+    AddedToDisabledProjectServers,
+    /// The name was removed from the project's list in `disabledProjectServers`.
+    RemovedFromDisabledProjectServers,
 }
 
 impl fmt::Display for ConfigChange {
@@ -125,6 +132,15 @@ impl fmt::Display for ConfigChange {
             ChangeAction::RemovedFromDisabledServers => {
                 write!(f, "removed \"{server}\" from \"{DISABLED_KEY}\" in {path}")
             }
+            ChangeAction::AddedToDisabledProjectServers => write!(
+                f,
+                "added \"{server}\" to this project's \"{DISABLED_PROJECT_SERVERS_KEY}\" in {path}"
+            ),
+            ChangeAction::RemovedFromDisabledProjectServers => write!(
+                f,
+                "removed \"{server}\" from this project's \"{DISABLED_PROJECT_SERVERS_KEY}\" in \
+                 {path}"
+            ),
         }
     }
 }
@@ -227,9 +243,13 @@ pub fn remove_server(
 ///   project file, then the user file) is switched in its entry: disabling sets
 ///   `"enabled": false`, enabling removes the `enabled` field and also removes the name from
 ///   `disabledServers` (in that file and in the user file).
-/// - A server from another tool's file (a `source` whose provider is not `native`), or one that
-///   is in no native file, is switched through the user file's `disabledServers`: disabling adds
-///   the name (once), enabling removes it. The other tool's file is never written.
+/// - A project's server from another tool's file (a `source` in the project folder whose
+///   provider is not `native`) is switched for that project, in its folder's list in the user
+///   file's `disabledProjectServers`: disabling adds the name (once), enabling removes it (and
+///   the name from `disabledServers`, where an earlier version put it).
+/// - A user-level server from another tool's file, or one that is in no native file, is
+///   switched through the user file's `disabledServers` in the same way. The other tool's file
+///   is never written.
 pub fn set_server_enabled(
     ctx: &DiscoveryContext,
     name: &str,
@@ -291,8 +311,73 @@ pub fn set_server_enabled(
             return Ok(changes);
         }
     }
+    // Another tool's project server: switched for this project only, in the user file.
+    if let Some(meta) = source.filter(|meta| meta.in_project_folder) {
+        let folder = meta.project_folder.as_deref().unwrap_or(ctx.cwd());
+        changes.extend(set_project_disabled(ctx, folder, name, !enabled)?);
+        if enabled {
+            // A name switched off everywhere before projects had their own list.
+            changes.extend(set_listed_disabled(&user_path, name, false)?);
+        }
+        return Ok(changes);
+    }
     changes.extend(set_listed_disabled(&user_path, name, !enabled)?);
     Ok(changes)
+}
+
+/// Adds `name` to (or removes it from) `folder`'s list in the user file's
+/// `disabledProjectServers`.
+fn set_project_disabled(
+    ctx: &DiscoveryContext,
+    folder: &Path,
+    name: &str,
+    disabled: bool,
+) -> Result<Option<ConfigChange>, ConfigError> {
+    let folder = crate::context::project_folder(folder);
+    if folder.is_relative() {
+        return Err(ChangeProblem::RelativeFolder { folder }.into());
+    }
+    let path = ctx.native_user_file();
+    let mut doc = Document::load(&path)?;
+    let error = || {
+        unchanged_shape_error(
+            &path,
+            ShapeProblem::NotAFolderMap {
+                key: DISABLED_PROJECT_SERVERS_KEY.to_owned(),
+            },
+        )
+    };
+    let projects = doc
+        .root
+        .entry(DISABLED_PROJECT_SERVERS_KEY)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(error)?;
+    let key = folder.to_string_lossy().into_owned();
+    let list = projects
+        .entry(key.clone())
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(error)?;
+    let listed = list.iter().any(|item| item.as_str() == Some(name));
+    let action = match (disabled, listed) {
+        (true, false) => {
+            list.push(Value::String(name.to_owned()));
+            Some(ChangeAction::AddedToDisabledProjectServers)
+        }
+        (false, true) => {
+            list.retain(|item| item.as_str() != Some(name));
+            if list.is_empty() {
+                projects.remove(&key);
+            }
+            Some(ChangeAction::RemovedFromDisabledProjectServers)
+        }
+        _ => None,
+    };
+    if action.is_some() {
+        doc.save()?;
+    }
+    Ok(action.map(|action| change(&path, name, action)))
 }
 
 /// Records the user's approval of project servers ([`crate::trust`]): each name of `servers`

@@ -110,6 +110,8 @@ fn action_name(action: ChangeAction) -> &'static str {
         ChangeAction::RemovedEnabledFlag => "removed_enabled_flag",
         ChangeAction::AddedToDisabledServers => "added_to_disabled_servers",
         ChangeAction::RemovedFromDisabledServers => "removed_from_disabled_servers",
+        ChangeAction::AddedToDisabledProjectServers => "added_to_disabled_project_servers",
+        ChangeAction::RemovedFromDisabledProjectServers => "removed_from_disabled_project_servers",
         _ => "changed",
     }
 }

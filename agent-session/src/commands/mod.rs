@@ -175,7 +175,8 @@ pub const HELP: &str = "\
 add, add-json, remove, enable and disable write this agent's own config files (mode 0600) and then
 reload the session automatically, so the change applies at once. --scope project (the default)
 is <project>/.<agent>/mcp.json, --scope user is <config dir>/<agent>/mcp.json. Servers from
-other tools' files are never edited: disable lists them in the user file's \"disabledServers\".
+other tools' files are never edited: disable lists them in the user file, a project's server for
+that project only (\"disabledProjectServers\"), a user-level one by name (\"disabledServers\").
 Short flags as in `claude mcp`: -s (--scope), -t (--transport), -e (--env), -H (--header).
 Quote words with spaces: -H 'Authorization: Bearer TOKEN'.";
 
