@@ -123,3 +123,40 @@ fn list_with_timeout_ms_reports_a_server_not_connected_in_time_and_fails() {
         "{screen:?}"
     );
 }
+
+#[test]
+fn with_cached_tools_the_line_of_list_test_and_get_says_ready_only_once_the_server_is() {
+    // With a cache: the second run defers the slow server (its tools are cached).
+    let sandbox = Sandbox::labelled("progress", "warm-cache");
+    sandbox.write_mcp_json(&json!({
+        "fx": sandbox.fixture("fx", |server| server),
+        "slow": sandbox.fixture("slow", |server| server.delay("initialize", 1500)),
+    }));
+    sandbox.run(&["list"]).assert_code(0);
+    for args in [&["list"][..], &["test", "slow"], &["get", "slow"]] {
+        let (code, screen) = sandbox.with_stderr_on_terminal(args);
+        assert_eq!(code, Some(0), "{args:?}: {screen}");
+        let named = screen.split("waiting for ").skip(1).any(|tail| {
+            tail.split(['\u{1b}', '\r', '\n'])
+                .next()
+                .unwrap_or_default()
+                .contains("slow")
+        });
+        assert!(
+            named,
+            "{args:?}: the line names the server it waits for:\n{screen:?}"
+        );
+        assert!(
+            screen.contains(" 0 deferred, 0 failed)"),
+            "{args:?}: ready only once nothing is deferred:\n{screen:?}"
+        );
+    }
+    // The shell's list waits as the command line's does.
+    let shell = sandbox.run_with_input(&["shell", "--json"], "/mcp list\n");
+    let reply: serde_json::Value = serde_json::from_str(shell.stdout.trim()).unwrap();
+    assert_eq!(
+        server(&reply["output"], "slow")["status"],
+        "connected",
+        "{reply:#}"
+    );
+}

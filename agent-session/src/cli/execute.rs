@@ -17,7 +17,7 @@ use std::time::Duration;
 use agent_session::AgentSession;
 use agent_session::commands::run_command;
 use mcp_bridge::{AgentTool, ToolOutput};
-use mcp_manager::{ConnectionStatus, ManagedTool};
+use mcp_manager::ManagedTool;
 use mcp_transport::CallToolResult;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -246,14 +246,9 @@ async fn session_command(
 /// meanwhile) is waited for, within its own timeout (or `--timeout-ms`, which then fails it as
 /// timed out). The shell shows the session as it is now.
 async fn list(session: &Arc<AgentSession>, interface: Interface) -> Outcome {
-    if interface == Interface::Cli {
-        let manager = session.manager();
-        for server in manager.server_names() {
-            if manager.get_connection_status(&server) == ConnectionStatus::Connecting {
-                let _ = manager.wait_for_connection(&server).await;
-            }
-        }
-    }
+    // In the shell as on the command line (where the startup waited already): the servers
+    // still connecting are waited for, so the table says how each went.
+    super::wait_for_connections(session).await;
     let listed = run_command(session, "list", interface).await;
     let failing = failure::list_failed(&listed.json);
     Outcome::of_command(listed).or_failing(failing)

@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use agent_session::commands::unknown_server;
 use agent_session::render::{also_used_by, describe_source, one_line, plural, source_json};
@@ -31,7 +30,7 @@ use serde_json::{Value, json};
 use super::args::Globals;
 use super::failure::Kind;
 use super::outcome::{Interface, Outcome};
-use super::{Running, needs};
+use super::{Running, Wait, needs};
 use super::{launcher, project_dir};
 
 const ADD_EXAMPLES: &str = "\
@@ -249,23 +248,11 @@ pub(crate) fn refuse_unknown(options: &SessionOptions, names: &[String]) -> Opti
 /// for, described, and stopped. Its exit status.
 async fn get_command(globals: &Globals, name: &str) -> u8 {
     let needs = |discovery: &DiscoveryResult| needs::for_server(name, discovery, Interface::Cli);
-    let running = match Running::start_needing(globals, needs, None).await {
+    // Waited for as `list` and `test` wait, the progress line naming it while it connects.
+    let running = match Running::start_needing(globals, needs, None, Wait::Connected).await {
         Ok(running) => running,
         Err(message) => return Outcome::usage(Kind::Usage, message).emit(globals.json),
     };
-    let manager = running.session.manager();
-    if manager.get_connection_status(name) == ConnectionStatus::Connecting {
-        let timeout_ms = running
-            .session
-            .discovery()
-            .servers
-            .get(name)
-            .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
-                server.config.timeout_ms()
-            });
-        let limit = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
-        let _ = tokio::time::timeout(limit, manager.wait_for_connection(name)).await;
-    }
     let outcome = get_in_session(&running.session, name, Interface::Cli).await;
     running.stop().await;
     outcome.emit(globals.json)

@@ -263,7 +263,12 @@ async fn run(cli: Cli) -> u8 {
         }
         _ => None,
     };
-    let mut running = match Running::start_needing(&globals, needs, cap).await {
+    // The commands that report servers' state wait for them all, the line saying so.
+    let wait = match command {
+        Command::List { .. } | Command::Test { .. } => Wait::Connected,
+        _ => Wait::Gate,
+    };
+    let mut running = match Running::start_needing(&globals, needs, cap, wait).await {
         Ok(running) => running,
         Err(message) => {
             return Outcome::usage(failure::Kind::Usage, message).emit(globals.json);
@@ -330,6 +335,7 @@ impl Running {
         globals: &Globals,
         needs: impl FnOnce(&mcp_config::DiscoveryResult) -> Result<Option<BTreeSet<String>>, String>,
         connect_cap: Option<Duration>,
+        wait: Wait,
     ) -> Result<Self, String> {
         let cwd = project_dir(globals.cwd.as_deref())?;
         let (cache, sled) = open_cache(&globals.cache(), &globals.app);
@@ -395,13 +401,34 @@ impl Running {
                 loop {
                     tokio::select! {
                         started = &mut start => break started.session,
-                        _ = tick.tick() => line.tail(&waiting_for(&manager, names)),
+                        _ = tick.tick() => line.tail(&connecting(&manager, names, false)),
                     }
                 }
             }
             _ => prepared.start().await.session,
         };
-        let startup_tools = session.manager().tools();
+        let mut startup_tools = session.manager().tools();
+        if wait == Wait::Connected {
+            // Every server started waited for (each within its own timeout), the line naming
+            // those still connecting: it says "ready" only once they are.
+            let waited = wait_for_connections(&session);
+            tokio::pin!(waited);
+            match progress.as_mut() {
+                Some((line, names)) => {
+                    let mut tick = tokio::time::interval(Duration::from_millis(100));
+                    loop {
+                        tokio::select! {
+                            () = &mut waited => break,
+                            _ = tick.tick() => {
+                                line.tail(&connecting(session.manager(), names, true));
+                            }
+                        }
+                    }
+                }
+                None => waited.await,
+            }
+            startup_tools = session.manager().tools();
+        }
         if let Some((line, names)) = progress {
             line.finish(&summary(&session, &names, &startup_tools, began.elapsed()));
         }
@@ -500,9 +527,10 @@ fn announce(
     Some((line, names))
 }
 
-/// `waiting for slow, stuck`: the servers of `names` the startup waits for (connecting, no
-/// cached tools offered for them); empty when none.
-fn waiting_for(manager: &mcp_manager::McpManager, names: &[String]) -> String {
+/// `waiting for slow, big`: the servers of `names` still connecting — those with no cached
+/// tools only, past the startup gate (the others are deferred: the command can use them), or
+/// every one when a command waits for them all (`all`); nothing when none is.
+fn connecting(manager: &mcp_manager::McpManager, names: &[String], all: bool) -> String {
     let offered: BTreeSet<String> = manager
         .tools()
         .into_iter()
@@ -512,7 +540,7 @@ fn waiting_for(manager: &mcp_manager::McpManager, names: &[String]) -> String {
         .iter()
         .filter(|name| {
             manager.get_connection_status(name) == ConnectionStatus::Connecting
-                && !offered.contains(*name)
+                && (all || !offered.contains(*name))
         })
         .map(String::as_str)
         .collect();
@@ -520,6 +548,38 @@ fn waiting_for(manager: &mcp_manager::McpManager, names: &[String]) -> String {
         String::new()
     } else {
         format!("waiting for {}", waiting.join(", "))
+    }
+}
+
+/// How long a command waits for the servers it started, past the startup gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// Not past the gate: deferred servers (cached tools) connect while the command runs.
+    Gate,
+    /// Until every server started has connected or failed, each within its own timeout: the
+    /// commands that report servers' state (`list`, `get`, `test`).
+    Connected,
+}
+
+/// Waits until no server of `session` is still connecting, each for at most its own connect
+/// timeout (and a second).
+pub(crate) async fn wait_for_connections(session: &AgentSession) {
+    let manager = session.manager();
+    let discovery = session.discovery();
+    // One after another: they all connect at once meanwhile, so this takes as long as the
+    // slowest, and a wait for a server already connected returns at once.
+    for name in manager.server_names() {
+        if manager.get_connection_status(&name) != ConnectionStatus::Connecting {
+            continue;
+        }
+        let timeout_ms = discovery
+            .servers
+            .get(&name)
+            .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
+                server.config.timeout_ms()
+            });
+        let limit = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
+        let _ = tokio::time::timeout(limit, manager.wait_for_connection(&name)).await;
     }
 }
 
