@@ -160,3 +160,32 @@ fn with_cached_tools_the_line_of_list_test_and_get_says_ready_only_once_the_serv
         "{reply:#}"
     );
 }
+
+#[test]
+fn a_long_call_shows_its_servers_progress_on_a_terminal() {
+    let sandbox = Sandbox::new("call-progress");
+    sandbox.write_mcp_json(&json!({"fx": sandbox.fixture("fx", |server| server)}));
+    let (code, screen) = sandbox.with_stderr_on_terminal(&[
+        "call",
+        "fx/progress",
+        "--arg",
+        "steps=3",
+        "--arg",
+        "interval_ms=150",
+    ]);
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("calling mcp_fx_progress… "), "{screen:?}");
+    assert!(screen.contains("3 of 3: step 3"), "{screen:?}");
+    assert!(screen.contains("done"), "{screen:?}");
+    // In a pipe, nothing but the result.
+    let piped = sandbox.run(&[
+        "call",
+        "fx/progress",
+        "--arg",
+        "steps=2",
+        "--arg",
+        "interval_ms=50",
+    ]);
+    piped.assert_code(0);
+    assert!(!piped.stderr.contains("calling"), "{piped:?}");
+}

@@ -15,4 +15,4 @@ pub use mcp_tool::{
     ConnectionError, ConnectionProvider, DeferredMcpTool, MAX_CALL_DURATION, McpTool,
     McpToolDefinition,
 };
-pub use tool::{AgentTool, OutputBlock, ToolCancelled, ToolOutput};
+pub use tool::{AgentTool, OutputBlock, ProgressSink, ToolCancelled, ToolOutput, ToolProgress};

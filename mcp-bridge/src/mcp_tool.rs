@@ -15,7 +15,7 @@ use crate::arguments::{ArgumentCheck, ArgumentMismatch};
 use crate::budget::OutputBudget;
 use crate::convert::{Origin, ToolProvider, convert_call_from, error_output_from};
 use crate::schema::tool_parameters;
-use crate::tool::{AgentTool, ToolCancelled, ToolOutput};
+use crate::tool::{AgentTool, ProgressSink, ToolCancelled, ToolOutput, ToolProgress};
 
 /// Why a [`ConnectionProvider`] has no connection to give: the provider's own error (the
 /// manager's keeps the transport error, exit status and stderr tail), shared.
@@ -161,11 +161,20 @@ impl McpToolDefinition {
 pub const MAX_CALL_DURATION: Duration = Duration::from_secs(600);
 
 /// The progress callback every call carries, so that the server is asked for progress (and
-/// progress can extend the call's timeout); shared, not built per call.
-fn progress_requested() -> ProgressCallback {
-    static CALLBACK: std::sync::OnceLock<ProgressCallback> = std::sync::OnceLock::new();
-    // The reports themselves are not passed on: the agent tool trait has no place for them.
-    Arc::clone(CALLBACK.get_or_init(|| Arc::new(|_: ProgressNotificationParams| {})))
+/// progress can extend the call's timeout): the caller's sink, or one shared callback that
+/// drops the reports.
+fn progress_requested(sink: Option<ProgressSink>) -> ProgressCallback {
+    static DROPPED: std::sync::OnceLock<ProgressCallback> = std::sync::OnceLock::new();
+    match sink {
+        Some(sink) => Arc::new(move |report: ProgressNotificationParams| {
+            sink(ToolProgress::new(
+                report.progress,
+                report.total,
+                report.message,
+            ));
+        }),
+        None => Arc::clone(DROPPED.get_or_init(|| Arc::new(|_: ProgressNotificationParams| {}))),
+    }
 }
 
 /// Model arguments as MCP tool arguments: an object, or nothing.
@@ -190,6 +199,7 @@ async fn call(
     definition: &McpToolDefinition,
     args: Value,
     cancel: CancellationToken,
+    progress: Option<ProgressSink>,
 ) -> Result<ToolOutput, ToolCancelled> {
     // Cancelled before it started: the server must not see the call at all (the peer would send
     // the request and cancel it right after, too late for a tool that acts at once).
@@ -209,7 +219,7 @@ async fn call(
     let mut options = RequestOptions::default()
         .cancel_with(cancel)
         .reset_timeout_on_progress(limit);
-    options.on_progress = Some(progress_requested());
+    options.on_progress = Some(progress_requested(progress));
     if let Some(timeout) = definition.timeout {
         options = options.timeout(timeout);
     }
@@ -225,10 +235,11 @@ async fn call(
 
 /// The [`AgentTool`] impl of an MCP tool type: the four accessors answer from
 /// `self.definition`, the argument check from `self.arguments` (prepared from the schema at
-/// the first check: making a tool, thousands at a start, stays cheap), and `execute` runs the
-/// body with the tool, the arguments and the cancellation token bound to the names given.
+/// the first check: making a tool, thousands at a start, stays cheap), and `execute` and
+/// `execute_with_progress` run the body with the tool, the arguments, the cancellation token
+/// and the progress sink (none for `execute`) bound to the names given.
 macro_rules! mcp_agent_tool {
-    ($type:ty, |$tool:ident, $args:ident, $cancel:ident| $body:block) => {
+    ($type:ty, |$tool:ident, $args:ident, $cancel:ident, $progress:ident| $body:block) => {
         #[async_trait]
         impl AgentTool for $type {
             fn name(&self) -> &str {
@@ -255,8 +266,28 @@ macro_rules! mcp_agent_tool {
 
             async fn execute(
                 &self,
+                args: Value,
+                cancel: CancellationToken,
+            ) -> Result<ToolOutput, ToolCancelled> {
+                self.run(args, cancel, None).await
+            }
+
+            async fn execute_with_progress(
+                &self,
+                args: Value,
+                cancel: CancellationToken,
+                progress: ProgressSink,
+            ) -> Result<ToolOutput, ToolCancelled> {
+                self.run(args, cancel, Some(progress)).await
+            }
+        }
+
+        impl $type {
+            async fn run(
+                &self,
                 $args: Value,
                 $cancel: CancellationToken,
+                $progress: Option<ProgressSink>,
             ) -> Result<ToolOutput, ToolCancelled> {
                 let $tool = self;
                 $body
@@ -290,8 +321,8 @@ impl McpTool {
     }
 }
 
-mcp_agent_tool!(McpTool, |tool, args, cancel| {
-    call(&tool.client, &tool.definition, args, cancel).await
+mcp_agent_tool!(McpTool, |tool, args, cancel, progress| {
+    call(&tool.client, &tool.definition, args, cancel, progress).await
 });
 
 /// An MCP tool from the cache whose server is still connecting: a call waits for the
@@ -320,7 +351,7 @@ impl DeferredMcpTool {
     }
 }
 
-mcp_agent_tool!(DeferredMcpTool, |tool, args, cancel| {
+mcp_agent_tool!(DeferredMcpTool, |tool, args, cancel, progress| {
     let server = &tool.definition.server;
     let connection = tokio::select! {
         // A cancellation wins over a connection that became ready at the same time.
@@ -329,7 +360,7 @@ mcp_agent_tool!(DeferredMcpTool, |tool, args, cancel| {
         connection = tool.provider.wait_for_connection(server) => connection,
     };
     match connection {
-        Ok(client) => call(&client, &tool.definition, args, cancel).await,
+        Ok(client) => call(&client, &tool.definition, args, cancel, progress).await,
         Err(error) => Ok(error_output_from(&error, tool.definition.origin())),
     }
 });

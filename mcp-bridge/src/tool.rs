@@ -40,6 +40,46 @@ pub trait AgentTool: Send + Sync {
         args: Value,
         cancel: CancellationToken,
     ) -> Result<ToolOutput, ToolCancelled>;
+
+    /// Runs the tool as [`execute`](Self::execute) does, passing each report of its progress
+    /// to `progress` as it comes (an MCP tool's: the server's `notifications/progress`), for a
+    /// person waiting on a long call. The default reports nothing.
+    async fn execute_with_progress(
+        &self,
+        args: Value,
+        cancel: CancellationToken,
+        progress: ProgressSink,
+    ) -> Result<ToolOutput, ToolCancelled> {
+        let _ = progress;
+        self.execute(args, cancel).await
+    }
+}
+
+/// Where a call's progress reports go ([`AgentTool::execute_with_progress`]); called from the
+/// connection's task, so it must not block.
+pub type ProgressSink = std::sync::Arc<dyn Fn(ToolProgress) + Send + Sync>;
+
+/// One report of a call's progress.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolProgress {
+    /// Progress so far (it grows with every report).
+    pub progress: f64,
+    /// The total, when the tool knows it.
+    pub total: Option<f64>,
+    /// What the tool is doing, in its words (quote it through a terminal escape).
+    pub message: Option<String>,
+}
+
+impl ToolProgress {
+    /// A report.
+    pub fn new(progress: f64, total: Option<f64>, message: Option<String>) -> Self {
+        Self {
+            progress,
+            total,
+            message,
+        }
+    }
 }
 
 impl std::fmt::Debug for dyn AgentTool {

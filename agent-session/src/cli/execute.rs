@@ -322,7 +322,15 @@ pub(crate) async fn call_tool(
     timeout: Option<Duration>,
 ) -> ToolOutput {
     let cancel = CancellationToken::new();
-    let call = tool.execute(args, cancel.clone());
+    // On a terminal, the server's progress reports show on a line of their own while the
+    // call runs (`calling mcp_x_y… 3 of 10: indexing`).
+    let shown = std::io::stderr()
+        .is_terminal()
+        .then(|| super::progress::CallProgress::new(tool.name()));
+    let call = match &shown {
+        Some(shown) => tool.execute_with_progress(args, cancel.clone(), shown.sink()),
+        None => tool.execute(args, cancel.clone()),
+    };
     let result = match timeout {
         None => call.await,
         Some(limit) => match tokio::time::timeout(limit, call).await {

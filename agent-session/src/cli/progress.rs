@@ -1,6 +1,7 @@
 //! The startup line on a terminal (`connecting 3 MCP servers (a, b, c)… ready in 254 ms (…)`),
-//! its tail while servers are waited for past the startup gate (`… waiting for slow`), and log
-//! output that never breaks it: while the line is open, log lines are held and written after it.
+//! its tail while servers are waited for past the startup gate (`… waiting for slow`), a call's
+//! progress as its server reports it ([`CallProgress`]), and log output that never breaks them:
+//! while a line is open, log lines are held and written after it.
 
 use std::io::Write;
 use std::sync::{Mutex, PoisonError};
@@ -124,5 +125,65 @@ impl Drop for ProgressLine {
     fn drop(&mut self) {
         // Interrupted before it finished: end the line, keep the logs.
         self.close("");
+    }
+}
+
+/// A call's progress on a terminal: a line opened at the server's first report
+/// (`calling mcp_x_y… 3 of 10: indexing`), rewritten at each, and ended when the call is; no
+/// line at all for a call that reports nothing.
+pub(crate) struct CallProgress {
+    tool: String,
+    line: std::sync::Arc<Mutex<Option<ProgressLine>>>,
+}
+
+impl CallProgress {
+    /// For a call of `tool`.
+    pub(crate) fn new(tool: &str) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            line: std::sync::Arc::default(),
+        }
+    }
+
+    /// Where the call's reports go.
+    pub(crate) fn sink(&self) -> mcp_bridge::ProgressSink {
+        let (tool, line) = (self.tool.clone(), std::sync::Arc::clone(&self.line));
+        std::sync::Arc::new(move |report: mcp_bridge::ToolProgress| {
+            let mut line = line.lock().unwrap_or_else(PoisonError::into_inner);
+            line.get_or_insert_with(|| ProgressLine::start(&format!("calling {tool}… ")))
+                .tail(&report_text(&report));
+        })
+    }
+}
+
+impl Drop for CallProgress {
+    fn drop(&mut self) {
+        if let Some(line) = self
+            .line
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            line.finish("done");
+        }
+    }
+}
+
+/// `3 of 10: indexing`, `3`, or `indexing` when the server gives no number worth showing.
+fn report_text(report: &mcp_bridge::ToolProgress) -> String {
+    let number = |value: f64| {
+        if value.fract() == 0.0 && value.abs() < 1e15 {
+            format!("{value:.0}")
+        } else {
+            format!("{value:.2}")
+        }
+    };
+    let done = match report.total {
+        Some(total) => format!("{} of {}", number(report.progress), number(total)),
+        None => number(report.progress),
+    };
+    match &report.message {
+        Some(message) if !message.trim().is_empty() => format!("{done}: {message}"),
+        _ => done,
     }
 }

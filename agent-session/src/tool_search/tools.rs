@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
-use mcp_bridge::{AgentTool, ArgumentMismatch, ToolCancelled, ToolOutput};
+use mcp_bridge::{AgentTool, ArgumentMismatch, ProgressSink, ToolCancelled, ToolOutput};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -281,10 +281,29 @@ impl AgentTool for OnCallLoader {
         args: Value,
         cancel: CancellationToken,
     ) -> Result<ToolOutput, ToolCancelled> {
+        self.load();
+        self.inner.execute(args, cancel).await
+    }
+
+    async fn execute_with_progress(
+        &self,
+        args: Value,
+        cancel: CancellationToken,
+        progress: ProgressSink,
+    ) -> Result<ToolOutput, ToolCancelled> {
+        self.load();
+        self.inner
+            .execute_with_progress(args, cancel, progress)
+            .await
+    }
+}
+
+impl OnCallLoader {
+    /// Loads the tool into the session's registry, as a search that found it would.
+    fn load(&self) {
         if let Some(session) = self.session.upgrade() {
             session.use_tools(&[(self.server.clone(), self.tool.clone())]);
         }
-        self.inner.execute(args, cancel).await
     }
 }
 
