@@ -325,7 +325,7 @@ async fn a_remote_server_that_stays_gone_ends_failed_and_a_call_in_flight_fails(
     let cause = failed.error().unwrap().to_string();
     // The last attempt's first request (the era probe, or initialize) found no one there.
     assert!(
-        cause.contains("Connection refused")
+        cause.contains("connection refused")
             && (cause.contains("server/discover") || cause.contains("initialize")),
         "the last attempt's cause: {cause}"
     );

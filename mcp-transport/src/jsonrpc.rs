@@ -75,8 +75,14 @@ impl ErrorObject {
 }
 
 impl fmt::Display for ErrorObject {
+    /// The server's message and its code, once: a message that names the code already (as the
+    /// TypeScript SDK writes them, `MCP error -32002: …`) is not given it again.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (JSON-RPC error {})", self.message, self.code)
+        if self.message.contains(&self.code.to_string()) {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{} (JSON-RPC error {})", self.message, self.code)
+        }
     }
 }
 
@@ -442,6 +448,18 @@ fn trailing_id(tail: &[u8]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_error_names_its_code_once() {
+        let plain = ErrorObject::new(-32002, "Resource not found");
+        assert_eq!(
+            plain.to_string(),
+            "Resource not found (JSON-RPC error -32002)"
+        );
+        let named = ErrorObject::new(-32002, "MCP error -32002: Resource not found");
+        assert_eq!(named.to_string(), "MCP error -32002: Resource not found");
+    }
+
     use serde_json::json;
 
     use super::*;

@@ -138,7 +138,7 @@ pub trait Transport: Send + Sync + 'static {
 #[non_exhaustive]
 pub enum TransportError {
     /// The server process could not be started. Check the command and the PATH.
-    #[error("could not start {command}: {source}")]
+    #[error("could not start {command}: {}", spawn_reason(.source))]
     Spawn {
         /// The program that failed, quoted, and how many arguments it had (never their values:
         /// they may be secrets), e.g. `` `npx` (with 2 arguments) ``.
@@ -199,13 +199,25 @@ pub enum TransportError {
     ClosedByServer,
     /// An HTTP request could not be made or its body not read: the server is unreachable,
     /// refused the connection, or the connection broke. The URL is shown without its query.
-    #[error("{action} failed: {}", error_chain(.source.as_ref()))]
+    #[error("{action} failed: {}", brief_reason(.source.as_ref()))]
     Http {
         /// What was being done, e.g. `POST initialize to https://example.com/mcp`.
         action: String,
         /// The HTTP client's error.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The legacy HTTP+SSE transport's first request (the GET of the event stream) was
+    /// refused: the URL serves something else, most often the Streamable HTTP transport.
+    #[error(
+        "{action}: HTTP {status}: this URL does not serve the legacy HTTP+SSE transport; if it is \
+         a Streamable HTTP server, connect it with type \"http\" (drop `-t sse`)"
+    )]
+    NotLegacySse {
+        /// What was being done, e.g. `GET the event stream at https://example.com/mcp`.
+        action: String,
+        /// The status code.
+        status: u16,
     },
     /// The server answered an HTTP request with an error status.
     #[error("{action}: HTTP {status}{}", describe_body(.body))]
@@ -340,6 +352,59 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         cause = inner.source();
     }
     text
+}
+
+/// Why a command could not be started, in the words a person acts on.
+fn spawn_reason(error: &std::io::Error) -> String {
+    // A message of our own (`the working directory … does not exist`) says it already.
+    if error.get_ref().is_some() {
+        return error.to_string();
+    }
+    match error.kind() {
+        std::io::ErrorKind::NotFound => {
+            "no such command (check its name, and that it is on PATH)".to_owned()
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            "permission denied (is it an executable file?)".to_owned()
+        }
+        _ => error.to_string(),
+    }
+}
+
+/// Why an HTTP request failed, briefly: what the OS or the resolver said (`could not connect:
+/// connection refused`), not the HTTP client's layers (`error sending request: client error
+/// (Connect): tcp connect error: …`). The whole chain stays the error's `source()`.
+fn brief_reason(error: &(dyn std::error::Error + 'static)) -> String {
+    use std::io::ErrorKind;
+    let chain = error_chain(error);
+    let mut io_kind = None;
+    let mut innermost = error;
+    let mut cause = Some(error);
+    while let Some(current) = cause {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            io_kind = Some(io.kind());
+        }
+        innermost = current;
+        cause = current.source();
+    }
+    match io_kind {
+        Some(ErrorKind::ConnectionRefused) => "could not connect: connection refused".to_owned(),
+        Some(ErrorKind::TimedOut) => "could not connect: timed out".to_owned(),
+        Some(ErrorKind::HostUnreachable | ErrorKind::NetworkUnreachable) => {
+            "could not connect: the host is unreachable".to_owned()
+        }
+        Some(
+            ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::BrokenPipe
+            | ErrorKind::UnexpectedEof,
+        ) => "the connection was closed by the server".to_owned(),
+        _ if chain.contains("dns error") || chain.contains("failed to lookup address") => {
+            "could not connect: the host name was not found".to_owned()
+        }
+        _ if chain.contains("timed out") => "timed out".to_owned(),
+        _ => innermost.to_string(),
+    }
 }
 
 fn describe_body(body: &str) -> String {

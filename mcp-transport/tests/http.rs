@@ -481,7 +481,7 @@ async fn a_legacy_endpoint_on_another_origin_is_refused_before_anything_is_poste
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_server_that_never_names_its_endpoint_fails_within_the_endpoint_timeout() {
-    // A Streamable HTTP server answers the legacy GET with 405, a plain error.
+    // A Streamable HTTP server answers the legacy GET with 405: said with the fix.
     let fixture = HttpFixture::start(HttpFixtureOptions::default());
     let error = try_connect(params(&fixture.url()).transport(RemoteTransport::Sse))
         .await
@@ -489,10 +489,11 @@ async fn a_legacy_server_that_never_names_its_endpoint_fails_within_the_endpoint
     assert!(
         matches!(
             error.transport_error(),
-            Some(TransportError::HttpStatus { status: 405, .. })
+            Some(TransportError::NotLegacySse { status: 405, .. })
         ),
         "{error:?}"
     );
+    assert!(error.to_string().contains("drop `-t sse`"), "{error}");
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -63,6 +63,15 @@ impl LegacySseTransport {
                 || stream_action.clone(),
             )
             .await?;
+            let status = response.status().as_u16();
+            // What a Streamable HTTP server answers a bare GET: no stream here, or not this
+            // one; said with the fix rather than with its body.
+            if matches!(status, 400 | 404 | 405 | 406 | 415) {
+                return Err(TransportError::NotLegacySse {
+                    action: stream_action.clone(),
+                    status,
+                });
+            }
             if !response.status().is_success() {
                 return Err(status_error(stream_action.clone(), response, &secrets).await);
             }

@@ -1,0 +1,70 @@
+//! Errors a person can act on: one line saying what failed and where, in words (`could not
+//! connect: connection refused`, `no such command`), not the layers of the HTTP client or
+//! the OS's error names; and the fix when a URL speaks another transport. End to end through
+//! the binary, against a closed port, a missing command and testkit's Streamable HTTP fixture.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cli_support;
+
+use cli_support::Sandbox;
+use serde_json::json;
+use testkit::{HttpFixture, HttpFixtureOptions};
+
+fn sandbox(test: &str) -> Sandbox {
+    Sandbox::labelled("plain-errors", test).without_cache()
+}
+
+/// A port on 127.0.0.1 nothing listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+#[test]
+fn an_unreachable_server_and_a_missing_command_are_said_in_words() {
+    let sandbox = sandbox("words");
+    let url = format!("http://127.0.0.1:{}/mcp", closed_port());
+    sandbox.write_mcp_json(&json!({
+        "down": {"type": "http", "url": url},
+        "nocmd": {"command": "/nonexistent/agent-session-test-prog"},
+    }));
+    let down = sandbox.run(&["test", "down"]);
+    assert_eq!(down.code, Some(1), "{down:?}");
+    assert!(
+        down.stderr.contains(&url)
+            && down
+                .stderr
+                .contains("could not connect: connection refused"),
+        "{down:?}"
+    );
+    for internal in ["client error", "tcp connect error", "os error"] {
+        assert!(!down.stderr.contains(internal), "{internal}: {down:?}");
+    }
+    let nocmd = sandbox.run(&["test", "nocmd"]);
+    assert_eq!(nocmd.code, Some(1), "{nocmd:?}");
+    assert!(
+        nocmd.stderr.contains(
+            "could not start `/nonexistent/agent-session-test-prog`: no such command (check its \
+             name, and that it is on PATH)"
+        ),
+        "{nocmd:?}"
+    );
+    assert!(!nocmd.stderr.contains("entity not found"), "{nocmd:?}");
+}
+
+#[test]
+fn sse_on_a_streamable_http_url_says_to_drop_the_transport() {
+    let web = HttpFixture::start(HttpFixtureOptions::default());
+    let sandbox = sandbox("sse-on-http");
+    sandbox
+        .run(&["add", "web", "-t", "sse", &web.url()])
+        .assert_code(0);
+    let tested = sandbox.run(&["test", "web"]);
+    assert_eq!(tested.code, Some(1), "{tested:?}");
+    assert!(
+        tested.stderr.contains("drop `-t sse`"),
+        "the fix is said: {tested:?}"
+    );
+}
