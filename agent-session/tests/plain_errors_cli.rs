@@ -42,6 +42,11 @@ fn an_unreachable_server_and_a_missing_command_are_said_in_words() {
     for internal in ["client error", "tcp connect error", "os error"] {
         assert!(!down.stderr.contains(internal), "{internal}: {down:?}");
     }
+    // The whole chain is there for whoever asks for it.
+    let mut debug = sandbox.command(&["test", "down"]);
+    debug.env("RUST_LOG", "debug");
+    let debug = cli_support::run_to_end(debug, None);
+    assert!(debug.stderr.contains("tcp connect error"), "{debug:?}");
     let nocmd = sandbox.run(&["test", "nocmd"]);
     assert_eq!(nocmd.code, Some(1), "{nocmd:?}");
     assert!(

@@ -608,9 +608,13 @@ fn request_failed(action: String, error: reqwest::Error) -> TransportError {
     if let Some(refused) = reach::refusal_in(&error) {
         return TransportError::Refused { action, refused };
     }
+    let error = error.without_url();
+    // The error's own line is brief (what the OS said); the HTTP client's whole chain is for
+    // `RUST_LOG=debug`.
+    tracing::debug!(%action, error = %crate::transport::error_chain(&error), "an HTTP request failed");
     TransportError::Http {
         action,
-        source: Box::new(error.without_url()),
+        source: Box::new(error),
     }
 }
 

@@ -340,7 +340,7 @@ pub enum ProtocolViolation {
 
 /// An error and its causes, `outer: inner: innermost`, each said once (HTTP client errors
 /// wrap "connection refused" under "error sending request").
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
     while let Some(inner) = cause {
