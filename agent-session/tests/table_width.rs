@@ -100,3 +100,54 @@ fn list_in_a_pipe_or_as_json_is_never_cut() {
     let source = &server(&json, NAME)["source"]["path"];
     assert_eq!(source.as_str(), Some(sandbox.source().as_str()), "{json}");
 }
+
+/// A project whose one server lists tools and resources with long names, URIs and
+/// descriptions.
+fn wide_sandbox(test: &str) -> Sandbox {
+    let sandbox = Sandbox::labelled("width", test).without_cache();
+    let description = format!("Does something useful {}", "with many words ".repeat(12));
+    sandbox.write_mcp_json(&json!({
+        "catalogue_server": sandbox.fixture("catalogue", |server| server
+            .tool("a_rather_long_tool_name_for_width", &description)
+            .resources()),
+    }));
+    sandbox
+}
+
+#[test]
+fn tools_and_resources_fit_80_columns_on_a_terminal_and_are_whole_in_a_pipe() {
+    let sandbox = wide_sandbox("tools-resources");
+    for args in [&["tools"][..], &["resources"]] {
+        let shown = sandbox.on_terminal(args, 80, None);
+        for line in shown.lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "{args:?}: a line of {} characters on 80 columns: {line:?}\n{shown}",
+                line.chars().count()
+            );
+        }
+        assert!(
+            shown.contains('…'),
+            "{args:?}: nothing was cut to fit:\n{shown}"
+        );
+    }
+    let tools = sandbox.on_terminal(&["tools"], 80, None);
+    let header: Vec<&str> = tools.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        ["SERVER", "TOOL", "STATE", "DESCRIPTION"],
+        "{tools}"
+    );
+    // In a pipe, every column and the whole description.
+    let piped = sandbox.run(&["tools"]);
+    piped.assert_code(0);
+    assert!(piped.stdout.starts_with("NAME"), "{}", piped.stdout);
+    assert!(
+        piped
+            .stdout
+            .contains(&"with many words ".repeat(12).trim_end().to_owned()),
+        "{}",
+        piped.stdout
+    );
+    assert!(!piped.stdout.contains('…'), "{}", piped.stdout);
+}

@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use agent_session::render::{Column, collision_notes, source_json, table};
+use agent_session::render::{Column, collision_notes, source_json, table, terminal_width};
 use agent_session::terminal_text;
 use mcp_bridge::ToolOutput;
 use mcp_manager::ManagedTool;
@@ -58,27 +58,36 @@ pub(crate) fn tools_text(tools: &[ManagedTool], interface: Interface) -> String 
             interface.command("list")
         );
     }
-    let mut text = table(
-        &[
-            Column::left("NAME"),
-            Column::left("SERVER"),
-            Column::left("TOOL"),
-            Column::left("STATE"),
-            Column::left("DESCRIPTION").shrinking(),
-        ],
-        &tools
-            .iter()
-            .map(|managed| {
-                vec![
-                    managed.tool.name().to_owned(),
-                    managed.server.clone(),
-                    managed.original_name.clone(),
-                    if managed.deferred { "deferred" } else { "live" }.to_owned(),
-                    first_line(managed.tool.description(), 70),
-                ]
-            })
-            .collect::<Vec<_>>(),
-    );
+    // On a terminal the model-facing NAME (`mcp_<server>_<tool>`, SERVER and TOOL again) is
+    // left out so the rows fit; a pipe gets every column, nothing cut.
+    let on_terminal = terminal_width().is_some();
+    let mut columns = Vec::new();
+    if !on_terminal {
+        columns.push(Column::left("NAME"));
+    }
+    columns.extend([
+        Column::left("SERVER"),
+        Column::left("TOOL"),
+        Column::left("STATE"),
+        Column::left("DESCRIPTION").shrinking(),
+    ]);
+    let rows: Vec<Vec<String>> = tools
+        .iter()
+        .map(|managed| {
+            let mut row = Vec::new();
+            if !on_terminal {
+                row.push(managed.tool.name().to_owned());
+            }
+            row.extend([
+                managed.server.clone(),
+                managed.original_name.clone(),
+                if managed.deferred { "deferred" } else { "live" }.to_owned(),
+                first_line(managed.tool.description()),
+            ]);
+            row
+        })
+        .collect();
+    let mut text = table(&columns, &rows);
     for note in collision_notes(tools) {
         text.push('\n');
         text.push_str(&note);
@@ -101,13 +110,10 @@ pub(crate) fn call_json(output: &ToolOutput) -> Value {
 }
 
 /// The first line of `text`, cut to `max` characters.
-fn first_line(text: &str, max: usize) -> String {
-    let line = text.lines().next().unwrap_or_default().trim();
-    if line.chars().count() <= max {
-        return line.to_owned();
-    }
-    let cut: String = line.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
+/// The first line of `text`, whole: a table on a terminal cuts it to the width, a pipe keeps
+/// it all.
+pub(crate) fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().trim().to_owned()
 }
 
 #[cfg(test)]
@@ -115,8 +121,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn long_descriptions_are_cut() {
-        assert_eq!(first_line("abcdef\nsecond", 4), "abc…");
-        assert_eq!(first_line("abc", 4), "abc");
+    fn a_description_is_its_first_line_whole() {
+        let long = "a".repeat(300);
+        assert_eq!(first_line(&format!("  {long}  \nsecond")), long);
+        assert_eq!(first_line(""), "");
     }
 }

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::failure::Kind;
 use super::outcome::{Interface, Outcome};
+use super::output::first_line;
 
 /// Parses one `--arg KEY=VALUE` of `prompt`: prompt arguments are strings, taken as given.
 pub(crate) fn parse_prompt_arg(text: &str) -> Result<(String, String), String> {
@@ -275,8 +276,8 @@ fn resources_text(
         sections.push(table(
             &[
                 Column::left("SERVER"),
-                Column::left("URI"),
-                Column::left("NAME"),
+                Column::left("URI").shrinking_in_the_middle(),
+                Column::left("NAME").shrinking(),
                 Column::left("MIME"),
                 Column::left("DESCRIPTION").shrinking(),
             ],
@@ -302,8 +303,8 @@ fn resources_text(
         sections.push(table(
             &[
                 Column::left("SERVER"),
-                Column::left("URI TEMPLATE"),
-                Column::left("NAME"),
+                Column::left("URI TEMPLATE").shrinking_in_the_middle(),
+                Column::left("NAME").shrinking(),
                 Column::left("MIME"),
                 Column::left("DESCRIPTION").shrinking(),
             ],
@@ -346,7 +347,7 @@ fn prompts_text(prompts: &Listings<Prompt>) -> String {
             &[
                 Column::left("SERVER"),
                 Column::left("NAME"),
-                Column::left("ARGUMENTS"),
+                Column::left("ARGUMENTS").shrinking(),
                 Column::left("DESCRIPTION").shrinking(),
             ],
             &prompts
@@ -469,17 +470,6 @@ fn base64_len(data: &str) -> usize {
         .take_while(|byte| *byte == b'=')
         .count();
     (digits * 3 / 4).saturating_sub(padding)
-}
-
-/// The first line of `text`, cut to 70 characters.
-fn first_line(text: &str) -> String {
-    const MAX: usize = 70;
-    let line = text.lines().next().unwrap_or_default().trim();
-    if line.chars().count() <= MAX {
-        return line.to_owned();
-    }
-    let cut: String = line.chars().take(MAX - 1).collect();
-    format!("{cut}…")
 }
 
 #[cfg(test)]
