@@ -663,6 +663,11 @@ impl Inner {
                     });
                 }
             }
+            // A connection closing meanwhile (the session shutting down, or the server gone,
+            // which its watcher reports) is no failure of the re-listing worth a warning.
+            Err(error) if error.is_connection_closed() => {
+                tracing::debug!(server = name, %error, "re-listing tools after a change stopped");
+            }
             Err(error) => {
                 tracing::warn!(server = name, %error, "re-listing tools after a change failed");
             }
