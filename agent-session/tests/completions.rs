@@ -4,6 +4,8 @@
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod cli_support;
+
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -63,6 +65,12 @@ fn an_unknown_shell_is_a_usage_error_naming_the_choices() {
 /// What bash offers for the last of `words`, asked of the script `completions bash` prints,
 /// sourced in a real bash.
 fn bash_offers(words: &[&str]) -> Vec<String> {
+    bash_offers_in(None, words)
+}
+
+/// [`bash_offers`], in `project` (with a home of its own there, and the binary on `PATH`, as
+/// an installed one is) when given.
+fn bash_offers_in(project: Option<&std::path::Path>, words: &[&str]) -> Vec<String> {
     let script = run(&["completions", "bash"]);
     assert!(script.status.success(), "{script:?}");
     static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -83,12 +91,19 @@ fn bash_offers(words: &[&str]) -> Vec<String> {
         quoted.join(" ")
     );
     // An empty folder: a script that falls back to file names offers none of ours.
-    let output = Command::new("bash")
-        .args(["--norc", "--noprofile", "-c", &asked])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let mut bash = Command::new("bash");
+    bash.args(["--norc", "--noprofile", "-c", &asked])
+        .current_dir(project.unwrap_or(&dir))
+        .stdin(Stdio::null());
+    if let Some(project) = project {
+        let bin = std::path::Path::new(BIN).parent().unwrap();
+        let path = std::env::var("PATH").unwrap_or_default();
+        bash.env("PATH", format!("{}:{path}", bin.display()))
+            .env("HOME", project.join("home"))
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_CACHE_HOME");
+    }
+    let output = bash.output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(output.status.success(), "{output:?}");
     String::from_utf8(output.stdout)
@@ -210,4 +225,131 @@ fn fish_completes_subcommands_options_and_their_values() {
     let mut shells = fish_offers("agent-session completions ");
     shells.sort();
     assert_eq!(shells, ["bash", "fish", "zsh"]);
+}
+
+/// A project folder whose `.mcp.json` names `github` and `gitlab`, with a home inside it.
+fn project_with_servers(label: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "agent-session-completion-names-{label}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    std::fs::write(
+        dir.join(".mcp.json"),
+        r#"{"mcpServers": {"github": {"command": "true"}, "gitlab": {"command": "true"}}}"#,
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn bash_completes_server_names_from_the_config_files() {
+    let project = project_with_servers("bash");
+    for words in [
+        &["agent-session", "get", "git"][..],
+        &["agent-session", "test", ""],
+        &["agent-session", "tools", "--server", "g"],
+        &["agent-session", "disable", "gi"],
+    ] {
+        let mut offered = bash_offers_in(Some(&project), words);
+        offered.sort();
+        assert_eq!(offered, ["github", "gitlab"], "{words:?}");
+    }
+    let _ = std::fs::remove_dir_all(&project);
+}
+
+#[test]
+fn the_completion_install_lines_work_in_a_fresh_home() {
+    let home =
+        std::env::temp_dir().join(format!("agent-session-fresh-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let help = String::from_utf8(run(&["completions", "--help"]).stdout).unwrap();
+    let lines: Vec<&str> = help
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("mkdir") || line.starts_with("agent-session completions"))
+        .map(|line| line.split("    #").next().unwrap().trim())
+        .collect();
+    assert!(lines.len() >= 4, "{help}");
+    let bin = std::path::Path::new(BIN).parent().unwrap();
+    for line in lines {
+        let output = Command::new("sh")
+            .args(["-c", line])
+            .env("HOME", &home)
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{line}: {output:?}");
+    }
+    assert!(
+        home.join(".local/share/bash-completion/completions/agent-session")
+            .exists()
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn bash_completes_the_cached_tools_after_call_without_starting_a_server() {
+    let sandbox = cli_support::Sandbox::labelled("completions", "tools");
+    sandbox.write_mcp_json(&serde_json::json!({"fx": sandbox.fixture("fx", |server| server)}));
+    // A command fills the cache (in the sandbox's home).
+    sandbox.run(&["tools"]).assert_code(0);
+    let home = sandbox.project.join("home");
+    std::fs::rename(&sandbox.home, &home).unwrap();
+    let offered = bash_offers_in(Some(&sandbox.project), &["agent-session", "call", "fx/e"]);
+    assert!(offered.iter().any(|tool| tool == "fx/echo"), "{offered:?}");
+    assert!(
+        offered.iter().all(|tool| tool.starts_with("fx/e")),
+        "{offered:?}"
+    );
+    assert!(
+        cli_support::pids_with_prefix(&sandbox.marker).is_empty(),
+        "completing a tool name started its server"
+    );
+    std::fs::rename(&home, &sandbox.home).unwrap();
+}
+
+#[test]
+#[ignore = "needs fish, which `cargo xtask ci` installs; run it with --include-ignored"]
+fn fish_completes_server_names_from_the_config_files() {
+    let project = project_with_servers("fish");
+    let script = run(&["completions", "fish"]);
+    let path = project.join("script.fish");
+    std::fs::write(&path, &script.stdout).unwrap();
+    let bin = std::path::Path::new(BIN).parent().unwrap();
+    for line in ["agent-session get git", "agent-session tools --server g"] {
+        let asked = format!(
+            "source '{}'; complete --do-complete '{line}'",
+            path.display()
+        );
+        let output = Command::new("fish")
+            .args(["--no-config", "-c", &asked])
+            .current_dir(&project)
+            .env("HOME", project.join("home"))
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .stdin(Stdio::null())
+            .output()
+            .expect("fish is installed (cargo xtask ci installs it)");
+        let offered = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            offered.contains("github") && offered.contains("gitlab"),
+            "{line}: {offered}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&project);
 }

@@ -347,6 +347,15 @@ pub(crate) enum Command {
     Manage(super::manage::ManageCommand),
     /// A guided tour with a built-in demo server: discovery, the gate, calls, reload, shutdown
     Demo,
+    /// The names a completion script offers, one per line (used by the scripts `completions`
+    /// prints): the servers the config files define, or the cached tools as `server/tool`;
+    /// nothing is started
+    #[command(hide = true)]
+    CompleteNames {
+        /// What to list
+        #[arg(value_name = "KIND")]
+        kind: super::completions::NameKind,
+    },
     /// The demo's MCP server on stdio (used by `demo`)
     #[command(hide = true)]
     DemoServer {
@@ -443,7 +452,13 @@ On a terminal: arrows and the usual editing keys edit the line, up and down go t
 history, Ctrl-C cancels the running command (or drops the line), Ctrl-D leaves.";
 
 /// Commands of the command line that a running session has no use for.
-const NOT_IN_THE_SHELL: [&str; 4] = ["shell", "completions", "demo", "demo-server"];
+const NOT_IN_THE_SHELL: [&str; 5] = [
+    "shell",
+    "completions",
+    "complete-names",
+    "demo",
+    "demo-server",
+];
 
 /// Commands that act on a running session, hidden from the command line's help.
 const SHELL_ONLY: [&str; 2] = ["reload", "reconnect"];

@@ -180,6 +180,7 @@ pub(crate) async fn execute(
         // starts, and the shell refuses them as it parses (`args::parse_shell_line`).
         Command::Shell
         | Command::Completions { .. }
+        | Command::CompleteNames { .. }
         | Command::Demo
         | Command::DemoServer { .. } => Outcome::usage(
             Kind::Usage,

@@ -195,6 +195,9 @@ async fn run(cli: Cli) -> u8 {
     if command == Command::Demo {
         return demo::run(&globals).await;
     }
+    if let Command::CompleteNames { kind } = command {
+        return completions::names(&globals, kind).await;
+    }
     // The management commands start no session (`get` connects its one server itself).
     let command = match command {
         Command::Manage(manage) => return manage::run(&globals, manage).await,
