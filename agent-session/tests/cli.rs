@@ -538,27 +538,22 @@ fn on_a_terminal_the_progress_line_stays_whole_and_warnings_follow_it() {
 
 /// The project's servers switched off in the user file (`disabledProjectServers`).
 fn project_disabled(sandbox: &Sandbox) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(sandbox.user_file()) else {
-        return Vec::new();
-    };
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    doc["disabledProjectServers"][sandbox.project.display().to_string()]
-        .as_array()
-        .map(|names| {
-            names
-                .iter()
-                .map(|name| name.as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
+    let project = sandbox.project.display().to_string();
+    listed(&sandbox.user_file(), &["disabledProjectServers", &project])
 }
 
 fn disabled_servers(path: &Path) -> Vec<String> {
+    listed(path, &["disabledServers"])
+}
+
+/// The names of the list at `keys` in the JSON file at `path` (none without one).
+fn listed(path: &Path, keys: &[&str]) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
     let doc: Value = serde_json::from_str(&text).unwrap();
-    doc["disabledServers"]
+    keys.iter()
+        .fold(&doc, |value, key| &value[*key])
         .as_array()
         .map(|names| {
             names

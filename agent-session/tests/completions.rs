@@ -96,12 +96,7 @@ fn bash_offers_in(project: Option<&std::path::Path>, words: &[&str]) -> Vec<Stri
         .current_dir(project.unwrap_or(&dir))
         .stdin(Stdio::null());
     if let Some(project) = project {
-        let bin = std::path::Path::new(BIN).parent().unwrap();
-        let path = std::env::var("PATH").unwrap_or_default();
-        bash.env("PATH", format!("{}:{path}", bin.display()))
-            .env("HOME", project.join("home"))
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_CACHE_HOME");
+        on_path_with_a_home(&mut bash, project);
     }
     let output = bash.output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
@@ -169,6 +164,12 @@ fn bash_offers_the_values_of_scope_and_transport() {
 /// What fish offers for `line` (its last word, empty after a space), asked with `complete -C`
 /// of the script `completions fish` prints, sourced in a real fish.
 fn fish_offers(line: &str) -> Vec<String> {
+    fish_offers_in(None, line)
+}
+
+/// [`fish_offers`], in `project` (with a home of its own there, and the binary on `PATH`, as
+/// an installed one is) when given.
+fn fish_offers_in(project: Option<&std::path::Path>, line: &str) -> Vec<String> {
     let script = run(&["completions", "fish"]);
     assert!(script.status.success(), "{script:?}");
     let dir = std::env::temp_dir().join(format!("agent-session-fish-{}", std::process::id()));
@@ -180,10 +181,14 @@ fn fish_offers(line: &str) -> Vec<String> {
         path.display(),
         line.replace('\'', "\\'")
     );
-    let output = Command::new("fish")
-        .args(["--no-config", "-c", &asked])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
+    let mut fish = Command::new("fish");
+    fish.args(["--no-config", "-c", &asked])
+        .current_dir(project.unwrap_or(&dir))
+        .stdin(Stdio::null());
+    if let Some(project) = project {
+        on_path_with_a_home(&mut fish, project);
+    }
+    let output = fish
         .output()
         .expect("fish is installed (cargo xtask ci installs it)");
     let _ = std::fs::remove_file(&path);
@@ -194,6 +199,18 @@ fn fish_offers(line: &str) -> Vec<String> {
         .map(|line| line.split('\t').next().unwrap_or_default().to_owned())
         .filter(|candidate| !candidate.is_empty())
         .collect()
+}
+
+/// `command` with the binary on `PATH` and `project`'s `home` as its home, nothing of the
+/// user's.
+fn on_path_with_a_home(command: &mut Command, project: &std::path::Path) {
+    let bin = std::path::Path::new(BIN).parent().unwrap();
+    let path = std::env::var("PATH").unwrap_or_default();
+    command
+        .env("PATH", format!("{}:{path}", bin.display()))
+        .env("HOME", project.join("home"))
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_CACHE_HOME");
 }
 
 #[test]
@@ -321,35 +338,10 @@ fn bash_completes_the_cached_tools_after_call_without_starting_a_server() {
 #[ignore = "needs fish, which `cargo xtask ci` installs; run it with --include-ignored"]
 fn fish_completes_server_names_from_the_config_files() {
     let project = project_with_servers("fish");
-    let script = run(&["completions", "fish"]);
-    let path = project.join("script.fish");
-    std::fs::write(&path, &script.stdout).unwrap();
-    let bin = std::path::Path::new(BIN).parent().unwrap();
     for line in ["agent-session get git", "agent-session tools --server g"] {
-        let asked = format!(
-            "source '{}'; complete --do-complete '{line}'",
-            path.display()
-        );
-        let output = Command::new("fish")
-            .args(["--no-config", "-c", &asked])
-            .current_dir(&project)
-            .env("HOME", project.join("home"))
-            .env(
-                "PATH",
-                format!(
-                    "{}:{}",
-                    bin.display(),
-                    std::env::var("PATH").unwrap_or_default()
-                ),
-            )
-            .stdin(Stdio::null())
-            .output()
-            .expect("fish is installed (cargo xtask ci installs it)");
-        let offered = String::from_utf8(output.stdout).unwrap();
-        assert!(
-            offered.contains("github") && offered.contains("gitlab"),
-            "{line}: {offered}"
-        );
+        let mut offered = fish_offers_in(Some(&project), line);
+        offered.sort();
+        assert_eq!(offered, ["github", "gitlab"], "{line}");
     }
     let _ = std::fs::remove_dir_all(&project);
 }

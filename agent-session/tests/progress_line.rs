@@ -27,6 +27,16 @@ impl Sandbox {
     }
 }
 
+/// Whether the line, as the terminal got it, named `server` after `waiting for`.
+fn waits_for(screen: &str, server: &str) -> bool {
+    screen.split("waiting for ").skip(1).any(|tail| {
+        tail.split(['\u{1b}', '\r', '\n'])
+            .next()
+            .unwrap_or_default()
+            .contains(server)
+    })
+}
+
 #[test]
 fn a_command_that_starts_one_server_counts_that_server_alone() {
     let sandbox = Sandbox::new("one");
@@ -60,12 +70,7 @@ fn a_server_the_startup_waits_for_is_named_while_it_connects() {
     }));
     let (code, screen) = sandbox.with_stderr_on_terminal(&["tools"]);
     assert_eq!(code, Some(0), "{screen}");
-    let named = screen.split("waiting for ").skip(1).any(|tail| {
-        tail.split(['\u{1b}', '\r', '\n'])
-            .next()
-            .unwrap_or_default()
-            .contains("slow")
-    });
+    let named = waits_for(&screen, "slow");
     assert!(
         named,
         "the line names the server still connecting:\n{screen:?}"
@@ -136,12 +141,7 @@ fn with_cached_tools_the_line_of_list_test_and_get_says_ready_only_once_the_serv
     for args in [&["list"][..], &["test", "slow"], &["get", "slow"]] {
         let (code, screen) = sandbox.with_stderr_on_terminal(args);
         assert_eq!(code, Some(0), "{args:?}: {screen}");
-        let named = screen.split("waiting for ").skip(1).any(|tail| {
-            tail.split(['\u{1b}', '\r', '\n'])
-                .next()
-                .unwrap_or_default()
-                .contains("slow")
-        });
+        let named = waits_for(&screen, "slow");
         assert!(
             named,
             "{args:?}: the line names the server it waits for:\n{screen:?}"

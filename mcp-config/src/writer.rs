@@ -325,6 +325,30 @@ pub fn set_server_enabled(
     Ok(changes)
 }
 
+/// The map the user file at `path` keeps folder by folder under `key` (made when missing).
+fn folder_map<'a>(
+    doc: &'a mut Document,
+    path: &Path,
+    key: &str,
+) -> Result<&'a mut Map<String, Value>, ConfigError> {
+    doc.root
+        .entry(key)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| not_a_folder_map(path, key))
+}
+
+/// The error for a `key` of the user file at `path` that is not a map of folders (or holds a
+/// folder's entry of the wrong shape); the file is left as it is.
+fn not_a_folder_map(path: &Path, key: &str) -> ConfigError {
+    unchanged_shape_error(
+        path,
+        ShapeProblem::NotAFolderMap {
+            key: key.to_owned(),
+        },
+    )
+}
+
 /// Adds `name` to (or removes it from) `folder`'s list in the user file's
 /// `disabledProjectServers`.
 fn set_project_disabled(
@@ -339,26 +363,13 @@ fn set_project_disabled(
     }
     let path = ctx.native_user_file();
     let mut doc = Document::load(&path)?;
-    let error = || {
-        unchanged_shape_error(
-            &path,
-            ShapeProblem::NotAFolderMap {
-                key: DISABLED_PROJECT_SERVERS_KEY.to_owned(),
-            },
-        )
-    };
-    let projects = doc
-        .root
-        .entry(DISABLED_PROJECT_SERVERS_KEY)
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or_else(error)?;
+    let projects = folder_map(&mut doc, &path, DISABLED_PROJECT_SERVERS_KEY)?;
     let key = folder.to_string_lossy().into_owned();
     let list = projects
         .entry(key.clone())
         .or_insert_with(|| Value::Array(Vec::new()))
         .as_array_mut()
-        .ok_or_else(error)?;
+        .ok_or_else(|| not_a_folder_map(&path, DISABLED_PROJECT_SERVERS_KEY))?;
     let listed = list.iter().any(|item| item.as_str() == Some(name));
     let action = match (disabled, listed) {
         (true, false) => {
@@ -409,26 +420,14 @@ pub fn trust_project_servers(
     if folder.is_relative() {
         return Err(ChangeProblem::RelativeFolder { folder }.into());
     }
-    let mut doc = Document::load(&ctx.native_user_file())?;
+    let path = ctx.native_user_file();
+    let mut doc = Document::load(&path)?;
     let folder = folder.to_string_lossy().into_owned();
-    let error = || {
-        unchanged_shape_error(
-            &ctx.native_user_file(),
-            ShapeProblem::NotAFolderMap {
-                key: TRUSTED_PROJECTS_KEY.to_owned(),
-            },
-        )
-    };
-    let approved = doc
-        .root
-        .entry(TRUSTED_PROJECTS_KEY)
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or_else(error)?
+    let approved = folder_map(&mut doc, &path, TRUSTED_PROJECTS_KEY)?
         .entry(folder)
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
-        .ok_or_else(error)?;
+        .ok_or_else(|| not_a_folder_map(&path, TRUSTED_PROJECTS_KEY))?;
     let mut changed = Vec::new();
     for (name, definition, consent) in servers {
         let hash = Value::String(approval_hash(definition, consent));

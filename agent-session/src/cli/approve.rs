@@ -19,18 +19,25 @@ use serde_json::{Value, json};
 use super::args::Globals;
 use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, failure, manage, output, stdin};
 
+/// The command line's options, when every one of `names` is a server the config files define;
+/// else the exit status of the failure, said.
+fn options_for(globals: &Globals, names: &[String]) -> Result<SessionOptions, u8> {
+    let options = manage::options(globals).map_err(|message| {
+        failure::report(globals.json, failure::Kind::Usage, &message);
+        EXIT_USAGE
+    })?;
+    match manage::refuse_unknown(&options, names) {
+        Some(refused) => Err(refused.emit(globals.json)),
+        None => Ok(options),
+    }
+}
+
 /// Runs `trust`; its exit status.
 pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
-    let options = match manage::options(globals) {
+    let options = match options_for(globals, names) {
         Ok(options) => options,
-        Err(message) => {
-            failure::report(globals.json, failure::Kind::Usage, &message);
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
-    if let Some(refused) = manage::refuse_unknown(&options, names) {
-        return refused.emit(globals.json);
-    }
     let named = (!names.is_empty()).then_some(names);
     let pending = match pending_project_servers(&options, named) {
         Ok(pending) => pending,
@@ -100,16 +107,10 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
 /// when given) and says which; nothing is started or stopped (a running shell stops them at its
 /// next `/mcp reload`). Its exit status.
 pub(crate) fn withdraw(globals: &Globals, names: &[String]) -> u8 {
-    let options = match manage::options(globals) {
+    let options = match options_for(globals, names) {
         Ok(options) => options,
-        Err(message) => {
-            failure::report(globals.json, failure::Kind::Usage, &message);
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
-    if let Some(refused) = manage::refuse_unknown(&options, names) {
-        return refused.emit(globals.json);
-    }
     let named = (!names.is_empty()).then_some(names);
     match withdraw_project_servers(&options, named) {
         Ok(withdrawn) => {
