@@ -346,3 +346,39 @@ fn every_command_counts_server_everythings_tools_alike() {
         "get, tools and test count as list does"
     );
 }
+
+#[test]
+#[ignore = "needs the interop peers (cargo xtask interop)"]
+fn the_readmes_context_is_what_context_prints() {
+    let sandbox = Sandbox::labelled("resources", "readme-context");
+    let node = |package: &str| {
+        testkit::interop_path(&format!(
+            "interop/node/node_modules/@modelcontextprotocol/{package}/dist/index.js"
+        ))
+        .display()
+        .to_string()
+    };
+    let user = json!({"mcpServers": {
+        "everything": {"command": "node", "args": [node("server-everything"), "stdio"]},
+        "filesystem": {"command": "node", "args": [node("server-filesystem"), sandbox.project.display().to_string()]},
+    }});
+    let config = sandbox.home.join(".config/agent-session");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("mcp.json"), user.to_string()).unwrap();
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
+    )
+    .unwrap();
+    let shown = readme
+        .split("$ agent-session context\n")
+        .nth(1)
+        .expect("the README shows context")
+        .split("```")
+        .next()
+        .unwrap();
+    // Twice: with a cold cache and a warm one, the same figures.
+    for run in 0..2 {
+        let printed = sandbox.run(&["context"]).assert_code(0).stdout.clone();
+        assert_eq!(printed, shown, "run {run}");
+    }
+}

@@ -266,9 +266,10 @@ async fn run(cli: Cli) -> u8 {
         }
         _ => None,
     };
-    // The commands that report servers' state wait for them all, the line saying so.
+    // The commands that report servers' state wait for them all, the line saying so; so does
+    // `context`, whose search tool names each server with what it says of itself once connected.
     let wait = match command {
-        Command::List { .. } | Command::Test { .. } => Wait::Connected,
+        Command::List { .. } | Command::Test { .. } | Command::Context => Wait::Connected,
         _ => Wait::Gate,
     };
     let mut running = match Running::start_needing(&globals, needs, cap, wait).await {
@@ -431,6 +432,9 @@ impl Running {
                 None => waited.await,
             }
             startup_tools = session.manager().tools();
+            // What the servers said of themselves once connected (their instructions) is in
+            // the session now, not when its follower gets to it.
+            session.refresh_mcp_tools(startup_tools.clone());
         }
         if let Some((line, names)) = progress {
             line.finish(&summary(&session, &names, &startup_tools, began.elapsed()));
