@@ -20,11 +20,12 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
-use super::{
-    Authorizer, BodyKind, HttpServerParams, Inbox, Outgoing, Postbox, Url, display_url,
-    error_response, excerpt, mailbox, read_body, read_messages, request_failed, send_authorized,
-    status_error,
-};
+use super::authorization::send_authorized;
+use super::failure::{display_url, error_response, excerpt, request_failed, status_error};
+use super::mailbox::{Inbox, Postbox, mailbox};
+use super::message::Outgoing;
+use super::response::{BodyKind, read_body, read_messages};
+use super::{Authorizer, HttpServerParams, Url};
 use crate::secrets::Secrets;
 use crate::sse::SseDecoder;
 use crate::transport::{ProtocolViolation, Transport, TransportError};

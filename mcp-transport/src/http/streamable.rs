@@ -53,11 +53,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
+use super::authorization::{DPOP, add_header_secret, send_authorized};
+use super::failure::{display_url, error_response, excerpt, unauthorized};
 use super::headers::{self, PROTOCOL_VERSION, ToolHeaders};
+use super::mailbox::{Inbox, Postbox, mailbox};
+use super::message::{Outgoing, answers};
+use super::response::{BodyKind, read_body, read_messages};
 use super::{
-    Authorizer, BodyKind, DEFAULT_RETRY, HttpServerParams, Inbox, MAX_STREAM_RESUMPTIONS, Outgoing,
-    Postbox, RequestTarget, Url, add_header_secret, answers, display_url, error_response, excerpt,
-    mailbox, read_body, read_messages, send_authorized, unauthorized,
+    Authorizer, DEFAULT_RETRY, HttpServerParams, MAX_STREAM_RESUMPTIONS, RequestTarget, Url,
 };
 use crate::fast_path::{FastPath, RoundTrip, RoundTripFuture};
 use crate::secrets::Secrets;
@@ -995,7 +998,7 @@ impl Shared {
             add_header_secret(&self.secrets, &credentials.authorization);
             builder = builder.header(reqwest::header::AUTHORIZATION, credentials.authorization);
             if let Some(proof) = credentials.dpop {
-                builder = builder.header(super::DPOP, proof);
+                builder = builder.header(DPOP, proof);
             }
         }
         match builder.timeout(DELETE_TIMEOUT).send().await {
