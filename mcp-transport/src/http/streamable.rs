@@ -36,10 +36,15 @@
 //! carries the authorizer's `Authorization`, and one it refused is sent again once the
 //! authorizer has new credentials. [`close`](Transport::close) ends the session with a DELETE
 //! (a 405 is fine).
+//!
+//! The GET stream is read in `listen`; replacing an expired session and ending one with the
+//! DELETE are in `session`.
+
+mod listen;
+mod session;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::task::{Context, Poll, Waker};
@@ -53,15 +58,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use super::authorization::{DPOP, add_header_secret, send_authorized};
+use super::authorization::send_authorized;
 use super::failure::{display_url, error_response, excerpt, unauthorized};
 use super::headers::{self, PROTOCOL_VERSION, ToolHeaders};
 use super::mailbox::{Inbox, Postbox, mailbox};
 use super::message::{Outgoing, answers};
 use super::response::{BodyKind, read_body, read_messages};
-use super::{
-    Authorizer, DEFAULT_RETRY, HttpServerParams, MAX_STREAM_RESUMPTIONS, RequestTarget, Url,
-};
+use super::{Authorizer, DEFAULT_RETRY, HttpServerParams, MAX_STREAM_RESUMPTIONS, Url};
 use crate::fast_path::{FastPath, RoundTrip, RoundTripFuture};
 use crate::secrets::Secrets;
 use crate::sse::SseDecoder;
@@ -76,13 +79,6 @@ const CANCELLED: &str = "notifications/cancelled";
 
 /// How much of an error body is read to tell an expired session from other failures.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
-/// How long the DELETE that ends a session may take.
-const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long opening the GET stream may hold up the first request of a session.
-const LISTEN_OPEN_WAIT: Duration = Duration::from_secs(1);
-/// Failed GET stream attempts in a row (errors, or streams that ended with no event) before the
-/// transport stops listening.
-const MAX_LISTEN_FAILURES: u32 = 5;
 /// How long the rest of an answer's event stream is read for after the answer, waiting for
 /// the server to end it (see `finish_stream`).
 const STREAM_END_GRACE: Duration = Duration::from_secs(2);
@@ -540,34 +536,6 @@ impl Shared {
         }
     }
 
-    /// Replaces the session when `failure` says it expired, once per message and never for the
-    /// handshake's own messages; true when the message should be sent again in the new session.
-    async fn renew_expired(
-        self: &Arc<Self>,
-        failure: &Failure,
-        generation: Option<u64>,
-        renewed: &mut bool,
-        method: &str,
-    ) -> Result<bool, TransportError> {
-        let Some(generation) = generation.filter(|_| failure.session_expired()) else {
-            return Ok(false);
-        };
-        if *renewed || method == INITIALIZE || method == INITIALIZED {
-            return Ok(false);
-        }
-        *renewed = true;
-        // In a task of its own: the request that found the session gone may be dropped (its
-        // caller cancelled, timed out) while the new session is being made, which must not be
-        // left half done for every other request.
-        match tokio::spawn(Arc::clone(self).replace_session(generation)).await {
-            Ok(replaced) => replaced?,
-            Err(failed) if failed.is_panic() => std::panic::resume_unwind(failed.into_panic()),
-            // Cancelled: the runtime is shutting down.
-            Err(_) => return Err(TransportError::ClosedByClient),
-        }
-        Ok(true)
-    }
-
     /// Reads an error response: 401 and 403 are final at once, anything else is read for a
     /// JSON-RPC error or a word on the session.
     async fn failure(
@@ -806,55 +774,6 @@ impl Shared {
         }
     }
 
-    /// [`reinitialize`](Self::reinitialize), boxed as a future the type system is told is
-    /// `Send`: it cannot see that through the cycle reinitialize → exchange → renew_expired.
-    fn replace_session(
-        self: Arc<Self>,
-        expired: u64,
-    ) -> Pin<Box<dyn Future<Output = Result<(), TransportError>> + Send>> {
-        Box::pin(async move { self.reinitialize(expired).await })
-    }
-
-    /// Replaces an expired session: the initialize request and `notifications/initialized`
-    /// again, once, however many requests found the session gone.
-    async fn reinitialize(self: &Arc<Self>, expired: u64) -> Result<(), TransportError> {
-        let _only_one = self.reinitializing.lock().await;
-        let initialize = {
-            let mut session = lock(&self.session);
-            if session.generation != expired {
-                return Ok(()); // another request already replaced it
-            }
-            session.id = None;
-            session.protocol_version = None;
-            session.replacing = true;
-            session.initialize.clone()
-        };
-        let Some((initialize, id)) = initialize else {
-            lock(&self.session).replacing = false;
-            return Err(self.violation(INITIALIZE, ProtocolViolation::SessionEndedBeforeInitialize));
-        };
-        tracing::info!(url = %display_url(&self.url), "the MCP session expired; initializing a new one");
-        let replaced = async {
-            Box::pin(self.exchange(&initialize, &id, INITIALIZE, Answer::Swallow)).await?;
-            let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-            Box::pin(self.post_one_way(initialized, INITIALIZED)).await
-        }
-        .await;
-        {
-            let mut session = lock(&self.session);
-            session.replacing = false;
-            if replaced.is_ok() {
-                session.generation += 1;
-            }
-        }
-        replaced?;
-        let listening = lock(&self.listener).is_some();
-        if listening {
-            self.listen().await;
-        }
-        Ok(())
-    }
-
     fn stop_cancelled_request(&self, message: &str) {
         #[derive(Deserialize)]
         struct Cancelled<'a> {
@@ -871,143 +790,6 @@ impl Shared {
             && let Some(stop) = lock(&self.in_flight).remove(cancelled.params.request_id.get())
         {
             stop.cancel();
-        }
-    }
-
-    /// Opens the GET stream for server-initiated messages, replacing one that runs.
-    ///
-    /// The first GET goes out, and the head of its answer is awaited (for a moment at most),
-    /// before this returns: it then precedes every request sent after it, so a server never
-    /// sees a request's answer stream resumed on a stream that was opened later by chance.
-    /// Reading, and reconnecting after the stream ends, happen in a task of their own.
-    async fn listen(self: &Arc<Self>) {
-        let stop = self.closed.child_token();
-        if let Some(previous) = lock(&self.listener).replace(stop.clone()) {
-            previous.cancel();
-        }
-        let first = tokio::select! {
-            () = stop.cancelled() => return,
-            opened = tokio::time::timeout(LISTEN_OPEN_WAIT, self.get(None)) => opened.ok(),
-        };
-        let shared = Arc::clone(self);
-        tokio::spawn(async move {
-            tokio::select! {
-                () = stop.cancelled() => {}
-                () = shared.listen_until_done(first) => {}
-            }
-        });
-    }
-
-    /// Reads the GET stream, starting with the answer to the first GET when it came in time.
-    async fn listen_until_done(
-        &self,
-        mut first: Option<Result<reqwest::Response, TransportError>>,
-    ) {
-        let mut last_event_id: Option<String> = None;
-        let mut retry = DEFAULT_RETRY;
-        let mut failures = 0;
-        while failures < MAX_LISTEN_FAILURES {
-            let opened = match first.take() {
-                Some(opened) => opened,
-                None => self.get(last_event_id.as_deref()).await,
-            };
-            match opened {
-                Err(error) if error.is_unreachable() => {
-                    // The server is gone: the connection ends, so it can be made again.
-                    tracing::debug!(%error, "the server's event stream cannot be reopened");
-                    self.deliver(Err(error)).await;
-                    return;
-                }
-                Err(error) => {
-                    tracing::debug!(%error, "could not open the server's event stream");
-                    failures += 1;
-                }
-                Ok(response) if response.status().is_client_error() => {
-                    tracing::debug!(
-                        status = response.status().as_u16(),
-                        "the server offers no event stream for its own messages"
-                    );
-                    return;
-                }
-                Ok(response)
-                    if !response.status().is_success()
-                        || BodyKind::of(&response) != BodyKind::EventStream =>
-                {
-                    failures += 1;
-                }
-                Ok(response) => {
-                    let mut decoder =
-                        SseDecoder::resuming(self.max_message_bytes, last_event_id.take());
-                    if self.read_server_stream(response, &mut decoder).await {
-                        failures = 0;
-                    } else {
-                        failures += 1;
-                    }
-                    last_event_id = decoder.last_event_id().map(str::to_owned);
-                    retry = decoder.retry().unwrap_or(retry);
-                }
-            }
-            tokio::time::sleep(retry * failures.max(1)).await;
-        }
-        tracing::warn!(
-            url = %display_url(&self.url),
-            "stopped listening for the server's own messages after {MAX_LISTEN_FAILURES} failed attempts"
-        );
-    }
-
-    /// Reads an event stream of the server (the GET stream, or the rest of an answer's) until
-    /// it ends, handing every message on; true if it carried at least one.
-    async fn read_server_stream(
-        &self,
-        mut response: reqwest::Response,
-        decoder: &mut SseDecoder,
-    ) -> bool {
-        let mut any = false;
-        let read = read_messages(&mut response, decoder, |message| {
-            any = true;
-            async move {
-                self.deliver(Ok(message)).await;
-                false
-            }
-        })
-        .await;
-        if let Err(error) = read {
-            tracing::warn!(%error, "the server's event stream failed");
-        }
-        any
-    }
-
-    /// Ends the session with a DELETE, if there is one (a 405 means the server keeps it).
-    async fn end_session(&self) {
-        let (mut builder, generation) = self.request(Method::DELETE);
-        if generation.is_none() {
-            return;
-        }
-        let credentials = match &self.authorizer {
-            Some(authorizer) => {
-                let target = RequestTarget::new(&Method::DELETE, &self.url);
-                tokio::time::timeout(DELETE_TIMEOUT, authorizer.credentials(target))
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
-                    .flatten()
-            }
-            None => None,
-        };
-        if let Some(credentials) = credentials {
-            add_header_secret(&self.secrets, &credentials.authorization);
-            builder = builder.header(reqwest::header::AUTHORIZATION, credentials.authorization);
-            if let Some(proof) = credentials.dpop {
-                builder = builder.header(DPOP, proof);
-            }
-        }
-        match builder.timeout(DELETE_TIMEOUT).send().await {
-            Ok(response) => {
-                tracing::debug!(status = response.status().as_u16(), "ended the MCP session");
-            }
-            Err(error) => {
-                tracing::debug!(error = %error.without_url(), "could not end the MCP session");
-            }
         }
     }
 }
