@@ -41,7 +41,6 @@ use crate::pattern;
 use crate::postings::{IN_OVERFLOW, Posting, pack, unpack};
 use crate::reading::{self, OWN_FIELDS, Postings, Read, Scratch};
 use crate::semantic::{self, Semantic, ToolVector, ToolVectors, tool_vector};
-use crate::text::Reader;
 
 /// How many fields a document has.
 const FIELDS: usize = 6;
@@ -188,11 +187,6 @@ pub struct ToolIndex {
     /// Per entry, each field's weight over its length normalisation (BM25F's), all zero for
     /// a dead entry: see [`Self::factors`]. Emptied by an update.
     factors: OnceLock<Vec<[f32; FIELDS]>>,
-    /// Scratch for counting a server's field, kept between servers: all zero outside
-    /// [`Self::server_terms`].
-    slots: Vec<u32>,
-    /// Reads the servers' fields, its buffers kept between them.
-    reader: Reader,
     /// What reading the documents needs, kept between servers.
     scratch: Scratch,
     /// A search's per-entry accumulators, kept for the next search.
@@ -326,8 +320,11 @@ impl ToolIndex {
         let mut vectors = vectors.into_iter();
         let mut done = 0;
         for (server, end) in servers.into_iter().zip(bounds) {
-            let (server_length, server_counts) =
-                self.server_terms(&server.server, server.instructions.as_deref());
+            let (server_length, server_counts) = self.scratch.server_terms(
+                &mut self.vocabulary,
+                &server.server,
+                server.instructions.as_deref(),
+            );
             let first = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
             for (document, own) in documents.by_ref().take(end - done) {
                 self.add(document, own, server_length, vectors.next());
@@ -357,34 +354,6 @@ impl ToolIndex {
             );
         }
         self.factors.take();
-    }
-
-    /// The terms of a server's field (its name and instructions), counted: the same in each
-    /// of its documents, so counted once; with the field's length.
-    fn server_terms(
-        &mut self,
-        server: &str,
-        instructions: Option<&str>,
-    ) -> (u32, Vec<(u32, [u16; 1])>) {
-        let mut counts: Vec<(u32, [u16; 1])> = Vec::new();
-        let mut length = [0; 1];
-        let Self {
-            vocabulary,
-            slots,
-            reader,
-            ..
-        } = self;
-        for text in std::iter::once(server).chain(instructions) {
-            reader.words(text, |word| {
-                if let Some(term) = vocabulary.term(word) {
-                    reading::count(slots, &mut counts, &mut length, term, term as usize, 0);
-                }
-            });
-        }
-        for (term, _) in &counts {
-            self.slots[*term as usize] = 0;
-        }
-        (length[0], counts)
     }
 
     /// Joins a share read to the index: its new words to the vocabulary, its postings to the

@@ -24,7 +24,7 @@ pub(crate) const OWN_FIELDS: usize = 5;
 
 /// The bit of a term being counted that says it is a new word: the rest is its place in
 /// [`Read::new_words`].
-pub(crate) const NEW: u32 = 1 << 31;
+const NEW: u32 = 1 << 31;
 
 /// The fewest documents a thread of its own reads: below it, starting a thread costs more
 /// than it saves.
@@ -86,6 +86,34 @@ pub(crate) struct Scratch {
     new: WordMap,
 }
 
+impl Scratch {
+    /// The terms of a server's field (its name and instructions), counted: the same in each
+    /// of its documents, so counted once; with the field's length.
+    pub(crate) fn server_terms(
+        &mut self,
+        vocabulary: &mut Vocabulary,
+        server: &str,
+        instructions: Option<&str>,
+    ) -> (u32, Vec<(u32, [u16; 1])>) {
+        let mut counts: Vec<(u32, [u16; 1])> = Vec::new();
+        let mut length = [0; 1];
+        let Self {
+            reader, counted, ..
+        } = self;
+        for text in std::iter::once(server).chain(instructions) {
+            reader.words(text, |word| {
+                if let Some(term) = vocabulary.term(word) {
+                    count(counted, &mut counts, &mut length, term, term as usize, 0);
+                }
+            });
+        }
+        for (term, _) in &counts {
+            counted[*term as usize] = 0;
+        }
+        (length[0], counts)
+    }
+}
+
 /// How many shares to read `documents` documents in: one per core, each of
 /// [`THREADS_FROM`] documents at least.
 pub(crate) fn shares(documents: usize) -> usize {
@@ -125,9 +153,13 @@ pub(crate) fn read(
             })
             .collect();
         let mut read = vec![Share::new(vocabulary, first, vectors, scratch).read(mine, alone)];
-        // A reader cannot panic but by a bug; its documents are then left out, not the program
-        // brought down.
-        read.extend(others.into_iter().filter_map(|other| other.join().ok()));
+        // A reader cannot panic but by a bug, and every share is needed: the documents'
+        // lengths and entry numbers follow from all of them, so the panic goes on.
+        read.extend(others.into_iter().map(|other| {
+            other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        }));
         read
     })
 }
@@ -314,7 +346,7 @@ impl<'a> Share<'a> {
 
 /// Where `term` counts in a share's scratch and [`Read::postings`]: a vocabulary term at its
 /// id, a new word after the `known` terms of the vocabulary.
-pub(crate) fn slot(term: u32, known: usize) -> usize {
+fn slot(term: u32, known: usize) -> usize {
     if term & NEW == 0 {
         term as usize
     } else {
@@ -325,7 +357,7 @@ pub(crate) fn slot(term: u32, known: usize) -> usize {
 /// Counts `term` (at `slot` in `slots`) once more in `field` of the terms being counted:
 /// `slots` holds, per term, 1 + its place in `counts` while they are counted (0: not yet), so a
 /// word is counted without hashing its term again.
-pub(crate) fn count<const N: usize>(
+fn count<const N: usize>(
     slots: &mut Vec<u32>,
     counts: &mut Vec<(u32, [u16; N])>,
     lengths: &mut [u32; N],
@@ -350,7 +382,7 @@ mod tests {
     use crate::{Parameter, ServerTools, ToolDocument, ToolIndex};
 
     /// Forty servers of thirty tools whose words come from a small vocabulary in a scrambled
-    /// order, with long words, camelCase, accents and one word repeated past what a posting
+    /// order, with long words, camelCase, accents and two words repeated past what a posting
     /// packs.
     fn servers() -> Vec<ServerTools> {
         const WORDS: [&str; 12] = [
@@ -380,6 +412,11 @@ mod tests {
                 let tools = (0..30)
                     .map(|tool| {
                         let mut description: Vec<&str> = (0..12).map(|_| word()).collect();
+                        // One in the first of three shares and one in the last, so the
+                        // last share's overflow lands after the first's.
+                        if server == 2 && tool == 0 {
+                            description.extend(["yak"; 90]);
+                        }
                         if server == 33 && tool == 3 {
                             description.extend(["zebra"; 70]);
                         }
@@ -405,9 +442,10 @@ mod tests {
         for server in servers() {
             one_by_one.set_server(&server.server, server.instructions.as_deref(), server.tools);
         }
-        const QUERIES: [&str; 5] = [
+        const QUERIES: [&str; 6] = [
             "list issues",
             "zebra",
+            "yak",
             "café database",
             "create pull request",
             "internationalization tools",
