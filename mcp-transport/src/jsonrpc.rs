@@ -76,9 +76,14 @@ impl ErrorObject {
 
 impl fmt::Display for ErrorObject {
     /// The server's message and its code, once: a message that names the code already (as the
-    /// TypeScript SDK writes them, `MCP error -32002: …`) is not given it again.
+    /// TypeScript SDK writes them, `MCP error -32002: …`) is not given it again. Only `error`
+    /// and the whole code count as naming it: a number in the message's own text does not.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.message.contains(&self.code.to_string()) {
+        let named = format!("error {}", self.code);
+        let names_code = self.message.match_indices(&named).any(|(at, _)| {
+            !self.message[at + named.len()..].starts_with(|next: char| next.is_ascii_digit())
+        });
+        if names_code {
             f.write_str(&self.message)
         } else {
             write!(f, "{} (JSON-RPC error {})", self.message, self.code)
@@ -448,6 +453,9 @@ fn trailing_id(tail: &[u8]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
+    use super::*;
 
     #[test]
     fn an_error_names_its_code_once() {
@@ -458,11 +466,18 @@ mod tests {
         );
         let named = ErrorObject::new(-32002, "MCP error -32002: Resource not found");
         assert_eq!(named.to_string(), "MCP error -32002: Resource not found");
+        // A number of the message's own is not the code.
+        let counted = ErrorObject::new(1, "expected 1 argument");
+        assert_eq!(
+            counted.to_string(),
+            "expected 1 argument (JSON-RPC error 1)"
+        );
+        let longer = ErrorObject::new(-3200, "MCP error -32002: Resource not found");
+        assert_eq!(
+            longer.to_string(),
+            "MCP error -32002: Resource not found (JSON-RPC error -3200)"
+        );
     }
-
-    use serde_json::json;
-
-    use super::*;
     use crate::protocol::ProgressToken;
 
     fn kind_of(method: &str, params: Option<Value>) -> String {
