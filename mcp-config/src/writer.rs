@@ -315,10 +315,6 @@ pub fn set_server_enabled(
     if let Some(meta) = source.filter(|meta| meta.in_project_folder) {
         let folder = meta.project_folder.as_deref().unwrap_or(ctx.cwd());
         changes.extend(set_project_disabled(ctx, folder, name, !enabled)?);
-        if enabled {
-            // A name switched off everywhere before projects had their own list.
-            changes.extend(set_listed_disabled(&user_path, name, false)?);
-        }
         return Ok(changes);
     }
     changes.extend(set_listed_disabled(&user_path, name, !enabled)?);
@@ -350,13 +346,14 @@ fn not_a_folder_map(path: &Path, key: &str) -> ConfigError {
 }
 
 /// Adds `name` to (or removes it from) `folder`'s list in the user file's
-/// `disabledProjectServers`.
+/// `disabledProjectServers`; enabling also takes it off `disabledServers` (a name switched off
+/// everywhere before projects had their own list). One change of the file, saved once.
 fn set_project_disabled(
     ctx: &DiscoveryContext,
     folder: &Path,
     name: &str,
     disabled: bool,
-) -> Result<Option<ConfigChange>, ConfigError> {
+) -> Result<Vec<ConfigChange>, ConfigError> {
     let folder = crate::context::project_folder(folder);
     if folder.is_relative() {
         return Err(ChangeProblem::RelativeFolder { folder }.into());
@@ -385,10 +382,22 @@ fn set_project_disabled(
         }
         _ => None,
     };
-    if action.is_some() {
+    let unlisted = !disabled && doc.unlist_disabled(name)?;
+    if action.is_some() || unlisted {
         doc.save()?;
     }
-    Ok(action.map(|action| change(&path, name, action)))
+    let mut changes: Vec<ConfigChange> = action
+        .map(|action| change(&path, name, action))
+        .into_iter()
+        .collect();
+    if unlisted {
+        changes.push(change(
+            &path,
+            name,
+            ChangeAction::RemovedFromDisabledServers,
+        ));
+    }
+    Ok(changes)
 }
 
 /// Records the user's approval of project servers ([`crate::trust`]): each name of `servers`
