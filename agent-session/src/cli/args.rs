@@ -494,8 +494,7 @@ pub(crate) fn parse_shell_line(words: &[String]) -> Result<Command, NotRun> {
         table = table.mut_subcommand(name, |command| command.hide(true));
     }
     let parsed = table
-        .clone()
-        .try_get_matches_from(words)
+        .try_get_matches_from_mut(words)
         .and_then(|mut matches| ShellLine::from_arg_matches_mut(&mut matches));
     match parsed {
         Ok(line) => Ok(line.command),

@@ -10,8 +10,6 @@
 use clap::{CommandFactory, ValueEnum};
 use clap_complete::Shell;
 
-use std::sync::Arc;
-
 use super::args::{Cli, Globals};
 use super::output;
 
@@ -68,16 +66,12 @@ async fn cached_tools(
     discovery: &mcp_config::DiscoveryResult,
 ) -> Vec<String> {
     let (cache, sled) = super::open_cache(&globals.cache(), &globals.app);
-    let credentials: Arc<dyn mcp_transport::credentials::CredentialStore> =
-        match options.load.discovery_context(&options.cwd) {
-            Ok(context) => Arc::new(mcp_transport::oauth::FileCredentialStore::new(
-                context.credentials_file(),
-            )),
-            Err(_) => Arc::new(mcp_transport::credentials::MemoryCredentialStore::new()),
-        };
+    // The logins the command line uses (`manage::options` put them there): the fingerprint
+    // the cache was written under names them.
+    let credentials = options.load.manager.credentials.as_ref();
     let mut names = Vec::new();
     for (server, found) in &discovery.servers {
-        let fingerprint = mcp_manager::cache_fingerprint(found, credentials.as_ref()).await;
+        let fingerprint = mcp_manager::cache_fingerprint(found, credentials).await;
         for tool in cache.get(server, &fingerprint).await.unwrap_or_default() {
             names.push(format!("{server}/{}", tool.name));
         }

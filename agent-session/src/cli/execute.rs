@@ -170,7 +170,7 @@ pub(crate) async fn execute(
         Command::Reload => session_command(session, interface, "reload", &[]).await,
         Command::Providers { all } => super::providers::report(session.options(), all, interface),
         Command::Manage(ManageCommand::Get { name }) => {
-            manage::get_in_session(session, &name, interface).await
+            manage::get_in_session(session, &name, interface)
         }
         Command::Manage(change) => {
             let line = shell_words::join(change.config_words());

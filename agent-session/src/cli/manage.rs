@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use agent_session::commands::unknown_server;
+use agent_session::commands::{known_server, unknown_server};
 use agent_session::render::{also_used_by, describe_source, one_line, plural, source_json};
 use agent_session::terminal_text::escape_line;
 use agent_session::{
@@ -206,15 +206,15 @@ impl ManageCommand {
 
 /// Runs a management command; its exit status.
 pub(crate) async fn run(globals: &Globals, command: ManageCommand) -> u8 {
+    if let ManageCommand::Get { name } = &command {
+        // The session it starts makes its own options.
+        return get_command(globals, name).await;
+    }
     let options = match options(globals) {
         Ok(options) => options,
         Err(message) => return Outcome::usage(Kind::Usage, message).emit(globals.json),
     };
-    let outcome = match command {
-        ManageCommand::Get { name } => return get_command(globals, &name).await,
-        config => Outcome::of_command(run_config_command(&options, &config.config_words())),
-    };
-    outcome.emit(globals.json)
+    Outcome::of_command(run_config_command(&options, &command.config_words())).emit(globals.json)
 }
 
 /// What the config files define, as a command that starts no session reads them; why they
@@ -237,9 +237,9 @@ pub(crate) fn refuse_unknown(options: &SessionOptions, names: &[String]) -> Opti
         Ok(discovery) => discovery,
         Err(message) => return Some(Outcome::failed(Kind::Command, message)),
     };
-    let known = discovery.names();
-    let name = names.iter().find(|name| !known.contains(name.as_str()))?;
-    let message = unknown_server(name, known.iter().copied(), Interface::Cli);
+    let message = names
+        .iter()
+        .find_map(|name| known_server(&discovery, name, Interface::Cli).err())?;
     Some(Outcome::usage(Kind::Usage, message))
 }
 
@@ -253,23 +253,15 @@ async fn get_command(globals: &Globals, name: &str) -> u8 {
         Ok(running) => running,
         Err(message) => return Outcome::usage(Kind::Usage, message).emit(globals.json),
     };
-    let outcome = get_in_session(&running.session, name, Interface::Cli).await;
+    let outcome = get_in_session(&running.session, name, Interface::Cli);
     running.stop().await;
     outcome.emit(globals.json)
 }
 
 /// `get NAME` in a running session: the session's own view of the server, which is connected
 /// already (or why not); nothing more is started.
-pub(crate) async fn get_in_session(
-    session: &AgentSession,
-    name: &str,
-    interface: Interface,
-) -> Outcome {
-    let discovery = session.discovery();
-    get(&discovery, name, interface, |_| async {
-        live(session.manager(), name, interface)
-    })
-    .await
+pub(crate) fn get_in_session(session: &AgentSession, name: &str, interface: Interface) -> Outcome {
+    get(&session.discovery(), session.manager(), name, interface)
 }
 
 /// The session options of the command line, for discovery and for connecting one server:
@@ -300,13 +292,13 @@ struct Live {
 }
 
 /// `get NAME`: the definition in use (or the one skipped, and why), where it is, what it
-/// shadows, and its status and tools from `connect` (which connects it alone on the command
-/// line). A failure (exit status 1) when the server is not connected.
-async fn get<F: Future<Output = Live>>(
+/// shadows, and its status and tools as `manager` has them. A failure (exit status 1) when the
+/// server is not connected.
+fn get(
     discovery: &DiscoveryResult,
+    manager: &McpManager,
     name: &str,
     interface: Interface,
-    connect: impl FnOnce(DiscoveredServer) -> F,
 ) -> Outcome {
     let skipped = discovery
         .skipped
@@ -336,7 +328,7 @@ async fn get<F: Future<Output = Live>>(
             .map(|skipped| (skipped.source.clone(), reason_word(&skipped.reason))),
     );
     let live = match discovery.servers.get(name) {
-        Some(server) => connect(server.clone()).await,
+        Some(_) => live(manager, name, interface),
         None => Live {
             status: shown.status,
             tools: Vec::new(),

@@ -33,6 +33,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agent_session::commands::connect_limit;
 use agent_session::{
     AgentSession, PreparedSession, SessionOptions, ToolSearchOptions, prepare_agent_session,
     terminal_text,
@@ -396,42 +397,30 @@ impl Running {
             .flatten();
         let manager = prepared.manager().cloned();
         let session = match (progress.as_mut(), manager) {
+            // Past the gate, the line names the servers it still waits for.
             (Some((line, names)), Some(manager)) => {
-                let start = prepared.start();
-                tokio::pin!(start);
-                // Past the gate, the line names the servers it still waits for.
                 let past_gate = tokio::time::Instant::now() + gate;
-                let mut tick = tokio::time::interval_at(past_gate, Duration::from_millis(100));
-                loop {
-                    tokio::select! {
-                        started = &mut start => break started.session,
-                        _ = tick.tick() => line.tail(&connecting(&manager, names, false)),
-                    }
-                }
+                let started = prepared.start();
+                tail_while(started, line, &manager, names, false, past_gate)
+                    .await
+                    .session
             }
             _ => prepared.start().await.session,
         };
-        let mut startup_tools = session.manager().tools();
         if wait == Wait::Connected {
             // Every server started waited for (each within its own timeout), the line naming
             // those still connecting: it says "ready" only once they are.
             let waited = wait_for_connections(&session);
-            tokio::pin!(waited);
             match progress.as_mut() {
                 Some((line, names)) => {
-                    let mut tick = tokio::time::interval(Duration::from_millis(100));
-                    loop {
-                        tokio::select! {
-                            () = &mut waited => break,
-                            _ = tick.tick() => {
-                                line.tail(&connecting(session.manager(), names, true));
-                            }
-                        }
-                    }
+                    let now = tokio::time::Instant::now();
+                    tail_while(waited, line, session.manager(), names, true, now).await;
                 }
                 None => waited.await,
             }
-            startup_tools = session.manager().tools();
+        }
+        let startup_tools = session.manager().tools();
+        if wait == Wait::Connected {
             // What the servers said of themselves once connected (their instructions) is in
             // the session now, not when its follower gets to it.
             session.refresh_mcp_tools(startup_tools.clone());
@@ -537,6 +526,26 @@ fn announce(
 /// `waiting for slow, big`: the servers of `names` still connecting — those with no cached
 /// tools only, past the startup gate (the others are deferred: the command can use them), or
 /// every one when a command waits for them all (`all`); nothing when none is.
+/// Awaits `work`, the progress line's tail naming the servers still [`connecting`] every
+/// 100 ms from `first`.
+async fn tail_while<T>(
+    work: impl std::future::Future<Output = T>,
+    line: &mut ProgressLine,
+    manager: &mcp_manager::McpManager,
+    names: &[String],
+    all: bool,
+    first: tokio::time::Instant,
+) -> T {
+    tokio::pin!(work);
+    let mut tick = tokio::time::interval_at(first, Duration::from_millis(100));
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            _ = tick.tick() => line.tail(&connecting(manager, names, all)),
+        }
+    }
+}
+
 fn connecting(manager: &mcp_manager::McpManager, names: &[String], all: bool) -> String {
     let offered: BTreeSet<String> = manager
         .tools()
@@ -579,13 +588,7 @@ pub(crate) async fn wait_for_connections(session: &AgentSession) {
         if manager.get_connection_status(&name) != ConnectionStatus::Connecting {
             continue;
         }
-        let timeout_ms = discovery
-            .servers
-            .get(&name)
-            .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
-                server.config.timeout_ms()
-            });
-        let limit = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
+        let limit = connect_limit(&discovery, &name);
         let _ = tokio::time::timeout(limit, manager.wait_for_connection(&name)).await;
     }
 }
@@ -646,9 +649,6 @@ fn summary(
     )
 }
 
-/// Whether `command` reports what went wrong with the servers it started itself: `list` (its
-/// table), a command scoped to one server (its reason), `call` (the reason its tool is
-/// missing). The others say nothing of a server that failed.
 /// Whether `command` shows what every server offers (no `--server`): the tools, resources,
 /// prompts, a search, the context.
 fn shows_every_server(command: &Command) -> bool {
@@ -662,6 +662,9 @@ fn shows_every_server(command: &Command) -> bool {
     }
 }
 
+/// Whether `command` reports what went wrong with the servers it started itself: `list` (its
+/// table), a command scoped to one server (its reason), `call` (the reason its tool is
+/// missing). The others say nothing of a server that failed.
 fn reports_server_problems(command: &Command) -> bool {
     match command {
         Command::List { .. } | Command::Call { .. } => true,

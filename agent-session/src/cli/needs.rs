@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use agent_session::AgentSession;
-use agent_session::commands::unknown_server;
+use agent_session::commands::known_server;
 use agent_session::suggest::{did_you_mean, nearest};
 
 use super::outcome::Interface;
@@ -27,10 +27,7 @@ pub(crate) fn for_tool(
         if discovery.servers.contains_key(server) {
             return Ok(Some(BTreeSet::from([server.to_owned()])));
         }
-        let names = discovery.names();
-        if !names.contains(server) {
-            return Err(unknown_server(server, names.iter().copied(), interface));
-        }
+        known_server(discovery, server, interface)?;
     }
     // Skipped servers count too: a tool of a disabled or unapproved server starts nothing, and
     // the call says why the server is off.
@@ -57,11 +54,8 @@ pub(crate) fn for_server(
     if discovery.servers.contains_key(server) {
         return Ok(Some(BTreeSet::from([server.to_owned()])));
     }
-    let names = discovery.names();
-    if names.contains(server) {
-        return Ok(Some(BTreeSet::new()));
-    }
-    Err(unknown_server(server, names.iter().copied(), interface))
+    known_server(discovery, server, interface)?;
+    Ok(Some(BTreeSet::new()))
 }
 
 /// `N project servers wait for approval, so what they offer is not shown: a, b; approve them

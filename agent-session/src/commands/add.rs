@@ -21,15 +21,6 @@ use super::{CommandOutput, Interface};
 use crate::render::{describe_source, one_line};
 use crate::session::{AgentSession, SessionOptions};
 
-const SHELL_ADD_USAGE: &str = "usage: /mcp add NAME [--scope project|user] [-e KEY=VALUE]... -- \
-     COMMAND [ARGS...]  or  /mcp add NAME [--transport http|sse] [--scope project|user] \
-     [-H 'Name: value']... URL";
-const CLI_ADD_USAGE: &str = "usage: agent-session add NAME [--scope project|user] \
-     [-e KEY=VALUE]... -- COMMAND [ARGS...]  or  agent-session add NAME [--transport http|sse] \
-     [--scope project|user] [-H 'Name: value']... URL";
-const SHELL_ADD_JSON_USAGE: &str = "usage: /mcp add-json NAME JSON [--scope project|user]";
-const CLI_ADD_JSON_USAGE: &str = "usage: agent-session add-json NAME JSON [--scope project|user]";
-
 /// The flags `add` takes (`--url` and `--token` are this agent's older spellings).
 const ADD_FLAGS: [&str; 6] = [
     "--scope",
@@ -40,18 +31,15 @@ const ADD_FLAGS: [&str; 6] = [
     "--token",
 ];
 
-fn add_usage(interface: Interface) -> &'static str {
-    match interface {
-        Interface::Shell => SHELL_ADD_USAGE,
-        Interface::Cli => CLI_ADD_USAGE,
-    }
-}
-
-fn add_json_usage(interface: Interface) -> &'static str {
-    match interface {
-        Interface::Shell => SHELL_ADD_JSON_USAGE,
-        Interface::Cli => CLI_ADD_JSON_USAGE,
-    }
+/// `add`'s two forms, a local server and a remote one.
+fn add_usage(interface: Interface) -> String {
+    format!(
+        "{}  or  {}",
+        interface.usage("add NAME [--scope project|user] [-e KEY=VALUE]... -- COMMAND [ARGS...]"),
+        interface.bare(
+            "add NAME [--transport http|sse] [--scope project|user] [-H 'Name: value']... URL"
+        )
+    )
 }
 
 /// A server to add: its name, the file level it goes to and its configuration.
@@ -147,7 +135,7 @@ fn parse_transport(value: Option<&str>, usage: &str) -> Result<Option<TransportK
 
 /// Turns the words of `add` into the server to add.
 pub(super) fn parse_add(rest: &[String], interface: Interface) -> Result<NewServer, String> {
-    let usage = add_usage(interface);
+    let usage = &add_usage(interface);
     let parsed = parse_words(rest, &ADD_FLAGS, true, usage)?;
     let (name, word_url) = match parsed.positionals.as_slice() {
         [] => return Err(format!("missing NAME; {usage}")),
@@ -270,7 +258,7 @@ pub(super) fn parse_add(rest: &[String], interface: Interface) -> Result<NewServ
 /// Turns the words of `add-json` (`NAME JSON`, the entry as this agent's and Claude Code's
 /// files write it) into the server to add.
 pub(super) fn parse_add_json(rest: &[String], interface: Interface) -> Result<NewServer, String> {
-    let usage = add_json_usage(interface);
+    let usage = &interface.usage("add-json NAME JSON [--scope project|user]");
     let parsed = parse_words(rest, &["--scope"], false, usage)?;
     let (name, text) = match parsed.positionals.as_slice() {
         [] => return Err(format!("missing NAME and JSON; {usage}")),
@@ -489,6 +477,13 @@ pub(super) async fn add(
 mod tests {
     use super::*;
     use crate::commands::parse::split_words;
+
+    /// The usage lines as the shell and the command line print them.
+    const SHELL_ADD_USAGE: &str = "usage: /mcp add NAME [--scope project|user] [-e KEY=VALUE]... \
+         -- COMMAND [ARGS...]  or  /mcp add NAME [--transport http|sse] [--scope project|user] \
+         [-H 'Name: value']... URL";
+    const CLI_ADD_JSON_USAGE: &str =
+        "usage: agent-session add-json NAME JSON [--scope project|user]";
 
     fn parse(line: &str) -> Result<NewServer, String> {
         parse_add(&split_words(line).unwrap(), Interface::Shell)

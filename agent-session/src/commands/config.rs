@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::add::{added_output, parse_add, parse_add_json, write_new_server};
 use super::enable::{parse_switch, switch_server, switched_report};
 use super::remove::{forget_approval, parse_remove, remove_from_files};
-use super::{CommandOutput, Interface, unknown_server};
+use super::{CommandOutput, Interface, known_server, unknown_server};
 use crate::render::{describe_source, one_line, source_json};
 use crate::session::SessionOptions;
 
@@ -120,13 +120,8 @@ fn remove(
     rest: &[String],
 ) -> Result<CommandOutput, String> {
     let (name, scope) = parse_remove(rest, Interface::Cli)?;
-    let known = files.discovery.names();
-    if !known.contains(name.as_str()) {
-        return Ok(CommandOutput::usage(unknown_server(
-            &name,
-            known,
-            Interface::Cli,
-        )));
+    if let Err(message) = known_server(&files.discovery, &name, Interface::Cli) {
+        return Ok(CommandOutput::usage(message));
     }
     let source = files.source(&name);
     let (level, path) = remove_from_files(

@@ -260,6 +260,20 @@ pub fn unknown_server<'a>(
     )
 }
 
+/// [`unknown_server`]'s message when no config file defines `name` (neither in use nor
+/// skipped).
+pub fn known_server(
+    discovery: &mcp_config::DiscoveryResult,
+    name: &str,
+    interface: Interface,
+) -> Result<(), String> {
+    let known = discovery.names();
+    if known.contains(name) {
+        return Ok(());
+    }
+    Err(unknown_server(name, known.iter().copied(), interface))
+}
+
 /// The NAME of a command about one server that must be usable now (configured, not disabled
 /// or invalid), or the one-line failure saying why it is not.
 fn usable_server(
@@ -297,20 +311,26 @@ async fn wait_connected(
     wait_connected_within(session, name, None).await
 }
 
+/// How long a wait for `name` to connect lasts: its own connect timeout (the default one for a
+/// name discovery did not keep) and a second more, so the manager's own timeout ends a slow
+/// attempt, with its reason, before the wait gives up.
+pub fn connect_limit(discovery: &mcp_config::DiscoveryResult, name: &str) -> Duration {
+    let timeout_ms = discovery
+        .servers
+        .get(name)
+        .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
+            server.config.timeout_ms()
+        });
+    Duration::from_millis(timeout_ms) + Duration::from_secs(1)
+}
+
 /// [`wait_connected`], waiting no longer than `cap` when one is given.
 async fn wait_connected_within(
     session: &AgentSession,
     name: &str,
     cap: Option<Duration>,
 ) -> Option<Result<Arc<McpClient>, ServerError>> {
-    let timeout_ms = session
-        .discovery()
-        .servers
-        .get(name)
-        .map_or(mcp_config::DEFAULT_TIMEOUT_MS, |server| {
-            server.config.timeout_ms()
-        });
-    let own = Duration::from_millis(timeout_ms) + Duration::from_secs(1);
+    let own = connect_limit(&session.discovery(), name);
     let limit = cap.map_or(own, |cap| cap.min(own));
     tokio::time::timeout(limit, session.manager().wait_for_connection(name))
         .await

@@ -14,7 +14,7 @@ use serde_json::json;
 use super::parse::{parse_scope, parse_words};
 use super::reload::Reloaded;
 use super::status::Servers;
-use super::{CommandOutput, Interface, unknown_server};
+use super::{CommandOutput, Interface, known_server, unknown_server};
 use crate::render::{describe_source, one_line};
 use crate::session::{AgentSession, SessionOptions};
 
@@ -105,8 +105,8 @@ pub(super) async fn remove(
         Err(error) => return CommandOutput::failed(error),
     };
     let discovery = session.discovery();
-    if !discovery.names().contains(name.as_str()) {
-        return CommandOutput::usage(unknown_server(&name, discovery.names(), interface));
+    if let Err(message) = known_server(&discovery, &name, interface) {
+        return CommandOutput::usage(message);
     }
     let ctx = match session.context() {
         Ok(ctx) => ctx,

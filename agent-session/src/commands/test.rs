@@ -35,10 +35,11 @@ pub(super) async fn test(
         Ok(name) => name.to_owned(),
         Err(message) => return CommandOutput::usage(message),
     };
-    let limit = match parsed.flag("--timeout-ms") {
-        None => TEST_REQUEST_TIMEOUT,
+    // The timeout asked for, if any: it also caps the wait for the connection.
+    let cap = match parsed.flag("--timeout-ms") {
+        None => None,
         Some(text) => match text.parse::<u64>() {
-            Ok(ms) if ms >= 1 => Duration::from_millis(ms),
+            Ok(ms) if ms >= 1 => Some(Duration::from_millis(ms)),
             _ => {
                 return CommandOutput::usage(format!(
                     "--timeout-ms takes a number of milliseconds of at least 1, not \"{text}\"; \
@@ -47,7 +48,7 @@ pub(super) async fn test(
             }
         },
     };
-    let cap = parsed.flag("--timeout-ms").map(|_| limit);
+    let limit = cap.unwrap_or(TEST_REQUEST_TIMEOUT);
     if let Err(failed) = usable(session, &name, interface) {
         return failed;
     }
