@@ -6,6 +6,8 @@
 
 mod cli_support;
 
+use cli_support::Sandbox;
+
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -68,9 +70,9 @@ fn bash_offers(words: &[&str]) -> Vec<String> {
     bash_offers_in(None, words)
 }
 
-/// [`bash_offers`], in `project` (with a home of its own there, and the binary on `PATH`, as
-/// an installed one is) when given.
-fn bash_offers_in(project: Option<&std::path::Path>, words: &[&str]) -> Vec<String> {
+/// [`bash_offers`], in `sandbox`'s project and home (with the binary on `PATH`, as an
+/// installed one is) when given.
+fn bash_offers_in(sandbox: Option<&Sandbox>, words: &[&str]) -> Vec<String> {
     let script = run(&["completions", "bash"]);
     assert!(script.status.success(), "{script:?}");
     static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -91,13 +93,8 @@ fn bash_offers_in(project: Option<&std::path::Path>, words: &[&str]) -> Vec<Stri
         quoted.join(" ")
     );
     // An empty folder: a script that falls back to file names offers none of ours.
-    let mut bash = Command::new("bash");
-    bash.args(["--norc", "--noprofile", "-c", &asked])
-        .current_dir(project.unwrap_or(&dir))
-        .stdin(Stdio::null());
-    if let Some(project) = project {
-        on_path_with_a_home(&mut bash, project);
-    }
+    let args = ["--norc", "--noprofile", "-c", &asked];
+    let mut bash = in_sandbox(sandbox, "bash", &args, &dir);
     let output = bash.output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(output.status.success(), "{output:?}");
@@ -167,9 +164,9 @@ fn fish_offers(line: &str) -> Vec<String> {
     fish_offers_in(None, line)
 }
 
-/// [`fish_offers`], in `project` (with a home of its own there, and the binary on `PATH`, as
-/// an installed one is) when given.
-fn fish_offers_in(project: Option<&std::path::Path>, line: &str) -> Vec<String> {
+/// [`fish_offers`], in `sandbox`'s project and home (with the binary on `PATH`, as an
+/// installed one is) when given.
+fn fish_offers_in(sandbox: Option<&Sandbox>, line: &str) -> Vec<String> {
     let script = run(&["completions", "fish"]);
     assert!(script.status.success(), "{script:?}");
     let dir = std::env::temp_dir().join(format!("agent-session-fish-{}", std::process::id()));
@@ -181,13 +178,7 @@ fn fish_offers_in(project: Option<&std::path::Path>, line: &str) -> Vec<String> 
         path.display(),
         line.replace('\'', "\\'")
     );
-    let mut fish = Command::new("fish");
-    fish.args(["--no-config", "-c", &asked])
-        .current_dir(project.unwrap_or(&dir))
-        .stdin(Stdio::null());
-    if let Some(project) = project {
-        on_path_with_a_home(&mut fish, project);
-    }
+    let mut fish = in_sandbox(sandbox, "fish", &["--no-config", "-c", &asked], &dir);
     let output = fish
         .output()
         .expect("fish is installed (cargo xtask ci installs it)");
@@ -201,16 +192,29 @@ fn fish_offers_in(project: Option<&std::path::Path>, line: &str) -> Vec<String> 
         .collect()
 }
 
-/// `command` with the binary on `PATH` and `project`'s `home` as its home, nothing of the
-/// user's.
-fn on_path_with_a_home(command: &mut Command, project: &std::path::Path) {
+/// `PATH` with the binary's folder first, as an installed binary is found.
+fn path_with_the_binary() -> String {
     let bin = std::path::Path::new(BIN).parent().unwrap();
     let path = std::env::var("PATH").unwrap_or_default();
+    format!("{}:{path}", bin.display())
+}
+
+/// `shell args` in `sandbox` (its project, its home, nothing of the user's; the binary on
+/// `PATH`) when given, else in the empty folder `dir`.
+fn in_sandbox(
+    sandbox: Option<&Sandbox>,
+    shell: &str,
+    args: &[&str],
+    dir: &std::path::Path,
+) -> Command {
+    let Some(sandbox) = sandbox else {
+        let mut command = Command::new(shell);
+        command.args(args).current_dir(dir).stdin(Stdio::null());
+        return command;
+    };
+    let mut command = sandbox.command_of(shell, args);
+    command.env("PATH", path_with_the_binary());
     command
-        .env("PATH", format!("{}:{path}", bin.display()))
-        .env("HOME", project.join("home"))
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("XDG_CACHE_HOME");
 }
 
 #[test]
@@ -244,35 +248,29 @@ fn fish_completes_subcommands_options_and_their_values() {
     assert_eq!(shells, ["bash", "fish", "zsh"]);
 }
 
-/// A project folder whose `.mcp.json` names `github` and `gitlab`, with a home inside it.
-fn project_with_servers(label: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "agent-session-completion-names-{label}-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(dir.join("home")).unwrap();
-    std::fs::write(
-        dir.join(".mcp.json"),
-        r#"{"mcpServers": {"github": {"command": "true"}, "gitlab": {"command": "true"}}}"#,
-    )
-    .unwrap();
-    dir
+/// A sandbox whose project's `.mcp.json` names `github` and `gitlab` (not approved).
+fn project_with_servers(test: &str) -> Sandbox {
+    let sandbox = Sandbox::labelled("completions", test);
+    sandbox.write_unapproved_mcp_json(&serde_json::json!({
+        "github": {"command": "true"},
+        "gitlab": {"command": "true"},
+    }));
+    sandbox
 }
 
 #[test]
 fn bash_completes_server_names_from_the_config_files() {
-    let project = project_with_servers("bash");
+    let sandbox = project_with_servers("names-bash");
     for words in [
         &["agent-session", "get", "git"][..],
         &["agent-session", "test", ""],
         &["agent-session", "tools", "--server", "g"],
         &["agent-session", "disable", "gi"],
     ] {
-        let mut offered = bash_offers_in(Some(&project), words);
+        let mut offered = bash_offers_in(Some(&sandbox), words);
         offered.sort();
         assert_eq!(offered, ["github", "gitlab"], "{words:?}");
     }
-    let _ = std::fs::remove_dir_all(&project);
 }
 
 #[test]
@@ -288,19 +286,11 @@ fn the_completion_install_lines_work_in_a_fresh_home() {
         .map(|line| line.split("    #").next().unwrap().trim())
         .collect();
     assert!(lines.len() >= 4, "{help}");
-    let bin = std::path::Path::new(BIN).parent().unwrap();
     for line in lines {
         let output = Command::new("sh")
             .args(["-c", line])
             .env("HOME", &home)
-            .env(
-                "PATH",
-                format!(
-                    "{}:{}",
-                    bin.display(),
-                    std::env::var("PATH").unwrap_or_default()
-                ),
-            )
+            .env("PATH", path_with_the_binary())
             .stdin(Stdio::null())
             .output()
             .unwrap();
@@ -315,13 +305,11 @@ fn the_completion_install_lines_work_in_a_fresh_home() {
 
 #[test]
 fn bash_completes_the_cached_tools_after_call_without_starting_a_server() {
-    let sandbox = cli_support::Sandbox::labelled("completions", "tools");
+    let sandbox = Sandbox::labelled("completions", "tools");
     sandbox.write_mcp_json(&serde_json::json!({"fx": sandbox.fixture("fx", |server| server)}));
     // A command fills the cache (in the sandbox's home).
     sandbox.run(&["tools"]).assert_code(0);
-    let home = sandbox.project.join("home");
-    std::fs::rename(&sandbox.home, &home).unwrap();
-    let offered = bash_offers_in(Some(&sandbox.project), &["agent-session", "call", "fx/e"]);
+    let offered = bash_offers_in(Some(&sandbox), &["agent-session", "call", "fx/e"]);
     assert!(offered.iter().any(|tool| tool == "fx/echo"), "{offered:?}");
     assert!(
         offered.iter().all(|tool| tool.starts_with("fx/e")),
@@ -331,17 +319,15 @@ fn bash_completes_the_cached_tools_after_call_without_starting_a_server() {
         cli_support::pids_with_prefix(&sandbox.marker).is_empty(),
         "completing a tool name started its server"
     );
-    std::fs::rename(&home, &sandbox.home).unwrap();
 }
 
 #[test]
 #[ignore = "needs fish, which `cargo xtask ci` installs; run it with --include-ignored"]
 fn fish_completes_server_names_from_the_config_files() {
-    let project = project_with_servers("fish");
+    let sandbox = project_with_servers("names-fish");
     for line in ["agent-session get git", "agent-session tools --server g"] {
-        let mut offered = fish_offers_in(Some(&project), line);
+        let mut offered = fish_offers_in(Some(&sandbox), line);
         offered.sort();
         assert_eq!(offered, ["github", "gitlab"], "{line}");
     }
-    let _ = std::fs::remove_dir_all(&project);
 }

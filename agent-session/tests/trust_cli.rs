@@ -12,8 +12,6 @@
 
 mod cli_support;
 
-use std::path::PathBuf;
-
 use std::fs::File;
 use std::io::Write as _;
 use std::process::Stdio;
@@ -21,7 +19,6 @@ use std::process::Stdio;
 use cli_support::{Outcome, Sandbox, finish, server, start};
 use nix::pty::openpty;
 use serde_json::{Value, json};
-use testkit::FixtureServer;
 
 /// A variable no test environment sets.
 const UNSET: &str = "AGENT_SESSION_TRUST_TEST_NEVER_SET";
@@ -29,25 +26,6 @@ const UNSET: &str = "AGENT_SESSION_TRUST_TEST_NEVER_SET";
 impl Sandbox {
     fn new(test: &str) -> Self {
         Self::labelled("trust", test).without_cache()
-    }
-
-    /// Where the server `name` notes that it was started.
-    fn witness(&self, name: &str) -> PathBuf {
-        self.root.join(format!("{name}-started"))
-    }
-
-    /// A fixture server entry whose command first leaves its witness file, with `env`.
-    fn witnessed(&self, name: &str, env: &Value) -> Value {
-        let (program, args) = FixtureServer::new()
-            .name(format!("{}{name}", self.marker))
-            .command();
-        let script = format!(
-            "touch '{}'; exec \"$0\" \"$@\"",
-            self.witness(name).display()
-        );
-        let mut all = vec!["-c".to_owned(), script, program.display().to_string()];
-        all.extend(args);
-        json!({"command": "sh", "args": all, "env": env})
     }
 
     fn status(&self, name: &str) -> Value {

@@ -15,19 +15,13 @@ use std::path::PathBuf;
 
 use cli_support::Sandbox;
 use serde_json::json;
-use testkit::FixtureServer;
 
 /// A project whose one server, `everything`, notes in a file that it was started.
 fn sandbox(test: &str) -> (Sandbox, PathBuf) {
     let sandbox = Sandbox::labelled("unknown", test).without_cache();
-    let witness = sandbox.root.join("everything-started");
-    let (program, args) = FixtureServer::new()
-        .name(format!("{}everything", sandbox.marker))
-        .command();
-    let script = format!("touch '{}'; exec \"$0\" \"$@\"", witness.display());
-    let mut all = vec!["-c".to_owned(), script, program.display().to_string()];
-    all.extend(args);
-    sandbox.write_mcp_json(&json!({"everything": {"command": "sh", "args": all}}));
+    let server = sandbox.witnessed("everything", &json!({}));
+    sandbox.write_mcp_json(&json!({ "everything": server }));
+    let witness = sandbox.witness("everything");
     (sandbox, witness)
 }
 

@@ -85,6 +85,26 @@ impl Sandbox {
         json!({"command": program.display().to_string(), "args": args})
     }
 
+    /// Where the server `name` of [`witnessed`](Self::witnessed) notes that it was started.
+    pub fn witness(&self, name: &str) -> PathBuf {
+        self.root.join(format!("{name}-started"))
+    }
+
+    /// A fixture server entry whose command first leaves its [`witness`](Self::witness) file,
+    /// with `env`: a test sees whether it was ever started.
+    pub fn witnessed(&self, name: &str, env: &Value) -> Value {
+        let (program, args) = FixtureServer::new()
+            .name(format!("{}{name}", self.marker))
+            .command();
+        let script = format!(
+            "touch '{}'; exec \"$0\" \"$@\"",
+            self.witness(name).display()
+        );
+        let mut all = vec!["-c".to_owned(), script, program.display().to_string()];
+        all.extend(args);
+        json!({"command": "sh", "args": all, "env": env})
+    }
+
     /// Writes the project's `.mcp.json` (Claude Code's project file) and approves its servers
     /// the way a Claude Code user would have (`enableAllProjectMcpServers` for the folder in
     /// `~/.claude.json`): tests are about what runs; a project trust test starts without it.
