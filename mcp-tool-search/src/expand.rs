@@ -181,26 +181,24 @@ impl Vocabulary {
             self.words.insert(word, STOP);
             return STOP;
         }
-        let stem = stem(word);
-        let row = semantic::row_of_stem(&stem);
-        self.add_term(word, stem.into_owned(), row)
+        self.add_term(NewWord::new(word))
     }
 
     /// The id of `word` (not a stop word), whose stem and row in the word vectors were found
     /// while its tool was read: added with them if new.
-    pub(crate) fn add_read(&mut self, word: &NewWord) -> u32 {
+    pub(crate) fn add_read(&mut self, word: NewWord) -> u32 {
         match self.get(&word.word) {
             Some(id) => id,
-            None => self.add_term(&word.word, word.stem.clone(), word.row),
+            None => self.add_term(word),
         }
     }
 
-    fn add_term(&mut self, word: &str, stem: String, row: Option<u32>) -> u32 {
+    fn add_term(&mut self, word: NewWord) -> u32 {
         let id = self.terms;
         self.terms = self.terms.saturating_add(1);
-        self.rows.push(row.unwrap_or(u32::MAX));
-        self.stems.entry(stem).or_default().push(id);
-        self.words.insert(word, id);
+        self.rows.push(word.row.unwrap_or(u32::MAX));
+        self.stems.entry(word.stem).or_default().push(id);
+        self.words.insert(&word.word, id);
         id
     }
 

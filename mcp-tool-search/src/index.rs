@@ -368,7 +368,7 @@ impl ToolIndex {
         let known = read.known;
         let ids: Vec<u32> = read
             .new_words
-            .iter()
+            .into_iter()
             .map(|word| self.vocabulary.add_read(word))
             .collect();
         if self.postings.len() < self.vocabulary.len() {
