@@ -48,7 +48,7 @@ mod mailbox;
 mod message;
 mod params;
 pub mod reach;
-mod response;
+pub(crate) mod response;
 mod scan;
 pub mod streamable;
 
@@ -65,7 +65,6 @@ pub use headers::{Designation, InvalidDesignation, ToolHeaders};
 pub use legacy_sse::LegacySseTransport;
 pub use params::{HttpServerParams, ParamsError, RemoteTransport};
 pub use reach::{ReachCheck, Refused, RefusedTarget};
-pub(crate) use response::{BodyError, read_limited};
 pub use streamable::StreamableHttpTransport;
 
 /// How long a connection attempt may take before the HTTP client gives up. The connect timeout

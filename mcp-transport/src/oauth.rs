@@ -116,8 +116,8 @@ pub use crate::credentials::{
     CredentialLock, CredentialStore, CredentialStoreError, Credentials, FileCredentialStore,
     MemoryCredentialStore, RegisteredClient, Secret, TokenAuthMethod, TokenType, Tokens,
 };
-use crate::http::BodyError;
 pub use crate::http::Url;
+use crate::http::response::{BodyError, read_limited};
 /// What may be opened for the user lives in [`crate::open_url`] (a URL elicitation needs it
 /// too); the browser step gets its URL as an [`OpenableUrl`].
 pub use crate::open_url::{NotOpenable, OpenableUrl, openable};
@@ -141,7 +141,7 @@ async fn read_answer(
     mut response: reqwest::Response,
     action: &str,
 ) -> Result<bytes::Bytes, OAuthError> {
-    crate::http::read_limited(&mut response, MAX_ANSWER_BYTES)
+    read_limited(&mut response, MAX_ANSWER_BYTES)
         .await
         .map_err(|error| match error {
             BodyError::Read(error) => OAuthError::http(action, error),
