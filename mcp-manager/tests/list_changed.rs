@@ -177,3 +177,71 @@ async fn a_stateless_servers_list_change_reaches_the_registry() {
     );
     within("disconnect_all", manager.disconnect_all()).await;
 }
+
+/// What a test's subscriber writes: every log line, kept for the test to read.
+#[derive(Clone, Default)]
+struct Logged(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Logged {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl std::io::Write for Logged {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The connection closes (its holder closing it, a session ending) while the manager is
+/// listing a server's tools again after a change: the listing stops, and that is no failure
+/// worth a warning, which a CLI would print on the user's terminal.
+// One thread: the subscriber set for this test sees every task of its runtime.
+#[tokio::test(flavor = "current_thread")]
+async fn a_listing_cut_short_by_the_connection_closing_is_no_warning() {
+    let logged = Logged::default();
+    let writer = logged.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+
+    const SERVER: &str = "slow-lister";
+    // The change comes while the first listing is slow, so the new listing starts as soon as
+    // the connection is made, and is still slow when the connection closes.
+    let changing = fixture(SERVER, |s| {
+        s.delay("tools/list", 1500).list_change_after(100)
+    });
+    let manager = manager(memory_cache());
+    let outcome = connect(&manager, &configs(&[(SERVER, &changing)])).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    let client = within("the connection", manager.wait_for_connection(SERVER))
+        .await
+        .expect("connected");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    client.close().await.expect("closed");
+    assert!(
+        wait_until(Duration::from_secs(5), {
+            let logged = logged.clone();
+            move || logged.text().contains("re-listing tools after a change")
+        })
+        .await,
+        "the listing was under way when the connection closed: {}",
+        logged.text()
+    );
+    let text = logged.text();
+    assert!(
+        !text.contains("WARN") && text.contains("re-listing tools after a change stopped"),
+        "{text}"
+    );
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
