@@ -471,8 +471,9 @@ fn a_page_a_server_asks_to_open_is_shown_escaped_with_whether_it_would_be_opened
     sandbox.assert_no_server_left("the calls");
 }
 
+/// Every command that meets a server needing a login ends its message the same way.
 #[test]
-fn a_warning_about_a_server_that_needs_a_login_names_the_login_command() {
+fn list_test_and_warnings_name_the_login_command_in_one_form() {
     let web = HttpFixture::start(oauth());
     let sandbox = Sandbox::with_web("warning", &web);
     let tools = run_to_end(sandbox.command(&["tools"]), None);
@@ -485,6 +486,22 @@ fn a_warning_about_a_server_that_needs_a_login_names_the_login_command() {
     assert!(
         warning.ends_with("requires a login; log in with `agent-session login web`"),
         "{warning}"
+    );
+    let list = sandbox.run(&["list"]);
+    assert_eq!(list.code, Some(1), "{list:?}");
+    assert!(
+        list.stdout
+            .lines()
+            .any(|line| line.trim() == "log in with `agent-session login web`"),
+        "{list:?}"
+    );
+    let test = sandbox.run(&["test", "web"]);
+    assert_eq!(test.code, Some(1), "{test:?}");
+    assert!(
+        test.stderr
+            .trim_end()
+            .ends_with("; log in with `agent-session login web`"),
+        "{test:?}"
     );
 }
 

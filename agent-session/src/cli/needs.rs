@@ -101,10 +101,9 @@ pub(crate) fn scoped_failure(
         | ConnectionStatus::Connecting
         | ConnectionStatus::Reconnecting { .. } => None,
         ConnectionStatus::Failed(error) => Some(error.to_string()),
-        ConnectionStatus::NeedsLogin(error) => Some(format!(
-            "{error}; log in with {}",
-            interface.command(&format!("login {server}"))
-        )),
+        ConnectionStatus::NeedsLogin(error) => {
+            Some(format!("{error}; {}", interface.login_hint(server)))
+        }
         _ => {
             let discovery = session.discovery();
             let off = discovery
@@ -146,10 +145,9 @@ pub(crate) fn failures_behind(
 /// fixes it (the transport and the manager do not know this command's name).
 pub(crate) fn problem_text(problem: &Problem, interface: Interface) -> String {
     match problem {
-        Problem::Server { name, error, .. } if error.needs_login() => format!(
-            "{problem}; log in with {}",
-            interface.command(&format!("login {name}"))
-        ),
+        Problem::Server { name, error, .. } if error.needs_login() => {
+            format!("{problem}; {}", interface.login_hint(name))
+        }
         _ => problem.to_string(),
     }
 }

@@ -8,7 +8,6 @@ use mcp_config::{DiscoveryNote, DiscoveryResult, TransportKind};
 use mcp_manager::Problem;
 use serde_json::{Value, json};
 
-use super::login::login_hint;
 use super::status::{ServerRow, ServerStatus, Servers};
 use super::{CommandOutput, Interface};
 use crate::render::{Column, collision_notes, describe_source, one_line, table};
@@ -58,7 +57,7 @@ pub(super) fn list(session: &AgentSession, interface: Interface) -> CommandOutpu
                 let _ = writeln!(text, "  error: {}", one_line(&error.to_string()));
             }
             if row.status == ServerStatus::NeedsLogin {
-                let hint = login_hint(&row.name, interface);
+                let hint = interface.login_hint(&row.name);
                 let _ = writeln!(text, "  {}", escape_line(&hint));
             }
             if row.status == ServerStatus::NeedsApproval {

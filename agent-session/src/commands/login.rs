@@ -10,11 +10,6 @@ use crate::error::SessionError;
 use crate::render::{one_line, plural};
 use crate::session::AgentSession;
 
-/// What to run to log in to `name`, where the command was typed.
-pub(super) fn login_hint(name: &str, interface: Interface) -> String {
-    format!("log in with: {}", interface.bare(&format!("login {name}")))
-}
-
 pub(super) async fn login(
     session: &AgentSession,
     rest: &[String],

@@ -84,6 +84,12 @@ impl Interface {
     pub fn usage(self, form: &str) -> String {
         format!("usage: {}", self.bare(form))
     }
+
+    /// What ends every message about a server that needs a login: `` log in with
+    /// `agent-session login NAME` ``.
+    pub fn login_hint(self, server: &str) -> String {
+        format!("log in with {}", self.command(&format!("login {server}")))
+    }
 }
 
 /// What a command printed, for people (`text`) and for programs (`json`).

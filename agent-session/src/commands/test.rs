@@ -67,7 +67,7 @@ pub(super) async fn test(
             return CommandOutput::failed(format!(
                 "\"{name}\" needs a login: {}; {}",
                 one_line(&error.to_string()),
-                super::login::login_hint(&name, interface)
+                interface.login_hint(&name)
             ));
         }
         _ => {
