@@ -365,6 +365,43 @@ fn help_and_usage_errors() {
     }
 }
 
+/// The README's map names every command `help` lists (and no other), so a command added to the
+/// CLI cannot be left out of it.
+#[test]
+fn the_readme_map_names_every_command_help_lists() {
+    let sandbox = Sandbox::new("map");
+    let help = sandbox.run(&["help"]);
+    let commands: BTreeSet<String> = help
+        .assert_code(0)
+        .stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|command| *command != "help")
+        .map(str::to_owned)
+        .collect();
+    assert!(commands.len() > 10, "{help:?}");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let row = readme
+        .lines()
+        .find(|line| line.starts_with("| `agent-session/` |"))
+        .expect("the map has a row for agent-session/");
+    let named = row
+        .split_once("the `agent-session` CLI (default feature `cli`; ")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(list, _)| list)
+        .expect("the row lists the CLI's commands");
+    let named: BTreeSet<String> = named
+        .split(", ")
+        .map(|command| command.trim_matches('`').to_owned())
+        .collect();
+    assert_eq!(named, commands, "the README map's commands against `help`");
+}
+
 #[test]
 fn version_per_command_help_and_did_you_mean() {
     let sandbox = Sandbox::new("help");
