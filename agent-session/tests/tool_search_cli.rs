@@ -322,3 +322,47 @@ fn context_on_a_terminal_draws_a_bar_per_server() {
     assert!(screen.contains("always loaded"), "{screen}");
     assert!(screen.contains("tool search auto: deferring"), "{screen}");
 }
+
+/// A search ranks by what each server says of itself too (its instructions): a start from the
+/// cache, before a slow server answers, ranks as a start that waited for it, so the same query
+/// gives the same tools and scores every run.
+#[test]
+fn a_search_from_the_cache_ranks_as_one_that_waited_for_the_servers() {
+    let sandbox = Sandbox::labelled("search", "instructions");
+    let notebook = sandbox.fixture("notebook", |fixture| {
+        fixture
+            .instructions("Keeps the notebook: every note of the day, searchable by date.")
+            .tool("fetch_entry", "Fetch one entry by its id")
+            .delay("initialize", 1500)
+    });
+    let plain = sandbox.fixture("plain", |fixture| {
+        fixture.tool("fetch_page", "Fetch one page of a notebook by its number")
+    });
+    sandbox.write_mcp_json(&json!({"notebook": notebook, "plain": plain}));
+    let cache = sandbox.cache_dir();
+    let query = [
+        "--json",
+        "search",
+        "notes of the day",
+        "--cache-dir",
+        cache.as_str(),
+    ];
+    let cold = sandbox.run(&query);
+    let warm = sandbox.run(&query);
+    let found = |outcome: &cli_support::Outcome| -> Vec<(String, String)> {
+        outcome.assert_code(0).json()["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| (tool["name"].to_string(), tool["score"].to_string()))
+            .collect()
+    };
+    // The notebook's instructions are what lift its tools to the top.
+    assert!(
+        found(&cold)
+            .first()
+            .is_some_and(|(name, _)| name.starts_with("\"mcp_notebook_")),
+        "{cold:?}"
+    );
+    assert_eq!(found(&warm), found(&cold));
+}

@@ -1,14 +1,15 @@
 //! What a cache entry holds and how it is encoded: a format version, the fingerprint of what
 //! the list belongs to (the caller's key; see [`Fingerprint`]), the write time, how the tools were listed ([`Listing`]:
-//! the protocol version the server spoke and, for a stateless server, its list's `ttlMs` and
-//! when the list was fetched) and the tools.
+//! the protocol version the server spoke, its instructions and, for a stateless server, its
+//! list's `ttlMs` and when the list was fetched) and the tools.
 //!
 //! The header is checked before the tools are decoded, so a miss (other fingerprint, expired)
 //! costs little even for a server with hundreds of tools.
 //!
 //! The listing came after the first entries were written, without a new format: its fields
-//! (`protocol`, `list_ttl_ms`, `fetched_at_ms`) are optional, so an entry written before reads
-//! as one that knows nothing of the server's era, and a build that predates them skips them.
+//! (`protocol`, `instructions`, `list_ttl_ms`, `fetched_at_ms`) are optional, so an entry
+//! written before reads as one that knows nothing of the server's era or instructions, and a
+//! build that predates them skips them.
 //!
 //! A list's ttl counts for a day at most ([`MAX_TTL`]) however it came — from the server, from
 //! a caller, or read back from an entry an older build wrote with no such cap — and only from
@@ -26,14 +27,19 @@ use crate::fingerprint::Fingerprint;
 /// The entry format this build writes and reads. Entries of any other format are misses.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// How a server's tools were listed, kept beside them: the protocol version it spoke and, for
-/// a stateless server (2026-07-28) that gave one, how long its list may be considered fresh.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How a server's tools were listed, kept beside them: the protocol version it spoke, what it
+/// said of itself for the model and, for a stateless server (2026-07-28) that gave one, how
+/// long its list may be considered fresh.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Listing {
     /// The protocol version the server spoke. `None` in an entry written without it (through
     /// [`ToolCache::set`](crate::ToolCache::set), or by an older build).
     pub protocol_version: Option<ProtocolVersion>,
+    /// The server's `instructions` for the model, as it gave them with the list: a start from
+    /// the cache has them before the server answers (a tool search indexes them). `None` when
+    /// it gave none, or in an entry written without them.
+    pub instructions: Option<String>,
     /// How long after [`fetched_at`](Self::fetched_at) the list may be considered fresh (the
     /// list's `ttlMs`, counted for a day at most); `None` when the server gave no such hint
     /// (stale at once).
@@ -57,6 +63,13 @@ impl Listing {
     pub fn with_ttl(mut self, ttl: Duration, fetched_at: SystemTime) -> Self {
         self.ttl = Some(ttl.min(MAX_TTL));
         self.fetched_at = Some(fetched_at);
+        self
+    }
+
+    /// This listing with the server's `instructions` (none when `None`).
+    #[must_use]
+    pub fn with_instructions(mut self, instructions: Option<&str>) -> Self {
+        self.instructions = instructions.map(str::to_owned);
         self
     }
 
@@ -149,6 +162,8 @@ struct EntryOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     protocol: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     list_ttl_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fetched_at_ms: Option<u64>,
@@ -185,6 +200,7 @@ pub(crate) fn encode(
         fingerprint: fingerprint.as_str(),
         written_at_ms: millis_since_epoch(now),
         protocol: listing.protocol_version.map(ProtocolVersion::as_str),
+        instructions: listing.instructions.as_deref(),
         list_ttl_ms: freshness.map(|(ttl, _)| u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)),
         fetched_at_ms: freshness.map(|(_, fetched_at)| millis_since_epoch(fetched_at)),
         tools,
@@ -285,6 +301,7 @@ enum EntryField {
     Fingerprint,
     WrittenAtMs,
     Protocol,
+    Instructions,
     ListTtlMs,
     FetchedAtMs,
     Tools,
@@ -326,6 +343,7 @@ impl<'de> Visitor<'de> for Wanted<'_> {
         let mut written_at_ms = None;
         // `Some(None)`: a version this build does not know (a newer build wrote it).
         let mut protocol: Option<Option<ProtocolVersion>> = None;
+        let mut instructions: Option<Option<String>> = None;
         let mut list_ttl_ms: Option<u64> = None;
         let mut fetched_at_ms: Option<u64> = None;
         // `Some(None)`: the tools were there and skipped.
@@ -347,6 +365,9 @@ impl<'de> Visitor<'de> for Wanted<'_> {
                 EntryField::Protocol => {
                     let version: std::borrow::Cow<'_, str> = map.next_value()?;
                     once(&mut protocol, ProtocolVersion::parse(&version), "protocol")?;
+                }
+                EntryField::Instructions => {
+                    once(&mut instructions, map.next_value()?, "instructions")?;
                 }
                 EntryField::ListTtlMs => {
                     once(&mut list_ttl_ms, map.next_value()?, "list_ttl_ms")?;
@@ -386,6 +407,7 @@ impl<'de> Visitor<'de> for Wanted<'_> {
             });
         let listing = Listing {
             protocol_version: protocol.flatten(),
+            instructions: instructions.flatten(),
             ttl: freshness.map(|(ttl, _)| ttl),
             fetched_at: freshness.map(|(_, fetched_at)| fetched_at),
         };

@@ -945,14 +945,17 @@ fn at_ms(ms: u64) -> SystemTime {
     UNIX_EPOCH + Duration::from_millis(ms)
 }
 
-/// The protocol version and a stateless list's ttl come back as they were written; a plain
-/// write (or a store without them) knows nothing of them.
+/// The protocol version, the server's instructions and a stateless list's ttl come back as
+/// they were written; a plain write (or a store without them) knows nothing of them.
 async fn listings_round_trip(cache: &dyn ToolCache) {
     let fp = fingerprint();
     let handshake = Listing::new(ProtocolVersion::V2025_11_25);
+    let instructed = Listing::new(ProtocolVersion::V2025_11_25).with_instructions(Some(
+        "Use search_files before read_file.\nPaths are absolute.",
+    ));
     let stateless = Listing::new(ProtocolVersion::V2026_07_28)
         .with_ttl(Duration::from_secs(300), at_ms(1_700_000_000_123));
-    for listing in [handshake, stateless] {
+    for listing in [handshake, instructed, stateless] {
         bounded(cache.set_entry("acme", &fp, &tools(), &listing)).await;
         let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();
         assert_eq!(entry.listing, listing);

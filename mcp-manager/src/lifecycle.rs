@@ -291,6 +291,7 @@ impl Inner {
                             cache_key,
                             tools: None,
                             protocol: None,
+                            instructions: None,
                             state: ServerState::Starting(attempt),
                         },
                     );
@@ -393,13 +394,15 @@ impl Inner {
     }
 
     /// Keeps the protocol version the cache remembers for a server not connected yet.
-    pub(crate) fn remember_protocol(&self, name: &str, version: Option<ProtocolVersion>) {
-        let Some(version) = version else { return };
+    pub(crate) fn remember_listing(&self, name: &str, listing: &Listing) {
         let mut state = self.lock();
         if let Some(record) = state.servers.get_mut(name)
             && record.state.client().is_none()
         {
-            record.protocol = Some(version);
+            if let Some(version) = listing.protocol_version {
+                record.protocol = Some(version);
+            }
+            record.instructions.clone_from(&listing.instructions);
         }
     }
 
@@ -414,6 +417,7 @@ impl Inner {
         listing: Listing,
         gate: Option<&Gate>,
     ) {
+        let fresh_until = listing.fresh_until();
         {
             let mut state = self.lock();
             let Some(record) = state
@@ -425,14 +429,15 @@ impl Inner {
                 return;
             };
             record.tools = Some(tools);
+            if let Some(version) = listing.protocol_version {
+                record.protocol = Some(version);
+            }
+            record.instructions.clone_from(&listing.instructions);
             record.state = ServerState::OnDemand {
                 listing,
                 since: id,
                 connecting: None,
             };
-            if let Some(version) = listing.protocol_version {
-                record.protocol = Some(version);
-            }
             self.emit(ManagerEvent::StatusChanged {
                 server: name.to_owned(),
                 status: ConnectionStatus::Connected,
@@ -440,8 +445,7 @@ impl Inner {
         }
         tracing::debug!(
             server = name,
-            fresh_for_ms = listing
-                .fresh_until()
+            fresh_for_ms = fresh_until
                 .and_then(|until| until.duration_since(SystemTime::now()).ok())
                 .map_or(0, |left| left.as_millis()),
             "the cached tool list is fresh: served on demand, connected at first use"
@@ -458,18 +462,22 @@ impl Inner {
     /// attempt under way (this one, or one already started); `None` when the server is neither
     /// served on demand nor connecting any more.
     fn connect_on_demand(self: &Arc<Self>, name: &str) -> Option<watch::Receiver<Outcome>> {
-        let ((id, outcome, cancel), outcome_tx, config, listing) = {
+        let ((id, outcome, cancel), outcome_tx, config, plan) = {
             let mut state = self.lock();
             let record = state.servers.get(name)?;
             if let Some(attempt) = record.state.attempt() {
                 return Some(attempt.outcome.clone());
             }
-            let ServerState::OnDemand { listing, .. } = record.state else {
+            let ServerState::OnDemand { listing, .. } = &record.state else {
                 return None;
+            };
+            let plan = Plan {
+                remembered: listing.protocol_version,
+                fresh_until: listing.fresh_until(),
             };
             let config = record.config.clone();
             let (attempt, outcome_tx) = state.next_attempt();
-            let started = (attempt.handles(), outcome_tx, config, listing);
+            let started = (attempt.handles(), outcome_tx, config, plan);
             if let Some(ServerState::OnDemand { connecting, .. }) =
                 state.servers.get_mut(name).map(|record| &mut record.state)
             {
@@ -486,10 +494,6 @@ impl Inner {
         let span = tracing::info_span!("mcp_server", server = %name);
         let task = tokio::spawn(
             async move {
-                let plan = Plan {
-                    remembered: listing.protocol_version,
-                    fresh_until: listing.fresh_until(),
-                };
                 let result = tokio::select! {
                     result = inner.connect_and_load(&server, &config, plan) => result,
                     () = cancel.cancelled() => return,
@@ -585,6 +589,7 @@ impl Inner {
         match result {
             Ok(loaded) => {
                 record.protocol = Some(loaded.client.protocol_version());
+                record.instructions = loaded.client.instructions().map(str::to_owned);
                 // Not listed: the tools held (served on demand) are still fresh.
                 if let Some(tools) = loaded.tools {
                     record.tools = Some(tools);

@@ -154,12 +154,11 @@ impl McpManager {
         self.inner.lock().servers.keys().cloned().collect()
     }
 
-    /// The instructions `server` gave for the model when it connected (the `instructions` of
-    /// its initialize answer); `None` while it is not connected, or when it gave none.
+    /// The instructions `server` gave for the model (the `instructions` of its initialize or
+    /// discover answer): those of its last connection, or, while its tools come from the cache,
+    /// those it gave with them; `None` when it gave none, or before anything is known of it.
     pub fn server_instructions(&self, server: &str) -> Option<String> {
-        let state = self.inner.lock();
-        let client = state.servers.get(server)?.state.client()?;
-        client.instructions().map(str::to_owned)
+        self.inner.lock().servers.get(server)?.instructions.clone()
     }
 
     /// Where a server's configuration came from.

@@ -109,7 +109,7 @@ impl Pipeline<'_> {
             && plan.remembered == Some(client.protocol_version());
         if still_fresh {
             return Ok(Loaded {
-                listing: Listing::new(client.protocol_version()),
+                listing: listing_of(&client, None),
                 client,
                 tools: None,
                 notifications,
@@ -196,7 +196,7 @@ impl Pipeline<'_> {
 /// How `client` listed tools just now: its protocol version and, with a ttl, that the list is
 /// fresh for so long from now.
 pub(crate) fn listing_of(client: &McpClient, ttl: Option<Duration>) -> Listing {
-    let listing = Listing::new(client.protocol_version());
+    let listing = Listing::new(client.protocol_version()).with_instructions(client.instructions());
     match ttl {
         Some(ttl) => listing.with_ttl(ttl, SystemTime::now()),
         None => listing,

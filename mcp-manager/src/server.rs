@@ -49,6 +49,9 @@ pub(crate) struct Server {
     /// The protocol version it spoke last (its connection's), or the one the cache remembers
     /// while its tools come from there.
     pub(crate) protocol: Option<ProtocolVersion>,
+    /// What it said of itself for the model (its `instructions`): its last connection's, or
+    /// what the cache remembers while its tools come from there.
+    pub(crate) instructions: Option<String>,
     /// Where it stands.
     pub(crate) state: ServerState,
 }

@@ -83,7 +83,7 @@ impl McpManager {
                         let _ = remembered_tx.send(Remembered::Connect(listing.protocol_version));
                         None
                     };
-                    inner.remember_protocol(&key, listing.protocol_version);
+                    inner.remember_listing(&key, &listing);
                     // Built now, while the gate waits, rather than at its answer.
                     let budget = inner.budget_of(Some(&config));
                     let reach = if on_demand {

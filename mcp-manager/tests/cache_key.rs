@@ -61,9 +61,13 @@ async fn a_variables_value_is_part_of_the_cache_key_and_never_stored() {
     let mcp_config::TransportConfig::Stdio(stdio) = &server.config.transport else {
         unreachable!()
     };
-    let mut args = stdio.args.clone();
-    args.extend(["--instructions".to_owned(), "${SECRET}".to_owned()]);
-    let config = json!({"mcpServers": {"fp": {"command": stdio.command, "args": args}}});
+    // In the server's environment, which it never echoes: what it says (its tools, its
+    // instructions) is cached, what its definition resolves to only as part of a hash.
+    let config = json!({"mcpServers": {"fp": {
+        "command": stdio.command,
+        "args": stdio.args,
+        "env": {"FIXTURE_SECRET": "${SECRET}"},
+    }}});
     std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
 
     let start = async |secret: &str| {
@@ -237,7 +241,7 @@ impl ToolCache for Recording {
         tools: &[Tool],
         listing: &Listing,
     ) {
-        self.written.lock().unwrap().push(*listing);
+        self.written.lock().unwrap().push(listing.clone());
         self.inner
             .set_entry(server, fingerprint, tools, listing)
             .await;
@@ -261,7 +265,7 @@ async fn a_stateless_servers_ttl_keeps_its_list_fresh_for_a_day_at_most() {
 
     let written = cache.written.lock().unwrap().clone();
     assert_eq!(written.len(), 1, "{written:?}");
-    let listing = written[0];
+    let listing = written[0].clone();
     let fetched_at = listing.fetched_at.expect("a stateless list's fetch time");
     let fresh_until = listing.fresh_until().expect("a readable ttl is kept");
     assert!(
