@@ -154,3 +154,109 @@ fn trust_given_in_a_subfolder_approves_the_roots_server_for_the_whole_project() 
         );
     }
 }
+
+/// A script at `path` that notes `witness` and then runs the fixture server as `name`.
+fn server_script(sandbox: &Sandbox, path: &Path, name: &str, witness: &Path) {
+    let (program, args) = testkit::FixtureServer::new()
+        .name(format!("{}{name}", sandbox.marker))
+        .command();
+    let mut line = format!(
+        "#!/bin/sh\ntouch '{}'\nexec '{}'",
+        witness.display(),
+        program.display()
+    );
+    for arg in args {
+        line.push_str(&format!(" '{arg}'"));
+    }
+    line.push('\n');
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, line).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// An approval of `./scripts/server.sh` runs the project's script, from wherever the command
+/// runs: from a subfolder, and from another folder through `--cwd`, which holds a script of
+/// the same name that nobody approved. A project server starts in its project folder.
+#[test]
+fn a_project_servers_relative_command_runs_from_its_project_folder() {
+    let sandbox = Sandbox::new("relative-command");
+    let approved = sandbox.root.join("approved-ran");
+    let stranger = sandbox.root.join("stranger-ran");
+    server_script(
+        &sandbox,
+        &sandbox.project.join("scripts/server.sh"),
+        "approved",
+        &approved,
+    );
+    let elsewhere = sandbox.root.join("elsewhere");
+    server_script(
+        &sandbox,
+        &elsewhere.join("scripts/server.sh"),
+        "stranger",
+        &stranger,
+    );
+    sandbox.write_mcp_json(&json!({"local": {"command": "./scripts/server.sh"}}));
+    let project = sandbox.project.display().to_string();
+    for (folder, args) in [
+        (sandbox.deep(), vec!["--json", "list"]),
+        (elsewhere, vec!["--json", "--cwd", project.as_str(), "list"]),
+    ] {
+        let outcome = sandbox.run_in(&folder, &args);
+        let list = outcome.assert_code(0).json();
+        assert_eq!(server(&list, "local")["status"], "connected", "{outcome:?}");
+        assert!(approved.exists(), "{outcome:?}");
+        assert!(!stranger.exists(), "an unapproved script ran: {outcome:?}");
+        std::fs::remove_file(&approved).unwrap();
+    }
+}
+
+/// A server of the user's own files starts in the working folder: `--cwd DIR` is DIR, as if
+/// the command ran there, and a relative `cwd` of its entry is taken from it.
+#[test]
+fn a_user_server_starts_in_the_working_folder_given_by_cwd() {
+    let sandbox = Sandbox::new("user-cwd");
+    let (program, args) = testkit::FixtureServer::new()
+        .name(format!("{}mine", sandbox.marker))
+        .command();
+    let program = program.display().to_string();
+    std::fs::create_dir_all(sandbox.project.join("tools")).unwrap();
+    let user_file = sandbox.user_file();
+    std::fs::create_dir_all(user_file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user_file,
+        json!({"mcpServers": {
+            "mine": {"command": program, "args": args},
+            "tooled": {"command": program, "args": args, "cwd": "tools"},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let project = sandbox.project.display().to_string();
+    for (server, folder) in [
+        ("mine", sandbox.project.clone()),
+        ("tooled", sandbox.project.join("tools")),
+    ] {
+        let tool = format!("{server}/environment");
+        let outcome = sandbox.run_in(
+            &sandbox.root,
+            &[
+                "--json",
+                "--cwd",
+                project.as_str(),
+                "call",
+                &tool,
+                "--arg",
+                "name=HOME",
+            ],
+        );
+        let result = outcome.assert_code(0).json();
+        let report: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            report["cwd"].as_str().map(Path::new),
+            Some(folder.as_path()),
+            "{outcome:?}"
+        );
+    }
+}

@@ -242,6 +242,8 @@ pub(crate) struct ConnectContext<'a> {
     pub(crate) source: Option<&'a SourceMeta>,
     /// The connectors of transport plugins.
     pub(crate) connectors: &'a Connectors,
+    /// The agent's working folder (see [`ManagerOptions::working_dir`](crate::ManagerOptions::working_dir)).
+    pub(crate) working_dir: Option<&'a std::path::Path>,
 }
 
 impl<'a> ConnectContext<'a> {
@@ -370,7 +372,9 @@ impl Connector for BuiltIn {
         match request.resolved.transport() {
             #[cfg(feature = "stdio")]
             TransportConfig::Stdio(stdio) => {
-                let params = stdio_params(stdio)
+                let folder =
+                    start_folder(stdio, request.context.source, request.context.working_dir);
+                let params = stdio_params(stdio, folder)
                     .max_message_bytes(request.max_message_bytes())
                     .launcher(request.context.launcher.cloned());
                 Ok(McpClient::connect_stdio(request.name, params, request.options).await?)
@@ -577,17 +581,40 @@ fn remote_params(
     Ok(params)
 }
 
-/// The stdio transport's parameters for a (resolved) stdio configuration.
+/// The folder a stdio server starts in, which a relative command is also found from: its
+/// entry's `cwd`, taken from the server's base folder when relative. The base of a project
+/// server is its project folder (where its approval is recorded, whatever subfolder the agent
+/// runs in: an approval of `./scripts/server.sh` runs that file, not one of the same name
+/// elsewhere); of any other, the agent's working folder. `None`: this process's folder.
 #[cfg(feature = "stdio")]
-fn stdio_params(stdio: &StdioConfig) -> StdioServerParams {
+fn start_folder(
+    stdio: &StdioConfig,
+    source: Option<&SourceMeta>,
+    working_dir: Option<&std::path::Path>,
+) -> Option<std::path::PathBuf> {
+    let project = source
+        .filter(|source| source.in_project_folder)
+        .and_then(|source| source.project_folder.as_deref());
+    let base = project.or(working_dir);
+    match (base, &stdio.cwd) {
+        // An absolute `cwd` is itself (`join` keeps it).
+        (Some(base), Some(cwd)) => Some(base.join(cwd)),
+        (Some(base), None) => Some(base.to_path_buf()),
+        (None, cwd) => cwd.as_ref().map(std::path::PathBuf::from),
+    }
+}
+
+/// The stdio transport's parameters for a (resolved) stdio configuration, started in `folder`.
+#[cfg(feature = "stdio")]
+fn stdio_params(stdio: &StdioConfig, folder: Option<std::path::PathBuf>) -> StdioServerParams {
     let mut params = StdioServerParams::new(stdio.command.clone(), stdio.args.clone());
     params.env = stdio
         .env
         .iter()
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
-    if let Some(cwd) = &stdio.cwd {
-        params = params.cwd(cwd);
+    if let Some(folder) = folder {
+        params = params.cwd(folder);
     }
     params
 }

@@ -149,7 +149,9 @@ fn discover(cwd: &Path, options: &LoadOptions) -> Result<DiscoveryResult, Server
     })
 }
 
-fn new_manager(options: &LoadOptions) -> Arc<McpManager> {
+/// A manager for `options`, its stdio servers started in `cwd` unless the options name
+/// another working folder.
+fn new_manager(options: &LoadOptions, cwd: &Path) -> Arc<McpManager> {
     let cache = options.cache.clone().unwrap_or_else(|| {
         let folder = app_cache_dir(&options.app_name, |var| std::env::var_os(var));
         Arc::new(SledToolCache::in_app_cache_dir(
@@ -157,7 +159,11 @@ fn new_manager(options: &LoadOptions) -> Arc<McpManager> {
             CacheOptions::default(),
         ))
     });
-    Arc::new(McpManager::new(options.manager.clone(), cache))
+    let mut manager = options.manager.clone();
+    if manager.working_dir.is_none() {
+        manager.working_dir = Some(cwd.to_path_buf());
+    }
+    Arc::new(McpManager::new(manager, cache))
 }
 
 /// The problems discovery met: broken files, and servers whose definitions cannot be used.
@@ -251,7 +257,7 @@ pub fn discover_mcp_servers_with(
 /// Discovery only: the servers and problems, no connection made (`tools` is empty), with a new
 /// manager built from `options`.
 pub fn discover_mcp_servers(cwd: &Path, options: &LoadOptions) -> LoadResult {
-    discover_mcp_servers_with(new_manager(options), cwd, options)
+    discover_mcp_servers_with(new_manager(options, cwd), cwd, options)
 }
 
 /// Discovers the user's MCP servers, connects them behind the startup gate and returns their

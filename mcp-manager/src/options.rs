@@ -3,6 +3,7 @@
 //! health ping, the output budget, and the [`Connector`]s that turn a configuration into a
 //! connected client.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -64,6 +65,12 @@ pub struct ManagerOptions {
     /// The connectors of transport plugins, by the `type` their config entries name (see
     /// [`Connector`]); stdio, `http` and `sse` are always connected by the built-in one.
     pub connectors: Connectors,
+    /// The agent's working folder: where a stdio server of the user's own files starts, and
+    /// what a relative `cwd` of its entry is taken from. A project server starts in its own
+    /// project folder instead (the folder its approval is recorded under), so the code an
+    /// approval ran is the same from every subfolder. `None`, the default: this process's
+    /// folder. The loader and the session set it to the folder they discover from.
+    pub working_dir: Option<PathBuf>,
 }
 
 impl Default for ManagerOptions {
@@ -83,6 +90,7 @@ impl Default for ManagerOptions {
             launcher: None,
             connect_timeout_cap: None,
             connectors: Connectors::default(),
+            working_dir: None,
         }
     }
 }
@@ -149,6 +157,14 @@ impl ManagerOptions {
         self
     }
 
+    /// Starts stdio servers of the user's own files in `folder` (see
+    /// [`working_dir`](Self::working_dir)).
+    #[must_use]
+    pub fn working_dir(mut self, folder: impl Into<PathBuf>) -> Self {
+        self.working_dir = Some(folder.into());
+        self
+    }
+
     /// Reads and keeps credentials in `store`.
     #[must_use]
     pub fn credentials(mut self, store: Arc<dyn CredentialStore>) -> Self {
@@ -172,6 +188,7 @@ impl ManagerOptions {
             launcher: self.launcher.as_ref(),
             source,
             connectors: &self.connectors,
+            working_dir: self.working_dir.as_deref(),
         }
     }
 }
