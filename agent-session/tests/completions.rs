@@ -273,6 +273,33 @@ fn bash_completes_server_names_from_the_config_files() {
     }
 }
 
+/// Zsh's server-name function, run by a real zsh as its completion system would inside a
+/// subcommand (`words` holds the subcommand's words, `service` the command completed), with
+/// `compadd` printing what it is given.
+#[test]
+#[ignore = "needs zsh, which .ci/run installs; run it with --include-ignored"]
+fn zsh_completes_server_names_inside_a_subcommand() {
+    let sandbox = project_with_servers("names-zsh");
+    let script = run(&["completions", "zsh"]);
+    assert!(script.status.success(), "{script:?}");
+    let path = sandbox.root.join("script.zsh");
+    std::fs::write(&path, &script.stdout).unwrap();
+    let asked = format!(
+        "compdef() {{ :; }}\nsource '{}'\ncompadd() {{ [[ $1 == -a ]] && print -l -- ${{(P)2}}; }}\n\
+         words=(get gi)\nCURRENT=2\nservice=agent-session\n_agent_session_servers\n",
+        path.display()
+    );
+    let mut zsh = in_sandbox(Some(&sandbox), "zsh", &["-f", "-c", &asked], &sandbox.root);
+    let output = zsh.output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let mut offered: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    offered.sort();
+    assert_eq!(offered, ["github", "gitlab"], "{output:?}");
+}
+
 #[test]
 fn the_completion_install_lines_work_in_a_fresh_home() {
     let home =

@@ -130,8 +130,9 @@ pub(crate) fn script(shell: CompletionShell) -> String {
     }
 }
 
-/// Zsh's script with server and tool names offered: functions asking the binary (as it was
-/// typed, `words[1]`) for them, in place of the file names `_default` offers.
+/// Zsh's script with server and tool names offered: functions asking the binary (the command
+/// being completed, `$service`: inside a subcommand's arguments `words[1]` is the subcommand)
+/// for them, in place of the file names `_default` offers.
 fn zsh_names(script: &str, name: &str) -> String {
     let servers = format!("_{}_servers", name.replace('-', "_"));
     let tools = format!("_{}_tools", name.replace('-', "_"));
@@ -161,9 +162,9 @@ fn zsh_names(script: &str, name: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n");
     let functions = format!(
-        "{servers}() {{\n    local -a names\n    names=(${{(f)\"$(${{words[1]}} complete-names \
+        "{servers}() {{\n    local -a names\n    names=(${{(f)\"$($service complete-names \
          servers 2>/dev/null)\"}})\n    compadd -a names\n}}\n\n{tools}() {{\n    local -a \
-         names\n    names=(${{(f)\"$(${{words[1]}} complete-names tools 2>/dev/null)\"}})\n    \
+         names\n    names=(${{(f)\"$($service complete-names tools 2>/dev/null)\"}})\n    \
          compadd -a names\n}}\n\n"
     );
     // After the `#compdef` line, which must stay the first.
