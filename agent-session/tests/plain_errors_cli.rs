@@ -75,3 +75,39 @@ fn sse_on_a_streamable_http_url_says_to_drop_the_transport() {
         "the fix is said: {tested:?}"
     );
 }
+
+/// A server given as `http` that refuses the initialize POST with 400 and the legacy GET too:
+/// the error is the POST's refusal, not advice to drop a `-t sse` nobody gave.
+#[test]
+fn an_http_server_refusing_both_transports_is_not_told_to_drop_sse() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // One connection per request (the answer closes it), for as long as the test runs.
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            stream
+                .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                .unwrap();
+            let mut request = [0_u8; 8192];
+            let _ = stream.read(&mut request);
+            let body = "not an MCP endpoint";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\ncontent-length: {}\r\n\
+                 connection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let sandbox = sandbox("http-400");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    sandbox.write_mcp_json(&json!({"refusing": {"type": "http", "url": url}}));
+    let tested = sandbox.run(&["test", "refusing"]);
+    assert_eq!(tested.code, Some(1), "{tested:?}");
+    assert!(
+        tested.stderr.contains("400") && !tested.stderr.contains("-t sse"),
+        "{tested:?}"
+    );
+}

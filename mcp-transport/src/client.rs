@@ -302,7 +302,15 @@ impl McpClient {
                             %error,
                             "Streamable HTTP refused; trying the legacy HTTP+SSE transport"
                         );
-                        Self::connect_legacy_sse(server, &params, options, deadline).await
+                        match Self::connect_legacy_sse(server, &params, options, deadline).await {
+                            // Neither transport: the Streamable HTTP refusal is what to show
+                            // (the fallback's "drop -t sse" advice is for a server given as sse).
+                            Err(legacy) if legacy.is_not_legacy_sse() => {
+                                tracing::debug!(server, %legacy, "legacy HTTP+SSE refused too");
+                                Err(error)
+                            }
+                            legacy => legacy,
+                        }
                     }
                     connected => connected,
                 }

@@ -159,6 +159,15 @@ impl Error {
         )
     }
 
+    /// True when a legacy HTTP+SSE connect was refused at its first GET: the URL serves
+    /// something else.
+    pub fn is_not_legacy_sse(&self) -> bool {
+        matches!(
+            self.transport_error(),
+            Some(TransportError::NotLegacySse { .. })
+        )
+    }
+
     /// True when the connection is gone (the server exited or the client closed it).
     pub fn is_connection_closed(&self) -> bool {
         matches!(self.rpc_error(), Some(RpcError::ConnectionClosed(_)))
