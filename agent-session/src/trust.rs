@@ -166,12 +166,15 @@ pub fn approve_project_servers(
 }
 
 /// Withdraws approvals of the project folder's servers: those named, or all. The names whose
-/// approval was withdrawn.
+/// approval was withdrawn, sorted (as `trust` lists them).
 pub fn withdraw_project_servers(
     options: &SessionOptions,
     names: Option<&[String]>,
 ) -> Result<Vec<String>, TrustError> {
-    Ok(untrust_project_servers(&context(options)?, names)?)
+    let mut withdrawn = untrust_project_servers(&context(options)?, names)?;
+    withdrawn.sort();
+    withdrawn.dedup();
+    Ok(withdrawn)
 }
 
 /// The approval prompt's listing of `servers`, the same in every interface: each server, its

@@ -553,19 +553,39 @@ fn bare_trust_on_a_terminal_asks_for_each_server_in_turn() {
     assert!(
         outcome
             .stderr
-            .contains("approve \"fx\" (it may run on this machine)? [y/N]"),
+            .contains("approve \"fx\" to do what is listed above? [y/N]"),
         "{outcome:?}"
     );
     assert!(
         outcome
             .stderr
-            .contains("approve \"other\" (it may run on this machine)? [y/N]"),
+            .contains("approve \"other\" to do what is listed above? [y/N]"),
         "{outcome:?}"
     );
     let approvals = sandbox.approvals();
     assert!(approvals.get("fx").is_some(), "{approvals}");
     assert!(approvals.get("other").is_none(), "{approvals}");
     assert_eq!(sandbox.status("other")["status"], "needs-approval");
+}
+
+/// The end of input (Ctrl-D) at a question is "no" to that server and to every one after it:
+/// nothing more is asked.
+#[test]
+fn ctrl_d_at_a_trust_question_stops_asking() {
+    let sandbox = Sandbox::new("ctrl-d");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "alpha": sandbox.witnessed("alpha", &json!({})),
+        "beta": sandbox.witnessed("beta", &json!({})),
+        "gamma": sandbox.witnessed("gamma", &json!({})),
+    }));
+    let outcome = sandbox.trust_on_a_terminal("y\n\u{4}");
+    outcome.assert_code(0);
+    assert!(outcome.stderr.contains("approve \"beta\""), "{outcome:?}");
+    assert!(!outcome.stderr.contains("approve \"gamma\""), "{outcome:?}");
+    let approvals = sandbox.approvals();
+    assert!(approvals.get("alpha").is_some(), "{approvals}");
+    assert!(approvals.get("beta").is_none(), "{approvals}");
+    assert!(approvals.get("gamma").is_none(), "{approvals}");
 }
 
 #[test]

@@ -79,10 +79,14 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
         {
             eprintln!("{}", describe_pending(std::slice::from_ref(server)));
             let question = format!(
-                "approve \"{}\" (it may run on this machine)? [y/N] ",
+                "approve \"{}\" to do what is listed above? [y/N] ",
                 escape_line(&server.name)
             );
-            let answer = stdin::answer(&question).await.unwrap_or_default();
+            // The end of input (Ctrl-D) is "no" to this server and every one after it.
+            let Some(answer) = stdin::answer(&question).await else {
+                eprintln!();
+                break;
+            };
             if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
                 chosen.push(server.clone());
             }
