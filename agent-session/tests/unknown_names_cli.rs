@@ -75,3 +75,41 @@ fn test_with_a_timeout_gives_up_on_a_server_that_never_answers() {
         "{outcome:?}"
     );
 }
+
+/// The shell speaks the same rule: every command naming an unknown server is refused with the
+/// same message (in the shell's own words) and fails the shell.
+#[test]
+fn the_shell_refuses_an_unknown_server_in_every_command_the_same_way() {
+    let (sandbox, _) = sandbox("shell");
+    let lines = [
+        "get evrything",
+        "test evrything",
+        "tools --server evrything",
+        "enable evrything",
+        "disable evrything",
+        "remove evrything",
+        "login evrything",
+        "logout evrything",
+        "trust evrything",
+        "untrust evrything",
+        "prompt evrything greet",
+    ];
+    let outcome = sandbox.run_with_input(&["shell", "--json"], &(lines.join("\n") + "\n"));
+    assert_eq!(outcome.code, Some(1), "{outcome:?}");
+    let replies: Vec<serde_json::Value> = outcome
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(replies.len(), lines.len(), "{outcome:?}");
+    for (line, reply) in lines.iter().zip(&replies) {
+        assert_eq!(reply["ok"], false, "{line}: {reply}");
+        assert!(
+            reply.to_string().contains(
+                "unknown server \\\"evrything\\\" (did you mean \\\"everything\\\"?); \
+                 `/mcp list` shows the servers"
+            ),
+            "{line}: {reply}"
+        );
+    }
+}

@@ -36,6 +36,9 @@ pub(super) async fn trust(
         .filter(|word| *word != "--yes" && *word != "-y")
         .cloned()
         .collect();
+    if let Some(unknown) = unknown_among(session, &names, interface) {
+        return unknown;
+    }
     let named = (!names.is_empty()).then_some(names.as_slice());
     let pending = match pending_project_servers(session.options(), named) {
         Ok(pending) => pending,
@@ -105,6 +108,20 @@ pub(super) async fn trust(
     }
 }
 
+/// The usage error for the first of `names` no file defines (the one rule for unknown names,
+/// as on the command line), if there is one.
+fn unknown_among(
+    session: &AgentSession,
+    names: &[String],
+    interface: Interface,
+) -> Option<CommandOutput> {
+    let discovery = session.discovery();
+    names
+        .iter()
+        .find_map(|name| super::known_server(&discovery, name, interface).err())
+        .map(CommandOutput::usage)
+}
+
 /// What `untrust` says of the approvals it withdrew.
 pub fn withdrawn_text(withdrawn: &[String]) -> String {
     match withdrawn {
@@ -118,6 +135,9 @@ pub(super) async fn untrust(
     rest: &[String],
     interface: Interface,
 ) -> CommandOutput {
+    if let Some(unknown) = unknown_among(session, rest, interface) {
+        return unknown;
+    }
     let names = (!rest.is_empty()).then_some(rest);
     match withdraw_project_servers(session.options(), names) {
         // Nothing changed: nothing to reload.
