@@ -129,7 +129,7 @@ pub(crate) struct Globals {
     /// The percentage of the context window the definitions may take before --tool-search
     /// auto defers them (default 10)
     #[arg(long = "tool-search-share", global = true, value_name = "PERCENT",
-          value_parser = clap::value_parser!(u32).range(1..=100))]
+          value_parser = parse_percent)]
     pub(crate) tool_search_share: Option<u32>,
 }
 
@@ -397,7 +397,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Parse
     // `agent-session mcp list`, as a `claude mcp list` user types it: `mcp` is the same
     // commands' prefix there.
     let args: Vec<std::ffi::OsString> = match words.iter().position(|word| !word.starts_with('-')) {
-        Some(at) if words[at] == "mcp" && words.len() > at + 1 => {
+        // Alone, it is the bare command: the usage line.
+        Some(at) if words[at] == "mcp" => {
             let mut args = args;
             args.remove(at + 1);
             args
@@ -729,6 +730,13 @@ fn parse_tokens(text: &str) -> Result<usize, String> {
         .and_then(|number| number.checked_mul(scale))
         .filter(|tokens| *tokens > 0)
         .ok_or_else(|| format!("takes a number of tokens such as 200000 or 200k, not {text:?}"))
+}
+
+fn parse_percent(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|percent| (1..=100).contains(percent))
+        .ok_or_else(|| format!("takes a whole percentage from 1 to 100, such as 10, not {text:?}"))
 }
 
 fn parse_ms(text: &str) -> Result<u64, String> {

@@ -77,6 +77,13 @@ fn search_takes_words_a_limit_and_a_server_and_tool_search_its_options() {
         assert!(usage(bad).contains("agent-session help"), "{bad}");
     }
     assert!(usage("context --tool-search-share 0").contains("0"));
+    for share in ["18.9", "10%", "101"] {
+        let said = usage(&format!("context --tool-search-share {share}"));
+        assert!(
+            said.contains("takes a whole percentage from 1 to 100"),
+            "{share}: {said}"
+        );
+    }
     assert!(usage("context --context-window lots").contains("tokens"));
 }
 
@@ -185,4 +192,16 @@ fn the_reload_help_says_what_a_reload_does() {
         .expect("a reload line");
     assert!(line.contains("restart only what changed"), "{line}");
     assert!(!line.contains("reconnect every server"), "{line}");
+}
+
+#[test]
+fn mcp_before_a_command_is_the_command_and_alone_is_the_bare_usage() {
+    let cli = cli("mcp list --json");
+    assert!(cli.globals.json);
+    assert_eq!(usage("mcp"), usage(""));
+    assert!(
+        !usage("mcp").contains("unknown command"),
+        "{}",
+        usage("mcp")
+    );
 }
