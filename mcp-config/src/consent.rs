@@ -195,6 +195,13 @@ impl Consent {
             roots: offered_roots(definition, source),
             ..Self::default()
         };
+        // A root a variable names is a folder of the user's choosing at run time (`${HOME}`),
+        // not the one the description would show: it cannot be stated.
+        if let Some(RootsSetting::Folders(folders)) = definition.roots() {
+            for (index, folder) in folders.iter().enumerate() {
+                consent.refuse_variables(&format!("roots[{index}]"), &folder.to_string_lossy());
+            }
+        }
         match &definition.transport {
             TransportConfig::Stdio(stdio) => {
                 consent.refuse_variables("command", &stdio.command);
@@ -550,6 +557,9 @@ impl Consent {
             return;
         };
         for key in [
+            "clientId",
+            "client_id",
+            "CLIENT_ID",
             "clientSecret",
             "client_secret",
             "CLIENT_SECRET",
@@ -607,6 +617,9 @@ impl Consent {
                         why: "auth.idpTokenEndpoint: where the ID token is exchanged".to_owned(),
                     });
                     let idp = Destination::Host(idp);
+                    if let Some(text) = auth.extra.get("idpClientId").and_then(Value::as_str) {
+                        self.send_variables("auth.idpClientId", text, &idp);
+                    }
                     match &managed.id_token {
                         CredentialSetting::File(path) => {
                             self.read(source, "auth.idTokenFile", path, "sent", &idp);

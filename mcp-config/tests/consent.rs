@@ -151,10 +151,11 @@ fn the_enterprise_grant_states_the_identity_provider_and_the_token_it_is_sent() 
     world.write_servers(&json!({
         "corp": {
             "url": "https://mcp.corp.example/mcp",
-            "auth": {"type": "oauth", "grant": "enterpriseManaged", "clientId": "agent",
+            "auth": {"type": "oauth", "grant": "enterpriseManaged",
+                     "clientId": "agent-${TEAM_ID}",
                      "clientSecret": "${CORP_SECRET}", "idTokenFile": "sso/id_token",
                      "idpTokenEndpoint": "https://sso.corp.example/oauth2/token",
-                     "idpClientId": "agent"}
+                     "idpClientId": "${IDP_CLIENT}"}
         }
     }));
     let repo = world.repo();
@@ -163,6 +164,11 @@ fn the_enterprise_grant_states_the_identity_provider_and_the_token_it_is_sent() 
         "sends: $CORP_SECRET (auth.clientSecret) to the authorization server that \
          https://mcp.corp.example names"
             .to_owned(),
+        // A client id is sent too (with the secret, in a Basic header): its variables with it.
+        "sends: $TEAM_ID (auth.clientId) to the authorization server that \
+         https://mcp.corp.example names"
+            .to_owned(),
+        "sends: $IDP_CLIENT (auth.idpClientId) to https://sso.corp.example".to_owned(),
         format!(
             "reads: {}/sso/id_token (auth.idTokenFile), sent to https://sso.corp.example",
             repo.display()
@@ -198,7 +204,8 @@ fn what_a_variable_names_or_what_lies_outside_the_project_cannot_be_approved() {
         "escaping": {"url": "https://c.example/mcp",
                      "auth": {"type": "oauth", "grant": "clientCredentials", "clientId": "a",
                               "privateKeyFile": "../../etc/key.pem"}},
-        "fine": {"type": "http", "url": "https://d.example/mcp?tenant=${TENANT}"}
+        "fine": {"type": "http", "url": "https://d.example/mcp?tenant=${TENANT}"},
+        "roots-by-variable": {"command": "srv", "roots": [".", "${HOME}/notes"]}
     }));
     let world_ref = &world;
     let refused = |name: &str| -> Vec<String> {
@@ -223,6 +230,12 @@ fn what_a_variable_names_or_what_lies_outside_the_project_cannot_be_approved() {
         refused("escaping")
     );
     assert!(refused("fine").is_empty());
+    // A root a variable names is a folder chosen at run time, not the one shown.
+    assert!(
+        refused("roots-by-variable")[0].starts_with("roots[1]: named by $HOME"),
+        "{:?}",
+        refused("roots-by-variable")
+    );
 
     // Nothing approves them: not the writer, not an approval recorded anyway.
     for name in [
@@ -231,6 +244,7 @@ fn what_a_variable_names_or_what_lies_outside_the_project_cannot_be_approved() {
         "home-key",
         "idp-by-variable",
         "escaping",
+        "roots-by-variable",
     ] {
         let (definition, source) = world.definition(name);
         let consent = Consent::of(&definition, &source);
@@ -248,7 +262,8 @@ fn what_a_variable_names_or_what_lies_outside_the_project_cannot_be_approved() {
             "escaping",
             "home-key",
             "host-by-variable",
-            "idp-by-variable"
+            "idp-by-variable",
+            "roots-by-variable"
         ]
     );
 }
