@@ -42,7 +42,7 @@ use serde_json::{Value, json};
 
 use crate::expand::referenced_variables;
 use crate::oauth_grant::{ClientCredentialSetting, CredentialSetting, OAuthGrant};
-use crate::server_config::{RootsSetting, ServerConfig, TransportConfig, normalized};
+use crate::server_config::{RootsSetting, ServerConfig, StdioConfig, TransportConfig, normalized};
 use crate::source::SourceMeta;
 
 /// Everything approving one server lets it do. See the [module documentation](self).
@@ -218,7 +218,7 @@ impl Consent {
                 consent.runs.push(CommandRun {
                     field: "command".to_owned(),
                     command: line.join(" "),
-                    folder: stdio.cwd.clone(),
+                    folder: start_folder(stdio, source),
                     env,
                     output_to: None,
                 });
@@ -732,6 +732,26 @@ fn offered_roots(definition: &ServerConfig, source: &SourceMeta) -> OfferedRoots
             }
         }
         None => OfferedRoots::Agent,
+    }
+}
+
+/// The folder a stdio server starts in, absolute, when it matters to what runs: the entry sets
+/// a `cwd`, or its command is a relative path (found from that folder). A project server starts
+/// in its project folder (a relative `cwd` taken from there), so its approval names the file
+/// that runs from every subfolder.
+fn start_folder(stdio: &StdioConfig, source: &SourceMeta) -> Option<String> {
+    let relative_command = stdio.command.contains('/') && !Path::new(&stdio.command).is_absolute();
+    if stdio.cwd.is_none() && !relative_command {
+        return None;
+    }
+    let project = source
+        .project_folder
+        .as_deref()
+        .filter(|_| source.in_project_folder);
+    match (project, &stdio.cwd) {
+        (Some(project), Some(cwd)) => Some(project.join(cwd).display().to_string()),
+        (Some(project), None) => Some(project.display().to_string()),
+        (None, cwd) => cwd.clone(),
     }
 }
 

@@ -92,11 +92,16 @@ fn a_stdio_server_states_its_command_its_commands_and_the_variables_it_is_given(
             "cwd": "tools"
         }
     }));
+    let repo = world.repo();
     assert_eq!(
         world.lines("local"),
         [
-            "runs: uvx mcp-server-git --repository '${REPO_PATH:-${HOME}/src}'  (the server, in tools, \
-             with env GITHUB_TOKEN, PLAIN)",
+            format!(
+                "runs: uvx mcp-server-git --repository '${{REPO_PATH:-${{HOME}}/src}}'  (the \
+                 server, in {}/tools, with env GITHUB_TOKEN, PLAIN)",
+                repo.display()
+            )
+            .as_str(),
             "runs: pass show git  (env.SECRET, run by sh when it connects; its output goes to the \
              server's process)",
             "sends: $REPO_PATH (args[2]) to the server's process",
@@ -108,6 +113,23 @@ fn a_stdio_server_states_its_command_its_commands_and_the_variables_it_is_given(
         ]
     );
     assert!(world.consent("local").is_approvable());
+}
+
+/// A relative command is found from the folder the server starts in, its project folder: the
+/// approval names that folder, so it says which file runs.
+#[test]
+fn a_relative_command_states_the_project_folder_it_runs_from() {
+    let world = World::new();
+    world.write_servers(&json!({"script": {"command": "./scripts/server.sh"}}));
+    let lines = world.lines("script");
+    assert_eq!(
+        lines[0],
+        format!(
+            "runs: ./scripts/server.sh  (the server, in {})",
+            world.repo().display()
+        ),
+        "{lines:#?}"
+    );
 }
 
 #[test]
