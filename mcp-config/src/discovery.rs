@@ -484,6 +484,21 @@ pub fn load_all_configs(ctx: &DiscoveryContext, options: &DiscoveryOptions) -> D
         // Decided before the winner is chosen: an unapproved project definition does not
         // hide the user's own definition of the same name.
         if candidate.meta.in_project_folder && !options.trust.trusts_all() {
+            // An entry that could not run even once approved (a name of hidden characters, a
+            // root that is no folder) is invalid now, with its reason, rather than waiting for
+            // an approval that would change nothing. A variable unset here is no such fault:
+            // the definition is approved as written and reports it when it runs.
+            if let Ok(expanded) = expand_server_config(&candidate.name, &candidate.config, &ctx.env)
+            {
+                let problems = validate_server_config(&candidate.name, &expanded);
+                if !problems.is_empty() {
+                    let invalid = InvalidServer::new(candidate.name.clone(), problems);
+                    let definition = Some(candidate.config);
+                    let reason = SkipReason::Invalid(invalid);
+                    result.skip(candidate.name, &candidate.meta, definition, reason);
+                    continue;
+                }
+            }
             let folder = candidate
                 .meta
                 .project_folder

@@ -348,3 +348,27 @@ fn a_plugins_entry_states_its_fields_and_the_variables_they_send() {
     assert_eq!(json["approvable"], true);
     assert_eq!(json["sends"][0]["variable"], "SOCKET_KEY");
 }
+
+/// An entry that could not run even once approved (a name of hidden characters, a root that is
+/// no folder) is invalid at once, with its reason, and never waits for approval; one whose
+/// variable is unset here still waits (it is approved as written and reports the variable).
+#[test]
+fn an_entry_that_could_not_run_is_invalid_before_any_approval() {
+    let world = World::new();
+    world.write_servers(&json!({
+        "hid\u{200b}den": {"command": "srv"},
+        "bad-root": {"command": "srv", "roots": ["~/x"]},
+        "unset-arg": {"command": "srv", "args": ["${NOT_SET_IN_THIS_TEST}"]},
+        "fine": {"command": "srv"},
+    }));
+    let found = world.load(&DiscoveryOptions::default());
+    assert_eq!(needing_approval(&found), ["fine", "unset-arg"]);
+    let mut invalid: Vec<&str> = found
+        .skipped
+        .iter()
+        .filter(|skipped| matches!(skipped.reason, mcp_config::SkipReason::Invalid(_)))
+        .map(|skipped| skipped.name.as_str())
+        .collect();
+    invalid.sort_unstable();
+    assert_eq!(invalid, ["bad-root", "hid\u{200b}den"], "{found:?}");
+}
