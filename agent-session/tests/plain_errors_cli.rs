@@ -111,3 +111,26 @@ fn an_http_server_refusing_both_transports_is_not_told_to_drop_sse() {
         "{tested:?}"
     );
 }
+
+/// An answer over `--max-message-bytes` fails its call with one line that says so, and
+/// nothing else (no warning beside it saying the same).
+#[test]
+fn an_answer_over_the_message_limit_is_said_once() {
+    let sandbox = sandbox("too-large");
+    sandbox.write_mcp_json(&json!({"big": sandbox.fixture("big", |server| server)}));
+    let outcome = sandbox.run(&[
+        "call",
+        "big/huge",
+        "--arg",
+        "bytes=5000",
+        "--max-message-bytes",
+        "2048",
+    ]);
+    assert_eq!(outcome.code, Some(1), "{outcome:?}");
+    let lines: Vec<&str> = outcome.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{outcome:?}");
+    assert!(
+        lines[0].contains("2048") && !lines[0].contains("WARN"),
+        "{outcome:?}"
+    );
+}

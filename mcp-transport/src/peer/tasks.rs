@@ -226,7 +226,8 @@ impl Shared {
             .and_then(|id| self.lock_state().pending.remove(&id));
         match pending {
             Some(pending) => {
-                tracing::warn!(server = %self.server, size, limit, "an answer over the size limit was dropped; its request fails");
+                // Its request's error says so: a warning would say it twice.
+                tracing::debug!(server = %self.server, size, limit, "an answer over the size limit was dropped; its request fails");
                 let _ = pending
                     .response
                     .send(Err(Unanswered::TooLarge { limit, size }));
