@@ -555,7 +555,15 @@ async fn test_pings_connected_servers_and_explains_the_others() {
     assert!(out.json["latency_ms"].as_f64().unwrap() >= 0.0);
     assert!(out.text.contains("ping"), "{}", out.text);
 
-    fails(&session, "test failing", "\"failing\" failed").await;
+    // Named once, by the server's own error, with what to run next.
+    fails(&session, "test failing", "MCP server \"failing\"").await;
+    let said = fails(
+        &session,
+        "test failing",
+        "`/mcp reconnect failing` tries again",
+    )
+    .await;
+    assert!(!said.contains("\"failing\": MCP server"), "{said}");
     fails(&session, "test off", "is disabled").await;
     fails(&session, "test nosuch", "unknown server \"nosuch\"").await;
     guard(session.shutdown()).await;

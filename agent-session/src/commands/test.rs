@@ -13,8 +13,8 @@ use crate::session::AgentSession;
 /// command line, where every command connects afresh, `test` itself.
 fn retry(interface: Interface, name: &str) -> String {
     match interface {
-        Interface::Shell => interface.bare(&format!("reconnect {name}")),
-        Interface::Cli => interface.bare(&format!("test {name}")),
+        Interface::Shell => interface.command(&format!("reconnect {name}")),
+        Interface::Cli => interface.command(&format!("test {name}")),
     }
 }
 
@@ -57,15 +57,16 @@ pub(super) async fn test(
         | ConnectionStatus::Connecting
         | ConnectionStatus::Reconnecting { .. } => {}
         ConnectionStatus::Failed(error) => {
+            // The error names the server ("MCP server \"x\" …"): it is not named twice.
             return CommandOutput::failed(format!(
-                "\"{name}\" failed: {}; {} tries again",
+                "{}; {} tries again",
                 one_line(&error.to_string()),
                 retry(interface, &name)
             ));
         }
         ConnectionStatus::NeedsLogin(error) => {
             return CommandOutput::failed(format!(
-                "\"{name}\" needs a login: {}; {}",
+                "{}; {}",
                 one_line(&error.to_string()),
                 interface.login_hint(&name)
             ));
@@ -80,7 +81,7 @@ pub(super) async fn test(
     let client = match wait_connected_within(session, &name, cap).await {
         Some(Ok(client)) => client,
         Some(Err(error)) => {
-            return CommandOutput::failed(format!("\"{name}\": {}", one_line(&error.to_string())));
+            return CommandOutput::failed(one_line(&error.to_string()));
         }
         None => {
             return CommandOutput::failed(match cap {
