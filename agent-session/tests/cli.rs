@@ -1086,7 +1086,7 @@ fn call_shows_what_the_model_gets_and_full_prints_everything() {
         .unwrap_or_default()
         .to_owned();
     assert!(
-        last.contains("[output cut:") && last.contains("5.0 MB"),
+        last.contains("[output cut:") && last.contains("5.0 MiB"),
         "{last}"
     );
     assert!(cut.stdout.len() < 110 * 1024, "{} bytes", cut.stdout.len());
@@ -1105,10 +1105,16 @@ fn call_shows_what_the_model_gets_and_full_prints_everything() {
         smaller.stdout.len()
     );
 
+    // The cut results are kept whole in files; the whole one printed needs none.
+    let results = sandbox.home.join(".cache/agent-session/results");
+    let kept = || std::fs::read_dir(&results).map_or(0, Iterator::count);
+    let before = kept();
+    assert_eq!(before, 2, "{}", results.display());
     let full = sandbox.run(&["call", "mcp_fx_huge", args, "--no-cache", "--full"]);
     full.assert_code(0);
     assert_eq!(full.stdout.trim_end().len(), 5 << 20);
     assert!(!full.stdout.contains("output cut"));
+    assert_eq!(kept(), before, "--full kept the result in a file");
 }
 
 #[test]

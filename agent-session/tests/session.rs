@@ -450,7 +450,7 @@ async fn a_5_mib_result_reaches_the_model_within_the_budget_and_is_kept_whole_in
         "{} bytes",
         text.len()
     );
-    assert!(marker.contains("5.0 MB"), "{marker}");
+    assert!(marker.contains("5.0 MiB"), "{marker}");
     let file = output.details["truncated"]["file"].as_str().expect("kept");
     assert!(marker.contains(file), "{marker}");
     let dir = session

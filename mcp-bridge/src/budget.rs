@@ -150,14 +150,14 @@ fn cut_point(text: &str, room: usize) -> usize {
     }
 }
 
-/// `4.9 MB`, `512 KB`, `300 bytes`.
+/// `4.9 MiB`, `512 KiB`, `300 bytes`: binary units, as the budget's own sizes are given.
 fn human(bytes: usize) -> String {
-    const KB: f64 = 1024.0;
+    const KIB: f64 = 1024.0;
     let value = bytes as f64;
-    if value >= KB * KB {
-        format!("{:.1} MB", value / (KB * KB))
-    } else if value >= KB {
-        format!("{:.0} KB", value / KB)
+    if value >= KIB * KIB {
+        format!("{:.1} MiB", value / (KIB * KIB))
+    } else if value >= KIB {
+        format!("{:.0} KiB", value / KIB)
     } else {
         format!("{bytes} bytes")
     }
@@ -278,7 +278,7 @@ mod tests {
         let cut = OutputBudget::new(1000, None).apply(output, "s", "t");
         let shown = texts(&cut);
         assert_eq!(shown[0], "caption");
-        assert_eq!(shown[1], "[left out: image/png, 4 KB]");
+        assert_eq!(shown[1], "[left out: image/png, 4 KiB]");
         assert_eq!(cut.details["truncated"]["total_bytes"], 4007);
     }
 

@@ -192,7 +192,14 @@ fn init_tracing() {
 }
 
 async fn run(cli: Cli) -> u8 {
-    let Cli { globals, command } = cli;
+    let Cli {
+        mut globals,
+        command,
+    } = cli;
+    // `call --full` prints the whole result: nothing is cut, so no file keeps it.
+    if matches!(command, Command::Call { full: true, .. }) {
+        globals.output_budget = Some(usize::MAX);
+    }
     if command == Command::Demo {
         return demo::run(&globals).await;
     }
