@@ -91,6 +91,12 @@ fn resources_of_a_server_without_them_is_an_empty_listing_not_a_failure() {
     let text = sandbox.run(&["resources", "--server", "plain"]);
     text.assert_code(0);
     assert!(text.stdout.contains("No MCP resources"), "{}", text.stdout);
+    // Nothing failed: no sending the user to look for errors.
+    assert!(!text.stdout.contains("errors"), "{}", text.stdout);
+    let prompts = sandbox.run(&["prompts", "--server", "plain"]);
+    prompts.assert_code(0);
+    assert!(prompts.stdout.contains("No MCP prompts."), "{prompts:?}");
+    assert!(!prompts.stdout.contains("errors"), "{prompts:?}");
 }
 
 #[test]

@@ -111,12 +111,14 @@ pub(crate) async fn execute(
             Outcome::ok(text, context.to_json())
         }
         Command::Resources { server } => {
-            resources::resources_command(manager, server.as_deref()).await
+            resources::resources_command(manager, server.as_deref(), interface).await
         }
         Command::Read { server, uri } => {
             resources::read_command(manager, &server, &uri, interface).await
         }
-        Command::Prompts { server } => resources::prompts_command(manager, server.as_deref()).await,
+        Command::Prompts { server } => {
+            resources::prompts_command(manager, server.as_deref(), interface).await
+        }
         Command::Prompt { server, name, arg } => {
             resources::prompt_command(manager, &server, &name, arg, interface).await
         }

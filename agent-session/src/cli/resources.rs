@@ -26,7 +26,11 @@ pub(crate) fn parse_prompt_arg(text: &str) -> Result<(String, String), String> {
 }
 
 /// `resources [--server X]`: every resource and resource template.
-pub(crate) async fn resources_command(manager: &McpManager, server: Option<&str>) -> Outcome {
+pub(crate) async fn resources_command(
+    manager: &McpManager,
+    server: Option<&str>,
+    interface: Interface,
+) -> Outcome {
     let (resources, templates) = match server {
         Some(server) => {
             let resources = manager.list_resources(server).await;
@@ -51,14 +55,18 @@ pub(crate) async fn resources_command(manager: &McpManager, server: Option<&str>
         "errors": errors_json(&errors),
     });
     Outcome::partial(
-        resources_text(&resources, &templates),
+        resources_text(&resources, &templates, interface),
         json,
         problems(&errors),
     )
 }
 
 /// `prompts [--server X]`: every prompt, with its arguments.
-pub(crate) async fn prompts_command(manager: &McpManager, server: Option<&str>) -> Outcome {
+pub(crate) async fn prompts_command(
+    manager: &McpManager,
+    server: Option<&str>,
+    interface: Interface,
+) -> Outcome {
     let prompts = match server {
         Some(server) => one(server, manager.list_prompts(server).await),
         None => {
@@ -71,7 +79,11 @@ pub(crate) async fn prompts_command(manager: &McpManager, server: Option<&str>) 
         "skipped": prompts.skipped,
         "errors": errors_json(&prompts.errors),
     });
-    Outcome::partial(prompts_text(&prompts), json, problems(&prompts.errors))
+    Outcome::partial(
+        prompts_text(&prompts, interface),
+        json,
+        problems(&prompts.errors),
+    )
 }
 
 /// `read SERVER URI`: a resource's contents; text as it is, binary described (its base64 with
@@ -261,16 +273,28 @@ fn problems(errors: &[(String, ServerError)]) -> Vec<String> {
     errors.iter().map(|(_, error)| error.to_string()).collect()
 }
 
+/// What an empty listing says: only that, when servers were asked (those without the
+/// capability are named after it, failures on stderr); with the list command when no server
+/// answered at all, to see why.
+fn nothing_listed<T>(what: &str, listings: &Listings<T>, interface: Interface) -> String {
+    if listings.skipped.is_empty() && listings.errors.is_empty() {
+        format!(
+            "No MCP {what}. {} shows the servers and their errors.",
+            interface.command("list")
+        )
+    } else {
+        format!("No MCP {what}.")
+    }
+}
+
 fn resources_text(
     resources: &Listings<mcp_transport::Resource>,
     templates: &Listings<mcp_transport::ResourceTemplate>,
+    interface: Interface,
 ) -> String {
     let mut sections = Vec::new();
     if resources.items.is_empty() && templates.items.is_empty() {
-        sections.push(
-            "No MCP resources. Run `agent-session list` to see the servers and their errors."
-                .to_owned(),
-        );
+        sections.push(nothing_listed("resources", resources, interface));
     }
     if !resources.items.is_empty() {
         sections.push(table(
@@ -335,13 +359,10 @@ fn resources_text(
     sections.join("\n\n")
 }
 
-fn prompts_text(prompts: &Listings<Prompt>) -> String {
+fn prompts_text(prompts: &Listings<Prompt>, interface: Interface) -> String {
     let mut sections = Vec::new();
     if prompts.items.is_empty() {
-        sections.push(
-            "No MCP prompts. Run `agent-session list` to see the servers and their errors."
-                .to_owned(),
-        );
+        sections.push(nothing_listed("prompts", prompts, interface));
     } else {
         sections.push(table(
             &[
