@@ -153,6 +153,19 @@ fn read_from_a_server_without_resources_says_it_offers_none() {
         "{}",
         failed.stderr
     );
+    // Not sent to list what it does not have.
+    assert!(
+        !failed.stderr.contains("resources --server"),
+        "{}",
+        failed.stderr
+    );
+    let prompt = sandbox.run(&["prompt", "plain", "greet"]);
+    prompt.assert_code(1);
+    assert!(
+        prompt.stderr.contains("does not offer prompts"),
+        "{prompt:?}"
+    );
+    assert!(!prompt.stderr.contains("prompts --server"), "{prompt:?}");
 }
 
 #[test]

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use agent_session::render::{Column, table};
-use mcp_manager::{ConnectionStatus, McpManager, ServerError, ServerListing};
+use mcp_manager::{ConnectionStatus, ManagerError, McpManager, ServerError, ServerListing};
 use mcp_transport::{ContentBlock, GetPromptResult, Prompt, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
 
@@ -99,6 +99,10 @@ pub(crate) async fn read_command(
             read_text(&read),
             json!({"server": server, "uri": uri, "contents": read.contents}),
         ),
+        // A server without resources has none to list: the error says so, alone.
+        Err(error) if matches!(*error, ManagerError::NotOffered { .. }) => {
+            Outcome::failed(Kind::Server, error.to_string())
+        }
         Err(error) => {
             let resources = interface.command(&format!("resources --server {server}"));
             Outcome::failed(
@@ -134,6 +138,9 @@ pub(crate) async fn prompt_command(
                 "messages": prompt.messages,
             }),
         ),
+        Err(error) if matches!(*error, ManagerError::NotOffered { .. }) => {
+            Outcome::failed(Kind::Server, error.to_string())
+        }
         Err(error) => {
             let prompts = interface.command(&format!("prompts --server {server}"));
             Outcome::failed(
