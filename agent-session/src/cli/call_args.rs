@@ -39,11 +39,40 @@ impl CallArguments {
     pub(crate) fn for_schema(&self, schema: &Value) -> Result<Value, String> {
         let mut arguments = self.object.clone();
         for (key, raw) in &self.pairs {
+            unknown_but_near(schema, key)?;
             let types = property_types(schema, key);
             arguments.insert(key.clone(), typed(key, raw, &types)?);
         }
         Ok(Value::Object(arguments))
     }
+}
+
+/// A `--arg` key the schema does not name, close to one it does (`pathh` for `path`): a typo,
+/// refused with the name meant, before anything is called. A key near none is left to the
+/// schema (which may take other keys).
+fn unknown_but_near(schema: &Value, key: &str) -> Result<(), String> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    if properties.contains_key(key) {
+        return Ok(());
+    }
+    // Closer than the did-you-mean of names: a key of its own (`id` beside `on`) must pass.
+    let allowed = if key.chars().count() >= 8 { 2 } else { 1 };
+    let mut near: Vec<&str> = properties
+        .keys()
+        .map(String::as_str)
+        .filter(|name| strsim::levenshtein(key, name) <= allowed)
+        .collect();
+    if near.is_empty() {
+        return Ok(());
+    }
+    near.sort_unstable();
+    near.truncate(3);
+    Err(format!(
+        "--arg {key}: the tool takes no argument `{key}`{}",
+        agent_session::suggest::did_you_mean(&near)
+    ))
 }
 
 /// The JSON types the schema's property `key` takes (`type`, a string or a list); none when
@@ -199,6 +228,12 @@ mod tests {
             call(&["other=5", "free=mcp server", "empty="]).unwrap(),
             json!({"other": 5, "free": "mcp server", "empty": ""})
         );
+        // A typo of a property is said with the name meant; a key of its own is not.
+        assert_eq!(
+            call(&["limt=5"]).unwrap_err(),
+            "--arg limt: the tool takes no argument `limt` (did you mean \"limit\"?)"
+        );
+        assert_eq!(call(&["id=7"]).unwrap(), json!({"id": 7}));
         let refused = call(&["limit=five"]).unwrap_err();
         assert_eq!(
             refused,
