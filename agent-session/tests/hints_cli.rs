@@ -133,3 +133,37 @@ fn claude_mcp_words_work_after_mcp() {
     let got = sandbox.run(&["--json", "mcp", "get", "modern"]).json();
     assert_eq!(got["command"], "true", "{got}");
 }
+
+/// With `--app NAME`, the command line's hints carry it: a command typed as shown reads the
+/// same agent's files (without it, `get a1` would be an unknown server).
+#[test]
+fn hints_carry_the_app_the_command_line_was_given() {
+    let sandbox = sandbox("app");
+    let added = sandbox.run(&["--app", "my-agent", "add", "a1", "--", "true"]);
+    added.assert_code(0);
+    assert!(
+        added
+            .stdout
+            .contains("agent-session --app my-agent get a1 connects it"),
+        "{added:?}"
+    );
+    let unknown = sandbox.run(&["--app", "my-agent", "get", "a2"]);
+    assert_eq!(unknown.code, Some(2), "{unknown:?}");
+    assert!(
+        unknown
+            .stderr
+            .contains("`agent-session --app my-agent list` shows the servers"),
+        "{unknown:?}"
+    );
+    // The hint, typed as shown, finds the server.
+    let typed = sandbox.run(&["--app", "my-agent", "get", "a1"]);
+    assert!(!typed.stderr.contains("unknown server"), "{typed:?}");
+    // The default app is not named.
+    let plain = sandbox.run(&["get", "a2"]);
+    assert!(
+        plain
+            .stderr
+            .contains("`agent-session list` shows the servers"),
+        "{plain:?}"
+    );
+}

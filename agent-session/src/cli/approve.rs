@@ -17,6 +17,7 @@ use agent_session::{
 use serde_json::{Value, json};
 
 use super::args::Globals;
+use super::outcome::Interface;
 use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, failure, manage, output, stdin};
 
 /// The command line's options, when every one of `names` is a server the config files define;
@@ -61,13 +62,13 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
             if !globals.json {
                 output::print(&format!("waiting for approval:\n{listing}"));
             }
-            failure::report(
-                globals.json,
-                failure::Kind::Usage,
+            let message = format!(
                 "nothing approved: stdin is not a terminal, so there is no one to ask; approve \
-                 what is shown with `agent-session trust --yes`, or name the servers: \
-                 `agent-session trust NAME…`",
+                 what is shown with {}, or name the servers: {}",
+                Interface::Cli.command("trust --yes"),
+                Interface::Cli.command("trust NAME…")
             );
+            failure::report(globals.json, failure::Kind::Usage, &message);
             return EXIT_USAGE;
         }
         // Each server asked for in turn, with what approving it lets it do.

@@ -196,6 +196,11 @@ async fn run(cli: Cli) -> u8 {
         mut globals,
         command,
     } = cli;
+    // Hints name the command line as this one was typed: another agent's files, another app.
+    if globals.app != args::DEFAULT_APP {
+        let app = shell_words::quote(&globals.app).into_owned();
+        Interface::name_the_command_line(&format!("--app {app}"));
+    }
     // `call --full` prints the whole result: nothing is cut, so no file keeps it.
     if matches!(command, Command::Call { full: true, .. }) {
         globals.output_budget = Some(usize::MAX);
@@ -622,10 +627,14 @@ fn summary(
     }
     let logins = match logins.as_slice() {
         [] => String::new(),
-        [one] => format!("; {one} needs a login: agent-session login {one}"),
+        [one] => format!(
+            "; {one} needs a login: {}",
+            Interface::Cli.bare(&format!("login {one}"))
+        ),
         many => format!(
-            "; {} need a login (agent-session login NAME): {}",
+            "; {} need a login ({}): {}",
             many.len(),
+            Interface::Cli.bare("login NAME"),
             many.join(", ")
         ),
     };
@@ -638,17 +647,27 @@ fn summary(
         .collect();
     let approvals = match waiting.as_slice() {
         [] => String::new(),
-        [one] => format!("; project server {one} needs approval: agent-session trust {one}"),
+        [one] => format!(
+            "; project server {one} needs approval: {}",
+            Interface::Cli.bare(&format!("trust {one}"))
+        ),
         many => format!(
-            "; {} project servers need approval (agent-session trust): {}",
+            "; {} project servers need approval ({}): {}",
             many.len(),
+            Interface::Cli.bare("trust"),
             many.join(", ")
         ),
     };
     let invalid = match session.discovery().invalid().count() {
         0 => String::new(),
-        1 => "; 1 invalid entry skipped, see `agent-session list`".to_owned(),
-        count => format!("; {count} invalid entries skipped, see `agent-session list`"),
+        1 => format!(
+            "; 1 invalid entry skipped, see {}",
+            Interface::Cli.command("list")
+        ),
+        count => format!(
+            "; {count} invalid entries skipped, see {}",
+            Interface::Cli.command("list")
+        ),
     };
     format!(
         "ready in {} ms ({live} live, {deferred} deferred, {failed} failed){logins}{approvals}{invalid}",

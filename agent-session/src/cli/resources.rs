@@ -404,8 +404,10 @@ fn prompts_text(prompts: &Listings<Prompt>, interface: Interface) -> String {
             .iter()
             .any(|(_, prompt)| prompt.required_arguments().next().is_some())
         {
-            sections
-                .push("* required: agent-session prompt SERVER NAME --arg KEY=VALUE …".to_owned());
+            sections.push(format!(
+                "* required: {}",
+                interface.bare("prompt SERVER NAME --arg KEY=VALUE …")
+            ));
         }
     }
     if !prompts.skipped.is_empty() {

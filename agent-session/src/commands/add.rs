@@ -404,7 +404,8 @@ pub(super) fn added_output(
         text.push_str(&note);
     }
     text.push_str(&format!(
-        "\nagent-session get {name} connects it and shows its tools"
+        "\n{} connects it and shows its tools",
+        super::Interface::Cli.bare(&format!("get {name}"))
     ));
     let json = json!({
         "added": name,

@@ -60,13 +60,24 @@ pub enum Interface {
     Shell,
 }
 
+/// The command line as hints name it when plain `agent-session` would mean another agent's
+/// files (`agent-session --app my-agent `); set once, by the CLI ([`Interface::name_the_command_line`]).
+static COMMAND_LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 impl Interface {
-    /// `/mcp ` or `agent-session `.
-    pub const fn prefix(self) -> &'static str {
+    /// `/mcp ` or `agent-session ` (with the options [`name_the_command_line`](Self::name_the_command_line) gave).
+    pub fn prefix(self) -> &'static str {
         match self {
             Self::Shell => "/mcp ",
-            Self::Cli => "agent-session ",
+            Self::Cli => COMMAND_LINE.get().map_or("agent-session ", String::as_str),
         }
+    }
+
+    /// Makes every later command-line hint of this process carry `options` (such as
+    /// `--app my-agent`), so a command typed as a hint shows it reads the same files. The
+    /// first call wins; the CLI makes it at its start, from its own arguments.
+    pub fn name_the_command_line(options: &str) {
+        let _ = COMMAND_LINE.set(format!("agent-session {options} "));
     }
 
     /// `rest` as a command to type here, in backquotes: `` `agent-session list` `` or
