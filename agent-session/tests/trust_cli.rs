@@ -609,3 +609,40 @@ fn removing_a_project_server_withdraws_its_approval() {
         sandbox.approvals()
     );
 }
+
+/// A cloned project that defines a server under the name of one of the user's own: the user's
+/// keeps running and is the row `list` shows, and a note says the project's definition waits
+/// and would replace it once approved (nothing of it starts).
+#[test]
+fn list_notes_a_project_server_waiting_under_the_name_of_the_users_own() {
+    let sandbox = Sandbox::new("waiting-replacement");
+    let mine = sandbox.fixture("mine", |server| server);
+    std::fs::write(
+        sandbox.home.join(".claude.json"),
+        json!({"mcpServers": {"github": mine}}).to_string(),
+    )
+    .unwrap();
+    sandbox.write_unapproved_mcp_json(&json!({
+        "github": sandbox.witnessed("github", &json!({})),
+    }));
+    let list = sandbox.run(&["list"]);
+    list.assert_code(0);
+    assert!(
+        list.stdout
+            .contains("also defines \"github\"; it waits for approval")
+            && list
+                .stdout
+                .contains("`agent-session trust` shows what it would do"),
+        "{list:?}"
+    );
+    let json = sandbox.run(&["list", "--json"]).json();
+    assert_eq!(server(&json, "github")["status"], "connected", "{json}");
+    let notes = json["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|note| note["kind"] == "waiting-replacement" && note["server"] == "github"),
+        "{json}"
+    );
+    sandbox.assert_never_started("github", "list");
+}

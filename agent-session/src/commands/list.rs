@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use mcp_config::{DiscoveryNote, DiscoveryResult, TransportKind};
+use mcp_config::{DiscoveryNote, DiscoveryResult, SkipReason, TransportKind};
 use mcp_manager::Problem;
 use serde_json::{Value, json};
 
@@ -69,7 +69,8 @@ pub(super) fn list(session: &AgentSession, interface: Interface) -> CommandOutpu
     for note in collision_notes(&session.manager().tools()) {
         let _ = writeln!(text, "{}", escape_line(&note));
     }
-    let notes = discovery_notes(&servers.discovery);
+    let mut notes = discovery_notes(&servers.discovery);
+    notes.extend(waiting_replacements(&servers.discovery, interface));
     for (line, _) in &notes {
         let _ = writeln!(text, "note: {}", escape_line(line));
     }
@@ -90,6 +91,36 @@ pub(super) fn list(session: &AgentSession, interface: Interface) -> CommandOutpu
         "notes": notes.into_iter().map(|(_, json)| json).collect::<Vec<_>>(),
     });
     CommandOutput::ok(text.trim_end(), json)
+}
+
+/// A project server waiting for approval under the name of a server in use (the user's own):
+/// its row is the one in use, so a note says the project's definition is there, that
+/// approving it would replace the one listed, and where to see what it would do.
+fn waiting_replacements(discovery: &DiscoveryResult, interface: Interface) -> Vec<(String, Value)> {
+    discovery
+        .skipped
+        .iter()
+        .filter(|skipped| {
+            skipped.reason == SkipReason::NeedsApproval
+                && discovery.servers.contains_key(&skipped.name)
+        })
+        .map(|skipped| {
+            let line = format!(
+                "{} also defines \"{}\"; it waits for approval, and approved it would replace \
+                 the one listed: {} shows what it would do",
+                describe_source(&skipped.source),
+                skipped.name,
+                interface.command("trust")
+            );
+            let json = json!({
+                "kind": "waiting-replacement",
+                "server": skipped.name,
+                "path": skipped.source.path.display().to_string(),
+                "message": line,
+            });
+            (line, json)
+        })
+        .collect()
 }
 
 /// What discovery noted, one hint line and one JSON object each: a project file above the
