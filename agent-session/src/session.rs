@@ -599,6 +599,42 @@ impl AgentSession {
         problems
     }
 
+    /// After approvals were withdrawn: reads the config files again, stops the servers of
+    /// `names` that are no longer usable (their tools go with them) and starts nothing; every
+    /// other server is left as it is, a failed one included (a [`reload`](Self::reload) would
+    /// try it again).
+    pub async fn stop_withdrawn(&self, names: &[String]) {
+        let loaded = discover_mcp_servers_with(
+            Arc::clone(&self.manager),
+            &self.options.cwd,
+            &self.options.load,
+        );
+        let stopped: Vec<&String> = names
+            .iter()
+            .filter(|name| !loaded.discovery.servers.contains_key(*name))
+            .collect();
+        for name in &stopped {
+            self.manager.disconnect_server(name).await;
+        }
+        {
+            let mut state = lock(&self.loaded);
+            // What the last start said of the servers still running stands; the file
+            // problems are those of this reading.
+            let kept = state.problems.iter().filter(|problem| {
+                problem
+                    .server()
+                    .is_some_and(|server| loaded.discovery.servers.contains_key(server))
+            });
+            let mut problems: Vec<Problem> = kept.cloned().collect();
+            problems.extend(loaded.problems);
+            *state = Loaded {
+                discovery: loaded.discovery,
+                problems,
+            };
+        }
+        self.refresh(self.manager.tools(), Changed::Reload);
+    }
+
     /// The discovered server `server`, for a command that would start it: an error when MCP is
     /// off (nothing starts then) or no server has that name.
     fn startable(&self, server: &str) -> Result<DiscoveredServer, SessionError> {

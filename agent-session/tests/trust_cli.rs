@@ -646,3 +646,51 @@ fn list_notes_a_project_server_waiting_under_the_name_of_the_users_own() {
     );
     sandbox.assert_never_started("github", "list");
 }
+
+/// In the shell, withdrawing an approval stops that server, and only it: a failed server is
+/// not started again (a reload would), nothing else is touched.
+#[test]
+fn the_shells_untrust_stops_the_withdrawn_server_and_starts_nothing() {
+    let sandbox = Sandbox::new("shell-untrust");
+    let starts = sandbox.root.join("broken-starts");
+    let (program, args) = testkit::FixtureServer::new()
+        .name(format!("{}broken", sandbox.marker))
+        .crash_at("initialize")
+        .command();
+    let mut line = format!(
+        "echo start >> '{}'; exec '{}'",
+        starts.display(),
+        program.display()
+    );
+    for arg in args {
+        line.push_str(&format!(" '{arg}'"));
+    }
+    sandbox.write_unapproved_mcp_json(&json!({
+        "fx": sandbox.fixture("fx", |server| server),
+        "broken": {"command": "sh", "args": ["-c", line]},
+    }));
+    sandbox.run(&["trust", "--yes"]).assert_code(0);
+    let outcome = sandbox.run_with_input(&["shell", "--json"], "untrust fx\nlist\n");
+    let replies: Vec<Value> = outcome
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(replies.len(), 2, "{outcome:?}");
+    assert_eq!(
+        replies[0]["output"]["change"]["withdrawn"],
+        json!(["fx"]),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        server(&replies[1]["output"], "fx")["status"],
+        "needs-approval",
+        "{outcome:?}"
+    );
+    let started = std::fs::read_to_string(&starts).unwrap_or_default();
+    assert_eq!(
+        started.lines().count(),
+        1,
+        "the failed server was started again"
+    );
+}

@@ -3,12 +3,11 @@
 //! the servers is the consent; bare `/mcp trust` shows what approving each lets it do (the
 //! consent description every interface shows) and approves only with `--yes`; a server whose
 //! description cannot state what it allows is never approved. An approval is recorded and
-//! nothing is started (`/mcp reload` starts the approved servers); a withdrawal reloads the
-//! session, so the servers it withdrew stop (and with nothing withdrawn, nothing is reloaded).
+//! nothing is started (`/mcp reload` starts the approved servers); a withdrawal stops the
+//! servers it withdrew, and starts nothing.
 
 use serde_json::{Value, json};
 
-use super::reload::reload;
 use super::{CommandOutput, Interface};
 use crate::render::one_line;
 use crate::session::AgentSession;
@@ -140,34 +139,22 @@ pub(super) async fn untrust(
     }
     let names = (!rest.is_empty()).then_some(rest);
     match withdraw_project_servers(session.options(), names) {
-        // Nothing changed: nothing to reload.
+        // Nothing changed: nothing to stop.
         Ok(withdrawn) if withdrawn.is_empty() => CommandOutput::ok(
             withdrawn_text(&withdrawn),
             json!({"change": {"withdrawn": withdrawn}}),
         ),
+        // Those servers stop; nothing starts, and no other server is touched.
         Ok(withdrawn) => {
-            let text = withdrawn_text(&withdrawn);
-            reloaded(session, text, json!({"withdrawn": withdrawn}), interface).await
+            session.stop_withdrawn(&withdrawn).await;
+            CommandOutput::ok(
+                withdrawn_text(&withdrawn),
+                json!({"change": {"withdrawn": withdrawn}}),
+            )
         }
         Err(error) => CommandOutput::failed(format!(
             "could not withdraw approvals: {}",
             one_line(&error.to_string())
         )),
-    }
-}
-
-/// Reloads so the change applies; the message, then what the reload said.
-async fn reloaded(
-    session: &AgentSession,
-    text: String,
-    json: serde_json::Value,
-    interface: Interface,
-) -> CommandOutput {
-    let after = reload(session, interface).await;
-    CommandOutput {
-        ok: after.ok,
-        usage: false,
-        text: format!("{text}\n{}", after.text),
-        json: json!({"change": json, "reload": after.json}),
     }
 }
