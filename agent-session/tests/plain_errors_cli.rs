@@ -134,3 +134,27 @@ fn an_answer_over_the_message_limit_is_said_once() {
         "{outcome:?}"
     );
 }
+
+/// With `RUST_LOG=debug`, each log line about a server names it once (the transport's tasks
+/// log in a span of their own, not nested in the manager's).
+#[test]
+fn a_log_line_names_its_server_once() {
+    let sandbox = sandbox("log-span");
+    sandbox.write_mcp_json(&json!({"fx": sandbox.fixture("fx", |server| server)}));
+    let mut command = sandbox.command(&["call", "fx/change_tools"]);
+    command.env("RUST_LOG", "debug");
+    let outcome = cli_support::run_to_end(command, None);
+    assert_eq!(outcome.code, Some(0), "{outcome:?}");
+    assert!(
+        outcome
+            .stderr
+            .contains("mcp_server{server=fx}: server notification"),
+        "{outcome:?}"
+    );
+    for line in outcome.stderr.lines() {
+        assert!(
+            line.matches("mcp_server{").count() <= 1,
+            "named twice: {line}"
+        );
+    }
+}

@@ -197,7 +197,9 @@ impl Peer {
             reading: Mutex::new(None),
             pollable: AtomicBool::new(link.fast.is_some()),
         });
-        let span = tracing::info_span!("mcp_server", server = %server);
+        // A span of its own, not a child of the caller's: a manager that connects inside its
+        // own `mcp_server` span would have every line of these tasks name the server twice.
+        let span = tracing::info_span!(parent: None, "mcp_server", server = %server);
         let writer = tokio::spawn(
             write_loop(
                 Arc::clone(&shared),
