@@ -835,7 +835,8 @@ fn a_servers_question_is_declined_when_stdin_is_not_a_terminal() {
         .collect();
     assert_eq!(notices.len(), 1, "{}", call.stderr);
     assert!(
-        notices[0].contains("declined, since stdin is not a terminal"),
+        notices[0].starts_with("agent-session: ")
+            && notices[0].contains("declined, since stdin is not a terminal"),
         "{notices:?}"
     );
 }

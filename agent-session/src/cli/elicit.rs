@@ -34,11 +34,11 @@ impl ElicitationHandler for TerminalElicitation {
         request: ElicitRequest,
     ) -> Result<ElicitResult, ErrorObject> {
         if !request.is_form() {
-            say(&page_declined(server, &request));
+            note(&page_declined(server, &request));
             return Ok(ElicitResult::decline());
         }
         if !std::io::stdin().is_terminal() {
-            say(&format!(
+            note(&format!(
                 "MCP server \"{server}\" asked: {}; declined, since stdin is not a terminal",
                 request.message
             ));
@@ -70,6 +70,11 @@ fn page_declined(server: &str, request: &ElicitRequest) -> String {
 }
 
 /// A line on stderr; what the server asks is its text, so it is escaped for the terminal.
+/// A line on stderr that is the CLI's own note, prefixed as its warnings are.
+fn note(line: &str) {
+    say(&format!("agent-session: {line}"));
+}
+
 fn say(line: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "{}", terminal_text::escape(line));
