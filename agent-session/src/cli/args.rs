@@ -501,7 +501,7 @@ pub(crate) fn parse_shell_line(words: &[String]) -> Result<Command, NotRun> {
         Ok(line) => Ok(line.command),
         Err(error) => Err(match error.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                NotRun::Help(error.render().to_string().trim_end().to_owned())
+                NotRun::Help(in_the_shells_words(error.render().to_string().trim_end()))
             }
             ErrorKind::InvalidSubcommand => NotRun::Usage(unknown_command(
                 &error,
@@ -514,6 +514,18 @@ pub(crate) fn parse_shell_line(words: &[String]) -> Result<Command, NotRun> {
             )),
         }),
     }
+}
+
+/// A command's help as the shell shows it: its examples, written for the command line
+/// (`  agent-session call …`, `` `agent-session get NAME` ``), as they are typed there.
+fn in_the_shells_words(help: &str) -> String {
+    help.lines()
+        .map(|line| match line.strip_prefix("  agent-session ") {
+            Some(rest) => format!("  /mcp {rest}"),
+            None => line.replace("`agent-session ", "`/mcp "),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `unknown command "WORD" (did you mean "list"?); HELP`: the nearest of `table`'s visible

@@ -205,3 +205,17 @@ fn mcp_before_a_command_is_the_command_and_alone_is_the_bare_usage() {
         usage("mcp")
     );
 }
+
+#[test]
+fn the_shells_help_of_a_command_shows_its_examples_as_typed_in_the_shell() {
+    let words: Vec<String> = ["help", "add"]
+        .iter()
+        .map(|word| (*word).to_owned())
+        .collect();
+    let Err(NotRun::Help(help)) = parse_shell_line(&words) else {
+        panic!("help add gave no help");
+    };
+    assert!(help.contains("  /mcp add github"), "{help}");
+    assert!(help.contains("`/mcp get NAME`"), "{help}");
+    assert!(!help.contains("agent-session add"), "{help}");
+}
