@@ -113,3 +113,34 @@ fn the_shell_refuses_an_unknown_server_in_every_command_the_same_way() {
         );
     }
 }
+
+/// A model-facing name whose server part is mistyped starts only the servers it is a slip
+/// away from (for the nearest tool names), and one near no server starts none.
+#[test]
+fn a_mistyped_model_facing_name_starts_only_the_nearest_server() {
+    let (sandbox, witness) = sandbox("model-facing");
+    let other = sandbox.witnessed("other", &json!({}));
+    let everything = sandbox.witnessed("everything", &json!({}));
+    sandbox.write_mcp_json(&json!({"everything": everything, "other": other}));
+    let other_witness = sandbox.witness("other");
+    let typo = sandbox.run(&["call", "mcp_evrything_echo", "{}"]);
+    assert_eq!(typo.code, Some(2), "{typo:?}");
+    assert!(
+        typo.stderr
+            .contains("unknown tool \"mcp_evrything_echo\" (did you mean \"mcp_everything_echo\""),
+        "{typo:?}"
+    );
+    assert!(witness.exists(), "the nearest server was not asked");
+    assert!(
+        !other_witness.exists(),
+        "a server the name is far from started"
+    );
+    std::fs::remove_file(&witness).unwrap();
+    let far = sandbox.run(&["call", "mcp_zzzzzz_echo", "{}"]);
+    assert_eq!(far.code, Some(2), "{far:?}");
+    assert!(
+        far.stderr.contains("unknown tool \"mcp_zzzzzz_echo\""),
+        "{far:?}"
+    );
+    assert!(!witness.exists() && !other_witness.exists(), "{far:?}");
+}

@@ -32,14 +32,42 @@ pub(crate) fn for_tool(
     // Skipped servers count too: a tool of a disabled or unapproved server starts nothing, and
     // the call says why the server is off.
     let skipped = discovery.skipped.iter().map(|skipped| &skipped.name);
-    let candidates: BTreeSet<String> = discovery
-        .servers
-        .keys()
-        .chain(skipped)
+    let names: Vec<&String> = discovery.servers.keys().chain(skipped).collect();
+    let candidates: BTreeSet<String> = names
+        .iter()
         .filter(|server| mcp_bridge::naming::may_name_a_tool_of(tool, server))
-        .cloned()
+        .map(|server| (*server).clone())
         .collect();
-    Ok((!candidates.is_empty()).then_some(candidates))
+    if !candidates.is_empty() {
+        return Ok(Some(candidates));
+    }
+    // A model-facing name no server can own: its server part is mistyped. Only the servers
+    // it is one slip away from start, for the tool's nearest names; none when it is near
+    // none (a bare tool name, which any server may have, starts them all).
+    if let Some(rest) = tool.strip_prefix("mcp_") {
+        let near = names
+            .iter()
+            .filter(|server| server_part_near(rest, server))
+            .map(|server| (*server).clone())
+            .collect();
+        return Ok(Some(near));
+    }
+    Ok(None)
+}
+
+/// Whether `rest` (a model-facing name after `mcp_`) begins with a part one or two edits from
+/// `server`'s part of its tools' names (two for a part of eight characters or more).
+fn server_part_near(rest: &str, server: &str) -> bool {
+    let named = mcp_bridge::naming::tool_name(server, "t");
+    let Some(part) = named
+        .strip_prefix("mcp_")
+        .and_then(|named| named.strip_suffix("_t"))
+    else {
+        return false;
+    };
+    let allowed = if part.chars().count() >= 8 { 2 } else { 1 };
+    rest.match_indices('_')
+        .any(|(at, _)| strsim::levenshtein(&rest[..at], part) <= allowed)
 }
 
 /// The servers a command scoped to `server` (`tools --server NAME`, `read NAME …`) needs:
