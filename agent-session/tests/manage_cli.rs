@@ -501,7 +501,9 @@ fn remove_enable_and_disable_change_only_this_agents_files_and_start_nothing() {
         ),
         (&["enable", "nosuch"], "unknown server \"nosuch\"", 2),
         (&["disable", "nosuch"], "unknown server \"nosuch\"", 2),
-        (&["remove", "x", "--scope", "local"], "--scope local", 1),
+        // Words given wrongly are a usage error, as add's are.
+        (&["remove", "x", "--scope", "local"], "--scope local", 2),
+        (&["remove", "x", "-s", "bogus"], "bogus", 2),
     ] {
         let outcome = sandbox.run(args);
         outcome.assert_code(code);

@@ -119,7 +119,11 @@ fn remove(
     files: &Files,
     rest: &[String],
 ) -> Result<CommandOutput, String> {
-    let (name, scope) = parse_remove(rest, Interface::Cli)?;
+    // Words given wrongly (`-s local`) are a usage error, not a failed write.
+    let (name, scope) = match parse_remove(rest, Interface::Cli) {
+        Ok(parsed) => parsed,
+        Err(message) => return Ok(CommandOutput::usage(message)),
+    };
     if let Err(message) = known_server(&files.discovery, &name, Interface::Cli) {
         return Ok(CommandOutput::usage(message));
     }

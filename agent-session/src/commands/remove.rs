@@ -102,7 +102,7 @@ pub(super) async fn remove(
 ) -> CommandOutput {
     let (name, scope) = match parse_remove(rest, interface) {
         Ok(found) => found,
-        Err(error) => return CommandOutput::failed(error),
+        Err(error) => return CommandOutput::usage(error),
     };
     let discovery = session.discovery();
     if let Err(message) = known_server(&discovery, &name, interface) {
