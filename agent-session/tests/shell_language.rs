@@ -329,3 +329,22 @@ fn test_connects_one_server_and_says_why_when_it_cannot() {
         "{reload:?}"
     );
 }
+
+/// `mcp` before a command, as a `claude mcp` user types it on the command line, is taken in
+/// the shell too, like `/mcp`.
+#[test]
+fn the_shell_takes_mcp_before_a_command_as_the_command_line_does() {
+    let sandbox = Sandbox::labelled("shell-language", "mcp-word").without_cache();
+    let outcome = sandbox.run_with_input(&["--json", "shell"], "list\n/mcp list\nmcp list\n");
+    outcome.assert_code(0);
+    let outputs: Vec<Value> = outcome
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["output"].clone())
+        .collect();
+    assert_eq!(outputs.len(), 3, "{outcome:?}");
+    assert!(
+        outputs.iter().all(|output| output == &outputs[0]),
+        "{outcome:?}"
+    );
+}

@@ -206,14 +206,15 @@ async fn execute(session: &Arc<AgentSession>, line: &str) -> Reply {
     }
 }
 
-/// A line's words, split as a shell does, without the optional `/mcp` before the command.
-/// `call TOOL {"a": 1}` may give its JSON unquoted: from the first `{` after the tool to the
-/// last `}` it is one word.
+/// A line's words, split as a shell does, without the optional `/mcp` (or `mcp`, as the
+/// command line takes it) before the command. `call TOOL {"a": 1}` may give its JSON
+/// unquoted: from the first `{` after the tool to the last `}` it is one word.
 fn split_line(line: &str) -> Result<Vec<String>, String> {
-    let line = match line.strip_prefix("/mcp") {
-        Some(rest) if rest.is_empty() || rest.starts_with(char::is_whitespace) => rest.trim(),
-        _ => line,
+    let prefixed = |prefix: &str| match line.strip_prefix(prefix) {
+        Some(rest) if rest.is_empty() || rest.starts_with(char::is_whitespace) => Some(rest.trim()),
+        _ => None,
     };
+    let line = prefixed("/mcp").or_else(|| prefixed("mcp")).unwrap_or(line);
     let split = |text: &str| {
         shell_words::split(text).map_err(|_| "the line has an unterminated quote".to_owned())
     };
