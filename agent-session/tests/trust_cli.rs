@@ -256,7 +256,15 @@ fn trust_in_the_shell_records_the_approval_and_starts_nothing() {
     sandbox.write_unapproved_mcp_json(&json!({"fx": sandbox.witnessed("fx", &json!({}))}));
     let outcome = sandbox.run_with_input(&["shell", "--json"], "/mcp trust fx\n");
     let reply: Value = serde_json::from_str(outcome.assert_code(0).stdout.trim()).unwrap();
-    assert_eq!(reply["output"]["approved"], json!(["fx"]), "{reply}");
+    // The shape the command line's `trust --json` gives: each server with its source and
+    // what approving it lets it do.
+    let cli = sandbox.run(&["--json", "trust"]).json();
+    assert_eq!(cli["approved"], json!([]), "{cli}");
+    let approved = &reply["output"]["approved"];
+    assert_eq!(approved[0]["name"], "fx", "{reply}");
+    assert!(approved[0]["source"].is_string(), "{reply}");
+    assert!(approved[0]["consent"]["runs"].is_array(), "{reply}");
+    assert_eq!(reply["output"]["refused"], json!([]), "{reply}");
     assert!(
         sandbox.approvals().get("fx").is_some(),
         "{}",

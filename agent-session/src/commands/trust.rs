@@ -51,7 +51,7 @@ pub(super) async fn trust(
     if pending.is_empty() {
         return CommandOutput::ok(
             "nothing new to approve: the project's servers are approved as they are",
-            json!({"approved": []}),
+            json!({"approved": [], "refused": []}),
         );
     }
     // Naming the servers is the consent; all of them, unnamed, are shown first.
@@ -87,8 +87,14 @@ pub(super) async fn trust(
             if !refused.is_empty() {
                 text.push(not_approved_text(&refused));
             }
+            // As the command line gives them: each server with its source and consent.
+            let approved_json: Vec<Value> = pending
+                .iter()
+                .filter(|server| approved.contains(&server.name))
+                .map(pending_json)
+                .collect();
             let refused_json: Vec<Value> = refused.iter().map(pending_json).collect();
-            let json = json!({"approved": approved, "refused": refused_json});
+            let json = json!({"approved": approved_json, "refused": refused_json});
             if refused.is_empty() {
                 CommandOutput::ok(text.join("\n"), json)
             } else {
