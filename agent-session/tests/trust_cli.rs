@@ -139,6 +139,16 @@ fn bare_trust_from_a_pipe_shows_the_servers_refuses_and_approves_nothing() {
         "{}",
         refused.stdout
     );
+    // With --json, the error and what waits, for a script to see what it would approve.
+    let json = sandbox.run(&["--json", "trust"]);
+    assert_eq!(json.code, Some(2), "{json:?}");
+    let report = json.json();
+    assert_eq!(report["error"]["kind"], "usage", "{report}");
+    assert_eq!(report["waiting"][0]["name"], "fx", "{report}");
+    assert!(
+        report["waiting"][0]["consent"]["runs"].is_array(),
+        "{report}"
+    );
     assert!(sandbox.approvals().is_null(), "{:#}", sandbox.approvals());
     assert_eq!(sandbox.status("fx")["status"], "needs-approval");
     sandbox.assert_never_started("fx", "a refused trust");

@@ -68,7 +68,14 @@ pub(crate) async fn run(globals: &Globals, names: &[String], yes: bool) -> u8 {
                 Interface::Cli.command("trust --yes"),
                 Interface::Cli.command("trust NAME…")
             );
-            failure::report(globals.json, failure::Kind::Usage, &message);
+            if globals.json {
+                // The error, with what waits (as the shell's bare `trust` gives it), so a
+                // script sees what it would approve.
+                let mut report = failure::error_json(failure::Kind::Usage, &message);
+                report["waiting"] = pending.iter().map(pending_json).collect();
+                output::print_json(&report, false);
+            }
+            super::complain(&message);
             return EXIT_USAGE;
         }
         // Each server asked for in turn, with what approving it lets it do.
