@@ -32,6 +32,7 @@ fn an_unreachable_server_and_a_missing_command_are_said_in_words() {
     }));
     let down = sandbox.run(&["test", "down"]);
     assert_eq!(down.code, Some(1), "{down:?}");
+
     assert!(
         down.stderr.contains(&url)
             && down
@@ -157,4 +158,23 @@ fn a_log_line_names_its_server_once() {
             "named twice: {line}"
         );
     }
+}
+
+/// A server that connects but does not answer `test`'s ping: the failure is the server's, for
+/// a script as for a person.
+#[test]
+fn a_test_that_fails_on_the_servers_side_is_a_server_failure() {
+    let sandbox = sandbox("ping-hangs");
+    sandbox
+        .write_mcp_json(&json!({"mute": sandbox.fixture("mute", |server| server.hang_at("ping"))}));
+    let outcome = sandbox.run(&["--json", "test", "mute", "--timeout-ms", "300"]);
+    assert_eq!(outcome.code, Some(1), "{outcome:?}");
+    let json = outcome.json();
+    assert_eq!(json["error"]["kind"], "server", "{json}");
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("did not answer ping")),
+        "{json}"
+    );
 }

@@ -164,7 +164,10 @@ pub(crate) async fn execute(
             if let Some(ms) = timeout_ms {
                 words.extend(["--timeout-ms".to_owned(), ms.to_string()]);
             }
-            session_command(session, interface, "test", &words).await
+            // A test that fails is its server's failure.
+            session_command(session, interface, "test", &words)
+                .await
+                .failing_as(Kind::Server)
         }
         Command::Reconnect { name } => {
             session_command(session, interface, "reconnect", &[name]).await

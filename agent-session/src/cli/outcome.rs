@@ -96,6 +96,17 @@ impl Outcome {
         }
     }
 
+    /// The same outcome, its failure (exit status 1) of `kind`: a command whose every failure
+    /// is its server's (`test`) says so to a script.
+    pub(crate) fn failing_as(mut self, kind: Kind) -> Self {
+        if self.exit == EXIT_FAILED
+            && let Some((failed, _)) = &mut self.problem
+        {
+            *failed = kind;
+        }
+        self
+    }
+
     /// The same outcome with exit status 1 unless it already failed.
     pub(crate) fn or_failing(mut self, failing: bool) -> Self {
         if failing && self.exit == EXIT_OK {
