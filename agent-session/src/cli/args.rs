@@ -109,6 +109,10 @@ pub(crate) struct Globals {
     /// wins); a longer result is cut with a marker, and `call --full` shows it whole
     #[arg(long = "output-budget", global = true, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) output_budget: Option<usize>,
+    /// No output budget at all, a server's own included (`call --full`: the whole result is
+    /// printed, so none is cut and no file keeps one); not an option of its own.
+    #[arg(skip)]
+    pub(crate) whole_results: bool,
     /// Offer the servers DIR as a root (repeatable); without it a server is offered no roots
     /// unless its config sets `roots`, which wins
     #[arg(long = "root", global = true, value_name = "DIR", value_parser = parse_root,

@@ -202,9 +202,7 @@ async fn run(cli: Cli) -> u8 {
         Interface::name_the_command_line(&format!("--app {app}"));
     }
     // `call --full` prints the whole result: nothing is cut, so no file keeps it.
-    if matches!(command, Command::Call { full: true, .. }) {
-        globals.output_budget = Some(usize::MAX);
-    }
+    globals.whole_results = matches!(command, Command::Call { full: true, .. });
     if command == Command::Demo {
         return demo::run(&globals).await;
     }
@@ -381,6 +379,9 @@ impl Running {
         }
         options.load.manager.connect_timeout_cap = connect_cap;
         let gate = options.load.manager.startup_timeout;
+        if globals.whole_results {
+            options.load.manager.output_budget = None;
+        }
         if let Some(budget) = &mut options.load.manager.output_budget {
             if let Some(bytes) = globals.output_budget {
                 budget.max_bytes = bytes;
