@@ -712,3 +712,37 @@ fn the_shells_untrust_stops_the_withdrawn_server_and_starts_nothing() {
         "the failed server was started again"
     );
 }
+
+/// Adding a server under the name of one a cloned project file defines approves the one the
+/// user added, and only it: the cloned definition keeps waiting and never runs, and the
+/// user's runs.
+#[test]
+fn adding_a_server_approves_the_one_added_not_a_cloned_one_of_the_same_name() {
+    let sandbox = Sandbox::new("add-over-cloned");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "memory": sandbox.witnessed("cloned", &json!({})),
+    }));
+    let (program, args) = testkit::FixtureServer::new()
+        .name(format!("{}mine", sandbox.marker))
+        .command();
+    let mine = sandbox.witness("mine");
+    let mut line = format!("touch '{}'; exec '{}'", mine.display(), program.display());
+    for arg in args {
+        line.push_str(&format!(" '{arg}'"));
+    }
+    sandbox
+        .run(&["add", "memory", "--", "sh", "-c", &line])
+        .assert_code(0);
+    let call = sandbox.run(&["call", "memory/echo", "--arg", "message=who"]);
+    assert_eq!(call.code, Some(0), "{call:?}");
+    assert!(mine.exists(), "the server the user added did not run: {call:?}");
+    sandbox.assert_never_started("cloned", "a call after add");
+    let json = sandbox.run(&["list", "--json"]).json();
+    let notes = json["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|note| note["kind"] == "waiting-replacement" && note["server"] == "memory"),
+        "{json}"
+    );
+}

@@ -342,8 +342,7 @@ pub(super) fn write_new_server(
     })?;
     if *level == Level::Project
         && options.enable_project_config()
-        && let Err(error) =
-            crate::trust::approve_project_servers(options, Some(std::slice::from_ref(name)))
+        && let Err(error) = approve_the_one_written(options, name, &path)
     {
         return Err(format!(
             "added \"{name}\" to {} but could not approve it: {}",
@@ -352,6 +351,29 @@ pub(super) fn write_new_server(
         ));
     }
     Ok(path)
+}
+
+/// Approves the definition of `name` just written to `path`, and no other: a cloned project
+/// file defining the same name waits as before (approving by name would approve it too, and
+/// it might be the one that runs).
+fn approve_the_one_written(
+    options: &SessionOptions,
+    name: &str,
+    path: &std::path::Path,
+) -> Result<(), crate::trust::TrustError> {
+    let written = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let ours: Vec<_> = crate::trust::pending_project_servers(
+        options,
+        Some(std::slice::from_ref(&name.to_owned())),
+    )?
+    .into_iter()
+    .filter(|pending| {
+        std::fs::canonicalize(&pending.source.path).unwrap_or_else(|_| pending.source.path.clone())
+            == written
+    })
+    .collect();
+    crate::trust::approve_pending(options, &ours)?;
+    Ok(())
 }
 
 /// What adding `name` to `path` did to the other definitions of that name, as discovery
