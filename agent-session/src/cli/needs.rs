@@ -156,17 +156,36 @@ pub(crate) fn failures_behind(
         named_server == Some(server) || mcp_bridge::naming::may_name_a_tool_of(tool, server)
     };
     let discovery = session.discovery();
-    let failed = session
+    let problems: Vec<Problem> = session
         .problems()
         .into_iter()
         .filter(|problem| problem.server().is_some_and(owns))
-        .map(|problem| problem_text(&problem, interface));
+        .collect();
+    // A server that failed after the start (its listing refused, say) may not be among the
+    // problems yet when its tools are already gone: its status says why.
+    let told = |server: &str| problems.iter().any(|problem| problem.server() == Some(server));
+    let failed_since = discovery
+        .servers
+        .keys()
+        .filter(|server| owns(server) && !told(server))
+        .filter_map(|server| match session.manager().get_connection_status(server) {
+            ConnectionStatus::Failed(error) => Some(error.to_string()),
+            ConnectionStatus::NeedsLogin(error) => {
+                Some(format!("{error}; {}", interface.login_hint(server)))
+            }
+            _ => None,
+        });
     let off = discovery
         .skipped
         .iter()
         .filter(|skipped| owns(&skipped.name) && !discovery.servers.contains_key(&skipped.name))
         .filter_map(|skipped| why_off(&skipped.name, &skipped.reason, interface));
-    failed.chain(off).collect()
+    problems
+        .iter()
+        .map(|problem| problem_text(problem, interface))
+        .chain(failed_since)
+        .chain(off)
+        .collect()
 }
 
 /// A problem of the last load, for people: with the command to run when a login is what
