@@ -178,3 +178,22 @@ fn a_test_that_fails_on_the_servers_side_is_a_server_failure() {
         "{json}"
     );
 }
+
+/// A call that fails (its server died mid-call) is said as every other error is, without the
+/// `MCP error: ` the model's copy of it starts with; the same in `--json`.
+#[test]
+fn a_failed_call_is_said_without_the_models_prefix() {
+    let sandbox = sandbox("call-failed");
+    sandbox.write_mcp_json(&json!({"fx": sandbox.fixture("fx", |server| server)}));
+    let outcome = sandbox.run(&["call", "fx/crash", "{}"]);
+    assert_eq!(outcome.code, Some(1), "{outcome:?}");
+    assert!(
+        outcome
+            .stderr
+            .starts_with("agent-session: MCP server \"fx\""),
+        "{outcome:?}"
+    );
+    let json = sandbox.run(&["--json", "call", "fx/crash", "{}"]).json();
+    let message = json["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("MCP server \"fx\""), "{json}");
+}

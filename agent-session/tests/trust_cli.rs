@@ -735,7 +735,10 @@ fn adding_a_server_approves_the_one_added_not_a_cloned_one_of_the_same_name() {
         .assert_code(0);
     let call = sandbox.run(&["call", "memory/echo", "--arg", "message=who"]);
     assert_eq!(call.code, Some(0), "{call:?}");
-    assert!(mine.exists(), "the server the user added did not run: {call:?}");
+    assert!(
+        mine.exists(),
+        "the server the user added did not run: {call:?}"
+    );
     sandbox.assert_never_started("cloned", "a call after add");
     let json = sandbox.run(&["list", "--json"]).json();
     let notes = json["notes"].as_array().unwrap();

@@ -408,7 +408,10 @@ async fn call_command(
     // The call itself failed (the server died, the timeout passed, the connection broke): an
     // error, said once. A result the tool gave (`isError` included) is a result.
     if result.is_error && result.details.get("isError").is_none() {
-        return Outcome::failed(Kind::Server, result.to_text());
+        // The error itself, as every other is said: the model's `MCP error: ` is not ours.
+        let error = result.details.get("error").and_then(Value::as_str);
+        let message = error.map_or_else(|| result.to_text(), str::to_owned);
+        return Outcome::failed(Kind::Server, message);
     }
     if call.shown == Shown::Whole {
         result = whole(result);

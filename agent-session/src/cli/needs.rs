@@ -163,18 +163,24 @@ pub(crate) fn failures_behind(
         .collect();
     // A server that failed after the start (its listing refused, say) may not be among the
     // problems yet when its tools are already gone: its status says why.
-    let told = |server: &str| problems.iter().any(|problem| problem.server() == Some(server));
+    let told = |server: &str| {
+        problems
+            .iter()
+            .any(|problem| problem.server() == Some(server))
+    };
     let failed_since = discovery
         .servers
         .keys()
         .filter(|server| owns(server) && !told(server))
-        .filter_map(|server| match session.manager().get_connection_status(server) {
-            ConnectionStatus::Failed(error) => Some(error.to_string()),
-            ConnectionStatus::NeedsLogin(error) => {
-                Some(format!("{error}; {}", interface.login_hint(server)))
-            }
-            _ => None,
-        });
+        .filter_map(
+            |server| match session.manager().get_connection_status(server) {
+                ConnectionStatus::Failed(error) => Some(error.to_string()),
+                ConnectionStatus::NeedsLogin(error) => {
+                    Some(format!("{error}; {}", interface.login_hint(server)))
+                }
+                _ => None,
+            },
+        );
     let off = discovery
         .skipped
         .iter()
