@@ -304,7 +304,11 @@ fn call_exit_statuses() {
     let crash = sandbox.run(&["call", "mcp_fast_crash", "{}", "--no-cache"]);
     crash.assert_code(1);
     assert!(crash.stdout.is_empty(), "{crash:?}");
-    assert_eq!(crash.stderr.matches("crashing as asked").count(), 1, "{crash:?}");
+    assert_eq!(
+        crash.stderr.matches("crashing as asked").count(),
+        1,
+        "{crash:?}"
+    );
     let crash = sandbox.run(&["call", "mcp_fast_crash", "{}", "--no-cache", "--json"]);
     crash.assert_code(1);
     assert_eq!(crash.json()["error"]["kind"], "server", "{crash:?}");

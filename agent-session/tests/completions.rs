@@ -282,6 +282,26 @@ fn zsh_completes_server_names_inside_a_subcommand() {
     let sandbox = project_with_servers("names-zsh");
     let script = run(&["completions", "zsh"]);
     assert!(script.status.success(), "{script:?}");
+    // Every argument that is a server's name asks that function, `trust NAME…` and
+    // `untrust NAME…` included; none offers file names.
+    let text = String::from_utf8_lossy(&script.stdout);
+    let server_arguments: Vec<&str> = text
+        .lines()
+        .filter(|line| {
+            [
+                "':name -- The server'\\''s name:",
+                "':server -- The server'\\''s name:",
+                "'*::names -- The servers",
+                "'--server=[",
+            ]
+            .iter()
+            .any(|start| line.starts_with(start))
+        })
+        .collect();
+    assert!(server_arguments.len() >= 10, "{server_arguments:#?}");
+    for line in &server_arguments {
+        assert!(line.ends_with(":_agent_session_servers' \\"), "{line}");
+    }
     let path = sandbox.root.join("script.zsh");
     std::fs::write(&path, &script.stdout).unwrap();
     let asked = format!(

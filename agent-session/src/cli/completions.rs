@@ -155,6 +155,9 @@ fn zsh_names(script: &str, name: &str) -> String {
         .map(|line| {
             if line.starts_with("'--server=[") {
                 line.replace("]:NAME:_default'", &format!("]:NAME:{servers}'"))
+            } else if line.starts_with("'*::names -- The servers") {
+                // `trust NAME…` and `untrust NAME…`.
+                line.replace(":_default'", &format!(":{servers}'"))
             } else {
                 line.to_owned()
             }
