@@ -370,3 +370,41 @@ fn the_users_own_servers_need_no_approval_from_home_or_above_it() {
         sandbox.assert_no_server_left(&format!("list in {}", folder.display()));
     }
 }
+
+/// A cloned file names its server so that a hint pasted as printed would run a command
+/// (`x; touch f #`): every hint quotes the name, so the pasted line is the command it names,
+/// with the name one word.
+#[test]
+fn a_hint_quotes_a_server_name_a_shell_would_split() {
+    let sandbox = Sandbox::new("quoted-hints");
+    let name = "x; touch pwned #";
+    sandbox.write_unapproved_mcp_json(&json!({ name: {"command": "true"} }));
+    let list = sandbox.run(&["list"]);
+    let hint = list
+        .stdout
+        .lines()
+        .find_map(|line| {
+            line.split_once("approve it with ")
+                .map(|(_, hint)| hint.trim())
+        })
+        .unwrap_or_else(|| panic!("no approval hint: {list:?}"));
+    assert_eq!(
+        shell_words::split(hint).unwrap(),
+        ["agent-session", "trust", name],
+        "{hint}"
+    );
+    sandbox.run(&["trust", "--yes"]).assert_code(0);
+    sandbox.run(&["disable", name]).assert_code(0);
+    let call = sandbox.run(&["call", &format!("{name}/echo"), "{}"]);
+    let hint = call
+        .stderr
+        .split_once("enable it with `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(hint, _)| hint)
+        .unwrap_or_else(|| panic!("no enable hint: {call:?}"));
+    assert_eq!(
+        shell_words::split(hint).unwrap(),
+        ["agent-session", "enable", name],
+        "{hint}"
+    );
+}

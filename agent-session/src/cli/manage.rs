@@ -394,7 +394,7 @@ fn describe(discovery: &DiscoveryResult, name: &str, interface: Interface) -> Op
             ServerStatus::NeedsApproval,
             Some(format!(
                 "a project server waiting for approval: {}",
-                interface.command(&format!("trust {name}"))
+                interface.command_on("trust", name)
             )),
         ),
         SkipReason::Invalid(invalid) => (ServerStatus::Invalid, Some(invalid.to_string())),
@@ -454,7 +454,7 @@ fn live(manager: &McpManager, name: &str, interface: Interface) -> Live {
             ServerStatus::NeedsLogin,
             Some(format!(
                 "{error}; run {}",
-                interface.command(&format!("login {name}"))
+                interface.command_on("login", name)
             )),
         ),
         ConnectionStatus::Failed(error) => (ServerStatus::Failed, Some(error.to_string())),

@@ -628,10 +628,7 @@ fn summary(
     }
     let logins = match logins.as_slice() {
         [] => String::new(),
-        [one] => format!(
-            "; {one} needs a login: {}",
-            Interface::Cli.bare(&format!("login {one}"))
-        ),
+        [one] => format!("; {one} needs a login: {}", Interface::Cli.on("login", one)),
         many => format!(
             "; {} need a login ({}): {}",
             many.len(),
@@ -650,7 +647,7 @@ fn summary(
         [] => String::new(),
         [one] => format!(
             "; project server {one} needs approval: {}",
-            Interface::Cli.bare(&format!("trust {one}"))
+            Interface::Cli.on("trust", one)
         ),
         many => format!(
             "; {} project servers need approval ({}): {}",

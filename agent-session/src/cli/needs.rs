@@ -211,12 +211,12 @@ fn why_off(server: &str, reason: &SkipReason, interface: Interface) -> Option<St
     Some(match reason {
         SkipReason::Disabled => format!(
             "MCP server \"{server}\" is disabled; enable it with {}",
-            interface.command(&format!("enable {server}"))
+            interface.command_on("enable", server)
         ),
         SkipReason::NeedsApproval => format!(
             "MCP server \"{server}\" is defined in this project and not approved; approve it \
              with {}",
-            interface.command(&format!("trust {server}"))
+            interface.command_on("trust", server)
         ),
         SkipReason::Invalid(invalid) => invalid.to_string(),
         SkipReason::DeniedByPolicy(denial) => format!("MCP server \"{server}\" is {denial}"),

@@ -104,7 +104,7 @@ pub(crate) async fn read_command(
             Outcome::failed(Kind::Server, error.to_string())
         }
         Err(error) => {
-            let resources = interface.command(&format!("resources --server {server}"));
+            let resources = interface.command_on("resources --server", server);
             Outcome::failed(
                 Kind::Server,
                 format!("{error}; run {resources} to see its resources"),
@@ -142,7 +142,7 @@ pub(crate) async fn prompt_command(
             Outcome::failed(Kind::Server, error.to_string())
         }
         Err(error) => {
-            let prompts = interface.command(&format!("prompts --server {server}"));
+            let prompts = interface.command_on("prompts --server", server);
             Outcome::failed(
                 Kind::Server,
                 format!("{error}; run {prompts} to see its prompts and their arguments"),

@@ -335,7 +335,11 @@ pub(super) fn write_new_server(
         match error {
             ConfigError::Change(ChangeProblem::AlreadyThere { .. }) => format!(
                 "{text} ({})",
-                interface.bare(&format!("remove {name} --scope {}", level.as_str()))
+                interface.bare(&format!(
+                    "remove {} --scope {}",
+                    shell_words::quote(name),
+                    level.as_str()
+                ))
             ),
             _ => text,
         }
@@ -427,7 +431,7 @@ pub(super) fn added_output(
     }
     text.push_str(&format!(
         "\n{} connects it and shows its tools",
-        super::Interface::Cli.bare(&format!("get {name}"))
+        super::Interface::Cli.on("get", name)
     ));
     let json = json!({
         "added": name,

@@ -83,7 +83,8 @@ pub(super) fn switched_report(
         let _ = writeln!(
             text,
             "note: \"{name}\" is still on: its definition in {place} is used now; run \
-             {prefix}disable {name} again to switch that one off too"
+             {} again to switch that one off too",
+            interface.on("disable", name)
         );
     }
     if enabled && now_disabled {

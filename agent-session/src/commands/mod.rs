@@ -96,10 +96,21 @@ impl Interface {
         format!("usage: {}", self.bare(form))
     }
 
+    /// `command SERVER` to type here, bare, the server's name quoted as a shell reads it: a
+    /// name from a cloned file (`x; touch f #`) is one word when the hint is pasted.
+    pub fn on(self, command: &str, server: &str) -> String {
+        self.bare(&format!("{command} {}", shell_words::quote(server)))
+    }
+
+    /// [`on`](Self::on) in backquotes.
+    pub fn command_on(self, command: &str, server: &str) -> String {
+        format!("`{}`", self.on(command, server))
+    }
+
     /// What ends every message about a server that needs a login: `` log in with
     /// `agent-session login NAME` ``.
     pub fn login_hint(self, server: &str) -> String {
-        format!("log in with {}", self.command(&format!("login {server}")))
+        format!("log in with {}", self.command_on("login", server))
     }
 }
 

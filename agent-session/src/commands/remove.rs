@@ -81,11 +81,11 @@ pub(super) fn remove_from_files(
     Err(match source {
         Some(meta) if !is_native(ctx, &meta) => format!(
             "\"{name}\" is not in this agent's config ({files}); it is defined in {}'s {} \
-             config {}, which {prefix}remove does not edit; {prefix}disable {name} turns it off \
-             instead",
+             config {}, which {prefix}remove does not edit; {} turns it off instead",
             meta.provider_name,
             meta.level,
-            meta.path.display()
+            meta.path.display(),
+            interface.on("disable", name)
         ),
         Some(meta) => format!(
             "\"{name}\" is not in {files}; it is defined in {}; {usage}",

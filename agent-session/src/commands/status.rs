@@ -248,7 +248,7 @@ impl Servers {
         if row.status == ServerStatus::Disabled {
             return Some(format!(
                 "\"{name}\" is disabled; {} turns it on",
-                interface.bare(&format!("enable {name}"))
+                interface.on("enable", name)
             ));
         }
         if !self.is_configured(name) {

@@ -13,8 +13,8 @@ use crate::session::AgentSession;
 /// command line, where every command connects afresh, `test` itself.
 fn retry(interface: Interface, name: &str) -> String {
     match interface {
-        Interface::Shell => interface.command(&format!("reconnect {name}")),
-        Interface::Cli => interface.command(&format!("test {name}")),
+        Interface::Shell => interface.command_on("reconnect", name),
+        Interface::Cli => interface.command_on("test", name),
     }
 }
 
@@ -88,7 +88,7 @@ pub(super) async fn test(
                 Some(cap) => format!("\"{name}\" did not connect within {} ms", cap.as_millis()),
                 None => format!(
                     "\"{name}\" is still connecting; try {} again later",
-                    interface.bare(&format!("test {name}"))
+                    interface.on("test", &name)
                 ),
             });
         }

@@ -20,7 +20,7 @@ use crate::trust::{
 pub(super) fn approval_hint(name: &str, interface: Interface) -> String {
     format!(
         "a project server: approve it with {}",
-        interface.bare(&format!("trust {name}"))
+        interface.on("trust", name)
     )
 }
 
