@@ -260,3 +260,44 @@ fn a_user_server_starts_in_the_working_folder_given_by_cwd() {
         );
     }
 }
+
+/// A script at `path` that prints `value` (a `!command`'s output).
+fn printing_script(path: &Path, value: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!/bin/sh\necho {value}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A project server's `!./scripts/token.sh` runs the project's script, from a subfolder and
+/// from another folder (through `--cwd`) holding a script of the same name.
+#[test]
+fn a_project_servers_relative_command_value_runs_from_its_project_folder() {
+    let sandbox = Sandbox::new("relative-command-value");
+    printing_script(
+        &sandbox.project.join("scripts/token.sh"),
+        "from-the-project",
+    );
+    let elsewhere = sandbox.root.join("elsewhere");
+    printing_script(&elsewhere.join("scripts/token.sh"), "from-elsewhere");
+    printing_script(
+        &sandbox.deep().join("scripts/token.sh"),
+        "from-the-subfolder",
+    );
+    let mut entry = sandbox.fixture("tokened", |server| server);
+    entry["env"] = json!({"TOKEN": "!./scripts/token.sh"});
+    sandbox.write_mcp_json(&json!({ "tokened": entry }));
+    let project = sandbox.project.display().to_string();
+    for (folder, args) in [
+        (sandbox.deep(), vec!["--json"]),
+        (elsewhere, vec!["--json", "--cwd", project.as_str()]),
+    ] {
+        let mut args = args;
+        args.extend(["call", "tokened/environment", "--arg", "name=TOKEN"]);
+        let outcome = sandbox.run_in(&folder, &args);
+        let result = outcome.assert_code(0).json();
+        let report: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(report["value"], "from-the-project", "{outcome:?}");
+    }
+}

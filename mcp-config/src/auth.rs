@@ -150,18 +150,23 @@ impl ServerConfig {
 }
 
 /// Settings of a resolution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AuthOptions {
     /// How long a `!command` may run before its process group is killed
     /// ([`DEFAULT_COMMAND_TIMEOUT`] by default).
     pub command_timeout: Duration,
+    /// The folder `!command` values and `headersHelper` run in (a relative path in them is
+    /// found from there): the server's project folder for a project server, so an approval
+    /// runs the same file from every folder; `None`, this process's folder.
+    pub folder: Option<std::path::PathBuf>,
 }
 
 impl Default for AuthOptions {
     fn default() -> Self {
         Self {
             command_timeout: DEFAULT_COMMAND_TIMEOUT,
+            folder: None,
         }
     }
 }
@@ -171,6 +176,13 @@ impl AuthOptions {
     #[must_use]
     pub const fn with_command_timeout(mut self, timeout: Duration) -> Self {
         self.command_timeout = timeout;
+        self
+    }
+
+    /// These options with commands run in `folder` (see [`folder`](Self::folder)).
+    #[must_use]
+    pub fn in_folder(mut self, folder: impl Into<std::path::PathBuf>) -> Self {
+        self.folder = Some(folder.into());
         self
     }
 }
@@ -457,7 +469,7 @@ impl AuthResolver {
                 continue;
             };
             let output = self
-                .command_output(name, prefix, key, command, options.command_timeout)
+                .command_output(name, prefix, key, command, options)
                 .await
                 .map_err(|failure| AuthError::Command {
                     server: name.to_owned(),
@@ -480,7 +492,7 @@ impl AuthResolver {
             // Run at every connection, never cached: a helper is there to mint short-lived
             // credentials.
             tracing::debug!(server = name, "running headersHelper");
-            let output = run_command(helper, options.command_timeout)
+            let output = run_command(helper, options.command_timeout, options.folder.as_deref())
                 .await
                 .map_err(|failure| failed(failure, &known))?;
             let headers = helper_headers(&output)
@@ -524,22 +536,29 @@ impl AuthResolver {
     }
 
     /// The output of `command`: cached, shared with an identical run in progress, or a new run.
+    /// Kept by the command and the folder it runs in: the same text in two folders may name
+    /// two programs (`./token.sh`).
     async fn command_output(
         &self,
         server: &str,
         prefix: &str,
         key: &str,
         command: &str,
-        timeout: Duration,
+        options: &AuthOptions,
     ) -> Result<String, CommandFailure> {
-        let slot = Arc::clone(self.lock().entry(command.to_owned()).or_default());
+        let (timeout, folder) = (options.command_timeout, options.folder.as_deref());
+        let cache_key = match folder {
+            Some(folder) => format!("{}\0{command}", folder.display()),
+            None => command.to_owned(),
+        };
+        let slot = Arc::clone(self.lock().entry(cache_key.clone()).or_default());
         if slot.initialized() {
             tracing::trace!(server, field = %format_args!("{prefix}.{key}"), "!command output from cache");
         }
         let outcome = slot
             .get_or_init(|| async {
                 tracing::debug!(server, field = %format_args!("{prefix}.{key}"), "running !command");
-                run_command(command, timeout).await
+                run_command(command, timeout, folder).await
             })
             .await;
         match outcome {
@@ -554,10 +573,10 @@ impl AuthResolver {
                 // Not cached: drop the slot, unless someone already replaced it with a new run.
                 let mut cache = self.lock();
                 if cache
-                    .get(command)
+                    .get(&cache_key)
                     .is_some_and(|current| Arc::ptr_eq(current, &slot))
                 {
-                    cache.remove(command);
+                    cache.remove(&cache_key);
                 }
                 Err(failure.clone())
             }

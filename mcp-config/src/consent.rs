@@ -232,7 +232,13 @@ impl Consent {
                 }
                 for (key, value) in &stdio.env {
                     let field = format!("env.{key}");
-                    consent.value_or_command(definition, field, value, &Destination::Process);
+                    consent.value_or_command(
+                        definition,
+                        source,
+                        field,
+                        value,
+                        &Destination::Process,
+                    );
                 }
                 if let Some(cwd) = &stdio.cwd {
                     consent.send_variables("cwd", cwd, &Destination::Process);
@@ -263,13 +269,19 @@ impl Consent {
                 });
                 consent.send_variables("url", &remote.url, &server);
                 for (key, value) in &remote.headers {
-                    consent.value_or_command(definition, format!("headers.{key}"), value, &server);
+                    consent.value_or_command(
+                        definition,
+                        source,
+                        format!("headers.{key}"),
+                        value,
+                        &server,
+                    );
                 }
                 if let Some(helper) = definition.headers_helper() {
                     consent.runs.push(CommandRun {
                         field: crate::server_config::HEADERS_HELPER.to_owned(),
                         command: helper.to_owned(),
-                        folder: None,
+                        folder: shell_folder(helper, source),
                         env: Vec::new(),
                         output_to: Some(server.clone()),
                     });
@@ -340,7 +352,15 @@ impl Consent {
                     } else {
                         "when it connects"
                     };
-                    format!("{}, run by sh {when}; its output goes to {to}", run.field)
+                    let folder = run
+                        .folder
+                        .as_ref()
+                        .map(|folder| format!(" in {folder}"))
+                        .unwrap_or_default();
+                    format!(
+                        "{}, run by sh{folder} {when}; its output goes to {to}",
+                        run.field
+                    )
                 }
             };
             text.push_str(&format!("  ({when})"));
@@ -472,15 +492,17 @@ impl Consent {
     fn value_or_command(
         &mut self,
         definition: &ServerConfig,
+        source: &SourceMeta,
         field: String,
         value: &str,
         to: &Destination,
     ) {
         if definition.is_command(&field, value) {
+            let command = value[1..].trim();
             self.runs.push(CommandRun {
                 field,
-                command: value[1..].trim().to_owned(),
-                folder: None,
+                command: command.to_owned(),
+                folder: shell_folder(command, source),
                 env: Vec::new(),
                 output_to: Some(to.clone()),
             });
@@ -753,6 +775,22 @@ fn start_folder(stdio: &StdioConfig, source: &SourceMeta) -> Option<String> {
         (Some(project), None) => Some(project.display().to_string()),
         (None, cwd) => cwd.clone(),
     }
+}
+
+/// The folder a project server's shell command (a `!command` value, `headersHelper`) runs in,
+/// when its program is a relative path found from there (`./scripts/token.sh`): the project
+/// folder, absolute. Other commands name no folder.
+fn shell_folder(command: &str, source: &SourceMeta) -> Option<String> {
+    let words = shell_words::split(command).ok()?;
+    let program = Path::new(words.first()?);
+    if program.is_absolute() || !program.to_string_lossy().contains('/') {
+        return None;
+    }
+    let project = source
+        .project_folder
+        .as_deref()
+        .filter(|_| source.in_project_folder)?;
+    Some(project.display().to_string())
 }
 
 /// Every string inside `value`, named `key`, `key[0]`, `key.inner`.

@@ -123,16 +123,20 @@ impl Drop for Running {
     }
 }
 
-/// Runs `sh -c command` once, in its own process group, and checks its outcome: exit status 0
-/// and something other than whitespace on stdout, within `timeout`.
+/// Runs `sh -c command` once, in its own process group (in `folder`, when given), and checks
+/// its outcome: exit status 0 and something other than whitespace on stdout, within `timeout`.
 pub(crate) async fn run_command(
     command: &str,
     timeout: Duration,
+    folder: Option<&std::path::Path>,
 ) -> Result<String, CommandFailure> {
     if command.trim().is_empty() {
         return Err(CommandFailure::EmptyCommand);
     }
     let mut shell = tokio::process::Command::new("sh");
+    if let Some(folder) = folder {
+        shell.current_dir(folder);
+    }
     shell
         .arg("-c")
         .arg(command)

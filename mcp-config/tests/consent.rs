@@ -372,3 +372,44 @@ fn an_entry_that_could_not_run_is_invalid_before_any_approval() {
     invalid.sort_unstable();
     assert_eq!(invalid, ["bad-root", "hid\u{200b}den"], "{found:?}");
 }
+
+/// A `!command` value or `headersHelper` whose program is a relative path runs in the project
+/// folder: the approval says so, naming it.
+#[test]
+fn a_relative_shell_command_states_the_project_folder_it_runs_in() {
+    let world = World::new();
+    world.write_servers(&json!({
+        "signed": {"type": "http", "url": "https://a.example/mcp",
+                   "headersHelper": "./scripts/sign.sh --fresh"},
+        "tokened": {"command": "srv", "env": {"TOKEN": "!./scripts/token.sh"}},
+        "plain": {"command": "srv", "env": {"TOKEN": "!gh auth token"}},
+    }));
+    let repo = world.repo();
+    let signed = world.lines("signed");
+    assert!(
+        signed.contains(&format!(
+            "runs: ./scripts/sign.sh --fresh  (headersHelper, run by sh in {} at every \
+             connection; its output goes to https://a.example)",
+            repo.display()
+        )),
+        "{signed:#?}"
+    );
+    let tokened = world.lines("tokened");
+    assert!(
+        tokened.contains(&format!(
+            "runs: ./scripts/token.sh  (env.TOKEN, run by sh in {} when it connects; its output \
+             goes to the server's process)",
+            repo.display()
+        )),
+        "{tokened:#?}"
+    );
+    let plain = world.lines("plain");
+    assert!(
+        plain.contains(
+            &"runs: gh auth token  (env.TOKEN, run by sh when it connects; its output goes to \
+              the server's process)"
+                .to_owned()
+        ),
+        "{plain:#?}"
+    );
+}

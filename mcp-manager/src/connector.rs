@@ -40,8 +40,9 @@ use async_trait::async_trait;
 #[cfg(feature = "stdio")]
 use mcp_config::StdioConfig;
 use mcp_config::{
-    AuthConfig, ConfigProblem, InvalidServer, ResolvedServerConfig, ServerConfig, ServerProblem,
-    SourceMeta, TransportConfig, check_auth_source, resolve_auth_config, validate_server_config,
+    AuthConfig, AuthOptions, ConfigProblem, InvalidServer, ResolvedServerConfig, ServerConfig,
+    ServerProblem, SourceMeta, TransportConfig, check_auth_source, resolve_auth_config_with,
+    validate_server_config,
 };
 #[cfg(feature = "oauth")]
 use mcp_config::{
@@ -287,8 +288,14 @@ impl Prepared {
             })?),
         };
         let stored = stored_token(name, config, context.credentials).await?;
+        // `!command` values and `headersHelper` run where the server starts.
+        let mut options = AuthOptions::default();
+        if let Some(folder) = base_folder(context.source, context.working_dir) {
+            options = options.in_folder(folder);
+        }
         let resolved =
-            resolve_auth_config(name, config, stored.as_ref().map(Secret::expose)).await?;
+            resolve_auth_config_with(name, config, stored.as_ref().map(Secret::expose), &options)
+                .await?;
         Ok(Self { resolved, pinned })
     }
 
@@ -592,16 +599,25 @@ fn start_folder(
     source: Option<&SourceMeta>,
     working_dir: Option<&std::path::Path>,
 ) -> Option<std::path::PathBuf> {
-    let project = source
-        .filter(|source| source.in_project_folder)
-        .and_then(|source| source.project_folder.as_deref());
-    let base = project.or(working_dir);
-    match (base, &stdio.cwd) {
+    match (base_folder(source, working_dir), &stdio.cwd) {
         // An absolute `cwd` is itself (`join` keeps it).
         (Some(base), Some(cwd)) => Some(base.join(cwd)),
         (Some(base), None) => Some(base.to_path_buf()),
         (None, cwd) => cwd.as_ref().map(std::path::PathBuf::from),
     }
+}
+
+/// Where a server's programs run from (a stdio server, its `!command` values, its
+/// `headersHelper`): a project server's project folder, where its approval is recorded; any
+/// other server's agent working folder; `None`, this process's folder.
+fn base_folder<'a>(
+    source: Option<&'a SourceMeta>,
+    working_dir: Option<&'a std::path::Path>,
+) -> Option<&'a std::path::Path> {
+    let project = source
+        .filter(|source| source.in_project_folder)
+        .and_then(|source| source.project_folder.as_deref());
+    project.or(working_dir)
 }
 
 /// The stdio transport's parameters for a (resolved) stdio configuration, started in `folder`.
