@@ -240,8 +240,10 @@ impl Consent {
                         &Destination::Process,
                     );
                 }
+                // A folder a variable names is where it runs, and so what a relative command
+                // is: chosen at run time, not what the description would show.
                 if let Some(cwd) = &stdio.cwd {
-                    consent.send_variables("cwd", cwd, &Destination::Process);
+                    consent.refuse_variables("cwd", cwd);
                 }
                 // The credential store's token for this command line, if the user logged in to
                 // it (see `crate::auth`).

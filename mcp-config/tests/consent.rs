@@ -227,7 +227,8 @@ fn what_a_variable_names_or_what_lies_outside_the_project_cannot_be_approved() {
                      "auth": {"type": "oauth", "grant": "clientCredentials", "clientId": "a",
                               "privateKeyFile": "../../etc/key.pem"}},
         "fine": {"type": "http", "url": "https://d.example/mcp?tenant=${TENANT}"},
-        "roots-by-variable": {"command": "srv", "roots": [".", "${HOME}/notes"]}
+        "roots-by-variable": {"command": "srv", "roots": [".", "${HOME}/notes"]},
+        "cwd-by-variable": {"command": "./x.sh", "cwd": "${HOME}"}
     }));
     let world_ref = &world;
     let refused = |name: &str| -> Vec<String> {
@@ -252,6 +253,11 @@ fn what_a_variable_names_or_what_lies_outside_the_project_cannot_be_approved() {
         refused("escaping")
     );
     assert!(refused("fine").is_empty());
+    assert!(
+        refused("cwd-by-variable")[0].starts_with("cwd: named by $HOME"),
+        "{:?}",
+        refused("cwd-by-variable")
+    );
     // A root a variable names is a folder chosen at run time, not the one shown.
     assert!(
         refused("roots-by-variable")[0].starts_with("roots[1]: named by $HOME"),
@@ -267,6 +273,7 @@ fn what_a_variable_names_or_what_lies_outside_the_project_cannot_be_approved() {
         "idp-by-variable",
         "escaping",
         "roots-by-variable",
+        "cwd-by-variable",
     ] {
         let (definition, source) = world.definition(name);
         let consent = Consent::of(&definition, &source);
@@ -281,6 +288,7 @@ fn what_a_variable_names_or_what_lies_outside_the_project_cannot_be_approved() {
         needing_approval(&world.load(&DiscoveryOptions::default())),
         [
             "by-variable",
+            "cwd-by-variable",
             "escaping",
             "home-key",
             "host-by-variable",
