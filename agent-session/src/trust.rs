@@ -38,6 +38,15 @@ pub enum TrustError {
         /// The project servers there are.
         known: Vec<String>,
     },
+    /// A name given is a project server whose entry could not run even approved: there is
+    /// nothing to approve until it is fixed.
+    #[error("\"{name}\" cannot be approved: {reason}")]
+    Invalid {
+        /// The name given.
+        name: String,
+        /// What is wrong with its entry.
+        reason: String,
+    },
     /// The user's config file could not be changed.
     #[error(transparent)]
     Config(#[from] ConfigError),
@@ -89,6 +98,31 @@ pub fn pending_project_servers(
                 name: unknown.clone(),
                 known,
             });
+        }
+        // Named, an invalid entry is said, not passed over as "nothing new to approve".
+        let waiting = |name: &str| {
+            found.skipped.iter().any(|skipped| {
+                skipped.name == name && matches!(skipped.reason, SkipReason::NeedsApproval)
+            })
+        };
+        let invalid = names.iter().filter(|name| !waiting(name)).find_map(|name| {
+            found
+                .skipped
+                .iter()
+                .find_map(|skipped| match &skipped.reason {
+                    SkipReason::Invalid(invalid)
+                        if skipped.name == *name && skipped.source.in_project_folder =>
+                    {
+                        Some(TrustError::Invalid {
+                            name: name.clone(),
+                            reason: invalid.to_string(),
+                        })
+                    }
+                    _ => None,
+                })
+        });
+        if let Some(invalid) = invalid {
+            return Err(invalid);
         }
     }
     let mut pending: Vec<PendingServer> = found

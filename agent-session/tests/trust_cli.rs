@@ -749,3 +749,32 @@ fn adding_a_server_approves_the_one_added_not_a_cloned_one_of_the_same_name() {
         "{json}"
     );
 }
+
+/// No hint offers a command that can only fail: a server whose approval cannot state what it
+/// allows is listed with why it cannot be approved, and `trust NAME` of an entry that could not
+/// run says why, exit 1, where it said "nothing new to approve".
+#[test]
+fn what_cannot_be_approved_is_said_and_never_offered() {
+    let sandbox = Sandbox::new("cannot-be-approved");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "rooted": {"command": "true", "roots": ["${HOME}/notes"]},
+        "tilde": {"command": "true", "roots": ["~/x"]},
+    }));
+    let list = sandbox.run(&["list"]);
+    assert!(
+        list.stdout
+            .contains("a project server that cannot be approved (roots[0]: named by $HOME"),
+        "{list:?}"
+    );
+    assert!(!list.stdout.contains("trust rooted"), "{list:?}");
+    let get = sandbox.run(&["get", "rooted"]);
+    assert!(get.stdout.contains("which it cannot be given"), "{get:?}");
+    let call = sandbox.run(&["call", "rooted/echo", "{}"]);
+    assert!(call.stderr.contains("cannot be approved"), "{call:?}");
+    let trust = sandbox.run(&["trust", "tilde"]);
+    assert_eq!(trust.code, Some(1), "{trust:?}");
+    assert!(
+        trust.stderr.contains("\"tilde\" cannot be approved") && trust.stderr.contains('~'),
+        "{trust:?}"
+    );
+}

@@ -390,13 +390,23 @@ fn describe(discovery: &DiscoveryResult, name: &str, interface: Interface) -> Op
     let skipped = discovery.skip_of(name)?;
     let (status, problem) = match &skipped.reason {
         SkipReason::Disabled => (ServerStatus::Disabled, None),
-        SkipReason::NeedsApproval => (
-            ServerStatus::NeedsApproval,
-            Some(format!(
-                "a project server waiting for approval: {}",
-                interface.command_on("trust", name)
-            )),
-        ),
+        SkipReason::NeedsApproval => {
+            let refused = skipped
+                .consent
+                .as_ref()
+                .and_then(|consent| consent.refused.first());
+            let problem = match refused {
+                Some(refused) => format!(
+                    "a project server waiting for approval, which it cannot be given \
+                     ({refused})"
+                ),
+                None => format!(
+                    "a project server waiting for approval: {}",
+                    interface.command_on("trust", name)
+                ),
+            };
+            (ServerStatus::NeedsApproval, Some(problem))
+        }
         SkipReason::Invalid(invalid) => (ServerStatus::Invalid, Some(invalid.to_string())),
         SkipReason::DeniedByPolicy(denial) => {
             (ServerStatus::DeniedByPolicy, Some(denial.to_string()))

@@ -13,7 +13,7 @@ use agent_session::commands::known_server;
 use agent_session::suggest::{did_you_mean, nearest};
 
 use super::outcome::Interface;
-use mcp_config::{DiscoveryResult, SkipReason};
+use mcp_config::{DiscoveryResult, SkipReason, SkippedServer};
 use mcp_manager::{ConnectionStatus, Problem};
 
 /// The servers `call TOOL` needs; `None` for all of them. An error, before anything is
@@ -138,7 +138,7 @@ pub(crate) fn scoped_failure(
                 .skipped
                 .iter()
                 .filter(|skipped| skipped.name == server)
-                .find_map(|skipped| why_off(server, &skipped.reason, interface));
+                .find_map(|skipped| why_off(skipped, interface));
             Some(off.unwrap_or_else(|| format!("MCP server \"{server}\" is not connected")))
         }
     }
@@ -185,7 +185,7 @@ pub(crate) fn failures_behind(
         .skipped
         .iter()
         .filter(|skipped| owns(&skipped.name) && !discovery.servers.contains_key(&skipped.name))
-        .filter_map(|skipped| why_off(&skipped.name, &skipped.reason, interface));
+        .filter_map(|skipped| why_off(skipped, interface));
     problems
         .iter()
         .map(|problem| problem_text(problem, interface))
@@ -207,17 +207,28 @@ pub(crate) fn problem_text(problem: &Problem, interface: Interface) -> String {
 
 /// What keeps a skipped server off, and how to turn it on; `None` when that is not the user's
 /// to change (a filtered server).
-fn why_off(server: &str, reason: &SkipReason, interface: Interface) -> Option<String> {
-    Some(match reason {
+fn why_off(skipped: &SkippedServer, interface: Interface) -> Option<String> {
+    let server = skipped.name.as_str();
+    let refused = skipped
+        .consent
+        .as_ref()
+        .and_then(|consent| consent.refused.first());
+    Some(match &skipped.reason {
         SkipReason::Disabled => format!(
             "MCP server \"{server}\" is disabled; enable it with {}",
             interface.command_on("enable", server)
         ),
-        SkipReason::NeedsApproval => format!(
-            "MCP server \"{server}\" is defined in this project and not approved; approve it \
-             with {}",
-            interface.command_on("trust", server)
-        ),
+        SkipReason::NeedsApproval => match refused {
+            Some(refused) => format!(
+                "MCP server \"{server}\" is defined in this project and cannot be approved \
+                 ({refused})"
+            ),
+            None => format!(
+                "MCP server \"{server}\" is defined in this project and not approved; approve \
+                 it with {}",
+                interface.command_on("trust", server)
+            ),
+        },
         SkipReason::Invalid(invalid) => invalid.to_string(),
         SkipReason::DeniedByPolicy(denial) => format!("MCP server \"{server}\" is {denial}"),
         SkipReason::ProjectConfigOff => format!(

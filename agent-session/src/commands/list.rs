@@ -61,7 +61,7 @@ pub(super) fn list(session: &AgentSession, interface: Interface) -> CommandOutpu
                 let _ = writeln!(text, "  {}", escape_line(&hint));
             }
             if row.status == ServerStatus::NeedsApproval {
-                let hint = super::trust::approval_hint(&row.name, interface);
+                let hint = super::trust::approval_hint(&row.name, row.consent.as_ref(), interface);
                 let _ = writeln!(text, "  {}", escape_line(&hint));
             }
         }
