@@ -763,7 +763,7 @@ fn what_cannot_be_approved_is_said_and_never_offered() {
     let list = sandbox.run(&["list"]);
     assert!(
         list.stdout
-            .contains("a project server that cannot be approved (roots[0]: named by $HOME"),
+            .contains("a project server: it cannot be approved (roots[0]: named by $HOME"),
         "{list:?}"
     );
     assert!(!list.stdout.contains("trust rooted"), "{list:?}");
@@ -777,4 +777,25 @@ fn what_cannot_be_approved_is_said_and_never_offered() {
         trust.stderr.contains("\"tilde\" cannot be approved") && trust.stderr.contains('~'),
         "{trust:?}"
     );
+}
+
+/// `login` and `logout` of a project server waiting for approval say so, with the step to take,
+/// not that it is "not configured any more".
+#[test]
+fn login_of_a_server_waiting_for_approval_says_it_waits() {
+    let sandbox = Sandbox::new("login-waiting");
+    sandbox.write_unapproved_mcp_json(&json!({
+        "remote": {"type": "http", "url": "http://127.0.0.1:9/mcp"},
+    }));
+    for command in ["login", "logout"] {
+        let outcome = sandbox.run(&[command, "remote"]);
+        assert_eq!(outcome.code, Some(1), "{outcome:?}");
+        assert!(
+            outcome.stderr.contains(
+                "\"remote\" is a project server waiting for approval; approve it with \
+                 agent-session trust remote"
+            ),
+            "{command}: {outcome:?}"
+        );
+    }
 }

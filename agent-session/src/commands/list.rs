@@ -61,7 +61,8 @@ pub(super) fn list(session: &AgentSession, interface: Interface) -> CommandOutpu
                 let _ = writeln!(text, "  {}", escape_line(&hint));
             }
             if row.status == ServerStatus::NeedsApproval {
-                let hint = super::trust::approval_hint(&row.name, row.consent.as_ref(), interface);
+                let step = super::trust::approval_step(&row.name, row.consent.as_ref(), interface);
+                let hint = format!("a project server: {step}");
                 let _ = writeln!(text, "  {}", escape_line(&hint));
             }
         }

@@ -251,6 +251,12 @@ impl Servers {
                 interface.on("enable", name)
             ));
         }
+        if row.status == ServerStatus::NeedsApproval {
+            return Some(format!(
+                "\"{name}\" is a project server waiting for approval; {}",
+                super::trust::approval_step(name, row.consent.as_ref(), interface)
+            ));
+        }
         if !self.is_configured(name) {
             return Some(match &row.error {
                 Some(error) => {

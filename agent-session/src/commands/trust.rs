@@ -16,23 +16,19 @@ use crate::trust::{
     pending_project_servers, withdraw_project_servers,
 };
 
-/// What to run to approve `name`, where the command was typed; for a server whose
-/// description cannot state what approving it allows (`consent`), why it cannot be approved
-/// instead: no command would do it.
-pub(super) fn approval_hint(
+/// The next step for a project server waiting for approval: what to run to approve `name`,
+/// where the command was typed; for a server whose description cannot state what approving
+/// it allows (`consent`), why it cannot be approved instead: no command would do it.
+pub(super) fn approval_step(
     name: &str,
     consent: Option<&mcp_config::Consent>,
     interface: Interface,
 ) -> String {
     match consent.and_then(|consent| consent.refused.first()) {
         Some(refused) => format!(
-            "a project server that cannot be approved ({refused}); fix its entry, or ask the \
-             project's authors to"
+            "it cannot be approved ({refused}); fix its entry, or ask the project's authors to"
         ),
-        None => format!(
-            "a project server: approve it with {}",
-            interface.on("trust", name)
-        ),
+        None => format!("approve it with {}", interface.on("trust", name)),
     }
 }
 
