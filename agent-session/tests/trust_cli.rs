@@ -696,7 +696,7 @@ fn the_shells_untrust_stops_the_withdrawn_server_and_starts_nothing() {
         .collect();
     assert_eq!(replies.len(), 2, "{outcome:?}");
     assert_eq!(
-        replies[0]["output"]["change"]["withdrawn"],
+        replies[0]["output"]["withdrawn"],
         json!(["fx"]),
         "{outcome:?}"
     );

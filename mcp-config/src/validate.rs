@@ -363,7 +363,8 @@ mod tests {
             [
                 "Server \"fs\": \"roots[1]\" is empty: write a folder",
                 "Server \"fs\": \"roots[2]\" is \"~/notes\": ~ is not expanded here; write the \
-                 folder's full path (${HOME}/… is expanded)",
+                 folder's full path (in your own files, ${HOME}/… is expanded; a project's \
+                 cannot name a folder by a variable)",
             ]
         );
         for fine in [

@@ -156,14 +156,14 @@ pub(super) async fn untrust(
         // Nothing changed: nothing to stop.
         Ok(withdrawn) if withdrawn.is_empty() => CommandOutput::ok(
             withdrawn_text(&withdrawn),
-            json!({"change": {"withdrawn": withdrawn}}),
+            json!({"withdrawn": withdrawn}),
         ),
         // Those servers stop; nothing starts, and no other server is touched.
         Ok(withdrawn) => {
             session.stop_withdrawn(&withdrawn).await;
             CommandOutput::ok(
                 withdrawn_text(&withdrawn),
-                json!({"change": {"withdrawn": withdrawn}}),
+                json!({"withdrawn": withdrawn}),
             )
         }
         Err(error) => CommandOutput::failed(format!(

@@ -143,7 +143,8 @@ pub enum ConfigProblem {
     /// A folder of `roots` starts with `~`, which is not expanded.
     #[error(
         "\"roots[{index}]\" is \"{}\": ~ is not expanded here; write the folder's full path \
-         (${{HOME}}/… is expanded)",
+         (in your own files, ${{HOME}}/… is expanded; a project's cannot name a folder by a \
+         variable)",
         quoted(.folder)
     )]
     RootInHome {
@@ -470,7 +471,7 @@ mod tests {
                     index: 2,
                     folder: "~/notes".into(),
                 },
-                "\"roots[2]\" is \"~/notes\": ~ is not expanded here; write the folder's full path (${HOME}/… is expanded)",
+                "\"roots[2]\" is \"~/notes\": ~ is not expanded here; write the folder's full path (in your own files, ${HOME}/… is expanded; a project's cannot name a folder by a variable)",
             ),
             (
                 ConfigProblem::StdioAuthSetting { key: "grant" },
