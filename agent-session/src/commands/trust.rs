@@ -154,17 +154,13 @@ pub(super) async fn untrust(
     let names = (!rest.is_empty()).then_some(rest);
     match withdraw_project_servers(session.options(), names) {
         // Nothing changed: nothing to stop.
-        Ok(withdrawn) if withdrawn.is_empty() => CommandOutput::ok(
-            withdrawn_text(&withdrawn),
-            json!({"withdrawn": withdrawn}),
-        ),
+        Ok(withdrawn) if withdrawn.is_empty() => {
+            CommandOutput::ok(withdrawn_text(&withdrawn), json!({"withdrawn": withdrawn}))
+        }
         // Those servers stop; nothing starts, and no other server is touched.
         Ok(withdrawn) => {
             session.stop_withdrawn(&withdrawn).await;
-            CommandOutput::ok(
-                withdrawn_text(&withdrawn),
-                json!({"withdrawn": withdrawn}),
-            )
+            CommandOutput::ok(withdrawn_text(&withdrawn), json!({"withdrawn": withdrawn}))
         }
         Err(error) => CommandOutput::failed(format!(
             "could not withdraw approvals: {}",
