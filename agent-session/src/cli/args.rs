@@ -420,9 +420,12 @@ pub(crate) fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Parse
                 &<Cli as clap::CommandFactory>::command(),
                 "run `agent-session help` for the commands",
             )),
-            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Parsed::Usage(
-                "no command given; run `agent-session help` for the commands".to_owned(),
-            ),
+            // Bare (clap shows help) or with options only (`--json`): the same line.
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+                Parsed::Usage(
+                    "no command given; run `agent-session help` for the commands".to_owned(),
+                )
+            }
             _ => Parsed::Usage(one_line(
                 &error.render().to_string(),
                 "run `agent-session help` for usage",

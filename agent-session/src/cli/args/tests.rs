@@ -199,6 +199,9 @@ fn mcp_before_a_command_is_the_command_and_alone_is_the_bare_usage() {
     let cli = cli("mcp list --json");
     assert!(cli.globals.json);
     assert_eq!(usage("mcp"), usage(""));
+    // Options alone are no command either, said the same way.
+    assert_eq!(usage("--json"), usage(""));
+    assert_eq!(usage("--json mcp"), usage(""));
     assert!(
         !usage("mcp").contains("unknown command"),
         "{}",
