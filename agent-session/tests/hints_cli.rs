@@ -167,3 +167,17 @@ fn hints_carry_the_app_the_command_line_was_given() {
         "{plain:?}"
     );
 }
+
+/// With `--cwd DIR`, the hints carry it too: typed as shown from the same folder, a hint reads
+/// that project's files.
+#[test]
+fn hints_carry_the_folder_the_command_line_was_given() {
+    let sandbox = sandbox("cwd");
+    sandbox.write_unapproved_mcp_json(&json!({"fx": {"command": "true"}}));
+    let project = sandbox.project.display().to_string();
+    let mut command = sandbox.command(&["--cwd", &project, "list"]);
+    command.current_dir(&sandbox.root);
+    let listed = cli_support::run_to_end(command, None);
+    let hint = format!("approve it with agent-session --cwd {project} trust fx");
+    assert!(listed.stdout.contains(&hint), "{listed:?}");
+}

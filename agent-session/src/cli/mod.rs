@@ -196,10 +196,20 @@ async fn run(cli: Cli) -> u8 {
         mut globals,
         command,
     } = cli;
-    // Hints name the command line as this one was typed: another agent's files, another app.
+    // Hints name the command line as this one was typed, with the options that choose which
+    // files are read (another agent's, another folder's), so a hint pasted here does the same.
+    let mut reading = Vec::new();
     if globals.app != args::DEFAULT_APP {
-        let app = shell_words::quote(&globals.app).into_owned();
-        Interface::name_the_command_line(&format!("--app {app}"));
+        reading.push(format!("--app {}", shell_words::quote(&globals.app)));
+    }
+    if let Some(cwd) = &globals.cwd {
+        reading.push(format!(
+            "--cwd {}",
+            shell_words::quote(&cwd.to_string_lossy())
+        ));
+    }
+    if !reading.is_empty() {
+        Interface::name_the_command_line(&reading.join(" "));
     }
     // `call --full` prints the whole result: nothing is cut, so no file keeps it.
     globals.whole_results = matches!(command, Command::Call { full: true, .. });
