@@ -524,12 +524,12 @@ pub(crate) fn parse_shell_line(words: &[String]) -> Result<Command, NotRun> {
 }
 
 /// A command's help as the shell shows it: its examples, written for the command line
-/// (`  agent-session call …`, `` `agent-session get NAME` ``), as they are typed there.
+/// (`  agent-session call …`), as they are typed there.
 fn in_the_shells_words(help: &str) -> String {
     help.lines()
         .map(|line| match line.strip_prefix("  agent-session ") {
             Some(rest) => format!("  /mcp {rest}"),
-            None => line.replace("`agent-session ", "`/mcp "),
+            None => line.to_owned(),
         })
         .collect::<Vec<_>>()
         .join("\n")

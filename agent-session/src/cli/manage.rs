@@ -40,7 +40,8 @@ Examples:
   agent-session add linear -s user -t sse -H 'Authorization: Bearer ${LINEAR_TOKEN}' https://mcp.linear.app/sse
 The server is written to <project>/.<app>/mcp.json (--scope project, the default; approved, as
 you added it) or <config dir>/<app>/mcp.json (--scope user), mode 0600, the rest of the file
-kept. Nothing is started: `agent-session get NAME` connects it and shows its tools.";
+kept. The command line starts nothing (`get NAME` connects it and shows its tools); in the
+shell, the session connects it at once.";
 
 const GET_EXAMPLES: &str = "\
 Examples:
