@@ -38,8 +38,11 @@ impl CallArguments {
     /// its property's type (a pair wins over a key of the same name).
     pub(crate) fn for_schema(&self, schema: &Value) -> Result<Value, String> {
         let mut arguments = self.object.clone();
+        for key in self.object.keys() {
+            unknown_but_near(schema, key, "")?;
+        }
         for (key, raw) in &self.pairs {
-            unknown_but_near(schema, key)?;
+            unknown_but_near(schema, key, &format!("--arg {key}: "))?;
             let types = property_types(schema, key);
             arguments.insert(key.clone(), typed(key, raw, &types)?);
         }
@@ -47,10 +50,11 @@ impl CallArguments {
     }
 }
 
-/// A `--arg` key the schema does not name, close to one it does (`pathh` for `path`): a typo,
-/// refused with the name meant, before anything is called. A key near none is left to the
-/// schema (which may take other keys).
-fn unknown_but_near(schema: &Value, key: &str) -> Result<(), String> {
+/// An argument the schema does not name, close to one it does (`pathh` for `path`), given
+/// inline or with `--arg` (its message starts with `said`): a typo, refused with the name
+/// meant, before anything is called. A key near none is left to the schema (which may take
+/// other keys).
+fn unknown_but_near(schema: &Value, key: &str, said: &str) -> Result<(), String> {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return Ok(());
     };
@@ -70,7 +74,7 @@ fn unknown_but_near(schema: &Value, key: &str) -> Result<(), String> {
     near.sort_unstable();
     near.truncate(3);
     Err(format!(
-        "--arg {key}: the tool takes no argument `{key}`{}",
+        "{said}the tool takes no argument `{key}`{}",
         agent_session::suggest::did_you_mean(&near)
     ))
 }
@@ -234,6 +238,15 @@ mod tests {
             "--arg limt: the tool takes no argument `limt` (did you mean \"limit\"?)"
         );
         assert_eq!(call(&["id=7"]).unwrap(), json!({"id": 7}));
+        // The same for a key given inline.
+        let inline = resolve(Some(r#"{"limt": 5}"#), &[])
+            .unwrap()
+            .for_schema(&schema)
+            .unwrap_err();
+        assert_eq!(
+            inline,
+            "the tool takes no argument `limt` (did you mean \"limit\"?)"
+        );
         let refused = call(&["limit=five"]).unwrap_err();
         assert_eq!(
             refused,
