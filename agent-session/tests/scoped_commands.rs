@@ -123,7 +123,6 @@ fn an_unknown_tool_is_answered_with_the_nearest_names_in_the_form_typed() {
         ("github/ecco", "\"github/echo\""),
         ("mcp_github_ecoh", "\"mcp_github_echo\""),
         ("ecco", "\"github/echo\""),
-        ("echo", "\"github/echo\""),
     ] {
         let outcome = sandbox.run(&["call", typed, "{}"]);
         outcome.assert_code(2);
@@ -135,4 +134,14 @@ fn an_unknown_tool_is_answered_with_the_nearest_names_in_the_form_typed() {
             outcome.stderr
         );
     }
+    // A tool's own name is no mistake: it names the tool only with its server.
+    let outcome = sandbox.run(&["call", "echo", "{}"]);
+    outcome.assert_code(2);
+    assert!(
+        outcome
+            .stderr
+            .contains("\"echo\" names a tool only with its server: call github/echo"),
+        "{}",
+        outcome.stderr
+    );
 }

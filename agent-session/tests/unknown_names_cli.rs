@@ -144,3 +144,23 @@ fn a_mistyped_model_facing_name_starts_only_the_nearest_server() {
     );
     assert!(!witness.exists() && !other_witness.exists(), "{far:?}");
 }
+
+/// A tool's own name, which two servers have, is not "unknown": the message names the
+/// `server/tool` forms to call.
+#[test]
+fn a_bare_tool_name_two_servers_have_names_both() {
+    let sandbox = Sandbox::labelled("unknown", "bare-two").without_cache();
+    sandbox.write_mcp_json(&json!({
+        "alpha": sandbox.fixture("alpha", |server| server),
+        "beta": sandbox.fixture("beta", |server| server),
+    }));
+    let outcome = sandbox.run(&["call", "echo", "{}"]);
+    assert_eq!(outcome.code, Some(2), "{outcome:?}");
+    assert!(
+        outcome
+            .stderr
+            .contains("\"echo\" names a tool only with its server: call alpha/echo or beta/echo"),
+        "{outcome:?}"
+    );
+    assert!(!outcome.stderr.contains("unknown tool"), "{outcome:?}");
+}

@@ -383,11 +383,18 @@ async fn call_command(
         if !failures.is_empty() {
             return Outcome::failed(Kind::Server, failures.join("\n"));
         }
-        let message = format!(
-            "unknown tool \"{name}\"{}; run {} to see the tools",
-            needs::suggestions(session, name),
-            interface.command("tools")
-        );
+        let message = match needs::servers_with_a_tool_named(session, name).as_slice() {
+            // A tool's own name is no name alone: the servers that have it say which to call.
+            [] => format!(
+                "unknown tool \"{name}\"{}; run {} to see the tools",
+                needs::suggestions(session, name),
+                interface.command("tools")
+            ),
+            found => format!(
+                "\"{name}\" names a tool only with its server: call {}",
+                found.join(" or ")
+            ),
+        };
         return Outcome::usage(Kind::UnknownTool, message);
     };
     // `--arg` values read by the schema; then refused before the call, with the field named,

@@ -244,6 +244,24 @@ fn why_off(skipped: &SkippedServer, interface: Interface) -> Option<String> {
 /// `/` (`everything/ecco` → `everything/echo`), and for a bare tool name the `server/tool`
 /// of every server's tool of that name or near it (`get_current_time` →
 /// `time/get_current_time`).
+/// `server/tool` of every server's tool whose own name is `tool` (a bare name, neither
+/// `server/tool` nor `mcp_…`), sorted; none for another form.
+pub(crate) fn servers_with_a_tool_named(session: &AgentSession, tool: &str) -> Vec<String> {
+    if tool.contains('/') || tool.starts_with("mcp_") {
+        return Vec::new();
+    }
+    let mut found: Vec<String> = session
+        .manager()
+        .tools()
+        .iter()
+        .filter(|managed| managed.original_name == tool)
+        .map(|managed| format!("{}/{}", managed.server, managed.original_name))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
 pub(crate) fn suggestions(session: &AgentSession, tool: &str) -> String {
     let tools = session.manager().tools();
     let registered = tools.iter().map(|managed| managed.tool.name().to_owned());
