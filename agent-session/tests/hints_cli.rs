@@ -27,6 +27,14 @@ fn an_empty_list_names_the_add_command_of_where_it_was_typed() {
             .contains("no MCP servers are configured (agent-session add adds one)"),
         "{listed:?}"
     );
+    // tools says why there are none, with the same next step.
+    let tools = sandbox.run(&["tools"]);
+    assert!(
+        tools
+            .stdout
+            .contains("No MCP tools: no MCP servers are configured (agent-session add adds one)."),
+        "{tools:?}"
+    );
     let shell = sandbox.run_with_input(&["shell"], "/mcp list\n");
     assert!(
         shell

@@ -80,8 +80,10 @@ pub(crate) async fn execute(
                 .into_iter()
                 .filter(|tool| server.as_deref().is_none_or(|server| tool.server == server))
                 .collect();
+            let discovery = session.discovery();
+            let configured = !discovery.servers.is_empty() || !discovery.skipped.is_empty();
             Outcome::ok(
-                output::tools_text(&tools, interface),
+                output::tools_text(&tools, configured, interface),
                 output::tools_json(&tools),
             )
         }

@@ -50,8 +50,15 @@ pub(crate) fn tools_json(tools: &[ManagedTool]) -> Value {
     })
 }
 
-/// The tools as an aligned table.
-pub(crate) fn tools_text(tools: &[ManagedTool], interface: Interface) -> String {
+/// The tools as an aligned table; for none, why to look (`configured`: whether any server is
+/// defined at all).
+pub(crate) fn tools_text(tools: &[ManagedTool], configured: bool, interface: Interface) -> String {
+    if tools.is_empty() && !configured {
+        return format!(
+            "No MCP tools: no MCP servers are configured ({} adds one).",
+            interface.bare("add")
+        );
+    }
     if tools.is_empty() {
         return format!(
             "No MCP tools. Run {} to see the servers and their errors.",
