@@ -604,35 +604,41 @@ impl AgentSession {
     /// other server is left as it is, a failed one included (a [`reload`](Self::reload) would
     /// try it again).
     pub async fn stop_withdrawn(&self, names: &[String]) {
+        let discovery = self.reread_files();
+        let stopped: Vec<&String> = names
+            .iter()
+            .filter(|name| !discovery.servers.contains_key(*name))
+            .collect();
+        for name in &stopped {
+            self.manager.disconnect_server(name).await;
+        }
+        self.refresh(self.manager.tools(), Changed::Reload);
+    }
+
+    /// Reads the config files again for what the session says of its servers (`list`, `get`,
+    /// the hints), starting and stopping nothing: after approvals were given, a server
+    /// approved shows as such, waiting for a [`reload`](Self::reload) to start it. What the
+    /// last start said of the servers still defined stands; the file problems are this
+    /// reading's. The discovery read.
+    pub fn reread_files(&self) -> Arc<DiscoveryResult> {
         let loaded = discover_mcp_servers_with(
             Arc::clone(&self.manager),
             &self.options.cwd,
             &self.options.load,
         );
-        let stopped: Vec<&String> = names
-            .iter()
-            .filter(|name| !loaded.discovery.servers.contains_key(*name))
-            .collect();
-        for name in &stopped {
-            self.manager.disconnect_server(name).await;
-        }
-        {
-            let mut state = lock(&self.loaded);
-            // What the last start said of the servers still running stands; the file
-            // problems are those of this reading.
-            let kept = state.problems.iter().filter(|problem| {
-                problem
-                    .server()
-                    .is_some_and(|server| loaded.discovery.servers.contains_key(server))
-            });
-            let mut problems: Vec<Problem> = kept.cloned().collect();
-            problems.extend(loaded.problems);
-            *state = Loaded {
-                discovery: loaded.discovery,
-                problems,
-            };
-        }
-        self.refresh(self.manager.tools(), Changed::Reload);
+        let mut state = lock(&self.loaded);
+        let kept = state.problems.iter().filter(|problem| {
+            problem
+                .server()
+                .is_some_and(|server| loaded.discovery.servers.contains_key(server))
+        });
+        let mut problems: Vec<Problem> = kept.cloned().collect();
+        problems.extend(loaded.problems);
+        *state = Loaded {
+            discovery: Arc::clone(&loaded.discovery),
+            problems,
+        };
+        loaded.discovery
     }
 
     /// The discovered server `server`, for a command that would start it: an error when MCP is

@@ -799,3 +799,25 @@ fn login_of_a_server_waiting_for_approval_says_it_waits() {
         );
     }
 }
+
+/// In the shell, what the session says of a server follows its approval at once: `list` no
+/// longer offers to approve it, and says a reload starts it.
+#[test]
+fn after_trust_in_the_shell_list_says_the_server_waits_for_a_reload() {
+    let sandbox = Sandbox::new("shell-after-trust");
+    sandbox.write_unapproved_mcp_json(&json!({"fx": sandbox.witnessed("fx", &json!({}))}));
+    let outcome = sandbox.run_with_input(&["shell"], "trust fx\nlist\n");
+    outcome.assert_code(0);
+    let after = outcome
+        .stdout
+        .split_once("reload starts it")
+        .map(|(_, after)| after)
+        .unwrap_or_else(|| panic!("no approval said: {outcome:?}"));
+    assert!(!after.contains("needs-approval"), "{outcome:?}");
+    assert!(!after.contains("trust fx"), "{outcome:?}");
+    assert!(
+        after.contains("not started yet: /mcp reload starts it"),
+        "{outcome:?}"
+    );
+    sandbox.assert_never_started("fx", "trust and list in the shell");
+}

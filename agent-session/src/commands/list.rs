@@ -60,6 +60,12 @@ pub(super) fn list(session: &AgentSession, interface: Interface) -> CommandOutpu
                 let hint = interface.login_hint(&row.name);
                 let _ = writeln!(text, "  {}", escape_line(&hint));
             }
+            // In a session, a server defined since it started (approved, added): not
+            // started until a reload.
+            if row.status == ServerStatus::Disconnected && interface == Interface::Shell {
+                let hint = format!("not started yet: {} starts it", interface.bare("reload"));
+                let _ = writeln!(text, "  {hint}");
+            }
             if row.status == ServerStatus::NeedsApproval {
                 let step = super::trust::approval_step(&row.name, row.consent.as_ref(), interface);
                 let hint = format!("a project server: {step}");

@@ -83,6 +83,8 @@ pub(super) async fn trust(
         .collect();
     match approve_pending(session.options(), &pending) {
         Ok(approved) => {
+            // What the session says of them (list, get) follows the approval at once.
+            session.reread_files();
             let mut text = Vec::new();
             if !approved.is_empty() {
                 text.push(format!(
