@@ -8,6 +8,7 @@ mod cli_support;
 
 use cli_support::Sandbox;
 
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -73,6 +74,11 @@ fn bash_offers(words: &[&str]) -> Vec<String> {
 /// [`bash_offers`], in `sandbox`'s project and home (with the binary on `PATH`, as an
 /// installed one is) when given.
 fn bash_offers_in(sandbox: Option<&Sandbox>, words: &[&str]) -> Vec<String> {
+    bash_offers_at(sandbox, None, words)
+}
+
+/// [`bash_offers_in`], the shell in `folder` when given (the sandbox's project otherwise).
+fn bash_offers_at(sandbox: Option<&Sandbox>, folder: Option<&Path>, words: &[&str]) -> Vec<String> {
     let script = run(&["completions", "bash"]);
     assert!(script.status.success(), "{script:?}");
     static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -95,6 +101,9 @@ fn bash_offers_in(sandbox: Option<&Sandbox>, words: &[&str]) -> Vec<String> {
     // An empty folder: a script that falls back to file names offers none of ours.
     let args = ["--norc", "--noprofile", "-c", &asked];
     let mut bash = in_sandbox(sandbox, "bash", &args, &dir);
+    if let Some(folder) = folder {
+        bash.current_dir(folder);
+    }
     let output = bash.output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(output.status.success(), "{output:?}");
@@ -167,6 +176,11 @@ fn fish_offers(line: &str) -> Vec<String> {
 /// [`fish_offers`], in `sandbox`'s project and home (with the binary on `PATH`, as an
 /// installed one is) when given.
 fn fish_offers_in(sandbox: Option<&Sandbox>, line: &str) -> Vec<String> {
+    fish_offers_at(sandbox, None, line)
+}
+
+/// [`fish_offers_in`], the shell in `folder` when given (the sandbox's project otherwise).
+fn fish_offers_at(sandbox: Option<&Sandbox>, folder: Option<&Path>, line: &str) -> Vec<String> {
     let script = run(&["completions", "fish"]);
     assert!(script.status.success(), "{script:?}");
     let dir = std::env::temp_dir().join(format!("agent-session-fish-{}", std::process::id()));
@@ -179,6 +193,9 @@ fn fish_offers_in(sandbox: Option<&Sandbox>, line: &str) -> Vec<String> {
         line.replace('\'', "\\'")
     );
     let mut fish = in_sandbox(sandbox, "fish", &["--no-config", "-c", &asked], &dir);
+    if let Some(folder) = folder {
+        fish.current_dir(folder);
+    }
     let output = fish
         .output()
         .expect("fish is installed (cargo xtask ci installs it)");
@@ -377,4 +394,55 @@ fn fish_completes_server_names_from_the_config_files() {
         offered.sort();
         assert_eq!(offered, ["github", "gitlab"], "{line}");
     }
+}
+
+/// The names offered are those the command being typed would use: its `--cwd` (and `--app`,
+/// `--cache-dir`, `--no-project-config`, `--no-cache`) are passed on, in bash, fish and zsh
+/// alike.
+#[test]
+#[ignore = "needs fish and zsh, which .ci/run installs; run it with --include-ignored"]
+fn completions_read_the_files_the_line_names() {
+    let sandbox = project_with_servers("names-cwd");
+    let project = sandbox.project.display().to_string();
+    let elsewhere = sandbox.root.as_path();
+    let mut bash = bash_offers_at(
+        Some(&sandbox),
+        Some(elsewhere),
+        &["agent-session", "--cwd", &project, "get", "g"],
+    );
+    bash.sort();
+    assert_eq!(bash, ["github", "gitlab"]);
+    // From the project, a line naming a folder without servers gets none of its names.
+    let root = elsewhere.display().to_string();
+    let none = bash_offers_at(
+        Some(&sandbox),
+        None,
+        &["agent-session", "--cwd", &root, "get", "g"],
+    );
+    assert!(none.is_empty(), "{none:?}");
+    let mut fish = fish_offers_at(
+        Some(&sandbox),
+        Some(elsewhere),
+        &format!("agent-session --cwd {project} get g"),
+    );
+    fish.sort();
+    assert_eq!(fish, ["github", "gitlab"]);
+    let script = run(&["completions", "zsh"]);
+    let path = sandbox.root.join("names-cwd.zsh");
+    std::fs::write(&path, &script.stdout).unwrap();
+    let asked = format!(
+        "compdef() {{ :; }}\nsource '{}'\ncompadd() {{ [[ $1 == -a ]] && print -l -- ${{(P)2}}; }}\n\
+         BUFFER='agent-session --cwd {project} get gi'\nwords=(get gi)\nCURRENT=2\n\
+         service=agent-session\n_agent_session_servers\n",
+        path.display()
+    );
+    let mut zsh = in_sandbox(Some(&sandbox), "zsh", &["-f", "-c", &asked], elsewhere);
+    zsh.current_dir(elsewhere);
+    let output = zsh.output().unwrap();
+    let mut zsh: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    zsh.sort();
+    assert_eq!(zsh, ["github", "gitlab"], "{output:?}");
 }

@@ -164,18 +164,53 @@ fn zsh_names(script: &str, name: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let functions = format!(
-        "{servers}() {{\n    local -a names\n    names=(${{(f)\"$($service complete-names \
-         servers 2>/dev/null)\"}})\n    compadd -a names\n}}\n\n{tools}() {{\n    local -a \
-         names\n    names=(${{(f)\"$($service complete-names tools 2>/dev/null)\"}})\n    \
-         compadd -a names\n}}\n\n"
-    );
+    let functions = ZSH_NAMES
+        .replace("SERVERS", &servers)
+        .replace("TOOLS", &tools)
+        .replace("GIVEN", &format!("_{}_given", name.replace('-', "_")));
     // After the `#compdef` line, which must stay the first.
     match script.split_once('\n') {
         Some((first, rest)) => format!("{first}\n\n{functions}{rest}"),
         None => script,
     }
 }
+
+/// Zsh's functions asking the binary for names: the line (`$BUFFER`, whole, as inside a
+/// subcommand `words` holds only its words) gives the options that choose which files are read
+/// (see [`BASH_NAMES`]).
+const ZSH_NAMES: &str = r#"GIVEN() {
+    local -a line
+    local i
+    line=(${(z)BUFFER})
+    reply=()
+    for ((i = 2; i <= ${#line}; i++)); do
+        case ${line[i]} in
+            (--app|--cwd|--cache-dir)
+                reply+=(${line[i]} ${(Q)line[i+1]/#\~\//$HOME/})
+                ((i++))
+                ;;
+            (--app=*|--cwd=*|--cache-dir=*|--no-project-config|--no-cache)
+                reply+=(${(Q)line[i]})
+                ;;
+        esac
+    done
+}
+
+SERVERS() {
+    local -a names reply
+    GIVEN
+    names=(${(f)"$($service $reply complete-names servers 2>/dev/null)"})
+    compadd -a names
+}
+
+TOOLS() {
+    local -a names reply
+    GIVEN
+    names=(${(f)"$($service $reply complete-names tools 2>/dev/null)"})
+    compadd -a names
+}
+
+"#;
 
 /// Bash's script with server and tool names offered: a function asking the binary (as it was
 /// typed, `COMP_WORDS[0]`) for them, used for `--server`'s value, a server-naming
@@ -207,16 +242,64 @@ fn bash_names(script: &str, name: &str) -> String {
         script.insert_str(
             at,
             &format!(
-                "            if [[ ${{cur}} != -* && ${{COMP_CWORD}} -eq 2 ]] ; then\n                \
+                "            if [[ ${{cur}} != -* && ${{prev}} == {subcommand} ]] ; then\n                \
                  COMPREPLY=( $(compgen -W \"$({function} {kind})\" -- \"${{cur}}\") )\n                \
                  return 0\n            fi\n"
             ),
         );
     }
-    format!(
-        "{function}() {{\n    \"${{COMP_WORDS[0]}}\" complete-names \"$1\" 2>/dev/null\n}}\n\n{script}"
-    )
+    format!("{}\n\n{script}", BASH_NAMES.replace("FUNCTION", &function))
 }
+
+/// Bash's function asking the binary for names: the options of the line that choose which
+/// files are read (`--app`, `--cwd`, `--cache-dir`, `--no-project-config`, `--no-cache`) passed
+/// on, so the names are those the command would use. Bash splits `--app=x` into `--app`, `=`,
+/// `x`; a leading `~/` is the home, as the shell would read it.
+const BASH_NAMES: &str = r#"FUNCTION() {
+    local -a given=()
+    local i word value
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word="${COMP_WORDS[i]}"
+        case "$word" in
+            --app|--cwd|--cache-dir)
+                value="${COMP_WORDS[i+1]}"
+                if [[ "$value" == "=" ]]; then
+                    value="${COMP_WORDS[i+2]}"
+                    i=$((i + 1))
+                fi
+                i=$((i + 1))
+                given+=("$word" "${value/#\~\//$HOME/}")
+                ;;
+            --no-project-config|--no-cache)
+                given+=("$word")
+                ;;
+        esac
+    done
+    "${COMP_WORDS[0]}" "${given[@]}" complete-names "$1" 2>/dev/null
+}"#;
+
+/// Fish's function asking the binary for names, with the options of the line that choose which
+/// files are read passed on (see [`BASH_NAMES`]).
+const FISH_NAMES: &str = r#"function FUNCTION
+    set -l words (commandline -opc)
+    set -l given
+    set -l i 2
+    while test $i -le (count $words)
+        switch $words[$i]
+            case --app --cwd --cache-dir
+                set -l next (math $i + 1)
+                if test $next -le (count $words)
+                    set -a given $words[$i] $words[$next]
+                end
+                set i $next
+            case '--app=*' '--cwd=*' '--cache-dir=*' --no-project-config --no-cache
+                set -a given $words[$i]
+        end
+        set i (math $i + 1)
+    end
+    $words[1] $given complete-names $argv 2>/dev/null
+end
+"#;
 
 /// The fish lines that offer server and tool names, asking the binary for them.
 fn fish_names(command: &clap::Command, name: &str) -> String {
@@ -224,10 +307,7 @@ fn fish_names(command: &clap::Command, name: &str) -> String {
     let names = format!("__fish_{}_names", name.replace('-', "_"));
     let ask = |kind: &str| format!("{names} {kind}");
     // The binary as it was typed asks itself (a command name cannot be a substitution).
-    let mut lines = format!(
-        "function {names}\n    set -l command (commandline -opc)[1]\n    \
-         $command complete-names $argv 2>/dev/null\nend\n"
-    );
+    let mut lines = FISH_NAMES.replace("FUNCTION", &names);
     for subcommand in command.get_subcommands() {
         let sub = subcommand.get_name();
         if NAMING_A_SERVER.contains(&sub) {
