@@ -749,13 +749,29 @@ fn offered_roots(definition: &ServerConfig, source: &SourceMeta) -> OfferedRoots
                 RootsSetting::Folders(folders) => OfferedRoots::Folders(
                     folders
                         .iter()
-                        .map(|folder| folder.display().to_string())
+                        .map(|folder| shown_root(folder, base))
                         .collect(),
                 ),
                 RootsSetting::Off => OfferedRoots::None,
             }
         }
         None => OfferedRoots::Agent,
+    }
+}
+
+/// A root as the approval shows it: the folder, and where it leads when a link on its way
+/// below the config file's folder takes it elsewhere (`<project>/docs` linking to `$HOME` is
+/// the home that is offered, whatever its name says).
+fn shown_root(folder: &Path, base: &Path) -> String {
+    let linked = folder
+        .ancestors()
+        .take_while(|ancestor| !base.starts_with(ancestor))
+        .any(|ancestor| {
+            std::fs::symlink_metadata(ancestor).is_ok_and(|meta| meta.file_type().is_symlink())
+        });
+    match std::fs::canonicalize(folder) {
+        Ok(real) if linked => format!("{} (a link to {})", folder.display(), real.display()),
+        _ => folder.display().to_string(),
     }
 }
 

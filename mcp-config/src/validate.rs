@@ -145,6 +145,11 @@ fn roots_problems(roots: &Value) -> Vec<ConfigProblem> {
                 index,
                 folder: folder.to_owned(),
             });
+        } else if folder.contains("://") {
+            problems.push(ConfigProblem::RootAsUri {
+                index,
+                folder: folder.to_owned(),
+            });
         }
     }
     problems
@@ -365,6 +370,13 @@ mod tests {
                 "Server \"fs\": \"roots[2]\" is \"~/notes\": ~ is not expanded here; write the \
                  folder's full path (in your own files, ${HOME}/… is expanded; a project's \
                  cannot name a folder by a variable)",
+            ]
+        );
+        assert_eq!(
+            check(serde_json::json!(["file:///etc"])),
+            [
+                "Server \"fs\": \"roots[0]\" is \"file:///etc\": roots are folders, not URIs; \
+              write the folder's path"
             ]
         );
         for fine in [

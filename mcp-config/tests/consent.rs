@@ -421,3 +421,21 @@ fn a_relative_shell_command_states_the_project_folder_it_runs_in() {
         "{plain:#?}"
     );
 }
+
+/// A root whose name is a link elsewhere (`docs` to the home folder) is shown with where it
+/// leads: that folder is what the server is offered.
+#[cfg(unix)]
+#[test]
+fn a_root_that_is_a_link_shows_where_it_leads() {
+    let world = World::new();
+    let home = world.root.join("home");
+    std::os::unix::fs::symlink(&home, world.root.join("repo/docs")).unwrap();
+    world.write_servers(&json!({"linked": {"command": "srv", "roots": ["docs"]}}));
+    let lines = world.lines("linked");
+    let expected = format!(
+        "roots: {}/docs (a link to {})",
+        world.repo().display(),
+        std::fs::canonicalize(&home).unwrap().display()
+    );
+    assert!(lines.contains(&expected), "{expected}: {lines:#?}");
+}

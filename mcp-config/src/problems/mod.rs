@@ -153,6 +153,18 @@ pub enum ConfigProblem {
         /// The folder as written.
         folder: String,
     },
+    /// A folder of `roots` is written as a URI (`file:///data`); roots are folders, and the
+    /// text would be taken as a folder of that name.
+    #[error(
+        "\"roots[{index}]\" is \"{}\": roots are folders, not URIs; write the folder's path",
+        quoted(.folder)
+    )]
+    RootAsUri {
+        /// Its place in the list.
+        index: usize,
+        /// The folder as written.
+        folder: String,
+    },
     /// A stdio server's `auth` sets a remote server's OAuth setting (`grant`, `dpop`).
     #[error(
         "\"auth.{key}\" is for http and sse servers; a stdio server's token comes from the \
@@ -472,6 +484,13 @@ mod tests {
                     folder: "~/notes".into(),
                 },
                 "\"roots[2]\" is \"~/notes\": ~ is not expanded here; write the folder's full path (in your own files, ${HOME}/… is expanded; a project's cannot name a folder by a variable)",
+            ),
+            (
+                ConfigProblem::RootAsUri {
+                    index: 0,
+                    folder: "file:///etc".into(),
+                },
+                "\"roots[0]\" is \"file:///etc\": roots are folders, not URIs; write the folder's path",
             ),
             (
                 ConfigProblem::StdioAuthSetting { key: "grant" },
