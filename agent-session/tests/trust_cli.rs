@@ -480,7 +480,7 @@ fn the_readme_table_of_what_an_approval_shows_is_what_trust_prints() {
         let expected: Vec<String> = expected
             .iter()
             .map(|line| {
-                line.replace("<project>/..", &parent)
+                line.replace("<parent>", &parent)
                     .replace("<project>", &project)
             })
             .collect();
