@@ -42,7 +42,20 @@ pub(crate) fn compile(pattern: &str) -> Result<Regex, SearchError> {
         .size_limit(COMPILED_LIMIT)
         .dfa_size_limit(COMPILED_LIMIT)
         .build()
-        .map_err(|error| refuse(error.to_string()))
+        .map_err(|error| refuse(one_line_reason(&error)))
+}
+
+/// What is wrong with a pattern, in one line: the regex crate's syntax errors draw the pattern
+/// with a caret under the fault over several lines, then say what it is on the last.
+fn one_line_reason(error: &regex::Error) -> String {
+    match error {
+        regex::Error::Syntax(text) => text
+            .lines()
+            .last()
+            .map(|last| last.strip_prefix("error: ").unwrap_or(last).to_owned())
+            .unwrap_or_default(),
+        other => other.to_string(),
+    }
 }
 
 /// How well `document` matches: 2 for its name (or the name a model knows it by), 1 for its
@@ -78,7 +91,11 @@ mod tests {
         // Small to write, far too large once compiled.
         let error = compile(r"\w{1000}\w{1000}").unwrap_err();
         assert!(error.to_string().contains("cannot be used"), "{error}");
-        assert!(compile("(unclosed").is_err());
+        let unclosed = compile("(unclosed").unwrap_err().to_string();
+        assert_eq!(
+            unclosed,
+            "the pattern /(unclosed/ cannot be used: unclosed group"
+        );
         assert!(compile("(a|b)+c").is_ok());
     }
 }
