@@ -197,3 +197,21 @@ fn a_failed_call_is_said_without_the_models_prefix() {
     let message = json["error"]["message"].as_str().unwrap_or_default();
     assert!(message.starts_with("MCP server \"fx\""), "{json}");
 }
+
+/// An answer over the message limit from a Streamable HTTP server is said as the client's
+/// refusal it is, not as an error the server answered with (nor with a JSON-RPC code).
+#[test]
+fn an_http_answer_over_the_limit_is_not_the_servers_error() {
+    let web = HttpFixture::start(HttpFixtureOptions::default());
+    let sandbox = sandbox("http-too-large");
+    sandbox.write_mcp_json(&json!({"web": {"type": "http", "url": web.url()}}));
+    let outcome = sandbox.run(&["test", "web", "--max-message-bytes", "300"]);
+    assert_eq!(outcome.code, Some(1), "{outcome:?}");
+    assert!(
+        outcome.stderr.contains("longer than 300 bytes"),
+        "{outcome:?}"
+    );
+    for internal in ["the server answered with an error", "JSON-RPC error"] {
+        assert!(!outcome.stderr.contains(internal), "{internal}: {outcome:?}");
+    }
+}

@@ -63,7 +63,22 @@ pub struct ErrorObject {
     pub data: Option<serde_json::Value>,
 }
 
+/// The member of an error's `data` that marks it as this client's own note of a request that
+/// failed at the HTTP level (its status, its body over the limit), delivered as the request's
+/// answer: not the server's answer, and said as such.
+pub(crate) const HTTP_FAILURE: &str = "httpFailure";
+
 impl ErrorObject {
+    /// Whether this is the client's own note of a request that failed at the HTTP level (see
+    /// [`HTTP_FAILURE`]), not an error the server answered with.
+    pub fn is_http_failure(&self) -> bool {
+        self.data
+            .as_ref()
+            .and_then(|data| data.get(HTTP_FAILURE))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false)
+    }
+
     /// An error object with a code and a message.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         Self {

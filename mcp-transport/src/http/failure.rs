@@ -107,8 +107,9 @@ pub(super) fn excerpt(text: &str, secrets: &Secrets) -> String {
 /// A JSON-RPC error response for request `id` (JSON text) that failed at the HTTP level.
 pub(super) fn error_response(id: &str, error: &TransportError) -> Bytes {
     let message = serde_json::Value::String(error.to_string());
+    let mark = crate::jsonrpc::HTTP_FAILURE;
     Bytes::from(format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{HTTP_ERROR_CODE},"message":{message}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{HTTP_ERROR_CODE},"message":{message},"data":{{"{mark}":true}}}}}}"#
     ))
 }
 
@@ -127,6 +128,7 @@ mod tests {
             serde_json::from_slice(&error_response("12", &error)).unwrap();
         assert_eq!(response["id"], 12);
         assert_eq!(response["error"]["code"], -32000);
+        assert_eq!(response["error"]["data"]["httpFailure"], true);
         assert_eq!(
             response["error"]["message"],
             "POST tools/call to http://127.0.0.1:1/mcp: HTTP 500: boom \"quoted\""

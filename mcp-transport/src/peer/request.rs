@@ -20,8 +20,9 @@ use crate::transport::CloseReason;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RpcError {
-    /// The server answered with a JSON-RPC error.
-    #[error("the server answered with an error: {0}")]
+    /// The server answered with a JSON-RPC error (or, marked so, the request failed at the HTTP
+    /// level: [`ErrorObject::is_http_failure`]).
+    #[error("{}", server_error_text(.0))]
     Server(ErrorObject),
     /// No answer came in time; the server was sent `notifications/cancelled`.
     #[error("no answer within {}ms, so the request was cancelled", .0.as_millis())]
@@ -268,6 +269,16 @@ impl RequestMeta {
                 )))
             }
         }
+    }
+}
+
+/// An error answer as said: the server's, or the request's own HTTP failure, which the server
+/// did not answer with (its message says what failed: `POST tools/call to …: HTTP 500: …`).
+fn server_error_text(error: &ErrorObject) -> String {
+    if error.is_http_failure() {
+        error.message.clone()
+    } else {
+        format!("the server answered with an error: {error}")
     }
 }
 
