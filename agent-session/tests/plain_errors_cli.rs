@@ -212,6 +212,9 @@ fn an_http_answer_over_the_limit_is_not_the_servers_error() {
         "{outcome:?}"
     );
     for internal in ["the server answered with an error", "JSON-RPC error"] {
-        assert!(!outcome.stderr.contains(internal), "{internal}: {outcome:?}");
+        assert!(
+            !outcome.stderr.contains(internal),
+            "{internal}: {outcome:?}"
+        );
     }
 }

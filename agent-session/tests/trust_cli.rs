@@ -191,6 +191,12 @@ fn untrust_withdraws_and_starts_no_server() {
         "no approval to withdraw",
         "{nothing:?}"
     );
+    // Nothing to withdraw writes nothing, not even the user file's folder.
+    assert!(
+        !sandbox.user_file().parent().unwrap().exists(),
+        "untrust made {}",
+        sandbox.user_file().display()
+    );
     sandbox.run(&["trust", "--yes"]).assert_code(0);
     let withdrawn = sandbox.run(&["untrust", "fx"]);
     withdrawn.assert_code(0);

@@ -468,6 +468,10 @@ pub fn untrust_project_servers(
     ctx: &DiscoveryContext,
     names: Option<&[String]>,
 ) -> Result<Vec<String>, ConfigError> {
+    // No file, no approval: nothing is locked or made (not even its folder).
+    if !ctx.native_user_file().exists() {
+        return Ok(Vec::new());
+    }
     let mut doc = Document::load(&ctx.native_user_file())?;
     let Some(Value::Object(projects)) = doc.root.get_mut(TRUSTED_PROJECTS_KEY) else {
         return Ok(Vec::new());
