@@ -733,4 +733,7 @@ fn disabling_a_project_server_leaves_the_same_name_in_another_project_on() {
     );
     sandbox.run(&["enable", "memory"]).assert_code(0);
     assert_ne!(status(&sandbox.project), "disabled");
+    // Emptied, the list goes: the user file keeps nothing that means nothing.
+    let user = read_json(&sandbox.user_file());
+    assert!(user.get("disabledProjectServers").is_none(), "{user:#}");
 }

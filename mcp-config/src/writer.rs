@@ -682,7 +682,22 @@ impl Document {
     }
 
     /// Writes the document back: pretty JSON with a trailing newline, atomically.
-    fn save(&self) -> Result<(), ConfigError> {
+    fn save(&mut self) -> Result<(), ConfigError> {
+        // This runtime's own lists, emptied by the change, go: an empty one means nothing.
+        for key in [
+            DISABLED_KEY,
+            DISABLED_PROJECT_SERVERS_KEY,
+            TRUSTED_PROJECTS_KEY,
+        ] {
+            let empty = match self.root.get(key) {
+                Some(Value::Array(items)) => items.is_empty(),
+                Some(Value::Object(entries)) => entries.is_empty(),
+                _ => false,
+            };
+            if empty {
+                self.root.shift_remove(key);
+            }
+        }
         let mut text =
             serde_json::to_string_pretty(&self.root).map_err(|error| ConfigError::Write {
                 path: self.target.clone(),
