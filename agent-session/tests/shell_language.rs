@@ -348,3 +348,24 @@ fn the_shell_takes_mcp_before_a_command_as_the_command_line_does() {
         "{outcome:?}"
     );
 }
+
+/// `--json` on a shell line, as the command line takes it, gives that line's reply as JSON,
+/// where it was refused as an option the command does not have.
+#[test]
+fn json_on_a_shell_line_gives_that_reply_as_json() {
+    let sandbox = Sandbox::labelled("shell-language", "json-line").without_cache();
+    let outcome = sandbox.run_with_input(&["shell"], "list --json\nlist\n");
+    outcome.assert_code(0);
+    let mut lines = outcome.stdout.lines();
+    let first: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(first["command"], "list --json", "{outcome:?}");
+    assert_eq!(first["ok"], true, "{outcome:?}");
+    assert!(first["output"]["servers"].is_array(), "{outcome:?}");
+    // The next line is text again.
+    assert!(
+        lines
+            .next()
+            .is_some_and(|line| serde_json::from_str::<Value>(line).is_err()),
+        "{outcome:?}"
+    );
+}

@@ -151,7 +151,10 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
             execute(session, line).await
         };
         failed |= !reply.ok;
-        if json_lines {
+        // `--json` on a line, as the command line takes it: that line's reply as JSON.
+        let json_line = json_lines
+            || split_line(line).is_ok_and(|words| words.iter().any(|word| word == "--json"));
+        if json_line {
             output::print_json(
                 &json!({"command": line, "ok": reply.ok, "output": reply.json}),
                 true,
@@ -188,10 +191,12 @@ async fn interrupted() {
 /// Runs one line: parsed with the command line's table ([`args::parse_shell_line`]), run by
 /// the same code ([`execute`]).
 async fn execute(session: &Arc<AgentSession>, line: &str) -> Reply {
-    let words = match split_line(line) {
+    let mut words = match split_line(line) {
         Ok(words) => words,
         Err(message) => return Reply::usage(&message),
     };
+    // Asks for this line's reply as JSON (see the loop), not an option of the command.
+    words.retain(|word| word != "--json");
     match args::parse_shell_line(&words) {
         Ok(command) => execute::execute(session, command, Context::shell())
             .await
