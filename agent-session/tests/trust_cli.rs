@@ -612,6 +612,54 @@ fn ctrl_d_at_a_trust_question_stops_asking() {
     assert!(approvals.get("gamma").is_none(), "{approvals}");
 }
 
+/// Ctrl-C at a trust question ends the command (exit 130) and claims no servers stopped: none
+/// were started.
+#[test]
+fn ctrl_c_at_a_trust_question_says_only_that_it_was_interrupted() {
+    let sandbox = Sandbox::new("ctrl-c");
+    sandbox.write_unapproved_mcp_json(&json!({"alpha": sandbox.witnessed("alpha", &json!({}))}));
+    let pty = openpty(None, None).unwrap();
+    let mut command = sandbox.command(&["trust"]);
+    command.stdin(Stdio::from(pty.slave));
+    let running = start(command, None);
+    let pid = running.child.0.id();
+    // Once the command catches SIGINT (bit 2 of SigCgt), the signal is its own to handle.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !catches_sigint(pid) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "trust never listened for Ctrl-C"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap()),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let outcome = finish(running);
+    drop(pty.master);
+    outcome.assert_code(130);
+    assert!(outcome.stderr.contains("interrupted"), "{outcome:?}");
+    assert!(!outcome.stderr.contains("servers stopped"), "{outcome:?}");
+    sandbox.assert_never_started("alpha", "an interrupted trust");
+    assert!(
+        sandbox.approvals().get("alpha").is_none(),
+        "{}",
+        sandbox.approvals()
+    );
+}
+
+/// Whether process `pid` has a handler for SIGINT, from `/proc/<pid>/status`.
+fn catches_sigint(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & 0b10 != 0)
+}
+
 #[test]
 fn removing_a_project_server_withdraws_its_approval() {
     let sandbox = Sandbox::new("remove-approval");

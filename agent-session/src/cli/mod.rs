@@ -103,7 +103,11 @@ pub(crate) fn main() -> ExitCode {
             // the command drops its session, whose transports kill every server's process group
             // on the spot.
             signal = stop_signal() => {
-                complain(&format!("{signal}; servers stopped"));
+                if SESSION_STARTED.load(std::sync::atomic::Ordering::Relaxed) {
+                    complain(&format!("{signal}; servers stopped"));
+                } else {
+                    complain(signal);
+                }
                 EXIT_INTERRUPTED
             }
         }
@@ -135,6 +139,9 @@ fn raise_open_files_limit() {
 /// came, for the message. A signal that cannot be listened for is left to its default action.
 /// While the interactive shell runs, SIGINT (Ctrl-C) is its own: it cancels the running command
 /// and the CLI goes on.
+/// Whether this command has started its servers: what a stop signal's line may claim.
+static SESSION_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 async fn stop_signal() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
     let listen = |kind: SignalKind| signal(kind).ok();
@@ -419,6 +426,7 @@ impl Running {
             .then(|| announce(&prepared, only.as_ref()))
             .flatten();
         let manager = prepared.manager().cloned();
+        SESSION_STARTED.store(true, std::sync::atomic::Ordering::Relaxed);
         let session = match (progress.as_mut(), manager) {
             // Past the gate, the line names the servers it still waits for.
             (Some((line, names)), Some(manager)) => {
