@@ -36,55 +36,16 @@ use std::ops::Range;
 use std::sync::{Mutex, OnceLock};
 
 use crate::document::ToolDocument;
+use crate::error::SearchError;
 use crate::expand::{self, QueryExpansion, Vocabulary};
+use crate::field::{FIELDS, FieldWeights, OWN_FIELDS, SERVER};
 use crate::pattern;
 use crate::postings::{IN_OVERFLOW, Posting, pack, unpack};
-use crate::reading::{self, OWN_FIELDS, Postings, Read, Scratch};
+use crate::reading::{self, Postings, Read, Scratch};
 use crate::semantic::{self, Semantic, ToolVector, ToolVectors, tool_vector};
-
-/// How many fields a document has.
-const FIELDS: usize = 6;
-/// The server's field, posted per server.
-const SERVER: usize = Field::Server as usize;
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
-
-/// The fields of a document, in the order of [`FieldWeights`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Field {
-    Name = 0,
-    Title = 1,
-    Description = 2,
-    ParameterName = 3,
-    ParameterText = 4,
-    Server = 5,
-}
-
-/// The weight and the length normalisation (`b`, 0 to 1) of each field.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
-pub struct FieldWeights {
-    /// `(weight, b)` of: the tool's name, its title, its description, its parameters' names,
-    /// their descriptions, and its server's name and instructions.
-    pub fields: [(f32, f32); FIELDS],
-}
-
-impl Default for FieldWeights {
-    /// Names over titles over descriptions; parameters and the server below them.
-    fn default() -> Self {
-        Self {
-            fields: [
-                (3.0, 0.3),
-                (2.0, 0.3),
-                (1.0, 0.75),
-                (1.0, 0.5),
-                (0.5, 0.75),
-                (0.5, 0.75),
-            ],
-        }
-    }
-}
 
 /// One tool found, with its score (higher is better; comparable within one search only).
 #[derive(Debug, Clone, PartialEq)]
@@ -96,20 +57,6 @@ pub struct Hit {
     pub tool: String,
     /// How well it matched.
     pub score: f32,
-}
-
-/// Why a search could not be made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SearchError {
-    /// A `/…/` query's pattern is not one the search runs.
-    #[error("the pattern /{pattern}/ cannot be used: {reason}")]
-    Pattern {
-        /// The pattern as given (cut after 200 characters).
-        pattern: String,
-        /// Why.
-        reason: String,
-    },
 }
 
 /// One server's tools, for [`ToolIndex::set_servers`].

@@ -12,7 +12,7 @@
 use regex::{Regex, RegexBuilder};
 
 use crate::document::ToolDocument;
-use crate::index::SearchError;
+use crate::error::SearchError;
 
 /// The longest pattern taken.
 pub const MAX_PATTERN_CHARS: usize = 200;

@@ -2,7 +2,7 @@
 //! in the five fields of the tool's own text, six bits each ([`pack`]); a frequency over 63
 //! moves the five to a side table (the index's overflow), where the posting points instead.
 
-use crate::reading::OWN_FIELDS;
+use crate::field::OWN_FIELDS;
 
 /// Bits of a packed posting per own field ([`pack`]).
 const PACKED_BITS: u32 = 6;

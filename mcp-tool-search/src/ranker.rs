@@ -11,7 +11,8 @@
 use async_trait::async_trait;
 
 use crate::document::ToolDocument;
-use crate::index::{Hit, SearchError, ToolIndex};
+use crate::error::SearchError;
+use crate::index::{Hit, ToolIndex};
 use crate::pattern;
 
 /// How many of each ranking's best are fused.

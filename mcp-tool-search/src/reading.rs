@@ -14,13 +14,10 @@ use std::sync::OnceLock;
 
 use crate::document::ToolDocument;
 use crate::expand::{NewWord, STOP, Vocabulary, WordMap, word_text};
-use crate::index::Field;
+use crate::field::{Field, OWN_FIELDS};
 use crate::postings::{Posting, pack};
 use crate::semantic::{ToolVector, tool_vector};
 use crate::text::{Reader, is_stop_word};
-
-/// How many of a document's fields are its own text (all but its server's).
-pub(crate) const OWN_FIELDS: usize = 5;
 
 /// The bit of a term being counted that says it is a new word: the rest is its place in
 /// [`Read::new_words`].
