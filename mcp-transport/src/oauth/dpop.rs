@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 
 use super::crypto::{random_token, sha256_base64url};
 use super::{OAuthError, Secret, Url};
+use crate::credentials::unix_now;
 
 /// The only algorithm this client signs proofs with.
 pub(crate) const ALGORITHM: &str = "ES256";
@@ -113,7 +114,7 @@ impl DpopKey {
         claims.insert("jti".into(), Value::String(random_token(16)?));
         claims.insert("htm".into(), Value::String(method.to_owned()));
         claims.insert("htu".into(), Value::String(htu(url)));
-        claims.insert("iat".into(), Value::from(super::authorizer::now()));
+        claims.insert("iat".into(), Value::from(unix_now()));
         if let Some(token) = access_token {
             claims.insert("ath".into(), Value::String(sha256_base64url(token)));
         }
@@ -198,7 +199,7 @@ mod tests {
         assert_eq!(claims["htu"], "https://auth.example.com/token");
         assert!(claims["jti"].as_str().is_some_and(|jti| jti.len() >= 16));
         let iat = claims["iat"].as_u64().unwrap();
-        assert!(iat.abs_diff(super::super::authorizer::now()) < 5, "{iat}");
+        assert!(iat.abs_diff(unix_now()) < 5, "{iat}");
         assert!(claims.get("ath").is_none(), "no token yet: {claims}");
         assert!(claims.get("nonce").is_none(), "no nonce given: {claims}");
         verify_with_header_key(&proof);
