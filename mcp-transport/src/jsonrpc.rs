@@ -12,6 +12,10 @@ use serde_json::value::RawValue;
 
 use crate::protocol::{ProgressNotificationParams, methods};
 
+pub(crate) mod id;
+
+pub use id::RequestId;
+
 /// The start of a message written the way this client and most servers write one:
 /// `{"jsonrpc":"2.0","id":<digits>,` then the rest. Returns the id (a JSON number without sign,
 /// fraction or leading zero that fits a `u64`), its digits as written, and what follows the
@@ -27,26 +31,6 @@ pub(crate) fn plain_head(message: &[u8]) -> Option<(u64, &str, &[u8])> {
     let (id, rest) = rest.split_at(digits);
     let digits = std::str::from_utf8(id).ok()?;
     Some((digits.parse().ok()?, digits, rest.strip_prefix(b",")?))
-}
-
-/// A request id: a string or an integer. This client only ever issues integers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(untagged)]
-#[non_exhaustive]
-pub enum RequestId {
-    /// An integer id.
-    Number(i64),
-    /// A string id.
-    String(String),
-}
-
-impl fmt::Display for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Number(id) => write!(f, "{id}"),
-            Self::String(id) => write!(f, "{id:?}"),
-        }
-    }
 }
 
 /// The `error` member of a JSON-RPC error response.

@@ -272,7 +272,7 @@ pub struct ProgressNotificationParams {
 #[non_exhaustive]
 pub struct CancelledNotificationParams {
     /// The id of the request being cancelled.
-    pub request_id: crate::jsonrpc::RequestId,
+    pub request_id: crate::jsonrpc::id::RequestId,
     /// Why, for logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
