@@ -103,7 +103,8 @@ mod challenge;
 mod crypto;
 mod discovery;
 mod dpop;
-mod error;
+// Reached from below: `TransportError::Authorization` carries an `OAuthError`.
+pub(crate) mod error;
 mod handler;
 
 use std::path::PathBuf;

@@ -19,6 +19,9 @@ use std::fmt;
 use async_trait::async_trait;
 use bytes::Bytes;
 
+#[cfg(feature = "oauth")]
+use crate::oauth::error::OAuthError;
+
 /// Moves whole JSON-RPC messages to and from one server: the trait a transport plugin
 /// implements. Three methods, and the [`Peer`](crate::Peer) above does the rest (ids,
 /// correlation, timeouts, cancellation, the handshake, the server's own requests).
@@ -250,7 +253,7 @@ pub enum TransportError {
     /// tells when logging in again is the fix.
     #[cfg(feature = "oauth")]
     #[error(transparent)]
-    Authorization(Box<crate::oauth::OAuthError>),
+    Authorization(Box<OAuthError>),
     /// The server broke the HTTP transport's rules.
     #[error("{action}: {violation}")]
     Protocol {
@@ -467,8 +470,8 @@ impl std::error::Error for CloseReason {
 }
 
 #[cfg(feature = "oauth")]
-impl From<crate::oauth::OAuthError> for TransportError {
-    fn from(error: crate::oauth::OAuthError) -> Self {
+impl From<OAuthError> for TransportError {
+    fn from(error: OAuthError) -> Self {
         Self::Authorization(Box::new(error))
     }
 }

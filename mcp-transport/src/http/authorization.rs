@@ -4,7 +4,7 @@
 
 use reqwest::header::HeaderValue;
 
-use super::failure::{read_excerpt, request_failed};
+use super::failure::{read_excerpt, request_failed, www_authenticate};
 use super::{Method, Url};
 use crate::secrets::Secrets;
 use crate::transport::TransportError;
@@ -196,12 +196,4 @@ pub(super) fn add_header_secret(secrets: &Secrets, value: &HeaderValue) {
     if let Ok(value) = value.to_str() {
         secrets.add(value);
     }
-}
-
-pub(super) fn www_authenticate(response: &reqwest::Response) -> Option<String> {
-    response
-        .headers()
-        .get(reqwest::header::WWW_AUTHENTICATE)
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_owned)
 }

@@ -4,7 +4,6 @@
 
 use bytes::Bytes;
 
-use super::authorization::www_authenticate;
 use super::{HTTP_ERROR_CODE, Url, reach};
 use crate::secrets::Secrets;
 use crate::transport::TransportError;
@@ -73,6 +72,16 @@ pub(super) fn unauthorized(
         www_authenticate: www_authenticate(response)
             .map(|challenge| secrets.scrub(&challenge).into_owned()),
     })
+}
+
+/// The server's `WWW-Authenticate` challenge, as it sent it (its text: scrub it before it is
+/// shown).
+pub(super) fn www_authenticate(response: &reqwest::Response) -> Option<String> {
+    response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
 }
 
 /// The first characters of a body, on one line, without the secrets.
