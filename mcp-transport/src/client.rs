@@ -978,11 +978,7 @@ impl McpClient {
         let hard_deadline = options.max_total_timeout.map(|max| Instant::now() + max);
         // The first round is the request as it is; the rounds after it, rare, are a future of
         // their own, boxed, so a call that completes at once neither builds nor carries them.
-        match self
-            .peer
-            .request_reply(method, Some(params), options)
-            .await?
-        {
+        match stateless::request_reply(&self.peer, method, Some(params), options).await? {
             Reply::Complete(result) => Ok(result),
             Reply::InputRequired(first) => {
                 Box::pin(self.input_rounds(method, params, options, hard_deadline, first)).await
@@ -1030,14 +1026,11 @@ impl McpClient {
                 input_responses: responses.as_ref(),
                 request_state: next.request_state.as_deref(),
             };
-            next = match self
-                .peer
-                .request_reply(method, Some(&round), &options)
-                .await?
-            {
-                Reply::Complete(result) => return Ok(result),
-                Reply::InputRequired(next) => next,
-            };
+            next =
+                match stateless::request_reply(&self.peer, method, Some(&round), &options).await? {
+                    Reply::Complete(result) => return Ok(result),
+                    Reply::InputRequired(next) => next,
+                };
         }
         Err(RpcError::InvalidResponse(format!(
             "the server asked for input {} times without finishing",

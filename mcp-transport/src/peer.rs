@@ -243,29 +243,8 @@ impl Peer {
         self.decode(&bytes)
     }
 
-    /// The answer of a request a stateless server may answer with `input_required`: read in one
-    /// pass as `R` unless its bytes name that result type (a result that merely quotes the words
-    /// is then read twice).
-    pub(crate) async fn request_reply<P, R>(
-        &self,
-        method: &str,
-        params: Option<P>,
-        options: &RequestOptions,
-    ) -> Result<crate::stateless::Reply<R>, RpcError>
-    where
-        P: Serialize,
-        R: DeserializeOwned,
-    {
-        let bytes = self.request_bytes(method, params, options).await?;
-        if crate::stateless::may_ask_for_input(&bytes) {
-            self.decode(&bytes)
-        } else {
-            self.decode(&bytes).map(crate::stateless::Reply::Complete)
-        }
-    }
-
     /// The result of a response, or the server's error with the client's secrets scrubbed.
-    fn decode<R: DeserializeOwned>(&self, bytes: &[u8]) -> Result<R, RpcError> {
+    pub(crate) fn decode<R: DeserializeOwned>(&self, bytes: &[u8]) -> Result<R, RpcError> {
         decode_response(bytes).map_err(|error| match error {
             RpcError::Server(error) => RpcError::Server(self.shared.scrub_error(error)),
             other => other,
@@ -273,7 +252,7 @@ impl Peer {
     }
 
     /// Sends a request and waits for its answer: the whole response message.
-    async fn request_bytes<P: Serialize>(
+    pub(crate) async fn request_bytes<P: Serialize>(
         &self,
         method: &str,
         params: Option<P>,

@@ -344,7 +344,7 @@ const INPUT_REQUIRED: &str = "input_required";
 
 /// Whether a response's bytes may hold an `input_required` result: only such a response is read
 /// as a [`Reply`] (a cheap scan, against a second decoding of every result).
-pub(crate) fn may_ask_for_input(response: &[u8]) -> bool {
+fn may_ask_for_input(response: &[u8]) -> bool {
     // The searcher is built once: building it costs more than scanning a typical response.
     static FINDER: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new(INPUT_REQUIRED.as_bytes()));
@@ -369,6 +369,27 @@ impl<'de, R: DeserializeOwned> Deserialize<'de> for Reply<R> {
         serde_json::from_str(text)
             .map(Reply::Complete)
             .map_err(D::Error::custom)
+    }
+}
+
+/// Sends a request a stateless server may answer with `input_required`. The answer is read in
+/// one pass as `R` unless its bytes name that result type (a result that merely quotes the
+/// words is then read twice).
+pub(crate) async fn request_reply<P, R>(
+    peer: &Peer,
+    method: &str,
+    params: Option<P>,
+    options: &RequestOptions,
+) -> Result<Reply<R>, RpcError>
+where
+    P: Serialize,
+    R: DeserializeOwned,
+{
+    let bytes = peer.request_bytes(method, params, options).await?;
+    if may_ask_for_input(&bytes) {
+        peer.decode(&bytes)
+    } else {
+        peer.decode(&bytes).map(Reply::Complete)
     }
 }
 
