@@ -110,12 +110,12 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::OnceCell;
 
+use crate::origin::SourceMeta;
 use crate::server_config::{
     AuthConfig, HEADERS_HELPER, ServerConfig, TransportConfig, TransportKind,
 };
 pub use crate::shell_command::CommandFailure;
 use crate::shell_command::run_command;
-use crate::source::SourceMeta;
 use crate::validate::is_header_name_byte;
 
 /// How long a `!command` may run before it is killed, unless [`AuthOptions`] say otherwise.

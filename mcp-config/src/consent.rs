@@ -42,8 +42,8 @@ use serde_json::{Value, json};
 
 use crate::expand::referenced_variables;
 use crate::oauth_grant::{ClientCredentialSetting, CredentialSetting, OAuthGrant};
+use crate::origin::SourceMeta;
 use crate::server_config::{RootsSetting, ServerConfig, StdioConfig, TransportConfig, normalized};
-use crate::source::SourceMeta;
 
 /// Everything approving one server lets it do. See the [module documentation](self).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

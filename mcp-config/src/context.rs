@@ -165,7 +165,7 @@ impl DiscoveryContext {
         let value = self.var(name).filter(|value| !value.is_empty())?;
         let path = PathBuf::from(value);
         if path.is_relative() {
-            crate::source::note_relative_variable(name, value);
+            crate::read_pass::note_relative_variable(name, value);
             return None;
         }
         Some(path)
@@ -222,7 +222,7 @@ impl DiscoveryContext {
     /// discovery pass it is taken once (every provider asks for it, some several times); a
     /// later pass walks again (a repository may have appeared).
     fn walk(&self) -> (Vec<PathBuf>, Option<PathBuf>) {
-        crate::source::once_per_pass(&self.cwd, &self.home, || self.walk_now())
+        crate::read_pass::once_per_pass(&self.cwd, &self.home, || self.walk_now())
     }
 
     fn walk_now(&self) -> (Vec<PathBuf>, Option<PathBuf>) {

@@ -32,12 +32,13 @@ use crate::consent::Consent;
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::expand_server_config;
+use crate::origin::{Level, SourceMeta};
 use crate::policy::{Policy, PolicyDenial};
 use crate::problems::ServerProblem;
 use crate::providers::default_sources;
+use crate::read_pass::{in_read_pass, relative_variables};
 use crate::server_config::{ServerConfig, TransportConfig, TransportKind};
-use crate::source::{ConfigSource, UnreadProjectFile, in_read_pass, relative_variables};
-use crate::source::{Level, SourceMeta};
+use crate::source::{ConfigSource, UnreadProjectFile};
 use crate::trust::{Approvals, ProjectServer, TrustPolicy};
 use crate::validate::validate_server_config;
 

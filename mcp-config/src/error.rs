@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::source::Level;
+use crate::origin::Level;
 
 /// A problem with one configuration file, or with writing one.
 #[derive(Debug, thiserror::Error)]

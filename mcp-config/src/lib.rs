@@ -4,8 +4,10 @@ mod context;
 mod discovery;
 mod error;
 mod expand;
+mod origin;
 mod problems;
 mod raw_entry;
+mod read_pass;
 mod redact;
 mod report;
 mod server_config;
@@ -39,12 +41,14 @@ pub use expand::{MAX_NESTING, expand_server_config, expand_value};
 pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
 };
+pub use origin::{Level, SourceMeta, ToolRef};
 pub use policy::{DenialRule, Judged, PolicyDenial, ReachPolicy};
 pub use problems::{
     AuthSettingKind, ConfigProblem, EntryProblem, ExpandError, OAuthProblem, PlaceholderProblem,
     ServerProblem, Shared, UrlProblem,
 };
 pub use providers::default_sources;
+pub use read_pass::{LookedAt, MAX_CONFIG_FILE_BYTES, in_read_pass, read_config_file};
 pub use redact::{REDACTED, redact_url_secrets};
 pub use report::{FileReport, ProviderReport, provider_report};
 pub use server_config::{
@@ -52,8 +56,7 @@ pub use server_config::{
     ServerConfig, StdioConfig, ToolFilter, TransportConfig, TransportKind,
 };
 pub use source::{
-    ConfigSource, FileServers, Level, LookedAt, MAX_CONFIG_FILE_BYTES, SourceFile, SourceMeta,
-    ToolRef, UnreadProjectFile, in_read_pass, parse_json, parse_jsonc, read_config_file,
+    ConfigSource, FileServers, SourceFile, UnreadProjectFile, parse_json, parse_jsonc,
     servers_under_key, standard_entry,
 };
 pub use trust::{ProjectServer, TrustPolicy};

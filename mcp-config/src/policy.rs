@@ -88,8 +88,9 @@ use self::url_reading::{Side, UrlReadings};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::expand_value;
+use crate::read_pass::read_config_file;
 use crate::server_config::{HEADERS_HELPER, ServerConfig, TransportConfig};
-use crate::source::{parse_jsonc, read_config_file};
+use crate::source::parse_jsonc;
 
 /// The managed settings file, in [`DiscoveryContext::managed_dir`].
 const SETTINGS_FILE: &str = "managed-settings.json";

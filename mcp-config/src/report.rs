@@ -13,7 +13,9 @@ use serde::Serialize;
 
 use crate::context::DiscoveryContext;
 use crate::discovery::DiscoveryOptions;
-use crate::source::{Level, SourceFile, in_read_pass};
+use crate::origin::Level;
+use crate::read_pass::in_read_pass;
+use crate::source::SourceFile;
 
 /// One provider's files.
 #[derive(Debug, Clone, Serialize)]

@@ -56,8 +56,10 @@ use sha2::{Digest as _, Sha256};
 
 use crate::consent::{Consent, approval_hash};
 use crate::context::DiscoveryContext;
+use crate::origin::SourceMeta;
+use crate::read_pass::read_config_file;
 use crate::server_config::ServerConfig;
-use crate::source::{SourceMeta, parse_json, parse_jsonc, read_config_file};
+use crate::source::{parse_json, parse_jsonc};
 
 /// The key of the approvals in the user's native file.
 pub const TRUSTED_PROJECTS_KEY: &str = "trustedProjects";

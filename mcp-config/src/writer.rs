@@ -63,9 +63,10 @@ use serde_json::{Map, Value};
 use crate::consent::{Consent, approval_hash};
 use crate::context::DiscoveryContext;
 use crate::error::{ChangeProblem, ConfigError, ShapeProblem};
+use crate::origin::{Level, SourceMeta};
+use crate::read_pass::read_config_file;
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceMeta};
-use crate::source::{parse_json, read_config_file};
+use crate::source::parse_json;
 use crate::trust::{DISABLED_PROJECT_SERVERS_KEY, TRUSTED_PROJECTS_KEY};
 
 /// The provider id of this agent's own files in [`SourceMeta::provider`].

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::context::DiscoveryContext;
-use crate::source::{ConfigSource, Level, SourceFile, ToolRef, UnreadProjectFile};
+use crate::origin::{Level, ToolRef};
+use crate::source::{ConfigSource, SourceFile, UnreadProjectFile};
 
 use super::DiscoveryOptions;
 

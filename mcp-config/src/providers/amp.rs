@@ -25,9 +25,10 @@ use serde_json::Value;
 
 use super::{CommonShape, load_servers};
 use crate::context::DiscoveryContext;
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceFile, parse_jsonc};
+use crate::source::{SourceFile, parse_jsonc};
 
 /// The names of Amp's settings file, in the order they are read.
 const NAMES: [&str; 2] = ["settings.json", "settings.jsonc"];

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::{name_list, read_parsed, standard_with_disabled, walked};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::source::Level;
+use crate::origin::Level;
 use crate::source::{SourceFile, parse_json, parse_jsonc, servers_under_key};
 
 /// Claude Code's user-level files: `~/.claude.json` and `~/.claude/settings.json`, both moved

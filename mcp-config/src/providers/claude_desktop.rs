@@ -2,7 +2,7 @@
 
 use super::{dedup_paths, load_file, standard_with_disabled};
 use crate::context::DiscoveryContext;
-use crate::source::Level;
+use crate::origin::Level;
 use crate::source::{SourceFile, parse_json, servers_under_key};
 
 /// Reads the files: see [`super::CLAUDE_DESKTOP`].

@@ -34,9 +34,10 @@ use super::{
     vscode_user_dirs,
 };
 use crate::context::DiscoveryContext;
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceFile, parse_json};
+use crate::source::{SourceFile, parse_json};
 
 /// The file's name, in every place Cline keeps it.
 const FILE: &str = "cline_mcp_settings.json";

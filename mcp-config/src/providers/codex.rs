@@ -9,11 +9,12 @@ use serde_json::{Map, Value};
 use super::{dedup_paths, seconds, string, string_list, string_map, var_ref, walked};
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::raw_entry::RawServerConfig;
+use crate::read_pass::read_config_file;
 use crate::server_config::ServerConfig;
-use crate::source::Level;
-use crate::source::{FileServers, SourceFile, parse_toml, read_config_file};
+use crate::source::{FileServers, SourceFile, parse_toml};
 
 /// Reads the files: see [`super::CODEX`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {

@@ -114,12 +114,11 @@ use super::{
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, FolderProblem, ShapeProblem};
 use crate::expand::Rejected;
+use crate::origin::Level;
 use crate::problems::{EntryProblem, PlaceholderProblem};
+use crate::read_pass::{MAX_CONFIG_FILE_BYTES, read_config_file};
 use crate::server_config::ServerConfig;
-use crate::source::{
-    FileServers, Level, MAX_CONFIG_FILE_BYTES, SourceFile, parse_jsonc, parse_yaml,
-    read_config_file,
-};
+use crate::source::{FileServers, SourceFile, parse_jsonc, parse_yaml};
 
 /// The tool, in messages.
 const TOOL: &str = "Continue";

@@ -61,9 +61,10 @@ use super::{
     string, string_list, walked,
 };
 use crate::context::DiscoveryContext;
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::{DEFAULT_TIMEOUT_MS, ServerConfig};
-use crate::source::{Level, SourceFile, parse_json};
+use crate::source::{SourceFile, parse_json};
 
 /// The least time Copilot CLI gives a server to connect, whatever its `timeout`.
 const CONNECT_FLOOR_MS: u64 = 60_000;

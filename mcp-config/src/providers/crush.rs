@@ -39,9 +39,10 @@ use super::{
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::Rejected;
+use crate::origin::Level;
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceFile, parse_json, servers_under_key};
+use crate::source::{SourceFile, parse_json, servers_under_key};
 
 /// Reads the files: see [`super::CRUSH`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {

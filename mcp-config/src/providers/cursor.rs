@@ -4,9 +4,9 @@ use serde_json::Value;
 
 use super::{editor_entry, load_servers};
 use crate::context::DiscoveryContext;
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::Level;
 use crate::source::{SourceFile, parse_jsonc};
 
 /// Reads the files: see [`super::CURSOR`].

@@ -12,9 +12,9 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::Level;
 use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
 
 /// Where a tool descended from Gemini CLI reads an entry differently.

@@ -35,9 +35,10 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::{FileServers, Level, SourceFile, parse_yaml};
+use crate::source::{FileServers, SourceFile, parse_yaml};
 
 /// Reads the files: see [`super::GOOSE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {

@@ -19,7 +19,8 @@
 
 use super::CommonShape;
 use crate::context::DiscoveryContext;
-use crate::source::{Level, SourceFile};
+use crate::origin::Level;
+use crate::source::SourceFile;
 
 /// Reads the files: see [`super::KIRO`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {

@@ -11,7 +11,8 @@
 
 use super::CommonShape;
 use crate::context::DiscoveryContext;
-use crate::source::{Level, SourceFile};
+use crate::origin::Level;
+use crate::source::SourceFile;
 
 /// Reads the file: see [`super::LM_STUDIO`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {

@@ -75,12 +75,11 @@ use serde_json::{Map, Value};
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
 use crate::expand::{Placeholder, Rejected, is_variable_name, rewrite_braced};
+use crate::origin::Level;
 use crate::problems::{EntryProblem, PlaceholderProblem};
+use crate::read_pass::read_config_file;
 use crate::server_config::ServerConfig;
-use crate::source::Level;
-use crate::source::{
-    ConfigSource, FileServers, SourceFile, UnreadProjectFile, parse_jsonc, read_config_file,
-};
+use crate::source::{ConfigSource, FileServers, SourceFile, UnreadProjectFile, parse_jsonc};
 
 mod amp;
 mod claude_code;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{dedup_paths, load_file, name_list, standard_with_disabled, walked};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::source::Level;
+use crate::origin::Level;
 use crate::source::{FileServers, SourceFile, parse_json, servers_under_key};
 
 /// Reads the files: see [`super::NATIVE`].

@@ -12,10 +12,10 @@ use super::{
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::expand::Rejected;
+use crate::origin::Level;
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::{AuthConfig, ServerConfig};
-use crate::source::Level;
 use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
 
 /// Reads the files: see [`super::OPENCODE`].

@@ -48,7 +48,8 @@
 
 use super::gemini::{Dialect, load_settings};
 use crate::context::DiscoveryContext;
-use crate::source::{Level, SourceFile};
+use crate::origin::Level;
+use crate::source::SourceFile;
 
 /// Qwen Code's reading of Gemini CLI's format.
 const QWEN_CODE: Dialect = Dialect {

@@ -26,9 +26,10 @@ use serde_json::Value;
 
 use super::{load_servers, vscode_user_dirs};
 use crate::context::DiscoveryContext;
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceFile, parse_json};
+use crate::source::{SourceFile, parse_json};
 
 /// Reads the files: see [`super::ROO_CODE`].
 pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {

@@ -12,9 +12,9 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
+use crate::origin::Level;
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
-use crate::source::Level;
 use crate::source::{FileServers, SourceFile, parse_json, parse_jsonc, servers_under_key};
 
 /// The portable file's name at the workspace root.

@@ -30,9 +30,10 @@ use serde_json::{Map, Value};
 
 use super::{dedup_paths, load_file, single_timeout_in_seconds, standard_with_disabled};
 use crate::context::DiscoveryContext;
+use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
-use crate::source::{Level, SourceFile, parse_jsonc, servers_under_key};
+use crate::source::{SourceFile, parse_jsonc, servers_under_key};
 
 /// The longest timeout Zed allows, in seconds.
 const MAX_TIMEOUT_SECS: u64 = 600;
