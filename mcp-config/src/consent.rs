@@ -40,9 +40,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::expand::referenced_variables;
 use crate::oauth_grant::{ClientCredentialSetting, CredentialSetting, OAuthGrant};
 use crate::origin::SourceMeta;
+use crate::placeholder::referenced_variables;
 use crate::server_config::{RootsSetting, ServerConfig, StdioConfig, TransportConfig, normalized};
 
 /// Everything approving one server lets it do. See the [module documentation](self).

@@ -5,7 +5,9 @@ mod discovery;
 mod error;
 mod expand;
 mod origin;
+mod placeholder;
 mod problems;
+mod quoting;
 mod raw_entry;
 mod read_pass;
 mod redact;
@@ -37,17 +39,19 @@ pub use discovery::{
     ServerSource, SkipReason, SkippedServer, load_all_configs,
 };
 pub use error::{ChangeProblem, ConfigError, FolderProblem, ShapeProblem};
-pub use expand::{MAX_NESTING, expand_server_config, expand_value};
+pub use expand::{expand_server_config, expand_value};
 pub use oauth_grant::{
     ClientCredentialSetting, CredentialSetting, EnterpriseManaged, OAuthGrant, OAuthSettings,
 };
 pub use origin::{Level, SourceMeta, ToolRef};
+pub use placeholder::MAX_NESTING;
 pub use policy::{DenialRule, Judged, PolicyDenial, ReachPolicy};
 pub use problems::{
     AuthSettingKind, ConfigProblem, EntryProblem, ExpandError, OAuthProblem, PlaceholderProblem,
     ServerProblem, Shared, UrlProblem,
 };
 pub use providers::default_sources;
+pub use quoting::hidden_char;
 pub use read_pass::{LookedAt, MAX_CONFIG_FILE_BYTES, in_read_pass, read_config_file};
 pub use redact::{REDACTED, redact_url_secrets};
 pub use report::{FileReport, ProviderReport, provider_report};
@@ -61,7 +65,7 @@ pub use source::{
 };
 pub use trust::{ProjectServer, TrustPolicy};
 pub use user_dirs::{UserDir, app_cache_dir};
-pub use validate::{hidden_char, validate_server_config};
+pub use validate::validate_server_config;
 pub use writer::{
     ChangeAction, ConfigChange, add_server, native_config_path, remove_server, set_server_enabled,
     validate_server_name,

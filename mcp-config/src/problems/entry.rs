@@ -7,8 +7,8 @@ use std::error::Error;
 use std::sync::Arc;
 
 use super::Shared;
+use crate::quoting::quoted;
 use crate::server_config::TransportKind;
-use crate::validate::quoted;
 
 /// Why a provider could not turn an entry of its file into a definition. A provider outside
 /// this crate (a [`ConfigSource`](crate::ConfigSource) of the agent's) says why with its own
@@ -219,7 +219,7 @@ pub enum PlaceholderProblem {
 /// What to do instead of a Continue secret ([`PlaceholderProblem::ContinueSecret`]): name the
 /// variable to set when the secret's name can be one.
 fn secret_advice(name: &str) -> String {
-    if crate::expand::is_variable_name(name) {
+    if crate::placeholder::is_variable_name(name) {
         format!("set {name} in the environment and write ${{{name}}} instead")
     } else {
         "put the value in an environment variable and write ${VAR} instead".to_owned()

@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::expand::MAX_NESTING;
-use crate::validate::quoted;
+use crate::placeholder::MAX_NESTING;
+use crate::quoting::quoted;
 
 mod entry;
 

@@ -113,8 +113,8 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, FolderProblem, ShapeProblem};
-use crate::expand::Rejected;
 use crate::origin::Level;
+use crate::placeholder::Rejected;
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::read_pass::{MAX_CONFIG_FILE_BYTES, read_config_file};
 use crate::server_config::ServerConfig;

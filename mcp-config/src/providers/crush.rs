@@ -38,8 +38,8 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::expand::Rejected;
 use crate::origin::Level;
+use crate::placeholder::Rejected;
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::{SourceFile, parse_json, servers_under_key};

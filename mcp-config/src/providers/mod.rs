@@ -74,8 +74,8 @@ use serde_json::{Map, Value};
 
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
-use crate::expand::{Placeholder, Rejected, is_variable_name, rewrite_braced};
 use crate::origin::Level;
+use crate::placeholder::{Placeholder, Rejected, is_variable_name, rewrite_braced};
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::read_pass::read_config_file;
 use crate::server_config::ServerConfig;

@@ -11,8 +11,8 @@ use super::{
 };
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
-use crate::expand::Rejected;
 use crate::origin::Level;
+use crate::placeholder::Rejected;
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::{AuthConfig, ServerConfig};
