@@ -29,11 +29,12 @@ use mcp_bridge::{
     AgentTool, ConnectionError, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition,
     OutputBudget,
 };
-use mcp_cache::{Listing, ToolCache};
+use mcp_cache::{CacheEntry, Listing, ToolCache};
 use mcp_config::{ServerConfig, SourceMeta};
-use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, Root, Tool};
-use tokio::sync::{Semaphore, broadcast, oneshot, watch};
+use mcp_transport::{ClientOptions, McpClient, Root, Tool};
+use tokio::sync::{Semaphore, broadcast, watch};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::cache_key::CacheKey;
@@ -43,15 +44,24 @@ use crate::offer::{ManagedTool, Reach, ToolSource, always_loaded};
 use crate::options::ManagerOptions;
 use crate::pipeline::{Loaded, Pipeline, Plan, listing_of, offered};
 use crate::roots::roots_for;
-use crate::server::{Attempt, Connection, Outcome, Server, ServerState};
+use crate::server::{Attempt, Connection, Progress, Server, ServerState};
 use crate::status::{ConnectionStatus, ManagerEvent};
 
-/// What the cache lookup tells a server's start.
-pub(crate) enum Remembered {
-    /// Connect, pinned to this version if there is one.
-    Connect(Option<ProtocolVersion>),
-    /// The list is a stateless server's and fresh: serve these tools on demand.
-    OnDemand { tools: Vec<Tool>, listing: Listing },
+/// What an attempt's task does to make its connection.
+pub(crate) enum Work {
+    /// A start: look in the cache first (within the gate's `deadline`), offering its tools
+    /// while the connection is made, or serving the server on demand from them; `gate` is the
+    /// startup gate waiting for the result.
+    Start {
+        cache_key: CacheKey,
+        gate: Arc<Mutex<Gate>>,
+        deadline: Instant,
+    },
+    /// The first use of a server served on demand: connect as its cached listing says.
+    FirstUse(Plan),
+    /// A connection that died: made again with the policy's backoff (see
+    /// [`crate::reconnect`]); `cause` is why it died.
+    Reconnect { cause: ServerError },
 }
 
 /// A server to start: its name, definition and what its cache key is made of.
@@ -85,9 +95,10 @@ pub(crate) struct State {
 }
 
 impl State {
-    pub(crate) fn next_attempt(&mut self) -> (Attempt, watch::Sender<Outcome>) {
+    /// The number of the next attempt.
+    pub(crate) fn next_attempt_id(&mut self) -> u64 {
         self.next_id += 1;
-        Attempt::new(self.next_id)
+        self.next_id
     }
 }
 
@@ -210,7 +221,7 @@ impl Inner {
         // An attempt may end without a connection and without a failure: cancelled, or it found
         // the cached list fresh and left the server on demand. Then it is looked at again.
         for _ in 0..3 {
-            let mut outcome = {
+            let mut progress = {
                 let state = self.lock();
                 let Some(record) = state.servers.get(server) else {
                     return Err(not_connected());
@@ -225,7 +236,7 @@ impl Inner {
                     | ServerState::OnDemand {
                         connecting: Some(attempt),
                         ..
-                    } => attempt.outcome.clone(),
+                    } => attempt.progress.clone(),
                     ServerState::OnDemand {
                         connecting: None, ..
                     } => {
@@ -234,122 +245,189 @@ impl Inner {
                             return Err(not_connected());
                         };
                         match this.connect_on_demand(server) {
-                            Some(outcome) => outcome,
+                            Some(progress) => progress,
                             None => continue,
                         }
                     }
                 }
             };
-            if let Ok(result) = outcome.wait_for(Option::is_some).await {
-                return result.clone().unwrap_or_else(|| Err(not_connected()));
+            if let Ok(ended) = progress.wait_for(Progress::has_ended).await
+                && let Progress::Done(result) = &*ended
+            {
+                return result.clone();
             }
         }
         Err(not_connected())
     }
 
     /// Starts `server` unless it is already connected, connecting or served on demand: records
-    /// it as starting and spawns its pipeline. `remembered` brings what the cache lookup found,
-    /// waited for until the instant given at most; `gate` is the startup gate waiting for it.
-    /// The attempt and its shared outcome, when it started.
+    /// it as starting, its attempt looking in the cache first (until `deadline`); `gate` is the
+    /// startup gate waiting for it. The attempt's id and the progress it publishes, when it
+    /// started.
     pub(crate) fn start(
         self: &Arc<Self>,
         server: Start<'_>,
-        gate: Option<Arc<Mutex<Gate>>>,
-        remembered: Option<(oneshot::Receiver<Remembered>, Instant)>,
-    ) -> Option<(u64, watch::Receiver<Outcome>)> {
+        gate: &Arc<Mutex<Gate>>,
+        deadline: Instant,
+    ) -> Option<(u64, watch::Receiver<Progress>)> {
         let Start {
             name,
             config,
             source,
             cache_key,
         } = server;
-        let ((id, outcome, cancel), outcome_tx) = {
-            let mut state = self.lock();
-            if let Some(record) = state.servers.get_mut(name) {
-                if record.source.as_ref().map(|kept| &*kept.meta) != source {
-                    record.source = source.map(ToolSource::of);
-                }
-                if record.state.is_running() {
-                    return None;
-                }
+        let mut state = self.lock();
+        if let Some(record) = state.servers.get_mut(name) {
+            if record.source.as_ref().map(|kept| &*kept.meta) != source {
+                record.source = source.map(ToolSource::of);
             }
-            let (attempt, outcome_tx) = state.next_attempt();
-            let started = (attempt.handles(), outcome_tx);
-            match state.servers.get_mut(name) {
-                // Failed before: started again, keeping the tools it had (deferred meanwhile).
-                Some(record) => {
-                    record.config = config.clone();
-                    record.cache_key = cache_key;
-                    record.state = ServerState::Starting(attempt);
-                }
-                None => {
-                    state.servers.insert(
-                        name.to_owned(),
-                        Server {
-                            source: source.map(ToolSource::of),
-                            config: config.clone(),
-                            cache_key,
-                            tools: None,
-                            protocol: None,
-                            instructions: None,
-                            state: ServerState::Starting(attempt),
-                        },
-                    );
-                }
+            if record.state.is_running() {
+                return None;
             }
-            started
+        }
+        let id = state.next_attempt_id();
+        let work = Work::Start {
+            cache_key: cache_key.clone(),
+            gate: Arc::clone(gate),
+            deadline,
         };
+        let attempt = self.begin_attempt(id, name, config, work);
+        let progress = attempt.progress.clone();
+        match state.servers.get_mut(name) {
+            // Failed before: started again, keeping the tools it had (deferred meanwhile).
+            Some(record) => {
+                record.config = config.clone();
+                record.cache_key = cache_key;
+                record.state = ServerState::Starting(attempt);
+            }
+            None => {
+                state.servers.insert(
+                    name.to_owned(),
+                    Server {
+                        source: source.map(ToolSource::of),
+                        config: config.clone(),
+                        cache_key,
+                        tools: None,
+                        protocol: None,
+                        instructions: None,
+                        state: ServerState::Starting(attempt),
+                    },
+                );
+            }
+        }
+        // Told under the state lock: no step of the attempt is told before it.
         self.emit(ManagerEvent::StatusChanged {
             server: name.to_owned(),
             status: ConnectionStatus::Connecting,
         });
+        Some((id, progress))
+    }
+
+    /// The one way an attempt to connect `name` begins, for a start, a first use and a
+    /// reconnect alike: its task is spawned (the caller holds the state and records the
+    /// attempt before the task can look at it) and does `work`, publishing its [`Progress`]
+    /// on the attempt's watch, and records its result through [`Inner::finish`].
+    pub(crate) fn begin_attempt(
+        self: &Arc<Self>,
+        id: u64,
+        name: &str,
+        config: &ServerConfig,
+        work: Work,
+    ) -> Attempt {
+        let first = match work {
+            Work::Start { .. } => Progress::LookingUp,
+            Work::FirstUse(_) | Work::Reconnect { .. } => Progress::Connecting { cached: false },
+        };
+        let (progress_tx, progress) = watch::channel(first);
+        let cancel = CancellationToken::new();
         let inner = Arc::clone(self);
-        let (server, config) = (name.to_owned(), config.clone());
+        let (server, config, cancelled) = (name.to_owned(), config.clone(), cancel.clone());
         let span = tracing::info_span!("mcp_server", server = %name);
         let task = tokio::spawn(
             async move {
-                let remembered = tokio::select! {
-                    remembered = remembered_by(remembered) => remembered,
-                    () = cancel.cancelled() => return,
-                };
-                let plan = match remembered {
-                    Remembered::OnDemand { tools, listing } => {
-                        let gate = gate.as_deref().map(lock);
-                        inner.serve_on_demand(&server, id, tools, listing, gate.as_deref());
-                        return;
-                    }
-                    Remembered::Connect(version) => Plan {
-                        remembered: version,
-                        fresh_until: None,
-                    },
-                };
-                let result = tokio::select! {
-                    result = inner.connect_and_load(&server, &config, plan) => result,
-                    () = cancel.cancelled() => return,
-                };
                 inner
-                    .finish(&server, &config, id, result, gate.as_deref(), &outcome_tx)
+                    .run_attempt(&server, &config, id, work, &cancelled, &progress_tx)
                     .await;
             }
             .instrument(span),
         );
-        self.hand_task(name, id, task);
-        Some((id, outcome))
+        Attempt {
+            id,
+            cancel,
+            progress,
+            task,
+        }
     }
 
-    /// Gives attempt `id` of `name` its task (aborted when the attempt is gone already).
-    pub(crate) fn hand_task(&self, name: &str, id: u64, task: tokio::task::JoinHandle<()>) {
-        let mut state = self.lock();
-        let attempt = state
-            .servers
-            .get_mut(name)
-            .and_then(|record| record.state.attempt_mut())
-            .filter(|attempt| attempt.id == id);
-        match attempt {
-            Some(attempt) => attempt.task = Some(task),
-            // Finished or disconnected meanwhile: the task has ended or is being cancelled.
-            None => drop(task),
+    /// What an attempt's task does: `work`, then the result recorded. Cancelled, it stops
+    /// before a connection is made; a connection made is recorded (or closed, if the attempt
+    /// is no longer the server's).
+    async fn run_attempt(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+        id: u64,
+        work: Work,
+        cancel: &CancellationToken,
+        progress: &watch::Sender<Progress>,
+    ) {
+        match work {
+            Work::Start {
+                cache_key,
+                gate,
+                deadline,
+            } => {
+                let looked_up = tokio::select! {
+                    found = self.look_up(name, &cache_key, deadline) => found,
+                    () = cancel.cancelled() => return,
+                };
+                let plan = match looked_up {
+                    None => {
+                        progress.send_replace(Progress::Connecting { cached: false });
+                        Plan::default()
+                    }
+                    Some(entry)
+                        if self.serves_on_demand(config, &entry.listing, SystemTime::now()) =>
+                    {
+                        self.serve_on_demand(name, id, entry, &gate, progress);
+                        return;
+                    }
+                    Some(entry) => self.offer_cached(name, config, id, entry, &gate, progress),
+                };
+                let result = tokio::select! {
+                    result = self.connect_and_load(name, config, plan) => result,
+                    () = cancel.cancelled() => return,
+                };
+                self.finish(name, config, id, result, Some(&gate), progress)
+                    .await;
+            }
+            Work::FirstUse(plan) => {
+                let result = tokio::select! {
+                    result = self.connect_and_load(name, config, plan) => result,
+                    () = cancel.cancelled() => return,
+                };
+                self.finish(name, config, id, result, None, progress).await;
+            }
+            Work::Reconnect { cause } => {
+                tokio::select! {
+                    () = self.reconnect(name, config, id, cause, progress) => {}
+                    () = cancel.cancelled() => {}
+                }
+            }
         }
+    }
+
+    /// The cache's entry for `name` under its key, if the store answers by `deadline` (a
+    /// store still busy then counts as a miss).
+    async fn look_up(&self, name: &str, key: &CacheKey, deadline: Instant) -> Option<CacheEntry> {
+        let lookup = async {
+            let fingerprint = key.fingerprint(&*self.options.credentials).await;
+            self.cache.lookup_entry(name, &fingerprint).await.ok()
+        };
+        tokio::time::timeout_at(deadline, lookup)
+            .await
+            .ok()
+            .flatten()
     }
 
     /// Runs the pipeline for `name` with its source and client options.
@@ -374,12 +452,7 @@ impl Inner {
     /// Whether a server whose cache entry was listed as `listing` is served on demand: a
     /// stateless server whose list is fresh at `now`, that is not `required` and that the agent
     /// does not pin to another version.
-    pub(crate) fn serves_on_demand(
-        &self,
-        config: &ServerConfig,
-        listing: &Listing,
-        now: SystemTime,
-    ) -> bool {
+    fn serves_on_demand(&self, config: &ServerConfig, listing: &Listing, now: SystemTime) -> bool {
         let Some(version) = listing.protocol_version else {
             return false;
         };
@@ -393,17 +466,53 @@ impl Inner {
                 .is_none_or(|pinned| pinned == version)
     }
 
-    /// Keeps the protocol version the cache remembers for a server not connected yet.
-    pub(crate) fn remember_listing(&self, name: &str, listing: &Listing) {
-        let mut state = self.lock();
-        if let Some(record) = state.servers.get_mut(name)
-            && record.state.client().is_none()
-        {
+    /// The cache has tools for a server being started: they are offered (deferred) while it
+    /// connects, unless it is `required` (the gate waits for it) or still has the tools it kept;
+    /// what the cache remembers of it (its version, its instructions) is kept. The plan of the
+    /// connection: pinned to the version the cache remembers.
+    fn offer_cached(
+        &self,
+        name: &str,
+        config: &ServerConfig,
+        id: u64,
+        entry: CacheEntry,
+        gate: &Mutex<Gate>,
+        progress: &watch::Sender<Progress>,
+    ) -> Plan {
+        let CacheEntry { tools, listing, .. } = entry;
+        let plan = Plan {
+            remembered: listing.protocol_version,
+            fresh_until: None,
+        };
+        let cached = !config.required();
+        let offered = {
+            // As a result is, under the gate's lock: the gate sees the lookup over or not.
+            let gate = lock(gate);
+            let mut state = self.lock();
+            let Some(record) = state
+                .servers
+                .get_mut(name)
+                .filter(|record| record.state.serves(id))
+            else {
+                return plan;
+            };
             if let Some(version) = listing.protocol_version {
                 record.protocol = Some(version);
             }
-            record.instructions.clone_from(&listing.instructions);
+            record.instructions = listing.instructions;
+            let offered = cached && record.tools.is_none();
+            if offered {
+                record.tools = Some(tools);
+            }
+            progress.send_replace(Progress::Connecting { cached });
+            offered && gate.is_late(name)
+        };
+        if offered {
+            self.emit(ManagerEvent::ToolsChanged {
+                server: name.to_owned(),
+            });
         }
+        plan
     }
 
     /// The cache found a stateless server's list fresh: its tools are served on demand (live,
@@ -413,17 +522,19 @@ impl Inner {
         &self,
         name: &str,
         id: u64,
-        tools: Vec<Tool>,
-        listing: Listing,
-        gate: Option<&Gate>,
+        entry: CacheEntry,
+        gate: &Mutex<Gate>,
+        progress: &watch::Sender<Progress>,
     ) {
+        let CacheEntry { tools, listing, .. } = entry;
         let fresh_until = listing.fresh_until();
-        {
+        let late = {
+            let gate = lock(gate);
             let mut state = self.lock();
             let Some(record) = state
                 .servers
                 .get_mut(name)
-                .filter(|record| record.state.is_attempt(id))
+                .filter(|record| record.state.serves(id))
             else {
                 // Disconnected meanwhile.
                 return;
@@ -435,14 +546,15 @@ impl Inner {
             record.instructions.clone_from(&listing.instructions);
             record.state = ServerState::OnDemand {
                 listing,
-                since: id,
                 connecting: None,
             };
             self.emit(ManagerEvent::StatusChanged {
                 server: name.to_owned(),
                 status: ConnectionStatus::Connected,
             });
-        }
+            progress.send_replace(Progress::OnDemand);
+            gate.is_late(name)
+        };
         tracing::debug!(
             server = name,
             fresh_for_ms = fresh_until
@@ -450,7 +562,7 @@ impl Inner {
                 .map_or(0, |left| left.as_millis()),
             "the cached tool list is fresh: served on demand, connected at first use"
         );
-        if is_late(gate, name) {
+        if late {
             self.emit(ManagerEvent::ToolsChanged {
                 server: name.to_owned(),
             });
@@ -458,54 +570,36 @@ impl Inner {
     }
 
     /// Connects a server served on demand, at its first use: pinned to the version the cache
-    /// remembers, without listing its tools again while they are fresh. The outcome of the
+    /// remembers, without listing its tools again while they are fresh. The progress of the
     /// attempt under way (this one, or one already started); `None` when the server is neither
     /// served on demand nor connecting any more.
-    fn connect_on_demand(self: &Arc<Self>, name: &str) -> Option<watch::Receiver<Outcome>> {
-        let ((id, outcome, cancel), outcome_tx, config, plan) = {
-            let mut state = self.lock();
-            let record = state.servers.get(name)?;
-            if let Some(attempt) = record.state.attempt() {
-                return Some(attempt.outcome.clone());
-            }
-            let ServerState::OnDemand { listing, .. } = &record.state else {
-                return None;
-            };
-            let plan = Plan {
-                remembered: listing.protocol_version,
-                fresh_until: listing.fresh_until(),
-            };
-            let config = record.config.clone();
-            let (attempt, outcome_tx) = state.next_attempt();
-            let started = (attempt.handles(), outcome_tx, config, plan);
-            if let Some(ServerState::OnDemand { connecting, .. }) =
-                state.servers.get_mut(name).map(|record| &mut record.state)
-            {
-                *connecting = Some(attempt);
-            }
-            started
+    fn connect_on_demand(self: &Arc<Self>, name: &str) -> Option<watch::Receiver<Progress>> {
+        let mut state = self.lock();
+        let record = state.servers.get(name)?;
+        if let Some(attempt) = record.state.attempt() {
+            return Some(attempt.progress.clone());
+        }
+        let ServerState::OnDemand { listing, .. } = &record.state else {
+            return None;
         };
+        let plan = Plan {
+            remembered: listing.protocol_version,
+            fresh_until: listing.fresh_until(),
+        };
+        let config = record.config.clone();
+        let id = state.next_attempt_id();
         tracing::debug!(
             server = name,
             "connecting a server served on demand, at its first use"
         );
-        let inner = Arc::clone(self);
-        let server = name.to_owned();
-        let span = tracing::info_span!("mcp_server", server = %name);
-        let task = tokio::spawn(
-            async move {
-                let result = tokio::select! {
-                    result = inner.connect_and_load(&server, &config, plan) => result,
-                    () = cancel.cancelled() => return,
-                };
-                inner
-                    .finish(&server, &config, id, result, None, &outcome_tx)
-                    .await;
-            }
-            .instrument(span),
-        );
-        self.hand_task(name, id, task);
-        Some(outcome)
+        let attempt = self.begin_attempt(id, name, &config, Work::FirstUse(plan));
+        let progress = attempt.progress.clone();
+        if let Some(ServerState::OnDemand { connecting, .. }) =
+            state.servers.get_mut(name).map(|record| &mut record.state)
+        {
+            *connecting = Some(attempt);
+        }
+        Some(progress)
     }
 
     /// Records the result of attempt `id`: the connection and its tools (written to the
@@ -519,7 +613,7 @@ impl Inner {
         id: u64,
         result: Result<Loaded, ServerError>,
         gate: Option<&Mutex<Gate>>,
-        outcome: &watch::Sender<Outcome>,
+        progress: &watch::Sender<Progress>,
     ) {
         if let Ok(Loaded {
             tools: Some(tools),
@@ -530,7 +624,7 @@ impl Inner {
             self.cache_tools(name, tools, listing).await;
         }
         // The gate's lock is held until the result is recorded and published, so the gate
-        // sees either a server still connecting or its outcome.
+        // sees either a server still connecting or its result.
         let (late, recorded) = {
             let gate = gate.map(lock);
             let late = is_late(gate.as_deref(), name);
@@ -538,10 +632,10 @@ impl Inner {
             let recorded = match state
                 .servers
                 .get_mut(name)
-                .filter(|record| record.state.is_attempt(id))
+                .filter(|record| record.state.serves(id))
             {
                 None => Recorded::Unwanted(result.ok().map(|loaded| loaded.client)),
-                Some(record) => self.record(name, config, record, result, outcome),
+                Some(record) => self.record(name, config, record, result, progress),
             };
             (late, recorded)
         };
@@ -584,7 +678,7 @@ impl Inner {
         config: &ServerConfig,
         record: &mut Server,
         result: Result<Loaded, ServerError>,
-        outcome: &watch::Sender<Outcome>,
+        progress: &watch::Sender<Progress>,
     ) -> Recorded {
         match result {
             Ok(loaded) => {
@@ -605,13 +699,13 @@ impl Inner {
                     client: Arc::clone(&loaded.client),
                     watcher,
                 });
-                // The status event comes before the outcome: a caller of the gate has it by
+                // The status event comes before the result: a caller of the gate has it by
                 // the time `connect_servers` returns.
                 self.emit(ManagerEvent::StatusChanged {
                     server: name.to_owned(),
                     status: ConnectionStatus::Connected,
                 });
-                outcome.send_replace(Some(Ok(loaded.client)));
+                progress.send_replace(Progress::Done(Ok(loaded.client)));
                 Recorded::Connected
             }
             Err(error) => {
@@ -621,7 +715,7 @@ impl Inner {
                     server: name.to_owned(),
                     status: ConnectionStatus::not_connected(error.clone()),
                 });
-                outcome.send_replace(Some(Err(error.clone())));
+                progress.send_replace(Progress::Done(Err(error.clone())));
                 Recorded::Failed { error, had_tools }
             }
         }
@@ -689,17 +783,6 @@ enum Recorded {
     },
     /// Not the server's attempt any more: the connection, if one was made, is to be closed.
     Unwanted(Option<Arc<McpClient>>),
-}
-
-/// What the cache lookup found, if it answers by its deadline; else nothing is remembered.
-async fn remembered_by(from: Option<(oneshot::Receiver<Remembered>, Instant)>) -> Remembered {
-    let Some((receiver, deadline)) = from else {
-        return Remembered::Connect(None);
-    };
-    match tokio::time::timeout_at(deadline, receiver).await {
-        Ok(Ok(remembered)) => remembered,
-        _ => Remembered::Connect(None),
-    }
 }
 
 #[async_trait]

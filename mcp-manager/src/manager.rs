@@ -3,7 +3,7 @@
 //! disconnecting. Its state is one map of server records ([`crate::server`]) kept by
 //! [`crate::lifecycle`]; connecting is [`McpManager::connect_servers`] ([`crate::startup`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mcp_bridge::naming::{Precedence, assign_names_with_precedence};
@@ -14,7 +14,7 @@ use tokio::sync::broadcast;
 
 use crate::error::ServerError;
 use crate::lifecycle::Inner;
-use crate::offer::{ManagedTool, Prebuilt, Reach};
+use crate::offer::{ManagedTool, Reach};
 use crate::options::ManagerOptions;
 use crate::server::ServerState;
 use crate::status::{ConnectionStatus, ManagerEvent};
@@ -39,14 +39,6 @@ impl McpManager {
 
     /// Every tool the manager offers now, named across all servers.
     pub fn tools(&self) -> Vec<ManagedTool> {
-        self.tools_with(HashMap::new())
-    }
-
-    /// [`tools`](Self::tools), taking the deferred tools of a server from `prebuilt` (built
-    /// while the startup gate waited: at its answer, building 10,000 took tens of milliseconds)
-    /// when they are still what it would build: the server is still under the attempt they
-    /// were built for (so its tools are still the cached ones), and each keeps its name.
-    pub(crate) fn tools_with(&self, mut prebuilt: Prebuilt) -> Vec<ManagedTool> {
         let state = self.inner.lock();
         let offering = || {
             state
@@ -85,40 +77,17 @@ impl McpManager {
                 ServerState::OnDemand { .. } => Reach::OnDemand,
                 _ => Reach::Deferred,
             };
-            // Built for the attempt the server is still under, or the one that left it served
-            // on demand.
-            let built_for = |id: &u64| match &record.state {
-                ServerState::Connected(_) => false,
-                ServerState::OnDemand { since, .. } => *since == *id,
-                state => state.is_attempt(*id),
-            };
-            // In the order of the server's tools, like `tools`.
-            let mut built = prebuilt
-                .remove(server)
-                .filter(|(id, _)| built_for(id))
-                .map(|(_, built)| built.into_iter());
             let config = Some(&record.config);
             let source = record.source.as_ref();
             let mut budget = None;
             for (tool, name) in tools.iter().zip(names.by_ref()) {
-                match built.as_mut().and_then(Iterator::next) {
-                    Some(built)
-                        if built.original_name == tool.name
-                            && built.tool.name() == name
-                            && built.deferred == reach.is_deferred() =>
-                    {
-                        offered.push(built);
-                    }
-                    _ => {
-                        let budget = budget
-                            .get_or_insert_with(|| self.inner.budget_of(config))
-                            .clone();
-                        offered.push(
-                            self.inner
-                                .managed_tool(server, name, tool, config, source, budget, reach),
-                        );
-                    }
-                }
+                let budget = budget
+                    .get_or_insert_with(|| self.inner.budget_of(config))
+                    .clone();
+                offered.push(
+                    self.inner
+                        .managed_tool(server, name, tool, config, source, budget, reach),
+                );
             }
         }
         offered

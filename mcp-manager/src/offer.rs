@@ -1,7 +1,6 @@
 //! What the manager offers the agent: [`ManagedTool`]s (live, served on demand, or deferred
 //! from the cache) and the startup gate's answer, [`ConnectOutcome`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcp_bridge::{AgentTool, ToolProvider};
@@ -63,11 +62,6 @@ impl ToolSource {
         }
     }
 }
-
-/// Deferred tools built ahead, by server: the attempt they were built for, and the tools in
-/// the order of the server's cached tools, each under the name it has when no other server's
-/// tool takes it.
-pub(crate) type Prebuilt = HashMap<String, (u64, Vec<ManagedTool>)>;
 
 /// What `connect_servers` answers at the startup gate.
 #[derive(Debug, Default)]

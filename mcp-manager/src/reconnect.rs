@@ -17,12 +17,11 @@ use std::time::Duration;
 use mcp_config::ServerConfig;
 use mcp_transport::{McpClient, NotificationKind, ServerNotification};
 use tokio::sync::{broadcast, watch};
-use tracing::Instrument;
 
 use crate::error::{ManagerError, ServerError};
-use crate::lifecycle::Inner;
+use crate::lifecycle::{Inner, Work};
 use crate::pipeline::Plan;
-use crate::server::{Outcome, ServerState};
+use crate::server::{Progress, ServerState};
 use crate::status::{ConnectionStatus, ManagerEvent};
 
 /// How dead connections are made again.
@@ -181,9 +180,9 @@ impl Inner {
             && config.reconnect() != Some(false)
             // Only a login helps a server that wants one.
             && !reason.needs_login();
-        let reconnecting = {
+        {
             let mut state = self.lock();
-            let next = reconnect.then(|| state.next_attempt());
+            let id = reconnect.then(|| state.next_attempt_id());
             let Some(record) = state.servers.get_mut(name).filter(|record| {
                 record
                     .state
@@ -194,50 +193,31 @@ impl Inner {
             };
             // Told through the status (and the failed calls): a log line is for tracing.
             tracing::info!(server = name, %reason, "MCP server connection lost");
-            match next {
-                Some((attempt, outcome_tx)) => {
-                    let (id, _, cancel) = attempt.handles();
-                    let started = (id, cancel, outcome_tx);
+            let status = match id {
+                Some(id) => {
+                    let work = Work::Reconnect {
+                        cause: reason.clone(),
+                    };
                     record.state = ServerState::Reconnecting {
-                        attempt,
+                        attempt: self.begin_attempt(id, name, config, work),
                         number: 1,
                         cause: reason.clone(),
                     };
-                    Some(started)
+                    ConnectionStatus::Reconnecting {
+                        attempt: 1,
+                        cause: reason,
+                    }
                 }
                 None => {
                     record.state = ServerState::Failed(reason.clone());
-                    None
+                    ConnectionStatus::not_connected(reason)
                 }
-            }
-        };
-        match reconnecting {
-            Some((id, cancel, outcome_tx)) => {
-                self.emit(ManagerEvent::StatusChanged {
-                    server: name.to_owned(),
-                    status: ConnectionStatus::Reconnecting {
-                        attempt: 1,
-                        cause: reason.clone(),
-                    },
-                });
-                let inner = Arc::clone(self);
-                let (server, config) = (name.to_owned(), config.clone());
-                let span = tracing::info_span!("mcp_server", server = %name);
-                let task = tokio::spawn(
-                    async move {
-                        tokio::select! {
-                            () = inner.reconnect(&server, &config, id, reason, &outcome_tx) => {}
-                            () = cancel.cancelled() => {}
-                        }
-                    }
-                    .instrument(span),
-                );
-                self.hand_task(name, id, task);
-            }
-            None => self.emit(ManagerEvent::StatusChanged {
+            };
+            // Told under the state lock: no step of the attempt is told before it.
+            self.emit(ManagerEvent::StatusChanged {
                 server: name.to_owned(),
-                status: ConnectionStatus::not_connected(reason),
-            }),
+                status,
+            });
         }
         self.emit(ManagerEvent::ToolsChanged {
             server: name.to_owned(),
@@ -246,13 +226,13 @@ impl Inner {
 
     /// Makes a dead connection again with the policy's backoff, updating the `Reconnecting`
     /// state after each failed attempt; the final result is recorded like a late one.
-    async fn reconnect(
+    pub(crate) async fn reconnect(
         self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,
         id: u64,
         mut cause: ServerError,
-        outcome: &watch::Sender<Outcome>,
+        progress: &watch::Sender<Progress>,
     ) {
         let policy = self.options.reconnect;
         let mut number = 1;
@@ -273,12 +253,16 @@ impl Inner {
             number += 1;
             let still_ours = {
                 let mut state = self.lock();
-                match state.servers.get_mut(name).map(|record| &mut record.state) {
+                let record = state
+                    .servers
+                    .get_mut(name)
+                    .filter(|record| record.state.serves(id));
+                match record.map(|record| &mut record.state) {
                     Some(ServerState::Reconnecting {
-                        attempt,
                         number: shown,
                         cause: shown_cause,
-                    }) if attempt.id == id => {
+                        ..
+                    }) => {
                         *shown = number;
                         shown_cause.clone_from(&cause);
                         true
@@ -297,7 +281,7 @@ impl Inner {
                 },
             });
         };
-        self.finish(name, config, id, result, None, outcome).await;
+        self.finish(name, config, id, result, None, progress).await;
     }
 }
 

@@ -29,10 +29,41 @@ use crate::error::ServerError;
 use crate::offer::ToolSource;
 use crate::status::ConnectionStatus;
 
-/// What an attempt to connect ended with: `None` while it runs. Everyone waiting for the
-/// server (the startup gate, deferred tools, [`crate::McpManager::wait_for_connection`])
-/// shares it.
-pub(crate) type Outcome = Option<Result<Arc<McpClient>, ServerError>>;
+/// How far an attempt has come. Its task publishes each step on the attempt's watch, and
+/// everyone waiting for the server (the startup gate, deferred tools,
+/// [`crate::McpManager::wait_for_connection`]) reads it there.
+#[derive(Clone, Debug)]
+pub(crate) enum Progress {
+    /// Looking in the cache for the server's tools (a start waits for this, within its gate).
+    LookingUp,
+    /// Connecting; `cached` when the cache's tools are offered (deferred) meanwhile.
+    Connecting { cached: bool },
+    /// Ended without a connection: the cache's list is a stateless server's and fresh, so the
+    /// server is served on demand.
+    OnDemand,
+    /// Ended: the connection, or why none was made.
+    Done(Result<Arc<McpClient>, ServerError>),
+}
+
+impl Progress {
+    /// Whether the attempt has ended (connected, failed, or left the server on demand).
+    pub(crate) fn has_ended(&self) -> bool {
+        matches!(self, Self::OnDemand | Self::Done(_))
+    }
+
+    /// Whether the cache lookup is over.
+    pub(crate) fn has_looked_up(&self) -> bool {
+        !matches!(self, Self::LookingUp)
+    }
+
+    /// The failure the attempt ended with.
+    pub(crate) fn error(&self) -> Option<&ServerError> {
+        match self {
+            Self::Done(Err(error)) => Some(error),
+            _ => None,
+        }
+    }
+}
 
 /// Everything the manager knows of one server.
 pub(crate) struct Server {
@@ -65,8 +96,6 @@ pub(crate) enum ServerState {
     OnDemand {
         /// How the cached list was listed: the version to connect with, until when it is fresh.
         listing: Listing,
-        /// The attempt whose cache lookup found the list fresh (its tools may be built).
-        since: u64,
         /// The connection of its first use, once one is under way.
         connecting: Option<Attempt>,
     },
@@ -86,47 +115,25 @@ pub(crate) enum ServerState {
     Failed(ServerError),
 }
 
-/// A connection being made: the task making it and the outcome it shares.
+/// A connection being made: the task making it, which publishes its [`Progress`].
 pub(crate) struct Attempt {
     /// Tells this attempt from a later one of the same server.
     pub(crate) id: u64,
     pub(crate) cancel: CancellationToken,
-    pub(crate) outcome: watch::Receiver<Outcome>,
-    /// Its task, once spawned.
-    pub(crate) task: Option<JoinHandle<()>>,
+    pub(crate) progress: watch::Receiver<Progress>,
+    pub(crate) task: JoinHandle<()>,
 }
 
 impl Attempt {
-    /// An attempt numbered `id`; the sender its task publishes the outcome with.
-    pub(crate) fn new(id: u64) -> (Self, watch::Sender<Outcome>) {
-        let (sender, outcome) = watch::channel(None);
-        let attempt = Self {
-            id,
-            cancel: CancellationToken::new(),
-            outcome,
-            task: None,
-        };
-        (attempt, sender)
-    }
-
-    /// What the task making the attempt holds: its id, the outcome it shares, its cancel token.
-    pub(crate) fn handles(&self) -> (u64, watch::Receiver<Outcome>, CancellationToken) {
-        (self.id, self.outcome.clone(), self.cancel.clone())
-    }
-
     /// Cancels the attempt and waits for its task (a process it started is then killed).
     async fn stop(self) {
         self.cancel.cancel();
-        if let Some(task) = self.task {
-            let _ = task.await;
-        }
+        let _ = self.task.await;
     }
 
     fn abort(self) {
         self.cancel.cancel();
-        if let Some(task) = self.task {
-            task.abort();
-        }
+        self.task.abort();
     }
 }
 
@@ -169,17 +176,9 @@ impl ServerState {
         }
     }
 
-    /// The attempt under way, to hand it its task.
-    pub(crate) fn attempt_mut(&mut self) -> Option<&mut Attempt> {
-        match self {
-            Self::Starting(attempt) | Self::Reconnecting { attempt, .. } => Some(attempt),
-            Self::OnDemand { connecting, .. } => connecting.as_mut(),
-            Self::Connected(_) | Self::Failed(_) => None,
-        }
-    }
-
-    /// Whether the attempt under way is attempt `id` (a result of another is not wanted).
-    pub(crate) fn is_attempt(&self, id: u64) -> bool {
+    /// Whether the record still serves attempt `id`: it is the attempt under way (a result or
+    /// a step of another attempt is not wanted).
+    pub(crate) fn serves(&self, id: u64) -> bool {
         self.attempt().is_some_and(|attempt| attempt.id == id)
     }
 

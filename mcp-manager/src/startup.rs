@@ -1,44 +1,33 @@
 //! [`McpManager::connect_servers`]: every server started in parallel, answered at the startup
 //! gate.
 //!
-//! Each server is looked up in the cache while it starts: the entry's protocol version is what
-//! the connection is pinned to (the connection waits for the lookup, within the gate), an entry
-//! whose list is a stateless server's and still fresh is served on demand instead of connecting
-//! (see [`crate::lifecycle`]), and the entry's tools are built, while the gate waits, into the
-//! deferred tools the answer offers for a server still connecting. The gate waits at most the
-//! startup timeout, then answers with live tools, one error per failed server, and cached
-//! (deferred) tools for the servers still connecting; a server still connecting with no cache
-//! entry, or whose entry says `required: true`, is awaited, bounded by its own timeout. A
-//! server that finishes after the answer replaces only its own tools and is told as an event.
+//! Each server's attempt (see [`crate::lifecycle`]) looks in the cache first, within the
+//! gate: the entry's protocol version is what the connection is pinned to, an entry whose list
+//! is a stateless server's and still fresh serves the server on demand instead of connecting,
+//! and any other entry's tools are offered (deferred) while the server connects. The gate
+//! reads each attempt's progress: it waits at most the startup timeout, then answers with live
+//! tools, one error per failed server, and cached (deferred) tools for the servers still
+//! connecting; a server still connecting with no cache entry, or whose entry says
+//! `required: true`, is awaited, bounded by its own timeout. A server that finishes after the
+//! answer replaces only its own tools and is told as an event.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use mcp_bridge::naming::tool_name;
 use mcp_config::DiscoveredServer;
-use mcp_transport::Tool;
-use tokio::sync::{oneshot, watch};
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::cache_key::CacheKey;
 use crate::gate::Gate;
-use crate::lifecycle::{Remembered, Start, lock};
+use crate::lifecycle::{Start, lock};
 use crate::manager::McpManager;
-use crate::offer::{ConnectOutcome, ManagedTool, Prebuilt, Reach, ToolSource};
-use crate::server::{Outcome, ServerState};
+use crate::offer::ConnectOutcome;
+use crate::server::Progress;
 
-/// A server `connect_servers` started, and the cache lookup for its gate.
-struct Started {
-    name: String,
-    id: u64,
-    outcome: watch::Receiver<Outcome>,
-    lookup: JoinHandle<Option<Cached>>,
-}
-
-/// A server's cached tools, and the deferred tools the gate's answer offers for them.
-type Cached = (Vec<Tool>, Vec<ManagedTool>);
+/// How long past its deadline the gate waits for a cache lookup that answered by the deadline
+/// to be published (the attempt's task may not have run since).
+const LOOKUP_GRACE: Duration = Duration::from_millis(50);
 
 impl McpManager {
     /// Connects every server in parallel and answers at the startup gate: live tools of the
@@ -55,151 +44,64 @@ impl McpManager {
         let deadline = Instant::now() + inner.options.startup_timeout;
         let mut started = Vec::new();
         for (name, server) in servers {
-            let config = &server.config;
-            // What the list belongs to: the definition (as written and resolved), its file and
-            // its login (see `crate::cache_key`).
-            let cache_key = CacheKey::of(server);
-            let (remembered_tx, remembered_rx) = oneshot::channel();
-            let remembered = Some((remembered_rx, deadline));
             let start = Start {
                 name,
-                config,
+                config: &server.config,
                 source: Some(&server.source.meta),
-                cache_key: cache_key.clone(),
+                // What the list belongs to: the definition (as written and resolved), its
+                // file and its login (see `crate::cache_key`).
+                cache_key: CacheKey::of(server),
             };
-            if let Some((id, outcome)) = inner.start(start, Some(Arc::clone(&gate)), remembered) {
-                let (inner, key, config) = (Arc::clone(inner), name.clone(), config.clone());
-                let source = ToolSource::of(&server.source.meta);
-                let lookup = tokio::spawn(async move {
-                    // A miss drops the sender: the pipeline connects as if nothing was known.
-                    let fingerprint = cache_key.fingerprint(&*inner.options.credentials).await;
-                    let entry = inner.cache.lookup_entry(&key, &fingerprint).await.ok()?;
-                    let listing = entry.listing;
-                    let on_demand = inner.serves_on_demand(&config, &listing, SystemTime::now());
-                    let remembered_tx = if on_demand {
-                        Some(remembered_tx)
-                    } else {
-                        // Told before the tools are built: the connection waits for it.
-                        let _ = remembered_tx.send(Remembered::Connect(listing.protocol_version));
-                        None
-                    };
-                    inner.remember_listing(&key, &listing);
-                    // Built now, while the gate waits, rather than at its answer.
-                    let budget = inner.budget_of(Some(&config));
-                    let reach = if on_demand {
-                        Reach::OnDemand
-                    } else {
-                        Reach::Deferred
-                    };
-                    let offered = entry
-                        .tools
-                        .iter()
-                        .map(|tool| {
-                            let name = tool_name(&key, &tool.name);
-                            let budget = budget.clone();
-                            inner.managed_tool(
-                                &key,
-                                name,
-                                tool,
-                                Some(&config),
-                                Some(&source),
-                                budget,
-                                reach,
-                            )
-                        })
-                        .collect();
-                    if let Some(remembered_tx) = remembered_tx {
-                        let tools = entry.tools.clone();
-                        let _ = remembered_tx.send(Remembered::OnDemand { tools, listing });
-                    }
-                    Some((entry.tools, offered))
-                });
-                started.push(Started {
-                    name: name.clone(),
-                    id,
-                    outcome,
-                    lookup,
-                });
+            if let Some((id, progress)) = inner.start(start, &gate, deadline) {
+                started.push((name.clone(), id, progress));
             }
         }
 
-        for server in &mut started {
-            let _ =
-                tokio::time::timeout_at(deadline, server.outcome.wait_for(Option::is_some)).await;
+        for (_, _, progress) in &mut started {
+            let _ = tokio::time::timeout_at(deadline, progress.wait_for(Progress::has_ended)).await;
         }
-        // The cache had the whole gate to answer; a store that is still busy counts as a miss.
-        // Servers that already finished need no cached tools: their lookup is not waited for.
-        let mut cached = HashMap::new();
-        let mut prebuilt = Prebuilt::new();
-        for server in &mut started {
-            if server.outcome.borrow().is_some() {
-                server.lookup.abort();
-                continue;
-            }
-            let grace = deadline.max(Instant::now()) + Duration::from_millis(50);
-            match tokio::time::timeout_at(grace, &mut server.lookup).await {
-                Ok(Ok(Some(found))) => {
-                    cached.insert(server.name.clone(), found);
-                }
-                Ok(_) => {}
-                // Not left running past the gate.
-                Err(_) => server.lookup.abort(),
-            }
+        // The cache had the whole gate to answer (each attempt looks there first).
+        let grace = deadline.max(Instant::now()) + LOOKUP_GRACE;
+        for (_, _, progress) in &mut started {
+            let _ =
+                tokio::time::timeout_at(grace, progress.wait_for(Progress::has_looked_up)).await;
         }
         {
+            // Under the gate's lock an attempt neither records a result nor offers cached tools.
             let mut gate = lock(&gate);
-            let mut state = inner.lock();
-            for server in &started {
-                if server.outcome.borrow().is_some() {
-                    continue;
-                }
-                // Disconnected meanwhile (or replaced by a newer attempt): nothing to offer.
-                let Some(record) = state.servers.get_mut(&server.name) else {
-                    continue;
+            let state = inner.lock();
+            for (name, id, progress) in &started {
+                let offered_meanwhile = match &*progress.borrow() {
+                    Progress::Connecting { cached } => *cached,
+                    Progress::LookingUp => false,
+                    Progress::OnDemand | Progress::Done(_) => continue,
                 };
-                match &record.state {
-                    // Served on demand: its live tools were built with the lookup.
-                    ServerState::OnDemand { since, .. } if *since == server.id => {
-                        if let Some((_, offered)) = cached.remove(&server.name) {
-                            prebuilt.insert(server.name.clone(), (server.id, offered));
-                        }
-                        continue;
-                    }
-                    still if still.is_attempt(server.id) => {}
-                    _ => continue,
-                }
-                match cached
-                    .remove(&server.name)
-                    .filter(|_| !record.config.required())
-                {
-                    Some((tools, offered)) => {
-                        // Deferred tools: the server finishes in the background.
-                        if record.tools.is_none() {
-                            record.tools = Some(tools);
-                            prebuilt.insert(server.name.clone(), (server.id, offered));
-                        }
-                    }
-                    None => gate.await_past_deadline(&server.name),
+                // Disconnected meanwhile (or replaced by a newer attempt): nothing to wait for.
+                let ours = state
+                    .servers
+                    .get(name)
+                    .is_some_and(|record| record.state.serves(*id));
+                // Deferred tools: the server finishes in the background. Without them (or
+                // `required`), it is awaited.
+                if ours && !offered_meanwhile {
+                    gate.await_past_deadline(name);
                 }
             }
             gate.pass();
         }
 
         let mut errors = Vec::new();
-        for Started {
-            name, mut outcome, ..
-        } in started
-        {
+        for (name, _, mut progress) in started {
             let awaited = lock(&gate).awaits(&name);
             if awaited {
-                let _ = outcome.wait_for(Option::is_some).await;
+                let _ = progress.wait_for(Progress::has_ended).await;
             }
-            if let Some(Err(error)) = outcome.borrow().clone() {
-                errors.push(error);
+            if let Some(error) = progress.borrow().error() {
+                errors.push(error.clone());
             }
         }
         ConnectOutcome {
-            tools: self.tools_with(prebuilt),
+            tools: self.tools(),
             errors,
         }
     }
@@ -211,6 +113,7 @@ mod tests {
 
     use mcp_cache::{MemoryToolCache, ToolCache};
     use mcp_config::{Level, ServerConfig, SourceMeta};
+    use mcp_transport::Tool;
     use serde_json::json;
     use testkit::FixtureServer;
 
@@ -246,8 +149,7 @@ mod tests {
                 .await
                 .expect("the gate answers")
                 .tools;
-        // The answer took the tools built while the gate waited; the server is still listing,
-        // so this call builds every one afresh.
+        // The server is still listing: this call offers the cached tools again.
         let later = manager.tools();
 
         assert_eq!(at_gate.len(), tools.len());
