@@ -110,10 +110,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::OnceCell;
 
+use crate::entry_keys::HEADERS_HELPER;
 use crate::origin::SourceMeta;
-use crate::server_config::{
-    AuthConfig, HEADERS_HELPER, ServerConfig, TransportConfig, TransportKind,
-};
+use crate::server_config::{AuthConfig, ServerConfig, TransportConfig, TransportKind};
 pub use crate::shell_command::CommandFailure;
 use crate::shell_command::run_command;
 use crate::validate::is_header_name_byte;
@@ -314,8 +313,8 @@ fn outside_project_files(
         return Ok(());
     };
     for (field, path) in settings.grant.files() {
-        let file = crate::consent::credential_file(path, source);
-        if let Some(folder) = crate::consent::outside_project(&file, source) {
+        let file = crate::credential_file::credential_file(path, source);
+        if let Some(folder) = crate::credential_file::outside_project(&file, source) {
             return Err(AuthError::OutsideProject {
                 server: name.to_owned(),
                 field: format!("auth.{field}"),

@@ -40,10 +40,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::credential_file::{credential_file, outside_project};
 use crate::oauth_grant::{ClientCredentialSetting, CredentialSetting, OAuthGrant};
 use crate::origin::SourceMeta;
 use crate::placeholder::referenced_variables;
-use crate::server_config::{RootsSetting, ServerConfig, StdioConfig, TransportConfig, normalized};
+use crate::server_config::{RootsSetting, ServerConfig, StdioConfig, TransportConfig};
 
 /// Everything approving one server lets it do. See the [module documentation](self).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -281,7 +282,7 @@ impl Consent {
                 }
                 if let Some(helper) = definition.headers_helper() {
                     consent.runs.push(CommandRun {
-                        field: crate::server_config::HEADERS_HELPER.to_owned(),
+                        field: crate::entry_keys::HEADERS_HELPER.to_owned(),
                         command: helper.to_owned(),
                         folder: shell_folder(helper, source),
                         env: Vec::new(),
@@ -349,7 +350,7 @@ impl Consent {
                     what
                 }
                 Some(to) => {
-                    let when = if run.field == crate::server_config::HEADERS_HELPER {
+                    let when = if run.field == crate::entry_keys::HEADERS_HELPER {
                         "at every connection"
                     } else {
                         "when it connects"
@@ -703,26 +704,6 @@ fn has_reference(text: &str) -> bool {
     text.contains("${")
 }
 
-/// A credential file named in a server's `auth` (expanded or as written), as the client will
-/// read it: a relative name taken from the folder of the file that defines the server, `.` and
-/// `..` taken out, symlinks followed when it exists.
-pub(crate) fn credential_file(path: &Path, source: &SourceMeta) -> PathBuf {
-    let base = source.path.parent().unwrap_or(Path::new("/"));
-    let file = normalized(&base.join(path));
-    std::fs::canonicalize(&file).unwrap_or(file)
-}
-
-/// The project folder `file` is outside of, when the server is a project server's and it is:
-/// a cloned repository may name credential files inside itself only.
-pub(crate) fn outside_project(file: &Path, source: &SourceMeta) -> Option<PathBuf> {
-    if !source.in_project_folder {
-        return None;
-    }
-    let folder = source.project_folder.as_ref()?;
-    let canonical = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
-    (!file.starts_with(&canonical) && !file.starts_with(folder)).then_some(canonical)
-}
-
 /// `url` as written, without its query, fragment or user part: where it goes. What those parts
 /// send of the user's is stated by the variables they name; a value written out in them may be
 /// a key, and is not shown.
@@ -900,7 +881,7 @@ pub fn approval_hash(definition: &ServerConfig, consent: &Consent) -> String {
         "definition": serde_json::to_value(definition).unwrap_or(Value::Null),
         "consent": consent.to_json(),
     });
-    crate::trust::sha256_canonical(&value)
+    crate::hashing::sha256_canonical(&value)
 }
 
 impl Serialize for Consent {

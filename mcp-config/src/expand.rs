@@ -16,10 +16,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::entry_keys::ROOTS_KEY;
 use crate::oauth_grant::EXPANDED_KEYS;
 use crate::placeholder::{MAX_NESTING, Placeholder, is_variable_name, rewrite_braced};
 use crate::problems::{ConfigProblem, ExpandError, ServerProblem};
-use crate::server_config::{ROOTS_KEY, ServerConfig};
+use crate::server_config::ServerConfig;
 
 /// Expands the references in one value. `Err` names the first unset variable (or says the
 /// defaults nest too deep).

@@ -1,9 +1,12 @@
 #![doc = include_str!("../README.md")]
 
 mod context;
+mod credential_file;
 mod discovery;
+mod entry_keys;
 mod error;
 mod expand;
+mod hashing;
 mod origin;
 mod placeholder;
 mod problems;

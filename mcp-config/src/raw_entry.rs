@@ -141,6 +141,41 @@ impl RawServerConfig {
     }
 }
 
+impl ServerConfig {
+    /// The flat on-disk shape.
+    pub(crate) fn to_raw(&self) -> RawServerConfig {
+        let mut raw = RawServerConfig {
+            enabled: self.enabled,
+            timeout: self.timeout,
+            auth: self.auth.clone(),
+            extra: self.extra.clone(),
+            ..RawServerConfig::default()
+        };
+        match &self.transport {
+            TransportConfig::Stdio(stdio) => {
+                raw.command = Some(stdio.command.clone());
+                raw.args.clone_from(&stdio.args);
+                raw.env.clone_from(&stdio.env);
+                raw.cwd.clone_from(&stdio.cwd);
+            }
+            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
+                raw.transport = Some(self.transport_kind().as_str().to_owned());
+                raw.url = Some(remote.url.clone());
+                raw.headers.clone_from(&remote.headers);
+            }
+            TransportConfig::Custom(custom) => {
+                raw.transport = Some(custom.kind.clone());
+                for (key, value) in &custom.fields {
+                    raw.extra
+                        .entry(key.clone())
+                        .or_insert_with(|| value.clone());
+                }
+            }
+        }
+        raw
+    }
+}
+
 fn json_of<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }

@@ -12,8 +12,8 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::policy::ReachPolicy;
-use crate::raw_entry::RawServerConfig;
+use crate::entry_keys::{ALWAYS_LOAD_KEY, HEADERS_HELPER, PROTOCOL_VERSION_KEY, ROOTS_KEY};
+use crate::policy::reach::ReachPolicy;
 use crate::redact::{REDACTED, RedactedMap, redact_url_secrets};
 
 /// How the runtime talks to a server.
@@ -437,39 +437,6 @@ impl ServerConfig {
         }
         copy
     }
-
-    /// The flat on-disk shape.
-    pub(crate) fn to_raw(&self) -> RawServerConfig {
-        let mut raw = RawServerConfig {
-            enabled: self.enabled,
-            timeout: self.timeout,
-            auth: self.auth.clone(),
-            extra: self.extra.clone(),
-            ..RawServerConfig::default()
-        };
-        match &self.transport {
-            TransportConfig::Stdio(stdio) => {
-                raw.command = Some(stdio.command.clone());
-                raw.args.clone_from(&stdio.args);
-                raw.env.clone_from(&stdio.env);
-                raw.cwd.clone_from(&stdio.cwd);
-            }
-            TransportConfig::Http(remote) | TransportConfig::Sse(remote) => {
-                raw.transport = Some(self.transport_kind().as_str().to_owned());
-                raw.url = Some(remote.url.clone());
-                raw.headers.clone_from(&remote.headers);
-            }
-            TransportConfig::Custom(custom) => {
-                raw.transport = Some(custom.kind.clone());
-                for (key, value) in &custom.fields {
-                    raw.extra
-                        .entry(key.clone())
-                        .or_insert_with(|| value.clone());
-                }
-            }
-        }
-        raw
-    }
 }
 
 fn redact_strings(value: &mut Value) {
@@ -489,18 +456,6 @@ fn redact_values(map: &mut BTreeMap<String, String>) {
 
 /// The connect timeout when a server sets none.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
-
-/// The key of a remote server's header-printing command ([`ServerConfig::headers_helper`]).
-pub(crate) const HEADERS_HELPER: &str = "headersHelper";
-
-/// The entry key of a server's protocol version pin.
-pub(crate) const PROTOCOL_VERSION_KEY: &str = "protocolVersion";
-
-/// The entry key of a server's roots setting.
-pub(crate) const ROOTS_KEY: &str = "roots";
-
-/// The key of a server's [`ServerConfig::always_load`] setting (Claude Code's).
-pub(crate) const ALWAYS_LOAD_KEY: &str = "alwaysLoad";
 
 /// What a server's `roots` setting says it is told about the user's folders: the answer to its
 /// `roots/list`, or no roots at all.

@@ -3,13 +3,12 @@
 
 use serde_json::Value;
 
+use crate::entry_keys::{ALWAYS_LOAD_KEY, HEADERS_HELPER, PROTOCOL_VERSION_KEY, ROOTS_KEY};
 use crate::oauth_grant::GRANT_KEY;
 use crate::problems::{ConfigProblem, ServerProblem, UrlProblem};
 use crate::quoting::{hidden_char, quoted};
 use crate::redact::redact_url_secrets;
-use crate::server_config::{
-    ALWAYS_LOAD_KEY, HEADERS_HELPER, PROTOCOL_VERSION_KEY, ROOTS_KEY, ServerConfig, TransportConfig,
-};
+use crate::server_config::{ServerConfig, TransportConfig};
 
 /// Checks the values of a (expanded) server configuration; one [`ServerProblem`] per problem,
 /// each naming the server. An empty list means the server is usable. (That the entry names one

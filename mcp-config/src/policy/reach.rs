@@ -10,8 +10,8 @@ use std::fmt;
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use super::rules::{DenialRule, Judged, MATCH_STEPS, PolicyDenial, Rules};
 use super::url_reading::{Side, UrlReadings, names_an_address};
-use super::{DenialRule, Judged, MATCH_STEPS, PolicyDenial, Rules};
 
 /// The enterprise policy of one remote server that discovery let run, for the checks made when
 /// it is connected: set on its expanded configuration
