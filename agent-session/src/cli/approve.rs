@@ -9,6 +9,7 @@
 
 use std::io::IsTerminal as _;
 
+use agent_session::commands::Interface;
 use agent_session::terminal_text::escape_line;
 use agent_session::{
     PendingServer, SessionOptions, approve_pending, describe_pending, not_approved_text,
@@ -17,7 +18,6 @@ use agent_session::{
 use serde_json::{Value, json};
 
 use super::args::Globals;
-use super::outcome::Interface;
 use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, failure, manage, output, stdin};
 
 /// The command line's options, when every one of `names` is a server the config files define;

@@ -4,14 +4,17 @@
 //! A usage error is printed on one line (clap's message, its did-you-mean tip, and where to get
 //! help) and exits with status 2.
 
+mod manage;
+
 use std::path::PathBuf;
 
+use agent_session::commands::Interface;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, Parser, Subcommand};
-use serde_json::Value;
 
-use super::completions::CompletionShell;
-use super::outcome::Interface;
+use super::call_args::{parse_pair, parse_tool_args};
+
+pub(crate) use manage::ManageCommand;
 
 /// Exit status and logs, under every help text.
 const AFTER_HELP: &str = "\
@@ -61,6 +64,16 @@ Examples:
 The login URL is printed on stderr (and opened in the browser on a desktop); the browser comes
 back to a listener on 127.0.0.1. Tokens are kept in <config dir>/<app>/credentials.json (mode
 0600) under the server's URL, refreshed when they expire, and never printed.";
+
+/// Where to put each script, under `completions --help` (the folders made first: a fresh home
+/// has none of them).
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
+  agent-session completions bash > ~/.local/share/bash-completion/completions/agent-session
+  mkdir -p ~/.zfunc && agent-session completions zsh > ~/.zfunc/_agent-session    # fpath+=(~/.zfunc) before compinit
+  mkdir -p ~/.config/fish/completions
+  agent-session completions fish > ~/.config/fish/completions/agent-session.fish";
 
 /// See, test and call the MCP servers your agents use.
 #[derive(Debug, Parser)]
@@ -243,7 +256,7 @@ pub(crate) enum Command {
         /// An argument KEY=VALUE (repeatable; VALUE is read by the tool's schema: a string
         /// property takes it as written, a number or boolean parses it, an array or object
         /// takes JSON)
-        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = super::call_args::parse_pair)]
+        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_pair)]
         arg: Vec<(String, String)>,
         /// Give up (and cancel the call) after this many milliseconds
         #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_ms)]
@@ -340,7 +353,7 @@ pub(crate) enum Command {
     #[command(after_help = SHELL_EXAMPLES)]
     Shell,
     /// Print the completion script for bash, zsh or fish
-    #[command(after_help = super::completions::EXAMPLES)]
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
         /// The shell
         #[arg(value_name = "SHELL")]
@@ -348,7 +361,7 @@ pub(crate) enum Command {
     },
     /// add, add-json, get, remove, enable, disable: the management commands of `claude mcp`
     #[command(flatten)]
-    Manage(super::manage::ManageCommand),
+    Manage(ManageCommand),
     /// A guided tour with a built-in demo server: discovery, the gate, calls, reload, shutdown
     Demo,
     /// The names a completion script offers, one per line (used by the scripts `completions`
@@ -358,7 +371,7 @@ pub(crate) enum Command {
     CompleteNames {
         /// What to list
         #[arg(value_name = "KIND")]
-        kind: super::completions::NameKind,
+        kind: NameKind,
     },
     /// The demo's MCP server on stdio (used by `demo`)
     #[command(hide = true)]
@@ -373,6 +386,26 @@ pub(crate) enum Command {
         #[arg(long)]
         marker: Option<String>,
     },
+}
+
+/// The shells a script is made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CompletionShell {
+    /// Bash (with the bash-completion package).
+    Bash,
+    /// Zsh (its compsys).
+    Zsh,
+    /// Fish.
+    Fish,
+}
+
+/// What `complete-names` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum NameKind {
+    /// The servers the config files define (any state).
+    Servers,
+    /// The tools the cache holds for them, as `server/tool`.
+    Tools,
 }
 
 /// What parsing the command line gave: a command to run, text to print (help, version), or a
@@ -663,20 +696,6 @@ fn parse_app(app: &str) -> Result<String, String> {
         return Err("use a plain name such as \"my-agent\"".to_owned());
     }
     Ok(app.to_owned())
-}
-
-/// Parses a tool's arguments: a JSON object.
-pub(crate) fn parse_tool_args(text: &str) -> Result<Value, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(_) => Err(format!(
-            "the tool arguments must be a JSON object such as '{{\"message\": \"hi\"}}', not {text}"
-        )),
-        Err(error) => Err(format!(
-            "the tool arguments are not valid JSON ({error}); pass an object such as \
-             '{{\"message\": \"hi\"}}'"
-        )),
-    }
 }
 
 /// `call`'s ARGS: `-` and `@FILE` are read later; inline JSON is checked now, so a mistake is

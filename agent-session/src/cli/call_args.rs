@@ -10,10 +10,22 @@ use std::io::Read as _;
 
 use serde_json::{Map, Value};
 
-use super::args::parse_tool_args;
-
 /// The largest argument file or stdin read: far beyond any real call.
 const MAX_ARGUMENTS_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Parses a tool's arguments: a JSON object.
+pub(crate) fn parse_tool_args(text: &str) -> Result<Value, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(_) => Err(format!(
+            "the tool arguments must be a JSON object such as '{{\"message\": \"hi\"}}', not {text}"
+        )),
+        Err(error) => Err(format!(
+            "the tool arguments are not valid JSON ({error}); pass an object such as \
+             '{{\"message\": \"hi\"}}'"
+        )),
+    }
+}
 
 /// One `--arg KEY=VALUE`, its VALUE as written.
 pub(crate) fn parse_pair(text: &str) -> Result<(String, String), String> {

@@ -7,36 +7,17 @@
 //! tool names (after `call`), asking the binary itself (`complete-names servers|tools`, hidden),
 //! which reads the config files and the tool cache and starts no server.
 
-use clap::{CommandFactory, ValueEnum};
+use clap::CommandFactory;
 use clap_complete::Shell;
 
-use super::args::{Cli, Globals};
+use super::args::{Cli, CompletionShell, Globals, NameKind};
 use super::output;
-
-/// Where to put each script, under `completions --help` (the folders made first: a fresh home
-/// has none of them).
-pub(crate) const EXAMPLES: &str = "\
-Examples:
-  mkdir -p ~/.local/share/bash-completion/completions
-  agent-session completions bash > ~/.local/share/bash-completion/completions/agent-session
-  mkdir -p ~/.zfunc && agent-session completions zsh > ~/.zfunc/_agent-session    # fpath+=(~/.zfunc) before compinit
-  mkdir -p ~/.config/fish/completions
-  agent-session completions fish > ~/.config/fish/completions/agent-session.fish";
 
 /// The subcommands whose one positional argument is a server's name.
 const NAMING_A_SERVER: [&str; 11] = [
     "get", "test", "enable", "disable", "remove", "login", "logout", "trust", "untrust", "read",
     "prompt",
 ];
-
-/// What `complete-names` lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum NameKind {
-    /// The servers the config files define (any state).
-    Servers,
-    /// The tools the cache holds for them, as `server/tool`.
-    Tools,
-}
 
 /// Prints the names of `kind`, one per line; nothing (and success) when they cannot be read: a
 /// completion is no place for an error.
@@ -82,24 +63,12 @@ async fn cached_tools(
     names
 }
 
-/// The shells a script is made for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum CompletionShell {
-    /// Bash (with the bash-completion package).
-    Bash,
-    /// Zsh (its compsys).
-    Zsh,
-    /// Fish.
-    Fish,
-}
-
-impl CompletionShell {
-    fn generator(self) -> Shell {
-        match self {
-            Self::Bash => Shell::Bash,
-            Self::Zsh => Shell::Zsh,
-            Self::Fish => Shell::Fish,
-        }
+/// clap_complete's generator for `shell`.
+fn generator(shell: CompletionShell) -> Shell {
+    match shell {
+        CompletionShell::Bash => Shell::Bash,
+        CompletionShell::Zsh => Shell::Zsh,
+        CompletionShell::Fish => Shell::Fish,
     }
 }
 
@@ -116,7 +85,7 @@ pub(crate) fn script(shell: CompletionShell) -> String {
     let mut command = without_hidden_subcommands(&Cli::command());
     let name = command.get_name().to_owned();
     let mut script = Vec::new();
-    clap_complete::generate(shell.generator(), &mut command, name.clone(), &mut script);
+    clap_complete::generate(generator(shell), &mut command, name.clone(), &mut script);
     let script = String::from_utf8_lossy(&script).into_owned();
     match shell {
         CompletionShell::Bash => {

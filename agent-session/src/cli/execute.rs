@@ -15,18 +15,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_session::AgentSession;
-use agent_session::commands::run_command;
+use agent_session::commands::{Interface, run_command};
 use mcp_bridge::{AgentTool, ToolOutput};
 use mcp_manager::ManagedTool;
 use mcp_transport::CallToolResult;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::args::Command;
+use super::args::{Command, ManageCommand};
 use super::call_args::{self, CallArguments};
 use super::failure::{self, Kind};
-use super::manage::{self, ManageCommand};
-use super::outcome::{Interface, Outcome};
+use super::manage;
+use super::outcome::Outcome;
 use super::{context_view, needs, output, resources};
 
 /// What a command needs beyond the session.

@@ -33,7 +33,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_session::commands::connect_limit;
+use agent_session::commands::{Interface, connect_limit};
 use agent_session::{
     AgentSession, PreparedSession, SessionOptions, ToolSearchOptions, prepare_agent_session,
     terminal_text,
@@ -43,7 +43,7 @@ use mcp_manager::{ConnectionStatus, ManagedTool};
 use mcp_transport::oauth::{FileCredentialStore, LoopbackBrowser};
 
 use args::{CacheChoice, Cli, Command, Globals, Parsed};
-use outcome::{Interface, Outcome};
+use outcome::Outcome;
 use progress::{LogOutput, ProgressLine};
 
 /// Exit status: success.

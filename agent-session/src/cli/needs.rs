@@ -9,10 +9,9 @@
 use std::collections::BTreeSet;
 
 use agent_session::AgentSession;
-use agent_session::commands::known_server;
+use agent_session::commands::{Interface, known_server};
 use agent_session::suggest::{did_you_mean, nearest};
 
-use super::outcome::Interface;
 use mcp_config::{DiscoveryResult, SkipReason, SkippedServer};
 use mcp_manager::{ConnectionStatus, Problem};
 

@@ -6,16 +6,14 @@
 //!   is), and the exit status: 0, 1 for a failure, 2 for a usage error.
 //! - The shell ([`Outcome::into_reply`]): the same text, or one JSON line per command.
 //!
-//! Hints name the command to type in the interface they are shown in ([`Interface`]):
+//! Hints name the command to type in the interface they are shown in
+//! ([`Interface`](agent_session::commands::Interface)):
 //! `agent-session trust NAME` on the command line, `/mcp trust NAME` in the shell.
 
 use serde_json::Value;
 
 use super::failure::{self, Kind};
 use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, complain, output};
-
-/// Where a command was typed: the library's one table of how commands are named there.
-pub(crate) use agent_session::commands::Interface;
 
 /// What a command gave: what it shows, what went wrong, and its exit status.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,6 +184,7 @@ impl Reply {
 
 #[cfg(test)]
 mod tests {
+    use agent_session::commands::Interface;
     use serde_json::json;
 
     use super::*;

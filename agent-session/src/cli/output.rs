@@ -5,13 +5,12 @@
 
 use std::io::Write;
 
+use agent_session::commands::Interface;
 use agent_session::render::{Column, collision_notes, source_json, table, terminal_width};
 use agent_session::terminal_text;
 use mcp_bridge::ToolOutput;
 use mcp_manager::ManagedTool;
 use serde_json::{Value, json};
-
-use super::outcome::Interface;
 
 /// Writes `text` (its lines kept, every control character shown escaped) and a newline to
 /// stdout.

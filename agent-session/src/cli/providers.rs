@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use agent_session::SessionOptions;
+use agent_session::commands::Interface;
 use agent_session::render::plural;
 use agent_session::terminal_text::escape_line;
 use mcp_config::{ProviderReport, provider_report};
@@ -15,7 +16,7 @@ use serde_json::json;
 use super::args::Globals;
 use super::failure::Kind;
 use super::manage::options;
-use super::outcome::{Interface, Outcome};
+use super::outcome::Outcome;
 
 /// Runs `providers` from the command line and prints its answer.
 pub(crate) fn run(globals: &Globals, all: bool) -> u8 {

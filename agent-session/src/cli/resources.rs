@@ -6,13 +6,14 @@
 
 use std::collections::BTreeMap;
 
+use agent_session::commands::Interface;
 use agent_session::render::{Column, table};
 use mcp_manager::{ConnectionStatus, ManagerError, McpManager, ServerError, ServerListing};
 use mcp_transport::{ContentBlock, GetPromptResult, Prompt, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
 
 use super::failure::Kind;
-use super::outcome::{Interface, Outcome};
+use super::outcome::Outcome;
 use super::output::first_line;
 
 /// Parses one `--arg KEY=VALUE` of `prompt`: prompt arguments are strings, taken as given.
