@@ -53,8 +53,8 @@ pub struct ErrorObject {
 pub(crate) const HTTP_FAILURE: &str = "httpFailure";
 
 impl ErrorObject {
-    /// Whether this is the client's own note of a request that failed at the HTTP level (see
-    /// [`HTTP_FAILURE`]), not an error the server answered with.
+    /// Whether this is the client's own note of a request that failed at the HTTP level (its
+    /// `data` holds `"httpFailure": true`), not an error the server answered with.
     pub fn is_http_failure(&self) -> bool {
         self.data
             .as_ref()
