@@ -70,8 +70,9 @@ impl McpClient {
         .await
     }
 
-    /// `secrets` are the credentials the transport sends: the peer hides them in the server's
-    /// error and log messages.
+    /// Starts the peer over `link` and opens the conversation by `deadline`, the end of every
+    /// connect; on failure the transport is closed. `secrets` are the credentials the transport
+    /// sends: the peer hides them in the server's error and log messages.
     pub(super) async fn handshake(
         server: &str,
         link: Link,
