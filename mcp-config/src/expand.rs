@@ -8,7 +8,7 @@
 //! variable and the field, never a literal `${VAR}` sent to a server. `${VAR:-default}` uses the
 //! default when the variable is unset or empty (as the shell does); the default may itself hold
 //! references, `${A:-${B:-x}}`, expanded only when it is used, as a POSIX shell does (at most
-//! [`MAX_NESTING`](crate::MAX_NESTING) deep). Bare `$VAR` is left alone, and so is anything in
+//! [`MAX_NESTING`] deep). Bare `$VAR` is left alone, and so is anything in
 //! `${…}` that is not a variable name (`${input:token}`, `${env:X}`). Finding the placeholders
 //! is `placeholder.rs`'s part; this module gives them their values.
 

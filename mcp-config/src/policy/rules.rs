@@ -167,7 +167,7 @@ impl FiledRule {
 }
 
 /// The lists of a machine's managed settings, shared by discovery and by the
-/// [`ReachPolicy`] of every remote server it lets run.
+/// [`ReachPolicy`](super::ReachPolicy) of every remote server it lets run.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Rules {
     /// `allowedMcpServers` joined from every file; `None` when no file sets it. The path is the

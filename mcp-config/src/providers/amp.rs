@@ -23,7 +23,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{CommonShape, load_servers};
+use super::builtin::BuiltinSource;
+use super::common_shape::CommonShape;
+use super::files::load_servers;
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::problems::EntryProblem;
@@ -36,8 +38,18 @@ const NAMES: [&str; 2] = ["settings.json", "settings.jsonc"];
 /// The key Amp keeps its servers under, dots and all.
 const KEY: &str = "amp.mcpServers";
 
-/// Reads the files: see [`super::AMP`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Amp: `.amp/settings.json` and `.amp/settings.jsonc` of each folder from the working folder
+/// up to the repository root (the nearer first), then `<config dir>/amp/settings.json(c)`.
+/// JSON with comments; the servers are under the literal key `"amp.mcpServers"`, in the common
+/// shape (a `url` without `type` is Streamable HTTP with the fallback to legacy SSE);
+/// `disabled: true` → `enabled: false`; `includeTools` → `enabledTools`.
+pub const AMP: BuiltinSource = BuiltinSource::new("amp", "Amp", load).documented(
+    "`.amp/settings.json(c)` of each walked folder; `<config dir>/amp/settings.json(c)`",
+    "ampcode.com/news/mcp-permissions and summaries of Amp's manual (August 2026)",
+);
+
+/// Reads the files: see [`AMP`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     // Nearest folder first; in each folder `settings.json` before `settings.jsonc`.
     let mut paths: Vec<(PathBuf, Level)> = Vec::new();
     for folder in ctx.project_folders() {

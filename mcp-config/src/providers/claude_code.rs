@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{name_list, read_parsed, standard_with_disabled, walked};
+use super::builtin::BuiltinSource;
+use super::fields::standard_with_disabled;
+use super::files::{name_list, read_parsed, walked};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::origin::Level;
@@ -35,8 +37,41 @@ pub(crate) fn user_files(ctx: &DiscoveryContext) -> (PathBuf, PathBuf) {
     (global, settings)
 }
 
-/// Reads the files: see [`super::CLAUDE_CODE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Claude Code's three MCP scopes, highest first as Claude Code ranks them:
+///
+/// 1. "local": `projects[<project root>].mcpServers` in `~/.claude.json` (level project, path of
+///    `~/.claude.json`), keyed by the repository root, else the working folder, as Claude Code
+///    keys it;
+/// 2. "project": `.mcp.json` in the working folder and each parent up to the repository root,
+///    the nearer file first (Claude Code reads every parent's and lets the nearer one win);
+/// 3. "user": the top-level `mcpServers` of `~/.claude.json`.
+///
+/// Before them, the administrator's `managed-mcp.json` in [`DiscoveryContext::managed_dir`]
+/// (`/etc/claude-code/` on Linux), same shape as `.mcp.json`, at level
+/// [`Level::Managed`]: discovery lets its servers win their names.
+///
+/// `~/.claude.json` moves to `$CLAUDE_CONFIG_DIR/.claude.json` when that variable is set.
+/// Entries use the runtime's shape (`type` `stdio` / `http` / `sse`, `command`, `args`, `env`,
+/// `url`, `headers`) and the same `${VAR}` / `${VAR:-default}` syntax, kept as written.
+///
+/// Claude Code reads no server definitions from `.claude/` (an `mcpServers` key in
+/// `.claude/settings.json` is ignored by it), but it does honour switch-off lists, and so does
+/// this provider: names in `projects[<project root>].disabledMcpServers` are disabled, and names in
+/// `disabledMcpjsonServers` (in that project entry, in `.claude/settings.json`,
+/// `.claude/settings.local.json` or the user's `settings.json`) disable `.mcp.json` servers.
+/// Names in `projects[<project root>].enabledMcpServers` switch on a server of `~/.claude.json`
+/// that is off (and win over `disabledMcpServers`). A `headersHelper` (a command printing
+/// headers) is kept and run at connect time like a `!command` header ([`crate::auth`]); a
+/// `ws` entry is kept for a connector plugin.
+pub const CLAUDE_CODE: BuiltinSource =
+    BuiltinSource::new("claude-code", "Claude Code", load)
+    .documented(
+        "`<managed dir>/managed-mcp.json`; `~/.claude.json` `projects[<project root>]`; `.mcp.json` of each walked folder; `~/.claude.json` `mcpServers`",
+        "code.claude.com/docs/en/mcp, /settings, /managed-mcp (verbatim copies: coroboros/archivist a5452632, 1a9d7b47)",
+    );
+
+/// Reads the files: see [`CLAUDE_CODE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let (global_path, user_settings) = user_files(ctx);
 
     let mut switched_off = SwitchedOff::default();

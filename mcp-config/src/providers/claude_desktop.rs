@@ -1,12 +1,24 @@
 //! Claude Desktop: `mcpServers` in `claude_desktop_config.json`.
 
-use super::{dedup_paths, load_file, standard_with_disabled};
+use super::builtin::BuiltinSource;
+use super::fields::standard_with_disabled;
+use super::files::{dedup_paths, load_file};
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::source::{SourceFile, parse_json, servers_under_key};
 
-/// Reads the files: see [`super::CLAUDE_DESKTOP`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Claude Desktop, user level: `<config dir>/Claude/claude_desktop_config.json` (Linux), then
+/// `~/Library/Application Support/Claude/claude_desktop_config.json` (macOS) and
+/// `%APPDATA%/Claude/claude_desktop_config.json` (Windows, when `APPDATA` is set), whichever
+/// exist. `mcpServers` entries use the common shape (`command`, `args`, `env`).
+pub const CLAUDE_DESKTOP: BuiltinSource =
+    BuiltinSource::new("claude-desktop", "Claude Desktop", load).documented(
+        "`<config dir>/Claude/claude_desktop_config.json` (and the macOS, Windows places)",
+        "modelcontextprotocol.io, connecting local servers to Claude Desktop",
+    );
+
+/// Reads the files: see [`CLAUDE_DESKTOP`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     const FILE: &str = "claude_desktop_config.json";
     let mut paths = vec![
         (ctx.config_dir.join("Claude").join(FILE), Level::User),

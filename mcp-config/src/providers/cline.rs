@@ -29,10 +29,10 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{
-    editor_entry, load_servers, normalize_transport_name, single_timeout_in_seconds,
-    vscode_user_dirs,
-};
+use super::builtin::BuiltinSource;
+use super::editor::{editor_entry, vscode_user_dirs};
+use super::fields::{normalize_transport_name, single_timeout_in_seconds};
+use super::files::load_servers;
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::problems::EntryProblem;
@@ -42,8 +42,23 @@ use crate::source::{SourceFile, parse_json};
 /// The file's name, in every place Cline keeps it.
 const FILE: &str = "cline_mcp_settings.json";
 
-/// Reads the file: see [`super::CLINE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Cline: `~/.cline/data/settings/cline_mcp_settings.json` (moved by `CLINE_MCP_SETTINGS_PATH`,
+/// `CLINE_DATA_DIR` or `CLINE_DIR`), or, when it does not exist, the files Cline kept before
+/// (`globalStorage/saoudrizwan.claude-dev/settings/` under VS Code's user folders,
+/// `~/Documents/Cline/MCP/`). User level only; strict JSON.
+///
+/// `mcpServers` entries, flat or with a nested `transport`: `type` or `transportType`
+/// `stdio` / `sse` / `http` / `streamableHttp` (→ `http`), a `url` without a type being SSE;
+/// `disabled: true` → `enabled: false`; `timeout` in seconds → `timeout` and `toolTimeout`;
+/// `oauthClient` → OAuth settings with that client; the OAuth tokens Cline keeps in the entry
+/// (`oauth`, `metadata`) are dropped. `${env:VAR}` → `${VAR}`.
+pub const CLINE: BuiltinSource = BuiltinSource::new("cline", "Cline", load).documented(
+    "`~/.cline/data/settings/cline_mcp_settings.json` (or the legacy VS Code storage)",
+    "cline/cline `sdk/packages/core/src/extensions/mcp/config-loader.ts` (21cb8d25)",
+);
+
+/// Reads the file: see [`CLINE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let read = |paths: Vec<PathBuf>| {
         let paths = paths.into_iter().map(|path| (path, Level::User)).collect();
         load_servers(paths, parse_json, "mcpServers", |entry| convert(entry, ctx))

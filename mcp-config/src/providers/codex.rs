@@ -6,7 +6,10 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{dedup_paths, seconds, string, string_list, string_map, var_ref, walked};
+use super::builtin::BuiltinSource;
+use super::fields::{seconds, string, string_list, string_map};
+use super::files::{dedup_paths, walked};
+use super::variables::var_ref;
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
 use crate::origin::Level;
@@ -16,8 +19,32 @@ use crate::read_pass::read_config_file;
 use crate::server_config::ServerConfig;
 use crate::source::{FileServers, SourceFile, parse_toml};
 
-/// Reads the files: see [`super::CODEX`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Codex (CLI, IDE extension and app share one configuration): `.codex/config.toml` in the
+/// working folder and each parent up to the repository root (the nearer first, as Codex layers
+/// them), then `$CODEX_HOME/config.toml` (`~/.codex/config.toml` by default).
+///
+/// Each `[mcp_servers.<name>]` table converts as follows:
+///
+/// | Codex key | here |
+/// |---|---|
+/// | `command`, `args`, `env` (table), `cwd` | the same fields |
+/// | `url` | `url`, `type = "http"` (Codex speaks Streamable HTTP) |
+/// | `http_headers` (table) | `headers` |
+/// | `env_http_headers` (header → variable name) | `headers`, value `${VAR}` |
+/// | `bearer_token_env_var` | `Authorization: Bearer ${VAR}` |
+/// | `startup_timeout_sec` (may be fractional; wins) / `startup_timeout_ms` | `timeout` in ms |
+/// | `enabled` | `enabled` |
+/// | `env_vars`, `tool_timeout_sec`, `enabled_tools`, `disabled_tools`, … | `extra`, as written |
+///
+/// An inline `bearer_token` makes the entry invalid, as it does in Codex. A TOML syntax error is
+/// the file's [`ConfigError::Parse`] with format `TOML`.
+pub const CODEX: BuiltinSource = BuiltinSource::new("codex", "Codex", load).documented(
+    "`.codex/config.toml` of each walked folder; `$CODEX_HOME/config.toml`",
+    "openai/codex `codex-rs/core/src/config_loader/mod.rs` (b9813040)",
+);
+
+/// Reads the files: see [`CODEX`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let codex_home = ctx
         .path_var("CODEX_HOME")
         .unwrap_or_else(|| ctx.home.join(".codex"));

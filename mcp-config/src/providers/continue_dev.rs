@@ -108,9 +108,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{
-    Parser, json_millis, normalize_transport_name, rewrite_fields, string, string_list, string_map,
-};
+use super::builtin::BuiltinSource;
+use super::fields::{json_millis, normalize_transport_name, string, string_list, string_map};
+use super::files::Parser;
+use super::variables::rewrite_fields;
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, FolderProblem, ShapeProblem};
 use crate::origin::Level;
@@ -140,8 +141,42 @@ pub(super) const MAX_FILES: usize = 256;
 /// pass it by at most that much).
 pub(super) const MAX_FOLDER_BYTES: u64 = MAX_CONFIG_FILE_BYTES;
 
-/// Reads the files: see [`super::CONTINUE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Continue (continue.dev), highest first: every server file under the working folder's
+/// `.continue/mcpServers/` (project level; Continue reads each workspace folder's, never a
+/// parent's: one found above is a note), then `config.yaml` in Continue's folder (`~/.continue`,
+/// or `$CONTINUE_GLOBAL_DIR`, relative to the working folder), then every server file under
+/// that folder's `mcpServers/` (user level).
+///
+/// The folders are walked down, depth first in name order, within bounds a cloned repository
+/// cannot stretch (folders nested 8 deep, 4096 entries looked at, 256 server files, reading
+/// stops once 16 MiB were read; symlinked folders never entered, and the workspace's
+/// `.continue` and `.continue/mcpServers` never followed when they are links): past a bound,
+/// the folder's
+/// [`ConfigError::Folder`] says which. `*.yaml` / `*.yml` files (and `config.yaml`) hold an
+/// `mcpServers` **list** whose entries carry a `name`; `*.json` files (comments allowed) are a
+/// copy of `~/.claude.json` (every project's servers taken), a Claude Desktop file, or a single
+/// server named after the file, tried in that order; any other JSON file is that file's error.
+///
+/// YAML entries: `type` `stdio` / `sse` / `streamable-http` (→ `http`), a `url` without `type`
+/// being `http` (Continue tries Streamable HTTP, then SSE); `command`, `args`, `env`, `cwd`;
+/// `url`, `requestOptions.headers` → `headers`, `apiKey` → `Authorization: Bearer <apiKey>`;
+/// `connectionTimeout` in milliseconds → `timeout` and `toolTimeout`. JSON entries: `type`
+/// `stdio` / `sse` / `http`, `command`, `args`, `env`, `url`, `headers`. A `uses:` entry (a hub
+/// block) and a value using `${{ secrets.X }}` or `${{ inputs.X }}` make that server invalid,
+/// saying so ([`PlaceholderProblem::ContinueSecret`]): no `.env` file is ever read. `${VAR}` is
+/// kept as written. Continue has no switch-off and no tool filter.
+pub const CONTINUE: BuiltinSource = BuiltinSource::new("continue", "Continue", load)
+    .here_only(
+        &[".continue/mcpServers"],
+        "Continue reads it only in the workspace folder",
+    )
+    .documented(
+        "every `*.yaml`, `*.yml`, `*.json` under `<cwd>/.continue/mcpServers/`; `~/.continue/config.yaml`; the same under `~/.continue/mcpServers/` (`$CONTINUE_GLOBAL_DIR`)",
+        "continuedev/continue `packages/config-yaml/src/schemas/mcp/`, `core/context/mcp/json/loadJsonMcpConfigs.ts` (d0a3c0b6)",
+    );
+
+/// Reads the files: see [`CONTINUE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let global = global_dir(ctx);
     let workspace_folder = ctx.cwd().join(".continue").join(KEY);
     let user_folder = global.join(KEY);
@@ -164,7 +199,7 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         files.extend(servers_folder(&workspace_folder, Level::Project));
     }
     let config = global.join("config.yaml");
-    files.extend(super::load_file(
+    files.extend(super::files::load_file(
         &config,
         Level::User,
         parse_yaml,

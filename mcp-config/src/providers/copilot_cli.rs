@@ -56,10 +56,12 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{
-    dollar_vars, json_millis, load_servers, normalize_transport_name, standard_with_disabled,
-    string, string_list, walked,
+use super::builtin::BuiltinSource;
+use super::fields::{
+    json_millis, normalize_transport_name, standard_with_disabled, string, string_list,
 };
+use super::files::{load_servers, walked};
+use super::variables::dollar_vars;
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::problems::EntryProblem;
@@ -69,8 +71,27 @@ use crate::source::{SourceFile, parse_json};
 /// The least time Copilot CLI gives a server to connect, whatever its `timeout`.
 const CONNECT_FLOOR_MS: u64 = 60_000;
 
-/// Reads the files: see [`super::COPILOT_CLI`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// GitHub Copilot CLI: `.mcp.json` and `.github/mcp.json` of each folder from the working folder
+/// up to the repository root (the nearer first, `.mcp.json` before `.github/mcp.json` in one
+/// folder), then `$COPILOT_HOME/mcp-config.json` (`~/.copilot/mcp-config.json` by default).
+/// Strict JSON, servers under `mcpServers`.
+///
+/// `type` `local` (the default) or `stdio` → `stdio`, `http` or `streamable-http` → `http`,
+/// `sse`; `command`, `args`, `env`, `cwd`, `url`, `headers`; a `url` without `type` is `http`.
+/// `tools`: a list of names → `enabledTools`, `["*"]` (or no `tools`) → every tool. `timeout`
+/// in ms → `toolTimeout`, and `timeout` raised to at least 60 000 (Copilot's floor for
+/// connecting). `oauthClientId` → OAuth settings with that client (`oauthGrantType`
+/// `client_credentials` → the `clientCredentials` grant); `oauthScopes`, `deferTools`, … kept
+/// in `extra`; `disabled: true` → `enabled: false`. A bare `$VAR` in an `env` or header value
+/// becomes `${VAR}`.
+pub const COPILOT_CLI: BuiltinSource =
+    BuiltinSource::new("copilot-cli", "Copilot CLI", load).documented(
+        "`.mcp.json`, `.github/mcp.json` of each walked folder; `$COPILOT_HOME/mcp-config.json` (default `~/.copilot`)",
+        "github/docs `add-mcp-servers.md` (091100a4), `cli-command-reference.md` (046d2679)",
+    );
+
+/// Reads the files: see [`COPILOT_CLI`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     // Folder by folder, nearest first; in each, `.mcp.json` before `.github/mcp.json`.
     let mut paths: Vec<(PathBuf, Level)> = walked(ctx, ".mcp.json")
         .into_iter()

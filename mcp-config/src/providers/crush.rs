@@ -32,10 +32,10 @@
 
 use serde_json::Value;
 
-use super::{
-    dedup_paths, dollar_vars, load_file, normalize_transport_name, rewrite_fields,
-    single_timeout_in_seconds, standard_with_disabled,
-};
+use super::builtin::BuiltinSource;
+use super::fields::{normalize_transport_name, single_timeout_in_seconds, standard_with_disabled};
+use super::files::{dedup_paths, load_file};
+use super::variables::{dollar_vars, rewrite_fields};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::origin::Level;
@@ -44,8 +44,26 @@ use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::{SourceFile, parse_json, servers_under_key};
 
-/// Reads the files: see [`super::CRUSH`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Crush: in every folder from the working folder up to the repository root (the nearer
+/// first) `.crushrc`, `crushrc`, `.crush.json`, `crush.json`; then the data file
+/// (`$CRUSH_GLOBAL_DATA` or `${XDG_DATA_HOME:-~/.local/share}/crush/crush.json`), the config
+/// folder's `crushrc` and `crush.json` (`$CRUSH_GLOBAL_CONFIG` or `<config dir>/crush/`), then `<system dir>/crush/crush.json`.
+///
+/// JSON files are strict JSON with the servers under `mcp`: `type` `stdio` / `sse` / `http`,
+/// `command`, `args`, `env`, `url`, `headers`; `disabled: true` → `enabled: false`;
+/// `disabled_tools` / `enabled_tools` → `disabledTools` / `enabledTools`; `timeout` in seconds
+/// → `timeout` and `toolTimeout`; `oauth_client_id` / `oauth_client_secret` → OAuth settings;
+/// the `oauth_token` Crush writes is dropped. `$VAR` → `${VAR}`; a `$(…)` makes the entry
+/// invalid. A `crushrc` is a Bash script and is never run: each one found is a file error
+/// naming it ([`ConfigError::Script`]).
+pub const CRUSH: BuiltinSource = BuiltinSource::new("crush", "Crush", load)
+    .documented(
+        "`.crush.json`, `crush.json` (`crushrc` never run) of each walked folder; `<data dir>/crush/crush.json`; `<config dir>/crush/crush.json`; `<system dir>/crush/crush.json`",
+        "charmbracelet/crush `internal/config/load.go` (37f36e93)",
+    );
+
+/// Reads the files: see [`CRUSH`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let mut paths = Vec::new();
     for folder in ctx.project_folders() {
         for name in [".crushrc", "crushrc", ".crush.json", "crush.json"] {

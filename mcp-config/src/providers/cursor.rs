@@ -2,15 +2,35 @@
 
 use serde_json::Value;
 
-use super::{editor_entry, load_servers};
+use super::builtin::BuiltinSource;
+use super::editor::editor_entry;
+use super::files::load_servers;
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::{SourceFile, parse_jsonc};
 
-/// Reads the files: see [`super::CURSOR`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Cursor: the working folder's `.cursor/mcp.json` (Cursor reads the opened project folder's
+/// only; one found above is a note), then `~/.cursor/mcp.json`.
+///
+/// `mcpServers` entries use the common shape (`type`, `command`, `args`, `env`, `url`,
+/// `headers`); `envFile` is kept in `extra`. Cursor's `auth` object (`CLIENT_ID`,
+/// `CLIENT_SECRET`, `scopes` of a pre-registered OAuth client) becomes OAuth settings.
+/// Cursor's config interpolation is translated: `${env:VAR}` → `${VAR}`, `${userHome}`,
+/// `${workspaceFolder}` (the project root), `${workspaceFolderBasename}`, `${pathSeparator}`.
+pub const CURSOR: BuiltinSource = BuiltinSource::new("cursor", "Cursor", load)
+    .here_only(
+        &[".cursor/mcp.json"],
+        "Cursor reads it only in the project folder it opens",
+    )
+    .documented(
+        "`<cwd>/.cursor/mcp.json`; `~/.cursor/mcp.json`",
+        "cursor.com/docs/mcp",
+    );
+
+/// Reads the files: see [`CURSOR`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let paths = vec![
         (ctx.cwd().join(".cursor").join("mcp.json"), Level::Project),
         (ctx.home.join(".cursor").join("mcp.json"), Level::User),

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{
-    dedup_paths, dollar_vars, json_millis, name_list, read_parsed, rewrite_fields,
-    standard_with_disabled,
-};
+use super::builtin::BuiltinSource;
+use super::fields::{json_millis, standard_with_disabled};
+use super::files::{dedup_paths, name_list, read_parsed};
+use super::variables::{dollar_vars, rewrite_fields};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::origin::Level;
@@ -39,8 +39,30 @@ const GEMINI_CLI: Dialect = Dialect {
     name_patterns: false,
 };
 
-/// Reads the files: see [`super::GEMINI`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Gemini CLI: the working folder's `.gemini/settings.json` (Gemini CLI reads the workspace
+/// folder's only; one found above is a note), then `~/.gemini/settings.json` (JSON with
+/// comments, as Gemini CLI strips them).
+///
+/// `mcpServers` entries: `command`, `args`, `env`, `cwd`; `httpUrl` (Streamable HTTP, the older
+/// key), or `url` with an optional `type` (`http` / `sse`; without it Gemini CLI tries
+/// Streamable HTTP and falls back to SSE, which is what `type = "http"` does here); `headers`;
+/// `timeout` in ms; `trust`, `includeTools`, `excludeTools`, `oauth`, … kept in `extra`.
+/// Gemini CLI expands `$VAR` as well as `${VAR}`: bare `$VAR` becomes `${VAR}`.
+///
+/// Servers named in `mcp.excluded`, or missing from `mcp.allowed` when a file sets it, are
+/// switched off (`enabled: false`), as Gemini CLI does not start them.
+pub const GEMINI: BuiltinSource = BuiltinSource::new("gemini", "Gemini CLI", load)
+    .here_only(
+        &[".gemini/settings.json"],
+        "Gemini CLI reads it only in the folder it starts in",
+    )
+    .documented(
+        "`<cwd>/.gemini/settings.json`; `~/.gemini/settings.json`",
+        "google-gemini/gemini-cli `packages/cli/src/config/settings.ts` (0038e45d)",
+    );
+
+/// Reads the files: see [`GEMINI`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let paths = vec![
         (
             ctx.cwd().join(".gemini").join("settings.json"),

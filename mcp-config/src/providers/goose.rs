@@ -30,9 +30,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{
-    dedup_paths, dollar_vars, normalize_transport_name, read_parsed, single_timeout_in_seconds,
-};
+use super::builtin::BuiltinSource;
+use super::fields::{normalize_transport_name, single_timeout_in_seconds};
+use super::files::{dedup_paths, read_parsed};
+use super::variables::dollar_vars;
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
 use crate::origin::Level;
@@ -40,8 +41,25 @@ use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::{FileServers, SourceFile, parse_yaml};
 
-/// Reads the files: see [`super::GOOSE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Goose: `extensions` in `<config dir>/goose/config.yaml`, merged over the files of
+/// `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml` field by field, as
+/// Goose merges them (a server is listed in the highest file defining it). User level only;
+/// YAML.
+///
+/// `stdio` entries: `cmd` → `command`, `args`, `envs` → `env`, `cwd`; `streamable_http` (→
+/// `http`) and the older `sse`: `uri` → `url`, `headers` (their variables filled from the
+/// entry's `envs` first); `env_keys` are forwarded from the environment; `enabled`; `timeout`
+/// in seconds → `timeout` and `toolTimeout`; a non-empty `available_tools` → `enabledTools`.
+/// `builtin`, `platform`, `frontend` and `inline_python` extensions run inside Goose and are
+/// listed as invalid, saying so. `$VAR` → `${VAR}`.
+pub const GOOSE: BuiltinSource = BuiltinSource::new("goose", "Goose", load)
+    .documented(
+        "`<config dir>/goose/config.yaml` over `$GOOSE_ADDITIONAL_CONFIG_FILES` and `<system dir>/goose/config.yaml`",
+        "aaif-goose/goose `crates/goose/src/config/base.rs` (001a90f2)",
+    );
+
+/// Reads the files: see [`GOOSE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     // Lowest first, as Goose merges them.
     let mut paths: Vec<PathBuf> = Vec::new();
     if let Some(system) = &ctx.system_dir {
@@ -179,7 +197,7 @@ fn convert(entry: &Value) -> Result<ServerConfig, EntryProblem> {
     }
     single_timeout_in_seconds(&mut object, "timeout")?;
     let mut config = crate::source::standard_entry(&Value::Object(object))?;
-    super::rewrite_fields(&mut config, &mut |text| Ok(dollar_vars(text)))?;
+    super::variables::rewrite_fields(&mut config, &mut |text| Ok(dollar_vars(text)))?;
     Ok(config)
 }
 

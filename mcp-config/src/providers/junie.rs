@@ -13,12 +13,21 @@
 //! remote servers as `url` and `headers` with no `type`, read here as Streamable HTTP with the
 //! fallback to legacy SSE; `disabled: true` switches a server off as in the other tools.
 
-use super::CommonShape;
+use super::builtin::BuiltinSource;
+use super::common_shape::CommonShape;
 use crate::context::DiscoveryContext;
 use crate::source::SourceFile;
 
-/// Reads the files: see [`super::JUNIE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Junie (JetBrains): the project root's `.junie/mcp/mcp.json` (the repository root, else the
+/// working folder), then `~/.junie/mcp/mcp.json`. `mcpServers` entries in the common shape
+/// (`command`, `args`, `env`; `url`, `headers`), `disabled: true` → `enabled: false`.
+pub const JUNIE: BuiltinSource = BuiltinSource::new("junie", "Junie", load).documented(
+    "`<project root>/.junie/mcp/mcp.json`; `~/.junie/mcp/mcp.json`",
+    "jetbrains.com/help/junie/model-context-protocol-mcp.html; Vaadin's Junie page (August 2026)",
+);
+
+/// Reads the files: see [`JUNIE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     SHAPE.at_project_root_and_home(ctx, ".junie/mcp/mcp.json")
 }
 

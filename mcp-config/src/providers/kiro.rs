@@ -17,13 +17,31 @@
 //! bare `url` is Streamable HTTP with the usual fallback to legacy SSE. The CLI's agent files
 //! (`.kiro/agents/*.json`) are not read: they configure agents, not the user's servers.
 
-use super::CommonShape;
+use super::builtin::BuiltinSource;
+use super::common_shape::CommonShape;
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::source::SourceFile;
 
-/// Reads the files: see [`super::KIRO`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Kiro: the working folder's `.kiro/settings/mcp.json` (Kiro reads the workspace folder's;
+/// one found above is a note), then `~/.kiro/settings/mcp.json`.
+///
+/// `mcpServers` entries: `command`, `args`, `env`; `url` and `headers` (no `type`: Streamable
+/// HTTP with the fallback to legacy SSE); `disabled: true` → `enabled: false`;
+/// `disabledTools` is our filter's own key; `oauth: {clientId}` → OAuth settings with that
+/// client; `autoApprove`, `oauthScopes` kept in `extra`. `${VAR}` as here.
+pub const KIRO: BuiltinSource = BuiltinSource::new("kiro", "Kiro", load)
+    .here_only(
+        &[".kiro/settings/mcp.json"],
+        "Kiro reads it only in the workspace folder",
+    )
+    .documented(
+        "`<cwd>/.kiro/settings/mcp.json`; `~/.kiro/settings/mcp.json`",
+        "kiro.dev/docs/mcp/configuration, kiro.dev/docs/cli/mcp/configuration (August 2026)",
+    );
+
+/// Reads the files: see [`KIRO`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let file = |folder: &std::path::Path| folder.join(".kiro").join("settings").join("mcp.json");
     SHAPE.load(
         ctx,

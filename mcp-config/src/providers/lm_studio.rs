@@ -9,13 +9,21 @@
 //! Read like Cursor's file: `command`, `args`, `env`; `url` and `headers` (Streamable HTTP with
 //! the fallback to legacy SSE); `${env:VAR}` translated.
 
-use super::CommonShape;
+use super::builtin::BuiltinSource;
+use super::common_shape::CommonShape;
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::source::SourceFile;
 
-/// Reads the file: see [`super::LM_STUDIO`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// LM Studio: `~/.lmstudio/mcp.json`, user level only, in Cursor's notation (`command`,
+/// `args`, `env`; `url`, `headers`; `${env:VAR}`).
+pub const LM_STUDIO: BuiltinSource = BuiltinSource::new("lm-studio", "LM Studio", load).documented(
+    "`~/.lmstudio/mcp.json`",
+    "lmstudio-ai/docs `0_app/2_mcp/index.mdx` (6fc6a668)",
+);
+
+/// Reads the file: see [`LM_STUDIO`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     SHAPE.load(
         ctx,
         vec![(ctx.home.join(".lmstudio").join("mcp.json"), Level::User)],

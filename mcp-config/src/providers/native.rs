@@ -5,14 +5,27 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{dedup_paths, load_file, name_list, standard_with_disabled, walked};
+use super::builtin::BuiltinSource;
+use super::fields::standard_with_disabled;
+use super::files::{dedup_paths, load_file, name_list, walked};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::origin::Level;
 use crate::source::{FileServers, SourceFile, parse_json, servers_under_key};
 
-/// Reads the files: see [`super::NATIVE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// The embedding agent's own files, derived from its app name: the project's
+/// `.<app>/mcp.json` (in the working folder and each parent up to the repository root, the
+/// nearer file first) and the user's `<config dir>/<app>/mcp.json`.
+///
+/// Format: `{"mcpServers": {name: <ServerConfig>}, "disabledServers": ["name", …]}`. The
+/// `disabledServers` list of the user file switches servers off whatever file defines them.
+pub const NATIVE: BuiltinSource = BuiltinSource::new("native", "native config", load).documented(
+    "`.<app>/mcp.json` of each walked folder; `<config dir>/<app>/mcp.json`",
+    "this runtime's own format",
+);
+
+/// Reads the files: see [`NATIVE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let mut paths: Vec<(PathBuf, Level)> = walked(ctx, &format!(".{}/mcp.json", ctx.app_name));
     paths.push((ctx.native_user_file(), Level::User));
     dedup_paths(&mut paths);

@@ -5,21 +5,47 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{
-    apply_disabled_flag, dedup_paths, is_variable_name, json_millis, load_file, rewrite_fields,
-    string_list, string_map, var_ref, walked,
-};
+use super::builtin::BuiltinSource;
+use super::fields::{apply_disabled_flag, json_millis, string_list, string_map};
+use super::files::{dedup_paths, load_file, walked};
+use super::variables::{rewrite_fields, var_ref};
 use crate::context::DiscoveryContext;
 use crate::error::ConfigError;
 use crate::origin::Level;
 use crate::placeholder::Rejected;
+use crate::placeholder::is_variable_name;
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::{AuthConfig, ServerConfig};
 use crate::source::{FileServers, SourceFile, parse_jsonc, servers_under_key};
 
-/// Reads the files: see [`super::OPENCODE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// OpenCode, highest first: `.opencode/opencode.json` and `.opencode/opencode.jsonc` of each
+/// folder from the repository root down to the working folder, then `opencode.json` and
+/// `opencode.jsonc` of each folder from the working folder up to the repository root (OpenCode
+/// looks up to the Git worktree root); then the file named by `$OPENCODE_CONFIG`; then
+/// `<config dir>/opencode/opencode.jsonc`, `opencode.json` and the legacy `config.json` (OpenCode
+/// merges them in the reverse order, the last one winning). All are JSON with comments.
+///
+/// Entries under `mcp` (or `mcp.servers` in the newer layout):
+///
+/// - `{"type": "local", "command": ["bin", "arg", …], "environment": {…}}`: the first element of
+///   `command` is the program, the rest its arguments; `environment` becomes `env`;
+/// - `{"type": "remote", "url": …, "headers": {…}}`: Streamable HTTP with SSE fallback
+///   (`type = "http"`); an `oauth` object becomes OAuth settings, `oauth: false` stays in
+///   `extra`;
+/// - `enabled` (or the newer `disabled`), `timeout` in ms, `cwd`; anything else is kept in
+///   `extra`.
+///
+/// OpenCode's `{env:VAR}` becomes `${VAR}`; a `{file:path}` value makes the server invalid (the
+/// runtime does not read values from files).
+pub const OPENCODE: BuiltinSource = BuiltinSource::new("opencode", "OpenCode", load)
+    .documented(
+        "`.opencode/opencode.json(c)`, `opencode.json(c)` of each walked folder; `$OPENCODE_CONFIG`; `<config dir>/opencode/opencode.json(c)`",
+        "anomalyco/opencode `packages/opencode/src/config/config.ts` (002d9822)",
+    );
+
+/// Reads the files: see [`OPENCODE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     // OpenCode merges, lowest first: `opencode.jsonc` then `opencode.json` of each folder from
     // the repository root down to the working folder, then the `.opencode/` folders from the
     // working folder up to the root. Here, highest first, that order reversed.

@@ -46,20 +46,44 @@
 //! - the system files (`/etc/qwen-code/settings.json`, `system-defaults.json`) and the user
 //!   folder moved by `--config-dir` are not read, as Gemini CLI's provider reads none of its.
 
+use super::builtin::BuiltinSource;
 use super::gemini::{Dialect, load_settings};
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::source::SourceFile;
 
 /// Qwen Code's reading of Gemini CLI's format.
-const QWEN_CODE: Dialect = Dialect {
+const DIALECT: Dialect = Dialect {
     bare_url: "sse",
     connect_timeout_key: Some("discoveryTimeoutMs"),
     name_patterns: true,
 };
 
-/// Reads the files: see [`super::QWEN_CODE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Qwen Code (a fork of Gemini CLI): the working folder's `.qwen/settings.local.json`, `.mcp.json`
+/// and older `.qwen/settings.json`, in that order (Qwen Code reads them only in the folder it
+/// starts in; one found above is a note), then `~/.qwen/settings.json`. JSON with comments.
+///
+/// `mcpServers` entries as [`GEMINI`](super::GEMINI) reads them (`command`, `args`, `env`, `cwd`; `httpUrl`
+/// → `http`; `includeTools` / `excludeTools`; `$VAR` → `${VAR}`), except that a `url` without
+/// `type` is SSE, `timeout` bounds tool calls only (`toolTimeout`) and `discoveryTimeoutMs` is
+/// the connect `timeout`. `.mcp.json` may use Claude Code's shape (`type: "http"` with `url`);
+/// `type: "ws"` is kept for a transport plugin. Servers that a settings file's `mcp.excluded`
+/// matches, or its `mcp.allowed` does not, are switched off; both lists take glob patterns.
+pub const QWEN_CODE: BuiltinSource = BuiltinSource::new("qwen", "Qwen Code", load).here_only(
+    &[
+        ".qwen/settings.local.json",
+        ".mcp.json",
+        ".qwen/settings.json",
+    ],
+    "Qwen Code reads it only in the folder it starts in",
+)
+.documented(
+    "`<cwd>/.qwen/settings.local.json`, `<cwd>/.mcp.json`, `<cwd>/.qwen/settings.json`; `~/.qwen/settings.json`",
+    "qwenlm.github.io/qwen-code-docs 1.x users/mcp, users/settings (December 2026); QwenLM/qwen-code `packages/cli/src/config/mcpJson.ts` (4d024d69)",
+);
+
+/// Reads the files: see [`QWEN_CODE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let qwen = ctx.cwd().join(".qwen");
     let mcp_json = ctx.cwd().join(".mcp.json");
     let paths = vec![
@@ -68,5 +92,5 @@ pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
         (qwen.join("settings.json"), Level::Project),
         (ctx.home.join(".qwen").join("settings.json"), Level::User),
     ];
-    load_settings(paths, Some(&mcp_json), QWEN_CODE)
+    load_settings(paths, Some(&mcp_json), DIALECT)
 }

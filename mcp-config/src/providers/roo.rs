@@ -24,15 +24,36 @@
 
 use serde_json::Value;
 
-use super::{load_servers, vscode_user_dirs};
+use super::builtin::BuiltinSource;
+use super::editor::vscode_user_dirs;
+use super::files::load_servers;
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::{SourceFile, parse_json};
 
-/// Reads the files: see [`super::ROO_CODE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Roo Code: the working folder's `.roo/mcp.json` (Roo Code reads the workspace folder's only;
+/// one found above is a note), then the extension's global
+/// `globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json` under each of VS
+/// Code's user folders. Strict JSON.
+///
+/// `mcpServers` entries: `type` `stdio` / `sse` / `streamable-http` (→ `http`), a `url`
+/// without `type` being SSE; `command`, `args`, `cwd`, `env`, `url`, `headers`;
+/// `disabled: true` → `enabled: false`; `timeout` in seconds → `timeout` and `toolTimeout`;
+/// `disabledTools` is our filter's own key; `alwaysAllow`, `watchPaths` kept in `extra`.
+/// `${env:VAR}` → `${VAR}`, `${workspaceFolder}` → the working folder.
+pub const ROO_CODE: BuiltinSource = BuiltinSource::new("roo", "Roo Code", load).here_only(
+    &[".roo/mcp.json"],
+    "Roo Code reads it only in the workspace folder",
+)
+    .documented(
+        "`<cwd>/.roo/mcp.json`; VS Code's `globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json`",
+        "RooCodeInc/Roo-Code `src/services/mcp/McpHub.ts` (cb836567)",
+    );
+
+/// Reads the files: see [`ROO_CODE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let mut paths = vec![(ctx.cwd().join(".roo").join("mcp.json"), Level::Project)];
     for dir in vscode_user_dirs(ctx) {
         let settings = dir

@@ -6,13 +6,16 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{
-    Placeholder, copilot_cli, dedup_paths, editor_variable, load_file, rewrite_braced,
-    rewrite_fields, standard_with_disabled, vscode_user_dirs,
-};
+use super::builtin::BuiltinSource;
+use super::copilot_cli;
+use super::editor::{editor_variable, vscode_user_dirs};
+use super::fields::standard_with_disabled;
+use super::files::{dedup_paths, load_file};
+use super::variables::rewrite_fields;
 use crate::context::DiscoveryContext;
 use crate::error::{ConfigError, ShapeProblem};
 use crate::origin::Level;
+use crate::placeholder::{Placeholder, rewrite_braced};
 use crate::problems::{EntryProblem, PlaceholderProblem};
 use crate::server_config::ServerConfig;
 use crate::source::{FileServers, SourceFile, parse_json, parse_jsonc, servers_under_key};
@@ -20,8 +23,38 @@ use crate::source::{FileServers, SourceFile, parse_json, parse_jsonc, servers_un
 /// The portable file's name at the workspace root.
 const PORTABLE: &str = ".mcp.json";
 
-/// Reads the files: see [`super::VSCODE`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// VS Code: the workspace folder's `.vscode/mcp.json` and `.mcp.json` (the working folder's only;
+/// one found above is a note), then the default profile's `mcp.json` and `settings.json` in
+/// `<config dir>/Code/User/`, then each named profile's in `Code/User/profiles/<id>/` (by
+/// folder name; VS Code keeps a profile's `mcp.json` in its folder), and the same under
+/// `~/Library/Application Support/Code/User/` and `%APPDATA%/Code/User/` when they exist. All
+/// but `.mcp.json` (strict JSON, as Copilot reads it) are JSON with comments and trailing commas.
+///
+/// `mcp.json` holds a top-level `servers` object (`type` `stdio` / `http` / `sse`, `command`,
+/// `args`, `env`, `envFile`, `cwd`, `url`, `headers`) and an `inputs` list; the older shape
+/// nests both under `mcp`, which is also how `settings.json` holds them. `envFile`, `dev` and
+/// other keys are kept in `extra`.
+///
+/// Variables: `${env:VAR}` → `${VAR}`; `${workspaceFolder}` → the absolute project root;
+/// `${userHome}`, `${workspaceFolderBasename}`, `${pathSeparator}` likewise. A value using
+/// `${input:…}` (an interactive VS Code prompt) or `${command:…}` / `${config:…}` makes that
+/// server invalid ([`PlaceholderProblem`]: set the value in the config or the environment).
+///
+/// The root `.mcp.json` is Copilot's portable format, which VS Code's Copilot harness reads too
+/// (code.visualstudio.com/docs/agents/reference/mcp-configuration, DateApproved 11/25/2026): a
+/// top-level `mcpServers` object whose entries are read as [`COPILOT_CLI`](super::COPILOT_CLI) reads them. The
+/// portable user file, `$COPILOT_HOME/mcp-config.json`, is Copilot CLI's, read by that provider.
+pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", load).here_only(
+    &[".vscode/mcp.json", ".mcp.json"],
+    "VS Code reads it only in the workspace folder",
+)
+    .documented(
+        "`<cwd>/.vscode/mcp.json`, `<cwd>/.mcp.json`; `<config dir>/Code/User/mcp.json`, `settings.json`, `profiles/<id>/mcp.json`",
+        "code.visualstudio.com/docs/agents/reference/mcp-configuration (microsoft/vscode-docs 08868fe5)",
+    );
+
+/// Reads the files: see [`VSCODE`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let user_dirs = vscode_user_dirs(ctx);
     let mut paths = vec![
         (ctx.cwd().join(".vscode").join("mcp.json"), Level::Project),

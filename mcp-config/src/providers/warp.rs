@@ -10,12 +10,22 @@
 //! `disabled: true` switches a server off. Warp is said to pick up a root `.mcp.json` too; no
 //! source of Warp's says so, and Claude Code's provider reads that file already.
 
-use super::CommonShape;
+use super::builtin::BuiltinSource;
+use super::common_shape::CommonShape;
 use crate::context::DiscoveryContext;
 use crate::source::SourceFile;
 
-/// Reads the files: see [`super::WARP`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Warp: the repository root's `.warp/.mcp.json` (else the working folder's), then
+/// `~/.warp/.mcp.json`. `mcpServers` entries in the common shape, a `url` without `type` being
+/// Streamable HTTP with the fallback to legacy SSE.
+pub const WARP: BuiltinSource = BuiltinSource::new("warp", "Warp", load)
+    .documented(
+        "`<project root>/.warp/.mcp.json`; `~/.warp/.mcp.json`",
+        "Warp's `agent-add-mcp` skill (warpdotdev/warp); docs.warp.dev/agents/capabilities/mcp (August 2026)",
+    );
+
+/// Reads the files: see [`WARP`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     SHAPE.at_project_root_and_home(ctx, ".warp/.mcp.json")
 }
 

@@ -2,15 +2,28 @@
 
 use serde_json::Value;
 
-use super::{editor_entry, load_file};
+use super::builtin::BuiltinSource;
+use super::editor::editor_entry;
+use super::files::load_file;
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::problems::EntryProblem;
 use crate::server_config::ServerConfig;
 use crate::source::{SourceFile, parse_jsonc, servers_under_key};
 
-/// Reads the files: see [`super::WINDSURF`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Windsurf (Cascade): `~/.codeium/windsurf/mcp_config.json`, user level only.
+///
+/// `mcpServers` entries: `command`, `args`, `env` for stdio; `serverUrl` (or `url`) and
+/// `headers` for remote servers (`type = "http"`, with SSE fallback); `disabled: true` becomes
+/// `enabled: false`; `disabledTools` and the rest are kept in `extra`. `${env:VAR}` becomes
+/// `${VAR}`; a `${file:…}` value makes the server invalid.
+pub const WINDSURF: BuiltinSource = BuiltinSource::new("windsurf", "Windsurf", load).documented(
+    "`~/.codeium/windsurf/mcp_config.json`",
+    "docs.windsurf.com, Cascade MCP",
+);
+
+/// Reads the files: see [`WINDSURF`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let path = ctx
         .home
         .join(".codeium")

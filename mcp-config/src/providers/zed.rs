@@ -28,7 +28,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{dedup_paths, load_file, single_timeout_in_seconds, standard_with_disabled};
+use super::builtin::BuiltinSource;
+use super::fields::{single_timeout_in_seconds, standard_with_disabled};
+use super::files::{dedup_paths, load_file};
 use crate::context::DiscoveryContext;
 use crate::origin::Level;
 use crate::problems::EntryProblem;
@@ -38,8 +40,27 @@ use crate::source::{SourceFile, parse_jsonc, servers_under_key};
 /// The longest timeout Zed allows, in seconds.
 const MAX_TIMEOUT_SECS: u64 = 600;
 
-/// Reads the files: see [`super::ZED`].
-pub(super) fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
+/// Zed: the working folder's `.zed/settings.json` (Zed reads the worktree root's only; one found
+/// above is a note), then `$FLATPAK_XDG_CONFIG_HOME` or `<config dir>/zed/settings.json` (and
+/// `%APPDATA%/Zed/settings.json`). JSON with comments, key `context_servers`.
+///
+/// An entry with `command` (a string, or the older `{path, args, env}` object) is stdio; one
+/// with `url` and `headers` is Streamable HTTP, its `oauth: {client_id, client_secret}` the
+/// OAuth client; one with neither is provided by a Zed extension and is invalid here, saying
+/// so. `enabled`; `timeout` in seconds (at most 600; `context_server_timeout` is the file's
+/// default) → `timeout` and `toolTimeout`; `remote` and `settings` kept in `extra`.
+pub const ZED: BuiltinSource = BuiltinSource::new("zed", "Zed", load)
+    .here_only(
+        &[".zed/settings.json"],
+        "Zed reads it only at the root of the worktree it opens",
+    )
+    .documented(
+        "`<cwd>/.zed/settings.json`; `<config dir>/zed/settings.json`",
+        "zed-industries/zed `crates/settings_content/src/project.rs` (006ce515)",
+    );
+
+/// Reads the files: see [`ZED`].
+fn load(ctx: &DiscoveryContext) -> Vec<SourceFile> {
     let user_dir = ctx
         .path_var("FLATPAK_XDG_CONFIG_HOME")
         .unwrap_or_else(|| ctx.config_dir.clone());
