@@ -9,7 +9,7 @@ use crate::context::DiscoveryContext;
 use crate::origin::{Level, ToolRef};
 use crate::source::{ConfigSource, SourceFile, UnreadProjectFile};
 
-use super::DiscoveryOptions;
+use super::options::DiscoveryOptions;
 
 /// A file one provider read, with the other providers that read the same path.
 pub(super) type ReadFile<'a> = (&'a Arc<dyn ConfigSource>, SourceFile, Vec<ToolRef>);

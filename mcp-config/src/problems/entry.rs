@@ -6,7 +6,7 @@
 use std::error::Error;
 use std::sync::Arc;
 
-use super::Shared;
+use super::shared::Shared;
 use crate::quoting::quoted;
 use crate::server_config::TransportKind;
 

@@ -9,18 +9,16 @@
 //! them. A value from the configuration is quoted shortened and with hidden characters escaped
 //! ([`hidden_char`](crate::hidden_char)), and a URL never shows its secrets.
 
-use std::error::Error;
-use std::fmt;
-use std::sync::Arc;
-
 use serde_json::Value;
 
 use crate::placeholder::MAX_NESTING;
 use crate::quoting::quoted;
 
 mod entry;
+mod shared;
 
 pub use entry::{EntryProblem, PlaceholderProblem};
+pub use shared::Shared;
 
 /// One problem of one server's definition. Shown as `Server "<name>": <problem>`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -324,54 +322,6 @@ pub enum AuthSettingKind {
     /// A credential given as a value or a file ([`CredentialSetting`](crate::CredentialSetting)).
     #[error("credential setting")]
     CredentialSetting,
-}
-
-/// An error of another crate's, shared: cheap to clone; two are equal when they are the same
-/// error (not merely alike).
-pub struct Shared<E: ?Sized>(Arc<E>);
-
-impl<E: ?Sized> Shared<E> {
-    /// Shares `error`.
-    pub fn new(error: Arc<E>) -> Self {
-        Self(error)
-    }
-
-    /// The error.
-    pub fn get(&self) -> &E {
-        &self.0
-    }
-}
-
-impl<E: ?Sized> Clone for Shared<E> {
-    fn clone(&self) -> Self {
-        Self(Arc::clone(&self.0))
-    }
-}
-
-impl<E: ?Sized> PartialEq for Shared<E> {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl<E: ?Sized> Eq for Shared<E> {}
-
-impl<E: fmt::Debug + ?Sized> fmt::Debug for Shared<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
-    }
-}
-
-impl<E: fmt::Display + ?Sized> fmt::Display for Shared<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&*self.0, f)
-    }
-}
-
-impl<E: Error + ?Sized> Error for Shared<E> {
-    fn source(&self) -> Option<&(dyn Error + 'static)> {
-        self.0.source()
-    }
 }
 
 /// A `grant` value as [`OAuthProblem::UnknownGrant`] shows it: a string quoted, anything else
