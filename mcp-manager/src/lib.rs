@@ -1,15 +1,19 @@
 #![doc = include_str!("../README.md")]
 
 // From the top down: `loader`, `catalog`, `login` and `startup` are what agents call on a
-// manager; `manager` is the manager itself; `lifecycle` keeps its records and changes them;
-// below it, `pipeline` connects one server through a `connector`, and `gate`, `server`,
-// `offer`, `options`, `reconnect`, `roots`, `status` and `error` are the pieces. No module
-// calls one above it.
+// manager; `manager` is the manager itself; `lifecycle` starts servers, waits for them and
+// records results, `attempt` is an attempt's task (a start, a first use, a reconnect's
+// `reconnect` loop), `watcher` follows a live connection; all of them change the records kept
+// in `inner`. Below, `pipeline` connects one server through a `connector`, and `gate`,
+// `server`, `offer`, `options`, `policies`, `roots`, `status` and `error` are the pieces. No
+// module imports one above it.
+mod attempt;
 mod cache_key;
 mod catalog;
 mod connector;
 mod error;
 mod gate;
+mod inner;
 mod lifecycle;
 mod loader;
 #[cfg(feature = "oauth")]
@@ -18,11 +22,13 @@ mod manager;
 mod offer;
 mod options;
 mod pipeline;
+mod policies;
 mod reconnect;
 mod roots;
 mod server;
 mod startup;
 mod status;
+mod watcher;
 
 pub use cache_key::cache_fingerprint;
 pub use catalog::ServerListing;
@@ -35,5 +41,5 @@ pub use loader::{
 pub use manager::McpManager;
 pub use offer::{ConnectOutcome, ManagedTool};
 pub use options::ManagerOptions;
-pub use reconnect::{HealthCheck, ReconnectPolicy};
+pub use policies::{HealthCheck, ReconnectPolicy};
 pub use status::{ConnectionStatus, ManagerEvent};

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use mcp_bridge::ConnectionProvider;
 use mcp_bridge::naming::{Precedence, assign_names_with_precedence};
 use mcp_cache::ToolCache;
 use mcp_config::{DiscoveredServer, SourceMeta};
@@ -13,8 +14,8 @@ use mcp_transport::{McpClient, ProtocolVersion, Root};
 use tokio::sync::broadcast;
 
 use crate::error::ServerError;
-use crate::lifecycle::Inner;
-use crate::offer::{ManagedTool, Reach};
+use crate::inner::Inner;
+use crate::offer::{ManagedTool, Offer, Reach, budget_of};
 use crate::options::ManagerOptions;
 use crate::server::ServerState;
 use crate::status::{ConnectionStatus, ManagerEvent};
@@ -71,23 +72,23 @@ impl McpManager {
         // In the order of `pairs`: server by server, each server's tools in order.
         let mut names = assign_names_with_precedence(&pairs, &precedence).into_iter();
         let mut offered = Vec::with_capacity(pairs.len());
+        let provider = Arc::clone(&self.inner) as Arc<dyn ConnectionProvider>;
         for (server, record, tools) in offering() {
             let reach = match &record.state {
                 ServerState::Connected(connection) => Reach::Connected(&connection.client),
                 ServerState::OnDemand { .. } => Reach::OnDemand,
                 _ => Reach::Deferred,
             };
-            let config = Some(&record.config);
-            let source = record.source.as_ref();
-            let mut budget = None;
+            let offer = Offer {
+                server,
+                config: &record.config,
+                source: record.source.as_ref(),
+                budget: budget_of(self.inner.options.output_budget.as_ref(), &record.config),
+                reach,
+                provider: &provider,
+            };
             for (tool, name) in tools.iter().zip(names.by_ref()) {
-                let budget = budget
-                    .get_or_insert_with(|| self.inner.budget_of(config))
-                    .clone();
-                offered.push(
-                    self.inner
-                        .managed_tool(server, name, tool, config, source, budget, reach),
-                );
+                offered.push(offer.tool(name, tool));
             }
         }
         offered

@@ -3,8 +3,11 @@
 
 use std::sync::Arc;
 
-use mcp_bridge::{AgentTool, ToolProvider};
-use mcp_config::SourceMeta;
+use mcp_bridge::{
+    AgentTool, ConnectionProvider, DeferredMcpTool, McpTool, McpToolDefinition, OutputBudget,
+    ToolProvider,
+};
+use mcp_config::{ServerConfig, SourceMeta};
 use mcp_transport::{McpClient, Tool};
 
 use crate::error::ServerError;
@@ -89,6 +92,58 @@ impl Reach<'_> {
     pub(crate) fn is_deferred(self) -> bool {
         matches!(self, Self::Deferred)
     }
+}
+
+/// How one server's tools are offered: what they are defined with and how they reach it.
+pub(crate) struct Offer<'a> {
+    pub(crate) server: &'a str,
+    pub(crate) config: &'a ServerConfig,
+    /// Where the server is defined (kept on each tool; its results name the provider).
+    pub(crate) source: Option<&'a ToolSource>,
+    /// The output budget of its tools (see [`budget_of`]).
+    pub(crate) budget: Option<Arc<OutputBudget>>,
+    pub(crate) reach: Reach<'a>,
+    /// What a tool not connected yet waits through: the manager, which makes the connection
+    /// once (and, for a server served on demand, at the first call).
+    pub(crate) provider: &'a Arc<dyn ConnectionProvider>,
+}
+
+impl Offer<'_> {
+    /// `tool` as the manager offers it under `name`.
+    pub(crate) fn tool(&self, name: String, tool: &Tool) -> ManagedTool {
+        let definition = McpToolDefinition::new(name, self.server, tool.clone())
+            .with_provider(self.source.map(|source| Arc::clone(&source.provider)))
+            .with_timeout(self.config.tool_timeout())
+            .with_budget(self.budget.clone());
+        let agent_tool: Arc<dyn AgentTool> = match self.reach {
+            Reach::Connected(client) => Arc::new(McpTool::new(definition, Arc::clone(client))),
+            Reach::OnDemand | Reach::Deferred => {
+                Arc::new(DeferredMcpTool::new(definition, Arc::clone(self.provider)))
+            }
+        };
+        ManagedTool {
+            server: self.server.to_owned(),
+            original_name: tool.name.clone(),
+            deferred: self.reach.is_deferred(),
+            tool: agent_tool,
+            title: tool.title.clone(),
+            always_load: self.config.always_load() || always_loaded(tool),
+            source: self.source.map(|source| Arc::clone(&source.meta)),
+        }
+    }
+}
+
+/// The output budget of a server's tools: the manager's, with the size the server's entry
+/// sets; `None` when the manager has none.
+pub(crate) fn budget_of(
+    manager: Option<&OutputBudget>,
+    config: &ServerConfig,
+) -> Option<Arc<OutputBudget>> {
+    let mut budget = manager?.clone();
+    if let Some(bytes) = config.output_budget() {
+        budget.max_bytes = bytes;
+    }
+    Some(Arc::new(budget))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use mcp_transport::credentials::{CredentialStore, MemoryCredentialStore};
 use mcp_transport::framing::DEFAULT_MAX_MESSAGE_BYTES;
 
 use crate::connector::{ConnectContext, Connector, Connectors};
-use crate::reconnect::{HealthCheck, ReconnectPolicy};
+use crate::policies::{HealthCheck, ReconnectPolicy};
 use mcp_config::SourceMeta;
 
 /// How the manager connects.

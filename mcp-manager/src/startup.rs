@@ -20,7 +20,8 @@ use tokio::time::Instant;
 
 use crate::cache_key::CacheKey;
 use crate::gate::Gate;
-use crate::lifecycle::{Start, lock};
+use crate::inner::lock;
+use crate::lifecycle::Start;
 use crate::manager::McpManager;
 use crate::offer::ConnectOutcome;
 use crate::server::Progress;
