@@ -12,7 +12,8 @@
 //!    which OAuth brings); `mcp-cache` without `sled` shows no sled, and `agent-session` without
 //!    its default feature `cli` none of the CLI's crates (clap, rustyline, tracing-subscriber)
 //! 5. the interop install (`cargo xtask interop`), so the real-peer tests have their peers
-//! 6. `cargo build -p testkit --bins`: tests start the fixture server from `target/debug`;
+//! 6. `cargo build -p testkit --bins`: tests start the fixture server from `debug/` of cargo's
+//!    target directory;
 //!    then the README's first commands, run exactly as written in a fresh home (see `readme`)
 //! 7. every test, the real-peer ones (`#[ignore = "needs …"]`) included: with cargo-nextest when
 //!    it is installed (`--run-ignored all`), then the doctests, which nextest does not run; otherwise

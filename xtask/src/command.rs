@@ -131,7 +131,7 @@ fn shown_program(program: &OsStr) -> String {
 }
 
 /// A path inside the workspace relative to its root (the root itself is `""`); others unchanged.
-fn relative_to_root(path: &Path) -> String {
+pub(crate) fn relative_to_root(path: &Path) -> String {
     let relative = crate::workspace_root()
         .ok()
         .and_then(|root| path.strip_prefix(root).ok().map(Path::to_path_buf));

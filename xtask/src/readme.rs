@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::command;
 use crate::error::Error;
+use crate::metadata;
 
 /// Variables that would point the commands at the machine user's files instead of the fresh
 /// home.
@@ -94,10 +95,11 @@ pub(crate) fn run_commands(root: &Path, commands: &[String]) -> Result<(), Error
     outcome
 }
 
-/// An empty home folder under `target/`, new for this run.
+/// An empty home folder in cargo's target directory (wherever `CARGO_TARGET_DIR` puts it), new
+/// for this run.
 fn fresh_home(root: &Path) -> Result<PathBuf, Error> {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let home = root.join("target").join(format!(
+    let home = metadata::target_directory(root)?.join(format!(
         "readme-home-{}-{}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
