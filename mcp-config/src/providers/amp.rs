@@ -18,6 +18,12 @@
 //! `includeTools` lists the only tools offered (our `enabledTools`). Amp's
 //! `amp.mcpPermissions` (allow or reject servers by command or URL pattern) is not applied
 //! here: it is a policy, and this provider only reads definitions.
+//!
+//! Project files, seen from a subfolder: Amp's rule is `.amp/settings.json(c)` searched for from
+//! the working folder up to the repository root (summaries of Amp's manual). Read here: every
+//! folder of the walk, nearer first.
+//!
+//! Format, in brief: JSON with comments, key `"amp.mcpServers"`; `includeTools` → `enabledTools`.
 
 use std::path::PathBuf;
 

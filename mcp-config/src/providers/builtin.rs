@@ -6,8 +6,8 @@ use crate::context::DiscoveryContext;
 use crate::source::{ConfigSource, SourceFile, UnreadProjectFile};
 
 /// A built-in provider: its id, its display name, the reader of its files and, for a tool that
-/// reads its project files only in the folder it starts in, which files those are. Each provider's file
-/// holds its constant; [`default_sources`](super::default_sources) lists them by priority.
+/// reads its project files only in the folder it starts in, which files those are. Each provider's
+/// file holds its constant; [`default_sources`](super::default_sources) lists them by priority.
 #[derive(Clone, Copy)]
 pub struct BuiltinSource {
     id: &'static str,

@@ -10,6 +10,20 @@
 //! and the other tools' servers stay, since this runtime is not Claude Code — an administrator
 //! who wants only theirs says so with `allowedMcpServers` ([`crate::policy`]), which applies to
 //! every tool's servers. Its `managedMcpServers` setting is not read.
+//!
+//! Project files, seen from a subfolder: Claude Code's rule is `.mcp.json` in the working folder
+//! and every parent; merged from the farthest down, so the nearer file wins a name
+//! (`getMcpConfigsByScope("project")`; the declarations of the published
+//! `@anthropic-ai/claude-code` package say `getProjectMcpConfigsFromCwd` is the one with "no parent
+//! traversal"; anthropics/claude-code#85525 shows the walk stops below the filesystem root);
+//! `projects[…]` in `~/.claude.json` is keyed by the repository root (`getProjectPathForConfig`).
+//! Read here: every folder of the walk, nearer first; `projects[<repository root, else working
+//! folder>]`.
+//!
+//! Format, in brief: JSON; `type` `stdio`/`http`/`sse`; same `${VAR}` syntax as ours;
+//! `$CLAUDE_CONFIG_DIR` moves `.claude.json`; the `disabledMcpServers` / `disabledMcpjsonServers`
+//! lists of `~/.claude.json` and `.claude/settings*.json` switch servers off (Claude Code reads no
+//! server *definitions* from `.claude/`).
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,8 @@
 //! Claude Desktop: `mcpServers` in `claude_desktop_config.json`.
+//!
+//! Project files: none; the tool has user files only.
+//!
+//! Format, in brief: JSON, `mcpServers`.
 
 use super::builtin::BuiltinSource;
 use super::fields::standard_with_disabled;

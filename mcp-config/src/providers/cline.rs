@@ -24,6 +24,11 @@
 //! The file also holds the OAuth tokens Cline obtained (`oauth`, `metadata`): they are dropped
 //! here, never carried along with the definition. `autoApprove` is an approval list, not a
 //! filter; it is kept as written.
+//!
+//! Project files: none; the tool has user files only.
+//!
+//! Format, in brief: strict JSON, `mcpServers`, flat or nested `transport`; bare `url` is SSE;
+//! `timeout` in seconds; stored tokens dropped.
 
 use std::path::PathBuf;
 

@@ -1,5 +1,17 @@
 //! Codex: `[mcp_servers.<name>]` tables in `config.toml`: `.codex/config.toml` in the working
 //! folder and each parent up to the project root (nearest first), then `$CODEX_HOME`'s.
+//!
+//! Project files, seen from a subfolder: Codex's rule is `.codex/config.toml` in every folder from
+//! the project root (the nearest folder with a `.git`, else the working folder) down to the working
+//! folder, the nearer one winning; trust looked up for the folder, then the project root
+//! (openai/codex `codex-rs/core/src/config_loader/mod.rs`, `find_project_root` and
+//! `load_project_layers`, commit b98130406aed032a794707309afc14219fee5991). Read here: every folder
+//! of the walk, nearer first.
+//!
+//! Format, in brief: TOML `[mcp_servers.<name>]`; `url` is Streamable HTTP; `bearer_token_env_var`,
+//! `env_http_headers` become `${VAR}` headers; `startup_timeout_sec` (float) / `_ms` → `timeout`;
+//! `enabled_tools` / `disabled_tools` / `tool_timeout_sec` → `enabledTools` / `disabledTools` /
+//! `toolTimeout`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,7 +46,9 @@ use crate::source::{FileServers, SourceFile, parse_toml};
 /// | `bearer_token_env_var` | `Authorization: Bearer ${VAR}` |
 /// | `startup_timeout_sec` (may be fractional; wins) / `startup_timeout_ms` | `timeout` in ms |
 /// | `enabled` | `enabled` |
-/// | `env_vars`, `tool_timeout_sec`, `enabled_tools`, `disabled_tools`, … | `extra`, as written |
+/// | `enabled_tools` / `disabled_tools` (lists) | `enabledTools` / `disabledTools` |
+/// | `tool_timeout_sec` (may be fractional) | `toolTimeout` in ms |
+/// | `env_vars`, … | `extra`, as written |
 ///
 /// An inline `bearer_token` makes the entry invalid, as it does in Codex. A TOML syntax error is
 /// the file's [`ConfigError::Parse`] with format `TOML`.

@@ -83,7 +83,7 @@
 //! home, whose files would then be listed as the project's
 //! ([`FolderProblem::SymlinkInProject`]). A relative `$CONTINUE_GLOBAL_DIR` is not used (it
 //! would make project files the user's own). Only regular files are
-//! read ([`read_config_file`](crate::read_config_file) refuses devices, FIFOs and oversize
+//! read ([`read_config_file`] refuses devices, FIFOs and oversize
 //! files). Files are read depth first, in name order (Continue reads them concurrently, in no
 //! set order).
 //!
@@ -102,6 +102,17 @@
 //!
 //! When two files define one name, Continue's choice depends on the order its concurrent reads
 //! finish; here the workspace's files come first, then `config.yaml`, then the user's folder.
+//!
+//! Project files, seen from a subfolder: Continue's rule is `.continue/mcpServers/` of each
+//! workspace folder, walked down (recursively), never up
+//! (`core/context/mcp/json/loadJsonMcpConfigs.ts`, `core/config/loadLocalAssistants.ts`
+//! `getDotContinueSubDirs`, continuedev/continue d0a3c0b6). Read here: the working folder; a folder
+//! above is a note.
+//!
+//! Format, in brief: YAML `mcpServers` **list** of entries with a `name`; JSON with comments in
+//! three shapes (a `~/.claude.json` copy, a Claude Desktop file, one server named after the file);
+//! `streamable-http`; `apiKey` → bearer header; `connectionTimeout` in ms; `${{ secrets.X }}`
+//! invalid; folder walks bounded.
 
 use std::fs::FileType;
 use std::path::{Path, PathBuf};

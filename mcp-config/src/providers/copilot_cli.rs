@@ -51,6 +51,15 @@
 //! `.mcp.json` is also the project file of Claude Code, Qwen Code and VS Code. Discovery reads
 //! it once, under the highest-priority of them that is on (Claude Code, by default), naming
 //! the others in the servers' source; this reading of it counts when that is Copilot CLI.
+//!
+//! Project files, seen from a subfolder: Copilot CLI's rule is `.mcp.json` and `.github/mcp.json`
+//! in every folder from the working folder up to the repository root, the closer file winning
+//! (github/docs `add-mcp-servers.md`, commit 091100a4315b125650e65f6567256fce35d0d605). Read here:
+//! every folder of the walk, nearer first.
+//!
+//! Format, in brief: strict JSON, `mcpServers`; `type` `local`/`stdio`/`http`/`sse`; `tools`
+//! (`["*"]` all) → `enabledTools`; `timeout` in ms → `toolTimeout` (and `timeout`, at least 60 s);
+//! `oauthClientId` → OAuth settings; `$VAR` in `env` and headers → `${VAR}`.
 
 use std::path::PathBuf;
 

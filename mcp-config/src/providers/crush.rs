@@ -15,7 +15,7 @@
 //!   and the `crushrc` beside it;
 //! - `crushrc` files are Bash scripts Crush runs with its own interpreter to produce its
 //!   configuration. **They are never run here**: each one found is listed as a file whose
-//!   servers cannot be read ([`ConfigError::Script`](crate::ConfigError::Script)), naming it;
+//!   servers cannot be read ([`ConfigError::Script`]), naming it;
 //! - JSON files are strict JSON (`encoding/json`);
 //! - an entry has `type` (`stdio`, `sse`, `http`; stdio by default), `command`, `args`, `env`,
 //!   `url`, `headers`, `disabled`, `disabled_tools`, `enabled_tools` (the only tools offered),
@@ -29,6 +29,14 @@
 //! - the system-wide `/etc/crush/crush.json` (on Unix) is the lowest of all: read here as
 //!   `<system dir>/crush/crush.json` ([`DiscoveryContext::system_dir`]), at user level, since
 //!   no project wrote it.
+//!
+//! Project files, seen from a subfolder: Crush's rule is `.crushrc`, `crushrc`, `.crush.json`,
+//! `crush.json` in every folder from the working folder up to the Git work-tree root, the deeper
+//! winning (`internal/config/load.go` `lookupConfigs`, charmbracelet/crush 37f36e93). Read here:
+//! every folder of the walk, nearer first.
+//!
+//! Format, in brief: strict JSON, `mcp`; snake_case `disabled_tools` / `enabled_tools`; `timeout`
+//! in seconds; `$VAR`; `$(…)` refused; stored tokens dropped.
 
 use serde_json::Value;
 

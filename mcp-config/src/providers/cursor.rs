@@ -1,4 +1,10 @@
 //! Cursor: `mcpServers` in `.cursor/mcp.json`.
+//!
+//! Project files, seen from a subfolder: Cursor's rule is `.cursor/mcp.json` of the opened project
+//! folder only (cursor.com/docs/mcp). Read here: the working folder; a file above is a note.
+//!
+//! Format, in brief: JSON (comments tolerated), `mcpServers`; `${env:VAR}`, `${userHome}`,
+//! `${workspaceFolder}` translated; `auth` → OAuth settings.
 
 use serde_json::Value;
 

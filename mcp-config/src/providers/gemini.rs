@@ -1,5 +1,16 @@
 //! Gemini CLI: `mcpServers` in `.gemini/settings.json`. Qwen Code, a fork of Gemini CLI, reads
 //! its files and entries through [`load_settings`] too, in its [`Dialect`].
+//!
+//! Project files, seen from a subfolder: Gemini CLI's rule is `.gemini/settings.json` of the
+//! workspace folder (the working folder) only (google-gemini/gemini-cli
+//! `packages/cli/src/config/settings.ts`, `loadSettings`, commit
+//! 0038e45d372126f57277fad49086b88b4d3efd91). Read here: the working folder; a file above is a
+//! note.
+//!
+//! Format, in brief: JSON with comments, `mcpServers`; `httpUrl` is Streamable HTTP, `url` is HTTP
+//! with SSE fallback unless `type` says which; `$VAR` → `${VAR}`; `mcp.allowed` / `mcp.excluded`
+//! switch servers off; `includeTools` / `excludeTools` → `enabledTools` / `disabledTools`,
+//! `timeout` is also `toolTimeout`.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

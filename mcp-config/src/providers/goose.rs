@@ -24,6 +24,11 @@
 //!
 //! Every file is reported where it is; a merged server is listed in the highest file that
 //! defines it, with the fields the lower ones gave it.
+//!
+//! Project files: none; the tool has user files only.
+//!
+//! Format, in brief: YAML, `extensions`; `cmd`/`uri`/`envs`/`env_keys`; `timeout` in seconds;
+//! `available_tools` → `enabledTools`; in-Goose kinds invalid.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -12,6 +12,11 @@
 //! folder a JetBrains IDE opens), else the working folder; newer Junie versions reportedly take
 //! remote servers as `url` and `headers` with no `type`, read here as Streamable HTTP with the
 //! fallback to legacy SSE; `disabled: true` switches a server off as in the other tools.
+//!
+//! Project files, seen from a subfolder: Junie reads `.junie/mcp/mcp.json` at the project
+//! (repository) root. Read here: the repository root, else the working folder.
+//!
+//! Format, in brief: JSON, `mcpServers`, common shape.
 
 use super::builtin::BuiltinSource;
 use super::common_shape::CommonShape;

@@ -16,6 +16,13 @@
 //! in, so the file is read in the working folder only (one found above it is a note), and a
 //! bare `url` is Streamable HTTP with the usual fallback to legacy SSE. The CLI's agent files
 //! (`.kiro/agents/*.json`) are not read: they configure agents, not the user's servers.
+//!
+//! Project files, seen from a subfolder: Kiro's rule is `.kiro/settings/mcp.json` of the workspace
+//! folder (kiro.dev/docs/mcp/configuration; that the workspace is the opened folder is assumed).
+//! Read here: the working folder; a file above is a note.
+//!
+//! Format, in brief: JSON, `mcpServers`; bare `url` is Streamable HTTP; `disabled`,
+//! `disabledTools`; `oauth.clientId` → OAuth settings.
 
 use super::builtin::BuiltinSource;
 use super::common_shape::CommonShape;

@@ -8,6 +8,10 @@
 //!
 //! Read like Cursor's file: `command`, `args`, `env`; `url` and `headers` (Streamable HTTP with
 //! the fallback to legacy SSE); `${env:VAR}` translated.
+//!
+//! Project files: none; the tool has user files only.
+//!
+//! Format, in brief: JSON, `mcpServers`, Cursor's notation.
 
 use super::builtin::BuiltinSource;
 use super::common_shape::CommonShape;

@@ -1,5 +1,10 @@
 //! The agent's own files: `.<app>/mcp.json` in the working folder and each parent up to the
 //! repository root (nearest first), and `<config dir>/<app>/mcp.json`.
+//!
+//! Project files, seen from a subfolder: this runtime's rule is ours. Read here: every folder of
+//! the walk, the nearer file first.
+//!
+//! Format, in brief: JSON, `mcpServers` in the runtime's own shape; `disabledServers` (user file).
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,14 @@
 //! OpenCode: the `mcp` key of `opencode.json` / `opencode.jsonc`, in the working folder and each
 //! parent up to the repository root (and in their `.opencode/` folders), then the user's.
+//!
+//! Project files, seen from a subfolder: OpenCode's rule is `opencode.json(c)` found up to the Git
+//! worktree root and merged farthest first (the nearer wins), then the `.opencode/` folders found
+//! on the way up, merged nearest first (anomalyco/opencode
+//! `packages/opencode/src/config/config.ts`, `Filesystem.findUp` / `Filesystem.up`, commit
+//! 002d98228613564f11f641b36448ba629669281f). Read here: every folder of the walk, in that order.
+//!
+//! Format, in brief: JSON with comments, key `mcp` (or `mcp.servers`); `local` with a `command`
+//! array and `environment`, `remote` with `url`/`headers`; `{env:VAR}` → `${VAR}`.
 
 use std::path::Path;
 

@@ -45,6 +45,15 @@
 //!   like any type no built-in transport knows, and fails as an unclaimed one;
 //! - the system files (`/etc/qwen-code/settings.json`, `system-defaults.json`) and the user
 //!   folder moved by `--config-dir` are not read, as Gemini CLI's provider reads none of its.
+//!
+//! Project files, seen from a subfolder: Qwen Code's rule is `.qwen/settings.local.json`,
+//! `.mcp.json` and `.qwen/settings.json` of the folder it starts in (QwenLM/qwen-code
+//! `mcpServers.ts` `assembleMcpServers`, commit 0c5a0defe82a7c01c575af4e9a425651a80eaba3;
+//! qwen-code-docs 1.x "MCP"). Read here: the working folder; a file above is a note.
+//!
+//! Format, in brief: JSON with comments, `mcpServers`, Gemini CLI's entries except: `url` is SSE,
+//! `timeout` is `toolTimeout` only, `discoveryTimeoutMs` → `timeout`; `mcp.allowed` /
+//! `mcp.excluded` take glob patterns.
 
 use super::builtin::BuiltinSource;
 use super::gemini::{Dialect, load_settings};
@@ -63,10 +72,10 @@ const DIALECT: Dialect = Dialect {
 /// and older `.qwen/settings.json`, in that order (Qwen Code reads them only in the folder it
 /// starts in; one found above is a note), then `~/.qwen/settings.json`. JSON with comments.
 ///
-/// `mcpServers` entries as [`GEMINI`](super::GEMINI) reads them (`command`, `args`, `env`, `cwd`; `httpUrl`
-/// → `http`; `includeTools` / `excludeTools`; `$VAR` → `${VAR}`), except that a `url` without
-/// `type` is SSE, `timeout` bounds tool calls only (`toolTimeout`) and `discoveryTimeoutMs` is
-/// the connect `timeout`. `.mcp.json` may use Claude Code's shape (`type: "http"` with `url`);
+/// `mcpServers` entries as [`GEMINI`](super::GEMINI) reads them (`command`, `args`, `env`, `cwd`;
+/// `httpUrl` → `http`; `includeTools` / `excludeTools`; `$VAR` → `${VAR}`), except that a `url`
+/// without `type` is SSE, `timeout` bounds tool calls only (`toolTimeout`) and `discoveryTimeoutMs`
+/// is the connect `timeout`. `.mcp.json` may use Claude Code's shape (`type: "http"` with `url`);
 /// `type: "ws"` is kept for a transport plugin. Servers that a settings file's `mcp.excluded`
 /// matches, or its `mcp.allowed` does not, are switched off; both lists take glob patterns.
 pub const QWEN_CODE: BuiltinSource = BuiltinSource::new("qwen", "Qwen Code", load).here_only(

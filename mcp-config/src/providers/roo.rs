@@ -21,6 +21,13 @@
 //!   variable stays as written (`src/utils/config.ts`, `injectVariables`).
 //!
 //! Not read: `roo-cline.customStoragePath`, a VS Code setting that moves the global storage.
+//!
+//! Project files, seen from a subfolder: Roo Code's rule is `.roo/mcp.json` of the workspace
+//! folder, no walk (`McpHub.ts` `getProjectMcpPath`, RooCodeInc/Roo-Code cb836567). Read here: the
+//! working folder; a file above is a note.
+//!
+//! Format, in brief: strict JSON, `mcpServers`; `streamable-http`; bare `url` is SSE; `timeout` in
+//! seconds; `disabledTools`; `${env:VAR}`, `${workspaceFolder}`.
 
 use serde_json::Value;
 

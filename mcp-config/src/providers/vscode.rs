@@ -1,6 +1,16 @@
 //! VS Code: `.vscode/mcp.json` (top-level `servers` and `inputs`), the workspace's `.mcp.json`
 //! (Copilot's portable format, top-level `mcpServers`) and the user's `mcp.json` /
 //! `settings.json`.
+//!
+//! Project files, seen from a subfolder: VS Code's rule is `.vscode/mcp.json` and the portable
+//! `.mcp.json` of the workspace folder only
+//! (code.visualstudio.com/docs/copilot/customization/mcp-servers;
+//! code.visualstudio.com/docs/agents/reference/mcp-configuration, DateApproved 11/25/2026). Read
+//! here: the working folder; a file above is a note.
+//!
+//! Format, in brief: JSON with comments; top-level `servers` (or the older `mcp.servers`) and
+//! `inputs`; `${env:VAR}`, `${workspaceFolder}`, `${userHome}` translated; `${input:…}` makes that
+//! server invalid; `.mcp.json`: strict JSON, `mcpServers`, read as Copilot CLI reads it.
 
 use std::path::Path;
 
@@ -42,8 +52,9 @@ const PORTABLE: &str = ".mcp.json";
 ///
 /// The root `.mcp.json` is Copilot's portable format, which VS Code's Copilot harness reads too
 /// (code.visualstudio.com/docs/agents/reference/mcp-configuration, DateApproved 11/25/2026): a
-/// top-level `mcpServers` object whose entries are read as [`COPILOT_CLI`](super::COPILOT_CLI) reads them. The
-/// portable user file, `$COPILOT_HOME/mcp-config.json`, is Copilot CLI's, read by that provider.
+/// top-level `mcpServers` object whose entries are read as [`COPILOT_CLI`](super::COPILOT_CLI)
+/// reads them. The portable user file, `$COPILOT_HOME/mcp-config.json`, is Copilot CLI's, read by
+/// that provider.
 pub const VSCODE: BuiltinSource = BuiltinSource::new("vscode", "VS Code", load).here_only(
     &[".vscode/mcp.json", ".mcp.json"],
     "VS Code reads it only in the workspace folder",

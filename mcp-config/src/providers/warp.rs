@@ -9,6 +9,11 @@
 //! Assumed: a `url` without `type` is Streamable HTTP with the fallback to legacy SSE;
 //! `disabled: true` switches a server off. Warp is said to pick up a root `.mcp.json` too; no
 //! source of Warp's says so, and Claude Code's provider reads that file already.
+//!
+//! Project files, seen from a subfolder: Warp reads `.warp/.mcp.json` at the project (repository)
+//! root. Read here: the repository root, else the working folder.
+//!
+//! Format, in brief: JSON, `mcpServers`, common shape.
 
 use super::builtin::BuiltinSource;
 use super::common_shape::CommonShape;

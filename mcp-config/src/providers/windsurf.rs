@@ -1,4 +1,9 @@
 //! Windsurf: `mcpServers` in `~/.codeium/windsurf/mcp_config.json`.
+//!
+//! Project files: none; the tool has user files only.
+//!
+//! Format, in brief: JSON (comments tolerated), `mcpServers`; `serverUrl` (or `url`) for remote;
+//! `disabled: true`; `${env:VAR}` translated.
 
 use serde_json::Value;
 

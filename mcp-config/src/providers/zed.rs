@@ -25,6 +25,14 @@
 //! Zed expands no variables in these values; a `${VAR}` written there is expanded by discovery
 //! here as everywhere. Zed's per-profile tool switches (`agent.profiles.<p>.context_servers`)
 //! are not a per-server setting and are not read.
+//!
+//! Project files, seen from a subfolder: Zed's rule is `.zed/settings.json` at the root of the
+//! first visible worktree (`context_server_store.rs` `resolve_project_settings`). Read here: the
+//! working folder; a file above is a note.
+//!
+//! Format, in brief: JSON with comments, `context_servers`; `command` (or nested `{path,args,env}`)
+//! → stdio, `url` → Streamable HTTP, neither → extension-provided (invalid here); `timeout` in
+//! seconds.
 
 use serde_json::{Map, Value};
 
