@@ -30,7 +30,7 @@ use crate::error::ServerError;
 use crate::gate::Gate;
 use crate::inner::{Inner, lock};
 use crate::pipeline::{Loaded, Plan};
-use crate::server::{Attempt, Progress, ServerState};
+use crate::server::{Attempt, Offered, Progress, ServerState};
 use crate::status::{ConnectionStatus, ManagerEvent};
 
 /// What an attempt's task does to make its connection.
@@ -213,29 +213,26 @@ impl Inner {
             fresh_until: None,
         };
         let cached = !config.required();
-        let offered = {
+        let late = {
             // As a result is, under the gate's lock: the gate sees the lookup over or not.
             let gate = lock(gate);
             let mut state = self.lock();
-            let Some(record) = state
+            let record = state
                 .servers
                 .get_mut(name)
-                .filter(|record| record.state.serves(id))
+                .filter(|record| record.state.serves(id));
+            let Some(ServerState::Starting { cached: slot, .. }) =
+                record.map(|record| &mut record.state)
             else {
                 return plan;
             };
-            if let Some(version) = listing.protocol_version {
-                record.protocol = Some(version);
-            }
-            record.instructions = listing.instructions;
-            let offered = cached && record.tools.is_none();
-            if offered {
-                record.tools = Some(tools);
+            if cached {
+                *slot = Some(Offered::cached(tools, &listing));
             }
             progress.send_replace(Progress::Connecting { cached });
-            offered && gate.is_late(name)
+            cached && gate.is_late(name)
         };
-        if offered {
+        if late {
             self.emit(ManagerEvent::ToolsChanged {
                 server: name.to_owned(),
             });
@@ -267,12 +264,8 @@ impl Inner {
                 // Disconnected meanwhile.
                 return;
             };
-            record.tools = Some(tools);
-            if let Some(version) = listing.protocol_version {
-                record.protocol = Some(version);
-            }
-            record.instructions.clone_from(&listing.instructions);
             record.state = ServerState::OnDemand {
+                offered: Offered::cached(tools, &listing),
                 listing,
                 connecting: None,
             };

@@ -64,11 +64,11 @@ impl Inner {
                     return Err(not_connected());
                 };
                 match &record.state {
-                    ServerState::Connected(connection) => {
+                    ServerState::Connected { connection, .. } => {
                         return Ok(Arc::clone(&connection.client));
                     }
                     ServerState::Failed(error) => return Err(error.clone()),
-                    ServerState::Starting(attempt)
+                    ServerState::Starting { attempt, .. }
                     | ServerState::Reconnecting { attempt, .. }
                     | ServerState::OnDemand {
                         connecting: Some(attempt),
@@ -131,11 +131,14 @@ impl Inner {
         let attempt = self.begin_attempt(id, name, config, work);
         let progress = attempt.progress.clone();
         match state.servers.get_mut(name) {
-            // Failed before: started again, keeping the tools it had (deferred meanwhile).
+            // Failed before: started again.
             Some(record) => {
                 record.config = config.clone();
                 record.cache_key = cache_key;
-                record.state = ServerState::Starting(attempt);
+                record.state = ServerState::Starting {
+                    attempt,
+                    cached: None,
+                };
             }
             None => {
                 state.servers.insert(
@@ -144,10 +147,10 @@ impl Inner {
                         source: source.map(ToolSource::of),
                         config: config.clone(),
                         cache_key,
-                        tools: None,
-                        protocol: None,
-                        instructions: None,
-                        state: ServerState::Starting(attempt),
+                        state: ServerState::Starting {
+                            attempt,
+                            cached: None,
+                        },
                     },
                 );
             }
@@ -240,12 +243,14 @@ impl Inner {
     ) -> Recorded {
         match result {
             Ok(loaded) => {
-                record.protocol = Some(loaded.client.protocol_version());
-                record.instructions = loaded.client.instructions().map(str::to_owned);
                 // Not listed: the tools held (served on demand) are still fresh.
-                if let Some(tools) = loaded.tools {
-                    record.tools = Some(tools);
-                }
+                let tools = loaded.tools.unwrap_or_else(|| {
+                    record
+                        .state
+                        .tools()
+                        .map(<[Tool]>::to_vec)
+                        .unwrap_or_default()
+                });
                 let watcher = tokio::spawn(watch_connection(
                     Arc::downgrade(self),
                     name.to_owned(),
@@ -253,10 +258,13 @@ impl Inner {
                     Arc::clone(&loaded.client),
                     loaded.notifications,
                 ));
-                record.state = ServerState::Connected(Connection {
-                    client: Arc::clone(&loaded.client),
-                    watcher,
-                });
+                record.state = ServerState::Connected {
+                    connection: Connection {
+                        client: Arc::clone(&loaded.client),
+                        watcher,
+                    },
+                    tools,
+                };
                 // The status event comes before the result: a caller of the gate has it by
                 // the time `connect_servers` returns.
                 self.emit(ManagerEvent::StatusChanged {
@@ -267,8 +275,8 @@ impl Inner {
                 Recorded::Connected
             }
             Err(error) => {
+                let had_tools = record.state.tools().is_some();
                 record.state = ServerState::Failed(error.clone());
-                let had_tools = record.tools.take().is_some();
                 self.emit(ManagerEvent::StatusChanged {
                     server: name.to_owned(),
                     status: ConnectionStatus::not_connected(error.clone()),
@@ -306,9 +314,9 @@ impl Inner {
                 self.cache_tools(name, &tools, &listing).await;
                 let replaced = {
                     let mut state = self.lock();
-                    match state.servers.get_mut(name) {
-                        Some(record) if record.state.client().is_some() => {
-                            record.tools = Some(tools);
+                    match state.servers.get_mut(name).map(|record| &mut record.state) {
+                        Some(ServerState::Connected { tools: held, .. }) => {
+                            *held = tools;
                             true
                         }
                         _ => false,

@@ -45,7 +45,7 @@ impl McpManager {
             state
                 .servers
                 .iter()
-                .filter_map(|(name, record)| Some((name, record, record.tools.as_ref()?)))
+                .filter_map(|(name, record)| Some((name, record, record.state.tools()?)))
         };
         let pairs: Vec<(&str, &str)> = offering()
             .flat_map(|(server, _, tools)| {
@@ -75,7 +75,7 @@ impl McpManager {
         let provider = Arc::clone(&self.inner) as Arc<dyn ConnectionProvider>;
         for (server, record, tools) in offering() {
             let reach = match &record.state {
-                ServerState::Connected(connection) => Reach::Connected(&connection.client),
+                ServerState::Connected { connection, .. } => Reach::Connected(&connection.client),
                 ServerState::OnDemand { .. } => Reach::OnDemand,
                 _ => Reach::Deferred,
             };
@@ -110,13 +110,7 @@ impl McpManager {
     /// the cache without a connection (still connecting, reconnecting, or served on demand), the
     /// one the cache remembers (or its last connection's); `None` when neither is known.
     pub fn protocol_version(&self, server: &str) -> Option<ProtocolVersion> {
-        let state = self.inner.lock();
-        let record = state.servers.get(server)?;
-        if let Some(client) = record.state.client() {
-            return Some(client.protocol_version());
-        }
-        record.tools.as_ref()?;
-        record.protocol
+        self.inner.lock().servers.get(server)?.state.protocol()
     }
 
     /// The servers the manager knows of (connected, connecting, failed or with tools), sorted.
@@ -125,10 +119,17 @@ impl McpManager {
     }
 
     /// The instructions `server` gave for the model (the `instructions` of its initialize or
-    /// discover answer): those of its last connection, or, while its tools come from the cache,
-    /// those it gave with them; `None` when it gave none, or before anything is known of it.
+    /// discover answer): its connection's, or, while its tools come from the cache or are kept
+    /// while it reconnects, those it gave with them; `None` when it gave none, when it failed,
+    /// or before anything is known of it.
     pub fn server_instructions(&self, server: &str) -> Option<String> {
-        self.inner.lock().servers.get(server)?.instructions.clone()
+        self.inner
+            .lock()
+            .servers
+            .get(server)?
+            .state
+            .instructions()
+            .map(str::to_owned)
     }
 
     /// Where a server's configuration came from.

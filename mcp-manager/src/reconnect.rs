@@ -13,19 +13,20 @@
 use std::sync::Arc;
 
 use mcp_config::ServerConfig;
-use mcp_transport::McpClient;
+use mcp_transport::{McpClient, Tool};
 use tokio::sync::watch;
 
 use crate::attempt::Work;
 use crate::error::ServerError;
 use crate::inner::Inner;
 use crate::pipeline::Plan;
-use crate::server::{Progress, ServerState};
+use crate::server::{Offered, Progress, ServerState};
 use crate::status::{ConnectionStatus, ManagerEvent};
 
 impl Inner {
-    /// The connection `client` of `name` died on its own: the server's tools stay (deferred)
-    /// and it is reconnected if the policy allows; otherwise it is failed with `reason`.
+    /// The connection `client` of `name` died on its own: it is reconnected if the policy
+    /// allows, its tools kept (deferred) meanwhile; otherwise it is failed with `reason` and
+    /// its tools are withdrawn.
     pub(crate) fn connection_lost(
         self: &Arc<Self>,
         name: &str,
@@ -54,6 +55,15 @@ impl Inner {
             tracing::info!(server = name, %reason, "MCP server connection lost");
             let status = match id {
                 Some(id) => {
+                    let kept = Offered {
+                        tools: record
+                            .state
+                            .tools()
+                            .map(<[Tool]>::to_vec)
+                            .unwrap_or_default(),
+                        protocol: record.state.protocol(),
+                        instructions: record.state.instructions().map(str::to_owned),
+                    };
                     let work = Work::Reconnect {
                         cause: reason.clone(),
                     };
@@ -61,6 +71,7 @@ impl Inner {
                         attempt: self.begin_attempt(id, name, config, work),
                         number: 1,
                         cause: reason.clone(),
+                        kept,
                     };
                     ConnectionStatus::Reconnecting {
                         attempt: 1,

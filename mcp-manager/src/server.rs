@@ -1,7 +1,8 @@
 //! One record per server ([`Server`]): where it is defined, the configuration it was started
-//! with and its cache key, its tools, the protocol version it speaks, and where it stands — one
-//! [`ServerState`]. A server's status is a `match` on that state; nothing is derived by looking
-//! in several places.
+//! with and its cache key, and where it stands — one [`ServerState`], which holds what the
+//! server offers in that state (its tools, the protocol version it speaks, its instructions).
+//! A server's status, its tools and its version are each a `match` on that state; nothing is
+//! derived by looking in several places.
 //!
 //! The lifecycle, as [`crate::lifecycle`] drives it:
 //!
@@ -14,6 +15,13 @@
 //!
 //! `OnDemand` counts as connected (its tools are live); its first use starts the connection
 //! that makes it `Connected`. A server that is disconnected has no record.
+//!
+//! What each state offers: `Starting`, the cache's tools (deferred) if the cache had them;
+//! `OnDemand`, the cache's fresh tools (live); `Connected`, the tools it listed; `Reconnecting`,
+//! the tools of the connection that died (deferred, so a call waits for the server). `Failed`
+//! offers nothing, however it failed (at its start, with the reconnect attempts spent, or dead
+//! with reconnection off): its tools are withdrawn, and a call through one an agent still
+//! holds answers with the failure.
 
 use std::sync::Arc;
 
@@ -74,33 +82,55 @@ pub(crate) struct Server {
     /// What its cache key is made of (see [`crate::cache_key`]): its definition, its file
     /// and, read when the key is needed, its login.
     pub(crate) cache_key: CacheKey,
-    /// Its tools: live, from the cache (deferred while it connects), or kept while it is
-    /// reconnected and after it died; `None` when it offers none yet.
-    pub(crate) tools: Option<Vec<Tool>>,
-    /// The protocol version it spoke last (its connection's), or the one the cache remembers
-    /// while its tools come from there.
-    pub(crate) protocol: Option<ProtocolVersion>,
-    /// What it said of itself for the model (its `instructions`): its last connection's, or
-    /// what the cache remembers while its tools come from there.
-    pub(crate) instructions: Option<String>,
-    /// Where it stands.
+    /// Where it stands, and what it offers there.
     pub(crate) state: ServerState,
 }
 
-/// Where a server stands.
+/// What a server offers while no live connection speaks for it: tools from the cache, or
+/// kept from its last connection, and what it said of itself with them.
+#[derive(Debug, Clone)]
+pub(crate) struct Offered {
+    pub(crate) tools: Vec<Tool>,
+    /// The protocol version it speaks: as the cache remembers, or its last connection's.
+    pub(crate) protocol: Option<ProtocolVersion>,
+    /// What it said of itself for the model (its `instructions`).
+    pub(crate) instructions: Option<String>,
+}
+
+impl Offered {
+    /// What the cache remembers of a server: its tools, as `listing` says they were listed.
+    pub(crate) fn cached(tools: Vec<Tool>, listing: &Listing) -> Self {
+        Self {
+            tools,
+            protocol: listing.protocol_version,
+            instructions: listing.instructions.clone(),
+        }
+    }
+}
+
+/// Where a server stands (see the module documentation for what each state offers).
 pub(crate) enum ServerState {
     /// Being connected (and its tools listed) for the first time since it was started.
-    Starting(Attempt),
+    Starting {
+        attempt: Attempt,
+        /// The cache's tools, offered (deferred) meanwhile.
+        cached: Option<Offered>,
+    },
     /// A stateless server whose cached list is fresh: its tools are live without a connection,
     /// which its first use makes (`connecting`).
     OnDemand {
         /// How the cached list was listed: the version to connect with, until when it is fresh.
         listing: Listing,
+        /// The cached list's tools, served live.
+        offered: Offered,
         /// The connection of its first use, once one is under way.
         connecting: Option<Attempt>,
     },
     /// Connected, tools listed.
-    Connected(Connection),
+    Connected {
+        connection: Connection,
+        tools: Vec<Tool>,
+    },
     /// Its connection died and is being made again.
     Reconnecting {
         /// The attempts' task.
@@ -109,9 +139,10 @@ pub(crate) enum ServerState {
         number: u32,
         /// Why the connection died, or why the last attempt failed.
         cause: ServerError,
+        /// What the connection that died offered, deferred meanwhile.
+        kept: Offered,
     },
-    /// Not connected, because of this error (its tools, if it had some when it died, stay as
-    /// deferred ones that answer with the error).
+    /// Not connected, because of this error; it offers nothing.
     Failed(ServerError),
 }
 
@@ -157,8 +188,8 @@ impl ServerState {
     pub(crate) fn status(&self) -> ConnectionStatus {
         match self {
             // Served on demand counts as connected: its tools are live.
-            Self::Connected(_) | Self::OnDemand { .. } => ConnectionStatus::Connected,
-            Self::Starting(_) => ConnectionStatus::Connecting,
+            Self::Connected { .. } | Self::OnDemand { .. } => ConnectionStatus::Connected,
+            Self::Starting { .. } => ConnectionStatus::Connecting,
             Self::Reconnecting { number, cause, .. } => ConnectionStatus::Reconnecting {
                 attempt: *number,
                 cause: cause.clone(),
@@ -167,12 +198,48 @@ impl ServerState {
         }
     }
 
+    /// What the server offers without a live connection, in the states that offer it.
+    fn offered(&self) -> Option<&Offered> {
+        match self {
+            Self::Starting { cached, .. } => cached.as_ref(),
+            Self::OnDemand { offered, .. } => Some(offered),
+            Self::Reconnecting { kept, .. } => Some(kept),
+            Self::Connected { .. } | Self::Failed(_) => None,
+        }
+    }
+
+    /// The tools the server offers now; `None` when it offers none (yet).
+    pub(crate) fn tools(&self) -> Option<&[Tool]> {
+        match self {
+            Self::Connected { tools, .. } => Some(tools),
+            other => other.offered().map(|offered| offered.tools.as_slice()),
+        }
+    }
+
+    /// The protocol version the server speaks: its connection's; while it offers tools
+    /// without one, the version they came with.
+    pub(crate) fn protocol(&self) -> Option<ProtocolVersion> {
+        match self {
+            Self::Connected { connection, .. } => Some(connection.client.protocol_version()),
+            other => other.offered()?.protocol,
+        }
+    }
+
+    /// What the server said of itself for the model: its connection's `instructions`; while
+    /// it offers tools without one, those that came with them.
+    pub(crate) fn instructions(&self) -> Option<&str> {
+        match self {
+            Self::Connected { connection, .. } => connection.client.instructions(),
+            other => other.offered()?.instructions.as_deref(),
+        }
+    }
+
     /// The attempt under way, if any.
     pub(crate) fn attempt(&self) -> Option<&Attempt> {
         match self {
-            Self::Starting(attempt) | Self::Reconnecting { attempt, .. } => Some(attempt),
+            Self::Starting { attempt, .. } | Self::Reconnecting { attempt, .. } => Some(attempt),
             Self::OnDemand { connecting, .. } => connecting.as_ref(),
-            Self::Connected(_) | Self::Failed(_) => None,
+            Self::Connected { .. } | Self::Failed(_) => None,
         }
     }
 
@@ -185,7 +252,7 @@ impl ServerState {
     /// The live connection's client.
     pub(crate) fn client(&self) -> Option<&Arc<McpClient>> {
         match self {
-            Self::Connected(connection) => Some(&connection.client),
+            Self::Connected { connection, .. } => Some(&connection.client),
             _ => None,
         }
     }
@@ -199,12 +266,14 @@ impl ServerState {
     /// connection closed.
     pub(crate) async fn stop(self) {
         match self {
-            Self::Starting(attempt) | Self::Reconnecting { attempt, .. } => attempt.stop().await,
+            Self::Starting { attempt, .. } | Self::Reconnecting { attempt, .. } => {
+                attempt.stop().await;
+            }
             Self::OnDemand {
                 connecting: Some(attempt),
                 ..
             } => attempt.stop().await,
-            Self::Connected(connection) => connection.close().await,
+            Self::Connected { connection, .. } => connection.close().await,
             Self::OnDemand {
                 connecting: None, ..
             }
@@ -217,12 +286,12 @@ impl ServerState {
     /// handle's drop kills the server).
     pub(crate) fn abort(self) {
         match self {
-            Self::Starting(attempt) | Self::Reconnecting { attempt, .. } => attempt.abort(),
+            Self::Starting { attempt, .. } | Self::Reconnecting { attempt, .. } => attempt.abort(),
             Self::OnDemand {
                 connecting: Some(attempt),
                 ..
             } => attempt.abort(),
-            Self::Connected(connection) => match tokio::runtime::Handle::try_current() {
+            Self::Connected { connection, .. } => match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => {
                     runtime.spawn(connection.close());
                 }

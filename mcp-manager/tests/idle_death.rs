@@ -9,7 +9,7 @@ use common::*;
 use mcp_manager::{ConnectionStatus, ManagerError, ManagerEvent, ManagerOptions, ReconnectPolicy};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_server_killed_while_idle_is_reported_its_tools_turn_deferred_and_calls_get_mcp_error() {
+async fn a_server_killed_while_idle_is_reported_its_tools_withdrawn_and_calls_get_mcp_error() {
     const SERVER: &str = "Mortal-1";
     let mortal = plain(SERVER);
     let other = plain("other");
@@ -69,19 +69,15 @@ async fn a_server_killed_while_idle_is_reported_its_tools_turn_deferred_and_call
     )
     .await;
 
-    // Its tools stay, deferred; a call, through the old tool or the new one, is an MCP error
-    // that says the server died.
+    // A failed server offers nothing: its tools are withdrawn, and a call through the tool an
+    // agent still holds is an MCP error that says the server died.
     let after = manager.tools();
-    let deferred_echo = find_tool(&after, SERVER, "echo");
-    assert!(deferred_echo.deferred, "{deferred_echo:?}");
-    assert_eq!(deferred_echo.tool.name(), live_echo.tool.name());
-    for tool in [&live_echo, &deferred_echo] {
-        let output = echo(tool.tool.as_ref(), "anyone there?").await;
-        assert!(output.is_error, "{output:?}");
-        let text = output.to_text();
-        assert!(text.starts_with("MCP error: "), "{text}");
-        assert!(text.contains("server exited with signal 9"), "{text}");
-    }
+    assert!(after.iter().all(|tool| tool.server != SERVER), "{after:?}");
+    let output = echo(live_echo.tool.as_ref(), "anyone there?").await;
+    assert!(output.is_error, "{output:?}");
+    let text = output.to_text();
+    assert!(text.starts_with("MCP error: "), "{text}");
+    assert!(text.contains("server exited with signal 9"), "{text}");
     // The other server is untouched.
     assert_eq!(
         manager.get_connection_status("other"),
