@@ -335,8 +335,9 @@ pub enum Problem {
     Discovery(ServerError),
 }
 
-/// Where the synthetic problem of a failed discovery is reported, as the described system does.
-pub const DISCOVERY_PROBLEM_PATH: &str = ".mcp.json";
+/// Where the one problem of a failed discovery points, as the described system reports it (a
+/// file name, not a path that was read).
+const DISCOVERY_PROBLEM_PATH: &str = ".mcp.json";
 
 impl Problem {
     /// The server the problem is about, if it is about one.

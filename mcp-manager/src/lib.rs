@@ -33,7 +33,7 @@ mod watcher;
 pub use cache_key::cache_fingerprint;
 pub use catalog::ServerListing;
 pub use connector::{ConnectRequest, Connector, Connectors};
-pub use error::{DISCOVERY_PROBLEM_PATH, ManagerError, Problem, ProviderPanic, ServerError};
+pub use error::{ManagerError, Problem, ProviderPanic, ServerError};
 pub use loader::{
     LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers,
     discover_mcp_servers_with, discovery_problems,
