@@ -25,6 +25,13 @@ pub struct ManagerOptions {
     /// How long `connect_servers` waits before answering with what is ready (and cached tools
     /// for the rest). Default 250 ms.
     pub startup_timeout: Duration,
+    /// Whether `connect_servers` waits past the startup timeout for a server still connecting
+    /// that has no cached tools to offer (each bounded by its own timeout), so its tools are in
+    /// the answer. Off, the answer comes at the startup timeout whatever is pending: such a
+    /// server's tools arrive later, told by [`ManagerEvent::ToolsChanged`](crate::ManagerEvent),
+    /// and its failure by `ManagerEvent::LateError`. A server whose entry says
+    /// `"required": true` is awaited either way. Default: on.
+    pub wait_for_uncached: bool,
     /// How every server is connected: the client name and version sent, the agent's roots
     /// (none by default; a server's own `roots` setting wins, see [`McpManager::set_roots`](crate::McpManager::set_roots)),
     /// the timeout of `tools/list` and of tool calls without their own (60 s by default). The
@@ -77,6 +84,7 @@ impl Default for ManagerOptions {
     fn default() -> Self {
         Self {
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+            wait_for_uncached: true,
             client: ClientOptions::default(),
             credentials: Arc::new(MemoryCredentialStore::new()),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
@@ -103,6 +111,14 @@ impl ManagerOptions {
     #[must_use]
     pub fn startup_timeout(mut self, timeout: Duration) -> Self {
         self.startup_timeout = timeout;
+        self
+    }
+
+    /// Sets whether the startup gate waits for servers without cached tools (see
+    /// [`wait_for_uncached`](Self::wait_for_uncached)).
+    #[must_use]
+    pub fn wait_for_uncached(mut self, wait: bool) -> Self {
+        self.wait_for_uncached = wait;
         self
     }
 

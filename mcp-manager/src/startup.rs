@@ -8,8 +8,9 @@
 //! reads each attempt's progress: it waits at most the startup timeout, then answers with live
 //! tools, one error per failed server, and cached (deferred) tools for the servers still
 //! connecting; a server still connecting with no cache entry, or whose entry says
-//! `required: true`, is awaited, bounded by its own timeout. A server that finishes after the
-//! answer replaces only its own tools and is told as an event.
+//! `required: true`, is awaited, bounded by its own timeout (one without a cache entry is not,
+//! when [`ManagerOptions::wait_for_uncached`](crate::ManagerOptions) is off). A server that
+//! finishes after the answer replaces only its own tools and is told as an event.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -78,13 +79,17 @@ impl McpManager {
                     Progress::OnDemand | Progress::Done(_) => continue,
                 };
                 // Disconnected meanwhile (or replaced by a newer attempt): nothing to wait for.
-                let ours = state
+                let Some(record) = state
                     .servers
                     .get(name)
-                    .is_some_and(|record| record.state.serves(*id));
+                    .filter(|record| record.state.serves(*id))
+                else {
+                    continue;
+                };
                 // Deferred tools: the server finishes in the background. Without them (or
-                // `required`), it is awaited.
-                if ours && !offered_meanwhile {
+                // `required`), it is awaited, unless the agent takes its tools by event.
+                let awaited = inner.options.wait_for_uncached || record.config.required();
+                if !offered_meanwhile && awaited {
                     gate.await_past_deadline(name);
                 }
             }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mcp_manager::ConnectionStatus;
+use mcp_manager::{ConnectionStatus, ManagerEvent, ManagerOptions};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fast_servers_give_live_tools() {
@@ -137,6 +137,51 @@ async fn a_slow_server_without_a_cache_entry_is_awaited() {
     assert_eq!(output.to_text(), "now");
 
     within("disconnect_all", manager.disconnect_all()).await;
+}
+
+/// With `wait_for_uncached` off, the gate answers without a server that has no cached tools:
+/// one that hangs (under the default it would be awaited for its whole timeout) is still
+/// connecting in the answer, and a slow one's tools arrive later, told as a change of tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_waiting_for_uncached_servers_the_gate_answers_and_their_tools_come_by_event() {
+    let fast = plain("fast-by-event");
+    let slow = fixture("slow-by-event", |s| s.delay("tools/list", 1500));
+    let mut hang = fixture("hang-by-event", |s| s.hang_at("tools/list"));
+    hang.config.timeout = Some(600_000);
+    let options = ManagerOptions::default().wait_for_uncached(false);
+    let manager = manager_with(options, memory_cache());
+    let mut events = manager.subscribe();
+    let configs = configs(&[("fast", &fast), ("slow", &slow), ("hang", &hang)]);
+
+    // `connect` fails the test after 20 s: the hanging server is not waited for.
+    let outcome = connect(&manager, &configs).await;
+
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    assert!(tools_of(&outcome.tools, "hang").is_empty());
+    assert_eq!(
+        manager.get_connection_status("hang"),
+        ConnectionStatus::Connecting
+    );
+    // The slow server's tools are in the answer only if it beat the gate; either way they come
+    // as live ones, and once they come after the answer, a change of tools says so.
+    if tools_of(&outcome.tools, "slow").is_empty() {
+        wait_for_event(
+            &mut events,
+            "the slow server's tools",
+            |event| matches!(event, ManagerEvent::ToolsChanged { server } if server == "slow"),
+        )
+        .await;
+    }
+    let slow_tools = tools_of(&manager.tools(), "slow");
+    assert!(!slow_tools.is_empty());
+    assert!(
+        slow_tools.iter().all(|tool| !tool.deferred),
+        "{slow_tools:?}"
+    );
+    assert!(!tools_of(&manager.tools(), "fast").is_empty());
+
+    within("disconnect_all", manager.disconnect_all()).await;
+    assert_no_process(&hang.marker).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
