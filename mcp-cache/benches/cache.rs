@@ -348,8 +348,7 @@ async fn fill(dir: &Path, servers: &[(String, Fingerprint, Vec<Tool>)]) -> Resul
     // The sets are best effort: make sure they all landed before measuring reads.
     let check = SledToolCache::open_at(dir, CacheOptions::default());
     for (name, fingerprint, _) in servers {
-        let lookup = check.lookup(name, fingerprint).await;
-        if let Some(reason) = lookup.miss_reason() {
+        if let Err(reason) = check.lookup_entry(name, fingerprint).await {
             return Err(format!("the filled store misses {name}: {reason:?}").into());
         }
     }
@@ -471,8 +470,8 @@ fn decode_gets(
     for _ in 0..repetitions {
         let started = Instant::now();
         let decoded = decode_entry(&bytes, fingerprint, options.ttl, SystemTime::now())
-            .into_tools()
-            .ok_or_else(|| format!("the entry of {name} did not decode"))?;
+            .map_err(|reason| format!("the entry of {name} did not decode: {reason:?}"))?
+            .tools;
         let built = if build_schemas {
             decoded
                 .iter()

@@ -47,7 +47,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_cache::{CacheOptions, Fingerprint, Lookup, SledToolCache, ToolCache};
+use mcp_cache::{CacheEntry, CacheOptions, Fingerprint, MissReason, SledToolCache, ToolCache};
 use mcp_transport::{JsonObject, Tool};
 use serde_json::{Value, json};
 
@@ -247,17 +247,24 @@ impl Tally {
     }
 
     /// Counts a lookup; returns the verified generation of a hit.
-    fn lookup(&mut self, whose: &str, own: bool, lookup: Lookup) -> Option<u64> {
-        let reason = lookup.miss_reason();
-        let Some(tools) = lookup.into_tools() else {
-            let reason = reason.map_or_else(|| "unknown".to_owned(), |r| format!("{r:?}"));
-            let misses = if own {
-                &mut self.own_misses
-            } else {
-                &mut self.peer_misses
-            };
-            *misses.entry(reason).or_default() += 1;
-            return None;
+    fn lookup(
+        &mut self,
+        whose: &str,
+        own: bool,
+        lookup: Result<CacheEntry, MissReason>,
+    ) -> Option<u64> {
+        let tools = match lookup {
+            Ok(entry) => entry.tools,
+            Err(reason) => {
+                let reason = format!("{reason:?}");
+                let misses = if own {
+                    &mut self.own_misses
+                } else {
+                    &mut self.peer_misses
+                };
+                *misses.entry(reason).or_default() += 1;
+                return None;
+            }
         };
         match verify(whose, &tools) {
             Ok(generation) => {
@@ -371,7 +378,7 @@ async fn exercise(args: &WorkArgs) -> Tally {
         tally.timed(started);
 
         let started = Instant::now();
-        let own = cache.lookup(&args.id, &own_fingerprint).await;
+        let own = cache.lookup_entry(&args.id, &own_fingerprint).await;
         tally.timed(started);
         if let Some(read) = tally.lookup(&args.id, true, own) {
             if read > generation {
@@ -386,7 +393,7 @@ async fn exercise(args: &WorkArgs) -> Tally {
         }
 
         let started = Instant::now();
-        let peer = cache.lookup(&args.peer, &peer_fingerprint).await;
+        let peer = cache.lookup_entry(&args.peer, &peer_fingerprint).await;
         tally.timed(started);
         if let Some(read) = tally.lookup(&args.peer, false, peer) {
             if read < tally.last_peer_generation {

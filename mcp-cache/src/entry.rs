@@ -97,45 +97,6 @@ pub struct CacheEntry {
     pub listing: Listing,
 }
 
-/// The result of a lookup: the tools, or why there are none.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Lookup {
-    /// A fresh entry for this configuration.
-    Hit(Vec<Tool>),
-    /// No usable entry.
-    Miss(MissReason),
-}
-
-/// A store's full lookup ([`ToolCache::lookup_entry`](crate::ToolCache::lookup_entry)) as the
-/// plain one: the entry's tools, or why there are none.
-impl From<Result<CacheEntry, MissReason>> for Lookup {
-    fn from(found: Result<CacheEntry, MissReason>) -> Self {
-        match found {
-            Ok(entry) => Self::Hit(entry.tools),
-            Err(reason) => Self::Miss(reason),
-        }
-    }
-}
-
-impl Lookup {
-    /// The tools of a hit.
-    pub fn into_tools(self) -> Option<Vec<Tool>> {
-        match self {
-            Self::Hit(tools) => Some(tools),
-            Self::Miss(_) => None,
-        }
-    }
-
-    /// Why there was no hit, if there was none.
-    pub fn miss_reason(&self) -> Option<MissReason> {
-        match self {
-            Self::Hit(_) => None,
-            Self::Miss(reason) => Some(*reason),
-        }
-    }
-}
-
 /// Why a lookup missed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -230,14 +191,11 @@ pub fn decode_entry(
     fingerprint: &Fingerprint,
     ttl: Duration,
     now: SystemTime,
-) -> Lookup {
-    match decode(bytes, fingerprint, ttl, now) {
-        Ok(entry) => Lookup::Hit(entry.tools),
-        Err(reason) => Lookup::Miss(reason),
-    }
+) -> Result<CacheEntry, MissReason> {
+    decode(bytes, fingerprint, ttl, now)
 }
 
-/// [`decode_entry`], keeping the listing.
+/// Decodes an entry and checks it against the configuration, the time to live and `now`.
 pub(crate) fn decode(
     bytes: &[u8],
     fingerprint: &Fingerprint,
@@ -443,8 +401,8 @@ mod tests {
         let now = SystemTime::now();
         let bytes = encode_entry(&fp, &tools(), now);
         assert_eq!(
-            decode_entry(&bytes, &fp, Duration::from_secs(60), now),
-            Lookup::Hit(tools())
+            decode_entry(&bytes, &fp, Duration::from_secs(60), now).map(|e| e.tools),
+            Ok(tools())
         );
     }
 
@@ -471,11 +429,11 @@ mod tests {
             ("format", json!(FORMAT_VERSION)),
         ]);
         assert_eq!(
-            decode_entry(&tools_first, &fp, ttl, now),
-            Lookup::Hit(tools())
+            decode_entry(&tools_first, &fp, ttl, now).map(|e| e.tools),
+            Ok(tools())
         );
         assert_eq!(
-            decode_entry(&tools_first, &Fingerprint::from_hex("other"), ttl, now).miss_reason(),
+            decode_entry(&tools_first, &Fingerprint::from_hex("other"), ttl, now).err(),
             Some(MissReason::OtherFingerprint)
         );
         // A header that does not match skips the tools, whatever they hold.
@@ -486,7 +444,7 @@ mod tests {
             ("tools", json!({"not": "tools"})),
         ]);
         assert_eq!(
-            decode_entry(&skipped, &fp, ttl, now).miss_reason(),
+            decode_entry(&skipped, &fp, ttl, now).err(),
             Some(MissReason::OtherFingerprint)
         );
     }
@@ -529,7 +487,7 @@ mod tests {
             &unbuildable[1],
         ] {
             assert_eq!(
-                decode_entry(bytes, &fp, Duration::MAX, now).miss_reason(),
+                decode_entry(bytes, &fp, Duration::MAX, now).err(),
                 Some(MissReason::Undecodable),
                 "{}",
                 String::from_utf8_lossy(bytes)
@@ -537,7 +495,7 @@ mod tests {
         }
         let trailing = [encode_entry(&fp, &tools(), now), b" {}".to_vec()].concat();
         assert_eq!(
-            decode_entry(&trailing, &fp, ttl, now).miss_reason(),
+            decode_entry(&trailing, &fp, ttl, now).err(),
             Some(MissReason::Undecodable)
         );
     }
@@ -562,8 +520,6 @@ mod tests {
                     listing
                 })
             );
-            // The plain decoder reads the same tools.
-            assert_eq!(decode_entry(&bytes, &fp, ttl, now), Lookup::Hit(tools()));
         }
         let written = encode_entry(&fp, &tools(), now);
         assert_eq!(
@@ -663,24 +619,24 @@ mod tests {
         let ttl = Duration::from_secs(30 * 86_400);
         let later = now + ttl + Duration::from_secs(1);
         assert_eq!(
-            decode_entry(&bytes, &fp, ttl, later).miss_reason(),
+            decode_entry(&bytes, &fp, ttl, later).err(),
             Some(MissReason::Expired)
         );
         assert_eq!(
-            decode_entry(&bytes, &Fingerprint::from_hex("other"), ttl, now).miss_reason(),
+            decode_entry(&bytes, &Fingerprint::from_hex("other"), ttl, now).err(),
             Some(MissReason::OtherFingerprint)
         );
         let old_format = br#"{"format":0,"fingerprint":"abc","written_at_ms":0,"tools":"v0"}"#;
         assert_eq!(
-            decode_entry(old_format, &fp, ttl, now).miss_reason(),
+            decode_entry(old_format, &fp, ttl, now).err(),
             Some(MissReason::OtherFormat)
         );
         assert_eq!(
-            decode_entry(&bytes[..bytes.len() / 2], &fp, ttl, now).miss_reason(),
+            decode_entry(&bytes[..bytes.len() / 2], &fp, ttl, now).err(),
             Some(MissReason::Undecodable)
         );
         assert_eq!(
-            decode_entry(b"\xff\x00garbage", &fp, ttl, now).miss_reason(),
+            decode_entry(b"\xff\x00garbage", &fp, ttl, now).err(),
             Some(MissReason::Undecodable)
         );
     }

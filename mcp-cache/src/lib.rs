@@ -13,59 +13,54 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use mcp_transport::Tool;
 
-pub use entry::{
-    CacheEntry, FORMAT_VERSION, Listing, Lookup, MissReason, decode_entry, encode_entry,
-};
+pub use entry::{CacheEntry, FORMAT_VERSION, Listing, MissReason, decode_entry, encode_entry};
 pub use fingerprint::{Fingerprint, FingerprintParts};
 pub use memory::{MemoryToolCache, NoopToolCache};
 #[cfg(feature = "sled")]
 pub use sled_store::SledToolCache;
 
 /// A store of tool lists by server name. Every method is best effort and never fails.
+///
+/// A store implements three methods: [`lookup_entry`](Self::lookup_entry) and
+/// [`set_entry`](Self::set_entry), which read and write a server's tools with how they were
+/// listed ([`Listing`]), and [`remove`](Self::remove). [`get`](Self::get) and
+/// [`set`](Self::set) are the same for a caller that has only the tools.
 #[async_trait]
 pub trait ToolCache: Send + Sync {
-    /// The tools cached for `server` under this configuration, or why there are none.
-    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup;
-
-    /// The tools cached for `server` under this configuration.
-    async fn get(&self, server: &str, fingerprint: &Fingerprint) -> Option<Vec<Tool>> {
-        self.lookup(server, fingerprint).await.into_tools()
-    }
-
-    /// Stores (or replaces) the tools of `server`, with no [`Listing`].
-    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]);
-
-    /// Forgets `server`.
-    async fn remove(&self, server: &str);
-
     /// The entry cached for `server` under this configuration, with how its tools were listed,
-    /// or why there is none. The default (for a store that keeps no listing) is the hit of
-    /// [`lookup`](Self::lookup) with an empty listing.
+    /// or why there is none.
     async fn lookup_entry(
         &self,
         server: &str,
         fingerprint: &Fingerprint,
-    ) -> Result<CacheEntry, MissReason> {
-        match self.lookup(server, fingerprint).await {
-            Lookup::Hit(tools) => Ok(CacheEntry {
-                tools,
-                listing: Listing::default(),
-            }),
-            Lookup::Miss(reason) => Err(reason),
-        }
-    }
+    ) -> Result<CacheEntry, MissReason>;
 
-    /// Stores (or replaces) the tools of `server` with how they were listed. The default (for
-    /// a store that keeps no listing) is [`set`](Self::set).
+    /// Stores (or replaces) the tools of `server` with how they were listed.
     async fn set_entry(
         &self,
         server: &str,
         fingerprint: &Fingerprint,
         tools: &[Tool],
         listing: &Listing,
-    ) {
-        let _ = listing;
-        self.set(server, fingerprint, tools).await;
+    );
+
+    /// Forgets `server`.
+    async fn remove(&self, server: &str);
+
+    /// The tools cached for `server` under this configuration: those of
+    /// [`lookup_entry`](Self::lookup_entry)'s hit.
+    async fn get(&self, server: &str, fingerprint: &Fingerprint) -> Option<Vec<Tool>> {
+        self.lookup_entry(server, fingerprint)
+            .await
+            .ok()
+            .map(|entry| entry.tools)
+    }
+
+    /// Stores (or replaces) the tools of `server` with an empty [`Listing`]: a
+    /// [`set_entry`](Self::set_entry) that knows nothing of how they were listed.
+    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
+        self.set_entry(server, fingerprint, tools, &Listing::default())
+            .await;
     }
 }
 

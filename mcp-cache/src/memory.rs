@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use mcp_transport::Tool;
 
-use crate::entry::{CacheEntry, Listing, Lookup, MissReason, decode, encode};
+use crate::entry::{CacheEntry, Listing, MissReason, decode, encode};
 use crate::fingerprint::Fingerprint;
 use crate::{CacheOptions, ToolCache};
 
@@ -39,10 +39,6 @@ impl MemoryToolCache {
 
 #[async_trait]
 impl ToolCache for MemoryToolCache {
-    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
-        self.lookup_entry(server, fingerprint).await.into()
-    }
-
     async fn lookup_entry(
         &self,
         server: &str,
@@ -63,11 +59,6 @@ impl ToolCache for MemoryToolCache {
                 (self.options.clock)(),
             ),
         }
-    }
-
-    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
-        self.set_entry(server, fingerprint, tools, &Listing::default())
-            .await;
     }
 
     async fn set_entry(
@@ -103,11 +94,22 @@ impl NoopToolCache {
 
 #[async_trait]
 impl ToolCache for NoopToolCache {
-    async fn lookup(&self, _server: &str, _fingerprint: &Fingerprint) -> Lookup {
-        Lookup::Miss(MissReason::Absent)
+    async fn lookup_entry(
+        &self,
+        _server: &str,
+        _fingerprint: &Fingerprint,
+    ) -> Result<CacheEntry, MissReason> {
+        Err(MissReason::Absent)
     }
 
-    async fn set(&self, _server: &str, _fingerprint: &Fingerprint, _tools: &[Tool]) {}
+    async fn set_entry(
+        &self,
+        _server: &str,
+        _fingerprint: &Fingerprint,
+        _tools: &[Tool],
+        _listing: &Listing,
+    ) {
+    }
 
     async fn remove(&self, _server: &str) {}
 }

@@ -41,7 +41,7 @@ use async_trait::async_trait;
 use mcp_transport::Tool;
 use tokio::sync::Semaphore;
 
-use crate::entry::{CacheEntry, Listing, Lookup, MissReason, decode, encode, written_at_ms};
+use crate::entry::{CacheEntry, Listing, MissReason, decode, encode, written_at_ms};
 use crate::fingerprint::Fingerprint;
 use crate::read_view::{ReadView, ViewRead};
 use crate::{CacheOptions, ToolCache};
@@ -279,10 +279,6 @@ impl std::fmt::Debug for SledToolCache {
 
 #[async_trait]
 impl ToolCache for SledToolCache {
-    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
-        self.lookup_entry(server, fingerprint).await.into()
-    }
-
     async fn lookup_entry(
         &self,
         server: &str,
@@ -323,11 +319,6 @@ impl ToolCache for SledToolCache {
             );
         }
         lookup
-    }
-
-    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
-        self.set_entry(server, fingerprint, tools, &Listing::default())
-            .await;
     }
 
     async fn set_entry(

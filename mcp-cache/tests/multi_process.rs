@@ -281,11 +281,10 @@ fn two_processes_share_one_cache_dir_and_both_get_intact_hits() {
         .unwrap();
     let cache = SledToolCache::open_at(&dir, CacheOptions::default());
     for id in ["worker-a", "worker-b"] {
-        let lookup = runtime.block_on(cache.lookup(id, &fingerprint_of(id)));
-        let reason = lookup.miss_reason();
-        let tools = lookup
-            .into_tools()
-            .unwrap_or_else(|| panic!("{id}'s entry misses after both exited: {reason:?}"));
+        let tools = match runtime.block_on(cache.lookup_entry(id, &fingerprint_of(id))) {
+            Ok(entry) => entry.tools,
+            Err(reason) => panic!("{id}'s entry misses after both exited: {reason:?}"),
+        };
         let generation = verify_with_worker(&program, id, &tools).unwrap();
         // Nothing was lost: at least what the other worker last saw of it, at most what it
         // wrote.

@@ -12,7 +12,7 @@ use std::thread::ThreadId;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_cache::{
-    CacheOptions, FORMAT_VERSION, Fingerprint, Listing, Lookup, MemoryToolCache, MissReason,
+    CacheEntry, CacheOptions, FORMAT_VERSION, Fingerprint, Listing, MemoryToolCache, MissReason,
     NoopToolCache, SledToolCache, ToolCache, decode_entry, encode_entry,
 };
 use mcp_transport::{ProtocolVersion, Tool};
@@ -156,9 +156,11 @@ fn fingerprint() -> Fingerprint {
 }
 
 /// Asserts a hit with exactly `expected`, down to the key order of every schema.
-fn assert_hit(lookup: Lookup, expected: &[Tool]) {
-    assert_eq!(lookup.miss_reason(), None, "expected a hit");
-    let got = lookup.into_tools().unwrap();
+fn assert_hit(lookup: Result<CacheEntry, MissReason>, expected: &[Tool]) {
+    let got = match lookup {
+        Ok(entry) => entry.tools,
+        Err(reason) => panic!("expected a hit, got {reason:?}"),
+    };
     assert_eq!(got, expected);
     assert_eq!(
         serde_json::to_string(&got).unwrap(),
@@ -167,8 +169,8 @@ fn assert_hit(lookup: Lookup, expected: &[Tool]) {
     );
 }
 
-fn assert_miss(lookup: &Lookup, reason: MissReason) {
-    assert_eq!(lookup.miss_reason(), Some(reason), "{lookup:?}");
+fn assert_miss(lookup: &Result<CacheEntry, MissReason>, reason: MissReason) {
+    assert_eq!(lookup.as_ref().err(), Some(&reason), "{lookup:?}");
 }
 
 fn a_month_ago() -> SystemTime {
@@ -252,14 +254,14 @@ async fn shared_behaviours(cache: &dyn ToolCache) {
 
     // Absent.
     assert_miss(
-        &bounded(cache.lookup("acme", &fp)).await,
+        &bounded(cache.lookup_entry("acme", &fp)).await,
         MissReason::Absent,
     );
     assert_eq!(bounded(cache.get("acme", &fp)).await, None);
 
     // Hit, with schemas and unknown fields intact.
     bounded(cache.set("acme", &fp, &tools())).await;
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
     let got = bounded(cache.get("acme", &fp)).await.unwrap();
     assert_eq!(
         got[0].extra["x-extra"],
@@ -272,7 +274,7 @@ async fn shared_behaviours(cache: &dyn ToolCache) {
 
     // Fingerprint stability: the same configuration with its keys reordered hits.
     assert_hit(
-        bounded(cache.lookup("acme", &Fingerprint::of(&reordered))).await,
+        bounded(cache.lookup_entry("acme", &Fingerprint::of(&reordered))).await,
         &tools(),
     );
 
@@ -280,44 +282,50 @@ async fn shared_behaviours(cache: &dyn ToolCache) {
     let mut changed = config.clone();
     changed["args"] = json!(["-y", "@acme/server@2"]);
     assert_miss(
-        &bounded(cache.lookup("acme", &Fingerprint::of(&changed))).await,
+        &bounded(cache.lookup_entry("acme", &Fingerprint::of(&changed))).await,
         MissReason::OtherFingerprint,
     );
 
     // Servers are independent.
     assert_miss(
-        &bounded(cache.lookup("other", &fp)).await,
+        &bounded(cache.lookup_entry("other", &fp)).await,
         MissReason::Absent,
     );
 
     // Overwrite: the second write wins, also when the configuration changed with it.
     bounded(cache.set("acme", &fp, &other_tools())).await;
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &other_tools());
+    assert_hit(
+        bounded(cache.lookup_entry("acme", &fp)).await,
+        &other_tools(),
+    );
     let changed_fp = Fingerprint::of(&changed);
     bounded(cache.set("acme", &changed_fp, &tools())).await;
-    assert_hit(bounded(cache.lookup("acme", &changed_fp)).await, &tools());
+    assert_hit(
+        bounded(cache.lookup_entry("acme", &changed_fp)).await,
+        &tools(),
+    );
     assert_miss(
-        &bounded(cache.lookup("acme", &fp)).await,
+        &bounded(cache.lookup_entry("acme", &fp)).await,
         MissReason::OtherFingerprint,
     );
 
     // An empty tool list is a list like any other.
     bounded(cache.set("empty", &fp, &[])).await;
-    assert_hit(bounded(cache.lookup("empty", &fp)).await, &[]);
+    assert_hit(bounded(cache.lookup_entry("empty", &fp)).await, &[]);
 
     // Remove forgets the server, and only it; removing twice (or nothing) is fine.
     bounded(cache.remove("acme")).await;
     assert_miss(
-        &bounded(cache.lookup("acme", &changed_fp)).await,
+        &bounded(cache.lookup_entry("acme", &changed_fp)).await,
         MissReason::Absent,
     );
-    assert_hit(bounded(cache.lookup("empty", &fp)).await, &[]);
+    assert_hit(bounded(cache.lookup_entry("empty", &fp)).await, &[]);
     bounded(cache.remove("acme")).await;
     bounded(cache.remove("never-stored")).await;
 
     // And it can be written again.
     bounded(cache.set("acme", &fp, &tools())).await;
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -338,35 +346,44 @@ async fn memory_store_misses_for_expired_other_format_and_undecodable_records() 
     let cache = MemoryToolCache::new(CacheOptions::default());
 
     cache.insert_raw("expired", encode_entry(&fp, &tools(), a_month_ago()));
-    assert_miss(&cache.lookup("expired", &fp).await, MissReason::Expired);
+    assert_miss(
+        &cache.lookup_entry("expired", &fp).await,
+        MissReason::Expired,
+    );
 
     cache.insert_raw("old", old_format_record());
-    assert_miss(&cache.lookup("old", &fp).await, MissReason::OtherFormat);
+    assert_miss(
+        &cache.lookup_entry("old", &fp).await,
+        MissReason::OtherFormat,
+    );
 
     cache.insert_raw("truncated", truncated_record());
     assert_miss(
-        &cache.lookup("truncated", &fp).await,
+        &cache.lookup_entry("truncated", &fp).await,
         MissReason::Undecodable,
     );
 
     cache.insert_raw("garbage", garbage_record());
-    assert_miss(&cache.lookup("garbage", &fp).await, MissReason::Undecodable);
+    assert_miss(
+        &cache.lookup_entry("garbage", &fp).await,
+        MissReason::Undecodable,
+    );
 
     // A store whose clock is a month ahead sees a fresh write as expired; a shorter TTL too.
     let ahead = MemoryToolCache::new(CacheOptions::default().clock(a_month_ahead));
     ahead.insert_raw("acme", encode_entry(&fp, &tools(), SystemTime::now()));
-    assert_miss(&ahead.lookup("acme", &fp).await, MissReason::Expired);
+    assert_miss(&ahead.lookup_entry("acme", &fp).await, MissReason::Expired);
     let short = MemoryToolCache::new(CacheOptions::default().ttl(Duration::from_secs(60)));
     short.insert_raw(
         "acme",
         encode_entry(&fp, &tools(), SystemTime::now() - Duration::from_secs(120)),
     );
-    assert_miss(&short.lookup("acme", &fp).await, MissReason::Expired);
+    assert_miss(&short.lookup_entry("acme", &fp).await, MissReason::Expired);
 
     // Every damaged entry is replaced by the next write.
     for server in ["expired", "old", "truncated", "garbage"] {
         cache.set(server, &fp, &tools()).await;
-        assert_hit(cache.lookup(server, &fp).await, &tools());
+        assert_hit(cache.lookup_entry(server, &fp).await, &tools());
     }
     assert_no_panic();
 }
@@ -376,12 +393,12 @@ async fn noop_store_always_misses() {
     count_panics();
     let cache = NoopToolCache::new();
     let fp = fingerprint();
-    assert_miss(&cache.lookup("acme", &fp).await, MissReason::Absent);
+    assert_miss(&cache.lookup_entry("acme", &fp).await, MissReason::Absent);
     cache.set("acme", &fp, &tools()).await;
-    assert_miss(&cache.lookup("acme", &fp).await, MissReason::Absent);
+    assert_miss(&cache.lookup_entry("acme", &fp).await, MissReason::Absent);
     assert_eq!(cache.get("acme", &fp).await, None);
     cache.remove("acme").await;
-    assert_miss(&cache.lookup("acme", &fp).await, MissReason::Absent);
+    assert_miss(&cache.lookup_entry("acme", &fp).await, MissReason::Absent);
     assert_no_panic();
 }
 
@@ -411,12 +428,15 @@ async fn sled_entries_survive_close_and_are_read_by_another_store_instance() {
 
     let (_, reordered) = config_and_reordered();
     let reader = SledToolCache::open_at(temp.store(), CacheOptions::default());
-    assert_hit(bounded(reader.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(reader.lookup_entry("acme", &fp)).await, &tools());
     assert_hit(
-        bounded(reader.lookup("acme", &Fingerprint::of(&reordered))).await,
+        bounded(reader.lookup_entry("acme", &Fingerprint::of(&reordered))).await,
         &tools(),
     );
-    assert_hit(bounded(reader.lookup("other", &fp)).await, &other_tools());
+    assert_hit(
+        bounded(reader.lookup_entry("other", &fp)).await,
+        &other_tools(),
+    );
     bounded(reader.close()).await;
     assert_no_panic();
 }
@@ -438,13 +458,13 @@ async fn sled_entry_older_than_the_ttl_is_expired() {
             .clock(a_month_ahead),
     );
     assert_miss(
-        &bounded(later.lookup("acme", &fp)).await,
+        &bounded(later.lookup_entry("acme", &fp)).await,
         MissReason::Expired,
     );
     assert_eq!(bounded(later.get("acme", &fp)).await, None);
     // Writing again (with the later clock) makes it fresh.
     bounded(later.set("acme", &fp, &tools())).await;
-    assert_hit(bounded(later.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(later.lookup_entry("acme", &fp)).await, &tools());
     bounded(later.close()).await;
 
     // A shorter TTL expires sooner: the first store's write is a month old for the later clock.
@@ -461,7 +481,7 @@ async fn sled_entry_older_than_the_ttl_is_expired() {
             .clock(a_month_ahead),
     );
     assert_miss(
-        &bounded(strict_later.lookup("old", &fp)).await,
+        &bounded(strict_later.lookup_entry("old", &fp)).await,
         MissReason::Expired,
     );
     bounded(strict_later.close()).await;
@@ -480,11 +500,11 @@ async fn sled_record_of_another_format_misses_and_is_replaced_by_the_next_write(
     write_raw(&temp.store(), "acme", old_format_record());
 
     assert_miss(
-        &bounded(cache.lookup("acme", &fp)).await,
+        &bounded(cache.lookup_entry("acme", &fp)).await,
         MissReason::OtherFormat,
     );
     bounded(cache.set("acme", &fp, &tools())).await;
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
     bounded(cache.close()).await;
     assert_no_panic();
 }
@@ -503,15 +523,18 @@ async fn sled_truncated_and_garbage_records_are_undecodable() {
 
     for server in ["truncated", "garbage", "empty"] {
         assert_miss(
-            &bounded(cache.lookup(server, &fp)).await,
+            &bounded(cache.lookup_entry(server, &fp)).await,
             MissReason::Undecodable,
         );
     }
     // A bad record spoils nothing else, and the next write replaces it.
-    assert_hit(bounded(cache.lookup("intact", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("intact", &fp)).await, &tools());
     for server in ["truncated", "garbage", "empty"] {
         bounded(cache.set(server, &fp, &other_tools())).await;
-        assert_hit(bounded(cache.lookup(server, &fp)).await, &other_tools());
+        assert_hit(
+            bounded(cache.lookup_entry(server, &fp)).await,
+            &other_tools(),
+        );
     }
     bounded(cache.close()).await;
     assert_no_panic();
@@ -528,12 +551,12 @@ async fn sled_store_whose_dir_cannot_be_created_is_unavailable() {
     for dir in [file.join("tool-cache"), file.clone()] {
         let cache = SledToolCache::open_at(&dir, CacheOptions::default());
         assert_miss(
-            &bounded(cache.lookup("acme", &fp)).await,
+            &bounded(cache.lookup_entry("acme", &fp)).await,
             MissReason::Unavailable,
         );
         bounded(cache.set("acme", &fp, &tools())).await;
         assert_miss(
-            &bounded(cache.lookup("acme", &fp)).await,
+            &bounded(cache.lookup_entry("acme", &fp)).await,
             MissReason::Unavailable,
         );
         assert_eq!(bounded(cache.get("acme", &fp)).await, None);
@@ -627,13 +650,13 @@ async fn sled_corrupt_store_directory_is_moved_aside_and_rebuilt() {
         // sled writes its first snapshot when it opens an existing database; without entry
         // files, the lookup opens it.
         drop_entry_files(&temp.store());
-        assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+        assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
         bounded(cache.close()).await;
         damage(&temp.store(), kind);
 
         // The damage is found on the next use: a miss (the store is empty, not unusable), and
         // the damaged directory sits next to the fresh one.
-        let lookup = bounded(cache.lookup("acme", &fp)).await;
+        let lookup = bounded(cache.lookup_entry("acme", &fp)).await;
         assert_miss(&lookup, MissReason::Absent);
         let moved_aside = temp.moved_aside().len();
         if kind.reported_by_sled() {
@@ -645,10 +668,10 @@ async fn sled_corrupt_store_directory_is_moved_aside_and_rebuilt() {
 
         // And the store works again.
         bounded(cache.set("acme", &fp, &tools())).await;
-        assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+        assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
         bounded(cache.close()).await;
         let again = SledToolCache::open_at(temp.store(), CacheOptions::default());
-        assert_hit(bounded(again.lookup("acme", &fp)).await, &tools());
+        assert_hit(bounded(again.lookup_entry("acme", &fp)).await, &tools());
         bounded(again.close()).await;
         assert_eq!(temp.moved_aside().len(), moved_aside, "{kind:?}");
     }
@@ -666,7 +689,7 @@ async fn a_store_that_keeps_breaking_keeps_only_its_newest_corrupt_copy() {
         bounded(cache.close()).await;
         damage(&temp.store(), Damage::EveryFile);
         assert_miss(
-            &bounded(cache.lookup("acme", &fp)).await,
+            &bounded(cache.lookup_entry("acme", &fp)).await,
             MissReason::Absent,
         );
         bounded(cache.close()).await;
@@ -686,7 +709,7 @@ async fn sled_corrupt_store_found_by_a_write_is_rebuilt_too() {
     damage(&temp.store(), Damage::EveryFile);
 
     bounded(cache.set("acme", &fp, &tools())).await;
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
     assert_eq!(temp.moved_aside().len(), 1);
     bounded(cache.close()).await;
     assert_no_panic();
@@ -708,7 +731,7 @@ async fn sled_missing_nested_cache_dir_is_created_on_first_set() {
 
     bounded(cache.set("acme", &fp, &tools())).await;
     assert!(dir.is_dir());
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
     bounded(cache.close()).await;
     assert!(dir.join("conf").is_file());
     assert_no_panic();
@@ -728,7 +751,7 @@ async fn sled_store_locked_by_another_opener_is_unavailable_until_it_lets_go() {
     // Another opener (here: this test, straight through sled) holds the database.
     let held = open_direct(&temp.store());
     assert_miss(
-        &bounded(cache.lookup("acme", &fp)).await,
+        &bounded(cache.lookup_entry("acme", &fp)).await,
         MissReason::Unavailable,
     );
     assert_eq!(bounded(cache.get("acme", &fp)).await, None);
@@ -745,9 +768,12 @@ async fn sled_store_locked_by_another_opener_is_unavailable_until_it_lets_go() {
     drop(held);
 
     // Once it lets go, the store works again (waiting out sled's lingering lock on its own).
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
     bounded(cache.set("acme", &fp, &other_tools())).await;
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &other_tools());
+    assert_hit(
+        bounded(cache.lookup_entry("acme", &fp)).await,
+        &other_tools(),
+    );
     bounded(cache.close()).await;
     assert_no_panic();
 }
@@ -766,20 +792,20 @@ async fn lookups_read_the_entry_files_while_another_process_holds_the_database()
     // Another process holds the database for as long as it likes: lookups do not wait for it.
     let held = open_direct(&temp.store());
     // A hit, not `Unavailable`: the lookup read the entry files (the database is locked).
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
     // A removed entry is gone from the files too, and an entry never written is absent.
     assert_miss(
-        &bounded(cache.lookup("gone", &fp)).await,
+        &bounded(cache.lookup_entry("gone", &fp)).await,
         MissReason::Absent,
     );
     assert_miss(
-        &bounded(cache.lookup("never", &fp)).await,
+        &bounded(cache.lookup_entry("never", &fp)).await,
         MissReason::Absent,
     );
     // Another configuration still misses: the files hold the same records as the database.
     let other = Fingerprint::of(&json!({"command": "other"}));
     assert_miss(
-        &bounded(cache.lookup("acme", &other)).await,
+        &bounded(cache.lookup_entry("acme", &other)).await,
         MissReason::OtherFingerprint,
     );
     drop(held);
@@ -799,12 +825,15 @@ async fn a_store_without_entry_files_gets_them_back_on_its_next_open() {
     drop_entry_files(&temp.store());
 
     // Read through the database, which is opened and copied into files on the way.
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
     bounded(cache.close()).await;
     let held = open_direct(&temp.store());
     let again = SledToolCache::open_at(temp.store(), CacheOptions::default());
-    assert_hit(bounded(again.lookup("acme", &fp)).await, &tools());
-    assert_hit(bounded(again.lookup("beta", &fp)).await, &other_tools());
+    assert_hit(bounded(again.lookup_entry("acme", &fp)).await, &tools());
+    assert_hit(
+        bounded(again.lookup_entry("beta", &fp)).await,
+        &other_tools(),
+    );
     drop(held);
     assert_no_panic();
 }
@@ -817,7 +846,7 @@ async fn sled_close_releases_the_lock_at_once() {
     let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
     for round in 0..20 {
         bounded(cache.set("acme", &fp, &tools())).await;
-        assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+        assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
         bounded(cache.close()).await;
 
         // No retry here: right after close, another opener gets in.
@@ -886,17 +915,20 @@ async fn writing_back_the_tools_the_cache_holds_leaves_the_store_untouched() {
         before,
         "the same tools were written again"
     );
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+    assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
 
     // Other tools, or the same tools under another configuration, are written.
     bounded(cache.set("acme", &fp, &other_tools())).await;
     bounded(cache.close()).await;
     assert_ne!(files_of(&temp.store()), before);
-    assert_hit(bounded(cache.lookup("acme", &fp)).await, &other_tools());
+    assert_hit(
+        bounded(cache.lookup_entry("acme", &fp)).await,
+        &other_tools(),
+    );
     let other_fp = Fingerprint::of(&json!({"command": "another"}));
     bounded(cache.set("acme", &other_fp, &other_tools())).await;
     assert_hit(
-        bounded(cache.lookup("acme", &other_fp)).await,
+        bounded(cache.lookup_entry("acme", &other_fp)).await,
         &other_tools(),
     );
     bounded(cache.close()).await;
@@ -925,7 +957,7 @@ async fn an_unchanged_entry_is_rewritten_once_half_its_time_to_live_is_gone() {
 
         let month_later =
             SledToolCache::open_at(temp.store(), CacheOptions::default().clock(a_month_ahead));
-        let lookup = bounded(month_later.lookup("acme", &fp)).await;
+        let lookup = bounded(month_later.lookup_entry("acme", &fp)).await;
         if fresh_a_month_later {
             assert_hit(lookup, &tools());
         } else {
@@ -960,7 +992,7 @@ async fn listings_round_trip(cache: &dyn ToolCache) {
         let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();
         assert_eq!(entry.listing, listing);
         assert_eq!(entry.tools, tools());
-        assert_hit(bounded(cache.lookup("acme", &fp)).await, &tools());
+        assert_hit(bounded(cache.lookup_entry("acme", &fp)).await, &tools());
     }
     bounded(cache.set("acme", &fp, &other_tools())).await;
     let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mcp_cache::{Lookup, ToolCache};
+use mcp_cache::ToolCache;
 use mcp_manager::{ConnectionStatus, ManagerEvent};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,13 +98,13 @@ async fn a_late_finish_replaces_exactly_that_servers_tools_and_writes_the_cache(
     );
 
     // The cache holds the server's real list now.
-    match cache.lookup(SLOW, &key_of(&slow.config).await).await {
-        Lookup::Hit(tools) => {
-            let mut cached: Vec<String> = tools.into_iter().map(|tool| tool.name).collect();
+    match cache.lookup_entry(SLOW, &key_of(&slow.config).await).await {
+        Ok(entry) => {
+            let mut cached: Vec<String> = entry.tools.into_iter().map(|tool| tool.name).collect();
             cached.sort();
             assert_eq!(cached, slow_names);
         }
-        miss => panic!("expected a cache hit, got {miss:?}"),
+        Err(reason) => panic!("expected a cache hit, got {reason:?}"),
     }
 
     // The live tool works.

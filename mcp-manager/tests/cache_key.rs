@@ -16,8 +16,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use common::*;
 use mcp_cache::{
-    CacheEntry, CacheOptions, Fingerprint, Listing, Lookup, MemoryToolCache, MissReason,
-    SledToolCache, ToolCache,
+    CacheEntry, CacheOptions, Fingerprint, Listing, MemoryToolCache, MissReason, SledToolCache,
+    ToolCache,
 };
 use mcp_config::{DiscoveryContext, ServerConfig, TrustPolicy};
 use mcp_manager::{
@@ -214,10 +214,6 @@ struct Recording {
 
 #[async_trait]
 impl ToolCache for Recording {
-    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
-        self.inner.lookup(server, fingerprint).await
-    }
-
     async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
         self.inner.set(server, fingerprint, tools).await;
     }

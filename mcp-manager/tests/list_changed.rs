@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use common::*;
-use mcp_cache::{Fingerprint, Lookup, MemoryToolCache, ToolCache};
+use mcp_cache::{CacheEntry, Fingerprint, Listing, MemoryToolCache, MissReason, ToolCache};
 use mcp_manager::{ConnectionStatus, ManagerEvent};
 use mcp_transport::Tool;
 
@@ -61,9 +61,8 @@ async fn a_list_change_shows_up_without_any_call() {
     assert_eq!(output.to_text(), "new");
     // The cache follows.
     let cached = cache
-        .lookup(SERVER, &key_of(&changing.config).await)
+        .get(SERVER, &key_of(&changing.config).await)
         .await
-        .into_tools()
         .expect("a cache hit");
     assert!(cached.iter().any(|tool| tool.name == "late_tool"));
 
@@ -78,13 +77,25 @@ struct SlowWrites {
 
 #[async_trait]
 impl ToolCache for SlowWrites {
-    async fn lookup(&self, server: &str, fingerprint: &Fingerprint) -> Lookup {
-        self.inner.lookup(server, fingerprint).await
+    async fn lookup_entry(
+        &self,
+        server: &str,
+        fingerprint: &Fingerprint,
+    ) -> Result<CacheEntry, MissReason> {
+        self.inner.lookup_entry(server, fingerprint).await
     }
 
-    async fn set(&self, server: &str, fingerprint: &Fingerprint, tools: &[Tool]) {
+    async fn set_entry(
+        &self,
+        server: &str,
+        fingerprint: &Fingerprint,
+        tools: &[Tool],
+        listing: &Listing,
+    ) {
         tokio::time::sleep(self.delay).await;
-        self.inner.set(server, fingerprint, tools).await;
+        self.inner
+            .set_entry(server, fingerprint, tools, listing)
+            .await;
     }
 
     async fn remove(&self, server: &str) {
