@@ -16,3 +16,6 @@ pub use mcp_tool::{
     McpToolDefinition,
 };
 pub use tool::{AgentTool, OutputBlock, ProgressSink, ToolCancelled, ToolOutput, ToolProgress};
+/// What [`AgentTool::execute`] is cancelled with (tokio-util's), so a caller needs no other
+/// crate to make one.
+pub use tokio_util::sync::CancellationToken;
