@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::{Captured, guard, object, recording_progress, text};
 use mcp_transport::http::{HttpServerParams, RemoteTransport};
-use mcp_transport::{ClientOptions, Error, McpClient, TransportError};
+use mcp_transport::{ClientOptions, Error, McpClient, ProtocolViolation, TransportError};
 use serde_json::json;
 use testkit::{HttpFixture, HttpFixtureOptions, RecordedRequest};
 
@@ -481,6 +481,67 @@ async fn a_legacy_endpoint_on_another_origin_is_refused_before_anything_is_poste
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_server_that_never_names_its_endpoint_fails_within_the_endpoint_timeout() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    // A legacy server written here: it answers the GET with an event stream that stays open
+    // and carries events, but never the `endpoint` one (testkit's legacy fixture always names
+    // it). It serves one connection, then reports what it was asked and that the client hung
+    // up; a stream the client kept open would hold it, and the test, until the guard fails.
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let url = format!("http://{}/sse", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let request = common::read_request(&mut stream).await;
+        stream
+            .write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
+                  Cache-Control: no-cache\r\n\r\n: opened\n\n\
+                  event: ping\ndata: not the endpoint\n\n",
+            )
+            .await
+            .unwrap();
+        // Nothing more is sent; reading ends when the client closes the connection.
+        let mut rest = Vec::new();
+        let _ = stream.read_to_end(&mut rest).await;
+        request
+    });
+
+    let endpoint_timeout = Duration::from_millis(300);
+    let mut legacy = params(&url).transport(RemoteTransport::Sse);
+    legacy.endpoint_timeout = endpoint_timeout;
+    let began = std::time::Instant::now();
+    // The connection's own timeout (10 s, see `try_connect`) is far longer: only the endpoint
+    // timeout can end this attempt with `NoEndpoint`.
+    let error = try_connect(legacy).await.expect_err("no endpoint named");
+    let waited = began.elapsed();
+
+    assert!(
+        matches!(
+            error.transport_error(),
+            Some(TransportError::Protocol {
+                violation: ProtocolViolation::NoEndpoint { waited },
+                ..
+            }) if *waited == endpoint_timeout
+        ),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("the server named no message endpoint within 300ms"),
+        "{error}"
+    );
+    // A lower bound only: the attempt gave up no sooner than it was told to.
+    assert!(waited >= endpoint_timeout, "gave up after {waited:?}");
+    // The one request was the stream's GET (nothing was posted), and the stream was closed.
+    let request = guard(server).await.unwrap();
+    assert_eq!(request, Some(("GET".to_owned(), "/sse".to_owned())));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_http_server_refuses_the_legacy_stream_with_405_and_the_error_says_drop_sse() {
     // A Streamable HTTP server answers the legacy GET with 405: said with the fix.
     let fixture = HttpFixture::start(HttpFixtureOptions::default());
     let error = try_connect(params(&fixture.url()).transport(RemoteTransport::Sse))
