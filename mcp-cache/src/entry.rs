@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::fingerprint::Fingerprint;
 
 /// The entry format this build writes and reads. Entries of any other format are misses.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// How a server's tools were listed, kept beside them: the protocol version it spoke, what it
 /// said of itself for the model and, for a stateless server (2026-07-28) that gave one, how
@@ -143,7 +143,9 @@ fn millis_since_epoch(time: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
-/// Encodes an entry written at `now`, with no [`Listing`].
+/// Encodes an entry written at `now`, with no [`Listing`] (feature `internals`: for the fuzz
+/// targets, the bench and the tests; not a stable API).
+#[cfg(any(test, feature = "internals"))]
 pub fn encode_entry(fingerprint: &Fingerprint, tools: &[Tool], now: SystemTime) -> Vec<u8> {
     encode(fingerprint, tools, &Listing::default(), now)
 }
@@ -185,7 +187,9 @@ pub(crate) fn written_at_ms(bytes: &[u8]) -> Option<u64> {
         .map(|entry| entry.written_at_ms)
 }
 
-/// Decodes an entry and checks it against the configuration, the time to live and `now`.
+/// Decodes an entry and checks it against the configuration, the time to live and `now`
+/// (feature `internals`: for the fuzz targets, the bench and the tests; not a stable API).
+#[cfg(any(test, feature = "internals"))]
 pub fn decode_entry(
     bytes: &[u8],
     fingerprint: &Fingerprint,
@@ -221,7 +225,7 @@ pub(crate) fn decode(
 }
 
 /// What a lookup wants of an entry; decodes one in a single pass. The header comes first in
-/// what [`encode_entry`] writes, so a header that does not match skips the tools unbuilt (a
+/// what [`encode`] writes, so a header that does not match skips the tools unbuilt (a
 /// miss costs one scan); in an entry written in another order the tools are decoded, then the
 /// header judged.
 struct Wanted<'a> {

@@ -48,7 +48,9 @@ impl Fingerprint {
         }
     }
 
-    /// A fingerprint from its hex form (as stored).
+    /// A fingerprint from its hex form (as stored). Feature `internals`: for the fuzz targets
+    /// and the tests, not a stable API (a store compares [`as_str`](Self::as_str)).
+    #[cfg(any(test, feature = "internals"))]
     pub fn from_hex(hex: impl Into<String>) -> Self {
         Self(hex.into())
     }

@@ -13,7 +13,16 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use mcp_transport::Tool;
 
-pub use entry::{CacheEntry, FORMAT_VERSION, Listing, MissReason, decode_entry, encode_entry};
+pub use entry::{CacheEntry, Listing, MissReason};
+// The entry format itself, for the fuzz targets, the bench and the tests (feature
+// `internals`): not a stable API.
+#[cfg(feature = "internals")]
+pub use entry::{decode_entry, encode_entry};
+
+/// The entry format this build writes and reads; entries of any other format are misses
+/// (feature `internals`: for the fuzz targets, the bench and the tests; not a stable API).
+#[cfg(feature = "internals")]
+pub const FORMAT_VERSION: u32 = entry::FORMAT_VERSION;
 pub use fingerprint::{Fingerprint, FingerprintParts};
 pub use memory::{MemoryToolCache, NoopToolCache};
 #[cfg(feature = "sled")]

@@ -28,8 +28,15 @@ impl MemoryToolCache {
         }
     }
 
-    /// Stores raw bytes for a server, as a damaged store would hold them (for tests).
+    /// Stores raw bytes for a server, as a damaged store would hold them. Feature `internals`:
+    /// for the tests, not a stable API.
+    #[cfg(feature = "internals")]
     pub fn insert_raw(&self, server: &str, bytes: Vec<u8>) {
+        self.insert(server, bytes);
+    }
+
+    /// Stores an encoded entry for a server.
+    fn insert(&self, server: &str, bytes: Vec<u8>) {
         self.entries
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -69,7 +76,7 @@ impl ToolCache for MemoryToolCache {
         listing: &Listing,
     ) {
         let bytes = encode(fingerprint, tools, listing, (self.options.clock)());
-        self.insert_raw(server, bytes);
+        self.insert(server, bytes);
     }
 
     async fn remove(&self, server: &str) {
