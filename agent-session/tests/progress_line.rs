@@ -110,18 +110,24 @@ fn list_with_timeout_ms_reports_a_server_not_connected_in_time_and_fails() {
     // The server's own timeout is far longer than the test's bound: only the option ends it.
     servers["stuck"]["timeout"] = json!(600_000);
     sandbox.write_mcp_json(&servers);
+    // `fx` must connect within the same bound, so the bound is one that a handshake of the
+    // fixture meets on any machine however loaded (it takes milliseconds); `stuck` never
+    // answers, so it is the option that ends the command, whatever the bound.
+    const BOUND: &str = "5000";
 
-    let list = sandbox.run(&["list", "--timeout-ms", "300", "--json"]);
+    let list = sandbox.run(&["list", "--timeout-ms", BOUND, "--json"]);
     let report = list.assert_code(1).json();
     assert_eq!(server(&report, "fx")["status"], "connected", "{report:#}");
     let stuck = server(&report, "stuck");
     assert_eq!(stuck["status"], "failed", "{report:#}");
     assert!(
-        stuck.to_string().contains("timed out after 300ms"),
+        stuck
+            .to_string()
+            .contains(&format!("timed out after {BOUND}ms")),
         "{report:#}"
     );
 
-    let (code, screen) = sandbox.with_stderr_on_terminal(&["list", "--timeout-ms", "300"]);
+    let (code, screen) = sandbox.with_stderr_on_terminal(&["list", "--timeout-ms", BOUND]);
     assert_eq!(code, Some(1), "{screen}");
     assert!(
         screen.contains("(1 live, 0 deferred, 1 failed)"),
