@@ -363,11 +363,16 @@ async fn a_required_server_is_awaited_even_with_a_cache_entry() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hundred_servers_with_a_2_s_timeout_all_connect_on_a_small_machine() {
+async fn a_hundred_slow_servers_twenty_at_a_time_all_connect_each_within_its_own_timeout() {
+    // The queue is the test's doing, not the machine's: twenty start at a time and each takes
+    // 1.5 s to answer `initialize`, so the hundred take five turns, 7.5 s or more, past the 4 s
+    // each has; a clock started with `connect_servers` would lose every server from the third
+    // turn on. Counted from its own turn, a server has 2.5 s to spare, however loaded the
+    // machine.
     let servers: Vec<(String, Fixture)> = (0..100)
         .map(|n| {
-            let mut server = plain(&format!("hundred-{n}"));
-            server.config.timeout = Some(2000);
+            let mut server = fixture(&format!("hundred-{n}"), |s| s.delay("initialize", 1500));
+            server.config.timeout = Some(4000);
             (format!("s{n}"), server)
         })
         .collect();
@@ -375,7 +380,10 @@ async fn a_hundred_servers_with_a_2_s_timeout_all_connect_on_a_small_machine() {
         .iter()
         .map(|(name, server)| (name.as_str(), server))
         .collect();
-    let manager = manager(memory_cache());
+    let manager = manager_with(
+        mcp_manager::ManagerOptions::default().max_parallel_starts(20),
+        memory_cache(),
+    );
     let outcome = within("connect_servers", manager.connect_servers(&configs(&named))).await;
     assert!(
         outcome.errors.is_empty(),
@@ -398,12 +406,13 @@ async fn a_hundred_servers_with_a_2_s_timeout_all_connect_on_a_small_machine() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_servers_timeout_starts_when_its_turn_to_start_comes() {
-    // Two at a time, 300 ms each: the last of ten starts about 1.2 s after the first, past
-    // the 1 s timeout each has, and still connects, its clock started with its turn.
+    // Two at a time, 1 s each: the last of ten starts 4 s or more after the first, past the
+    // 3 s timeout each has, and still connects, its clock started with its turn. A server has
+    // 2 s to spare for its start and listing, however loaded the machine.
     let servers: Vec<(String, Fixture)> = (0..10)
         .map(|n| {
-            let mut server = fixture(&format!("turns-{n}"), |s| s.delay("initialize", 300));
-            server.config.timeout = Some(1000);
+            let mut server = fixture(&format!("turns-{n}"), |s| s.delay("initialize", 1000));
+            server.config.timeout = Some(3000);
             (format!("t{n}"), server)
         })
         .collect();
