@@ -23,6 +23,7 @@ pub enum SessionError {
     },
     /// A login was asked of a session that has no way to ask the user
     /// ([`SessionOptions::authorization`](crate::SessionOptions::authorization)).
+    #[cfg(feature = "oauth")]
     #[error("cannot log in to \"{name}\": this session has no browser step to ask the user")]
     NoBrowserStep {
         /// The server.

@@ -9,10 +9,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+#[cfg(feature = "oauth")]
 use std::time::Duration;
 
 use mcp_bridge::AgentTool;
-use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
+#[cfg(not(feature = "sled"))]
+use mcp_cache::NoopToolCache;
+use mcp_cache::ToolCache;
+#[cfg(feature = "sled")]
+use mcp_cache::{CacheOptions, SledToolCache};
 use mcp_config::{DiscoveredServer, DiscoveryContext, DiscoveryResult};
 use mcp_manager::{
     LoadOptions, LoadResult, ManagedTool, ManagerEvent, ManagerOptions, McpManager, Problem,
@@ -20,6 +25,7 @@ use mcp_manager::{
 };
 use mcp_tool_search::{SearchError, search_with};
 use mcp_transport::Root;
+#[cfg(feature = "oauth")]
 use mcp_transport::oauth::{AuthorizationHandler, DEFAULT_LOGIN_TIMEOUT};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
@@ -48,8 +54,10 @@ pub struct SessionOptions {
     pub load: LoadOptions,
     /// The browser step of [`AgentSession::login`]; none means a session cannot log in (a
     /// server that wants a login shows as `needs-login`).
+    #[cfg(feature = "oauth")]
     pub authorization: Option<Arc<dyn AuthorizationHandler>>,
     /// How long a login waits for the user. Default [`DEFAULT_LOGIN_TIMEOUT`].
+    #[cfg(feature = "oauth")]
     pub login_timeout: Duration,
     /// Whether the MCP tools' definitions are deferred behind a search tool (default `auto`:
     /// past 10% of a 200,000-token context window); see [`crate::tool_search`].
@@ -65,7 +73,9 @@ impl SessionOptions {
             enable_mcp: true,
             own_tools: Vec::new(),
             load: LoadOptions::new(app_name),
+            #[cfg(feature = "oauth")]
             authorization: None,
+            #[cfg(feature = "oauth")]
             login_timeout: DEFAULT_LOGIN_TIMEOUT,
             tool_search: ToolSearchOptions::default(),
         }
@@ -82,6 +92,7 @@ impl SessionOptions {
     /// Lets [`AgentSession::login`] ask the user through `handler` (the default one is
     /// [`LoopbackBrowser`](mcp_transport::oauth::LoopbackBrowser)).
     #[must_use]
+    #[cfg(feature = "oauth")]
     pub fn authorization(mut self, handler: Arc<dyn AuthorizationHandler>) -> Self {
         self.authorization = Some(handler);
         self
@@ -218,18 +229,33 @@ pub struct PreparedSession {
     only: Option<BTreeSet<String>>,
 }
 
+/// The cache of a session given none: the sled store in the user's cache directory for
+/// `app_name`.
+#[cfg(feature = "sled")]
+fn default_cache(app_name: &str) -> Arc<dyn ToolCache> {
+    let folder = mcp_config::app_cache_dir(app_name, |var| std::env::var_os(var));
+    Arc::new(SledToolCache::in_app_cache_dir(
+        folder,
+        CacheOptions::default(),
+    ))
+}
+
+/// The cache of a session given none, built without the sled store: none.
+#[cfg(not(feature = "sled"))]
+fn default_cache(_app_name: &str) -> Arc<dyn ToolCache> {
+    Arc::new(NoopToolCache::new())
+}
+
 /// Runs MCP discovery for a session (unless `enable_mcp` is off), with the Exa filter on;
 /// nothing is connected yet.
 pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
     let mut options = options;
     // One cache for the session's whole life, reloads included.
-    let cache: Arc<dyn ToolCache> = options.load.cache.clone().unwrap_or_else(|| {
-        let folder = mcp_config::app_cache_dir(&options.load.app_name, |var| std::env::var_os(var));
-        Arc::new(SledToolCache::in_app_cache_dir(
-            folder,
-            CacheOptions::default(),
-        ))
-    });
+    let cache: Arc<dyn ToolCache> = options
+        .load
+        .cache
+        .clone()
+        .unwrap_or_else(|| default_cache(&options.load.app_name));
     options.load.cache = Some(Arc::clone(&cache));
     options.load.discovery = options.load.discovery.clone().filter_exa(true);
     // No roots are offered unless the agent names them (`SessionOptions::roots`): the session's
@@ -676,6 +702,7 @@ impl AgentSession {
     /// [`authorization`](SessionOptions::authorization) handler (a fresh login: tokens kept from
     /// before are dropped first), then reconnects it with the new tokens; the number of tools it
     /// lists.
+    #[cfg(feature = "oauth")]
     pub async fn login(&self, server: &str) -> Result<usize, SessionError> {
         let found = self.startable(server)?;
         let Some(handler) = self.options.authorization.clone() else {
@@ -698,6 +725,7 @@ impl AgentSession {
     /// Forgets the tokens and client registration kept for the remote server `server` and
     /// reconnects it (a server that wants a login then shows `needs-login`); true when there
     /// was something to forget.
+    #[cfg(feature = "oauth")]
     pub async fn logout(&self, server: &str) -> Result<bool, SessionError> {
         let found = self.startable(server)?;
         let forgotten = self.manager.logout(server, &found.config).await?;

@@ -5,10 +5,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use mcp_cache::{CacheOptions, SledToolCache, ToolCache};
+#[cfg(not(feature = "sled"))]
+use mcp_cache::NoopToolCache;
+use mcp_cache::ToolCache;
+#[cfg(feature = "sled")]
+use mcp_cache::{CacheOptions, SledToolCache};
+#[cfg(feature = "sled")]
+use mcp_config::app_cache_dir;
 use mcp_config::{
     DiscoveredServer, DiscoveryContext, DiscoveryOptions, DiscoveryResult, SkipReason, SourceMeta,
-    app_cache_dir, load_all_configs,
+    load_all_configs,
 };
 
 use crate::error::{ManagerError, Problem, ProviderPanic, ServerError};
@@ -29,7 +35,8 @@ pub struct LoadOptions {
     pub discovery: DiscoveryOptions,
     /// How the manager connects.
     pub manager: ManagerOptions,
-    /// The tool cache; `None` uses the sled store in the user's cache directory.
+    /// The tool cache; `None` uses the sled store in the user's cache directory (feature
+    /// `sled`, on by default), or without that feature keeps no cache.
     pub cache: Option<Arc<dyn ToolCache>>,
 }
 
@@ -152,18 +159,32 @@ fn discover(cwd: &Path, options: &LoadOptions) -> Result<DiscoveryResult, Server
 /// A manager for `options`, its stdio servers started in `cwd` unless the options name
 /// another working folder.
 fn new_manager(options: &LoadOptions, cwd: &Path) -> Arc<McpManager> {
-    let cache = options.cache.clone().unwrap_or_else(|| {
-        let folder = app_cache_dir(&options.app_name, |var| std::env::var_os(var));
-        Arc::new(SledToolCache::in_app_cache_dir(
-            folder,
-            CacheOptions::default(),
-        ))
-    });
+    let cache = options
+        .cache
+        .clone()
+        .unwrap_or_else(|| default_cache(&options.app_name));
     let mut manager = options.manager.clone();
     if manager.working_dir.is_none() {
         manager.working_dir = Some(cwd.to_path_buf());
     }
     Arc::new(McpManager::new(manager, cache))
+}
+
+/// The cache of a loader given none: the sled store in the user's cache directory for
+/// `app_name`.
+#[cfg(feature = "sled")]
+fn default_cache(app_name: &str) -> Arc<dyn ToolCache> {
+    let folder = app_cache_dir(app_name, |var| std::env::var_os(var));
+    Arc::new(SledToolCache::in_app_cache_dir(
+        folder,
+        CacheOptions::default(),
+    ))
+}
+
+/// The cache of a loader given none, built without the sled store: none.
+#[cfg(not(feature = "sled"))]
+fn default_cache(_app_name: &str) -> Arc<dyn ToolCache> {
+    Arc::new(NoopToolCache::new())
 }
 
 /// The problems discovery met: broken files, and servers whose definitions cannot be used.

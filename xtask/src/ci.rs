@@ -6,11 +6,14 @@
 //!    the protocol, the peer, the client, the framing and the `unix_socket` example build alone;
 //!    and with `http` but not `oauth`, clippy-clean too
 //! 4. `mcp-cache` without its default feature `sled`, clippy-clean: the memory and no-op stores
-//!    alone; then feature boundaries: `cargo tree` of `mcp-transport` without default features,
+//!    alone; `mcp-manager` and `agent-session` without their default features, clippy-clean;
+//!    then feature boundaries: `cargo tree` of `mcp-transport` without default features,
 //!    of `mcp-cache` (with and without `sled`) and of `mcp-bridge` shows no process spawning
 //!    (`process-wrap`, tokio's `process`), no HTTP client (`reqwest`) and no crypto (`aws-lc-rs`,
-//!    which OAuth brings); `mcp-cache` without `sled` shows no sled, and `agent-session` without
-//!    its default feature `cli` none of the CLI's crates (clap, rustyline, tracing-subscriber)
+//!    which OAuth brings); `mcp-cache` and `mcp-manager` without `sled` show no sled, and
+//!    `agent-session` without its default features none of the CLI's crates (clap, rustyline,
+//!    tracing-subscriber) or system calls (nix's `resource` and `term`), no HTTP client or TLS,
+//!    and no sled
 //! 5. the interop install (`cargo xtask interop`), so the real-peer tests have their peers
 //! 6. `cargo build -p testkit --bins`: tests start the fixture server from `debug/` of cargo's
 //!    target directory;
@@ -80,6 +83,15 @@ const CLI_ONLY: &[&str] = &[
     "tracing-subscriber v",
 ];
 
+/// The system calls only the `agent-session` binaries make through nix (setrlimit, termios).
+/// nix itself stays in every tree that resolves `!command` values: mcp-config runs them in a
+/// process group of their own through process-wrap, which uses nix's `fs`, `poll`, `process`
+/// and `signal`.
+const CLI_SYSCALLS: &[&str] = &["nix feature \"resource\"", "nix feature \"term\""];
+
+/// The on-disk tool cache.
+const SLED: &[&str] = &["sled v"];
+
 /// A feature boundary: a crate, the `cargo tree` arguments that choose its features, and the
 /// lists of what its tree (normal edges, with features) must not show.
 struct Boundary {
@@ -102,7 +114,7 @@ const BOUNDARIES: &[Boundary] = &[
     Boundary {
         package: "mcp-cache",
         args: &["--no-default-features"],
-        absent: &[NO_PROCESS_NO_HTTP, &["sled v"]],
+        absent: &[NO_PROCESS_NO_HTTP, SLED],
     },
     Boundary {
         package: "mcp-bridge",
@@ -116,13 +128,18 @@ const BOUNDARIES: &[Boundary] = &[
     },
     Boundary {
         package: "mcp-manager",
+        args: &["--no-default-features"],
+        absent: &[HTTP_ONLY, SLED],
+    },
+    Boundary {
+        package: "mcp-manager",
         args: &["--no-default-features", "--features", "stdio"],
-        absent: &[HTTP_ONLY],
+        absent: &[HTTP_ONLY, SLED],
     },
     Boundary {
         package: "agent-session",
         args: &["--no-default-features"],
-        absent: &[CLI_ONLY],
+        absent: &[CLI_ONLY, CLI_SYSCALLS, HTTP_ONLY, SLED],
     },
 ];
 
@@ -261,6 +278,32 @@ fn plan(root: &Path) -> Vec<Step> {
                 "--no-default-features",
                 "--features",
                 "stdio",
+                "--lib",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        cargo_step(
+            "mcp-manager without default features (no transport, no sled)",
+            &[
+                "clippy",
+                "-p",
+                "mcp-manager",
+                "--no-default-features",
+                "--lib",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        cargo_step(
+            "agent-session without default features (the session library alone)",
+            &[
+                "clippy",
+                "-p",
+                "agent-session",
+                "--no-default-features",
                 "--lib",
                 "--",
                 "-D",

@@ -25,6 +25,7 @@ mod add;
 mod config;
 mod enable;
 mod list;
+#[cfg(feature = "oauth")]
 mod login;
 mod parse;
 mod reconnect;
@@ -252,8 +253,16 @@ pub async fn run_command(
         "disable" => Ok(Box::pin(enable::set_enabled(session, rest, false, interface)).await),
         "test" => Ok(Box::pin(test::test(session, rest, interface)).await),
         "reconnect" => Ok(Box::pin(reconnect::reconnect(session, rest, interface)).await),
+        #[cfg(feature = "oauth")]
         "login" => Ok(Box::pin(login::login(session, rest, interface)).await),
+        #[cfg(feature = "oauth")]
         "logout" => Ok(Box::pin(login::logout(session, rest, interface)).await),
+        #[cfg(not(feature = "oauth"))]
+        "login" | "logout" => Err(CommandOutput::failed(format!(
+            "{}{command} is not built into this session (agent-session was built without its \
+             \"oauth\" feature)",
+            interface.prefix()
+        ))),
         "trust" => Ok(Box::pin(trust::trust(session, rest, interface)).await),
         "untrust" => Ok(Box::pin(trust::untrust(session, rest, interface)).await),
         "search" => Ok(Box::pin(tool_search::search(session, rest, interface)).await),
