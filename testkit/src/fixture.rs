@@ -94,6 +94,13 @@ impl FixtureServer {
         self.flag_value("--delay", format!("{phase}={ms}"))
     }
 
+    /// `--hold PHASE=FIFO`: answer method `phase` only once something opens the named pipe
+    /// `fifo` for writing; a test makes the pipe and opens it when the answer may go, so a
+    /// server is slow for exactly as long as the test needs.
+    pub fn hold(self, phase: &str, fifo: &std::path::Path) -> Self {
+        self.flag_value("--hold", format!("{phase}={}", fifo.display()))
+    }
+
     /// `--garbage`: non-JSON lines on stdout at startup and before every message.
     pub fn garbage(self) -> Self {
         self.flag("--garbage")

@@ -32,6 +32,8 @@ pub(crate) struct Options {
     pub(crate) exit_code: i32,
     pub(crate) hang_at: HashSet<String>,
     pub(crate) delays: HashMap<String, u64>,
+    /// `--hold PHASE=FIFO`: the named pipe whose opening by a writer releases that method.
+    pub(crate) holds: HashMap<String, String>,
     pub(crate) garbage: bool,
     pub(crate) huge_line_at: HashMap<String, usize>,
     pub(crate) stderr_flood: usize,
@@ -74,6 +76,7 @@ impl Default for Options {
             exit_code: 3,
             hang_at: HashSet::new(),
             delays: HashMap::new(),
+            holds: HashMap::new(),
             garbage: false,
             huge_line_at: HashMap::new(),
             stderr_flood: 0,
@@ -145,6 +148,15 @@ impl Options {
                 "--delay" => {
                     let (phase, ms) = phase_and_number(&flag, &value()?)?;
                     opts.delays.insert(phase, ms);
+                }
+                "--hold" => {
+                    let text = value()?;
+                    match text.split_once('=') {
+                        Some((phase, fifo)) if !phase.is_empty() && !fifo.is_empty() => {
+                            opts.holds.insert(phase.to_owned(), fifo.to_owned());
+                        }
+                        _ => return Err(format!("{flag} needs PHASE=FIFO, got {text:?}")),
+                    }
                 }
                 "--garbage" => opts.garbage = true,
                 "--huge-line-at" => {
@@ -284,6 +296,15 @@ mod tests {
         assert!(parse(&["--nope"]).is_err());
         assert!(parse(&["--name"]).is_err());
         assert!(parse(&["--delay", "initialize"]).is_err());
+        let Parsed::Run(held) = parse(&["--hold", "initialize=/tmp/a=b"]).unwrap() else {
+            panic!("not a run");
+        };
+        assert_eq!(
+            held.holds.get("initialize").map(String::as_str),
+            Some("/tmp/a=b")
+        );
+        assert!(parse(&["--hold", "initialize"]).is_err());
+        assert!(parse(&["--hold", "=/tmp/fifo"]).is_err());
         assert!(parse(&["--garbage=yes"]).is_err());
         assert!(parse(&["--page-size", "0"]).is_err());
         assert!(parse(&["--tools-json", "/no/such/file.json"]).is_err());

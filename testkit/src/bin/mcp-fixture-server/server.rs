@@ -137,10 +137,22 @@ impl Server {
     }
 
     fn handle_request(self: &Arc<Self>, id: Value, method: String, params: Value) {
-        if let Some(&ms) = self.opts.delays.get(&method) {
+        let hold = self.opts.holds.get(&method).cloned();
+        let delay = self.opts.delays.get(&method).copied();
+        if hold.is_some() || delay.is_some() {
             let server = Arc::clone(self);
             thread::spawn(move || {
-                thread::sleep(Duration::from_millis(ms));
+                if let Some(fifo) = hold {
+                    // Opening a named pipe to read blocks until a writer opens it: the test's
+                    // word that this answer may go.
+                    if let Err(err) = std::fs::File::open(&fifo) {
+                        eprintln!("fixture: cannot open {fifo} to wait on it: {err}");
+                        return;
+                    }
+                }
+                if let Some(ms) = delay {
+                    thread::sleep(Duration::from_millis(ms));
+                }
                 server.answer(id, &method, params);
             });
         } else {
