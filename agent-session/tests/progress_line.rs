@@ -1,14 +1,17 @@
 //! The startup line tells the truth: shown on a terminal (stderr on a pseudo-terminal here), it
 //! counts only the servers the command starts, names the servers the startup still waits for
 //! past the gate, and never shows in a pipe; `list --timeout-ms` answers in time, with a server
-//! that did not connect by then reported as timed out and exit status 1.
+//! that did not connect by then reported as timed out and exit status 1. A slow server is held
+//! by the test (`FixtureServer::hold`) until the line has shown what it must, never raced.
 
 // Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod cli_support;
 
-use cli_support::{OnTerminal, Sandbox, run_on_terminal, server};
+use cli_support::{
+    Hold, OnTerminal, PipedShell, Sandbox, run_on_terminal, run_on_terminal_until, server,
+};
 use serde_json::json;
 
 impl Sandbox {
@@ -22,6 +25,20 @@ impl Sandbox {
     /// exit status and everything stderr's terminal received.
     fn with_stderr_on_terminal(&self, args: &[&str]) -> (Option<i32>, String) {
         let (code, bytes) = run_on_terminal(self.command(args), OnTerminal::Stderr, 200);
+        self.assert_no_server_left(&format!("{args:?}"));
+        (code, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// As [`with_stderr_on_terminal`](Self::with_stderr_on_terminal), calling `then` once the
+    /// terminal shows `seen`.
+    fn with_stderr_on_terminal_until(
+        &self,
+        args: &[&str],
+        seen: impl Fn(&str) -> bool,
+        then: impl FnOnce(),
+    ) -> (Option<i32>, String) {
+        let (code, bytes) =
+            run_on_terminal_until(self.command(args), OnTerminal::Stderr, 200, seen, then);
         self.assert_no_server_left(&format!("{args:?}"));
         (code, String::from_utf8_lossy(&bytes).into_owned())
     }
@@ -64,11 +81,17 @@ fn a_command_that_starts_one_server_counts_that_server_alone() {
 #[test]
 fn a_server_the_startup_waits_for_is_named_while_it_connects() {
     let sandbox = Sandbox::new("slow");
+    // `slow` lists its tools only when the test lets it: once the line has named it.
+    let hold = Hold::new(&sandbox, "slow");
     sandbox.write_mcp_json(&json!({
         "fx": sandbox.fixture("fx", |server| server),
-        "slow": sandbox.fixture("slow", |server| server.delay("tools/list", 2000)),
+        "slow": sandbox.fixture("slow", |server| server.hold("tools/list", &hold.fifo)),
     }));
-    let (code, screen) = sandbox.with_stderr_on_terminal(&["tools"]);
+    let (code, screen) = sandbox.with_stderr_on_terminal_until(
+        &["tools"],
+        |screen| waits_for(screen, "slow"),
+        || hold.release(),
+    );
     assert_eq!(code, Some(0), "{screen}");
     let named = waits_for(&screen, "slow");
     assert!(
@@ -94,6 +117,7 @@ fn a_server_the_startup_waits_for_is_named_while_it_connects() {
     );
 
     // In a pipe there is no line at all, and so no wait shown.
+    hold.release();
     let piped = sandbox.run(&["tools"]);
     piped.assert_code(0);
     assert!(!piped.stderr.contains("waiting for"), "{}", piped.stderr);
@@ -137,34 +161,54 @@ fn list_with_timeout_ms_reports_a_server_not_connected_in_time_and_fails() {
 
 #[test]
 fn with_cached_tools_the_line_of_list_test_and_get_says_ready_only_once_the_server_is() {
-    // With a cache: the second run defers the slow server (its tools are cached).
+    // With a cache: the second run defers the slow server (its tools are cached). The slow
+    // server answers `initialize` only when the test lets it, which on a terminal is once the
+    // line has named it as waited for: how slow it is is the test's doing, not the machine's.
     let sandbox = Sandbox::labelled("progress", "warm-cache");
+    let hold = Hold::new(&sandbox, "slow");
     sandbox.write_mcp_json(&json!({
         "fx": sandbox.fixture("fx", |server| server),
-        "slow": sandbox.fixture("slow", |server| server.delay("initialize", 1500)),
+        "slow": sandbox.fixture("slow", |server| server.hold("initialize", &hold.fifo)),
     }));
+    hold.release();
     sandbox.run(&["list"]).assert_code(0);
     for args in [&["list"][..], &["test", "slow"], &["get", "slow"]] {
-        let (code, screen) = sandbox.with_stderr_on_terminal(args);
+        let (code, screen) = sandbox.with_stderr_on_terminal_until(
+            args,
+            |screen| waits_for(screen, "slow"),
+            || hold.release(),
+        );
         assert_eq!(code, Some(0), "{args:?}: {screen}");
         let named = waits_for(&screen, "slow");
         assert!(
             named,
             "{args:?}: the line names the server it waits for:\n{screen:?}"
         );
+        // The summary comes after the wait, and counts the server as live.
+        let waiting = screen.find("waiting for ").unwrap();
+        let ready = screen.rfind("ready in");
+        assert!(
+            ready.is_some_and(|ready| ready > waiting),
+            "{args:?}: ready only after the wait:\n{screen:?}"
+        );
         assert!(
             screen.contains(" 0 deferred, 0 failed)"),
             "{args:?}: ready only once nothing is deferred:\n{screen:?}"
         );
     }
-    // The shell's list waits as the command line's does.
-    let shell = sandbox.run_with_input(&["shell", "--json"], "/mcp list\n");
-    let reply: serde_json::Value = serde_json::from_str(shell.stdout.trim()).unwrap();
+    // The shell's list waits as the command line's does: asked while the server is held, it
+    // answers once the server is let through, with the server connected.
+    let mut shell = PipedShell::start(&sandbox, &["shell", "--json"]);
+    shell.send("/mcp list");
+    hold.release();
+    let reply = shell.reply_to("/mcp list");
     assert_eq!(
         server(&reply["output"], "slow")["status"],
         "connected",
         "{reply:#}"
     );
+    assert_eq!(shell.wait(), Some(0));
+    sandbox.assert_no_server_left("the shell");
 }
 
 #[test]

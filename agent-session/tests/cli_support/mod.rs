@@ -263,10 +263,81 @@ pub enum OnTerminal {
 /// byte the terminal received. The command's copies of the terminal's end are dropped here,
 /// so reading ends (with EIO) once every process holding it has closed it.
 pub fn run_on_terminal(
-    mut command: Command,
+    command: Command,
     streams: OnTerminal,
     columns: u16,
 ) -> (Option<i32>, Vec<u8>) {
+    let (mut child, shown, mut screen) = start_on_terminal(command, streams, columns);
+    let (sender, received) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let mut buffer = [0; 4096];
+        while let Ok(read @ 1..) = screen.read(&mut buffer) {
+            bytes.extend_from_slice(&buffer[..read]);
+        }
+        let _ = sender.send(bytes);
+    });
+    let deadline = Instant::now() + LIMIT;
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "{shown} did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status.code(), received.recv_timeout(LIMIT).unwrap())
+}
+
+/// As [`run_on_terminal`], and once what the terminal received satisfies `seen` (the text
+/// decoded lossily), calls `then`, once; the command's end is awaited as the terminal's: the
+/// text is read until every process holding the terminal has closed it (within [`LIMIT`]).
+/// `then` is not called when the command ends without `seen` being satisfied.
+pub fn run_on_terminal_until(
+    command: Command,
+    streams: OnTerminal,
+    columns: u16,
+    seen: impl Fn(&str) -> bool,
+    then: impl FnOnce(),
+) -> (Option<i32>, Vec<u8>) {
+    let (mut child, shown, mut screen) = start_on_terminal(command, streams, columns);
+    let (sender, chunks) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buffer = [0; 4096];
+        while let Ok(read @ 1..) = screen.read(&mut buffer) {
+            if sender.send(buffer[..read].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + LIMIT;
+    let mut bytes = Vec::new();
+    let mut then = Some(then);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match chunks.recv_timeout(left) {
+            Ok(chunk) => bytes.extend_from_slice(&chunk),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!(
+                "{shown} did not finish; the terminal got:\n{}",
+                String::from_utf8_lossy(&bytes)
+            ),
+        }
+        if then.is_some() && seen(&String::from_utf8_lossy(&bytes)) {
+            then.take().unwrap()();
+        }
+    }
+    // Every holder of the terminal has closed it: the command has ended, or is ending.
+    let status = child.0.wait().unwrap();
+    (status.code(), bytes)
+}
+
+/// Starts `command` with `streams` on a new pseudo-terminal (see [`run_on_terminal`]); the
+/// child, how it is shown, and the terminal's end to read.
+fn start_on_terminal(
+    mut command: Command,
+    streams: OnTerminal,
+    columns: u16,
+) -> (KillOnDrop, String, std::fs::File) {
     let size = nix::pty::Winsize {
         ws_row: 40,
         ws_col: columns,
@@ -289,27 +360,36 @@ pub fn run_on_terminal(
         .stderr(on_terminal(streams != OnTerminal::Stdout));
     drop(pty.slave);
     let shown = format!("{command:?}");
-    let mut child = KillOnDrop(command.spawn().unwrap());
+    let child = KillOnDrop(command.spawn().unwrap());
     drop(command);
-    let mut screen = std::fs::File::from(pty.master);
-    let (sender, received) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let mut buffer = [0; 4096];
-        while let Ok(read @ 1..) = screen.read(&mut buffer) {
-            bytes.extend_from_slice(&buffer[..read]);
-        }
-        let _ = sender.send(bytes);
-    });
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "{shown} did not finish");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (status.code(), received.recv_timeout(LIMIT).unwrap())
+    (child, shown, std::fs::File::from(pty.master))
+}
+
+/// A named pipe that holds a fixture server's answer (`FixtureServer::hold`) until the test
+/// releases it.
+pub struct Hold {
+    pub fifo: PathBuf,
+}
+
+impl Hold {
+    /// Makes the pipe `name` in the sandbox.
+    pub fn new(sandbox: &Sandbox, name: &str) -> Self {
+        let fifo = sandbox.root.join(format!("{name}.hold"));
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success(), "mkfifo {}", fifo.display());
+        Self { fifo }
+    }
+
+    /// Releases the answer held: opens the pipe for writing, which waits (on a thread of its
+    /// own, never joined: a server that never comes leaves it waiting, not the test) until a
+    /// server holding on it has opened it to read. Every server waiting on it then goes on;
+    /// one that comes to it later waits for another release.
+    pub fn release(&self) {
+        let fifo = self.fifo.clone();
+        std::thread::spawn(move || {
+            drop(std::fs::OpenOptions::new().write(true).open(&fifo));
+        });
+    }
 }
 
 /// The entry of server `name` in the output of `list --json`.
@@ -459,6 +539,11 @@ impl PipedShell {
     /// Sends a command and returns its whole JSON line (`{"command", "ok", "output"}`).
     pub fn reply(&mut self, line: &str) -> Value {
         self.send(line);
+        self.reply_to(line)
+    }
+
+    /// The whole JSON line answering `line`, which was sent.
+    pub fn reply_to(&mut self, line: &str) -> Value {
         let reply = self
             .lines
             .recv_timeout(LIMIT)
