@@ -1,6 +1,7 @@
 //! The system figures the drivers read: this process's CPU time (`getrusage(RUSAGE_SELF)`,
 //! which does not count child processes) and a child's on-CPU time from
-//! `/proc/<pid>/schedstat`, so the server is measured separately from the client.
+//! `/proc/<pid>/schedstat` (its main thread, or all its threads), so the server is measured
+//! separately from the client.
 
 use std::io;
 use std::time::Duration;
@@ -66,4 +67,24 @@ pub fn schedstat_cpu_time(pid: u32) -> io::Result<Duration> {
         .and_then(|field| field.parse::<u64>().ok())
         .ok_or_else(|| io::Error::other(format!("unreadable /proc/{pid}/schedstat: {text}")))?;
     Ok(Duration::from_nanos(nanos))
+}
+
+/// On-CPU time of every thread of process `pid` so far (`/proc/<pid>/task/*/schedstat`); for
+/// the single-threaded stdio server this is its main thread's.
+pub fn server_cpu_time(pid: u32) -> io::Result<Duration> {
+    let mut total = Duration::ZERO;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let path = task?.path().join("schedstat");
+        // A thread may end between read_dir and here: it is no longer counted.
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let nanos = text
+            .split_whitespace()
+            .next()
+            .and_then(|field| field.parse::<u64>().ok())
+            .ok_or_else(|| io::Error::other(format!("unreadable {}: {text}", path.display())))?;
+        total += Duration::from_nanos(nanos);
+    }
+    Ok(total)
 }

@@ -14,11 +14,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_bench_peers::sys::process_cpu_time;
+use mcp_bench_peers::sys::{process_cpu_time, server_cpu_time};
 use mcp_bench_peers::{Figures, IN_FLIGHT, Sizes};
 
 use crate::BoxError;
-use crate::http_server::server_cpu_time;
 
 /// Where the client's calls are awaited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

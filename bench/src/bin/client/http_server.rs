@@ -9,7 +9,6 @@
 
 use std::io;
 use std::path::Path;
-use std::time::Duration;
 
 use mcp_bench_peers::Figures;
 use mcp_bench_peers::server_child::ServerChild;
@@ -102,24 +101,4 @@ where
     let figures = run_in_shape(shape, body(server.url(), server.pid()))?;
     server.finish()?;
     Ok(figures)
-}
-
-/// On-CPU time of every thread of process `pid` so far (`/proc/<pid>/task/*/schedstat`); for
-/// the single-threaded stdio server this is its main thread's.
-pub(crate) fn server_cpu_time(pid: u32) -> io::Result<Duration> {
-    let mut total = Duration::ZERO;
-    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
-        let path = task?.path().join("schedstat");
-        // A thread may end between read_dir and here: it is no longer counted.
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let nanos = text
-            .split_whitespace()
-            .next()
-            .and_then(|field| field.parse::<u64>().ok())
-            .ok_or_else(|| io::Error::other(format!("unreadable {}: {text}", path.display())))?;
-        total += Duration::from_nanos(nanos);
-    }
-    Ok(total)
 }

@@ -18,10 +18,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_bench_peers::server_child::expect_marker;
-use mcp_bench_peers::sys::process_cpu_time;
+use mcp_bench_peers::sys::{process_cpu_time, server_cpu_time};
 use mcp_bench_peers::{Figures, IN_FLIGHT, Sizes};
 
-use crate::http_server::{Answers, HttpServer, server_cpu_time};
+use crate::http_server::{Answers, HttpServer};
 
 const PROTOCOL: &str = "2025-11-25";
 const INITIALIZE: &str = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"floor\",\"version\":\"0\"}}}";
