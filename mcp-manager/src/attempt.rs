@@ -1,7 +1,7 @@
 //! An attempt to connect a server, begun one way for a start, a first use and a reconnect
 //! ([`Inner::begin_attempt`]): its task does the attempt's [`Work`] and publishes its
 //! [`Progress`] on the watch the attempt owns, then records the result
-//! ([`Inner::finish`](crate::inner::Inner)).
+//! ([`Inner::finish`]).
 //!
 //! A start looks in the cache first, within the startup gate: an entry's protocol version is
 //! what the connection is pinned to and its tools are offered (deferred) while the server

@@ -1,7 +1,7 @@
 //! Follows one live connection ([`watch_connection`]): re-lists the server's tools on
 //! `notifications/tools/list_changed`, tells of resource and prompt list changes, pings the
 //! server when a [`HealthCheck`] is set, and notices at once when the connection dies — then
-//! [`Inner::connection_lost`](crate::inner::Inner) decides what follows.
+//! [`Inner::connection_lost`] decides what follows.
 
 use std::sync::{Arc, Weak};
 
