@@ -1,23 +1,15 @@
-//! The manager's state and every change of it: one map from server name to its [`Server`]
-//! record, and the transitions of a record's [`ServerState`] — start, serve on demand, record a
-//! result, lose a connection, reconnect — each made under one lock and told as events.
+//! The transitions of a server's record ([`Server`], its [`ServerState`]) that start it, wait
+//! for it and record how its attempt ended — each made under the state's lock and told as
+//! events.
 //!
 //! The way from a config entry to a connected server calls down: [`Inner::start`] records the
-//! server as starting and spawns a task that runs [`crate::pipeline`] (which knows nothing of
-//! the records) and then [`Inner::finish`], which records the result; the startup gate
-//! ([`crate::gate`]) only says whether that result is late. Reconnecting replaces the state
-//! with `Reconnecting` and records its final result the same way, with no gate (the watcher
-//! of a live connection and the reconnect loop are in [`crate::reconnect`]).
-//!
-//! A stateless server (2026-07-28) whose cached tool list is still fresh (within the `ttlMs`
-//! it came with) is served **on demand**: at startup no request goes to it (for stdio, no
-//! process is started), its tools are offered as live ones and it counts as connected. Its
-//! connection is made at the first need — a tool call, its resources or prompts, a
-//! [`crate::McpManager::wait_for_connection`] — pinned to the protocol version the cache
-//! remembers; the list is not fetched again unless it went stale meanwhile (or the server's era
-//! changed). Chosen over connecting in the background right after startup because that sends a
-//! request (`server/discover`) the fresh list makes needless, and starts processes nobody may
-//! use.
+//! server as starting and begins its attempt ([`crate::attempt`]), whose task looks in the
+//! cache, runs [`crate::pipeline`] (which knows nothing of the records) and then
+//! [`Inner::finish`], which records the result; the startup gate ([`crate::gate`]) only says
+//! whether that result is late. A first use of a server served on demand and a reconnect
+//! ([`crate::reconnect`]) are attempts begun the same way and recorded the same way, with no
+//! gate; a live connection is followed by [`crate::watcher`], which re-lists its tools here
+//! ([`Inner::relist`]).
 
 use std::sync::{Arc, Mutex};
 
