@@ -18,8 +18,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use mcp_bridge::ConnectionProvider;
+use mcp_bridge::naming::tool_name;
 use mcp_cache::{CacheEntry, Listing};
 use mcp_config::ServerConfig;
+use mcp_transport::Tool;
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -29,6 +32,7 @@ use crate::cache_key::CacheKey;
 use crate::error::ServerError;
 use crate::gate::Gate;
 use crate::inner::{Inner, lock};
+use crate::offer::{ManagedTool, Offer, Reach, budget_of};
 use crate::pipeline::{Loaded, Plan};
 use crate::server::{Attempt, Offered, Progress, ServerState};
 use crate::status::{ConnectionStatus, ManagerEvent};
@@ -117,7 +121,7 @@ impl Inner {
                     Some(entry)
                         if self.serves_on_demand(config, &entry.listing, SystemTime::now()) =>
                     {
-                        self.serve_on_demand(name, id, entry, &gate, progress);
+                        self.serve_on_demand(name, config, id, entry, &gate, progress);
                         return;
                     }
                     Some(entry) => self.offer_cached(name, config, id, entry, &gate, progress),
@@ -199,7 +203,7 @@ impl Inner {
     /// what the cache remembers of it (its version, its instructions) is kept. The plan of the
     /// connection: pinned to the version the cache remembers.
     fn offer_cached(
-        &self,
+        self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,
         id: u64,
@@ -213,6 +217,12 @@ impl Inner {
             fresh_until: None,
         };
         let cached = !config.required();
+        // Built now, while the gate waits, rather than at its answer.
+        let built = if cached {
+            self.build_offer(name, config, &tools, Reach::Deferred)
+        } else {
+            Vec::new()
+        };
         let late = {
             // As a result is, under the gate's lock: the gate sees the lookup over or not.
             let gate = lock(gate);
@@ -227,7 +237,7 @@ impl Inner {
                 return plan;
             };
             if cached {
-                *slot = Some(Offered::cached(tools, &listing));
+                *slot = Some(Offered::cached(tools, &listing, built));
             }
             progress.send_replace(Progress::Connecting { cached });
             cached && gate.is_late(name)
@@ -244,8 +254,9 @@ impl Inner {
     /// and no request sent) instead of connecting now. Late (after the gate answered), it is
     /// told as a change of tools.
     fn serve_on_demand(
-        &self,
+        self: &Arc<Self>,
         name: &str,
+        config: &ServerConfig,
         id: u64,
         entry: CacheEntry,
         gate: &Mutex<Gate>,
@@ -253,6 +264,7 @@ impl Inner {
     ) {
         let CacheEntry { tools, listing, .. } = entry;
         let fresh_until = listing.fresh_until();
+        let built = self.build_offer(name, config, &tools, Reach::OnDemand);
         let late = {
             let gate = lock(gate);
             let mut state = self.lock();
@@ -265,7 +277,7 @@ impl Inner {
                 return;
             };
             record.state = ServerState::OnDemand {
-                offered: Offered::cached(tools, &listing),
+                offered: Offered::cached(tools, &listing, built),
                 listing,
                 connecting: None,
             };
@@ -288,6 +300,35 @@ impl Inner {
                 server: name.to_owned(),
             });
         }
+    }
+
+    /// `tools` of `name` as the manager offers them, reaching the server as `reach` says, each
+    /// under the name it has when no other server's tool takes it (see [`Offered::built`]).
+    fn build_offer(
+        self: &Arc<Self>,
+        name: &str,
+        config: &ServerConfig,
+        tools: &[Tool],
+        reach: Reach<'_>,
+    ) -> Vec<ManagedTool> {
+        let source = self
+            .lock()
+            .servers
+            .get(name)
+            .and_then(|record| record.source.clone());
+        let provider = Arc::clone(self) as Arc<dyn ConnectionProvider>;
+        let offer = Offer {
+            server: name,
+            config,
+            source: source.as_ref(),
+            budget: budget_of(self.options.output_budget.as_ref(), config),
+            reach,
+            provider: &provider,
+        };
+        tools
+            .iter()
+            .map(|tool| offer.tool(tool_name(name, &tool.name), tool))
+            .collect()
     }
 
     /// Connects a server served on demand, at its first use: pinned to the version the cache

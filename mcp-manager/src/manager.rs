@@ -87,8 +87,17 @@ impl McpManager {
                 reach,
                 provider: &provider,
             };
+            // Built ahead (in the order of the server's tools) where each keeps its name.
+            let mut built = record.state.built().iter();
             for (tool, name) in tools.iter().zip(names.by_ref()) {
-                offered.push(offer.tool(name, tool));
+                match built.next() {
+                    Some(ready)
+                        if ready.tool.name() == name && ready.deferred == reach.is_deferred() =>
+                    {
+                        offered.push(ready.clone());
+                    }
+                    _ => offered.push(offer.tool(name, tool)),
+                }
             }
         }
         offered

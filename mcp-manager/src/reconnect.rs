@@ -63,6 +63,7 @@ impl Inner {
                             .unwrap_or_default(),
                         protocol: record.state.protocol(),
                         instructions: record.state.instructions().map(str::to_owned),
+                        built: Vec::new(),
                     };
                     let work = Work::Reconnect {
                         cause: reason.clone(),

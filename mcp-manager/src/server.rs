@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cache_key::CacheKey;
 use crate::error::ServerError;
-use crate::offer::ToolSource;
+use crate::offer::{ManagedTool, ToolSource};
 use crate::status::ConnectionStatus;
 
 /// How far an attempt has come. Its task publishes each step on the attempt's watch, and
@@ -95,15 +95,22 @@ pub(crate) struct Offered {
     pub(crate) protocol: Option<ProtocolVersion>,
     /// What it said of itself for the model (its `instructions`).
     pub(crate) instructions: Option<String>,
+    /// `tools` as the manager offers them, built by the attempt's task while the startup gate
+    /// waits (building 10,000 at the gate's answer took milliseconds), each under the name it
+    /// has when no other server's tool takes it; empty when not built. The offer
+    /// ([`crate::McpManager::tools`]) takes a built tool whose name is still the one it gives.
+    pub(crate) built: Vec<ManagedTool>,
 }
 
 impl Offered {
-    /// What the cache remembers of a server: its tools, as `listing` says they were listed.
-    pub(crate) fn cached(tools: Vec<Tool>, listing: &Listing) -> Self {
+    /// What the cache remembers of a server: its tools, as `listing` says they were listed,
+    /// and those tools as they are offered.
+    pub(crate) fn cached(tools: Vec<Tool>, listing: &Listing, built: Vec<ManagedTool>) -> Self {
         Self {
             tools,
             protocol: listing.protocol_version,
             instructions: listing.instructions.clone(),
+            built,
         }
     }
 }
@@ -206,6 +213,12 @@ impl ServerState {
             Self::Reconnecting { kept, .. } => Some(kept),
             Self::Connected { .. } | Self::Failed(_) => None,
         }
+    }
+
+    /// The tools the server offers now, as built ahead (see [`Offered::built`]).
+    pub(crate) fn built(&self) -> &[ManagedTool] {
+        self.offered()
+            .map_or(&[], |offered| offered.built.as_slice())
     }
 
     /// The tools the server offers now; `None` when it offers none (yet).
