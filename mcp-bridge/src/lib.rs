@@ -15,7 +15,7 @@ pub use mcp_tool::{
     ConnectionError, ConnectionProvider, DeferredMcpTool, MAX_CALL_DURATION, McpTool,
     McpToolDefinition,
 };
-pub use tool::{AgentTool, OutputBlock, ProgressSink, ToolCancelled, ToolOutput, ToolProgress};
 /// What [`AgentTool::execute`] is cancelled with (tokio-util's), so a caller needs no other
 /// crate to make one.
 pub use tokio_util::sync::CancellationToken;
+pub use tool::{AgentTool, OutputBlock, ProgressSink, ToolCancelled, ToolOutput, ToolProgress};
