@@ -38,6 +38,9 @@
 //!   land. A writer that cannot get the lock within 30 seconds fails with an error saying so,
 //!   and writes nothing.
 //!
+//! The reading, the lock and the writing back are `writer/file.rs`; this file is what each
+//! change does to the document.
+//!
 //! ```no_run
 //! use mcp_config::{DiscoveryContext, Level, ServerConfig};
 //! use mcp_config::writer::{add_server, set_server_enabled};
@@ -52,22 +55,21 @@
 //! # Ok(()) }
 //! ```
 
-use std::fmt;
-use std::io;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+mod file;
 
-use mcp_private_files::{FileLock, LockError, final_target, write_atomically};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
 use serde_json::{Map, Value};
 
 use crate::consent::{Consent, approval_hash};
 use crate::context::DiscoveryContext;
 use crate::error::{ChangeProblem, ConfigError, ShapeProblem};
 use crate::origin::{Level, SourceMeta};
-use crate::read_pass::read_config_file;
 use crate::server_config::ServerConfig;
-use crate::source::parse_json;
 use crate::trust::{DISABLED_PROJECT_SERVERS_KEY, TRUSTED_PROJECTS_KEY};
+
+use self::file::{Document, unchanged_shape_error};
 
 /// The provider id of this agent's own files in [`SourceMeta::provider`].
 const NATIVE_PROVIDER: &str = "native";
@@ -75,11 +77,6 @@ const NATIVE_PROVIDER: &str = "native";
 const SERVERS_KEY: &str = "mcpServers";
 /// The key holding the names of servers switched off (honoured in the user file).
 const DISABLED_KEY: &str = "disabledServers";
-/// How long a writer waits for other processes' changes to the same file before it gives up:
-/// long enough for a crowd of writers each syncing to a busy disk, short enough that a writer
-/// stuck behind a hung process says so.
-const LOCK_WAIT: Duration = Duration::from_secs(30);
-
 /// What one write did to one file, for a CLI to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -452,15 +449,6 @@ pub fn trust_project_servers(
     Ok(changed)
 }
 
-/// The shape error of a file being changed: nothing was written.
-fn unchanged_shape_error(path: &Path, problem: ShapeProblem) -> ConfigError {
-    ConfigError::Shape {
-        path: path.to_owned(),
-        problem,
-        left_unchanged: true,
-    }
-}
-
 /// Withdraws approvals of the servers of the project files discovery reads from the working
 /// folder: those recorded under any of [`DiscoveryContext::project_folders`] (the working folder
 /// and its parents up to the repository root), the named ones, or all. The names whose approval
@@ -532,53 +520,25 @@ fn change(path: &Path, server: &str, action: ChangeAction) -> ConfigChange {
     }
 }
 
-/// One native file, read and parsed, being changed: read under the file's write lock, which is
-/// held until the document is dropped, so no other writer reads it before this one has saved.
-struct Document {
-    /// The lock, released when the document is dropped.
-    _lock: FileLock,
-    /// The file the change is written to (symlinks resolved).
-    target: PathBuf,
-    /// Whether the file existed when it was read.
-    existed: bool,
-    /// Its top-level object.
-    root: Map<String, Value>,
-}
-
 impl Document {
-    /// Reads `path` (through symlinks); a missing file is `{}`, a broken one an error.
-    fn load(path: &Path) -> Result<Self, ConfigError> {
-        Self::load_waiting(path, LOCK_WAIT)
-    }
-
-    /// [`load`](Self::load), waiting at most `wait` for the file's lock.
-    fn load_waiting(path: &Path, wait: Duration) -> Result<Self, ConfigError> {
-        let target = final_target(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        let lock = lock(&target, wait)?;
-        let text = read_config_file(&target)?;
-        let existed = text.is_some();
-        let root = match text {
-            None => Map::new(),
-            Some(text) => match parse_json(&target, &text)? {
-                Value::Object(root) => root,
-                _ => {
-                    return Err(unchanged_shape_error(&target, ShapeProblem::NotAnObject));
-                }
-            },
-        };
-        Ok(Self {
-            _lock: lock,
-            target,
-            existed,
-            root,
-        })
-    }
-
-    fn shape_error(&self, problem: ShapeProblem) -> ConfigError {
-        unchanged_shape_error(&self.target, problem)
+    /// Writes the change back, without this runtime's own lists that the change emptied.
+    fn save(&mut self) -> Result<(), ConfigError> {
+        // This runtime's own lists, emptied by the change, go: an empty one means nothing.
+        for key in [
+            DISABLED_KEY,
+            DISABLED_PROJECT_SERVERS_KEY,
+            TRUSTED_PROJECTS_KEY,
+        ] {
+            let empty = match self.root.get(key) {
+                Some(Value::Array(items)) => items.is_empty(),
+                Some(Value::Object(entries)) => entries.is_empty(),
+                _ => false,
+            };
+            if empty {
+                self.root.shift_remove(key);
+            }
+        }
+        self.write()
     }
 
     /// The entry of server `name`, if the file has one.
@@ -681,58 +641,14 @@ impl Document {
         list.retain(|item| item.as_str() != Some(name));
         Ok(list.len() != before)
     }
-
-    /// Writes the document back: pretty JSON with a trailing newline, atomically.
-    fn save(&mut self) -> Result<(), ConfigError> {
-        // This runtime's own lists, emptied by the change, go: an empty one means nothing.
-        for key in [
-            DISABLED_KEY,
-            DISABLED_PROJECT_SERVERS_KEY,
-            TRUSTED_PROJECTS_KEY,
-        ] {
-            let empty = match self.root.get(key) {
-                Some(Value::Array(items)) => items.is_empty(),
-                Some(Value::Object(entries)) => entries.is_empty(),
-                _ => false,
-            };
-            if empty {
-                self.root.shift_remove(key);
-            }
-        }
-        let mut text =
-            serde_json::to_string_pretty(&self.root).map_err(|error| ConfigError::Write {
-                path: self.target.clone(),
-                source: io::Error::other(error),
-            })?;
-        text.push('\n');
-        write_atomically(&self.target, text.as_bytes()).map_err(|source| ConfigError::Write {
-            path: self.target.clone(),
-            source,
-        })?;
-        tracing::debug!(path = %self.target.display(), "wrote MCP config file");
-        Ok(())
-    }
-}
-
-/// Takes the lock of `target` ([`FileLock`]: `.<name>.lock` beside it, removed when released),
-/// waiting at most `wait` for another writer to finish.
-fn lock(target: &Path, wait: Duration) -> Result<FileLock, ConfigError> {
-    FileLock::acquire(target, wait).map_err(|error| {
-        let source = match error {
-            LockError::Busy { .. } => io::Error::new(io::ErrorKind::WouldBlock, error.to_string()),
-            other => io::Error::other(other.to_string()),
-        };
-        ConfigError::Write {
-            path: target.to_owned(),
-            source,
-        }
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use std::fs;
+    use std::time::Duration;
 
+    use super::file::lock;
     use super::*;
 
     #[test]
