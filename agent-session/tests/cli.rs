@@ -19,8 +19,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use cli_support::{
-    BIN, KillOnDrop, LIMIT, Outcome, PROCESS_LIMIT, PipedShell, Running, Sandbox, args_of, finish,
-    pids_with_prefix, reader, run_to_end, server, start,
+    BIN, Hold, KillOnDrop, LIMIT, Outcome, PROCESS_LIMIT, PipedShell, Running, Sandbox, args_of,
+    finish, pids_with_prefix, reader, run_to_end, server, start,
 };
 use serde_json::{Value, json};
 use testkit::FixtureServer;
@@ -1632,21 +1632,32 @@ fn no_secret_reaches_output_logs_or_files_under_trace_logging() {
 }
 
 /// Twelve agents started at once on one tool cache (an IDE opening several windows, a script
-/// running several sessions): each must offer the cached tools of a server far slower than its
-/// startup gate, which it can only do by reading the cache within the gate. A first run, with
-/// no entry, waits for the server and fills the cache; then three rounds of twelve `tools
-/// --json` at once, each process with its own server process. Nothing here asserts a duration:
-/// a process that missed the cache lists the tools live (it waited for the server), and that
-/// is what fails.
+/// running several sessions): each must offer the cached tools of a server that does not answer
+/// before its startup gate, which it can only do by reading the cache within the gate. A first
+/// run, with no entry, waits for the server (released by the test) and fills the cache; then
+/// three rounds of twelve `tools --json` at once, each process with its own server process,
+/// held for good. The gate is five seconds (`--gate-ms`), so a loaded machine has the time to
+/// start twelve processes; a process that missed the cache would wait for a server that never
+/// answers (and the test's limit fails it), or list no tools, and that is what fails.
 #[test]
 fn twelve_agents_started_together_all_get_the_cached_tools_within_their_gate() {
     const AGENTS: usize = 12;
     const ROUNDS: usize = 3;
     let sandbox = Sandbox::new("shared-cache");
     let cache = sandbox.cache_dir();
-    let slow = sandbox.fixture("slow", |server| server.tools(30).delay("tools/list", 4_000));
+    let hold = Hold::new(&sandbox, "slow-list");
+    let slow = sandbox.fixture("slow", |server| {
+        server.tools(30).hold("tools/list", &hold.fifo)
+    });
     sandbox.write_mcp_json(&json!({"slow": slow}));
-    let tools = ["tools", "--json", "--cache-dir", &cache];
+    let tools = [
+        "tools",
+        "--json",
+        "--cache-dir",
+        &cache,
+        "--gate-ms",
+        "5000",
+    ];
     // The `slow` server's tools in an answer, and whether every one is deferred.
     let slow_tools = |output: &Outcome| {
         let listed = tools_of(&output.json(), "slow").len();
@@ -1656,6 +1667,7 @@ fn twelve_agents_started_together_all_get_the_cached_tools_within_their_gate() {
         (listed, deferred)
     };
 
+    hold.release();
     let fill = sandbox.run(&tools);
     let (listed, deferred) = slow_tools(fill.assert_code(0));
     assert!(listed >= 30 && !deferred, "{}", fill.stdout);

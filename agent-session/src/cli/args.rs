@@ -114,6 +114,10 @@ pub(crate) struct Globals {
     /// Machine-readable output (one JSON line per command in the shell)
     #[arg(long, global = true)]
     pub(crate) json: bool,
+    /// How long a command waits for its servers before it goes on with the cached tools of
+    /// those still connecting (default 250); a server with no cached tools is waited for
+    #[arg(long = "gate-ms", global = true, value_name = "MS")]
+    pub(crate) gate_ms: Option<u64>,
     /// The longest message a server may send (default 32MiB; a server's maxMessageBytes wins);
     /// a longer answer fails its own call
     #[arg(long = "max-message-bytes", global = true, value_name = "SIZE", value_parser = parse_size)]

@@ -395,6 +395,9 @@ impl Running {
             options.load.manager.max_message_bytes = bytes;
         }
         options.load.manager.connect_timeout_cap = connect_cap;
+        if let Some(ms) = globals.gate_ms {
+            options.load.manager.startup_timeout = Duration::from_millis(ms);
+        }
         let gate = options.load.manager.startup_timeout;
         if globals.whole_results {
             options.load.manager.output_budget = None;
