@@ -227,12 +227,8 @@ impl Inner {
             // As a result is, under the gate's lock: the gate sees the lookup over or not.
             let gate = lock(gate);
             let mut state = self.lock();
-            let record = state
-                .servers
-                .get_mut(name)
-                .filter(|record| record.state.serves(id));
             let Some(ServerState::Starting { cached: slot, .. }) =
-                record.map(|record| &mut record.state)
+                state.serving_mut(name, id).map(|record| &mut record.state)
             else {
                 return plan;
             };
@@ -268,11 +264,7 @@ impl Inner {
         let late = {
             let gate = lock(gate);
             let mut state = self.lock();
-            let Some(record) = state
-                .servers
-                .get_mut(name)
-                .filter(|record| record.state.serves(id))
-            else {
+            let Some(record) = state.serving_mut(name, id) else {
                 // Disconnected meanwhile.
                 return;
             };

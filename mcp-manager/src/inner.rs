@@ -50,6 +50,21 @@ impl State {
         self.next_id += 1;
         self.next_id
     }
+
+    /// The record of `name` while it still serves attempt `id` (a step or a result of an
+    /// attempt that was replaced, or of a server disconnected meanwhile, finds none).
+    pub(crate) fn serving(&self, name: &str, id: u64) -> Option<&Server> {
+        self.servers
+            .get(name)
+            .filter(|record| record.state.serves(id))
+    }
+
+    /// [`serving`](Self::serving), to change the record.
+    pub(crate) fn serving_mut(&mut self, name: &str, id: u64) -> Option<&mut Server> {
+        self.servers
+            .get_mut(name)
+            .filter(|record| record.state.serves(id))
+    }
 }
 
 /// `mutex`'s guard, also after a panic elsewhere held it (the state stays usable).

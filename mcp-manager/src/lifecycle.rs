@@ -182,11 +182,7 @@ impl Inner {
             let gate = gate.map(lock);
             let late = is_late(gate.as_deref(), name);
             let mut state = self.lock();
-            let recorded = match state
-                .servers
-                .get_mut(name)
-                .filter(|record| record.state.serves(id))
-            {
+            let recorded = match state.serving_mut(name, id) {
                 None => Recorded::Unwanted(result.ok().map(|loaded| loaded.client)),
                 Some(record) => self.record(name, config, record, result, progress),
             };

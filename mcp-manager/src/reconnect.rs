@@ -124,11 +124,7 @@ impl Inner {
             number += 1;
             let still_ours = {
                 let mut state = self.lock();
-                let record = state
-                    .servers
-                    .get_mut(name)
-                    .filter(|record| record.state.serves(id));
-                match record.map(|record| &mut record.state) {
+                match state.serving_mut(name, id).map(|record| &mut record.state) {
                     Some(ServerState::Reconnecting {
                         number: shown,
                         cause: shown_cause,

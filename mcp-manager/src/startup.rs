@@ -79,11 +79,7 @@ impl McpManager {
                     Progress::OnDemand | Progress::Done(_) => continue,
                 };
                 // Disconnected meanwhile (or replaced by a newer attempt): nothing to wait for.
-                let Some(record) = state
-                    .servers
-                    .get(name)
-                    .filter(|record| record.state.serves(*id))
-                else {
+                let Some(record) = state.serving(name, *id) else {
                     continue;
                 };
                 // Deferred tools: the server finishes in the background. Without them (or
