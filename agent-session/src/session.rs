@@ -13,15 +13,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use mcp_bridge::AgentTool;
-#[cfg(not(feature = "sled"))]
-use mcp_cache::NoopToolCache;
 use mcp_cache::ToolCache;
-#[cfg(feature = "sled")]
-use mcp_cache::{CacheOptions, SledToolCache};
 use mcp_config::{DiscoveredServer, DiscoveryContext, DiscoveryResult};
 use mcp_manager::{
     LoadOptions, LoadResult, ManagedTool, ManagerEvent, ManagerOptions, McpManager, Problem,
-    discover_mcp_servers, discover_mcp_servers_with,
+    default_tool_cache, discover_mcp_servers, discover_mcp_servers_with,
 };
 use mcp_tool_search::{SearchError, search_with};
 use mcp_transport::Root;
@@ -229,23 +225,6 @@ pub struct PreparedSession {
     only: Option<BTreeSet<String>>,
 }
 
-/// The cache of a session given none: the sled store in the user's cache directory for
-/// `app_name`.
-#[cfg(feature = "sled")]
-fn default_cache(app_name: &str) -> Arc<dyn ToolCache> {
-    let folder = mcp_config::app_cache_dir(app_name, |var| std::env::var_os(var));
-    Arc::new(SledToolCache::in_app_cache_dir(
-        folder,
-        CacheOptions::default(),
-    ))
-}
-
-/// The cache of a session given none, built without the sled store: none.
-#[cfg(not(feature = "sled"))]
-fn default_cache(_app_name: &str) -> Arc<dyn ToolCache> {
-    Arc::new(NoopToolCache::new())
-}
-
 /// Runs MCP discovery for a session (unless `enable_mcp` is off), with the Exa filter on;
 /// nothing is connected yet.
 pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
@@ -255,7 +234,7 @@ pub fn prepare_agent_session(options: SessionOptions) -> PreparedSession {
         .load
         .cache
         .clone()
-        .unwrap_or_else(|| default_cache(&options.load.app_name));
+        .unwrap_or_else(|| default_tool_cache(&options.load.app_name));
     options.load.cache = Some(Arc::clone(&cache));
     options.load.discovery = options.load.discovery.clone().filter_exa(true);
     // No roots are offered unless the agent names them (`SessionOptions::roots`): the session's

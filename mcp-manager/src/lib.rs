@@ -35,7 +35,7 @@ pub use catalog::ServerListing;
 pub use connector::{ConnectRequest, Connector, Connectors};
 pub use error::{ManagerError, Problem, ProviderPanic, ServerError};
 pub use loader::{
-    LoadOptions, LoadResult, discover_and_load_mcp_tools, discover_mcp_servers,
+    LoadOptions, LoadResult, default_tool_cache, discover_and_load_mcp_tools, discover_mcp_servers,
     discover_mcp_servers_with, discovery_problems,
 };
 pub use manager::McpManager;

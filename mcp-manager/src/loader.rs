@@ -162,7 +162,7 @@ fn new_manager(options: &LoadOptions, cwd: &Path) -> Arc<McpManager> {
     let cache = options
         .cache
         .clone()
-        .unwrap_or_else(|| default_cache(&options.app_name));
+        .unwrap_or_else(|| default_tool_cache(&options.app_name));
     let mut manager = options.manager.clone();
     if manager.working_dir.is_none() {
         manager.working_dir = Some(cwd.to_path_buf());
@@ -170,10 +170,10 @@ fn new_manager(options: &LoadOptions, cwd: &Path) -> Arc<McpManager> {
     Arc::new(McpManager::new(manager, cache))
 }
 
-/// The cache of a loader given none: the sled store in the user's cache directory for
-/// `app_name`.
+/// The tool cache of a loader or a session given none: the sled store in the user's cache
+/// directory for `app_name` (`~/.cache/<app_name>/tool-cache`).
 #[cfg(feature = "sled")]
-fn default_cache(app_name: &str) -> Arc<dyn ToolCache> {
+pub fn default_tool_cache(app_name: &str) -> Arc<dyn ToolCache> {
     let folder = app_cache_dir(app_name, |var| std::env::var_os(var));
     Arc::new(SledToolCache::in_app_cache_dir(
         folder,
@@ -181,9 +181,9 @@ fn default_cache(app_name: &str) -> Arc<dyn ToolCache> {
     ))
 }
 
-/// The cache of a loader given none, built without the sled store: none.
+/// The tool cache of a loader or a session given none, built without the sled store: none.
 #[cfg(not(feature = "sled"))]
-fn default_cache(_app_name: &str) -> Arc<dyn ToolCache> {
+pub fn default_tool_cache(_app_name: &str) -> Arc<dyn ToolCache> {
     Arc::new(NoopToolCache::new())
 }
 
