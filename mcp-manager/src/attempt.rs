@@ -199,9 +199,9 @@ impl Inner {
     }
 
     /// The cache has tools for a server being started: they are offered (deferred) while it
-    /// connects, unless it is `required` (the gate waits for it) or still has the tools it kept;
-    /// what the cache remembers of it (its version, its instructions) is kept. The plan of the
-    /// connection: pinned to the version the cache remembers.
+    /// connects, with what the cache remembers of it (its version, its instructions), unless it
+    /// is `required` (the gate waits for it). The plan of the connection: pinned to the version
+    /// the cache remembers.
     fn offer_cached(
         self: &Arc<Self>,
         name: &str,
