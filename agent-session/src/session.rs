@@ -116,7 +116,7 @@ impl SessionOptions {
     }
 
     /// Decides which servers of the project folder's files may run (default: those the user
-    /// approved; see `mcp_config::trust`).
+    /// approved; see `mcp_config::TrustPolicy`).
     #[must_use]
     pub fn trust(mut self, policy: mcp_config::TrustPolicy) -> Self {
         self.load = self.load.trust(policy);

@@ -1,5 +1,5 @@
 //! Approving the project folder's servers: what `agent-session trust` and `/mcp trust` do
-//! (see `mcp_config::trust` for what counts as approved).
+//! (see `mcp_config::TrustPolicy` for what counts as approved).
 //!
 //! What waits for approval is what `list` shows as `needs-approval`: every project server whose
 //! definition as written is not approved, whether or not it could run now (a `${VAR}` that is

@@ -67,7 +67,7 @@
 //!   of `auth` never gets one.
 //!
 //! A remote server's `auth` block may also choose the OAuth grant and its credentials (see
-//! [`oauth_grant`](crate::oauth_grant)); those settings are used by the HTTP transport's OAuth
+//! [`OAuthSettings`](crate::OAuthSettings)); those settings are used by the HTTP transport's OAuth
 //! flow, not here. The ones that read a file of the user's or send a credential to a URL the
 //! definition names are honoured only for the user's own or approved definitions:
 //! [`check_auth_source`] says so, with an [`AuthError::NotTrusted`] naming the fields.
@@ -87,7 +87,7 @@
 //! transport.
 //!
 //! ```no_run
-//! use mcp_config::{ServerConfig, resolve_auth_config};
+//! use mcp_config::{ServerConfig, auth::resolve_auth_config};
 //!
 //! # async fn connect(config: &ServerConfig, stored_token: Option<&str>) {
 //! // stored_token: what the credential store keeps under this server's key, if anything.

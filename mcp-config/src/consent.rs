@@ -1,41 +1,4 @@
-//! The consent description: everything approving a project server lets it do, stated once
-//! ([`Consent::of`]) and shown by every interface that asks for an approval (the CLI's `trust`,
-//! `get` and `list --json`, the shell, an embedder's [`TrustPolicy::Ask`](crate::TrustPolicy::Ask) callback).
-//!
-//! A project file is written by whoever wrote the repository; what approving one of its servers
-//! hands over is the user's. The description names all of it, by name, never a value:
-//!
-//! - **runs**: the commands it makes run on this machine: the server's command line (with the
-//!   folder it runs in and the names of the variables it is given, which can change what a
-//!   program does: `NODE_OPTIONS`, `LD_PRELOAD`), every `!command` value of `env` or
-//!   `headers`, a `headersHelper`, and where each one's output goes;
-//! - **reads**: the files it makes the client read (`privateKeyFile`, `assertionFile`,
-//!   `idTokenFile`), resolved as the client will resolve them (a relative name from the folder
-//!   of the file that defines the server, symlinks followed), and where their content goes;
-//! - **sends**: every environment variable whose value it sends (`${GH_TOKEN}` in a header, an
-//!   argument, the URL, an `auth` setting), and a stored login, each with where it goes: the
-//!   server's process, a host, the authorization server the server names;
-//! - **contacts**: the hosts it makes the client contact: the server's URL, the authorization
-//!   server it names (for a login, or an unattended grant), an identity provider's endpoint;
-//! - **roots**: the folders it is offered (`roots/list`);
-//! - **replaces**: the user's own server of the same name it takes the place of, once approved
-//!   (discovery tells, [`Consent::replacing`]).
-//!
-//! What cannot be stated cannot be approved ([`Consent::refused`]): a command, a server URL's
-//! host, an identity provider's endpoint or a credential file named by a variable (whose value,
-//! unknown here, decides what runs, where a credential goes or what is read), and, for a project
-//! server, a credential file outside its own project folder — a cloned repository never makes
-//! the client read `~/.ssh`. Such a server is never approved: the approval writer
-//! ([`trust_project_servers`](crate::writer::trust_project_servers)) refuses it, the approvals
-//! discovery reads do not count for it, and the connection refuses a project server's
-//! credential file outside its folder whatever approved it
-//! ([`check_auth_source`](crate::check_auth_source)).
-//!
-//! An approval records [`approval_hash`]: the definition as written and this description, so a
-//! change to either — an edited entry, a key file's symlink now leading elsewhere — asks again.
-//!
-//! This file holds the description's parts and how they are shown ([`Consent::lines`],
-//! [`Consent::to_json`]); `consent/from_definition.rs` works one out from a definition.
+//! The consent description (documented on [`Consent`]); `consent/from_definition.rs` works one out from a definition.
 
 mod from_definition;
 
@@ -48,7 +11,46 @@ use serde_json::{Value, json};
 use crate::origin::SourceMeta;
 use crate::server_config::ServerConfig;
 
-/// Everything approving one server lets it do. See the [module documentation](self).
+/// Everything approving one server lets it do.
+///
+/// The consent description: everything approving a project server lets it do, stated once
+/// ([`Consent::of`]) and shown by every interface that asks for an approval (the CLI's `trust`,
+/// `get` and `list --json`, the shell, an embedder's [`TrustPolicy::Ask`](crate::TrustPolicy::Ask) callback).
+///
+/// A project file is written by whoever wrote the repository; what approving one of its servers
+/// hands over is the user's. The description names all of it, by name, never a value:
+///
+/// - **runs**: the commands it makes run on this machine: the server's command line (with the
+///   folder it runs in and the names of the variables it is given, which can change what a
+///   program does: `NODE_OPTIONS`, `LD_PRELOAD`), every `!command` value of `env` or
+///   `headers`, a `headersHelper`, and where each one's output goes;
+/// - **reads**: the files it makes the client read (`privateKeyFile`, `assertionFile`,
+///   `idTokenFile`), resolved as the client will resolve them (a relative name from the folder
+///   of the file that defines the server, symlinks followed), and where their content goes;
+/// - **sends**: every environment variable whose value it sends (`${GH_TOKEN}` in a header, an
+///   argument, the URL, an `auth` setting), and a stored login, each with where it goes: the
+///   server's process, a host, the authorization server the server names;
+/// - **contacts**: the hosts it makes the client contact: the server's URL, the authorization
+///   server it names (for a login, or an unattended grant), an identity provider's endpoint;
+/// - **roots**: the folders it is offered (`roots/list`);
+/// - **replaces**: the user's own server of the same name it takes the place of, once approved
+///   (discovery tells, [`Consent::replacing`]).
+///
+/// What cannot be stated cannot be approved ([`Consent::refused`]): a command, a server URL's
+/// host, an identity provider's endpoint or a credential file named by a variable (whose value,
+/// unknown here, decides what runs, where a credential goes or what is read), and, for a project
+/// server, a credential file outside its own project folder — a cloned repository never makes
+/// the client read `~/.ssh`. Such a server is never approved: the approval writer
+/// ([`trust_project_servers`](crate::writer::trust_project_servers)) refuses it, the approvals
+/// discovery reads do not count for it, and the connection refuses a project server's
+/// credential file outside its folder whatever approved it
+/// ([`check_auth_source`](crate::auth::check_auth_source)).
+///
+/// An approval records [`approval_hash`]: the definition as written and this description, so a
+/// change to either — an edited entry, a key file's symlink now leading elsewhere — asks again.
+///
+/// This file holds the description's parts and how they are shown ([`Consent::lines`],
+/// [`Consent::to_json`]); `consent/from_definition.rs` works one out from a definition.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct Consent {

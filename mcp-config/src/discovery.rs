@@ -7,7 +7,7 @@
 //!    user files. A file that cannot be read or parsed is an error naming it; the rest go on.
 //! 2. Filters, before any merging: project-level entries are dropped when project config is
 //!    off (so they never hide a user entry); servers the enterprise policy denies
-//!    ([`crate::policy`]) are skipped, then `enabled: false` entries and names in
+//!    ([`PolicyDenial`](crate::PolicyDenial)) are skipped, then `enabled: false` entries and names in
 //!    `disabledServers`; with `filter_exa`, Exa servers are removed and their API keys
 //!    collected.
 //! 3. Merge by name: a managed definition ([`Level::Managed`]) wins, else the first one, whole
@@ -102,9 +102,9 @@ pub enum SkipReason {
     /// The Exa filter removed it (its API keys are in [`DiscoveryResult::exa_api_keys`]).
     ExaFiltered,
     /// It is defined in a file inside the project folder and the user has not approved it (as
-    /// it is now): it does not run until they do (see [`crate::trust`]).
+    /// it is now): it does not run until they do (see [`TrustPolicy`](crate::TrustPolicy)).
     NeedsApproval,
-    /// The machine's enterprise policy does not let it run (see [`crate::policy`]'s rules);
+    /// The machine's enterprise policy does not let it run (see [`PolicyDenial`](crate::PolicyDenial)'s rules);
     /// shown as `denied by policy: …`.
     DeniedByPolicy(PolicyDenial),
 }

@@ -1,38 +1,4 @@
-//! The OAuth settings of a remote server's `auth` block: which grant gets its tokens, with what
-//! credentials, and whether they are DPoP-bound ([`AuthConfig::oauth_settings`]).
-//!
-//! ```json
-//! "auth": {
-//!   "type": "oauth",
-//!   "grant": "workloadIdentity",
-//!   "assertionFile": "/var/run/secrets/tokens/mcp-token",
-//!   "dpop": true
-//! }
-//! ```
-//!
-//! | `grant` | what it does | fields |
-//! |---|---|---|
-//! | `authorizationCode` (the default) | the user logs in in a browser | optional `clientId`, `clientSecret` (a client registered beforehand; without one the client uses a metadata document or registers itself) |
-//! | `clientCredentials` | the agent acts for itself, no user | `clientId`, and `clientSecret` or `privateKeyFile` (a P-256 key in PKCS #8 PEM: `private_key_jwt`, ES256) |
-//! | `workloadIdentity` | a JWT the workload's platform issued is the grant (RFC 7523 JWT bearer, SEP-1933) | `assertionFile` (read for every token request, e.g. a Kubernetes projected service account token) or `assertion`; optional `clientId` |
-//! | `enterpriseManaged` | the user's ID token is exchanged at the identity provider, and the grant it gives is presented to the server's authorization server (SEP-990) | `idTokenFile` (read for every exchange) or `idToken`, `idpTokenEndpoint`, `idpClientId`; `clientId` and `clientSecret` at the server's authorization server |
-//!
-//! `dpop`: `true` binds every token to a key of the client's (RFC 9449) and refuses an
-//! authorization server that will not; `false` never does; left out, DPoP is used when the MCP
-//! server asks for it (its challenge or resource metadata), not merely because its
-//! authorization server offers it.
-//!
-//! File names may use `${HOME}` (they are expanded like other values; `~` is not); a relative
-//! one is taken from the folder of the file that defines the server.
-//!
-//! **Where these are honoured.** The fields that make the client read a file of the user's
-//! (`privateKeyFile`, `assertionFile`, `idTokenFile`) or send a credential to a URL the
-//! definition names (`idpTokenEndpoint`) are the ones [`AuthConfig::local_credential_fields`]
-//! lists. They are honoured only for a definition in one of the user's own files, or in a
-//! project file whose server the user approved — the approval its `!command` values need too
-//! ([`SourceMeta::may_use_local_credentials`](crate::SourceMeta::may_use_local_credentials));
-//! otherwise the server fails with
-//! [`AuthError::NotTrusted`](crate::AuthError::NotTrusted) and no file is read.
+//! How a remote server's OAuth tokens are obtained (documented on [`OAuthSettings`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -72,6 +38,42 @@ const LOCAL_CREDENTIAL_KEYS: &[&str] = &[
 ];
 
 /// How a remote server's OAuth tokens are obtained, read from its `auth` block.
+///
+/// The OAuth settings of a remote server's `auth` block: which grant gets its tokens, with what
+/// credentials, and whether they are DPoP-bound ([`AuthConfig::oauth_settings`]).
+///
+/// ```json
+/// "auth": {
+///   "type": "oauth",
+///   "grant": "workloadIdentity",
+///   "assertionFile": "/var/run/secrets/tokens/mcp-token",
+///   "dpop": true
+/// }
+/// ```
+///
+/// | `grant` | what it does | fields |
+/// |---|---|---|
+/// | `authorizationCode` (the default) | the user logs in in a browser | optional `clientId`, `clientSecret` (a client registered beforehand; without one the client uses a metadata document or registers itself) |
+/// | `clientCredentials` | the agent acts for itself, no user | `clientId`, and `clientSecret` or `privateKeyFile` (a P-256 key in PKCS #8 PEM: `private_key_jwt`, ES256) |
+/// | `workloadIdentity` | a JWT the workload's platform issued is the grant (RFC 7523 JWT bearer, SEP-1933) | `assertionFile` (read for every token request, e.g. a Kubernetes projected service account token) or `assertion`; optional `clientId` |
+/// | `enterpriseManaged` | the user's ID token is exchanged at the identity provider, and the grant it gives is presented to the server's authorization server (SEP-990) | `idTokenFile` (read for every exchange) or `idToken`, `idpTokenEndpoint`, `idpClientId`; `clientId` and `clientSecret` at the server's authorization server |
+///
+/// `dpop`: `true` binds every token to a key of the client's (RFC 9449) and refuses an
+/// authorization server that will not; `false` never does; left out, DPoP is used when the MCP
+/// server asks for it (its challenge or resource metadata), not merely because its
+/// authorization server offers it.
+///
+/// File names may use `${HOME}` (they are expanded like other values; `~` is not); a relative
+/// one is taken from the folder of the file that defines the server.
+///
+/// **Where these are honoured.** The fields that make the client read a file of the user's
+/// (`privateKeyFile`, `assertionFile`, `idTokenFile`) or send a credential to a URL the
+/// definition names (`idpTokenEndpoint`) are the ones [`AuthConfig::local_credential_fields`]
+/// lists. They are honoured only for a definition in one of the user's own files, or in a
+/// project file whose server the user approved — the approval its `!command` values need too
+/// ([`SourceMeta::may_use_local_credentials`](crate::SourceMeta::may_use_local_credentials));
+/// otherwise the server fails with
+/// [`AuthError::NotTrusted`](crate::auth::AuthError::NotTrusted) and no file is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OAuthSettings {
@@ -201,7 +203,7 @@ impl OAuthSettings {
     /// These settings with every relative file name taken from `base` (the folder of the file
     /// that defines the server), `.` and `..` taken out, and symlinks followed when the file
     /// exists: the file read is the one the checks of a project server's files looked at
-    /// ([`check_auth_source`](crate::check_auth_source)).
+    /// ([`check_auth_source`](crate::auth::check_auth_source)).
     #[must_use]
     pub fn resolve_files(mut self, base: &Path) -> Self {
         let resolve = |path: &mut PathBuf| {
@@ -229,7 +231,7 @@ impl OAuthSettings {
 }
 
 impl AuthConfig {
-    /// The OAuth settings of a remote server (see the [module documentation](self)); every
+    /// The OAuth settings of a remote server (see [`OAuthSettings`](crate::OAuthSettings)); every
     /// problem found, each naming its field, when they cannot be used. Only for `type: "oauth"`
     /// (another type uses none of them).
     pub fn oauth_settings(&self) -> Result<OAuthSettings, Vec<OAuthProblem>> {
@@ -276,7 +278,7 @@ impl AuthConfig {
     /// The fields set in this block that make the client read a local file or send a
     /// credential to a URL the definition names (`privateKeyFile`, `assertionFile`,
     /// `idTokenFile`, `idpTokenEndpoint`): honoured only where the definition is the user's own
-    /// or approved (see the [module documentation](self)).
+    /// or approved (see [`OAuthSettings`](crate::OAuthSettings)).
     pub fn local_credential_fields(&self) -> Vec<&'static str> {
         LOCAL_CREDENTIAL_KEYS
             .iter()

@@ -72,7 +72,7 @@ pub struct SourceMeta {
     #[serde(skip)]
     pub project_folder: Option<PathBuf>,
     /// For a definition in a file inside the project folder: the trust policy let it run (the
-    /// user approved it, or the embedder's policy did; see [`crate::trust`]). Set by discovery;
+    /// user approved it, or the embedder's policy did; see [`TrustPolicy`](crate::TrustPolicy)). Set by discovery;
     /// not part of the serialized form.
     #[serde(skip)]
     pub approved: bool,

@@ -2,7 +2,7 @@
 //! [`DiscoveryOptions`], the files it looked for (whether each exists) and how many servers each
 //! file gave, for a user asking "where do my servers come from, and why is this one missing?".
 //!
-//! The files are the ones the provider asked [`read_config_file`](crate::read_config_file) for
+//! The files are the ones the provider asked [`read_config_file`](crate::source::read_config_file) for
 //! while loading ([`in_read_pass`]): the same reads discovery makes, so the report cannot drift
 //! from what discovery does. A provider that reads files some other way reports the files it
 //! returned.

@@ -218,7 +218,7 @@ fn string_slots<'a>(name: String, value: &'a mut Value, slots: &mut Vec<(String,
 ///
 /// Values may hold `${VAR}` / `${VAR:-default}` references (expanded at discovery) and, in `env`
 /// and `headers`, `!command` values (run at connect time by
-/// [`resolve_auth_config`](crate::resolve_auth_config)).
+/// [`resolve_auth_config`](crate::auth::resolve_auth_config)).
 ///
 /// On disk the transport is flat: `command`, `args`, `env`, `cwd` for stdio; `url`, `headers`
 /// and `type` (`http`, the default for a URL, or `sse`) for a remote server. Reading an entry
@@ -576,12 +576,12 @@ impl fmt::Debug for ServerConfig {
 /// grant that gets its tokens and whether they are DPoP-bound — `grant`, `clientId`,
 /// `clientSecret`, `privateKeyFile`, `assertion`, `assertionFile`, `idToken`, `idTokenFile`,
 /// `idpTokenEndpoint`, `idpClientId`, `dpop` — read by [`oauth_settings`](Self::oauth_settings)
-/// and described in [`oauth_grant`](crate::oauth_grant).
+/// and described in [`OAuthSettings`](crate::OAuthSettings).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct AuthConfig {
     /// `oauth`: the access token kept in the credential store for this server is sent (see
-    /// [`resolve_auth_config`](crate::resolve_auth_config)), or, for a remote server, obtained
+    /// [`resolve_auth_config`](crate::auth::resolve_auth_config)), or, for a remote server, obtained
     /// by the OAuth flow with the settings of
     /// [`extra`](Self::extra).
     #[serde(rename = "type")]

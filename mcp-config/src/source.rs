@@ -1,7 +1,7 @@
 //! The [`ConfigSource`] trait (one per tool whose files we read), what a provider gives back for
 //! each file ([`SourceFile`], [`FileServers`]), and the helpers providers share to turn a file's
 //! text into servers: a broken file is an error naming it, never a panic. Reading the text is
-//! [`read_config_file`](crate::read_config_file)'s job.
+//! [`read_config_file`]'s job, and [`UserDir`] finds the user's config, cache and state folders.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -15,6 +15,9 @@ use crate::origin::Level;
 use crate::problems::{EntryProblem, ServerProblem, Shared};
 use crate::raw_entry::RawServerConfig;
 use crate::server_config::ServerConfig;
+
+pub use crate::read_pass::{LookedAt, MAX_CONFIG_FILE_BYTES, in_read_pass, read_config_file};
+pub use crate::user_dirs::UserDir;
 
 /// Reads one tool's MCP configuration files.
 ///

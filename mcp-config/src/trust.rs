@@ -1,50 +1,4 @@
-//! Project trust: servers defined in files inside the project folder — a cloned repository's
-//! `.mcp.json`, `.cursor/mcp.json`, `.codex/config.toml` and the like — run only when the user
-//! approved them.
-//!
-//! [`TrustPolicy::Approvals`] (the default) counts:
-//!
-//! - the runtime's own approvals: `trustedProjects` in the user's native file
-//!   (`<config dir>/<app>/mcp.json`), a folder mapped to the approved servers and the hash of
-//!   each definition as written and of what approving it lets it do
-//!   ([`crate::approval_hash`], [`crate::consent`]); an edited definition needs
-//!   approval again;
-//! - Claude Code's, for a project `.mcp.json`: `enableAllProjectMcpServers` and
-//!   `enabledMcpjsonServers` for the project in `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`),
-//!   keyed as Claude Code keys it (the repository root, else the working folder), and for every
-//!   folder in the user's `~/.claude/settings.json` and in the enterprise-managed
-//!   `managed-settings.json` ([`DiscoveryContext::managed_dir`]);
-//! - Codex's, for a project `.codex/config.toml`: `trust_level = "trusted"` under `[projects]`
-//!   in `$CODEX_HOME/config.toml` for the file's folder, or, when that folder has no entry, for
-//!   the project root (as Codex looks it up).
-//!
-//! ## Which folder
-//!
-//! Project files are found in the working folder and its parents up to the repository root
-//! ([`DiscoveryContext::project_folders`]). A file belongs to the folder that holds it
-//! ([`SourceMeta::project_folder`](crate::SourceMeta::project_folder)): `/repo/.mcp.json` is
-//! `/repo`'s whether discovery runs in `/repo` or in `/repo/src/deep`. Our approvals are
-//! recorded and looked up under that folder, so approving the root's servers once holds from
-//! every subfolder, and an approval given for a subfolder never covers a file of its parent
-//! (or the other way round). The walk never reaches `$HOME` or above, so a file there is never
-//! a project file. Folders are absolute and canonical before anything is decided
-//! ([`project_folder`](crate::project_folder)): an agent started with `"."` records and finds
-//! its approvals under the folder's real path, never under `"."`, so an approval never counts in
-//! another folder and the same folder named another way (absolute, through a symlink) is the
-//! same folder.
-//!
-//! Approvals come only from outside the folder. A settings file inside it — Claude Code's
-//! `.claude/settings.json` and `settings.local.json`, `.codex/`, `.vscode/settings.json` — is
-//! the project speaking for itself (a cloned repository can ship one) and never approves
-//! anything; it may still switch its own servers off. Which files are the project's is decided
-//! by discovery ([`SourceMeta::in_project_folder`](crate::SourceMeta::in_project_folder)): the
-//! user's own files never are, whatever the folder (`$HOME`, `/`, a symlink to either).
-//!
-//! A server that is not approved is skipped at discovery with
-//! [`SkipReason::NeedsApproval`](crate::SkipReason::NeedsApproval): it is never started, its
-//! cached tools are never offered and none of its `!command` values runs. Definitions in the
-//! user's own files (including Claude Code's per-project "local" servers, which live in the
-//! user's home) need no approval.
+//! Project trust: which project servers may run (documented on [`TrustPolicy`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -60,12 +14,12 @@ use crate::server_config::ServerConfig;
 use crate::source::{parse_json, parse_jsonc};
 
 /// The key of the approvals in the user's native file.
-pub const TRUSTED_PROJECTS_KEY: &str = "trustedProjects";
+pub(crate) const TRUSTED_PROJECTS_KEY: &str = "trustedProjects";
 
 /// The key, in the user's native file, of the project servers switched off, per folder
 /// (`{"<folder>": ["name", …]}`): disabling a project's server is a choice about that project,
 /// never about every server of that name.
-pub const DISABLED_PROJECT_SERVERS_KEY: &str = "disabledProjectServers";
+pub(crate) const DISABLED_PROJECT_SERVERS_KEY: &str = "disabledProjectServers";
 
 /// A project server that asks to run.
 #[derive(Debug, Clone, Copy)]
@@ -90,6 +44,54 @@ pub struct ProjectServer<'a> {
 pub type ApprovalCallback = Arc<dyn Fn(&ProjectServer<'_>) -> bool + Send + Sync>;
 
 /// Which project servers may run.
+///
+/// Project trust: servers defined in files inside the project folder — a cloned repository's
+/// `.mcp.json`, `.cursor/mcp.json`, `.codex/config.toml` and the like — run only when the user
+/// approved them.
+///
+/// [`TrustPolicy::Approvals`] (the default) counts:
+///
+/// - the runtime's own approvals: `trustedProjects` in the user's native file
+///   (`<config dir>/<app>/mcp.json`), a folder mapped to the approved servers and the hash of
+///   each definition as written and of what approving it lets it do
+///   ([`crate::approval_hash`], [`crate::Consent`]); an edited definition needs
+///   approval again;
+/// - Claude Code's, for a project `.mcp.json`: `enableAllProjectMcpServers` and
+///   `enabledMcpjsonServers` for the project in `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`),
+///   keyed as Claude Code keys it (the repository root, else the working folder), and for every
+///   folder in the user's `~/.claude/settings.json` and in the enterprise-managed
+///   `managed-settings.json` ([`DiscoveryContext::managed_dir`]);
+/// - Codex's, for a project `.codex/config.toml`: `trust_level = "trusted"` under `[projects]`
+///   in `$CODEX_HOME/config.toml` for the file's folder, or, when that folder has no entry, for
+///   the project root (as Codex looks it up).
+///
+/// ## Which folder
+///
+/// Project files are found in the working folder and its parents up to the repository root
+/// ([`DiscoveryContext::project_folders`]). A file belongs to the folder that holds it
+/// ([`SourceMeta::project_folder`](crate::SourceMeta::project_folder)): `/repo/.mcp.json` is
+/// `/repo`'s whether discovery runs in `/repo` or in `/repo/src/deep`. Our approvals are
+/// recorded and looked up under that folder, so approving the root's servers once holds from
+/// every subfolder, and an approval given for a subfolder never covers a file of its parent
+/// (or the other way round). The walk never reaches `$HOME` or above, so a file there is never
+/// a project file. Folders are absolute and canonical before anything is decided
+/// ([`project_folder`](crate::project_folder)): an agent started with `"."` records and finds
+/// its approvals under the folder's real path, never under `"."`, so an approval never counts in
+/// another folder and the same folder named another way (absolute, through a symlink) is the
+/// same folder.
+///
+/// Approvals come only from outside the folder. A settings file inside it — Claude Code's
+/// `.claude/settings.json` and `settings.local.json`, `.codex/`, `.vscode/settings.json` — is
+/// the project speaking for itself (a cloned repository can ship one) and never approves
+/// anything; it may still switch its own servers off. Which files are the project's is decided
+/// by discovery ([`SourceMeta::in_project_folder`](crate::SourceMeta::in_project_folder)): the
+/// user's own files never are, whatever the folder (`$HOME`, `/`, a symlink to either).
+///
+/// A server that is not approved is skipped at discovery with
+/// [`SkipReason::NeedsApproval`](crate::SkipReason::NeedsApproval): it is never started, its
+/// cached tools are never offered and none of its `!command` values runs. Definitions in the
+/// user's own files (including Claude Code's per-project "local" servers, which live in the
+/// user's home) need no approval.
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub enum TrustPolicy {

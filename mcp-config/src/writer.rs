@@ -398,7 +398,7 @@ fn set_project_disabled(
     Ok(changes)
 }
 
-/// Records the user's approval of project servers ([`crate::trust`]): each name of `servers`
+/// Records the user's approval of project servers ([`TrustPolicy`](crate::TrustPolicy)): each name of `servers`
 /// with the hash of its definition as written and of the consent description the user was shown
 /// ([`approval_hash`]), under `folder` in the user file's `trustedProjects`. A server whose
 /// description cannot state what it allows is refused ([`ChangeProblem::NotApprovable`]), and

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use common::{needing_approval, temp_root, trusting};
 use mcp_config::{
-    ConfigSource, DiscoveryContext, DiscoveryOptions, DiscoveryResult, FileServers, Level,
-    ServerConfig, SkipReason, SourceFile, StdioConfig, TransportConfig, load_all_configs,
+    DiscoveryContext, DiscoveryOptions, DiscoveryResult, Level, ServerConfig, SkipReason,
+    StdioConfig, TransportConfig, load_all_configs, source::ConfigSource, source::FileServers,
+    source::SourceFile,
 };
 use serde_json::json;
 

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 
 use common::{needing_approval, temp_root, trusting};
 use mcp_config::{
-    AuthError, ClientCredentialSetting, CredentialSetting, DiscoveryContext, DiscoveryOptions,
-    DiscoveryResult, Level, OAuthGrant, ServerConfig, SkipReason, SourceMeta, check_auth_source,
-    load_all_configs,
+    ClientCredentialSetting, CredentialSetting, DiscoveryContext, DiscoveryOptions,
+    DiscoveryResult, Level, OAuthGrant, ServerConfig, SkipReason, SourceMeta, auth::AuthError,
+    auth::check_auth_source, load_all_configs,
 };
 use serde_json::json;
 

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use mcp_config::providers::CONTINUE;
 use mcp_config::{
-    ConfigError, ConfigSource, DiscoveryContext, FolderProblem, Level, ShapeProblem, SkipReason,
-    SourceFile,
+    ConfigError, DiscoveryContext, FolderProblem, Level, ShapeProblem, SkipReason,
+    source::ConfigSource, source::SourceFile,
 };
 use provider_support::{Sandbox, discover_with, invalid, listing, names, server, the_error};
 use serde_json::json;

@@ -10,7 +10,9 @@ use mcp_config::providers::{
     AMP, CLAUDE_CODE, CLAUDE_DESKTOP, CLINE, CODEX, CRUSH, CURSOR, GEMINI, GOOSE, JUNIE, KIRO,
     LM_STUDIO, NATIVE, OPENCODE, ROO_CODE, VSCODE, WARP, WINDSURF, ZED, default_sources,
 };
-use mcp_config::{ConfigError, ConfigProblem, ConfigSource, DiscoveryContext, EntryProblem, Level};
+use mcp_config::{
+    ConfigError, ConfigProblem, DiscoveryContext, EntryProblem, Level, source::ConfigSource,
+};
 use provider_support::{
     Sandbox, config_of, file_for, invalid, listing, names, server, servers, the_error,
 };

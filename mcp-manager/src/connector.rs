@@ -22,7 +22,7 @@
 //!   URL (`mcp_transport::oauth::credential_key`), refreshes them, and turns a 401 it cannot
 //!   answer into an error that shows the server as needing a login.
 //!
-//! The grant is the one the server's `auth` block names ([`mcp_config::oauth_grant`]):
+//! The grant is the one the server's `auth` block names ([`mcp_config::OAuthSettings`]):
 //! the authorization code (the default, with a pre-registered client if it names one), client
 //! credentials (a secret, or `private_key_jwt` with a key file), workload identity (a JWT bearer
 //! assertion read from its file for every token request) or enterprise-managed (an ID token
@@ -40,9 +40,9 @@ use async_trait::async_trait;
 #[cfg(feature = "stdio")]
 use mcp_config::StdioConfig;
 use mcp_config::{
-    AuthConfig, AuthOptions, ConfigProblem, InvalidServer, ResolvedServerConfig, ServerConfig,
-    ServerProblem, SourceMeta, TransportConfig, check_auth_source, resolve_auth_config_with,
-    validate_server_config,
+    AuthConfig, ConfigProblem, InvalidServer, ServerConfig, ServerProblem, SourceMeta,
+    TransportConfig, auth::AuthOptions, auth::ResolvedServerConfig, auth::check_auth_source,
+    auth::resolve_auth_config_with, validate_server_config,
 };
 #[cfg(feature = "oauth")]
 use mcp_config::{

@@ -11,7 +11,7 @@ use std::ops::Deref;
 use std::path::Path;
 use std::sync::Arc;
 
-use mcp_config::{AuthError, ConfigError, FileError, InvalidServer, SourceMeta};
+use mcp_config::{ConfigError, FileError, InvalidServer, SourceMeta, auth::AuthError};
 use mcp_transport::CloseReason;
 
 /// Why a server could not be used, connected or kept connected. Every message names the

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use mcp_config::{AuthConfig, AuthError, DiscoveredServer, Level, ServerConfig, SourceMeta};
+use mcp_config::{AuthConfig, DiscoveredServer, Level, ServerConfig, SourceMeta, auth::AuthError};
 use mcp_manager::{ConnectionStatus, ManagerError};
 use mcp_transport::oauth::{AuthorizationHandler, OAuthError, PendingRedirect};
 use serde_json::{Value, json};

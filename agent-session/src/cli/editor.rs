@@ -11,7 +11,7 @@
 //! stdout (`shell --json | jq` stays clean).
 //!
 //! The history is kept in `$XDG_STATE_HOME/<app>/shell_history`, else
-//! `~/.local/state/<app>/shell_history` (the state directory as `mcp_config::UserDir` finds
+//! `~/.local/state/<app>/shell_history` (the state directory as `mcp_config::source::UserDir` finds
 //! it, the runtime's one XDG lookup): the XDG base-directory spec puts "actions history"
 //! in the state directory. It is not configuration the user writes (the config directory) nor
 //! something that may be deleted at any time (the cache directory). A line is added to the
@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc as std_mpsc};
 use std::thread::JoinHandle;
 
-use mcp_config::UserDir;
+use mcp_config::source::UserDir;
 use nix::sys::termios::{SetArg, Termios, tcgetattr, tcsetattr};
 use rustyline::Editor;
 use rustyline::config::{Behavior, Config};

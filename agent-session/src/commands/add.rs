@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use mcp_config::writer::{add_server, validate_server_name};
 use mcp_config::{
     ChangeProblem, ConfigError, DiscoveryContext, DiscoveryResult, Level, RemoteConfig,
-    ServerConfig, StdioConfig, TransportConfig, TransportKind, standard_entry,
+    ServerConfig, StdioConfig, TransportConfig, TransportKind, source::standard_entry,
     validate_server_config,
 };
 use serde_json::{Value, json};

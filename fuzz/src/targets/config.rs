@@ -32,8 +32,8 @@ use mcp_config::providers::{
     WARP, WINDSURF, ZED,
 };
 use mcp_config::{
-    ConfigError, ConfigSource, DiscoveryContext, DiscoveryOptions, SkipReason, TrustPolicy,
-    load_all_configs,
+    ConfigError, DiscoveryContext, DiscoveryOptions, SkipReason, TrustPolicy, load_all_configs,
+    source::ConfigSource,
 };
 use proptest::prelude::*;
 use proptest::sample::{Index, select};

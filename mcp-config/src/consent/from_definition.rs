@@ -79,7 +79,7 @@ impl Consent {
                 if definition.takes_stored_credentials() {
                     consent.sends.push(ValueSent {
                         value: SentValue::StoredLogin,
-                        field: format!("env.{}", crate::OAUTH_ACCESS_TOKEN_ENV),
+                        field: format!("env.{}", crate::auth::OAUTH_ACCESS_TOKEN_ENV),
                         to: Destination::Process,
                     });
                 }

@@ -11,7 +11,7 @@ use crate::quoting::quoted;
 use crate::server_config::TransportKind;
 
 /// Why a provider could not turn an entry of its file into a definition. A provider outside
-/// this crate (a [`ConfigSource`](crate::ConfigSource) of the agent's) says why with its own
+/// this crate (a [`ConfigSource`](crate::source::ConfigSource) of the agent's) says why with its own
 /// error type: [`EntryProblem::other`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

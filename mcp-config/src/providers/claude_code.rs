@@ -8,7 +8,7 @@
 //! 1a9d7b47, `docs/code/code-settings.md` at a5452632, August 2026). Claude Code makes a
 //! `managed-mcp.json` exclusive (no other server loads); here it takes precedence name by name
 //! and the other tools' servers stay, since this runtime is not Claude Code — an administrator
-//! who wants only theirs says so with `allowedMcpServers` ([`crate::policy`]), which applies to
+//! who wants only theirs says so with `allowedMcpServers` ([`PolicyDenial`](crate::PolicyDenial)), which applies to
 //! every tool's servers. Its `managedMcpServers` setting is not read.
 //!
 //! Project files, seen from a subfolder: Claude Code's rule is `.mcp.json` in the working folder
@@ -182,7 +182,7 @@ struct SwitchedOff {
     /// project (Claude Code's opt-in for servers that are off by default). It turns on a
     /// server of `~/.claude.json` whose definition is off, and wins over `disabledMcpServers`
     /// (Claude Code keeps a name in one list only). It never approves a `.mcp.json` server:
-    /// that is `enabledMcpjsonServers`, read by [`crate::trust`].
+    /// that is `enabledMcpjsonServers`, read by [`TrustPolicy`](crate::TrustPolicy).
     enabled: Vec<String>,
 }
 

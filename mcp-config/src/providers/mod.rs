@@ -32,8 +32,8 @@
 //!
 //! Everywhere, `disabled: true` on an entry (Cline / Windsurf style) becomes `enabled: false`. A
 //! file that does not exist is left out; a file that is a directory, cannot be read or cannot be
-//! parsed is a [`SourceFile`](crate::SourceFile) holding that error; an entry that cannot be
-//! converted is listed in [`FileServers::invalid`](crate::FileServers::invalid) as that server's
+//! parsed is a [`SourceFile`](crate::source::SourceFile) holding that error; an entry that cannot be
+//! converted is listed in [`FileServers::invalid`](crate::source::FileServers::invalid) as that server's
 //! [`EntryProblem`](crate::EntryProblem). A provider of the agent's says why with its own error
 //! type ([`EntryProblem::other`](crate::EntryProblem::other)).
 
@@ -68,6 +68,7 @@ mod warp;
 mod windsurf;
 mod zed;
 
+pub use crate::report::{FileReport, ProviderReport, provider_report};
 pub use amp::AMP;
 pub use builtin::BuiltinSource;
 pub use claude_code::CLAUDE_CODE;

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use mcp_config::providers::BuiltinSource;
 use mcp_config::{
     ConfigError, DiscoveryContext, DiscoveryOptions, DiscoveryResult, Level, ServerConfig,
-    SourceFile, TrustPolicy, load_all_configs,
+    TrustPolicy, load_all_configs, source::SourceFile,
 };
 use serde_json::Value;
 
