@@ -352,7 +352,7 @@ impl<'a> Bench<'a> {
         options.on_progress = Some(Arc::clone(&self.progress));
         let result = self
             .client
-            .call_tool_with("echo", Some(self.object.clone()), &options)
+            .call_tool_with("echo", Some(&self.object), &options)
             .await?;
         if result.is_error {
             return Err(format!("the echo call failed: {:?}", result.content).into());

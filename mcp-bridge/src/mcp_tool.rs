@@ -224,7 +224,9 @@ async fn call(
         options = options.timeout(timeout);
     }
     let output = convert_call_from(
-        client.call_tool_with(tool, arguments, &options).await,
+        client
+            .call_tool_with(tool, arguments.as_ref(), &options)
+            .await,
         origin,
     )?;
     Ok(match &definition.budget {

@@ -35,6 +35,10 @@ pub trait AgentTool: Send + Sync {
 
     /// Runs the tool. A failure of the tool is an output with `is_error` set (the model sees
     /// it); only a cancellation through `cancel` is an `Err`.
+    ///
+    /// `args` is the model's JSON as it came, whatever it is: an MCP tool takes an object (or
+    /// `null` for none, as the protocol's `McpClient::call_tool_with` does) and answers any
+    /// other value with an error output naming what it got, so the model can correct itself.
     async fn execute(
         &self,
         args: Value,

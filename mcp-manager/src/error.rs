@@ -333,6 +333,15 @@ pub enum Problem {
     },
     /// Discovery failed as a whole: no server was loaded.
     Discovery(ServerError),
+    /// A server defined in a project file that the trust policy did not let run
+    /// ([`SkipReason::NeedsApproval`](mcp_config::SkipReason::NeedsApproval)): it is not
+    /// started and offers no tools until the user approves it.
+    Unapproved {
+        /// The server's name.
+        name: String,
+        /// The project file that defines it.
+        source: SourceMeta,
+    },
 }
 
 /// Where the one problem of a failed discovery points, as the described system reports it (a
@@ -343,7 +352,7 @@ impl Problem {
     /// The server the problem is about, if it is about one.
     pub fn server(&self) -> Option<&str> {
         match self {
-            Self::Server { name, .. } => Some(name),
+            Self::Server { name, .. } | Self::Unapproved { name, .. } => Some(name),
             Self::File(_) | Self::Discovery(_) => None,
         }
     }
@@ -354,6 +363,7 @@ impl Problem {
         match self {
             Self::File(file) => Some(&file.path),
             Self::Server { source, .. } => source.as_ref().map(|meta| meta.path.as_path()),
+            Self::Unapproved { source, .. } => Some(&source.path),
             Self::Discovery(_) => Some(Path::new(DISCOVERY_PROBLEM_PATH)),
         }
     }
@@ -365,6 +375,11 @@ impl fmt::Display for Problem {
         match self {
             Self::File(file) => fmt::Display::fmt(&file.error, f),
             Self::Server { error, .. } | Self::Discovery(error) => fmt::Display::fmt(error, f),
+            Self::Unapproved { name, source } => write!(
+                f,
+                "{name}: defined in the project file {}, it waits for the user's approval and is not started",
+                source.path.display()
+            ),
         }
     }
 }

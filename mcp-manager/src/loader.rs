@@ -187,23 +187,28 @@ pub fn default_tool_cache(_app_name: &str) -> Arc<dyn ToolCache> {
     Arc::new(NoopToolCache::new())
 }
 
-/// The problems discovery met: broken files, and servers whose definitions cannot be used.
+/// The problems discovery met: broken files, servers whose definitions cannot be used, and
+/// project servers the trust policy left waiting for approval. A left-out definition is a
+/// problem only when no other definition of its name is used.
 pub fn discovery_problems(discovery: &DiscoveryResult) -> Vec<Problem> {
     let files = discovery.file_errors.iter().cloned().map(Problem::File);
-    let invalid = discovery
+    let left_out = discovery
         .skipped
         .iter()
+        .filter(|skipped| !discovery.servers.contains_key(&skipped.name))
         .filter_map(|skipped| match &skipped.reason {
-            SkipReason::Invalid(invalid) if !discovery.servers.contains_key(&skipped.name) => {
-                Some(Problem::Server {
-                    name: skipped.name.clone(),
-                    source: Some(skipped.source.clone()),
-                    error: ServerError::new(invalid.clone()),
-                })
-            }
+            SkipReason::Invalid(invalid) => Some(Problem::Server {
+                name: skipped.name.clone(),
+                source: Some(skipped.source.clone()),
+                error: ServerError::new(invalid.clone()),
+            }),
+            SkipReason::NeedsApproval => Some(Problem::Unapproved {
+                name: skipped.name.clone(),
+                source: skipped.source.clone(),
+            }),
             _ => None,
         });
-    files.chain(invalid).collect()
+    files.chain(left_out).collect()
 }
 
 impl LoadResult {

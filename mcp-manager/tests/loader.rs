@@ -232,6 +232,51 @@ async fn discover_mcp_servers_gives_the_same_shape_without_connecting() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn project_servers_the_default_trust_policy_leaves_out_are_problems_the_caller_sees() {
+    let project = Project::new();
+    // The default policy: approvals, of which this fresh home has none.
+    let options = LoadOptions::new("testapp")
+        .context(DiscoveryContext::new(
+            "testapp",
+            project.dir.path(),
+            project.home.path(),
+        ))
+        .cache(memory_cache());
+
+    let result = discover_and_load_mcp_tools(project.cwd(), &options).await;
+
+    assert!(result.tools.is_empty());
+    assert!(result.discovery.servers.is_empty());
+    let waiting: Vec<(&str, &Path)> = result
+        .problems
+        .iter()
+        .filter_map(|problem| match problem {
+            Problem::Unapproved { name, source } => Some((name.as_str(), source.path.as_path())),
+            _ => None,
+        })
+        .collect();
+    let file = project.dir.path().join(".mcp.json");
+    // The invalid entry is a problem of its own, whatever approval would say of it.
+    assert_eq!(
+        waiting,
+        [
+            ("Good-Server.1", file.as_path()),
+            ("crashy", file.as_path())
+        ]
+    );
+    let said = result
+        .problems
+        .iter()
+        .find(|problem| problem.server() == Some("crashy"))
+        .unwrap()
+        .to_string();
+    assert!(said.contains("approval"), "{said}");
+    assert!(said.contains(&file.display().to_string()), "{said}");
+    assert!(pids_with_marker(&project.good.marker).is_empty());
+    within("disconnect_all", result.manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cache_key_changes_with_a_variables_value_and_with_the_definition() {
     let dir = TempDir::new("fingerprint-project");
     let home = TempDir::new("fingerprint-home");

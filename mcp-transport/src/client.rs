@@ -195,25 +195,19 @@ impl McpClient {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, Error> {
-        self.call_tool_with(name, arguments, &RequestOptions::default())
+        self.call_tool_with(name, arguments.as_ref(), &RequestOptions::default())
             .await
     }
 
     /// Calls a tool with per-call options: timeout, progress, cancellation. A call without a
-    /// timeout of its own uses the client's default ([`ClientOptions::request_timeout`]).
+    /// timeout of its own uses the client's default ([`ClientOptions::request_timeout`]). The
+    /// arguments are lent, and only serialized: a caller that keeps them (an agent's tool call, a
+    /// retry, a log) makes no copy.
+    ///
+    /// The arguments are the protocol's: an object, or none. An agent's model gives any JSON
+    /// value; `mcp_bridge`'s `AgentTool::execute` takes that, and refuses a value that is not an
+    /// object with a message the model reads, before a call is made.
     pub async fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Option<JsonObject>,
-        options: &RequestOptions,
-    ) -> Result<CallToolResult, Error> {
-        self.call_tool_borrowed(name, arguments.as_ref(), options)
-            .await
-    }
-
-    /// [`call_tool_with`](Self::call_tool_with) with borrowed arguments: a caller that keeps
-    /// them (an agent's tool call, a retry, a log) makes no copy. They are only serialized.
-    pub async fn call_tool_borrowed(
         &self,
         name: &str,
         arguments: Option<&JsonObject>,

@@ -33,7 +33,8 @@ async fn a_cancelled_call_returns_as_cancelled_and_the_server_is_told() {
     let client = connect(&FixtureServer::new()).await;
     let cancel = CancellationToken::new();
     let options = RequestOptions::default().cancel_with(cancel.clone());
-    let call = client.call_tool_with("sleep", Some(object(json!({"ms": 60_000}))), &options);
+    let arguments = object(json!({"ms": 60_000}));
+    let call = client.call_tool_with("sleep", Some(&arguments), &options);
     let cancel_once_started = async {
         sleep_started(&client).await;
         cancel.cancel();
@@ -72,7 +73,7 @@ async fn a_timed_out_call_fails_with_the_timeout_and_the_server_is_told() {
     let client = connect(&FixtureServer::new()).await;
     let options = RequestOptions::with_timeout(Duration::from_millis(150));
     let error =
-        guard(client.call_tool_with("sleep", Some(object(json!({"ms": 60_000}))), &options))
+        guard(client.call_tool_with("sleep", Some(&object(json!({"ms": 60_000}))), &options))
             .await
             .expect_err("timed out");
     assert!(error.is_timeout(), "{error:?}");
@@ -91,7 +92,7 @@ async fn progress_notifications_reach_the_caller_in_order() {
     let (options, seen) = recording_progress();
     let result = guard(client.call_tool_with(
         "progress",
-        Some(object(json!({"steps": 20, "interval_ms": 0}))),
+        Some(&object(json!({"steps": 20, "interval_ms": 0}))),
         &options,
     ))
     .await
@@ -110,7 +111,7 @@ async fn a_panicking_progress_callback_loses_only_its_reports() {
     let options = RequestOptions::default().on_progress(|_| panic!("a callback with a bug"));
     let result = guard(client.call_tool_with(
         "progress",
-        Some(object(json!({"steps": 3, "interval_ms": 0}))),
+        Some(&object(json!({"steps": 3, "interval_ms": 0}))),
         &options,
     ))
     .await
@@ -143,13 +144,13 @@ async fn progress_resets_the_timeout_but_never_past_the_maximum() {
     let mut options = options
         .timeout(Duration::from_millis(600))
         .reset_timeout_on_progress(Duration::from_secs(10));
-    guard(client.call_tool_with("progress", args(), &options))
+    guard(client.call_tool_with("progress", args().as_ref(), &options))
         .await
         .expect("reset by progress");
 
     // The same work under a 400 ms hard maximum times out anyway.
     options.max_total_timeout = Some(Duration::from_millis(400));
-    let error = guard(client.call_tool_with("progress", args(), &options))
+    let error = guard(client.call_tool_with("progress", args().as_ref(), &options))
         .await
         .expect_err("hard maximum");
     assert!(error.is_timeout(), "{error:?}");
@@ -167,14 +168,14 @@ async fn a_short_timeout_behind_a_long_one_still_fires_on_time() {
         tokio::spawn(async move {
             let options = RequestOptions::with_timeout(Duration::from_secs(600));
             client
-                .call_tool_with("sleep", Some(object(json!({"ms": 60_000}))), &options)
+                .call_tool_with("sleep", Some(&object(json!({"ms": 60_000}))), &options)
                 .await
         })
     };
     guard(client.ping()).await.expect("ping");
     // The guard fails the test long before the 600 s deadline of the first call.
     let short = RequestOptions::with_timeout(Duration::from_millis(150));
-    let error = guard(client.call_tool_with("sleep", Some(object(json!({"ms": 60_000}))), &short))
+    let error = guard(client.call_tool_with("sleep", Some(&object(json!({"ms": 60_000}))), &short))
         .await
         .expect_err("the short timeout fires");
     assert!(error.is_timeout(), "{error:?}");

@@ -46,7 +46,7 @@ async fn a_burst_of_calls_with_borrowed_arguments_on_one_thread_each_get_their_o
             tokio::spawn(async move {
                 let arguments = object(json!({"message": format!("burst {index}")}));
                 let result = client
-                    .call_tool_borrowed("echo", Some(&arguments), &RequestOptions::default())
+                    .call_tool_with("echo", Some(&arguments), &RequestOptions::default())
                     .await
                     .expect("echo");
                 (arguments, text(&result).to_owned())

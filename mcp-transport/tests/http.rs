@@ -235,7 +235,7 @@ async fn three_steps_of_progress(client: &McpClient, expectation: &str) -> (Stri
     let (options, seen) = recording_progress();
     let options = options.timeout(Duration::from_secs(10));
     let result =
-        guard(client.call_tool_with("progress", Some(object(json!({"steps": 3}))), &options))
+        guard(client.call_tool_with("progress", Some(&object(json!({"steps": 3}))), &options))
             .await
             .expect(expectation);
     let progress = seen.lock().unwrap().clone();

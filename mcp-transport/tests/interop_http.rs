@@ -145,7 +145,7 @@ async fn a_ten_second_tool_call_is_not_cut_by_any_total_timeout() {
     let options = RequestOptions::default().timeout(Duration::from_secs(19));
     let result = guard(client.call_tool_with(
         "trigger-long-running-operation",
-        Some(object(json!({"duration": 10, "steps": 1}))),
+        Some(&object(json!({"duration": 10, "steps": 1}))),
         &options,
     ))
     .await

@@ -61,7 +61,7 @@ async fn everything_sent_before_the_answer_is_handled(client: &McpClient) {
     let (options, seen) = recording_progress();
     let progressed = guard(client.call_tool_with(
         "progress",
-        Some(object(json!({"steps": 5, "interval_ms": 0}))),
+        Some(&object(json!({"steps": 5, "interval_ms": 0}))),
         &options,
     ))
     .await

@@ -301,7 +301,7 @@ async fn start(options: &SessionOptions) -> (Arc<AgentSession>, Vec<ManagedTool>
     let began = Instant::now();
     let started = create_agent_session(options.clone()).await;
     let took = began.elapsed();
-    for problem in &started.problems {
+    for problem in &agent_session::commands::problems_to_say(started.problems.clone()) {
         say(&format!("   problem: {problem}"));
     }
     let tools = started.session.manager().tools();

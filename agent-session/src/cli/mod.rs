@@ -314,7 +314,7 @@ async fn run(cli: Cli) -> u8 {
             Command::Login { name } => Some(name.as_str()),
             _ => None,
         };
-        for problem in running.session.problems() {
+        for problem in agent_session::commands::problems_to_say(running.session.problems()) {
             let answered = matches!(
                 &problem,
                 mcp_manager::Problem::Server { name, error, .. }

@@ -155,8 +155,7 @@ pub(crate) fn failures_behind(
         named_server == Some(server) || mcp_bridge::naming::may_name_a_tool_of(tool, server)
     };
     let discovery = session.discovery();
-    let problems: Vec<Problem> = session
-        .problems()
+    let problems: Vec<Problem> = agent_session::commands::problems_to_say(session.problems())
         .into_iter()
         .filter(|problem| problem.server().is_some_and(owns))
         .collect();

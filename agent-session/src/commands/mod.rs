@@ -348,6 +348,16 @@ async fn wait_connected(
     wait_connected_within(session, name, None).await
 }
 
+/// The problems the `/mcp` commands and the CLI say as problems: all but a project server
+/// waiting for approval, which they say in their own words (its status in `list`, the note of
+/// `tools`, `trust`), so that it is never said twice.
+pub fn problems_to_say(problems: Vec<mcp_manager::Problem>) -> Vec<mcp_manager::Problem> {
+    problems
+        .into_iter()
+        .filter(|problem| !matches!(problem, mcp_manager::Problem::Unapproved { .. }))
+        .collect()
+}
+
 /// How long a wait for `name` to connect lasts: its own connect timeout (the default one for a
 /// name discovery did not keep) and a second more, so the manager's own timeout ends a slow
 /// attempt, with its reason, before the wait gives up.

@@ -19,7 +19,7 @@ pub(super) struct Reloaded {
 
 impl Reloaded {
     pub(super) async fn run(session: &AgentSession) -> Self {
-        let problems = session.reload().await;
+        let problems = super::problems_to_say(session.reload().await);
         Self {
             problems,
             servers: Servers::collect(session),

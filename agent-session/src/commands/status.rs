@@ -198,7 +198,7 @@ impl Servers {
             })
             .collect();
         Self {
-            problems: session.problems(),
+            problems: super::problems_to_say(session.problems()),
             discovery,
             rows,
         }

@@ -233,7 +233,7 @@ pub async fn four_progress_steps_in_order(client: McpClient) {
         .on_progress(move |progress| sink.lock().expect("log").push(progress.progress));
     guard(client.call_tool_with(
         "trigger-long-running-operation",
-        Some(object(json!({"duration": 1, "steps": 4}))),
+        Some(&object(json!({"duration": 1, "steps": 4}))),
         &options,
     ))
     .await

@@ -1,4 +1,4 @@
-//! Our client: `mcp_transport::McpClient::call_tool_borrowed("echo")` (the arguments lent, as an
+//! Our client: `mcp_transport::McpClient::call_tool_with("echo")` (the arguments lent, as an
 //! agent that keeps its tool call does) over its stdio transport
 //! (`connect_stdio`) or its Streamable HTTP transport (`connect_http` with
 //! `RemoteTransport::StreamableHttp`), driven by the shared loop in `async_driver.rs`, in one
@@ -85,7 +85,7 @@ impl EchoClient for Ours {
     async fn echo(&self) -> Result<(), BoxError> {
         let result = self
             .client
-            .call_tool_borrowed("echo", Some(&self.arguments), &RequestOptions::default())
+            .call_tool_with("echo", Some(&self.arguments), &RequestOptions::default())
             .await?;
         if result.is_error {
             return Err(format!("the echo tool failed: {:?}", result.content).into());
