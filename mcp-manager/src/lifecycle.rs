@@ -295,6 +295,7 @@ impl Inner {
 
     /// A server's list changed: list again, replace its tools, update the cache.
     pub(crate) async fn relist(&self, name: &str, config: &ServerConfig, client: &McpClient) {
+        tracing::debug!(server = name, "re-listing tools after a change");
         match client.list_tools_with_ttl().await {
             Ok(list) => {
                 let listing = listing_of(client, list.ttl);

@@ -98,7 +98,7 @@ async fn a_server_still_connecting_shows_the_version_the_cache_remembers() {
     let slow = HttpFixture::start(
         HttpFixtureOptions::default()
             .json_answers()
-            .delay("initialize", Duration::from_millis(1500)),
+            .hold("initialize"),
     );
     let server = remote(&slow);
     let cache = memory_cache();
@@ -124,6 +124,7 @@ async fn a_server_still_connecting_shows_the_version_the_cache_remembers() {
         manager.protocol_version("slow"),
         Some(ProtocolVersion::V2025_06_18)
     );
+    slow.release();
     within("the connection", manager.wait_for_connection("slow"))
         .await
         .unwrap();

@@ -237,12 +237,25 @@ async fn a_listing_cut_short_by_the_connection_closing_is_no_warning() {
     let client = within("the connection", manager.wait_for_connection(SERVER))
         .await
         .expect("connected");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The re-listing begins once the first listing is done (it is slow too): close then.
+    assert!(
+        wait_until(Duration::from_secs(10), {
+            let logged = logged.clone();
+            move || logged.text().contains("re-listing tools after a change")
+        })
+        .await,
+        "a re-listing began: {}",
+        logged.text()
+    );
     client.close().await.expect("closed");
     assert!(
         wait_until(Duration::from_secs(5), {
             let logged = logged.clone();
-            move || logged.text().contains("re-listing tools after a change")
+            move || {
+                logged
+                    .text()
+                    .contains("re-listing tools after a change stopped")
+            }
         })
         .await,
         "the listing was under way when the connection closed: {}",

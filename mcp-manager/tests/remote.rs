@@ -70,9 +70,9 @@ async fn http_sse_and_stdio_servers_give_live_tools_side_by_side() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_remote_server_with_a_cache_entry_is_deferred_at_the_gate_then_answers() {
-    let slow = HttpFixture::start(
-        HttpFixtureOptions::default().delay("initialize", Duration::from_millis(1500)),
-    );
+    // The server answers `initialize` only when the test lets it: still connecting at the gate
+    // on any machine.
+    let slow = HttpFixture::start(HttpFixtureOptions::default().hold("initialize"));
     let http = remote(ServerConfig::http(slow.url()));
     let cache = memory_cache();
     prefill(&cache, "slow-web", &http.config, &[echo_tool()]).await;
@@ -91,7 +91,10 @@ async fn a_slow_remote_server_with_a_cache_entry_is_deferred_at_the_gate_then_an
         ConnectionStatus::Connecting
     );
     // The deferred tool waits for the connection, then calls through it.
-    let output = echo(deferred.tool.as_ref(), "worth the wait").await;
+    // (`join!` polls the call first: it is waiting when the server is let go.)
+    let (output, ()) = tokio::join!(echo(deferred.tool.as_ref(), "worth the wait"), async {
+        slow.release();
+    });
     assert!(!output.is_error, "{output:?}");
     assert_eq!(output.to_text(), "worth the wait");
     assert_eq!(

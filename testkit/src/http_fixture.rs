@@ -53,7 +53,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
@@ -75,6 +75,7 @@ pub struct HttpFixtureOptions {
     legacy_sse: bool,
     legacy_endpoint: Option<String>,
     answer_delay: Option<(String, Duration)>,
+    held: Option<String>,
     oauth: bool,
     token_lifetime_secs: u64,
     client_secrets: bool,
@@ -158,6 +159,14 @@ impl HttpFixtureOptions {
     #[must_use]
     pub fn delay(mut self, method: impl Into<String>, delay: Duration) -> Self {
         self.answer_delay = Some((method.into(), delay));
+        self
+    }
+
+    /// Holds every answer to the JSON-RPC `method` until [`HttpFixture::release`] (or the
+    /// fixture stops): a test that needs a server still connecting waits for nothing but that.
+    #[must_use]
+    pub fn hold(mut self, method: impl Into<String>) -> Self {
+        self.held = Some(method.into());
         self
     }
 
@@ -301,6 +310,9 @@ struct State {
     open: Mutex<Vec<TcpStream>>,
     /// Connections accepted so far.
     connections: AtomicUsize,
+    /// Whether the held method's answers may go ([`HttpFixture::release`]).
+    released: Mutex<bool>,
+    release: Condvar,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -342,6 +354,8 @@ impl HttpFixture {
             tokens: Mutex::new(oauth::Tokens::default()),
             open: Mutex::new(Vec::new()),
             connections: AtomicUsize::new(0),
+            released: Mutex::new(false),
+            release: Condvar::new(),
         });
         let accepting = Arc::clone(&state);
         let acceptor = thread::spawn(move || {
@@ -366,6 +380,12 @@ impl HttpFixture {
             state,
             acceptor: Some(acceptor),
         }
+    }
+
+    /// Lets the answers [`HttpFixtureOptions::hold`] held go, and every later one.
+    pub fn release(&self) {
+        *lock(&self.state.released) = true;
+        self.state.release.notify_all();
     }
 
     /// The MCP endpoint (`/mcp`), or the legacy stream (`/sse`).
@@ -442,6 +462,7 @@ impl HttpFixture {
 impl Drop for HttpFixture {
     fn drop(&mut self) {
         self.state.stopping.store(true, Ordering::SeqCst);
+        self.release();
         if let Some(stream) = lock(&self.state.server_stream).take() {
             let _ = stream.shutdown(Shutdown::Both);
         }
@@ -757,6 +778,20 @@ impl State {
             && method == Some(delayed.as_str())
         {
             thread::sleep(*delay);
+        }
+        if self
+            .options
+            .held
+            .as_deref()
+            .is_some_and(|held| method == Some(held))
+        {
+            let mut released = lock(&self.released);
+            while !*released {
+                released = self
+                    .release
+                    .wait(released)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
         }
         if self.options.stateless {
             let version = &message["params"]["_meta"][META_PROTOCOL_VERSION];
