@@ -10,6 +10,8 @@
 //!   --timeout-ms N     connect timeout and per-request timeout in milliseconds (default 30000)
 //!   --name NAME        the server's name in messages (default: the command's file name, or
 //!                      the URL's host)
+//!   --protocol-version V  speak V without finding the server's era first (a handshake-era
+//!                      version goes straight to `initialize`, with no `server/discover` probe)
 //! stdio servers
 //!   --env KEY=VALUE    add a variable to the server's environment (repeatable)
 //!   --cwd DIR          run the server in DIR
@@ -27,13 +29,14 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_transport::http::{HttpServerParams, RemoteTransport};
-use mcp_transport::{ClientOptions, JsonObject, McpClient, StdioServerParams};
+use mcp_transport::{ClientOptions, JsonObject, McpClient, ProtocolVersion, StdioServerParams};
 use serde_json::{Value, json};
 
 struct Args {
     call: Option<(String, JsonObject)>,
     timeout: Duration,
     name: Option<String>,
+    protocol_version: Option<ProtocolVersion>,
     server: Server,
 }
 
@@ -58,6 +61,7 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut env = Vec::new();
     let mut cwd = None;
     let mut name = None;
+    let mut protocol_version = None;
     let mut url = None;
     let mut transport = RemoteTransport::Auto;
     let mut headers = Vec::new();
@@ -115,6 +119,13 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--cwd" => cwd = Some(value_of("--cwd", &mut raw)?),
             "--name" => name = Some(value_of("--name", &mut raw)?),
+            "--protocol-version" => {
+                let text = value_of("--protocol-version", &mut raw)?;
+                let version = ProtocolVersion::parse(&text).ok_or_else(|| {
+                    format!("--protocol-version {text:?} is not one this client speaks")
+                })?;
+                protocol_version = Some(version);
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown option {other:?}")),
         }
@@ -148,6 +159,7 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
         call: call.map(|tool| (tool, call_args.unwrap_or_default())),
         timeout,
         name,
+        protocol_version,
         server,
     })
 }
@@ -155,9 +167,12 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
 async fn connect(
     args: Args,
 ) -> Result<(McpClient, Option<(String, JsonObject)>), mcp_transport::Error> {
-    let options = ClientOptions::default()
+    let mut options = ClientOptions::default()
         .connect_timeout(args.timeout)
         .request_timeout(Some(args.timeout));
+    if let Some(version) = args.protocol_version {
+        options = options.protocol_version(version);
+    }
     let client = match args.server {
         Server::Stdio {
             env,
