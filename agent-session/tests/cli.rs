@@ -19,8 +19,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use cli_support::{
-    BIN, Hold, KillOnDrop, LIMIT, Outcome, PROCESS_LIMIT, PipedShell, Running, Sandbox, args_of,
-    finish, pids_with_prefix, reader, run_to_end, server, start,
+    BIN, KillOnDrop, LIMIT, Outcome, PROCESS_LIMIT, PipedShell, Running, Sandbox, args_of, finish,
+    hold_pipe, pids_with_prefix, reader, run_to_end, server, start,
 };
 use serde_json::{Value, json};
 use testkit::FixtureServer;
@@ -1645,9 +1645,9 @@ fn twelve_agents_started_together_all_get_the_cached_tools_within_their_gate() {
     const ROUNDS: usize = 3;
     let sandbox = Sandbox::new("shared-cache");
     let cache = sandbox.cache_dir();
-    let hold = Hold::new(&sandbox, "slow-list");
+    let hold = hold_pipe(&sandbox, "slow-list");
     let slow = sandbox.fixture("slow", |server| {
-        server.tools(30).hold("tools/list", &hold.fifo)
+        server.tools(30).hold("tools/list", hold.fifo())
     });
     sandbox.write_mcp_json(&json!({"slow": slow}));
     let tools = [

@@ -10,7 +10,7 @@
 mod cli_support;
 
 use cli_support::{
-    Hold, OnTerminal, PipedShell, Sandbox, run_on_terminal, run_on_terminal_until, server,
+    OnTerminal, PipedShell, Sandbox, hold_pipe, run_on_terminal, run_on_terminal_until, server,
 };
 use serde_json::json;
 
@@ -82,10 +82,10 @@ fn a_command_that_starts_one_server_counts_that_server_alone() {
 fn a_server_the_startup_waits_for_is_named_while_it_connects() {
     let sandbox = Sandbox::new("slow");
     // `slow` lists its tools only when the test lets it: once the line has named it.
-    let hold = Hold::new(&sandbox, "slow");
+    let hold = hold_pipe(&sandbox, "slow");
     sandbox.write_mcp_json(&json!({
         "fx": sandbox.fixture("fx", |server| server),
-        "slow": sandbox.fixture("slow", |server| server.hold("tools/list", &hold.fifo)),
+        "slow": sandbox.fixture("slow", |server| server.hold("tools/list", hold.fifo())),
     }));
     let (code, screen) = sandbox.with_stderr_on_terminal_until(
         &["tools"],
@@ -165,10 +165,10 @@ fn with_cached_tools_the_line_of_list_test_and_get_says_ready_only_once_the_serv
     // server answers `initialize` only when the test lets it, which on a terminal is once the
     // line has named it as waited for: how slow it is is the test's doing, not the machine's.
     let sandbox = Sandbox::labelled("progress", "warm-cache");
-    let hold = Hold::new(&sandbox, "slow");
+    let hold = hold_pipe(&sandbox, "slow");
     sandbox.write_mcp_json(&json!({
         "fx": sandbox.fixture("fx", |server| server),
-        "slow": sandbox.fixture("slow", |server| server.hold("initialize", &hold.fifo)),
+        "slow": sandbox.fixture("slow", |server| server.hold("initialize", hold.fifo())),
     }));
     hold.release();
     sandbox.run(&["list"]).assert_code(0);

@@ -13,7 +13,10 @@ async fn a_late_finish_replaces_exactly_that_servers_tools_and_writes_the_cache(
     const SLOW: &str = "Slow-Server.v2";
     const STUCK: &str = "Stuck.Server-3";
     const FAST: &str = "Fast9";
-    let slow = fixture(SLOW, |s| s.delay("tools/list", 1200));
+    // Its list comes only when the test lets it: after the gate, on any machine.
+    let folder = TempDir::new("late-finish");
+    let hold = testkit::Hold::in_folder(folder.path(), "slow");
+    let slow = fixture(SLOW, |s| s.hold("tools/list", hold.fifo()));
     // Never answers initialize within the test: its deferred tools stay as they are.
     let stuck = fixture(STUCK, |s| s.hang_at("initialize"));
     let fast = plain(FAST);
@@ -47,6 +50,7 @@ async fn a_late_finish_replaces_exactly_that_servers_tools_and_writes_the_cache(
     assert!(fast_before.len() > 1);
     assert!(fast_before.iter().all(|(_, _, deferred)| !deferred));
 
+    hold.release();
     let (event, _) = wait_for_event(
         &mut events,
         "the slow server's tools",
@@ -118,7 +122,12 @@ async fn a_late_finish_replaces_exactly_that_servers_tools_and_writes_the_cache(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_failure_is_reported_after_the_gate_and_deferred_tools_answer_mcp_error() {
     const LATE: &str = "Late-Fail.1";
-    let late = fixture(LATE, |s| s.delay("initialize", 800).crash_at("tools/list"));
+    // It answers initialize only when the test lets it (after the gate), then crashes.
+    let folder = TempDir::new("late-failure");
+    let hold = testkit::Hold::in_folder(folder.path(), "late");
+    let late = fixture(LATE, |s| {
+        s.hold("initialize", hold.fifo()).crash_at("tools/list")
+    });
     let ok = plain("ok");
     let cache = memory_cache();
     prefill(&cache, LATE, &late.config, &[echo_tool()]).await;
@@ -141,6 +150,7 @@ async fn a_late_failure_is_reported_after_the_gate_and_deferred_tools_answer_mcp
         let tool = deferred.tool.clone();
         tokio::spawn(async move { echo(tool.as_ref(), "too early").await })
     };
+    hold.release();
 
     let (event, _) = wait_for_event(
         &mut events,

@@ -22,7 +22,10 @@ fn statuses(events: &[ManagerEvent], server: &str) -> Vec<ConnectionStatus> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_moves_connecting_connected_and_back_to_disconnected() {
     const SERVER: &str = "Status-Srv.1";
-    let slow = fixture(SERVER, |s| s.delay("tools/list", 800));
+    // Its list comes only when the test lets it: still connecting at the gate on any machine.
+    let folder = TempDir::new("status-moves");
+    let hold = testkit::Hold::in_folder(folder.path(), "slow");
+    let slow = fixture(SERVER, |s| s.hold("tools/list", hold.fifo()));
     let other = plain("other");
     let cache = memory_cache();
     prefill(&cache, SERVER, &slow.config, &[echo_tool()]).await;
@@ -40,6 +43,7 @@ async fn status_moves_connecting_connected_and_back_to_disconnected() {
         ConnectionStatus::Connecting
     );
 
+    hold.release();
     let (_, mut seen) = wait_for_event(&mut events, "connected", |event| {
         matches!(
             event,
@@ -112,7 +116,9 @@ async fn wait_for_connection_on_an_unknown_server_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_for_connection_awaits_a_pending_server_and_errors_after_disconnect() {
     const SERVER: &str = "pending-1";
-    let slow = fixture(SERVER, |s| s.delay("initialize", 700));
+    let folder = TempDir::new("pending");
+    let hold = testkit::Hold::in_folder(folder.path(), "pending");
+    let slow = fixture(SERVER, |s| s.hold("initialize", hold.fifo()));
     let cache = memory_cache();
     prefill(&cache, SERVER, &slow.config, &[echo_tool()]).await;
     let manager = manager(cache);
@@ -122,9 +128,12 @@ async fn wait_for_connection_awaits_a_pending_server_and_errors_after_disconnect
         manager.get_connection_status(SERVER),
         ConnectionStatus::Connecting
     );
-    let client = within("wait_for_connection", manager.wait_for_connection(SERVER))
-        .await
-        .expect("the pending connection is awaited");
+    // `join!` polls the wait first: it is waiting when the server is let go.
+    let (client, ()) = tokio::join!(
+        within("wait_for_connection", manager.wait_for_connection(SERVER)),
+        async { hold.release() }
+    );
+    let client = client.expect("the pending connection is awaited");
     assert_eq!(
         manager.get_connection_status(SERVER),
         ConnectionStatus::Connected

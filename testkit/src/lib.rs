@@ -43,12 +43,14 @@ pub const BUILT_IN_TOOLS: usize = 17;
 
 mod binary;
 mod fixture;
+mod hold;
 mod http_fixture;
 mod interop;
 mod procfs;
 
 pub use binary::{build_fixture_server, fixture_server_path};
 pub use fixture::FixtureServer;
+pub use hold::Hold;
 pub use http_fixture::{HttpFixture, HttpFixtureOptions, LoginFault, RecordedRequest, browser_get};
 pub use interop::{RemotePeer, RunningPeer, interop_path, workspace_root};
 pub use procfs::{

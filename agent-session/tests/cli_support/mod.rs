@@ -20,6 +20,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 use testkit::FixtureServer;
+pub use testkit::Hold;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_agent-session");
@@ -365,31 +366,9 @@ fn start_on_terminal(
     (child, shown, std::fs::File::from(pty.master))
 }
 
-/// A named pipe that holds a fixture server's answer (`FixtureServer::hold`) until the test
-/// releases it.
-pub struct Hold {
-    pub fifo: PathBuf,
-}
-
-impl Hold {
-    /// Makes the pipe `name` in the sandbox.
-    pub fn new(sandbox: &Sandbox, name: &str) -> Self {
-        let fifo = sandbox.root.join(format!("{name}.hold"));
-        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-        assert!(made.success(), "mkfifo {}", fifo.display());
-        Self { fifo }
-    }
-
-    /// Releases the answer held: opens the pipe for writing, which waits (on a thread of its
-    /// own, never joined: a server that never comes leaves it waiting, not the test) until a
-    /// server holding on it has opened it to read. Every server waiting on it then goes on;
-    /// one that comes to it later waits for another release.
-    pub fn release(&self) {
-        let fifo = self.fifo.clone();
-        std::thread::spawn(move || {
-            drop(std::fs::OpenOptions::new().write(true).open(&fifo));
-        });
-    }
+/// A held fixture server's pipe, made in the sandbox.
+pub fn hold_pipe(sandbox: &Sandbox, name: &str) -> Hold {
+    Hold::in_folder(&sandbox.root, name)
 }
 
 /// The entry of server `name` in the output of `list --json`.
