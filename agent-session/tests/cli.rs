@@ -95,9 +95,15 @@ fn demo_walks_through_every_step_and_leaves_nothing_running() {
 #[test]
 fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
     let sandbox = Sandbox::new("servers");
+    // `slow` lists its tools only once the test lets it, and then 1.5 s later: released before
+    // a command that waits for it, it is still slow past the gate; kept, it is surely still
+    // connecting at the gate (where the command ends, stopping it).
+    let hold = hold_pipe(&sandbox, "slow");
     sandbox.write_mcp_json(&json!({
         "fast": sandbox.fixture("fast", |s| s),
-        "slow": sandbox.fixture("slow", |s| s.delay("tools/list", 1500)),
+        "slow": sandbox.fixture("slow", |s| {
+            s.hold("tools/list", hold.fifo()).delay("tools/list", 1500)
+        }),
         "broken": {"command": ""},
     }));
     let mcp_json = sandbox.mcp_json().display().to_string();
@@ -111,6 +117,7 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
     });
 
     // list: without a cache the slow server is awaited; the invalid one makes it exit 1.
+    hold.release();
     let list = sandbox.run(&["list", "--json", "--no-cache"]);
     let list = list.assert_code(1).json();
     let fast = server(&list, "fast");
@@ -147,6 +154,7 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
     );
 
     // The same as a table.
+    hold.release();
     let table = sandbox.run(&["list", "--no-cache"]);
     let table = &table.assert_code(1).stdout;
     assert!(table.starts_with("NAME"), "{table}");
@@ -157,8 +165,10 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
         "{table}"
     );
 
-    // tools, twice against one cache: live after waiting, then deferred within the gate.
+    // tools, twice against one cache: live after waiting, then deferred within the gate (the
+    // server held throughout the second run).
     let cache = sandbox.cache_dir();
+    hold.release();
     let first = sandbox.run(&["tools", "--json", "--cache-dir", &cache]);
     let first = first.assert_code(0).json();
     let slow_tools = tools_of(&first, "slow");
@@ -201,6 +211,7 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
         .assert_code(2);
 
     // call on the (deferred) slow tool: it waits for its server.
+    hold.release();
     let call = sandbox.run(&[
         "call",
         "mcp_slow_echo",
@@ -220,9 +231,12 @@ fn list_tools_and_call_with_a_fast_a_slow_and_a_broken_server() {
 #[test]
 fn tools_json_names_where_each_tool_comes_from() {
     let sandbox = Sandbox::new("tool-sources");
+    // `slow` lists its tools only when the test lets it: in the second run it is surely still
+    // connecting at the gate, its tools deferred.
+    let hold = hold_pipe(&sandbox, "slow");
     sandbox.write_mcp_json(&json!({
         "fast": sandbox.fixture("fast", |s| s),
-        "slow": sandbox.fixture("slow", |s| s.delay("tools/list", 1500)),
+        "slow": sandbox.fixture("slow", |s| s.hold("tools/list", hold.fifo())),
     }));
     let source = json!({
         "provider": "claude-code",
@@ -232,14 +246,21 @@ fn tools_json_names_where_each_tool_comes_from() {
         "also_used_by": ["vscode", "copilot-cli", "qwen"],
     });
     let cache = sandbox.cache_dir();
-    // Live after waiting, then the slow server's tools deferred from the cache.
-    for _ in 0..2 {
+    // Live after waiting (the slow server let go), then the slow server's tools deferred from
+    // the cache (held).
+    for round in 0..2 {
+        if round == 0 {
+            hold.release();
+        }
         let tools = sandbox.run(&["tools", "--json", "--cache-dir", &cache]);
         let tools = tools.assert_code(0).json();
         for server in ["fast", "slow"] {
             let listed = tools_of(&tools, server);
             assert!(!listed.is_empty(), "{tools:#}");
             for tool in listed {
+                if server == "slow" {
+                    assert_eq!(tool["deferred"], round == 1, "{tool:#}");
+                }
                 assert_eq!(
                     tool["path"],
                     format!("mcp:{server} via Claude Code"),
@@ -722,9 +743,15 @@ fn shell_reads_a_pipe_to_its_end_without_a_prompt() {
 #[test]
 fn list_tools_and_call_work_on_http_and_sse_servers_from_the_project_file() {
     let sandbox = Sandbox::new("remote");
+    // `web` answers `tools/list` 1.5 s late, and only while the test lets it: let go, it is
+    // still slow past the gate of a command that waits for it; held again, it is surely still
+    // connecting at the gate (where the command ends).
     let web = testkit::HttpFixture::start(
-        testkit::HttpFixtureOptions::default().delay("tools/list", Duration::from_millis(1500)),
+        testkit::HttpFixtureOptions::default()
+            .delay("tools/list", Duration::from_millis(1500))
+            .hold("tools/list"),
     );
+    web.release();
     let legacy = testkit::HttpFixture::start(testkit::HttpFixtureOptions::default().legacy_sse());
     sandbox.write_mcp_json(&json!({
         "web": {"type": "http", "url": web.url()},
@@ -752,7 +779,9 @@ fn list_tools_and_call_work_on_http_and_sse_servers_from_the_project_file() {
             .all(|tool| tool["deferred"] == false),
         "{first:#}"
     );
+    web.hold_again();
     let second = sandbox.run(&["tools", "--json", "--cache-dir", &cache]);
+    web.release();
     let second = second.assert_code(0).json();
     let web_tools = tools_of(&second, "web");
     assert_eq!(web_tools.len(), 4, "{second:#}");

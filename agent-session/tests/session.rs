@@ -140,7 +140,9 @@ async fn an_agent_tool_named_mcp_notes_survives_every_refresh() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_connection_refreshes_the_registry_on_its_own() {
     let world = World::new();
-    let slow = FixtureServer::new().delay("tools/list", 1000);
+    // Lists its tools only when the test lets it: after the gate, on any machine.
+    let hold = testkit::Hold::in_folder(world.home(), "slow");
+    let slow = FixtureServer::new().hold("tools/list", hold.fifo());
     world.write_mcp_json(&[("fast", FixtureServer::new()), ("slow", slow.clone())]);
     // A stale cache entry: the slow server's real list differs, so the refresh is visible.
     let cache = memory_cache();
@@ -160,6 +162,7 @@ async fn a_late_connection_refreshes_the_registry_on_its_own() {
     );
     assert!(at_the_gate.contains(&"mcp_fast_echo".to_owned()));
 
+    hold.release();
     wait_for_tool(&session, "mcp_slow_echo").await;
     let after = names(&session);
     assert!(

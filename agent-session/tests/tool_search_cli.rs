@@ -9,7 +9,7 @@ mod cli_support;
 
 use std::collections::BTreeSet;
 
-use cli_support::{OnTerminal, Sandbox, run_on_terminal};
+use cli_support::{OnTerminal, Sandbox, hold_pipe, run_on_terminal};
 use serde_json::{Value, json};
 
 impl Sandbox {
@@ -329,11 +329,14 @@ fn context_on_a_terminal_draws_a_bar_per_server() {
 #[test]
 fn a_search_from_the_cache_ranks_as_one_that_waited_for_the_servers() {
     let sandbox = Sandbox::labelled("search", "instructions");
+    // The notebook answers `initialize` only when the test lets it: the cold start (no cache)
+    // waits for it once let go; the warm one surely starts from the cache before it answers.
+    let hold = hold_pipe(&sandbox, "notebook");
     let notebook = sandbox.fixture("notebook", |fixture| {
         fixture
             .instructions("Keeps the notebook: every note of the day, searchable by date.")
             .tool("fetch_entry", "Fetch one entry by its id")
-            .delay("initialize", 1500)
+            .hold("initialize", hold.fifo())
     });
     let plain = sandbox.fixture("plain", |fixture| {
         fixture.tool("fetch_page", "Fetch one page of a notebook by its number")
@@ -347,6 +350,7 @@ fn a_search_from_the_cache_ranks_as_one_that_waited_for_the_servers() {
         "--cache-dir",
         cache.as_str(),
     ];
+    hold.release();
     let cold = sandbox.run(&query);
     let warm = sandbox.run(&query);
     let found = |outcome: &cli_support::Outcome| -> Vec<(String, String)> {

@@ -56,8 +56,14 @@ async fn a_variables_value_is_part_of_the_cache_key_and_never_stored() {
     let dir = TempDir::new("var-key-project");
     let home = TempDir::new("var-key-home");
     let cache_dir = TempDir::new("var-key-cache");
-    // Lists its tools after the gate: a cached list would be offered, deferred.
-    let server = fixture("var-key", |s| s.delay("tools/list", 1500));
+    // Lists its tools only when the test lets it, and then 1.5 s later: with the hold kept, a
+    // cached list is surely offered, deferred; released, an uncached server is awaited past
+    // the gate (a cached list, were one wrongly found, would be offered deferred).
+    let hold_dir = TempDir::new("var-key-hold");
+    let hold = testkit::Hold::in_folder(hold_dir.path(), "var-key");
+    let server = fixture("var-key", |s| {
+        s.hold("tools/list", hold.fifo()).delay("tools/list", 1500)
+    });
     let mcp_config::TransportConfig::Stdio(stdio) = &server.config.transport else {
         unreachable!()
     };
@@ -87,12 +93,16 @@ async fn a_variables_value_is_part_of_the_cache_key_and_never_stored() {
         tools
     };
 
+    hold.release();
     let first = start("first-secret-value").await;
     assert!(!first.is_empty() && first.iter().all(|(_, _, deferred)| !deferred));
-    // The same value again: the list is known, offered deferred while the server lists.
+    // The same value again: the list is known, offered deferred while the server is held.
     let again = start("first-secret-value").await;
     assert!(again.iter().all(|(_, _, deferred)| *deferred), "{again:?}");
 
+    // The held server is gone before the next is let go (a release goes to whoever holds).
+    assert_no_process(&server.marker).await;
+    hold.release();
     let rotated = start("other-secret-value").await;
     assert!(
         rotated.iter().all(|(_, _, deferred)| !deferred),

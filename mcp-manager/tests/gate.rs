@@ -43,8 +43,13 @@ async fn fast_servers_give_live_tools() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_servers_with_a_cache_entry_are_deferred_at_the_gate() {
     let fast = plain("fast");
-    let slow_list = fixture("slow-list", |s| s.delay("tools/list", 1500));
-    let slow_init = fixture("slow-init", |s| s.delay("initialize", 1500));
+    // Each answers (its list, its initialize) only when the test lets it: still connecting at
+    // the gate on any machine.
+    let folder = TempDir::new("deferred-at-the-gate");
+    let list_hold = testkit::Hold::in_folder(folder.path(), "slow-list");
+    let init_hold = testkit::Hold::in_folder(folder.path(), "slow-init");
+    let slow_list = fixture("slow-list", |s| s.hold("tools/list", list_hold.fifo()));
+    let slow_init = fixture("slow-init", |s| s.hold("initialize", init_hold.fifo()));
     let cache = memory_cache();
     prefill(&cache, "slow-list", &slow_list.config, &[echo_tool()]).await;
     prefill(&cache, "slow-init", &slow_init.config, &[echo_tool()]).await;
@@ -78,14 +83,19 @@ async fn slow_servers_with_a_cache_entry_are_deferred_at_the_gate() {
     assert!(fast_tools.len() > 1, "{fast_tools:?}");
     assert!(fast_tools.iter().all(|tool| !tool.deferred));
 
-    // Calling a deferred tool waits for its server, then calls it.
+    // Calling a deferred tool waits for its server, then calls it: `join!` polls the calls
+    // first, so they are waiting when the servers are let go.
     let deferred_list = find_tool(&outcome.tools, "slow-list", "echo");
     let deferred_init = find_tool(&outcome.tools, "slow-init", "echo");
     assert_eq!(deferred_list.tool.name(), "mcp_slow_list_echo");
-    let (first, second) = within("two deferred calls", async {
+    let (first, second, ()) = within("two deferred calls", async {
         tokio::join!(
             echo(deferred_list.tool.as_ref(), "via the cache"),
             echo(deferred_init.tool.as_ref(), "also via the cache"),
+            async {
+                list_hold.release();
+                init_hold.release();
+            },
         )
     })
     .await;
@@ -145,7 +155,10 @@ async fn a_slow_server_without_a_cache_entry_is_awaited() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_waiting_for_uncached_servers_the_gate_answers_and_their_tools_come_by_event() {
     let fast = plain("fast-by-event");
-    let slow = fixture("slow-by-event", |s| s.delay("tools/list", 1500));
+    // Lists its tools only when the test lets it: after the gate's answer, on any machine.
+    let folder = TempDir::new("slow-by-event");
+    let hold = testkit::Hold::in_folder(folder.path(), "slow");
+    let slow = fixture("slow-by-event", |s| s.hold("tools/list", hold.fifo()));
     let mut hang = fixture("hang-by-event", |s| s.hang_at("tools/list"));
     hang.config.timeout = Some(600_000);
     let options = ManagerOptions::default().wait_for_uncached(false);
@@ -162,16 +175,20 @@ async fn without_waiting_for_uncached_servers_the_gate_answers_and_their_tools_c
         manager.get_connection_status("hang"),
         ConnectionStatus::Connecting
     );
-    // The slow server's tools are in the answer only if it beat the gate; either way they come
-    // as live ones, and once they come after the answer, a change of tools says so.
-    if tools_of(&outcome.tools, "slow").is_empty() {
-        wait_for_event(
-            &mut events,
-            "the slow server's tools",
-            |event| matches!(event, ManagerEvent::ToolsChanged { server } if server == "slow"),
-        )
-        .await;
-    }
+    // The slow server is not waited for either: still connecting, no tools in the answer.
+    assert!(tools_of(&outcome.tools, "slow").is_empty());
+    assert_eq!(
+        manager.get_connection_status("slow"),
+        ConnectionStatus::Connecting
+    );
+    // Let go, its tools come as live ones, and a change of tools says so.
+    hold.release();
+    wait_for_event(
+        &mut events,
+        "the slow server's tools",
+        |event| matches!(event, ManagerEvent::ToolsChanged { server } if server == "slow"),
+    )
+    .await;
     let slow_tools = tools_of(&manager.tools(), "slow");
     assert!(!slow_tools.is_empty());
     assert!(

@@ -14,6 +14,7 @@ use mcp_manager::{
     discover_mcp_servers,
 };
 use serde_json::json;
+use testkit::Hold;
 
 /// A project whose `.mcp.json` holds a working fixture, one that crashes at initialize and an
 /// entry that is not a valid server; and an empty home.
@@ -337,17 +338,21 @@ async fn the_cache_key_changes_with_a_variables_value_and_with_the_definition() 
 }
 
 /// A project whose `.mcp.json` (Claude Code's project file) holds a working fixture and one
-/// that lists its tools slowly, whose tools are in the cache: one live server and one deferred
-/// at the gate. Returns the project, its home and the two fixtures.
-fn live_and_deferred_project(label: &str) -> (TempDir, TempDir, Fixture, Fixture) {
+/// that lists its tools only once the test releases the hold returned (in the home folder),
+/// whose tools are in the cache: one live server and one deferred at the gate, on any machine.
+/// Returns the project, its home, the two fixtures and the slow one's hold.
+fn live_and_deferred_project(label: &str) -> (TempDir, TempDir, Fixture, Fixture, Hold) {
     let dir = TempDir::new(&format!("{label}-project"));
     let home = TempDir::new(&format!("{label}-home"));
+    let hold = Hold::in_folder(home.path(), "slow");
     let live = plain(&format!("{label}-live"));
-    let slow = fixture(&format!("{label}-slow"), |s| s.delay("tools/list", 1500));
+    let slow = fixture(&format!("{label}-slow"), |s| {
+        s.hold("tools/list", hold.fifo())
+    });
     let entry = |fixture: &Fixture| serde_json::to_value(&fixture.config).unwrap();
     let config = json!({"mcpServers": {"live": entry(&live), "slow": entry(&slow)}});
     std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
-    (dir, home, live, slow)
+    (dir, home, live, slow, hold)
 }
 
 /// Discovers the project of [`live_and_deferred_project`], fills the cache with the slow
@@ -372,7 +377,7 @@ async fn load_live_and_deferred(dir: &TempDir, home: &TempDir) -> LoadResult {
 /// provider of its server's definition in its result's details.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_results_name_the_provider_of_their_servers_definition() {
-    let (dir, home, live, slow) = live_and_deferred_project("provider");
+    let (dir, home, live, slow, hold) = live_and_deferred_project("provider");
     let loaded = load_live_and_deferred(&dir, &home).await;
     assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
     let at_the_gate = [
@@ -380,6 +385,8 @@ async fn tool_results_name_the_provider_of_their_servers_definition() {
         find_tool(&loaded.tools, "slow", "echo"),
     ];
     assert!(!at_the_gate[0].deferred && at_the_gate[1].deferred);
+    // The deferred call waits for its server: let it list its tools now.
+    hold.release();
     let offered = loaded.manager.tools();
     let afterwards = [
         find_tool(&offered, "live", "echo"),
@@ -402,7 +409,8 @@ async fn tool_results_name_the_provider_of_their_servers_definition() {
 /// gate, and as `tools()` offers them afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loaded_tools_carry_their_source_as_mcp_server_via_provider() {
-    let (dir, home, live, slow) = live_and_deferred_project("source");
+    // The slow server stays held: deferred at the gate and in `tools()` alike.
+    let (dir, home, live, slow, _hold) = live_and_deferred_project("source");
     let loaded = load_live_and_deferred(&dir, &home).await;
     let file = dir.path().join(".mcp.json");
     let offered = loaded.manager.tools();

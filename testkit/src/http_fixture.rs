@@ -388,6 +388,13 @@ impl HttpFixture {
         self.state.release.notify_all();
     }
 
+    /// Holds the later answers to [`HttpFixtureOptions::hold`]'s method again, until the next
+    /// [`release`](Self::release): a server that answered one start is still connecting in the
+    /// next one.
+    pub fn hold_again(&self) {
+        *lock(&self.state.released) = false;
+    }
+
     /// The MCP endpoint (`/mcp`), or the legacy stream (`/sse`).
     pub fn url(&self) -> String {
         let path = if self.state.options.legacy_sse {
