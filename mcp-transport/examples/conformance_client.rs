@@ -9,7 +9,9 @@
 //! the server saw. For every scenario the client connects over Streamable HTTP, lists the tools
 //! and calls the one the scenario is about (if any), answering elicitations with the defaults of
 //! their schema, and closes. Exit status 0 when all of that worked; otherwise one line on
-//! stderr and status 1.
+//! stderr and status 1. The skills scenarios (`sep-2640-client-*`) list the server's skills and,
+//! except `no-prefetch`, load each one, its files checked against the listing
+//! ([`McpClient::load_skill`]).
 //!
 //! The `auth/*` scenarios put an authorization server in front of the MCP server. The client
 //! then authorizes through [`OAuthAuthorizer`] with credentials kept in memory; the browser
@@ -272,6 +274,9 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
                 return Err(format!("{tool} answered with an error: {:?}", result.content).into());
             }
         }
+        if let Some(check) = scenario.strip_prefix("sep-2640-client-") {
+            host_skills(&client, check).await?;
+        }
         if scenario == "http-standard-headers" {
             if let Some(resource) = client.list_resources().await?.first() {
                 client.read_resource(&resource.uri).await?;
@@ -287,6 +292,28 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     .await;
     client.close().await?;
     outcome
+}
+
+/// The skills scenarios (SEP-2640) judge a host: it lists the skills (reading no file of
+/// them) and, as a model asking for each would make it, loads them, every file checked against
+/// the listing. A refused skill is the host doing its job: said on stderr, not a failure.
+async fn host_skills(client: &McpClient, check: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let skills = client.list_skills().await?;
+    if check == "no-prefetch" {
+        return Ok(());
+    }
+    for skill in &skills {
+        match client.load_skill(skill).await {
+            Ok(loaded) => eprintln!(
+                "skill {} loaded: {} more files",
+                skill.name(),
+                loaded.files.len()
+            ),
+            Err(refused @ mcp_transport::Error::Skill { .. }) => eprintln!("{refused}"),
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {

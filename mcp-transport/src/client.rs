@@ -15,6 +15,8 @@ mod http;
 mod options;
 mod pages;
 mod rounds;
+#[cfg(feature = "skills")]
+mod skills;
 #[cfg(feature = "stdio")]
 mod stdio;
 
@@ -38,6 +40,8 @@ use crate::protocol::{
 use crate::transport::CloseReason;
 
 pub use options::ClientOptions;
+#[cfg(feature = "skills")]
+pub use skills::{LoadedSkill, MAX_SKILL_BYTES, SkillContent};
 
 /// A server's whole tool list ([`McpClient::list_tools_with_ttl`]) and how long it may be
 /// considered fresh.

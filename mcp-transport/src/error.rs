@@ -90,6 +90,115 @@ pub enum Error {
         /// The bound.
         pages: usize,
     },
+    /// A skill's file is not what the server's listing says (SEP-2640): its content was not
+    /// used, and no file after it was read.
+    #[error("MCP server \"{server}\": skill \"{skill}\" refused: {file}: {problem}")]
+    Skill {
+        /// The server's name.
+        server: String,
+        /// The skill's name.
+        skill: String,
+        /// The file's URI.
+        file: String,
+        /// What differed.
+        problem: SkillProblem,
+    },
+}
+
+/// How a skill's file differed from its listing, or why it could not be checked.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SkillProblem {
+    /// The listing does not name the file: it is never read.
+    #[error("the skill's listing does not name this file")]
+    NotListed,
+    /// The listing's digest is not `sha256:` and 64 lowercase hex digits.
+    #[error("the listing's digest {listed:?} is not `sha256:` and 64 lowercase hex digits")]
+    ListedDigest {
+        /// The digest as listed.
+        listed: String,
+    },
+    /// The file's length is not the listed size.
+    #[error("it is {got} bytes, the listing says {listed}")]
+    Size {
+        /// The size listed.
+        listed: u64,
+        /// The bytes read.
+        got: u64,
+    },
+    /// The file's SHA-256 is not the listed digest.
+    #[error("its digest is {got}, the listing says {listed}")]
+    Digest {
+        /// The digest listed.
+        listed: String,
+        /// The digest of the bytes read.
+        got: String,
+    },
+    /// `SKILL.md`'s frontmatter is not the listing's.
+    #[error("its frontmatter differs from the listing's: {}", differences_text(.differences))]
+    Frontmatter {
+        /// The fields that differ, by name.
+        differences: Vec<FieldDifference>,
+    },
+    /// `SKILL.md` does not start with a `---` block.
+    #[error("it has no frontmatter (a block between `---` lines at its start)")]
+    NoFrontmatter,
+    /// The frontmatter is not a YAML mapping.
+    #[error("its frontmatter cannot be read: {0}")]
+    BadFrontmatter(String),
+    /// `SKILL.md` is not UTF-8 text.
+    #[error("it is not UTF-8 text")]
+    NotText,
+    /// The answer held no contents for the file.
+    #[error("the server's answer holds no contents for it")]
+    NoContents,
+    /// Binary contents that are not base64.
+    #[error("its binary contents are not base64")]
+    NotBase64,
+    /// The listed files hold more together than a skill may.
+    #[error("its files hold {listed} bytes together, more than the {limit} a skill may")]
+    TooLarge {
+        /// The listed sizes summed.
+        listed: u64,
+        /// The bound.
+        limit: u64,
+    },
+}
+
+/// One frontmatter field whose value differs between `SKILL.md` and the listing (`null` where
+/// a side has no such field).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FieldDifference {
+    /// The field.
+    pub field: String,
+    /// Its value in the file.
+    pub in_file: serde_json::Value,
+    /// Its value in the listing.
+    pub in_listing: serde_json::Value,
+}
+
+/// `description: file "x", listing "y"; …`, each value cut to 60 characters.
+fn differences_text(differences: &[FieldDifference]) -> String {
+    fn short(value: &serde_json::Value) -> String {
+        let text = value.to_string();
+        match text.char_indices().nth(60) {
+            Some((end, _)) => format!("{}…", &text[..end]),
+            None => text,
+        }
+    }
+    differences
+        .iter()
+        .map(|difference| {
+            format!(
+                "{}: file {}, listing {}",
+                difference.field,
+                short(&difference.in_file),
+                short(&difference.in_listing)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl Error {
@@ -102,7 +211,8 @@ impl Error {
             | Self::UnsupportedProtocolVersion { server, .. }
             | Self::Request { server, .. }
             | Self::RepeatedCursor { server, .. }
-            | Self::TooManyPages { server, .. } => server,
+            | Self::TooManyPages { server, .. }
+            | Self::Skill { server, .. } => server,
         }
     }
 

@@ -26,7 +26,9 @@ pub mod stdio;
 pub mod transport;
 
 pub use client::{ClientOptions, McpClient, ToolList};
-pub use error::Error;
+#[cfg(feature = "skills")]
+pub use client::{LoadedSkill, MAX_SKILL_BYTES, SkillContent};
+pub use error::{Error, FieldDifference, SkillProblem};
 pub use framing::LineTransport;
 pub use jsonrpc::{ErrorObject, NotificationKind, RequestId, ServerNotification};
 pub use peer::{Peer, PeerOptions, ProgressCallback, RequestOptions, RpcError};
@@ -34,7 +36,8 @@ pub use protocol::{
     CallToolParams, CallToolResult, ContentBlock, GetPromptResult, Implementation,
     InitializeResult, JsonObject, JsonSchema, ProgressNotificationParams, Prompt, PromptArgument,
     PromptMessage, ProtocolVersion, ReadResourceResult, Resource, ResourceContents,
-    ResourceTemplate, Root, ServerCapabilities, Tool,
+    ResourceTemplate, Root, SKILLS_EXTENSION, ServerCapabilities, SkillEntry, SkillFile,
+    SkillFiles, Tool,
 };
 pub use secrets::Secrets;
 #[cfg(feature = "stdio")]

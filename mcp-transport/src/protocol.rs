@@ -17,6 +17,7 @@ mod content;
 mod prompts;
 mod resources;
 mod schema;
+mod skills;
 mod tools;
 
 pub use cache_hints::MAX_TTL;
@@ -32,6 +33,10 @@ pub use resources::{
     Resource, ResourceTemplate,
 };
 pub use schema::JsonSchema;
+pub use skills::{
+    GetSkillParams, GetSkillResult, ListSkillsResult, SKILLS_EXTENSION, SkillEntry, SkillFile,
+    SkillFiles,
+};
 pub use tools::{CallToolParams, CallToolResult, ListToolsResult, PaginatedParams, Tool};
 
 /// A JSON object, as used for schemas, `_meta` and tool arguments.
@@ -348,6 +353,10 @@ pub mod methods {
     pub const PROMPTS_LIST: &str = "prompts/list";
     /// Gets a prompt's messages.
     pub const PROMPTS_GET: &str = "prompts/get";
+    /// Lists a server's skills, page by page (the Skills extension).
+    pub const SKILLS_LIST: &str = "skills/list";
+    /// Gets one skill's listing by its URI (the Skills extension).
+    pub const SKILLS_GET: &str = "skills/get";
     /// Server → client: the prompt list changed.
     pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
     /// Server → client: asks for the client's roots.

@@ -196,6 +196,17 @@ impl FixtureServer {
         self.flag("--resources")
     }
 
+    /// `--skills DIR`: offer each folder of `dir` holding a `SKILL.md` as a skill, listed with
+    /// every file's size and SHA-256 as they are when listed, read as they are when read.
+    pub fn skills(self, dir: &std::path::Path) -> Self {
+        self.flag_value("--skills", dir.display().to_string())
+    }
+
+    /// `--log-reads FILE`: append the URI of every `resources/read` of a skill to `file`.
+    pub fn log_reads(self, file: &std::path::Path) -> Self {
+        self.flag_value("--log-reads", file.display().to_string())
+    }
+
     /// `--prompts`: offer the prompts `greet` (with arguments) and `summarize_readme`.
     pub fn prompts(self) -> Self {
         self.flag("--prompts")

@@ -27,10 +27,12 @@ pub(crate) fn output(command: &mut Command) -> Result<String, Error> {
     Ok(String::from_utf8_lossy(&output.1).into_owned())
 }
 
-/// Prints `$ <command>`, runs it, and returns its exit status and its output (stdout, then
-/// stderr) whatever the status: for tools whose output says more than their status. Only a
-/// failure to start is an error.
-pub(crate) fn output_and_status(command: &mut Command) -> Result<(ExitStatus, String), Error> {
+/// Prints `$ <command>`, runs it, and returns its exit status, its stdout and its stderr
+/// whatever the status: for tools whose output says more than their status. Only a failure to
+/// start is an error.
+pub(crate) fn outputs_and_status(
+    command: &mut Command,
+) -> Result<(ExitStatus, String, String), Error> {
     let shown = display(command);
     println!("$ {shown}");
     let output = command
@@ -40,9 +42,11 @@ pub(crate) fn output_and_status(command: &mut Command) -> Result<(ExitStatus, St
             command: shown,
             source,
         })?;
-    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&output.stderr));
-    Ok((output.status, text))
+    Ok((
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
 }
 
 /// Prints `$ <command>` and runs it with no stdin through `execute`; a failure to start or a

@@ -100,7 +100,7 @@ impl ClientOptions {
             // `{}` declares form elicitation, which every protocol version understands.
             elicitation: self.elicitation.as_ref().map(|_| JsonObject::new()),
             sampling: self.sampling.as_ref().map(|_| JsonObject::new()),
-            ..ClientCapabilities::default()
+            extra: extensions(),
         }
     }
 
@@ -109,5 +109,44 @@ impl ClientOptions {
     pub fn client_info(mut self, info: Implementation) -> Self {
         self.client_info = info;
         self
+    }
+}
+
+/// The extensions this client declares (`capabilities.extensions`): Skills, when built in.
+fn extensions() -> JsonObject {
+    let declared: &[&str] = &[
+        #[cfg(feature = "skills")]
+        crate::protocol::SKILLS_EXTENSION,
+    ];
+    let mut capabilities = JsonObject::new();
+    if !declared.is_empty() {
+        let extensions = declared
+            .iter()
+            .map(|name| {
+                (
+                    (*name).to_owned(),
+                    serde_json::Value::Object(JsonObject::new()),
+                )
+            })
+            .collect();
+        capabilities.insert(
+            "extensions".to_owned(),
+            serde_json::Value::Object(extensions),
+        );
+    }
+    capabilities
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_skills_extension_is_declared_when_built_in() {
+        let declared = ClientOptions::default().capabilities().extra;
+        let skills = declared
+            .get("extensions")
+            .and_then(|extensions| extensions.get(crate::protocol::SKILLS_EXTENSION));
+        assert_eq!(skills.is_some(), cfg!(feature = "skills"), "{declared:?}");
     }
 }

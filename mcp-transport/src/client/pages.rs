@@ -59,6 +59,13 @@ impl Page for ListPromptsResult {
     }
 }
 
+impl Page for crate::protocol::ListSkillsResult {
+    type Item = crate::protocol::SkillEntry;
+    fn into_parts(self) -> (Vec<Self::Item>, Option<String>) {
+        (self.skills, self.next_cursor)
+    }
+}
+
 impl McpClient {
     /// Every item of a paginated list, following `nextCursor` to the last page; a cursor seen
     /// before, or more than [`MAX_PAGES`] pages, is an error rather than an endless loop.

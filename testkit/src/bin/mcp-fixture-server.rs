@@ -19,6 +19,8 @@ mod options;
 mod process;
 #[path = "mcp-fixture-server/server.rs"]
 mod server;
+#[path = "mcp-fixture-server/skills.rs"]
+mod skills;
 #[path = "mcp-fixture-server/tools.rs"]
 mod tools;
 #[path = "mcp-fixture-server/wire.rs"]

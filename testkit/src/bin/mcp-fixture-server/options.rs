@@ -63,6 +63,10 @@ pub(crate) struct Options {
     pub(crate) resources: bool,
     pub(crate) prompts: bool,
     pub(crate) catalog_change_after: Option<u64>,
+    /// `--skills DIR`: the skills of DIR's folders.
+    pub(crate) skills: Option<PathBuf>,
+    /// `--log-reads FILE`: every `resources/read` URI of a skill, appended to FILE.
+    pub(crate) log_reads: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -100,6 +104,8 @@ impl Default for Options {
             resources: false,
             prompts: false,
             catalog_change_after: None,
+            skills: None,
+            log_reads: None,
         }
     }
 }
@@ -218,6 +224,8 @@ impl Options {
                     opts.false_answers_at.insert(value()?);
                 }
                 "--resources" => opts.resources = true,
+                "--skills" => opts.skills = Some(value()?.into()),
+                "--log-reads" => opts.log_reads = Some(value()?.into()),
                 "--prompts" => opts.prompts = true,
                 "--catalog-change-after" => {
                     opts.catalog_change_after = Some(number(&flag, &value()?)?);

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::catalog::{Catalog, Paging, page};
 use crate::options::Options;
+use crate::skills::{self, Skills};
 use crate::tools;
 use crate::wire::{self, INVALID_REQUEST, METHOD_NOT_FOUND, Output, PARSE_ERROR, message_line};
 
@@ -44,6 +45,8 @@ pub(crate) struct Server {
     catalog: Catalog,
     /// The capabilities the client declared in `initialize`.
     client_capabilities: Mutex<Value>,
+    /// Skills (`--skills DIR`).
+    skills: Option<Skills>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -54,6 +57,10 @@ impl Server {
     pub(crate) fn new(opts: Box<Options>, out: Output, grandchild: Option<u32>) -> Self {
         let tools = tools::definitions(opts.tools, &opts.named_tools, &[]);
         let json_tools = Mutex::new(opts.json_tools.clone());
+        let skills = opts
+            .skills
+            .clone()
+            .map(|root| Skills::new(root, opts.log_reads.clone()));
         Self {
             opts,
             out,
@@ -70,6 +77,7 @@ impl Server {
             grandchild,
             catalog: Catalog::default(),
             client_capabilities: Mutex::new(Value::Null),
+            skills,
         }
     }
 
@@ -184,6 +192,17 @@ impl Server {
                 METHOD_NOT_FOUND,
                 &format!("Method not found: {method}"),
             );
+            return;
+        }
+        if let Some(answer) = self
+            .skills
+            .as_ref()
+            .and_then(|skills| skills.answer(method, &params, self.paging()))
+        {
+            match answer {
+                Ok(result) => self.send_result(&id, &result),
+                Err((code, message)) => self.send_error(&id, code, &message),
+            }
             return;
         }
         let offered = |prefix: &str, flag: bool| method.starts_with(prefix) && flag;
@@ -457,6 +476,10 @@ impl Server {
             }
             if self.opts.resources {
                 map.insert("resources".to_owned(), json!({"listChanged": true}));
+            }
+            if self.skills.is_some() {
+                map.entry("resources").or_insert_with(|| json!({}));
+                map.insert("extensions".to_owned(), json!({ skills::EXTENSION: {} }));
             }
         }
         let mut result = json!({
