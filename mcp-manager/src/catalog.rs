@@ -1,7 +1,7 @@
-//! Resources and prompts through the manager: listing them for one server or for every
-//! connected server, reading a resource, getting a prompt. A server that did not declare the
-//! capability is skipped by the listings of all servers (and answers `None` when asked alone):
-//! offering no resources is not a failure.
+//! Resources, prompts and skills through the manager: listing them for one server or for every
+//! connected server, reading a resource, getting a prompt, loading a skill. A server that did
+//! not declare the capability (or, for skills, the extension) is skipped by the listings of all
+//! servers (and answers `None` when asked alone): offering no resources is not a failure.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -32,6 +32,8 @@ pub struct ServerListing<T> {
 enum Offer {
     Resources,
     Prompts,
+    #[cfg(feature = "skills")]
+    Skills,
 }
 
 impl Offer {
@@ -39,6 +41,8 @@ impl Offer {
         match self {
             Self::Resources => capabilities.offers_resources(),
             Self::Prompts => capabilities.offers_prompts(),
+            #[cfg(feature = "skills")]
+            Self::Skills => capabilities.offers_skills(),
         }
     }
 
@@ -48,6 +52,8 @@ impl Offer {
             capability: match self {
                 Self::Resources => "resources",
                 Self::Prompts => "prompts",
+                #[cfg(feature = "skills")]
+                Self::Skills => "skills",
             },
         }
     }
@@ -130,6 +136,85 @@ impl McpManager {
     ) -> Result<GetPromptResult, ServerError> {
         let client = self.offering(server, Offer::Prompts).await?;
         Ok(client.get_prompt(name, arguments).await?)
+    }
+
+    /// Every skill of `server` (all pages), once it is connected; `None` when it does not
+    /// offer skills. No file of any skill is read.
+    #[cfg(feature = "skills")]
+    pub async fn list_skills(
+        &self,
+        server: &str,
+    ) -> Result<Option<Vec<mcp_transport::SkillEntry>>, ServerError> {
+        self.list_of(server, Offer::Skills, |client| async move {
+            client.list_skills().await
+        })
+        .await
+    }
+
+    /// The skills of every connected server that offers them, sorted by server.
+    #[cfg(feature = "skills")]
+    pub async fn all_skills(&self) -> Vec<ServerListing<mcp_transport::SkillEntry>> {
+        self.all_of(
+            Offer::Skills,
+            |client| async move { client.list_skills().await },
+        )
+        .await
+    }
+
+    /// Loads skill `skill` of `server` — named as its frontmatter names it, or by its URI —
+    /// every file checked against the listing ([`McpClient::load_skill`]).
+    #[cfg(feature = "skills")]
+    pub async fn load_skill(
+        &self,
+        server: &str,
+        skill: &str,
+    ) -> Result<mcp_transport::LoadedSkill, ServerError> {
+        let (client, entry) = self.skill(server, skill).await?;
+        Ok(client.load_skill(&entry).await?)
+    }
+
+    /// Reads one listed file of skill `skill` of `server`, checked against the listing; a file
+    /// the listing does not name is refused unread.
+    #[cfg(feature = "skills")]
+    pub async fn read_skill_file(
+        &self,
+        server: &str,
+        skill: &str,
+        uri: &str,
+    ) -> Result<mcp_transport::SkillContent, ServerError> {
+        let (client, entry) = self.skill(server, skill).await?;
+        Ok(client.read_skill_file(&entry, uri).await?)
+    }
+
+    /// The connection of `server` and its listing of `skill` (by URI, else by name).
+    #[cfg(feature = "skills")]
+    async fn skill(
+        &self,
+        server: &str,
+        skill: &str,
+    ) -> Result<(Arc<McpClient>, mcp_transport::SkillEntry), ServerError> {
+        let client = self.offering(server, Offer::Skills).await?;
+        let listed = client.list_skills().await?;
+        if let Some(entry) = listed.iter().find(|entry| entry.uri == skill) {
+            return Ok((client, entry.clone()));
+        }
+        let mut named: Vec<&mcp_transport::SkillEntry> = listed
+            .iter()
+            .filter(|entry| entry.name() == skill)
+            .collect();
+        match named.len() {
+            1 => Ok((client, named.remove(0).clone())),
+            0 => Err(ServerError::new(ManagerError::UnknownSkill {
+                server: server.to_owned(),
+                skill: skill.to_owned(),
+                known: listed.iter().map(|entry| entry.name().to_owned()).collect(),
+            })),
+            _ => Err(ServerError::new(ManagerError::AmbiguousSkill {
+                server: server.to_owned(),
+                skill: skill.to_owned(),
+                uris: named.iter().map(|entry| entry.uri.clone()).collect(),
+            })),
+        }
     }
 
     /// The servers served on demand whose connection is not made yet.

@@ -154,8 +154,28 @@ pub enum ManagerError {
     NotOffered {
         /// The server.
         server: String,
-        /// `resources` or `prompts`.
+        /// `resources`, `prompts` or `skills`.
         capability: &'static str,
+    },
+    /// No skill of the server has this name (or URI).
+    #[error("MCP server \"{server}\" offers no skill {skill:?}{}", known_skills(.known))]
+    UnknownSkill {
+        /// The server.
+        server: String,
+        /// The name asked for.
+        skill: String,
+        /// The names it offers.
+        known: Vec<String>,
+    },
+    /// Several skills of the server have this name: ask for one by its URI.
+    #[error("MCP server \"{server}\" offers several skills named {skill:?}: {}; name one by its URI", .uris.join(", "))]
+    AmbiguousSkill {
+        /// The server.
+        server: String,
+        /// The name asked for.
+        skill: String,
+        /// The URIs of the skills of that name.
+        uris: Vec<String>,
     },
     /// The server is not connected and not connecting (never was, or was disconnected).
     #[error("MCP server not connected: {server}")]
@@ -222,6 +242,8 @@ impl ManagerError {
             | Self::NoLoginAsked { server }
             | Self::NotConnected { server }
             | Self::NotOffered { server, .. }
+            | Self::UnknownSkill { server, .. }
+            | Self::AmbiguousSkill { server, .. }
             | Self::UnclaimedTransport { server, .. }
             | Self::NotOAuthTransport { server, .. }
             | Self::NotBuilt { server, .. }
@@ -381,5 +403,14 @@ impl fmt::Display for Problem {
                 source.path.display()
             ),
         }
+    }
+}
+
+/// `; it offers a, b` (or `; it offers none`).
+fn known_skills(known: &[String]) -> String {
+    if known.is_empty() {
+        "; it offers none".to_owned()
+    } else {
+        format!("; it offers {}", known.join(", "))
     }
 }

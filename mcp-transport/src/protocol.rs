@@ -200,6 +200,15 @@ impl ServerCapabilities {
     pub fn offers_prompts(&self) -> bool {
         self.prompts.is_some()
     }
+
+    /// True when the server declared the Skills extension (`skills/list`, `skills/get`) under
+    /// `capabilities.extensions`.
+    pub fn offers_skills(&self) -> bool {
+        self.extra
+            .get("extensions")
+            .and_then(|extensions| extensions.get(SKILLS_EXTENSION))
+            .is_some()
+    }
 }
 
 /// The `tools` server capability.

@@ -1,0 +1,169 @@
+//! Skills through the manager: the listings of one server and of every connected server (a
+//! server without the extension skipped, not failed), a skill loaded by its name or its URI
+//! with every file checked, and the errors for a name no skill has, a name two skills share and
+//! a file changed after the listing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use mcp_manager::ManagerError;
+use mcp_transport::SkillProblem;
+
+fn write_skill(root: &Path, folder: &str, name: &str, description: &str) {
+    let skill = root.join(folder);
+    std::fs::create_dir_all(skill.join("references")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: {description}\n---\n\nHow to {description}.\n"),
+    )
+    .unwrap();
+    std::fs::write(skill.join("references/NOTES.md"), "notes\n").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skills_are_listed_per_server_and_loaded_by_name_or_uri_with_every_file_checked() {
+    let dir = TempDir::new("manager-skills");
+    write_skill(dir.path(), "pdf", "pdf", "fill PDF forms");
+    write_skill(dir.path(), "review", "review", "review a change");
+    // Two folders whose skills give one name: a name alone cannot choose.
+    write_skill(dir.path(), "dup-a", "dup", "one thing");
+    write_skill(dir.path(), "dup-b", "dup", "another thing");
+    let skilled = fixture("skilled", |server| server.skills(dir.path()));
+    let plain = plain("plain");
+    let manager = manager(memory_cache());
+    let outcome = connect(
+        &manager,
+        &configs(&[("skilled", &skilled), ("plain", &plain)]),
+    )
+    .await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+
+    let all = within("all_skills", manager.all_skills()).await;
+    let servers: Vec<&str> = all.iter().map(|listing| listing.server.as_str()).collect();
+    assert_eq!(servers, ["skilled"], "a server without skills is skipped");
+    let names: Vec<&str> = all[0]
+        .result
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|entry| entry.name())
+        .collect();
+    assert_eq!(names, ["dup", "dup", "pdf", "review"]);
+    let none = within("list_skills", manager.list_skills("plain")).await;
+    assert!(none.expect("not an error").is_none());
+
+    let by_name = within("load_skill", manager.load_skill("skilled", "pdf"))
+        .await
+        .unwrap();
+    assert!(by_name.instructions.contains("How to fill PDF forms."));
+    assert_eq!(by_name.files.len(), 1);
+    let by_uri = within(
+        "load_skill",
+        manager.load_skill("skilled", "skill://dup-b/SKILL.md"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(by_uri.entry.description(), "another thing");
+
+    let unknown = within("load_skill", manager.load_skill("skilled", "pfd"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&*unknown, ManagerError::UnknownSkill { known, .. } if known.len() == 4),
+        "{unknown:?}"
+    );
+    assert!(
+        unknown.to_string().contains("offers no skill \"pfd\""),
+        "{unknown}"
+    );
+    let ambiguous = within("load_skill", manager.load_skill("skilled", "dup"))
+        .await
+        .unwrap_err();
+    assert!(
+        ambiguous
+            .to_string()
+            .contains("skill://dup-a/SKILL.md, skill://dup-b/SKILL.md"),
+        "{ambiguous}"
+    );
+    let not_offered = within("load_skill", manager.load_skill("plain", "pdf"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &*not_offered,
+            ManagerError::NotOffered {
+                capability: "skills",
+                ..
+            }
+        ),
+        "{not_offered:?}"
+    );
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_skill_its_server_misstates_is_refused_and_an_unlisted_file_never_read() {
+    let dir = TempDir::new("manager-skills-misstated");
+    write_skill(dir.path(), "pdf", "pdf", "fill PDF forms");
+    // The server's listing states another description than its SKILL.md holds.
+    std::fs::write(
+        dir.path().join("pdf/frontmatter.json"),
+        r#"{"name": "pdf", "description": "fill PDF forms quickly"}"#,
+    )
+    .unwrap();
+    let skilled = fixture("misstated", |server| server.skills(dir.path()));
+    let manager = manager(memory_cache());
+    let outcome = connect(&manager, &configs(&[("misstated", &skilled)])).await;
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+
+    let refused = within("load_skill", manager.load_skill("misstated", "pdf"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &*refused,
+            ManagerError::Client(mcp_transport::Error::Skill {
+                problem: SkillProblem::Frontmatter { .. },
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("skill \"pdf\" refused: skill://pdf/SKILL.md"),
+        "{refused}"
+    );
+
+    // A listed file alone is read, checked; one the listing does not name is not read.
+    let file = within(
+        "read_skill_file",
+        manager.read_skill_file("misstated", "pdf", "skill://pdf/references/NOTES.md"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(file.text(), Some("notes\n"));
+    let unlisted = within(
+        "read_skill_file",
+        manager.read_skill_file("misstated", "pdf", "skill://pdf/frontmatter.json"),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(
+            &*unlisted,
+            ManagerError::Client(mcp_transport::Error::Skill {
+                problem: SkillProblem::NotListed,
+                ..
+            })
+        ),
+        "{unlisted:?}"
+    );
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
