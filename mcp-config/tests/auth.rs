@@ -10,9 +10,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_config::{
-    AuthConfig, ServerConfig, TransportConfig, TransportKind, auth::AuthError, auth::AuthOptions,
-    auth::AuthResolver, auth::CommandFailure, auth::OAUTH_ACCESS_TOKEN_ENV,
-    auth::ResolvedServerConfig, auth::resolve_auth_config, auth::resolve_auth_config_with,
+    AuthConfig, ServerConfig, TransportConfig, TransportKind,
+    auth::{
+        AuthError, AuthOptions, AuthResolver, CommandFailure, OAUTH_ACCESS_TOKEN_ENV,
+        ResolvedServerConfig, resolve_auth_config, resolve_auth_config_with,
+    },
 };
 
 /// A scratch directory removed when dropped.

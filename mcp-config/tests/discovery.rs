@@ -11,8 +11,8 @@ use std::sync::Arc;
 use common::{needing_approval, temp_root, trusting};
 use mcp_config::{
     DiscoveryContext, DiscoveryOptions, DiscoveryResult, Level, ServerConfig, SkipReason,
-    StdioConfig, TransportConfig, load_all_configs, source::ConfigSource, source::FileServers,
-    source::SourceFile,
+    StdioConfig, TransportConfig, load_all_configs,
+    source::{ConfigSource, FileServers, SourceFile},
 };
 use serde_json::json;
 

@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use common::{needing_approval, temp_root, trusting};
 use mcp_config::{
     ClientCredentialSetting, CredentialSetting, DiscoveryContext, DiscoveryOptions,
-    DiscoveryResult, Level, OAuthGrant, ServerConfig, SkipReason, SourceMeta, auth::AuthError,
-    auth::check_auth_source, load_all_configs,
+    DiscoveryResult, Level, OAuthGrant, ServerConfig, SkipReason, SourceMeta,
+    auth::{AuthError, check_auth_source},
+    load_all_configs,
 };
 use serde_json::json;
 

@@ -11,9 +11,11 @@ use std::sync::Arc;
 use common::{needing_approval, temp_root, trusting};
 use mcp_config::{
     DenialRule, DiscoveryContext, DiscoveryOptions, DiscoveryResult, Level, SkipReason,
-    TransportConfig, load_all_configs, providers::provider_report, source::ConfigSource,
-    source::SourceFile, source::parse_json, source::read_config_file, source::servers_under_key,
-    source::standard_entry,
+    TransportConfig, load_all_configs,
+    providers::provider_report,
+    source::{
+        ConfigSource, SourceFile, parse_json, read_config_file, servers_under_key, standard_entry,
+    },
 };
 use serde_json::{Value, json};
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use mcp_config::providers::CONTINUE;
 use mcp_config::{
     ConfigError, DiscoveryContext, FolderProblem, Level, ShapeProblem, SkipReason,
-    source::ConfigSource, source::SourceFile,
+    source::{ConfigSource, SourceFile},
 };
 use provider_support::{Sandbox, discover_with, invalid, listing, names, server, the_error};
 use serde_json::json;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use mcp_config::providers::{COPILOT_CLI, GEMINI, QWEN_CODE, VSCODE, default_sources};
 use mcp_config::{
     DiscoveryContext, DiscoveryOptions, Level, SkipReason, TrustPolicy, load_all_configs,
-    source::ConfigSource, source::SourceFile,
+    source::{ConfigSource, SourceFile},
 };
 use provider_support::{
     Sandbox, config_of, discover_with, file_for, invalid, listing, names, server,

@@ -41,8 +41,9 @@ use async_trait::async_trait;
 use mcp_config::StdioConfig;
 use mcp_config::{
     AuthConfig, ConfigProblem, InvalidServer, ServerConfig, ServerProblem, SourceMeta,
-    TransportConfig, auth::AuthOptions, auth::ResolvedServerConfig, auth::check_auth_source,
-    auth::resolve_auth_config_with, validate_server_config,
+    TransportConfig,
+    auth::{AuthOptions, ResolvedServerConfig, check_auth_source, resolve_auth_config_with},
+    validate_server_config,
 };
 #[cfg(feature = "oauth")]
 use mcp_config::{

@@ -8,7 +8,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use common::*;
-use mcp_config::{DiscoveryContext, DiscoveryOptions, source::ConfigSource, source::SourceFile};
+use mcp_config::{
+    DiscoveryContext, DiscoveryOptions,
+    source::{ConfigSource, SourceFile},
+};
 use mcp_manager::{
     ConnectionStatus, LoadOptions, LoadResult, ManagerError, Problem, discover_and_load_mcp_tools,
     discover_mcp_servers,

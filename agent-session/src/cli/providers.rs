@@ -10,7 +10,7 @@ use agent_session::SessionOptions;
 use agent_session::commands::Interface;
 use agent_session::render::plural;
 use agent_session::terminal_text::escape_line;
-use mcp_config::{providers::ProviderReport, providers::provider_report};
+use mcp_config::providers::{ProviderReport, provider_report};
 use serde_json::json;
 
 use super::args::Globals;

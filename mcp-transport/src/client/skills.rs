@@ -87,11 +87,12 @@ impl McpClient {
     /// listed dynamically loads its `SKILL.md` alone, checked against the frontmatter only.
     pub async fn load_skill(&self, entry: &SkillEntry) -> Result<LoadedSkill, Error> {
         let refuse = |file: &str, problem| self.skill_error(entry, file, problem);
-        if entry.size() > MAX_SKILL_BYTES {
+        let total = entry.size();
+        if total > MAX_SKILL_BYTES {
             return Err(refuse(
                 &entry.uri,
                 SkillProblem::TooLarge {
-                    listed: entry.size(),
+                    listed: total,
                     limit: MAX_SKILL_BYTES,
                 },
             ));
@@ -208,7 +209,13 @@ fn listed_digest(listed: &str) -> Option<&str> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut text, byte| {
+            let _ = write!(text, "{byte:02x}");
+            text
+        })
 }
 
 /// Compares the frontmatter of `text` (a `---` block at its start) with the listing's, field by
