@@ -1,15 +1,18 @@
 //! What a cache entry holds and how it is encoded: a format version, the fingerprint of what
 //! the list belongs to (the caller's key; see [`Fingerprint`]), the write time, how the tools were listed ([`Listing`]:
-//! the protocol version the server spoke, its instructions and, for a stateless server, its
-//! list's `ttlMs` and when the list was fetched) and the tools.
+//! the protocol version the server spoke, its instructions, for a stateless server its
+//! list's `ttlMs` and when the list was fetched, and the skills it offered), the tools and, for
+//! a server that offers skills, their listing.
 //!
-//! The header is checked before the tools are decoded, so a miss (other fingerprint, expired)
-//! costs little even for a server with hundreds of tools.
+//! The header is checked before the tools and skills are decoded, so a miss (other
+//! fingerprint, expired) costs little even for a server with hundreds of tools.
 //!
 //! The listing came after the first entries were written, without a new format: its fields
-//! (`protocol`, `instructions`, `list_ttl_ms`, `fetched_at_ms`) are optional, so an entry
-//! written before reads as one that knows nothing of the server's era or instructions, and a
-//! build that predates them skips them.
+//! (`protocol`, `instructions`, `list_ttl_ms`, `fetched_at_ms`, `skills`) are optional, so an
+//! entry written before reads as one that knows nothing of the server's era, instructions or
+//! skills (a hit, not a miss: its tools are as good as ever), and a build that predates them
+//! skips them. `skills` is written only for a server that offers some: an entry of a server
+//! without skills is byte for byte what it was before skills were kept.
 //!
 //! A list's ttl counts for a day at most ([`MAX_TTL`]) however it came — from the server, from
 //! a caller, or read back from an entry an older build wrote with no such cap — and only from
@@ -18,7 +21,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_transport::protocol::MAX_TTL;
-use mcp_transport::{ProtocolVersion, Tool};
+use mcp_transport::{ProtocolVersion, SkillEntry, Tool};
 use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -28,9 +31,9 @@ use crate::fingerprint::Fingerprint;
 pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// How a server's tools were listed, kept beside them: the protocol version it spoke, what it
-/// said of itself for the model and, for a stateless server (2026-07-28) that gave one, how
-/// long its list may be considered fresh.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// said of itself for the model, for a stateless server (2026-07-28) that gave one, how
+/// long its list may be considered fresh, and the skills it offered beside its tools.
+#[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct Listing {
     /// The protocol version the server spoke. `None` in an entry written without it (through
@@ -46,6 +49,10 @@ pub struct Listing {
     pub ttl: Option<Duration>,
     /// When the list was fetched: where [`ttl`](Self::ttl) starts. Kept only with a ttl.
     pub fetched_at: Option<SystemTime>,
+    /// The skills the server offered (the Skills extension, SEP-2640), as `skills/list` gave
+    /// them: a start from the cache can tell the model their names and descriptions before the
+    /// server answers. Empty for a server without skills, and in an entry written without them.
+    pub skills: Vec<SkillEntry>,
 }
 
 impl Listing {
@@ -70,6 +77,13 @@ impl Listing {
     #[must_use]
     pub fn with_instructions(mut self, instructions: Option<&str>) -> Self {
         self.instructions = instructions.map(str::to_owned);
+        self
+    }
+
+    /// This listing with the skills the server offered.
+    #[must_use]
+    pub fn with_skills(mut self, skills: Vec<SkillEntry>) -> Self {
+        self.skills = skills;
         self
     }
 
@@ -129,6 +143,10 @@ struct EntryOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     fetched_at_ms: Option<u64>,
     tools: &'a [Tool],
+    /// After the tools: a lookup reads the header, then the tools, then (for a server with
+    /// skills) these; none written for a server without skills.
+    #[serde(skip_serializing_if = "<[SkillEntry]>::is_empty")]
+    skills: &'a [SkillEntry],
 }
 
 /// Only the format, to tell another format from garbage.
@@ -167,8 +185,9 @@ pub(crate) fn encode(
         list_ttl_ms: freshness.map(|(ttl, _)| u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)),
         fetched_at_ms: freshness.map(|(_, fetched_at)| millis_since_epoch(fetched_at)),
         tools,
+        skills: &listing.skills,
     };
-    // Tools hold only JSON-representable data, so this cannot fail; an empty entry would
+    // Tools and skills hold only JSON-representable data, so this cannot fail; an empty entry would
     // decode as a miss anyway.
     serde_json::to_vec(&entry).unwrap_or_default()
 }
@@ -267,6 +286,7 @@ enum EntryField {
     ListTtlMs,
     FetchedAtMs,
     Tools,
+    Skills,
     #[serde(other)]
     Other,
 }
@@ -310,6 +330,8 @@ impl<'de> Visitor<'de> for Wanted<'_> {
         let mut fetched_at_ms: Option<u64> = None;
         // `Some(None)`: the tools were there and skipped.
         let mut tools: Option<Option<Vec<Tool>>> = None;
+        // Skipped, like the tools, when the header says miss; absent for a server without.
+        let mut skills: Option<Option<Vec<SkillEntry>>> = None;
         while let Some(field) = map.next_key::<EntryField>()? {
             match field {
                 EntryField::Format => once(&mut format, map.next_value()?, "format")?,
@@ -349,6 +371,18 @@ impl<'de> Visitor<'de> for Wanted<'_> {
                     };
                     once(&mut tools, decoded, "tools")?;
                 }
+                EntryField::Skills => {
+                    let decoded = if self
+                        .miss(format, fingerprint_matches, written_at_ms)
+                        .is_some()
+                    {
+                        map.next_value::<IgnoredAny>()?;
+                        None
+                    } else {
+                        Some(map.next_value::<Vec<SkillEntry>>()?)
+                    };
+                    once(&mut skills, decoded, "skills")?;
+                }
                 EntryField::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -372,6 +406,7 @@ impl<'de> Visitor<'de> for Wanted<'_> {
             instructions: instructions.flatten(),
             ttl: freshness.map(|(ttl, _)| ttl),
             fetched_at: freshness.map(|(_, fetched_at)| fetched_at),
+            skills: skills.flatten().unwrap_or_default(),
         };
         Ok(
             match (
@@ -613,6 +648,80 @@ mod tests {
             .unwrap()
             .listing;
         assert!(!ahead.is_fresh_at(now));
+    }
+
+    fn skills() -> Vec<SkillEntry> {
+        serde_json::from_value(json!([{
+            "uri": "skill://pdf/SKILL.md",
+            "frontmatter": {"name": "pdf", "description": "Fill PDF forms"},
+            "resources": [{"uri": "skill://pdf/SKILL.md", "digest": format!("sha256:{}", "ab".repeat(32)), "size": 42}],
+            "_meta": {"kept": true}
+        }]))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_servers_skills_are_kept_after_its_tools_and_a_server_without_skills_writes_none() {
+        let fp = Fingerprint::from_hex("abc");
+        let now = SystemTime::now();
+        let ttl = Duration::from_secs(60);
+        let listing = Listing::new(ProtocolVersion::V2025_11_25).with_skills(skills());
+        let bytes = encode(&fp, &tools(), &listing, now);
+        let entry = decode(&bytes, &fp, ttl, now).unwrap();
+        assert_eq!(entry.listing, listing);
+        assert_eq!(
+            entry.listing.skills[0].extra["_meta"],
+            json!({"kept": true})
+        );
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(
+            text.find("\"tools\"") < text.find("\"skills\""),
+            "the skills come last: {text}"
+        );
+
+        // Without skills, the entry is what it was before skills were kept.
+        let plain = encode(&fp, &tools(), &Listing::default(), now);
+        assert_eq!(plain, encode_entry(&fp, &tools(), now));
+        assert!(!String::from_utf8_lossy(&plain).contains("skills"));
+        assert_eq!(
+            decode(&plain, &fp, ttl, now).map(|entry| entry.listing.skills),
+            Ok(Vec::new())
+        );
+    }
+
+    #[test]
+    fn skills_are_skipped_unbuilt_on_a_miss_and_undecodable_skills_are_a_miss_on_a_hit() {
+        let fp = Fingerprint::from_hex("abc");
+        let now = SystemTime::now();
+        let ttl = Duration::from_secs(60);
+        let with_skills = |fingerprint: &str, skills: serde_json::Value| {
+            entry_with(&[
+                ("format", json!(FORMAT_VERSION)),
+                ("fingerprint", json!(fingerprint)),
+                ("written_at_ms", json!(millis_since_epoch(now))),
+                ("tools", serde_json::to_value(tools()).unwrap()),
+                ("skills", skills),
+            ])
+        };
+        let broken = json!([{"uri": "skill://x/SKILL.md", "resources": "all"}]);
+        assert_eq!(
+            decode(&with_skills("other", broken.clone()), &fp, ttl, now).err(),
+            Some(MissReason::OtherFingerprint)
+        );
+        assert_eq!(
+            decode(&with_skills("abc", broken), &fp, ttl, now).err(),
+            Some(MissReason::Undecodable)
+        );
+        assert_eq!(
+            decode(
+                &with_skills("abc", serde_json::to_value(skills()).unwrap()),
+                &fp,
+                ttl,
+                now
+            )
+            .map(|entry| entry.listing.skills),
+            Ok(skills())
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use mcp_cache::{
     CacheEntry, CacheOptions, FORMAT_VERSION, Fingerprint, Listing, MemoryToolCache, MissReason,
     NoopToolCache, SledToolCache, ToolCache, decode_entry, encode_entry,
 };
-use mcp_transport::{ProtocolVersion, Tool};
+use mcp_transport::{ProtocolVersion, SkillEntry, Tool};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -977,8 +977,27 @@ fn at_ms(ms: u64) -> SystemTime {
     UNIX_EPOCH + Duration::from_millis(ms)
 }
 
-/// The protocol version, the server's instructions and a stateless list's ttl come back as
-/// they were written; a plain write (or a store without them) knows nothing of them.
+/// A server's skills as `skills/list` gives them, named `names`.
+fn skills(names: &[&str]) -> Vec<SkillEntry> {
+    names
+        .iter()
+        .map(|name| {
+            serde_json::from_value(json!({
+                "uri": format!("skill://{name}/SKILL.md"),
+                "frontmatter": {"name": name, "description": format!("Do {name}")},
+                "resources": [{
+                    "uri": format!("skill://{name}/SKILL.md"),
+                    "digest": format!("sha256:{}", "0f".repeat(32)),
+                    "size": 120
+                }]
+            }))
+            .unwrap()
+        })
+        .collect()
+}
+
+/// The protocol version, the server's instructions, a stateless list's ttl and the skills come
+/// back as they were written; a plain write (or a store without them) knows nothing of them.
 async fn listings_round_trip(cache: &dyn ToolCache) {
     let fp = fingerprint();
     let handshake = Listing::new(ProtocolVersion::V2025_11_25);
@@ -987,7 +1006,9 @@ async fn listings_round_trip(cache: &dyn ToolCache) {
     ));
     let stateless = Listing::new(ProtocolVersion::V2026_07_28)
         .with_ttl(Duration::from_secs(300), at_ms(1_700_000_000_123));
-    for listing in [handshake, instructed, stateless] {
+    let skilled =
+        Listing::new(ProtocolVersion::V2025_11_25).with_skills(skills(&["pdf", "review"]));
+    for listing in [handshake, instructed, stateless, skilled] {
         bounded(cache.set_entry("acme", &fp, &tools(), &listing)).await;
         let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();
         assert_eq!(entry.listing, listing);
@@ -1062,5 +1083,32 @@ async fn a_list_with_a_ttl_is_written_again_with_the_same_tools_and_one_without_
     assert_ne!(files_of(&temp.store()), before);
     let entry = bounded(cache.lookup_entry("acme", &fp)).await.unwrap();
     assert_eq!(entry.listing, older);
+    assert_no_panic();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_skills_leave_the_store_untouched_and_other_skills_are_written() {
+    // Every connection of a server with skills writes them back with its tools: on a warm start
+    // they are what the cache had, and the store is not opened for them.
+    count_panics();
+    let temp = TempDir::new("skills-rewrite");
+    let fp = fingerprint();
+    let cache = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    let listing =
+        |names: &[&str]| Listing::new(ProtocolVersion::V2025_11_25).with_skills(skills(names));
+    bounded(cache.set_entry("acme", &fp, &tools(), &listing(&["pdf"]))).await;
+    bounded(cache.close()).await;
+    let before = files_of(&temp.store());
+    bounded(cache.set_entry("acme", &fp, &tools(), &listing(&["pdf"]))).await;
+    bounded(cache.close()).await;
+    assert_eq!(files_of(&temp.store()), before);
+    bounded(cache.set_entry("acme", &fp, &tools(), &listing(&["pdf", "review"]))).await;
+    bounded(cache.close()).await;
+    assert_ne!(files_of(&temp.store()), before);
+    let again = SledToolCache::open_at(temp.store(), CacheOptions::default());
+    let entry = bounded(again.lookup_entry("acme", &fp)).await.unwrap();
+    assert_eq!(entry.listing.skills, skills(&["pdf", "review"]));
+    assert_eq!(entry.tools, tools());
+    bounded(again.close()).await;
     assert_no_panic();
 }
