@@ -197,7 +197,10 @@ impl FixtureServer {
     }
 
     /// `--skills DIR`: offer each folder of `dir` holding a `SKILL.md` as a skill, listed with
-    /// every file's size and SHA-256 as they are when listed, read as they are when read.
+    /// every file's size and SHA-256 as they are when listed, read as they are when read. A
+    /// skill's `stated/PATH` is listed in place of its `PATH` (which is still what is served),
+    /// and its `frontmatter.json` in place of its `SKILL.md`'s frontmatter: a server whose
+    /// listing disagrees with its files.
     pub fn skills(self, dir: &std::path::Path) -> Self {
         self.flag_value("--skills", dir.display().to_string())
     }

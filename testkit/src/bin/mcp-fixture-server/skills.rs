@@ -7,8 +7,12 @@
 //! a file between the two to play a server that lists one thing and serves another. The
 //! frontmatter stated is `frontmatter.json` in the skill's folder when there is one (a listing
 //! that disagrees with its file), else the `key: value` lines of `SKILL.md`'s frontmatter;
-//! `frontmatter.json` itself is never listed or served. `--log-reads FILE` appends the URI of
-//! every `resources/read` to FILE, a line each, so a test sees what a client read.
+//! `frontmatter.json` itself is never listed or served. A file the skill's `stated/` folder
+//! holds at the same path (`stated/SKILL.md` for `SKILL.md`) is what the listing states that
+//! file's size and SHA-256 from, while `resources/read` still serves the file itself: a server
+//! that lists one thing and serves another, in a single run; `stated/` is never listed or
+//! served. `--log-reads FILE` appends the URI of every `resources/read` to FILE, a line each,
+//! so a test sees what a client read.
 
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
@@ -25,6 +29,9 @@ const SCHEME: &str = "skill://";
 const SKILL_MD: &str = "SKILL.md";
 /// The file that overrides a skill's stated frontmatter; never listed or served.
 const STATED_FRONTMATTER: &str = "frontmatter.json";
+/// The folder whose files override the sizes and digests stated for a skill's files; never
+/// listed or served.
+const STATED_FILES: &str = "stated";
 
 /// The skills of one folder.
 pub(crate) struct Skills {
@@ -89,7 +96,10 @@ impl Skills {
         let resources: Vec<Value> = files
             .iter()
             .filter_map(|path| {
-                let bytes = std::fs::read(folder.join(path)).ok()?;
+                let stated = folder.join(STATED_FILES).join(path);
+                let bytes = std::fs::read(stated)
+                    .or_else(|_| std::fs::read(folder.join(path)))
+                    .ok()?;
                 Some(json!({
                     "uri": format!("{SCHEME}{name}/{path}"),
                     "digest": format!("sha256:{}", hex(digest(&SHA256, &bytes).as_ref())),
@@ -110,7 +120,10 @@ impl Skills {
         let inside = relative
             .components()
             .all(|component| matches!(component, Component::Normal(_)));
+        // `<folder>/stated/…` is the listing's, never served.
+        let stated = relative.components().nth(1) == Some(Component::Normal(STATED_FILES.as_ref()));
         if !inside
+            || stated
             || relative
                 .file_name()
                 .is_some_and(|name| name == STATED_FRONTMATTER)
@@ -149,7 +162,9 @@ fn collect_files(root: &Path, folder: &Path, files: &mut Vec<String>) {
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            collect_files(root, &path, files);
+            if path.strip_prefix(root).ok() != Some(Path::new(STATED_FILES)) {
+                collect_files(root, &path, files);
+            }
         } else if let Ok(relative) = path.strip_prefix(root)
             && relative != Path::new(STATED_FRONTMATTER)
         {
