@@ -19,6 +19,7 @@ mod rounds;
 mod skills;
 #[cfg(feature = "stdio")]
 mod stdio;
+mod tasks;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -37,11 +38,13 @@ use crate::protocol::{
     ListResourcesResult, ListToolsResult, Prompt, ProtocolVersion, ReadResourceParams,
     ReadResourceResult, Resource, ResourceTemplate, Root, ServerCapabilities, Tool, methods,
 };
+use crate::stateless::Answer;
 use crate::transport::CloseReason;
 
 pub use options::ClientOptions;
 #[cfg(feature = "skills")]
 pub use skills::{LoadedSkill, MAX_SKILL_BYTES, SkillContent};
+pub use tasks::ToolCallStart;
 
 /// A server's whole tool list ([`McpClient::list_tools_with_ttl`]) and how long it may be
 /// considered fresh.
@@ -75,6 +78,10 @@ pub struct McpClient {
     /// The task keeping the `subscriptions/listen` stream of a stateless server open; aborted
     /// with the client.
     listener: Option<tokio::task::AbortHandle>,
+    /// The tasks being followed, cancelled by [`close`](Self::close).
+    followed: Arc<tasks::Followed>,
+    /// Which tools a 2025-11-25 server runs as tasks.
+    task_tools: tasks::TaskTools,
 }
 
 impl Drop for McpClient {
@@ -143,6 +150,9 @@ impl McpClient {
             let tools = self.keep_tool_headers(registry, tools);
             return Ok(ToolList { tools, ttl });
         }
+        if !self.protocol_version.is_stateless() && self.capabilities().offers_2025_tool_tasks() {
+            self.task_tools.remember(&tools);
+        }
         Ok(ToolList { tools, ttl })
     }
 
@@ -162,7 +172,7 @@ impl McpClient {
 
     /// Reads one resource: a listed resource's URI, or one a template expands to.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        self.request_rounds(
+        self.request_complete(
             methods::RESOURCES_READ,
             &ReadResourceParams::new(uri),
             &RequestOptions::default(),
@@ -184,7 +194,7 @@ impl McpClient {
         name: &str,
         arguments: BTreeMap<String, String>,
     ) -> Result<GetPromptResult, Error> {
-        self.request_rounds(
+        self.request_complete(
             methods::PROMPTS_GET,
             &GetPromptParams::new(name, arguments),
             &RequestOptions::default(),
@@ -211,37 +221,25 @@ impl McpClient {
     /// The arguments are the protocol's: an object, or none. An agent's model gives any JSON
     /// value; `mcp_bridge`'s `AgentTool::execute` takes that, and refuses a value that is not an
     /// object with a message the model reads, before a call is made.
+    ///
+    /// A call the server answers with a task (the Tasks extension) is followed to the task's
+    /// end and returns its result: the timeout then runs from the task's last sign of life,
+    /// its changes of status reach `on_progress`, and cancelling (or dropping the call) sends
+    /// `tasks/cancel` (see [`follow_task`](Self::follow_task)). A 2025-11-25 server's tool
+    /// that requires a task is called as one.
     pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: Option<&JsonObject>,
         options: &RequestOptions,
     ) -> Result<CallToolResult, Error> {
-        #[derive(serde::Serialize)]
-        struct Params<'a> {
-            name: &'a str,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            arguments: Option<&'a JsonObject>,
-        }
-        let params = Params { name, arguments };
-        let called = self
-            .request_rounds(methods::TOOLS_CALL, &params, options)
-            .await;
-        // A stateless HTTP server that finds a designated header missing or different: the
-        // tool's schema changed since it was listed (or was never listed). List and try again.
-        #[cfg(feature = "http")]
-        let called = match called {
-            Err(RpcError::Server(error))
-                if error.code == crate::jsonrpc::error_codes::HEADER_MISMATCH
-                    && self.tool_headers.is_some() =>
-            {
-                tracing::debug!(server = %self.server, tool = name, message = %error.message,
-                    "the server found the call's headers wrong; listing the tools again");
-                self.list_tools().await?;
-                self.request_rounds(methods::TOOLS_CALL, &params, options)
-                    .await
-            }
-            called => called,
+        let called = match self
+            .start_call(name, arguments, options, tasks::AskForTask::WhenRequired)
+            .await
+        {
+            Ok(Answer::Complete(result)) => Ok(result),
+            Ok(Answer::Task(task)) => self.follow(*task, options).await,
+            Err(error) => Err(error),
         };
         called.map_err(|source| self.request_error(format!("tools/call {name:?}"), source))
     }
@@ -302,6 +300,19 @@ impl McpClient {
     pub async fn close(&self) -> Result<(), Error> {
         if let Some(listener) = &self.listener {
             listener.abort();
+        }
+        let followed = self.followed.take_all();
+        if !followed.is_empty() {
+            // The tasks this client was following are cancelled before it goes: nobody is
+            // left to read their results.
+            let cancels = followed.iter().map(|task_id| {
+                let peer = Arc::clone(&self.peer);
+                let task_id = task_id.clone();
+                tokio::spawn(async move { tasks::send_cancel(&peer, &task_id).await })
+            });
+            for cancel in cancels.collect::<Vec<_>>() {
+                let _ = cancel.await;
+            }
         }
         self.peer.close().await.map_err(|source| Error::Stop {
             server: self.server.to_string(),

@@ -229,10 +229,14 @@ impl Error {
         matches!(self.rpc_error(), Some(RpcError::Cancelled))
     }
 
-    /// True for a connect timeout or a request that was not answered in time.
+    /// True for a connect timeout, a request that was not answered in time, or a task that
+    /// showed no sign of life for as long.
     pub fn is_timeout(&self) -> bool {
         matches!(self, Self::ConnectTimeout { .. })
-            || matches!(self.rpc_error(), Some(RpcError::Timeout(_)))
+            || matches!(
+                self.rpc_error(),
+                Some(RpcError::Timeout(_) | RpcError::TaskSilent { .. })
+            )
     }
 
     /// The transport's failure behind the error: it could not be set up, could not be stopped,

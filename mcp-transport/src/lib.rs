@@ -25,7 +25,7 @@ pub mod stateless;
 pub mod stdio;
 pub mod transport;
 
-pub use client::{ClientOptions, McpClient, ToolList};
+pub use client::{ClientOptions, McpClient, ToolCallStart, ToolList};
 #[cfg(feature = "skills")]
 pub use client::{LoadedSkill, MAX_SKILL_BYTES, SkillContent};
 pub use error::{Error, FieldDifference, SkillProblem};
@@ -37,7 +37,7 @@ pub use protocol::{
     InitializeResult, JsonObject, JsonSchema, ProgressNotificationParams, Prompt, PromptArgument,
     PromptMessage, ProtocolVersion, ReadResourceResult, Resource, ResourceContents,
     ResourceTemplate, Root, SKILLS_EXTENSION, ServerCapabilities, SkillEntry, SkillFile,
-    SkillFiles, Tool,
+    SkillFiles, TASKS_EXTENSION, Task, TaskStatus, TaskSupport, Tool,
 };
 pub use secrets::Secrets;
 #[cfg(feature = "stdio")]

@@ -220,6 +220,16 @@ impl Peer {
         }
     }
 
+    /// The timeout of requests that do not set their own.
+    pub(crate) fn default_timeout(&self) -> Option<Duration> {
+        self.shared.default_timeout
+    }
+
+    /// A server's error with the client's secrets scrubbed, as every answer's error is.
+    pub(crate) fn scrub(&self, error: crate::jsonrpc::ErrorObject) -> crate::jsonrpc::ErrorObject {
+        self.shared.scrub_error(error)
+    }
+
     /// The server's name, as given to [`Peer::start`].
     pub fn server_name(&self) -> &str {
         &self.shared.server

@@ -18,6 +18,7 @@ mod prompts;
 mod resources;
 mod schema;
 mod skills;
+mod tasks;
 mod tools;
 
 pub use cache_hints::MAX_TTL;
@@ -37,6 +38,10 @@ pub use skills::{
     GetSkillParams, GetSkillResult, ListSkillsResult, SKILLS_EXTENSION, SkillEntry, SkillFile,
     SkillFiles,
 };
+pub(crate) use tasks::{
+    CreateTaskResult2025, ListTasksResult, TaskIdParams, TaskMetadata, UpdateTaskParams,
+};
+pub use tasks::{TASKS_EXTENSION, Task, TaskStatus, TaskSupport};
 pub use tools::{CallToolParams, CallToolResult, ListToolsResult, PaginatedParams, Tool};
 
 /// A JSON object, as used for schemas, `_meta` and tool arguments.
@@ -207,6 +212,35 @@ impl ServerCapabilities {
         self.extra
             .get("extensions")
             .and_then(|extensions| extensions.get(SKILLS_EXTENSION))
+            .is_some()
+    }
+
+    /// True when the server may answer a `tools/call` with a task: it declared the Tasks
+    /// extension under `capabilities.extensions` (2026-07-28), or `tasks.requests.tools.call`
+    /// (2025-11-25).
+    pub fn offers_tasks(&self) -> bool {
+        self.extra
+            .get("extensions")
+            .and_then(|extensions| extensions.get(TASKS_EXTENSION))
+            .is_some()
+            || self.offers_2025_tool_tasks()
+    }
+
+    /// True when the server declared `tasks.requests.tools.call` (the 2025-11-25 form).
+    pub(crate) fn offers_2025_tool_tasks(&self) -> bool {
+        self.extra
+            .get("tasks")
+            .and_then(|tasks| tasks.get("requests"))
+            .and_then(|requests| requests.get("tools"))
+            .and_then(|tools| tools.get("call"))
+            .is_some()
+    }
+
+    /// True when the server declared `tasks.list` (the 2025-11-25 `tasks/list`).
+    pub(crate) fn offers_task_list(&self) -> bool {
+        self.extra
+            .get("tasks")
+            .and_then(|tasks| tasks.get("list"))
             .is_some()
     }
 }
@@ -390,6 +424,20 @@ pub mod methods {
     pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
     /// Server → client: a subscribed resource changed.
     pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    /// Tasks: a task's state (2025-11-25 and 2026-07-28).
+    pub const TASKS_GET: &str = "tasks/get";
+    /// Tasks, 2026-07-28: answers to a task's input requests.
+    pub const TASKS_UPDATE: &str = "tasks/update";
+    /// Tasks: asks the server to stop a task.
+    pub const TASKS_CANCEL: &str = "tasks/cancel";
+    /// Tasks, 2025-11-25: a task's result, waited for.
+    pub const TASKS_RESULT: &str = "tasks/result";
+    /// Tasks, 2025-11-25: the tasks the server keeps for this client.
+    pub const TASKS_LIST: &str = "tasks/list";
+    /// Tasks, 2026-07-28: a task's state, on a `subscriptions/listen` stream.
+    pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
+    /// Tasks, 2025-11-25: a task's status changed.
+    pub const TASKS_STATUS: &str = "notifications/tasks/status";
 }
 
 #[cfg(test)]

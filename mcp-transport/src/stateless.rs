@@ -20,8 +20,8 @@
 //! - **Notifications without a session**: list changes come on a `subscriptions/listen`
 //!   stream the client opens when the server's capabilities announce them (`listen`), kept open
 //!   with backoff and ended with the client.
-//! - **Results** carry `resultType` (absent means `complete`); only `input_required` changes
-//!   what the client does. `ping`, `logging/setLevel` and `notifications/roots/list_changed` are
+//! - **Results** carry `resultType` (absent means `complete`); only `input_required` and, with
+//!   the Tasks extension, `task` change what the client does (`client::tasks` follows a task). `ping`, `logging/setLevel` and `notifications/roots/list_changed` are
 //!   gone from the revision and never sent to a stateless server; `server/discover` answers
 //!   [`McpClient::ping`](crate::McpClient::ping) there.
 
@@ -38,7 +38,7 @@ use crate::jsonrpc::{ErrorObject, error_codes};
 use crate::peer::{Peer, RequestOptions, RpcError};
 use crate::protocol::{
     ClientCapabilities, Implementation, InitializeResult, JsonObject, ProtocolVersion,
-    ServerCapabilities, methods,
+    ServerCapabilities, Task, methods,
 };
 
 /// The `_meta` keys of the stateless revision.
@@ -312,6 +312,17 @@ pub(crate) enum Reply<R> {
     Complete(R),
     /// The server needs input before it can finish (`resultType: "input_required"`).
     InputRequired(InputRequired),
+    /// The server runs the request as a task (`resultType: "task"`, the Tasks extension).
+    Task(Box<Task>),
+}
+
+/// What a request that may become a task ended with: its result, or the task it became.
+#[derive(Debug)]
+pub(crate) enum Answer<R> {
+    /// The final result.
+    Complete(R),
+    /// The task the server made of the request, to be followed (`client::tasks`).
+    Task(Box<Task>),
 }
 
 /// What an `input_required` result asks for.
@@ -341,14 +352,17 @@ struct ResultKind<'a> {
 }
 
 const INPUT_REQUIRED: &str = "input_required";
+const TASK: &str = "task";
 
-/// Whether a response's bytes may hold an `input_required` result: only such a response is read
-/// as a [`Reply`] (a cheap scan, against a second decoding of every result).
+/// Whether a response's bytes may hold an `input_required` or a `task` result: only such a
+/// response is read as a [`Reply`] (a cheap scan, against a second decoding of every result).
 fn may_ask_for_input(response: &[u8]) -> bool {
-    // The searcher is built once: building it costs more than scanning a typical response.
-    static FINDER: LazyLock<memchr::memmem::Finder<'static>> =
+    // The searchers are built once: building one costs more than scanning a typical response.
+    static INPUT: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new(INPUT_REQUIRED.as_bytes()));
-    FINDER.find(response).is_some()
+    static QUOTED_TASK: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"\"task\""));
+    INPUT.find(response).is_some() || QUOTED_TASK.find(response).is_some()
 }
 
 impl<'de, R: DeserializeOwned> Deserialize<'de> for Reply<R> {
@@ -360,10 +374,18 @@ impl<'de, R: DeserializeOwned> Deserialize<'de> for Reply<R> {
         // quotes it in its content) is looked at twice.
         if may_ask_for_input(text.as_bytes()) {
             let kind: ResultKind<'_> = serde_json::from_str(text).map_err(D::Error::custom)?;
-            if kind.result_type.as_deref() == Some(INPUT_REQUIRED) {
-                return serde_json::from_str(text)
-                    .map(Reply::InputRequired)
-                    .map_err(D::Error::custom);
+            match kind.result_type.as_deref() {
+                Some(INPUT_REQUIRED) => {
+                    return serde_json::from_str(text)
+                        .map(Reply::InputRequired)
+                        .map_err(D::Error::custom);
+                }
+                Some(TASK) => {
+                    return serde_json::from_str(text)
+                        .map(Reply::Task)
+                        .map_err(D::Error::custom);
+                }
+                _ => {}
             }
         }
         serde_json::from_str(text)
@@ -372,9 +394,9 @@ impl<'de, R: DeserializeOwned> Deserialize<'de> for Reply<R> {
     }
 }
 
-/// Sends a request a stateless server may answer with `input_required`. The answer is read in
-/// one pass as `R` unless its bytes name that result type (a result that merely quotes the
-/// words is then read twice).
+/// Sends a request a stateless server may answer with `input_required` or a task. The answer is
+/// read in one pass as `R` unless its bytes name one of those result types (a result that
+/// merely quotes the words is then read twice).
 pub(crate) async fn request_reply<P, R>(
     peer: &Peer,
     method: &str,
@@ -554,6 +576,23 @@ mod tests {
         };
         assert_eq!(required.request_state.unwrap().get(), r#""x\u0041y""#);
         assert!(required.input_requests.unwrap().contains_key("a"));
+    }
+
+    #[test]
+    fn a_task_result_is_read_as_the_task_and_quoting_task_changes_nothing() {
+        let reply: Reply<Value> = serde_json::from_str(
+            r#"{"resultType":"task","taskId":"t-1","status":"working","ttlMs":null}"#,
+        )
+        .unwrap();
+        let Reply::Task(task) = reply else {
+            panic!("not a task");
+        };
+        assert_eq!(task.task_id, "t-1");
+        let quoted: Reply<Value> = serde_json::from_str(
+            r#"{"content":[{"type":"text","text":"\"task\""}],"resultType":"complete"}"#,
+        )
+        .unwrap();
+        assert!(matches!(quoted, Reply::Complete(_)));
     }
 
     #[test]

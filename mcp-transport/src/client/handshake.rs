@@ -135,6 +135,8 @@ impl McpClient {
                     #[cfg(feature = "http")]
                     tool_headers: None,
                     listener,
+                    followed: Arc::default(),
+                    task_tools: super::tasks::TaskTools::default(),
                 });
             }
             Ok(Err(error)) => error,
@@ -281,9 +283,18 @@ impl McpClient {
         capabilities: &ClientCapabilities,
         version: ProtocolVersion,
     ) -> Result<(InitializeResult, ProtocolVersion), Error> {
+        let mut capabilities = capabilities.clone();
+        if version >= ProtocolVersion::V2025_11_25 {
+            // The revision's experimental tasks: declared so that a server may offer its tools
+            // as tasks (`client::tasks` follows them); `{}` hosts no task of the server's.
+            capabilities.extra.insert(
+                "tasks".to_owned(),
+                serde_json::Value::Object(crate::protocol::JsonObject::new()),
+            );
+        }
         let params = InitializeParams {
             protocol_version: version.as_str().to_owned(),
-            capabilities: capabilities.clone(),
+            capabilities,
             client_info: options.client_info.clone(),
         };
         let initialize = peer

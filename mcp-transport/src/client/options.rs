@@ -112,9 +112,11 @@ impl ClientOptions {
     }
 }
 
-/// The extensions this client declares (`capabilities.extensions`): Skills, when built in.
+/// The extensions this client declares (`capabilities.extensions`): Tasks, and Skills when
+/// built in.
 fn extensions() -> JsonObject {
     let declared: &[&str] = &[
+        crate::protocol::TASKS_EXTENSION,
         #[cfg(feature = "skills")]
         crate::protocol::SKILLS_EXTENSION,
     ];

@@ -59,6 +59,13 @@ impl Page for ListPromptsResult {
     }
 }
 
+impl Page for crate::protocol::ListTasksResult {
+    type Item = crate::protocol::Task;
+    fn into_parts(self) -> (Vec<crate::protocol::Task>, Option<String>) {
+        (self.tasks, self.next_cursor)
+    }
+}
+
 impl Page for crate::protocol::ListSkillsResult {
     type Item = crate::protocol::SkillEntry;
     fn into_parts(self) -> (Vec<Self::Item>, Option<String>) {

@@ -1,12 +1,13 @@
 //! Multi round-trip requests of the stateless revision (see [`stateless`]): a request the
 //! server answers with `input_required` is sent again with the input it asked for, gathered
-//! with the client's handlers, until its result is complete.
+//! with the client's handlers, until its result is complete, or the server makes a task of it
+//! (which `tasks` follows).
 
 use tokio::time::Instant;
 
 use super::McpClient;
 use crate::peer::{RequestOptions, RpcError};
-use crate::stateless::{self, InputRequired, Reply, WithInput};
+use crate::stateless::{self, Answer, InputRequired, Reply, WithInput};
 
 impl McpClient {
     /// Sends a request a stateless server may answer with `input_required` (`tools/call`,
@@ -15,24 +16,32 @@ impl McpClient {
     /// `requestState` as it was sent, until the result is complete. Each round has the request's
     /// timeout; `max_total_timeout` and cancellation cover all of them. In the handshake era
     /// this is a plain request.
+    ///
+    /// A task is an answer only to `tools/call` (the one method the Tasks extension lets a
+    /// server answer so): [`request_complete`](Self::request_complete) sends the others.
     pub(super) async fn request_rounds<P, R>(
         &self,
         method: &'static str,
         params: &P,
         options: &RequestOptions,
-    ) -> Result<R, RpcError>
+    ) -> Result<Answer<R>, RpcError>
     where
         P: serde::Serialize + Sync,
         R: serde::de::DeserializeOwned,
     {
         if !self.protocol_version.is_stateless() {
-            return self.peer.request(method, Some(params), options).await;
+            return self
+                .peer
+                .request(method, Some(params), options)
+                .await
+                .map(Answer::Complete);
         }
         let hard_deadline = options.max_total_timeout.map(|max| Instant::now() + max);
         // The first round is the request as it is; the rounds after it, rare, are a future of
         // their own, boxed, so a call that completes at once neither builds nor carries them.
         match stateless::request_reply(&self.peer, method, Some(params), options).await? {
-            Reply::Complete(result) => Ok(result),
+            Reply::Complete(result) => Ok(Answer::Complete(result)),
+            Reply::Task(task) => Ok(Answer::Task(task)),
             Reply::InputRequired(first) => {
                 Box::pin(self.input_rounds(method, params, options, hard_deadline, first)).await
             }
@@ -48,7 +57,7 @@ impl McpClient {
         options: &RequestOptions,
         hard_deadline: Option<Instant>,
         first: InputRequired,
-    ) -> Result<R, RpcError>
+    ) -> Result<Answer<R>, RpcError>
     where
         P: serde::Serialize + Sync,
         R: serde::de::DeserializeOwned,
@@ -81,7 +90,8 @@ impl McpClient {
             };
             next =
                 match stateless::request_reply(&self.peer, method, Some(&round), &options).await? {
-                    Reply::Complete(result) => return Ok(result),
+                    Reply::Complete(result) => return Ok(Answer::Complete(result)),
+                    Reply::Task(task) => return Ok(Answer::Task(task)),
                     Reply::InputRequired(next) => next,
                 };
         }
@@ -89,5 +99,26 @@ impl McpClient {
             "the server asked for input {} times without finishing",
             stateless::MAX_INPUT_ROUNDS + 1
         )))
+    }
+
+    /// [`request_rounds`](Self::request_rounds) for a method a task may not answer
+    /// (`prompts/get`, `resources/read`): a task is an invalid answer, as the extension says.
+    pub(super) async fn request_complete<P, R>(
+        &self,
+        method: &'static str,
+        params: &P,
+        options: &RequestOptions,
+    ) -> Result<R, RpcError>
+    where
+        P: serde::Serialize + Sync,
+        R: serde::de::DeserializeOwned,
+    {
+        match self.request_rounds(method, params, options).await? {
+            Answer::Complete(result) => Ok(result),
+            Answer::Task(task) => Err(RpcError::InvalidResponse(format!(
+                "the server answered {method} with a task ({}), which only tools/call may be",
+                task.task_id
+            ))),
+        }
     }
 }

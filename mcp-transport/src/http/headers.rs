@@ -3,7 +3,9 @@
 //!
 //! - `MCP-Protocol-Version`: the `io.modelcontextprotocol/protocolVersion` of the body's `_meta`;
 //! - `Mcp-Method`: the method; `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`,
-//!   `params.uri` of `resources/read`;
+//!   `params.uri` of `resources/read`, `params.taskId` of `tasks/get`, `tasks/update` and
+//!   `tasks/cancel` (the Tasks extension: it routes a task's requests to the instance that
+//!   holds it);
 //! - `Mcp-Param-{Name}`: for `tools/call`, each argument the tool's input schema designates with
 //!   `"x-mcp-header": "{Name}"`, read at that property's path; omitted when the argument is
 //!   absent or null.
@@ -293,6 +295,9 @@ pub(crate) fn of_request(
     let named = match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => mirrored.name.as_deref(),
         methods::RESOURCES_READ => mirrored.uri.as_deref(),
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => {
+            mirrored.task_id.as_deref()
+        }
         _ => None,
     };
     if let Some(name) = named {
@@ -468,5 +473,24 @@ mod tests {
         let headers = of_request(read, &tools, &KnownMeta::default()).unwrap();
         assert_eq!(headers[2].0, "mcp-name");
         assert_eq!(headers[2].1, "=?base64?ZmlsZTovLy/Dpw==?=");
+    }
+
+    #[test]
+    fn a_tasks_request_names_its_task_and_no_other_method_does() {
+        let tools = ToolHeaders::default();
+        let names = |method: &str| {
+            let message = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"taskId":"786512e2","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+            );
+            of_request(&message, &tools, &KnownMeta::default())
+                .unwrap()
+                .into_iter()
+                .find(|(name, _)| name == "mcp-name")
+                .map(|(_, value)| value.to_str().unwrap().to_owned())
+        };
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            assert_eq!(names(method).as_deref(), Some("786512e2"), "{method}");
+        }
+        assert_eq!(names("tools/list"), None);
     }
 }

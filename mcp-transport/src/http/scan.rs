@@ -1,6 +1,6 @@
 //! Reads the few members of an outgoing request that the stateless revision's headers mirror
-//! ([`super::headers`]): the method, `params.name`, `params.uri`, `params.arguments` (as text)
-//! and the protocol version in `params._meta`. Everything else is skipped without being decoded.
+//! ([`super::headers`]): the method, `params.name`, `params.uri`, `params.taskId`,
+//! `params.arguments` (as text) and the protocol version in `params._meta`. Everything else is skipped without being decoded.
 //!
 //! Written by hand because the headers are read from every request a stateless connection
 //! sends, and a serde pass must decode or skip every member through its visitor machinery: with
@@ -29,6 +29,8 @@ pub(super) struct Mirrored<'a> {
     pub(super) method: Option<Cow<'a, str>>,
     pub(super) name: Option<Cow<'a, str>>,
     pub(super) uri: Option<Cow<'a, str>>,
+    /// `params.taskId` (the Tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`).
+    pub(super) task_id: Option<Cow<'a, str>>,
     /// The arguments' JSON text.
     pub(super) arguments: Option<&'a str>,
     /// The `io.modelcontextprotocol/protocolVersion` of `params._meta`.
@@ -57,6 +59,9 @@ pub(super) fn mirrored<'a>(message: &'a str, known: &'a KnownMeta) -> Option<Mir
                 match key.as_ref() {
                     "name" if found.name.is_none() => found.name = Some(cursor.string()?),
                     "uri" if found.uri.is_none() => found.uri = Some(cursor.string()?),
+                    "taskId" if found.task_id.is_none() => {
+                        found.task_id = Some(cursor.string()?);
+                    }
                     "arguments" if found.arguments.is_none() => {
                         found.arguments = Some(cursor.value()?);
                     }
@@ -293,6 +298,7 @@ mod tests {
             method: text(root.get("method")).ok()?,
             name: text(member("name")).ok()?,
             uri: text(member("uri")).ok()?,
+            task_id: text(member("taskId")).ok()?,
             arguments: None,
             protocol_version: text(meta.and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))).ok()?,
         })
@@ -345,6 +351,7 @@ mod tests {
             Just("params".to_owned()),
             Just("name".to_owned()),
             Just("uri".to_owned()),
+            Just("taskId".to_owned()),
             Just("arguments".to_owned()),
             Just("_meta".to_owned()),
             Just(PROTOCOL_VERSION_KEY.to_owned()),

@@ -52,9 +52,42 @@ pub enum RpcError {
     /// not give: no handler for it, or the handler failed.
     #[error("the server asked for input this client could not give: {}", .0.message)]
     InputNotGiven(ErrorObject),
+    /// The task the server made of the request ended `cancelled` without a result: the server
+    /// (or another client) cancelled it.
+    #[error("the task {task_id} was cancelled{}", status_text(.message.as_deref()))]
+    TaskCancelled {
+        /// The task's id.
+        task_id: String,
+        /// The server's status message, if it gave one.
+        message: Option<String>,
+    },
+    /// The task the server made of the request showed no sign of life (no change of status or
+    /// message, no input asked for) for the request's timeout, so it was cancelled
+    /// (`tasks/cancel`).
+    #[error(
+        "the task {task_id} showed no sign of life for {}ms, so it was cancelled",
+        .after.as_millis()
+    )]
+    TaskSilent {
+        /// The task's id.
+        task_id: String,
+        /// The timeout it outlived.
+        after: Duration,
+    },
+    /// The request is not part of the protocol the server speaks (e.g. `tasks/update` of the
+    /// Tasks extension to a server of the 2025-11-25 task form).
+    #[error("{0}")]
+    NotSupported(String),
     /// The request could not be serialized (arguments that are not valid JSON values).
     #[error("the request could not be serialized: {0}")]
     Encode(#[source] serde_json::Error),
+}
+
+/// `: message` after a task's outcome, when the server said something.
+fn status_text(message: Option<&str>) -> String {
+    message
+        .map(|message| format!(": {message}"))
+        .unwrap_or_default()
 }
 
 /// Called with each `notifications/progress` of a request, in the order they arrive, all before

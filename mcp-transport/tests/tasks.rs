@@ -1,0 +1,596 @@
+//! The Tasks extension against a scripted server on an in-memory transport: a call answered
+//! with a task is followed to its end (polls, pushed states, input, time, cancelling), in the
+//! 2026-07-28 form and the 2025-11-25 one, and a task started by one client is resumed by id.
+
+// Helpers outside #[test] functions panic on purpose: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::channel::{ScriptedServer, pair};
+use common::{guard, object};
+use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
+use mcp_transport::{
+    CancellationToken, ClientOptions, ErrorObject, McpClient, ProtocolVersion, RequestOptions,
+    RpcError, TaskStatus, ToolCallStart,
+};
+use serde_json::{Value, json};
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// A stateless client connected to a scripted server with `capabilities`.
+async fn stateless_client(
+    options: ClientOptions,
+    capabilities: Value,
+) -> (Arc<McpClient>, ScriptedServer) {
+    let (transport, mut server) = pair();
+    let options = options.connect_timeout(Duration::from_secs(10));
+    let answer = async {
+        let probe = server.next().await;
+        server.reply(&json!({"jsonrpc": "2.0", "id": probe["id"], "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": capabilities,
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "1"}}
+        }}));
+    };
+    let (client, ()) =
+        guard(async { tokio::join!(McpClient::connect("scripted", transport, options), answer) })
+            .await;
+    (Arc::new(client.expect("connected")), server)
+}
+
+fn polled_only() -> Value {
+    json!({"tools": {}})
+}
+
+fn pushing() -> Value {
+    json!({"tools": {}, "extensions": {TASKS: {}}})
+}
+
+fn task(id: &str, status: &str, extra: &Value) -> Value {
+    let mut task = json!({
+        "taskId": id, "status": status,
+        "createdAt": "2026-12-06T10:00:00Z", "lastUpdatedAt": "2026-12-06T10:00:00Z",
+        "ttlMs": 60000
+    });
+    for (key, value) in extra.as_object().unwrap() {
+        task[key] = value.clone();
+    }
+    task
+}
+
+fn answer(id: &Value, mut result: Value) -> Value {
+    if result.get("resultType").is_none() {
+        result["resultType"] = json!("complete");
+    }
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn created(id: &Value, task_id: &str, extra: &Value) -> Value {
+    let mut result = task(task_id, "working", extra);
+    result["resultType"] = json!("task");
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn sum_result() -> Value {
+    json!({"resultType": "complete", "content": [{"type": "text", "text": "5"}], "structuredContent": {"sum": 5}})
+}
+
+/// The next request of `method` (notifications such as a cancelled poll are skipped).
+async fn next_request(server: &mut ScriptedServer, method: &str) -> Value {
+    loop {
+        let message = server.next().await;
+        if message.get("id").is_some() || message["method"] == method {
+            assert_eq!(message["method"], method, "{message}");
+            return message;
+        }
+    }
+}
+
+fn spawn_call(
+    client: &Arc<McpClient>,
+    options: RequestOptions,
+) -> tokio::task::JoinHandle<Result<mcp_transport::CallToolResult, mcp_transport::Error>> {
+    let client = Arc::clone(client);
+    tokio::spawn(async move {
+        client
+            .call_tool_with("sum", Some(&object(json!({"a": 2, "b": 3}))), &options)
+            .await
+    })
+}
+
+/// Each progress event: its progress, its token and its message.
+type Recorded = Arc<Mutex<Vec<(f64, String, String)>>>;
+
+fn recorded_progress() -> (RequestOptions, Recorded) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let options = RequestOptions::default().on_progress(move |progress| {
+        let token = serde_json::to_value(&progress.progress_token).unwrap();
+        sink.lock().unwrap().push((
+            progress.progress,
+            token.as_str().unwrap_or_default().to_owned(),
+            progress.message.unwrap_or_default(),
+        ));
+    });
+    (options, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_answered_with_a_task_is_polled_to_its_result_and_its_changes_are_progress() {
+    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
+    let (options, progress) = recorded_progress();
+    let call = spawn_call(&client, options);
+
+    let request = next_request(&mut server, "tools/call").await;
+    let declared = &request["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+    assert!(declared["extensions"][TASKS].is_object(), "{declared}");
+    server.reply(&created(
+        &request["id"],
+        "t-1",
+        &json!({"pollIntervalMs": 100}),
+    ));
+
+    let poll = next_request(&mut server, "tasks/get").await;
+    assert_eq!(poll["params"]["taskId"], "t-1");
+    server.reply(&answer(
+        &poll["id"],
+        task(
+            "t-1",
+            "working",
+            &json!({"statusMessage": "step 1 of 2", "pollIntervalMs": 100}),
+        ),
+    ));
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&answer(
+        &poll["id"],
+        task("t-1", "completed", &json!({"result": sum_result()})),
+    ));
+
+    let result = guard(call).await.unwrap().expect("the task's result");
+    assert_eq!(result.structured_content, Some(json!({"sum": 5})));
+    let progress = progress.lock().unwrap().clone();
+    let messages: Vec<&str> = progress.iter().map(|(_, _, m)| m.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "task working",
+            "task working: step 1 of 2",
+            "task completed"
+        ]
+    );
+    assert!(progress.iter().all(|(_, token, _)| token == "t-1"));
+    assert!(progress.windows(2).all(|pair| pair[0].0 < pair[1].0));
+}
+
+/// Answers every elicitation with `{"confirmed": true}` and counts them.
+#[derive(Default)]
+struct Confirming {
+    asked: Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl ElicitationHandler for Confirming {
+    async fn elicit(
+        &self,
+        _server: &str,
+        request: ElicitRequest,
+    ) -> Result<ElicitResult, ErrorObject> {
+        self.asked.lock().unwrap().push(request.message);
+        Ok(ElicitResult::accept(object(json!({"confirmed": true}))))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_requests_are_answered_once_by_the_handlers_and_sent_with_tasks_update() {
+    let confirming = Arc::new(Confirming::default());
+    let options = ClientOptions::default().elicitation(confirming.clone());
+    let (client, mut server) = stateless_client(options, polled_only()).await;
+    let call = spawn_call(&client, RequestOptions::default());
+
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-2",
+        &json!({"pollIntervalMs": 100}),
+    ));
+    let asking = json!({
+        "statusMessage": "waiting for you",
+        "pollIntervalMs": 100,
+        "inputRequests": {"confirm": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Delete it?",
+            "requestedSchema": {"type": "object", "properties": {"confirmed": {"type": "boolean"}}}
+        }}}
+    });
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&answer(&poll["id"], task("t-2", "input_required", &asking)));
+
+    let update = next_request(&mut server, "tasks/update").await;
+    assert_eq!(update["params"]["taskId"], "t-2");
+    assert_eq!(
+        update["params"]["inputResponses"]["confirm"],
+        json!({"action": "accept", "content": {"confirmed": true}})
+    );
+    server.reply(&answer(&update["id"], json!({})));
+    // The server has not taken the answer in yet: the same request again is not asked twice.
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&answer(&poll["id"], task("t-2", "input_required", &asking)));
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&answer(
+        &poll["id"],
+        task("t-2", "completed", &json!({"result": sum_result()})),
+    ));
+
+    guard(call).await.unwrap().expect("the task's result");
+    assert_eq!(*confirming.asked.lock().unwrap(), ["Delete it?"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_the_call_sends_tasks_cancel() {
+    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
+    let cancel = CancellationToken::new();
+    let call = spawn_call(
+        &client,
+        RequestOptions::default().cancel_with(cancel.clone()),
+    );
+
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-3",
+        &json!({"pollIntervalMs": 20000}),
+    ));
+    // Asked while the client waits for its first poll.
+    let cancelled = async {
+        cancel.cancel();
+        let message = next_request(&mut server, "tasks/cancel").await;
+        assert_eq!(message["params"]["taskId"], "t-3");
+        server.reply(&answer(&message["id"], json!({})));
+    };
+    guard(cancelled).await;
+    let error = guard(call).await.unwrap().expect_err("cancelled");
+    assert!(error.is_cancelled(), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_call_sends_tasks_cancel() {
+    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
+    let call = spawn_call(&client, RequestOptions::default());
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-4",
+        &json!({"pollIntervalMs": 20000}),
+    ));
+    // The answer is read before the call is dropped: the first poll is 20 s away.
+    let poll_or_cancel = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        call.abort();
+        next_request(&mut server, "tasks/cancel").await
+    };
+    let message = guard(poll_or_cancel).await;
+    assert_eq!(message["params"]["taskId"], "t-4");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_the_client_cancels_the_tasks_it_follows() {
+    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
+    let call = spawn_call(&client, RequestOptions::default());
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-5",
+        &json!({"pollIntervalMs": 20000}),
+    ));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let close = {
+        let client = Arc::clone(&client);
+        tokio::spawn(async move { client.close().await })
+    };
+    let message = guard(next_request(&mut server, "tasks/cancel")).await;
+    assert_eq!(message["params"]["taskId"], "t-5");
+    server.reply(&answer(&message["id"], json!({})));
+    guard(close).await.unwrap().expect("closed");
+    assert!(guard(call).await.unwrap().is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_keeps_changing_outlives_the_timeout_and_one_that_stalls_is_cancelled() {
+    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
+    let limit = Duration::from_millis(600);
+    let call = spawn_call(&client, RequestOptions::with_timeout(limit));
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-6",
+        &json!({"pollIntervalMs": 100}),
+    ));
+    let started = tokio::time::Instant::now();
+    let mut step = 0;
+    // Changing, for longer than the timeout.
+    while started.elapsed() < limit * 2 {
+        step += 1;
+        let poll = next_request(&mut server, "tasks/get").await;
+        server.reply(&answer(
+            &poll["id"],
+            task(
+                "t-6",
+                "working",
+                &json!({"statusMessage": format!("step {step}"), "pollIntervalMs": 100}),
+            ),
+        ));
+    }
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&answer(
+        &poll["id"],
+        task("t-6", "completed", &json!({"result": sum_result()})),
+    ));
+    guard(call)
+        .await
+        .unwrap()
+        .expect("a moving task is not cut short");
+
+    let call = spawn_call(&client, RequestOptions::with_timeout(limit));
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-7",
+        &json!({"pollIntervalMs": 100}),
+    ));
+    let cancel = loop {
+        let message = server.next().await;
+        match message["method"].as_str() {
+            Some("tasks/get") => server.reply(&answer(
+                &message["id"],
+                task("t-7", "working", &json!({"pollIntervalMs": 100})),
+            )),
+            Some("tasks/cancel") => break message,
+            _ => {}
+        }
+    };
+    assert_eq!(cancel["params"]["taskId"], "t-7");
+    server.reply(&answer(&cancel["id"], json!({})));
+    let error = guard(call)
+        .await
+        .unwrap()
+        .expect_err("a stalled task is given up");
+    assert!(error.is_timeout(), "{error}");
+    assert!(
+        matches!(error.rpc_error(), Some(RpcError::TaskSilent { task_id, after }) if task_id == "t-7" && *after == limit),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pushed_states_replace_polls_once_the_server_acknowledges_the_task() {
+    let (client, mut server) = stateless_client(ClientOptions::default(), pushing()).await;
+    let call = spawn_call(&client, RequestOptions::default());
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-8",
+        &json!({"pollIntervalMs": 100}),
+    ));
+
+    let listen = next_request(&mut server, "subscriptions/listen").await;
+    assert_eq!(listen["params"]["notifications"]["taskIds"], json!(["t-8"]));
+    let meta = json!({"io.modelcontextprotocol/subscriptionId": listen["id"]});
+    server.reply(
+        &json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        "params": {"notifications": {"taskIds": ["t-8"]}, "_meta": meta}}),
+    );
+    let mut done = task("t-8", "completed", &json!({"result": sum_result()}));
+    done["_meta"] = meta.clone();
+    server.reply(&json!({"jsonrpc": "2.0", "method": "notifications/tasks", "params": done}));
+
+    let result = guard(call).await.unwrap().expect("the pushed result");
+    assert_eq!(result.structured_content, Some(json!({"sum": 5})));
+    // Only the listen stream's end may follow: no poll was needed.
+    while let Ok(Some(line)) =
+        tokio::time::timeout(Duration::from_millis(300), server.received.recv()).await
+    {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        assert_ne!(message["method"], "tasks/get", "{message}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_does_not_acknowledge_the_task_is_polled() {
+    let (client, mut server) = stateless_client(ClientOptions::default(), pushing()).await;
+    let call = spawn_call(&client, RequestOptions::default());
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-9",
+        &json!({"pollIntervalMs": 100}),
+    ));
+    let listen = next_request(&mut server, "subscriptions/listen").await;
+    server.reply(&json!({"jsonrpc": "2.0", "id": listen["id"],
+        "error": {"code": -32601, "message": "Method not found"}}));
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&answer(
+        &poll["id"],
+        task("t-9", "completed", &json!({"result": sum_result()})),
+    ));
+    guard(call).await.unwrap().expect("the polled result");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn how_a_task_ends_is_how_the_call_ends() {
+    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
+    let ending = |status: &str, extra: Value| task("t", status, &extra);
+    let cases = [
+        (
+            ending(
+                "failed",
+                json!({"error": {"code": -32603, "message": "the job failed"}}),
+            ),
+            "the job failed",
+        ),
+        (
+            ending(
+                "cancelled",
+                json!({"statusMessage": "stopped by the operator"}),
+            ),
+            "the task t was cancelled: stopped by the operator",
+        ),
+        (
+            ending(
+                "completed",
+                json!({"result": {"resultType": "input_required", "content": []}}),
+            ),
+            "a result of type \"input_required\"",
+        ),
+        (ending("completed", json!({})), "completed without a result"),
+    ];
+    for (ended, expected) in cases {
+        let call = spawn_call(&client, RequestOptions::default());
+        let request = next_request(&mut server, "tools/call").await;
+        server.reply(&created(
+            &request["id"],
+            "t",
+            &json!({"pollIntervalMs": 100}),
+        ));
+        let poll = next_request(&mut server, "tasks/get").await;
+        server.reply(&answer(&poll["id"], ended));
+        let error = guard(call).await.unwrap().expect_err(expected);
+        assert!(error.to_string().contains(expected), "{error}");
+        assert!(!error.is_cancelled(), "{error}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_started_by_one_client_is_followed_by_id_from_another() {
+    let (first, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
+    let start = {
+        let first = Arc::clone(&first);
+        tokio::spawn(async move {
+            first
+                .start_tool_call("sum", None, &RequestOptions::default())
+                .await
+        })
+    };
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-10",
+        &json!({"pollIntervalMs": 100}),
+    ));
+    let Ok(ToolCallStart::Task(started)) = guard(start).await.unwrap() else {
+        panic!("not a task");
+    };
+    assert_eq!(
+        (started.task_id.as_str(), started.status),
+        ("t-10", TaskStatus::Working)
+    );
+    // Starting follows nothing: no poll, and closing cancels nothing.
+    first.close().await.unwrap();
+    while let Some(line) = guard(server.received.recv()).await {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        assert!(
+            !matches!(
+                message["method"].as_str(),
+                Some("tasks/get" | "tasks/cancel")
+            ),
+            "{message}"
+        );
+    }
+
+    let (second, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
+    let follow = {
+        let second = Arc::clone(&second);
+        tokio::spawn(async move { second.follow_task("t-10", &RequestOptions::default()).await })
+    };
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&answer(
+        &poll["id"],
+        task("t-10", "working", &json!({"pollIntervalMs": 100})),
+    ));
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&answer(
+        &poll["id"],
+        task("t-10", "completed", &json!({"result": sum_result()})),
+    ));
+    let result = guard(follow).await.unwrap().expect("resumed");
+    assert_eq!(result.structured_content, Some(json!({"sum": 5})));
+}
+
+/// A client of the 2025-11-25 handshake connected to a scripted server offering tool tasks.
+async fn handshake_client() -> (Arc<McpClient>, ScriptedServer) {
+    let (transport, mut server) = pair();
+    let options = ClientOptions::default()
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect_timeout(Duration::from_secs(10));
+    let answer = async {
+        let initialize = server.next().await;
+        assert!(
+            initialize["params"]["capabilities"]["tasks"].is_object(),
+            "{initialize}"
+        );
+        server.reply(&json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}},
+            "serverInfo": {"name": "scripted", "version": "1"}}}));
+        assert_eq!(server.next().await["method"], "notifications/initialized");
+    };
+    let (client, ()) =
+        guard(async { tokio::join!(McpClient::connect("scripted", transport, options), answer) })
+            .await;
+    (Arc::new(client.expect("connected")), server)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_tool_that_requires_a_task_is_called_as_one_and_its_result_fetched() {
+    let (client, mut server) = handshake_client().await;
+    let list = {
+        let client = Arc::clone(&client);
+        tokio::spawn(async move { client.list_tools().await })
+    };
+    let request = next_request(&mut server, "tools/list").await;
+    server.reply(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": [
+        {"name": "sum", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+        {"name": "echo", "inputSchema": {"type": "object"}}
+    ]}}));
+    guard(list).await.unwrap().unwrap();
+
+    let (options, progress) = recorded_progress();
+    let call = spawn_call(&client, options);
+    let request = next_request(&mut server, "tools/call").await;
+    assert!(request["params"]["task"].is_object(), "{request}");
+    server.reply(
+        &json!({"jsonrpc": "2.0", "id": request["id"], "result": {"task": {
+        "taskId": "old-1", "status": "working", "ttl": null, "pollInterval": 100,
+        "createdAt": "2026-12-06T10:00:00Z", "lastUpdatedAt": "2026-12-06T10:00:00Z"}}}),
+    );
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&json!({"jsonrpc": "2.0", "id": poll["id"], "result": {
+        "taskId": "old-1", "status": "completed", "ttl": null,
+        "createdAt": "2026-12-06T10:00:00Z", "lastUpdatedAt": "2026-12-06T10:00:01Z"}}));
+    let fetch = next_request(&mut server, "tasks/result").await;
+    assert_eq!(fetch["params"]["taskId"], "old-1");
+    server.reply(&json!({"jsonrpc": "2.0", "id": fetch["id"], "result": {
+        "content": [{"type": "text", "text": "5"}]}}));
+    let result = guard(call).await.unwrap().expect("the task's result");
+    assert_eq!(common::text(&result), "5");
+    assert_eq!(progress.lock().unwrap().len(), 2);
+
+    // A tool that does not require a task is called plainly.
+    let plain = {
+        let client = Arc::clone(&client);
+        tokio::spawn(async move { client.call_tool("echo", None).await })
+    };
+    let request = next_request(&mut server, "tools/call").await;
+    assert!(request["params"].get("task").is_none(), "{request}");
+    server.reply(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"content": []}}));
+    guard(plain).await.unwrap().unwrap();
+
+    // tasks/update belongs to the 2026 form.
+    let error = client
+        .update_task("old-1", &object(json!({})))
+        .await
+        .expect_err("not in this form");
+    assert!(error.to_string().contains("tasks/result"), "{error}");
+}
