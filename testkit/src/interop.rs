@@ -1,7 +1,8 @@
 //! Real remote peers for the interop tests (`#[ignore = "needs the pinned interop peers …"]`):
-//! the pinned `server-everything`, the Python SDK echo server, and the stateless (2026-07-28,
-//! dual-era) servers on the TypeScript SDK v2 and the Python SDK v2 (`interop/`, installed by `cargo xtask interop`), started over HTTP
-//! on 127.0.0.1 at a port the system picks.
+//! the pinned `server-everything`, the Python SDK echo server, the stateless (2026-07-28,
+//! dual-era) servers on the TypeScript SDK v2 and the Python SDK v2, and the TypeScript server of
+//! the Tasks extension (`interop/`, installed by `cargo xtask interop`), started over HTTP on
+//! 127.0.0.1 at a port the system picks.
 //!
 //! Each peer reports the port it got on stderr as `interop-listening <port>` (server-everything
 //! through the `interop/node/loopback.cjs` preload, which also keeps it off every interface but
@@ -63,6 +64,12 @@ pub enum RemotePeer {
     /// `interop/python/stateless_server.py http` on the Python SDK v2: 2026-07-28 and stateless
     /// 2025 serving, endpoint `/mcp` (and `GET /count`).
     PythonStateless,
+    /// `interop/node/tasks_server.mjs http`: the TypeScript SDK v2 with `ext-tasks`, whose tools
+    /// (`slow_sum`, `confirm`, `endless`, `fail`) answer with tasks of the Tasks extension
+    /// (2026-07-28), and `quick` at once; endpoint `/mcp`. Its tasks outlive the requests and
+    /// clients that made them, for as long as the process runs. [`RemotePeer::start_with_log`]
+    /// has it log each `tasks/get`, `tasks/update` and `tasks/cancel` it receives.
+    TypeScriptTasks,
 }
 
 impl RemotePeer {
@@ -81,6 +88,7 @@ impl RemotePeer {
             Self::PythonSse(major) => format!("python-v{major} sse"),
             Self::TypeScriptStateless => "typescript-v2 stateless".to_owned(),
             Self::PythonStateless => "python-v2 stateless".to_owned(),
+            Self::TypeScriptTasks => "typescript-v2 tasks".to_owned(),
         }
     }
 
@@ -105,7 +113,7 @@ impl RemotePeer {
         }
     }
 
-    fn command(self) -> Command {
+    fn command(self, log: Option<&Path>) -> Command {
         match self {
             Self::EverythingStreamableHttp | Self::EverythingSse => {
                 let script = interop_path(
@@ -164,6 +172,19 @@ impl RemotePeer {
                     .args(["http", "0"]);
                 command
             }
+            Self::TypeScriptTasks => {
+                interop_path(
+                    "interop/node/node_modules/@modelcontextprotocol/ext-tasks/package.json",
+                );
+                let mut command = Command::new("node");
+                command
+                    .arg(interop_path("interop/node/tasks_server.mjs"))
+                    .args(["http", "0"]);
+                if let Some(log) = log {
+                    command.arg("--log").arg(log);
+                }
+                command
+            }
         }
     }
 
@@ -173,8 +194,29 @@ impl RemotePeer {
     ///
     /// If the peer is not installed, cannot start, or does not listen within a minute.
     pub fn start(self) -> RunningPeer {
+        self.spawn(None)
+    }
+
+    /// Starts [`RemotePeer::TypeScriptTasks`], which appends a line `<method> <taskId>` to `log`
+    /// for each `tasks/get`, `tasks/update` and `tasks/cancel` that reaches its handlers (one the
+    /// SDK refuses first, for a missing or wrong `Mcp-Name` header, is not logged), and waits
+    /// until it listens.
+    ///
+    /// # Panics
+    ///
+    /// For any other peer (none of them logs), and as [`RemotePeer::start`] does.
+    pub fn start_with_log(self, log: &Path) -> RunningPeer {
+        assert!(
+            self == Self::TypeScriptTasks,
+            "{} takes no log file: only the tasks server does",
+            self.name()
+        );
+        self.spawn(Some(log))
+    }
+
+    fn spawn(self, log: Option<&Path>) -> RunningPeer {
         let mut child = self
-            .command()
+            .command(log)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
