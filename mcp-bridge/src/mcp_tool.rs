@@ -162,19 +162,30 @@ pub const MAX_CALL_DURATION: Duration = Duration::from_secs(600);
 
 /// The progress callback every call carries, so that the server is asked for progress (and
 /// progress can extend the call's timeout): the caller's sink, or one shared callback that
-/// drops the reports.
-fn progress_requested(sink: Option<ProgressSink>) -> ProgressCallback {
+/// drops the reports. With a sink, the task a call becomes is reported too: at once, with its
+/// id and no message, then its id on every report after (its changes of status among them).
+fn progress_requested(sink: Option<ProgressSink>, options: &mut RequestOptions) {
     static DROPPED: std::sync::OnceLock<ProgressCallback> = std::sync::OnceLock::new();
-    match sink {
-        Some(sink) => Arc::new(move |report: ProgressNotificationParams| {
-            sink(ToolProgress::new(
-                report.progress,
-                report.total,
-                report.message,
-            ));
-        }),
-        None => Arc::clone(DROPPED.get_or_init(|| Arc::new(|_: ProgressNotificationParams| {}))),
-    }
+    let Some(sink) = sink else {
+        options.on_progress = Some(Arc::clone(
+            DROPPED.get_or_init(|| Arc::new(|_: ProgressNotificationParams| {})),
+        ));
+        return;
+    };
+    let task = Arc::new(std::sync::OnceLock::<String>::new());
+    options.on_task = Some({
+        let (sink, task) = (Arc::clone(&sink), Arc::clone(&task));
+        Arc::new(move |created: &mcp_transport::Task| {
+            // Its status follows at once, as the first of the task's reports.
+            let _ = task.set(created.task_id.clone());
+            sink(ToolProgress::new(0.0, None, None).of_task(created.task_id.clone()));
+        })
+    });
+    options.on_progress = Some(Arc::new(move |report: ProgressNotificationParams| {
+        let mut progress = ToolProgress::new(report.progress, report.total, report.message);
+        progress.task_id = task.get().cloned();
+        sink(progress);
+    }));
 }
 
 /// Model arguments as MCP tool arguments: an object, or nothing.
@@ -219,7 +230,7 @@ async fn call(
     let mut options = RequestOptions::default()
         .cancel_with(cancel)
         .reset_timeout_on_progress(limit);
-    options.on_progress = Some(progress_requested(progress));
+    progress_requested(progress, &mut options);
     if let Some(timeout) = definition.timeout {
         options = options.timeout(timeout);
     }

@@ -73,6 +73,10 @@ pub struct ToolProgress {
     pub total: Option<f64>,
     /// What the tool is doing, in its words (quote it through a terminal escape).
     pub message: Option<String>,
+    /// The id of the task the server made of the call (the Tasks extension), on the first
+    /// report about it and every one after: for a caller that keeps it, to resume or cancel
+    /// the task later. The first such report comes as soon as the task is created.
+    pub task_id: Option<String>,
 }
 
 impl ToolProgress {
@@ -82,7 +86,15 @@ impl ToolProgress {
             progress,
             total,
             message,
+            task_id: None,
         }
+    }
+
+    /// This report, about the task `task_id`.
+    #[must_use]
+    pub fn of_task(mut self, task_id: impl Into<String>) -> Self {
+        self.task_id = Some(task_id.into());
+        self
     }
 }
 

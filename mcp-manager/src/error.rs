@@ -154,7 +154,7 @@ pub enum ManagerError {
     NotOffered {
         /// The server.
         server: String,
-        /// `resources`, `prompts` or `skills`.
+        /// `resources`, `prompts`, `skills` or `tasks`.
         capability: &'static str,
     },
     /// No skill of the server has this name (or URI).

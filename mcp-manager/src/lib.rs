@@ -28,6 +28,7 @@ mod roots;
 mod server;
 mod startup;
 mod status;
+mod tasks;
 mod watcher;
 
 pub use cache_key::cache_fingerprint;

@@ -225,8 +225,9 @@ impl McpClient {
     /// A call the server answers with a task (the Tasks extension) is followed to the task's
     /// end and returns its result: the timeout then runs from the task's last sign of life,
     /// its changes of status reach `on_progress`, and cancelling (or dropping the call) sends
-    /// `tasks/cancel` (see [`follow_task`](Self::follow_task)). A 2025-11-25 server's tool
-    /// that requires a task is called as one.
+    /// `tasks/cancel` (see [`follow_task`](Self::follow_task)), and
+    /// [`RequestOptions::on_task`] learns the task's id first. A 2025-11-25 server's tool that
+    /// requires a task is called as one.
     pub async fn call_tool_with(
         &self,
         name: &str,
@@ -238,7 +239,12 @@ impl McpClient {
             .await
         {
             Ok(Answer::Complete(result)) => Ok(result),
-            Ok(Answer::Task(task)) => self.follow(*task, options).await,
+            Ok(Answer::Task(task)) => {
+                if let Some(on_task) = &options.on_task {
+                    on_task(&task);
+                }
+                self.follow(*task, options).await
+            }
             Err(error) => Err(error),
         };
         called.map_err(|source| self.request_error(format!("tools/call {name:?}"), source))

@@ -31,7 +31,7 @@ pub use client::{LoadedSkill, MAX_SKILL_BYTES, SkillContent};
 pub use error::{Error, FieldDifference, SkillProblem};
 pub use framing::LineTransport;
 pub use jsonrpc::{ErrorObject, NotificationKind, RequestId, ServerNotification};
-pub use peer::{Peer, PeerOptions, ProgressCallback, RequestOptions, RpcError};
+pub use peer::{Peer, PeerOptions, ProgressCallback, RequestOptions, RpcError, TaskCallback};
 pub use protocol::{
     CallToolParams, CallToolResult, ContentBlock, GetPromptResult, Implementation,
     InitializeResult, JsonObject, JsonSchema, ProgressNotificationParams, Prompt, PromptArgument,

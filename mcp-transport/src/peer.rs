@@ -51,7 +51,7 @@ use reading::{READER_TASK, read_loop};
 use request::{
     Deadlines, RequestMeta, cancelled, decode_response, finish_round_trip, serialize_request,
 };
-pub use request::{ProgressCallback, RequestOptions, RpcError};
+pub use request::{ProgressCallback, RequestOptions, RpcError, TaskCallback};
 use tasks::{sweep_timeouts, write_loop};
 
 /// How many server notifications a slow subscriber may lag behind before it misses some. The

@@ -123,6 +123,11 @@ fn recorded_progress() -> (RequestOptions, Recorded) {
 async fn a_call_answered_with_a_task_is_polled_to_its_result_and_its_changes_are_progress() {
     let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
     let (options, progress) = recorded_progress();
+    let became = Arc::new(Mutex::new(Vec::new()));
+    let options = {
+        let became = Arc::clone(&became);
+        options.on_task(move |task| became.lock().unwrap().push(task.task_id.clone()))
+    };
     let call = spawn_call(&client, options);
 
     let request = next_request(&mut server, "tools/call").await;
@@ -163,6 +168,7 @@ async fn a_call_answered_with_a_task_is_polled_to_its_result_and_its_changes_are
         ]
     );
     assert!(progress.iter().all(|(_, token, _)| token == "t-1"));
+    assert_eq!(*became.lock().unwrap(), ["t-1"]);
     assert!(progress.windows(2).all(|pair| pair[0].0 < pair[1].0));
 }
 

@@ -111,7 +111,14 @@ pub struct RequestOptions {
     pub on_progress: Option<ProgressCallback>,
     /// Cancels the request when triggered; dropping the request future cancels it too.
     pub cancel: Option<CancellationToken>,
+    /// Called once, with the task as the server created it, when a tool call is answered with
+    /// a task (the Tasks extension), before the call follows it: for a caller that keeps the
+    /// task's id (to resume it after a restart, to show it).
+    pub on_task: Option<TaskCallback>,
 }
+
+/// Called with the task a tool call became ([`RequestOptions::on_task`]).
+pub type TaskCallback = Arc<dyn Fn(&crate::protocol::Task) + Send + Sync>;
 
 impl RequestOptions {
     /// Options with a timeout.
@@ -143,6 +150,16 @@ impl RequestOptions {
         self
     }
 
+    /// Hands the task a tool call became to `callback`, once, before the call follows it.
+    #[must_use]
+    pub fn on_task(
+        mut self,
+        callback: impl Fn(&crate::protocol::Task) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_task = Some(Arc::new(callback));
+        self
+    }
+
     /// Lets each progress notification restart the timeout, never beyond `max_total`.
     #[must_use]
     pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
@@ -160,6 +177,7 @@ impl std::fmt::Debug for RequestOptions {
             .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
             .field("on_progress", &self.on_progress.is_some())
             .field("cancel", &self.cancel)
+            .field("on_task", &self.on_task.is_some())
             .finish()
     }
 }
