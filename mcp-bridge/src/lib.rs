@@ -6,6 +6,8 @@ pub mod convert;
 mod mcp_tool;
 pub mod naming;
 mod schema;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod tool;
 
 pub use arguments::{ArgumentCheck, ArgumentMismatch, check_arguments};
