@@ -199,8 +199,8 @@ impl Inner {
     }
 
     /// The cache has tools for a server being started: they are offered (deferred) while it
-    /// connects, with what the cache remembers of it (its version, its instructions), unless it
-    /// is `required` (the gate waits for it). The plan of the connection: pinned to the version
+    /// connects, with what the cache remembers of it (its version, its instructions, its
+    /// skills), unless it is `required` (the gate waits for it). The plan of the connection: pinned to the version
     /// the cache remembers.
     fn offer_cached(
         self: &Arc<Self>,
@@ -211,7 +211,9 @@ impl Inner {
         gate: &Mutex<Gate>,
         progress: &watch::Sender<Progress>,
     ) -> Plan {
-        let CacheEntry { tools, listing, .. } = entry;
+        let CacheEntry {
+            tools, mut listing, ..
+        } = entry;
         let plan = Plan {
             remembered: listing.protocol_version,
             fresh_until: None,
@@ -233,7 +235,7 @@ impl Inner {
                 return plan;
             };
             if cached {
-                *slot = Some(Offered::cached(tools, &listing, built));
+                *slot = Some(Offered::cached(tools, &mut listing, built));
             }
             progress.send_replace(Progress::Connecting { cached });
             cached && gate.is_late(name)
@@ -258,7 +260,9 @@ impl Inner {
         gate: &Mutex<Gate>,
         progress: &watch::Sender<Progress>,
     ) {
-        let CacheEntry { tools, listing, .. } = entry;
+        let CacheEntry {
+            tools, mut listing, ..
+        } = entry;
         let fresh_until = listing.fresh_until();
         let built = self.build_offer(name, config, &tools, Reach::OnDemand);
         let late = {
@@ -269,7 +273,7 @@ impl Inner {
                 return;
             };
             record.state = ServerState::OnDemand {
-                offered: Offered::cached(tools, &listing, built),
+                offered: Offered::cached(tools, &mut listing, built),
                 listing,
                 connecting: None,
             };

@@ -1,7 +1,8 @@
 //! Resources, prompts and skills through the manager: listing them for one server or for every
-//! connected server, reading a resource, getting a prompt, loading a skill. A server that did
-//! not declare the capability (or, for skills, the extension) is skipped by the listings of all
-//! servers (and answers `None` when asked alone): offering no resources is not a failure.
+//! connected server, reading a resource, getting a prompt (loading a skill is
+//! [`crate::skills`]'s). A server that did not declare the capability (or, for skills, the
+//! extension) is skipped by the listings of all servers (and answers `None` when asked alone):
+//! offering no resources is not a failure.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -14,6 +15,7 @@ use mcp_transport::{
 use tokio::task::JoinSet;
 
 use crate::error::{ManagerError, ServerError};
+use crate::inner::Inner;
 use crate::manager::McpManager;
 use crate::server::ServerState;
 
@@ -29,7 +31,7 @@ pub struct ServerListing<T> {
 
 /// Which capability a listing needs.
 #[derive(Debug, Clone, Copy)]
-enum Offer {
+pub(crate) enum Offer {
     Resources,
     Prompts,
     #[cfg(feature = "skills")]
@@ -122,7 +124,7 @@ impl McpManager {
         server: &str,
         uri: &str,
     ) -> Result<ReadResourceResult, ServerError> {
-        let client = self.offering(server, Offer::Resources).await?;
+        let client = self.inner.offering(server, Offer::Resources).await?;
         Ok(client.read_resource(uri).await?)
     }
 
@@ -134,7 +136,7 @@ impl McpManager {
         name: &str,
         arguments: BTreeMap<String, String>,
     ) -> Result<GetPromptResult, ServerError> {
-        let client = self.offering(server, Offer::Prompts).await?;
+        let client = self.inner.offering(server, Offer::Prompts).await?;
         Ok(client.get_prompt(name, arguments).await?)
     }
 
@@ -161,62 +163,6 @@ impl McpManager {
         .await
     }
 
-    /// Loads skill `skill` of `server` — named as its frontmatter names it, or by its URI —
-    /// every file checked against the listing ([`McpClient::load_skill`]).
-    #[cfg(feature = "skills")]
-    pub async fn load_skill(
-        &self,
-        server: &str,
-        skill: &str,
-    ) -> Result<mcp_transport::LoadedSkill, ServerError> {
-        let (client, entry) = self.skill(server, skill).await?;
-        Ok(client.load_skill(&entry).await?)
-    }
-
-    /// Reads one listed file of skill `skill` of `server`, checked against the listing; a file
-    /// the listing does not name is refused unread.
-    #[cfg(feature = "skills")]
-    pub async fn read_skill_file(
-        &self,
-        server: &str,
-        skill: &str,
-        uri: &str,
-    ) -> Result<mcp_transport::SkillContent, ServerError> {
-        let (client, entry) = self.skill(server, skill).await?;
-        Ok(client.read_skill_file(&entry, uri).await?)
-    }
-
-    /// The connection of `server` and its listing of `skill` (by URI, else by name).
-    #[cfg(feature = "skills")]
-    async fn skill(
-        &self,
-        server: &str,
-        skill: &str,
-    ) -> Result<(Arc<McpClient>, mcp_transport::SkillEntry), ServerError> {
-        let client = self.offering(server, Offer::Skills).await?;
-        let listed = client.list_skills().await?;
-        if let Some(entry) = listed.iter().find(|entry| entry.uri == skill) {
-            return Ok((client, entry.clone()));
-        }
-        let mut named: Vec<&mcp_transport::SkillEntry> = listed
-            .iter()
-            .filter(|entry| entry.name() == skill)
-            .collect();
-        match named.len() {
-            1 => Ok((client, named.remove(0).clone())),
-            0 => Err(ServerError::new(ManagerError::UnknownSkill {
-                server: server.to_owned(),
-                skill: skill.to_owned(),
-                known: listed.iter().map(|entry| entry.name().to_owned()).collect(),
-            })),
-            _ => Err(ServerError::new(ManagerError::AmbiguousSkill {
-                server: server.to_owned(),
-                skill: skill.to_owned(),
-                uris: named.iter().map(|entry| entry.uri.clone()).collect(),
-            })),
-        }
-    }
-
     /// The servers served on demand whose connection is not made yet.
     fn on_demand_servers(&self) -> Vec<String> {
         let state = self.inner.lock();
@@ -236,16 +182,6 @@ impl McpManager {
             .iter()
             .filter_map(|(name, record)| Some((name.clone(), Arc::clone(record.state.client()?))))
             .collect()
-    }
-
-    /// The connection of `server` once it is made, if it offers `offer`.
-    async fn offering(&self, server: &str, offer: Offer) -> Result<Arc<McpClient>, ServerError> {
-        let client = self.wait_for_connection(server).await?;
-        if offer.offered_by(client.capabilities()) {
-            Ok(client)
-        } else {
-            Err(ServerError::new(offer.error(server)))
-        }
     }
 
     async fn list_of<T, F, Fut>(
@@ -312,5 +248,21 @@ impl McpManager {
         }
         listings.sort_by(|a, b| a.server.cmp(&b.server));
         listings
+    }
+}
+
+impl Inner {
+    /// The connection of `server` once it is made, if it offers `offer`.
+    pub(crate) async fn offering(
+        &self,
+        server: &str,
+        offer: Offer,
+    ) -> Result<Arc<McpClient>, ServerError> {
+        let client = self.wait(server).await?;
+        if offer.offered_by(client.capabilities()) {
+            Ok(client)
+        } else {
+            Err(ServerError::new(offer.error(server)))
+        }
     }
 }

@@ -1,7 +1,8 @@
 #![doc = include_str!("../README.md")]
 
-// From the top down: `loader`, `catalog`, `login` and `startup` are what agents call on a
-// manager; `manager` is the manager itself; `lifecycle` starts servers, waits for them and
+// From the top down: `loader`, `skills`, `catalog`, `login` and `startup` are what agents call
+// on a manager (`skills` finds a skill with `catalog`'s capability check); `manager` is the
+// manager itself; `lifecycle` starts servers, waits for them and
 // records results, `attempt` is an attempt's task (a start, a first use, a reconnect's
 // `reconnect` loop), `watcher` follows a live connection; all of them change the records kept
 // in `inner`. Below, `pipeline` connects one server through a `connector`, and `gate`,
@@ -26,6 +27,8 @@ mod policies;
 mod reconnect;
 mod roots;
 mod server;
+#[cfg(feature = "skills")]
+mod skills;
 mod startup;
 mod status;
 mod tasks;

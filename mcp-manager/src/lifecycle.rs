@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_cache::Listing;
 use mcp_config::{ServerConfig, SourceMeta};
-use mcp_transport::{McpClient, Tool};
+use mcp_transport::{McpClient, SkillEntry, Tool};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
@@ -155,25 +155,31 @@ impl Inner {
         Some((id, progress))
     }
 
-    /// Records the result of attempt `id`: the connection and its tools (written to the
-    /// cache), or the failure; late ones (see [`crate::gate`]) are also events. The result of
-    /// an attempt that is no longer the server's (disconnected meanwhile) is dropped, its
-    /// connection closed.
+    /// Records the result of attempt `id`: the connection, its tools and its skills (written
+    /// to the cache), or the failure; late ones (see [`crate::gate`]) are also events. The
+    /// result of an attempt that is no longer the server's (disconnected meanwhile) is
+    /// dropped, its connection closed.
     pub(crate) async fn finish(
         self: &Arc<Self>,
         name: &str,
         config: &ServerConfig,
         id: u64,
-        result: Result<Loaded, ServerError>,
+        mut result: Result<Loaded, ServerError>,
         gate: Option<&Mutex<Gate>>,
         progress: &watch::Sender<Progress>,
     ) {
         if let Ok(Loaded {
             tools: Some(tools),
+            skills,
             listing,
             ..
-        }) = &result
+        }) = &mut result
         {
+            // Skills that could not be listed now are those held, in the cache as in the
+            // record.
+            if skills.is_none() {
+                listing.skills = self.held_skills(name);
+            }
             self.cache_tools(name, tools, listing).await;
         }
         // The gate's lock is held until the result is recorded and published, so the gate
@@ -239,6 +245,13 @@ impl Inner {
                         .map(<[Tool]>::to_vec)
                         .unwrap_or_default()
                 });
+                let skills = loaded.skills.unwrap_or_else(|| {
+                    record
+                        .state
+                        .skills()
+                        .map(|(skills, _)| skills.to_vec())
+                        .unwrap_or_default()
+                });
                 let watcher = tokio::spawn(watch_connection(
                     Arc::downgrade(self),
                     name.to_owned(),
@@ -252,6 +265,7 @@ impl Inner {
                         watcher,
                     },
                     tools,
+                    skills,
                 };
                 // The status event comes before the result: a caller of the gate has it by
                 // the time `connect_servers` returns.
@@ -293,12 +307,23 @@ impl Inner {
             .await;
     }
 
-    /// A server's list changed: list again, replace its tools, update the cache.
+    /// The skills the server offers now (none when it offers none or is not recorded).
+    fn held_skills(&self, name: &str) -> Vec<SkillEntry> {
+        self.lock()
+            .servers
+            .get(name)
+            .and_then(|record| record.state.skills())
+            .map(|(skills, _)| skills.to_vec())
+            .unwrap_or_default()
+    }
+
+    /// A server's list changed: list again, replace its tools, update the cache (its skills
+    /// kept as they are).
     pub(crate) async fn relist(&self, name: &str, config: &ServerConfig, client: &McpClient) {
         tracing::debug!(server = name, "re-listing tools after a change");
         match client.list_tools_with_ttl().await {
             Ok(list) => {
-                let listing = listing_of(client, list.ttl);
+                let listing = listing_of(client, list.ttl).with_skills(self.held_skills(name));
                 let tools = offered(config, list.tools);
                 self.cache_tools(name, &tools, &listing).await;
                 let replaced = {

@@ -2,7 +2,9 @@
 //! wait for a start permit, prepare the configuration (validate, check its `auth` against its
 //! source, resolve its `!command` values and stored token — bounded by the command timeout of
 //! its own), then within the server's own timeout, which starts only now: connect through the
-//! connector of its `type` and list its tools.
+//! connector of its `type` and list its tools — and, beside them, its skills when it declared
+//! the Skills extension (no request goes to a server that did not). A skill listing that fails
+//! or is late does not fail the connection: the server keeps the listing it had.
 //!
 //! The connection is pinned to the protocol version the cache remembers, so that the server's
 //! era is not probed again — and made once more without the pin when the server refuses it as
@@ -19,7 +21,8 @@ use mcp_cache::{Listing, ToolCache};
 use mcp_config::{ServerConfig, SourceMeta};
 use mcp_transport::protocol::methods;
 use mcp_transport::{
-    ClientOptions, McpClient, ProtocolVersion, RpcError, ServerNotification, Tool, TransportError,
+    ClientOptions, McpClient, ProtocolVersion, RpcError, ServerNotification, SkillEntry, Tool,
+    TransportError,
 };
 use tokio::sync::{Semaphore, broadcast};
 use tokio::time::Instant;
@@ -33,7 +36,10 @@ pub(crate) struct Loaded {
     pub(crate) client: Arc<McpClient>,
     /// `None`: not listed, the tools the manager holds being still fresh.
     pub(crate) tools: Option<Vec<Tool>>,
-    /// How `tools` were listed.
+    /// The skills it listed (empty when it does not offer the extension); `None`: not listed
+    /// (with the tools still fresh, or the listing failed), the skills held are kept.
+    pub(crate) skills: Option<Vec<SkillEntry>>,
+    /// How `tools` were listed, with `skills`.
     pub(crate) listing: Listing,
     pub(crate) notifications: broadcast::Receiver<ServerNotification>,
 }
@@ -112,6 +118,7 @@ impl Pipeline<'_> {
                 listing: listing_of(&client, None),
                 client,
                 tools: None,
+                skills: None,
                 notifications,
             });
         }
@@ -126,7 +133,11 @@ impl Pipeline<'_> {
                 Ok((Vec::new(), None))
             }
         };
-        let listed = match tokio::time::timeout_at(deadline, listing).await {
+        let (listed, skills) = tokio::join!(
+            tokio::time::timeout_at(deadline, listing),
+            skills_of(name, &client, deadline)
+        );
+        let listed = match listed {
             Ok(listed) => listed,
             Err(_) => Err(mcp_transport::Error::ConnectTimeout {
                 server: name.to_owned(),
@@ -135,9 +146,10 @@ impl Pipeline<'_> {
         };
         match listed {
             Ok((tools, ttl)) => Ok(Loaded {
-                listing: listing_of(&client, ttl),
+                listing: listing_of(&client, ttl).with_skills(skills.clone().unwrap_or_default()),
                 client,
                 tools: Some(offered(config, tools)),
+                skills,
                 notifications,
             }),
             Err(error) => {
@@ -191,6 +203,40 @@ impl Pipeline<'_> {
             connected => Ok(connected?),
         }
     }
+}
+
+/// The skills of `client` (every page), listed by `deadline`: empty without asking when the
+/// server did not declare the Skills extension; `None` when the listing failed or was late
+/// (told in the log), so the skills held for the server are kept.
+#[cfg(feature = "skills")]
+async fn skills_of(name: &str, client: &McpClient, deadline: Instant) -> Option<Vec<SkillEntry>> {
+    if !client.capabilities().offers_skills() {
+        return Some(Vec::new());
+    }
+    match tokio::time::timeout_at(deadline, client.list_skills()).await {
+        Ok(Ok(skills)) => Some(skills),
+        Ok(Err(error)) => {
+            tracing::warn!(server = name, %error, "listing the server's skills failed");
+            None
+        }
+        Err(_) => {
+            tracing::warn!(
+                server = name,
+                "the server did not list its skills within its timeout"
+            );
+            None
+        }
+    }
+}
+
+/// Without the `skills` feature no skill is listed.
+#[cfg(not(feature = "skills"))]
+async fn skills_of(
+    _name: &str,
+    _client: &McpClient,
+    _deadline: Instant,
+) -> Option<Vec<SkillEntry>> {
+    Some(Vec::new())
 }
 
 /// How `client` listed tools just now: its protocol version and, with a ttl, that the list is

@@ -63,6 +63,11 @@ impl Inner {
                             .unwrap_or_default(),
                         protocol: record.state.protocol(),
                         instructions: record.state.instructions().map(str::to_owned),
+                        skills: record
+                            .state
+                            .skills()
+                            .map(|(skills, _)| skills.to_vec())
+                            .unwrap_or_default(),
                         built: Vec::new(),
                     };
                     let work = Work::Reconnect {

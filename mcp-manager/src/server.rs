@@ -21,13 +21,14 @@
 //! the tools of the connection that died (deferred, so a call waits for the server). `Failed`
 //! offers nothing, however it failed (at its start, with the reconnect attempts spent, or dead
 //! with reconnection off): its tools are withdrawn, and a call through one an agent still
-//! holds answers with the failure.
+//! holds answers with the failure. A server's skill listing (the Skills extension) goes with
+//! its tools from state to state the same way.
 
 use std::sync::Arc;
 
 use mcp_cache::Listing;
 use mcp_config::ServerConfig;
-use mcp_transport::{McpClient, ProtocolVersion, Tool};
+use mcp_transport::{McpClient, ProtocolVersion, SkillEntry, Tool};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -95,6 +96,8 @@ pub(crate) struct Offered {
     pub(crate) protocol: Option<ProtocolVersion>,
     /// What it said of itself for the model (its `instructions`).
     pub(crate) instructions: Option<String>,
+    /// The skills it offered (their listing; empty for a server without skills).
+    pub(crate) skills: Vec<SkillEntry>,
     /// `tools` as the manager offers them, built by the attempt's task while the startup gate
     /// waits (building 10,000 at the gate's answer took milliseconds), each under the name it
     /// has when no other server's tool takes it; empty when not built. The offer
@@ -104,12 +107,13 @@ pub(crate) struct Offered {
 
 impl Offered {
     /// What the cache remembers of a server: its tools, as `listing` says they were listed,
-    /// and those tools as they are offered.
-    pub(crate) fn cached(tools: Vec<Tool>, listing: &Listing, built: Vec<ManagedTool>) -> Self {
+    /// and those tools as they are offered; the listing's skills are taken from it.
+    pub(crate) fn cached(tools: Vec<Tool>, listing: &mut Listing, built: Vec<ManagedTool>) -> Self {
         Self {
             tools,
             protocol: listing.protocol_version,
             instructions: listing.instructions.clone(),
+            skills: std::mem::take(&mut listing.skills),
             built,
         }
     }
@@ -137,6 +141,9 @@ pub(crate) enum ServerState {
     Connected {
         connection: Connection,
         tools: Vec<Tool>,
+        /// The skills it listed when it connected (or, when that listing failed, those it
+        /// offered before).
+        skills: Vec<SkillEntry>,
     },
     /// Its connection died and is being made again.
     Reconnecting {
@@ -226,6 +233,17 @@ impl ServerState {
         match self {
             Self::Connected { tools, .. } => Some(tools),
             other => other.offered().map(|offered| offered.tools.as_slice()),
+        }
+    }
+
+    /// The skills the server offers now, and whether they come from an earlier connection (the
+    /// cache's, or one that died) rather than the live one; `None` when it offers none (yet).
+    pub(crate) fn skills(&self) -> Option<(&[SkillEntry], bool)> {
+        match self {
+            Self::Connected { skills, .. } => Some((skills, false)),
+            other => other
+                .offered()
+                .map(|offered| (offered.skills.as_slice(), true)),
         }
     }
 
