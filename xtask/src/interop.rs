@@ -2,7 +2,7 @@
 //!
 //! | peer | pins | installed into | stamp |
 //! |---|---|---|---|
-//! | `server-everything`, `server-filesystem`, and the TypeScript SDK v2 (`@modelcontextprotocol/server`, `@modelcontextprotocol/node`) that `interop/node/stateless_server.mjs` runs on | `interop/node/package.json` + `package-lock.json` | `interop/node/node_modules` | `interop/.installed-node` |
+//! | `server-everything`, `server-filesystem`, and the TypeScript SDK v2 (`@modelcontextprotocol/server`, `@modelcontextprotocol/node`, with `@modelcontextprotocol/ext-tasks`) that `interop/node/stateless_server.mjs` and `tasks_server.mjs` run on | `interop/node/package.json` + `package-lock.json` | `interop/node/node_modules` | `interop/.installed-node` |
 //! | the conformance suite and Node 22 (`cargo xtask conformance` only) | `interop/conformance/package.json` + `package-lock.json` | `interop/conformance/node_modules` | `interop/.installed-conformance` |
 //! | Python SDK v2 (runs `echo_server.py` and `stateless_server.py`) | `interop/python/requirements-v2.txt` | `interop/.venv-mcp-v2` | `interop/.installed-py-v2` |
 //! | Python SDK v1 | `interop/python/requirements-v1.txt` | `interop/.venv-mcp-v1` | `interop/.installed-py-v1` |
@@ -80,11 +80,12 @@ pub(crate) const PYTHON_PEERS: [PythonPeer; 2] = [
     },
 ];
 
-/// What `interop/node/stateless_server.mjs` imports, beside [`NODE_PEERS`]'s entry: the
-/// TypeScript SDK v2 and its Node adapter.
-const NODE_SDK_FILES: [&str; 2] = [
+/// What `interop/node/stateless_server.mjs` and `tasks_server.mjs` import, beside
+/// [`NODE_PEERS`]'s entry: the TypeScript SDK v2, its Node adapter and the Tasks extension.
+const NODE_SDK_FILES: [&str; 3] = [
     "interop/node/node_modules/@modelcontextprotocol/server/package.json",
     "interop/node/node_modules/@modelcontextprotocol/node/package.json",
+    "interop/node/node_modules/@modelcontextprotocol/ext-tasks/package.json",
 ];
 
 /// Installs every peer that is missing or out of date, printing what it did for each.
