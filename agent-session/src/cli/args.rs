@@ -57,6 +57,16 @@ Tokens are estimated from the JSON a model API receives for each tool (name, des
 schema): a token per 4 bytes. On a terminal each server is a bar scaled to the context window;
 in a pipe, plain numbers.";
 
+const TASKS_EXAMPLES: &str = "\
+Examples:
+  agent-session tasks
+  agent-session task github 786512e2-9e0d-44bd-8f29-789f320fe840
+  agent-session cancel github 786512e2-9e0d-44bd-8f29-789f320fe840
+A call the server runs as a task (the Tasks extension) is followed to its end by `call`; its id
+is kept in ~/.local/state/<app>/tasks.json until a command sees the task end, so a call cut short
+leaves a task `tasks` still finds. A task seen ended is forgotten.";
+
+
 const LOGIN_EXAMPLES: &str = "\
 Examples:
   agent-session login linear      # a server whose `list` status is needs-login
@@ -301,6 +311,53 @@ pub(crate) enum Command {
         /// A prompt argument KEY=VALUE (repeatable; values are strings)
         #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = super::resources::parse_prompt_arg)]
         arg: Vec<(String, String)>,
+    },
+    /// The tasks this CLI's calls became and has not seen end, each with its status now
+    #[command(after_help = TASKS_EXAMPLES)]
+    Tasks {
+        /// Only this server's tasks
+        #[arg(long, value_name = "NAME")]
+        server: Option<String>,
+    },
+    /// A task's status, and its result once it has ended (any task id the server knows)
+    Task {
+        /// The server's name
+        #[arg(value_name = "SERVER")]
+        server: String,
+        /// The task's id
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// Ask a server to cancel a task, then show its status
+    Cancel {
+        /// The server's name
+        #[arg(value_name = "SERVER")]
+        server: String,
+        /// The task's id
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// The servers' skills: name, description, files and size (servers without them are
+    /// skipped); no file of a skill is read
+    Skills {
+        /// Only this server's skills
+        #[arg(long, value_name = "NAME")]
+        server: Option<String>,
+    },
+    /// Show a skill's SKILL.md (or one of its files), every file checked against the server's
+    /// listing: a file that differs is refused, naming what differed
+    #[command(after_help = SKILL_EXAMPLES)]
+    Skill {
+        /// The server's name
+        #[arg(value_name = "SERVER")]
+        server: String,
+        /// The skill's name (or its skill:// URI)
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// Show this file of the skill instead of its SKILL.md: its path in the skill
+        /// (references/FORMS.md) or its URI
+        #[arg(long, value_name = "PATH")]
+        file: Option<String>,
     },
     /// Log in to a remote server (OAuth): opens the login page, waits for the browser
     #[command(after_help = LOGIN_EXAMPLES)]

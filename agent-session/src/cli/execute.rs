@@ -27,7 +27,7 @@ use super::call_args::{self, CallArguments};
 use super::failure::{self, Kind};
 use super::manage;
 use super::outcome::Outcome;
-use super::{context_view, needs, output, resources};
+use super::{context_view, needs, output, resources, tasks};
 
 /// What a command needs beyond the session.
 pub(crate) struct Context {
@@ -151,6 +151,13 @@ pub(crate) async fn execute(
                 interface,
             };
             call_command(session, &tool, arguments, call).await
+        }
+        Command::Tasks { server } => {
+            tasks::tasks_command(manager, server.as_deref(), interface).await
+        }
+        Command::Task { server, id } => tasks::task_command(manager, &server, &id, interface).await,
+        Command::Cancel { server, id } => {
+            tasks::cancel_command(manager, &server, &id, interface).await
         }
         Command::Login { name } => session_command(session, interface, "login", &[name]).await,
         Command::Logout { name } => session_command(session, interface, "logout", &[name]).await,
@@ -285,7 +292,11 @@ pub(crate) fn scoped_server(command: &Command) -> Option<&str> {
         | Command::Resources { server }
         | Command::Prompts { server }
         | Command::Search { server, .. } => server.as_deref(),
-        Command::Read { server, .. } | Command::Prompt { server, .. } => Some(server),
+        Command::Read { server, .. }
+        | Command::Prompt { server, .. }
+        | Command::Task { server, .. }
+        | Command::Cancel { server, .. } => Some(server),
+        Command::Tasks { server } => server.as_deref(),
         Command::Test { name, .. } => Some(name),
         _ => None,
     }
@@ -329,31 +340,131 @@ pub(crate) async fn call_tool(
     args: Value,
     timeout: Option<Duration>,
 ) -> ToolOutput {
+    call_tool_keeping_tasks(tool, args, timeout, None)
+        .await
+        .output
+}
+
+/// What a call of `call` did.
+pub(crate) struct Called {
+    pub(crate) output: ToolOutput,
+    /// The task the call became (the Tasks extension), if it did.
+    pub(crate) task_id: Option<String>,
+    /// Ctrl-C cancelled the call (on the command line).
+    pub(crate) interrupted: bool,
+}
+
+/// [`call_tool`], keeping the task the call becomes in the CLI's ledger while it runs (under
+/// the `server` given) and, on the command line, taking Ctrl-C: it cancels the call (a task
+/// with `tasks/cancel`) and waits for the server to be told before the CLI exits.
+pub(crate) async fn call_tool_keeping_tasks(
+    tool: &Arc<dyn AgentTool>,
+    args: Value,
+    timeout: Option<Duration>,
+    keep: Option<(String, Interface)>,
+) -> Called {
     let cancel = CancellationToken::new();
     // On a terminal, the server's progress reports show on a line of their own while the
-    // call runs (`calling mcp_x_y… 3 of 10: indexing`).
+    // call runs (`calling mcp_x_y… 3 of 10: indexing`, a task's `task working: step 2`).
     let shown = std::io::stderr()
         .is_terminal()
         .then(|| super::progress::CallProgress::new(tool.name()));
-    let call = match &shown {
-        Some(shown) => tool.execute_with_progress(args, cancel.clone(), shown.sink()),
+    let display = shown.as_ref().map(super::progress::CallProgress::sink);
+    let task_id = Arc::new(std::sync::OnceLock::<String>::new());
+    let kept = Arc::new(std::sync::Mutex::new(None::<tokio::task::JoinHandle<()>>));
+    let sink: Option<mcp_bridge::ProgressSink> = match (&keep, display) {
+        (None, display) => display,
+        (Some((server, _)), display) => {
+            let (task_id, kept) = (Arc::clone(&task_id), Arc::clone(&kept));
+            let (server, name) = (server.clone(), tool.name().to_owned());
+            Some(Arc::new(move |report: mcp_bridge::ToolProgress| {
+                if let Some(id) = &report.task_id
+                    && task_id.set(id.clone()).is_ok()
+                {
+                    // The ledger is a locked file: written away from the connection's task.
+                    let entry = tasks::Kept {
+                        server: server.clone(),
+                        task_id: id.clone(),
+                        tool: name.clone(),
+                        started: tasks::now_seconds(),
+                    };
+                    let writing = tokio::task::spawn_blocking(move || {
+                        tasks::Ledger::of_this_cli().keep(entry);
+                    });
+                    *kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                        Some(writing);
+                }
+                if let Some(display) = &display
+                    && (report.task_id.is_none() || report.message.is_some())
+                {
+                    display(report);
+                }
+            }))
+        }
+    };
+    let call = match sink {
+        Some(sink) => tool.execute_with_progress(args, cancel.clone(), sink),
         None => tool.execute(args, cancel.clone()),
     };
-    let result = match timeout {
-        None => call.await,
-        Some(limit) => match tokio::time::timeout(limit, call).await {
-            Ok(result) => result,
-            Err(_) => {
-                cancel.cancel();
-                return ToolOutput::error(format!(
-                    "the call of {} timed out after {} ms and was cancelled",
-                    tool.name(),
-                    limit.as_millis()
-                ));
-            }
-        },
+    let limited = async {
+        match timeout {
+            None => call.await,
+            Some(limit) => match tokio::time::timeout(limit, call).await {
+                Ok(result) => result,
+                Err(_) => {
+                    cancel.cancel();
+                    Ok(ToolOutput::error(format!(
+                        "the call of {} timed out after {} ms and was cancelled",
+                        tool.name(),
+                        limit.as_millis()
+                    )))
+                }
+            },
+        }
     };
-    result.unwrap_or_else(|cancelled| ToolOutput::error(cancelled.to_string()))
+    tokio::pin!(limited);
+    let mut interrupted = false;
+    let result = if matches!(&keep, Some((_, Interface::Cli))) {
+        let _taken = super::shell::CtrlCTaken::take();
+        tokio::select! {
+            result = &mut limited => result,
+            () = super::shell::interrupted() => {
+                interrupted = true;
+                cancel.cancel();
+                // The call ends once the server was told (a task's tasks/cancel is waited for,
+                // a few seconds at most).
+                (&mut limited).await
+            }
+        }
+    } else {
+        limited.await
+    };
+    drop(shown);
+    let output = result.unwrap_or_else(|cancelled| ToolOutput::error(cancelled.to_string()));
+    let task_id = task_id.get().cloned();
+    // A call that failed without being cancelled (its connection broke) may leave its task
+    // running: it stays in the ledger, for `tasks` to find.
+    let call_failed = output.is_error && output.details.get("isError").is_none();
+    if let (Some(id), Some((server, _)), true) = (&task_id, &keep, interrupted || !call_failed) {
+        let writing = kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(writing) = writing {
+            let _ = writing.await;
+        }
+        // The call saw its task end, or cancelled it: nothing is left to find.
+        let (server, id) = (server.clone(), id.clone());
+        let _ = tokio::task::spawn_blocking(move || {
+            tasks::Ledger::of_this_cli().forget(&server, &id);
+        })
+        .await;
+    }
+    Called {
+        output,
+        task_id,
+        interrupted,
+    }
 }
 
 /// How much of a tool's result `call` shows.
@@ -413,7 +524,35 @@ async fn call_command(
         );
         return Outcome::usage(Kind::Arguments, message);
     }
-    let mut result = call_tool(&tool, args, call.timeout).await;
+    // The server whose tool it is: the task a call becomes is kept under its name.
+    let server = session
+        .manager()
+        .tools()
+        .into_iter()
+        .find(|managed| managed.tool.name() == tool.name())
+        .map(|managed| managed.server);
+    let called = call_tool_keeping_tasks(
+        &tool,
+        args,
+        call.timeout,
+        server.clone().map(|server| (server, interface)),
+    )
+    .await;
+    let task = called.task_id.as_ref().map(|task_id| {
+        (server.clone().unwrap_or_default(), task_id.clone())
+    });
+    if called.interrupted {
+        let message = match &task {
+            Some((server, task_id)) => format!(
+                "interrupted; the call of {} was cancelled (task {task_id}: {server} was asked to \
+                 cancel it)",
+                tool.name()
+            ),
+            None => format!("interrupted; the call of {} was cancelled", tool.name()),
+        };
+        return Outcome::interrupted(message);
+    }
+    let mut result = called.output;
     // The call itself failed (the server died, the timeout passed, the connection broke): an
     // error, said once. A result the tool gave (`isError` included) is a result.
     if result.is_error && result.details.get("isError").is_none() {
@@ -425,7 +564,12 @@ async fn call_command(
     if call.shown == Shown::Whole {
         result = whole(result);
     }
-    let (text, json) = (result.to_text(), output::call_json(&result));
+    let (text, mut json) = (result.to_text(), output::call_json(&result));
+    if let Some((server, task_id)) = &task {
+        // A task that failed is a failed call (above): this one completed, an `isError`
+        // result included.
+        json["task"] = serde_json::json!({"server": server, "taskId": task_id, "status": "completed"});
+    }
     if result.is_error {
         Outcome::failing(text, json)
     } else {

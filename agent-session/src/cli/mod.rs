@@ -25,6 +25,7 @@ mod resources;
 mod shell;
 mod stdin;
 mod style;
+mod tasks;
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
@@ -270,8 +271,10 @@ async fn run(cli: Cli) -> u8 {
             }
         }
     }
+    // The task ledger is the state folder's of this app.
+    tasks::set_app(&globals.app);
     // Only the servers the command needs are started: `login` and `logout` connect their
-    // server themselves, once the login is done or forgotten.
+    // server themselves, once the login is done or forgotten; `tasks` those of its tasks.
     let named = execute::named_server(&command).map(str::to_owned);
     let needs = |discovery: &mcp_config::DiscoveryResult| match (&command, &named) {
         (
@@ -284,6 +287,14 @@ async fn run(cli: Cli) -> u8 {
             needs::for_server(server, discovery, Interface::Cli).map(|_| Some(BTreeSet::new()))
         }
         (_, Some(server)) => needs::for_server(server, discovery, Interface::Cli),
+        (Command::Tasks { server: None }, None) => Ok(Some(
+            tasks::Ledger::of_this_cli()
+                .kept()
+                .into_iter()
+                .map(|kept| kept.server)
+                .filter(|server| discovery.servers.contains_key(server))
+                .collect(),
+        )),
         _ => Ok(None),
     };
     // `list --timeout-ms`, `test --timeout-ms`: no server is waited for longer, at the gate or

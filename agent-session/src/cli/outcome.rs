@@ -75,6 +75,15 @@ impl Outcome {
         }
     }
 
+    /// Ctrl-C stopped the command, which undid what it could first (a call cancelled on its
+    /// server): exit status 130, as a CLI stopped by SIGINT has.
+    pub(crate) fn interrupted(message: impl Into<String>) -> Self {
+        Self {
+            exit: super::EXIT_INTERRUPTED,
+            ..Self::failed(Kind::Command, message)
+        }
+    }
+
     /// The command was given wrongly and did nothing: exit status 2.
     pub(crate) fn usage(kind: Kind, message: impl Into<String>) -> Self {
         Self {

@@ -171,6 +171,14 @@ impl Drop for CallProgress {
 
 /// `3 of 10: indexing`, `3`, or `indexing` when the server gives no number worth showing.
 fn report_text(report: &mcp_bridge::ToolProgress) -> String {
+    // A task's reports are its changes of status (`task working: step 2 of 3`): their count
+    // says nothing.
+    if let Some(task) = &report.task_id {
+        return report
+            .message
+            .clone()
+            .unwrap_or_else(|| format!("task {task}"));
+    }
     let number = |value: f64| {
         if value.fract() == 0.0 && value.abs() < 1e15 {
             format!("{value:.0}")

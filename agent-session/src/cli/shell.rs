@@ -34,7 +34,8 @@ use super::{EXIT_FAILED, EXIT_OK, complain, failure, output};
 /// The prompt on a terminal.
 const PROMPT: &str = "mcp> ";
 
-/// True while the interactive shell runs: its Ctrl-C cancels a command, not the CLI.
+/// True while the interactive shell runs (or a `call` of the command line, which cancels
+/// itself on the server first): its Ctrl-C cancels a command, not the CLI.
 static CTRL_C_IS_THE_SHELLS: AtomicBool = AtomicBool::new(false);
 
 /// Whether SIGINT belongs to the interactive shell now (the CLI-wide handler then ignores it).
@@ -42,11 +43,11 @@ pub(crate) fn ctrl_c_is_the_shells() -> bool {
     CTRL_C_IS_THE_SHELLS.load(Ordering::SeqCst)
 }
 
-/// Holds SIGINT for the shell until dropped.
-struct CtrlCTaken;
+/// Holds SIGINT for the shell (or a command-line `call`) until dropped.
+pub(crate) struct CtrlCTaken;
 
 impl CtrlCTaken {
-    fn take() -> Self {
+    pub(crate) fn take() -> Self {
         CTRL_C_IS_THE_SHELLS.store(true, Ordering::SeqCst);
         Self
     }
@@ -176,7 +177,7 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
 }
 
 /// The next SIGINT from now on; never, if it cannot be listened for.
-async fn interrupted() {
+pub(crate) async fn interrupted() {
     match signal(SignalKind::interrupt()) {
         Ok(mut interrupt) => {
             interrupt.recv().await;

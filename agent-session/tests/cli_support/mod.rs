@@ -164,6 +164,8 @@ impl Sandbox {
         for var in [
             "XDG_CONFIG_HOME",
             "XDG_CACHE_HOME",
+            // The shell's history and the task ledger go under the sandbox's home.
+            "XDG_STATE_HOME",
             "CLAUDE_CONFIG_DIR",
             "CODEX_HOME",
             "OPENCODE_CONFIG",
