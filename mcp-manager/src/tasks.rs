@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use mcp_transport::{CallToolResult, McpClient, RequestOptions, Task};
+use mcp_transport::{CallToolResult, JsonObject, McpClient, RequestOptions, Task};
 
 use crate::error::{ManagerError, ServerError};
 use crate::manager::McpManager;
@@ -37,6 +37,17 @@ impl McpManager {
     ) -> Result<CallToolResult, ServerError> {
         let client = self.offering_tasks(server).await?;
         Ok(client.follow_task(task_id, options).await?)
+    }
+
+    /// Answers the task's input requests by their keys (`tasks/update`, the 2026-07-28 form).
+    pub async fn update_task(
+        &self,
+        server: &str,
+        task_id: &str,
+        responses: &JsonObject,
+    ) -> Result<(), ServerError> {
+        let client = self.offering_tasks(server).await?;
+        Ok(client.update_task(task_id, responses).await?)
     }
 
     /// Asks the server to cancel the task (`tasks/cancel`); whether it ends `cancelled` is the
