@@ -34,9 +34,7 @@ fn sandbox_with_tasks(test: &str) -> (Sandbox, RunningPeer, PathBuf) {
 
 /// The CLI's ledger of the tasks it has not seen end.
 fn ledger(sandbox: &Sandbox) -> Vec<Value> {
-    let path = sandbox
-        .home
-        .join(".local/state/agent-session/tasks.json");
+    let path = sandbox.home.join(".local/state/agent-session/tasks.json");
     match std::fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str::<Value>(&text).unwrap()["tasks"]
             .as_array()
@@ -75,7 +73,11 @@ fn a_call_that_becomes_a_task_gives_its_result_and_names_it_in_json() {
         .run(&["call", "tasks/slow_sum", r#"{"a": 2, "b": 5}"#, "--json"])
         .assert_code(0)
         .json();
-    assert_eq!(called["structured_content"], json!({"sum": 7}), "{called:#}");
+    assert_eq!(
+        called["structured_content"],
+        json!({"sum": 7}),
+        "{called:#}"
+    );
     let task_id = called["task"]["taskId"].as_str().expect("the task's id");
     assert_eq!(called["task"]["server"], "tasks");
     assert_eq!(called["task"]["status"], "completed");
@@ -95,9 +97,15 @@ fn a_task_asking_for_input_gets_the_clis_answer() {
     let called = sandbox.run(&["call", "tasks/confirm", r#"{"action": "deploy"}"#]);
     called.assert_code(0);
     assert_eq!(called.stdout.trim(), "declined deploy", "{}", called.stderr);
-    assert!(called.stderr.contains("Confirm deploy?"), "{}", called.stderr);
     assert!(
-        logged(&log).iter().any(|line| line.starts_with("tasks/update ")),
+        called.stderr.contains("Confirm deploy?"),
+        "{}",
+        called.stderr
+    );
+    assert!(
+        logged(&log)
+            .iter()
+            .any(|line| line.starts_with("tasks/update ")),
         "{:?}",
         logged(&log)
     );
@@ -124,9 +132,7 @@ fn ctrl_c_cancels_the_task_on_the_server() {
     );
     assert_eq!(ledger(&sandbox), Vec::<Value>::new());
     // The server says so too, to another process.
-    let shown = sandbox
-        .run(&["task", "tasks", &task_id, "--json"])
-        .json();
+    let shown = sandbox.run(&["task", "tasks", &task_id, "--json"]).json();
     assert_eq!(shown["status"], "cancelled", "{shown:#}");
     sandbox.assert_no_server_left("ctrl-c");
 }
@@ -136,7 +142,11 @@ fn ctrl_c_cancels_the_task_on_the_server() {
 fn a_task_left_by_a_killed_cli_is_found_and_finished_by_another() {
     let (sandbox, _running, _log) = sandbox_with_tasks("resumed");
     let running = start(
-        sandbox.command(&["call", "tasks/slow_sum", r#"{"a": 20, "b": 22, "steps": 8}"#]),
+        sandbox.command(&[
+            "call",
+            "tasks/slow_sum",
+            r#"{"a": 20, "b": 22, "steps": 8}"#,
+        ]),
         None,
     );
     let task_id = kept_task(&sandbox);
@@ -169,7 +179,8 @@ fn a_task_left_by_a_killed_cli_is_found_and_finished_by_another() {
     assert_eq!(ledger(&sandbox), Vec::<Value>::new());
     let text = sandbox.run(&["task", "tasks", &task_id]);
     assert!(
-        text.stdout.starts_with(&format!("task {task_id} of tasks: completed")),
+        text.stdout
+            .starts_with(&format!("task {task_id} of tasks: completed")),
         "{}",
         text.stdout
     );
@@ -183,7 +194,11 @@ fn cancel_asks_the_server_to_cancel_a_task_another_cli_started() {
     let task_id = kept_task(&sandbox);
     testkit::signal_process(i32::try_from(running.child.0.id()).unwrap(), libc::SIGKILL);
     let _ = finish(running);
-    assert!(!logged(&log).iter().any(|line| line.starts_with("tasks/cancel")));
+    assert!(
+        !logged(&log)
+            .iter()
+            .any(|line| line.starts_with("tasks/cancel"))
+    );
 
     let cancelled = sandbox.run(&["cancel", "tasks", &task_id]);
     cancelled.assert_code(0);
@@ -194,7 +209,11 @@ fn cancel_asks_the_server_to_cancel_a_task_another_cli_started() {
         "{}",
         cancelled.stdout
     );
-    assert!(cancelled.stdout.contains(": cancelled"), "{}", cancelled.stdout);
+    assert!(
+        cancelled.stdout.contains(": cancelled"),
+        "{}",
+        cancelled.stdout
+    );
     assert!(logged(&log).contains(&format!("tasks/cancel {task_id}")));
     assert_eq!(ledger(&sandbox), Vec::<Value>::new());
     let listed = sandbox.run(&["tasks"]).assert_code(0).stdout.clone();

@@ -66,7 +66,6 @@ A call the server runs as a task (the Tasks extension) is followed to its end by
 is kept in ~/.local/state/<app>/tasks.json until a command sees the task end, so a call cut short
 leaves a task `tasks` still finds. A task seen ended is forgotten.";
 
-
 const LOGIN_EXAMPLES: &str = "\
 Examples:
   agent-session login linear      # a server whose `list` status is needs-login

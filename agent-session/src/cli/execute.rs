@@ -391,8 +391,9 @@ pub(crate) async fn call_tool_keeping_tasks(
                     let writing = tokio::task::spawn_blocking(move || {
                         tasks::Ledger::of_this_cli().keep(entry);
                     });
-                    *kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
-                        Some(writing);
+                    *kept
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(writing);
                 }
                 if let Some(display) = &display
                     && (report.task_id.is_none() || report.message.is_some())
@@ -538,9 +539,10 @@ async fn call_command(
         server.clone().map(|server| (server, interface)),
     )
     .await;
-    let task = called.task_id.as_ref().map(|task_id| {
-        (server.clone().unwrap_or_default(), task_id.clone())
-    });
+    let task = called
+        .task_id
+        .as_ref()
+        .map(|task_id| (server.clone().unwrap_or_default(), task_id.clone()));
     if called.interrupted {
         let message = match &task {
             Some((server, task_id)) => format!(
@@ -568,7 +570,8 @@ async fn call_command(
     if let Some((server, task_id)) = &task {
         // A task that failed is a failed call (above): this one completed, an `isError`
         // result included.
-        json["task"] = serde_json::json!({"server": server, "taskId": task_id, "status": "completed"});
+        json["task"] =
+            serde_json::json!({"server": server, "taskId": task_id, "status": "completed"});
     }
     if result.is_error {
         Outcome::failing(text, json)

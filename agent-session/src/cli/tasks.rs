@@ -146,7 +146,9 @@ impl Ledger {
 
     /// Forgets the task `task_id` of `server`.
     pub(crate) fn forget(&self, server: &str, task_id: &str) {
-        self.change(|tasks| tasks.retain(|kept| !(kept.server == server && kept.task_id == task_id)));
+        self.change(|tasks| {
+            tasks.retain(|kept| !(kept.server == server && kept.task_id == task_id))
+        });
     }
 
     fn read(&self) -> Result<LedgerFile, String> {
@@ -359,7 +361,10 @@ fn status_line(server: &str, task: &Task) -> String {
         .as_deref()
         .map(|message| format!(" ({message})"))
         .unwrap_or_default();
-    format!("task {} of {server}: {}{message}", task.task_id, task.status)
+    format!(
+        "task {} of {server}: {}{message}",
+        task.task_id, task.status
+    )
 }
 
 fn task_json(server: &str, task: &Task) -> Value {
