@@ -6,6 +6,8 @@ mod proxy;
 mod registry;
 pub mod render;
 mod session;
+#[cfg(feature = "skills")]
+mod skills;
 mod spill;
 pub mod suggest;
 pub mod terminal_text;

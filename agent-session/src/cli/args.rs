@@ -66,6 +66,16 @@ A call the server runs as a task (the Tasks extension) is followed to its end by
 is kept in ~/.local/state/<app>/tasks.json until a command sees the task end, so a call cut short
 leaves a task `tasks` still finds. A task seen ended is forgotten.";
 
+const SKILL_EXAMPLES: &str = "\
+Examples:
+  agent-session skill docs pdf-processing
+  agent-session skill docs pdf-processing --file references/FORMS.md
+  agent-session skill docs pdf-processing --json     # {\"server\", \"skill\", \"uri\", \"instructions\", \"files\"}
+Every file the server lists for the skill is read and checked (its size, its SHA-256 and, for
+SKILL.md, its frontmatter) before anything is shown; a file the listing does not name is never
+read. A file that differs is an error naming the skill, the file and what differed (exit 1),
+and nothing of it is printed.";
+
 const LOGIN_EXAMPLES: &str = "\
 Examples:
   agent-session login linear      # a server whose `list` status is needs-login

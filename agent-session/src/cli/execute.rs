@@ -27,7 +27,7 @@ use super::call_args::{self, CallArguments};
 use super::failure::{self, Kind};
 use super::manage;
 use super::outcome::Outcome;
-use super::{context_view, needs, output, resources, tasks};
+use super::{context_view, needs, output, resources, skills, tasks};
 
 /// What a command needs beyond the session.
 pub(crate) struct Context {
@@ -123,6 +123,12 @@ pub(crate) async fn execute(
         }
         Command::Prompt { server, name, arg } => {
             resources::prompt_command(manager, &server, &name, arg, interface).await
+        }
+        Command::Skills { server } => {
+            skills::skills_command(manager, server.as_deref(), interface).await
+        }
+        Command::Skill { server, name, file } => {
+            skills::skill_command(session, &server, &name, file.as_deref(), interface).await
         }
         Command::Call {
             tool,
@@ -283,17 +289,19 @@ pub(crate) fn named_server(command: &Command) -> Option<&str> {
 }
 
 /// The one server a command is scoped to, whose connection it uses (`tools --server NAME`,
-/// `resources --server NAME`, `prompts --server NAME`, `read NAME …`, `prompt NAME …`,
-/// `test NAME`): only it is started, and the command fails at once with its reason when it
-/// cannot serve.
+/// `resources --server NAME`, `prompts --server NAME`, `skills --server NAME`, `read NAME …`,
+/// `prompt NAME …`, `skill NAME …`, `test NAME`): only it is started, and the command fails at
+/// once with its reason when it cannot serve.
 pub(crate) fn scoped_server(command: &Command) -> Option<&str> {
     match command {
         Command::Tools { server }
         | Command::Resources { server }
         | Command::Prompts { server }
+        | Command::Skills { server }
         | Command::Search { server, .. } => server.as_deref(),
         Command::Read { server, .. }
         | Command::Prompt { server, .. }
+        | Command::Skill { server, .. }
         | Command::Task { server, .. }
         | Command::Cancel { server, .. } => Some(server),
         Command::Tasks { server } => server.as_deref(),

@@ -23,6 +23,7 @@ mod progress;
 mod providers;
 mod resources;
 mod shell;
+mod skills;
 mod stdin;
 mod style;
 mod tasks;
@@ -706,12 +707,13 @@ fn summary(
 }
 
 /// Whether `command` shows what every server offers (no `--server`): the tools, resources,
-/// prompts, a search, the context.
+/// prompts, skills, a search, the context.
 fn shows_every_server(command: &Command) -> bool {
     match command {
         Command::Tools { server }
         | Command::Resources { server }
         | Command::Prompts { server }
+        | Command::Skills { server }
         | Command::Search { server, .. } => server.is_none(),
         Command::Context => true,
         _ => false,

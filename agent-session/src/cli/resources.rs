@@ -190,7 +190,7 @@ fn check_prompt(
 
 /// Waits for every server still connecting (each within its own timeout), so that a listing of
 /// all servers holds what they came to, not where they were at the startup gate.
-async fn settle(manager: &McpManager) {
+pub(crate) async fn settle(manager: &McpManager) {
     for server in manager.server_names() {
         if manager.get_connection_status(&server) == ConnectionStatus::Connecting {
             let _ = manager.wait_for_connection(&server).await;
@@ -200,16 +200,16 @@ async fn settle(manager: &McpManager) {
 
 /// What a listing command shows: items with their server, servers skipped for not offering
 /// the capability, and servers whose list failed.
-struct Listings<T> {
-    items: Vec<(String, T)>,
-    skipped: Vec<String>,
-    errors: Vec<(String, ServerError)>,
+pub(crate) struct Listings<T> {
+    pub(crate) items: Vec<(String, T)>,
+    pub(crate) skipped: Vec<String>,
+    pub(crate) errors: Vec<(String, ServerError)>,
 }
 
 impl<T> Listings<T> {
     /// The listings of every connected server; the connected servers left out are the ones
     /// without the capability.
-    fn of_all(manager: &McpManager, listings: Vec<ServerListing<T>>) -> Self {
+    pub(crate) fn of_all(manager: &McpManager, listings: Vec<ServerListing<T>>) -> Self {
         let mut this = Self {
             items: Vec::new(),
             skipped: Vec::new(),
@@ -234,7 +234,7 @@ impl<T> Listings<T> {
 }
 
 /// The listing of one server: its items, skipped when it does not offer them, or its error.
-fn one<T>(server: &str, listed: Result<Option<Vec<T>>, ServerError>) -> Listings<T> {
+pub(crate) fn one<T>(server: &str, listed: Result<Option<Vec<T>>, ServerError>) -> Listings<T> {
     let mut this = Listings {
         items: Vec::new(),
         skipped: Vec::new(),
@@ -268,7 +268,7 @@ fn tagged<'a, T: 'a>(
         .collect()
 }
 
-fn errors_json(errors: &[(String, ServerError)]) -> Vec<Value> {
+pub(crate) fn errors_json(errors: &[(String, ServerError)]) -> Vec<Value> {
     errors
         .iter()
         .map(|(server, error)| json!({"server": server, "message": error.to_string()}))
@@ -277,14 +277,18 @@ fn errors_json(errors: &[(String, ServerError)]) -> Vec<Value> {
 
 /// The servers whose list failed, one message each: the command fails after showing what
 /// the others gave.
-fn problems(errors: &[(String, ServerError)]) -> Vec<String> {
+pub(crate) fn problems(errors: &[(String, ServerError)]) -> Vec<String> {
     errors.iter().map(|(_, error)| error.to_string()).collect()
 }
 
 /// What an empty listing says: only that, when servers were asked (those without the
 /// capability are named after it, failures on stderr); with the list command when no server
 /// answered at all, to see why.
-fn nothing_listed<T>(what: &str, listings: &Listings<T>, interface: Interface) -> String {
+pub(crate) fn nothing_listed<T>(
+    what: &str,
+    listings: &Listings<T>,
+    interface: Interface,
+) -> String {
     if listings.skipped.is_empty() && listings.errors.is_empty() {
         format!(
             "No MCP {what}. {} shows the servers and their errors.",
