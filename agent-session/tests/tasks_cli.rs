@@ -230,3 +230,48 @@ fn task_commands_of_a_server_without_tasks_say_so() {
     shown.assert_code(1);
     assert!(shown.stderr.contains("tasks"), "{}", shown.stderr);
 }
+
+#[test]
+#[ignore = "needs the pinned interop peers (cargo xtask interop)"]
+fn on_a_terminal_call_shows_the_tasks_status_as_it_changes() {
+    let (sandbox, _running, _log) = sandbox_with_tasks("terminal");
+    let (code, bytes) = cli_support::run_on_terminal(
+        sandbox.command(&["call", "tasks/slow_sum", r#"{"a": 2, "b": 5, "steps": 3}"#]),
+        cli_support::OnTerminal::Stderr,
+        200,
+    );
+    assert_eq!(code, Some(0));
+    let screen = String::from_utf8_lossy(&bytes);
+    // Polled every 100 ms, a step of 150 ms may pass unseen: the first and the last are not.
+    for status in [
+        "task working: step 1 of 3",
+        "task completed: sum of 2 and 5",
+    ] {
+        assert!(screen.contains(status), "{status} not shown: {screen:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs the pinned interop peers (cargo xtask interop)"]
+fn the_shell_runs_the_task_commands() {
+    let (sandbox, _running, log) = sandbox_with_tasks("shell");
+    let running = start(sandbox.command(&["call", "tasks/endless"]), None);
+    let task_id = kept_task(&sandbox);
+    testkit::signal_process(i32::try_from(running.child.0.id()).unwrap(), libc::SIGKILL);
+    let _ = finish(running);
+
+    let script = format!("tasks\ntask tasks {task_id}\n/mcp cancel tasks {task_id}\ntasks\n");
+    let shell = sandbox.run_with_input(&["shell", "--json"], &script);
+    shell.assert_code(0);
+    let replies: Vec<Value> = shell
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(replies.len(), 4, "{}", shell.stdout);
+    assert_eq!(replies[0]["output"]["tasks"][0]["taskId"], task_id.as_str());
+    assert_eq!(replies[1]["output"]["status"], "working");
+    assert_eq!(replies[2]["output"]["cancelRequested"], true);
+    assert_eq!(replies[3]["output"]["tasks"], json!([]));
+    assert!(logged(&log).contains(&format!("tasks/cancel {task_id}")));
+}
