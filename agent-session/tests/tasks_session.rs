@@ -65,7 +65,7 @@ async fn a_task_reports_its_id_and_status_and_a_shutdown_cancels_it() {
     assert!(
         messages
             .iter()
-            .any(|message| message.contains("step 2 of 3")),
+            .any(|message| message.contains("step 1 of 3")),
         "{messages:?}"
     );
 
