@@ -35,6 +35,8 @@ use super::outcome::Outcome;
 const LEDGER_FILE: &str = "tasks.json";
 /// How long a CLI waits for another one holding the ledger.
 const LEDGER_LOCK_WAIT: Duration = Duration::from_secs(5);
+/// The longest task id (and server name) the ledger keeps.
+const MAX_TASK_ID_BYTES: usize = 1024;
 /// The most bytes of ledger read: it holds ids, not results.
 const MAX_LEDGER_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -132,8 +134,17 @@ impl Ledger {
         }
     }
 
-    /// Keeps `task` (once).
+    /// Keeps `task` (once). An id longer than [`MAX_TASK_ID_BYTES`] is not kept (said): a
+    /// server's ids are handles, and one that size would only bloat the ledger.
     pub(crate) fn keep(&self, task: Kept) {
+        if task.task_id.len() > MAX_TASK_ID_BYTES || task.server.len() > MAX_TASK_ID_BYTES {
+            complain(&format!(
+                "warning: the task of {} has an id of {} bytes; it is not kept in the ledger",
+                task.server,
+                task.task_id.len()
+            ));
+            return;
+        }
         self.change(|tasks| {
             if !tasks
                 .iter()
@@ -399,4 +410,72 @@ fn failed(error: &mcp_manager::ServerError, server: &str, interface: Interface) 
             interface.command_on("tasks --server", server)
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ledger_in(label: &str) -> (Ledger, PathBuf) {
+        let dir = std::env::temp_dir().join(format!(
+            "agent-session-ledger-{label}-{}-{}",
+            std::process::id(),
+            now_seconds()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("state").join(LEDGER_FILE);
+        (
+            Ledger {
+                path: Some(path.clone()),
+            },
+            dir,
+        )
+    }
+
+    fn kept(server: &str, task_id: &str) -> Kept {
+        Kept {
+            server: server.to_owned(),
+            task_id: task_id.to_owned(),
+            tool: "mcp_a_b".to_owned(),
+            started: 1,
+        }
+    }
+
+    #[test]
+    fn a_task_is_kept_once_and_forgotten_by_server_and_id() {
+        let (ledger, dir) = ledger_in("keep");
+        assert_eq!(ledger.kept(), Vec::new());
+        ledger.keep(kept("a", "1"));
+        ledger.keep(kept("a", "1"));
+        ledger.keep(kept("b", "1"));
+        assert_eq!(ledger.kept(), [kept("a", "1"), kept("b", "1")]);
+        ledger.forget("b", "1");
+        assert_eq!(ledger.kept(), [kept("a", "1")]);
+        let path = ledger.path.clone().unwrap();
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&path).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o600);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_unreadable_ledger_is_left_as_it_is() {
+        let (ledger, dir) = ledger_in("unreadable");
+        let path = ledger.path.clone().unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "not json").unwrap();
+        assert_eq!(ledger.kept(), Vec::new());
+        ledger.keep(kept("a", "1"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "not json");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_id_too_long_to_be_a_handle_is_not_kept() {
+        let (ledger, dir) = ledger_in("long");
+        ledger.keep(kept("a", &"x".repeat(MAX_TASK_ID_BYTES + 1)));
+        assert_eq!(ledger.kept(), Vec::new());
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
