@@ -158,7 +158,7 @@ impl Ledger {
     /// Forgets the task `task_id` of `server`.
     pub(crate) fn forget(&self, server: &str, task_id: &str) {
         self.change(|tasks| {
-            tasks.retain(|kept| !(kept.server == server && kept.task_id == task_id))
+            tasks.retain(|kept| !(kept.server == server && kept.task_id == task_id));
         });
     }
 
@@ -424,12 +424,7 @@ mod tests {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         let path = dir.join("state").join(LEDGER_FILE);
-        (
-            Ledger {
-                path: Some(path.clone()),
-            },
-            dir,
-        )
+        (Ledger { path: Some(path) }, dir)
     }
 
     fn kept(server: &str, task_id: &str) -> Kept {
@@ -451,7 +446,7 @@ mod tests {
         assert_eq!(ledger.kept(), [kept("a", "1"), kept("b", "1")]);
         ledger.forget("b", "1");
         assert_eq!(ledger.kept(), [kept("a", "1")]);
-        let path = ledger.path.clone().unwrap();
+        let path = ledger.path.unwrap();
         let mode = std::os::unix::fs::PermissionsExt::mode(
             &std::fs::metadata(&path).unwrap().permissions(),
         );
