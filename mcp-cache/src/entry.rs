@@ -294,6 +294,20 @@ enum EntryField {
 /// What a lookup makes of an entry.
 type Decoded = Result<CacheEntry, MissReason>;
 
+/// The next value of `map`, or `None` with it skipped unbuilt when the header (as far as it
+/// is known) already says `miss`.
+fn unless_missed<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
+    map: &mut A,
+    miss: Option<MissReason>,
+) -> Result<Option<T>, A::Error> {
+    if miss.is_some() {
+        map.next_value::<IgnoredAny>()?;
+        Ok(None)
+    } else {
+        map.next_value().map(Some)
+    }
+}
+
 impl<'de> DeserializeSeed<'de> for Wanted<'_> {
     type Value = Decoded;
 
@@ -360,28 +374,12 @@ impl<'de> Visitor<'de> for Wanted<'_> {
                     once(&mut fetched_at_ms, map.next_value()?, "fetched_at_ms")?;
                 }
                 EntryField::Tools => {
-                    let decoded = if self
-                        .miss(format, fingerprint_matches, written_at_ms)
-                        .is_some()
-                    {
-                        map.next_value::<IgnoredAny>()?;
-                        None
-                    } else {
-                        Some(map.next_value::<Vec<Tool>>()?)
-                    };
-                    once(&mut tools, decoded, "tools")?;
+                    let miss = self.miss(format, fingerprint_matches, written_at_ms);
+                    once(&mut tools, unless_missed(&mut map, miss)?, "tools")?;
                 }
                 EntryField::Skills => {
-                    let decoded = if self
-                        .miss(format, fingerprint_matches, written_at_ms)
-                        .is_some()
-                    {
-                        map.next_value::<IgnoredAny>()?;
-                        None
-                    } else {
-                        Some(map.next_value::<Vec<SkillEntry>>()?)
-                    };
-                    once(&mut skills, decoded, "skills")?;
+                    let miss = self.miss(format, fingerprint_matches, written_at_ms);
+                    once(&mut skills, unless_missed(&mut map, miss)?, "skills")?;
                 }
                 EntryField::Other => {
                     map.next_value::<IgnoredAny>()?;

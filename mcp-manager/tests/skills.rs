@@ -156,18 +156,23 @@ async fn a_skill_its_server_misstates_is_refused_and_an_unlisted_file_never_read
     )
     .await
     .unwrap_err();
+    assert_not_listed(&unlisted, "frontmatter.json");
+
+    within("disconnect_all", manager.disconnect_all()).await;
+}
+
+/// Fails unless `error` refused a file (`what`) because the skill's listing does not name it.
+fn assert_not_listed(error: &mcp_manager::ServerError, what: &str) {
     assert!(
         matches!(
-            &*unlisted,
+            &**error,
             ManagerError::Client(mcp_transport::Error::Skill {
                 problem: SkillProblem::NotListed,
                 ..
             })
         ),
-        "{unlisted:?}"
+        "{what}: {error:?}"
     );
-
-    within("disconnect_all", manager.disconnect_all()).await;
 }
 
 fn names(skills: &[SkillEntry]) -> Vec<&str> {
@@ -292,16 +297,7 @@ async fn a_file_is_read_by_its_path_in_the_skill_and_a_path_out_of_the_listing_i
         )
         .await
         .unwrap_err();
-        assert!(
-            matches!(
-                &*refused,
-                ManagerError::Client(mcp_transport::Error::Skill {
-                    problem: SkillProblem::NotListed,
-                    ..
-                })
-            ),
-            "{outside}: {refused:?}"
-        );
+        assert_not_listed(&refused, outside);
     }
     within("disconnect_all", manager.disconnect_all()).await;
 }
