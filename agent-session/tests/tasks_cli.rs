@@ -275,3 +275,22 @@ fn the_shell_runs_the_task_commands() {
     assert_eq!(replies[3]["output"]["tasks"], json!([]));
     assert!(logged(&log).contains(&format!("tasks/cancel {task_id}")));
 }
+
+#[test]
+#[ignore = "needs the pinned interop peers (cargo xtask interop)"]
+fn a_call_past_its_timeout_cancels_its_task() {
+    let (sandbox, _running, log) = sandbox_with_tasks("timeout");
+    let called = sandbox.run(&["call", "tasks/endless", "--timeout-ms", "1500"]);
+    called.assert_code(1);
+    assert!(
+        called.stderr.contains("timed out after 1500 ms"),
+        "{}",
+        called.stderr
+    );
+    let cancelled: Vec<String> = logged(&log)
+        .into_iter()
+        .filter(|line| line.starts_with("tasks/cancel "))
+        .collect();
+    assert_eq!(cancelled.len(), 1, "{:?}", logged(&log));
+    assert_eq!(ledger(&sandbox), Vec::<Value>::new());
+}

@@ -353,6 +353,10 @@ pub(crate) async fn call_tool(
         .output
 }
 
+/// How long a cancelled call (Ctrl-C, `--timeout-ms`) may take to tell its server: a task's
+/// `tasks/cancel` is given 5 s by the client.
+const CANCEL_GRACE: Duration = Duration::from_secs(10);
+
 /// What a call of `call` did.
 pub(crate) struct Called {
     pub(crate) output: ToolOutput,
@@ -415,20 +419,26 @@ pub(crate) async fn call_tool_keeping_tasks(
         Some(sink) => tool.execute_with_progress(args, cancel.clone(), sink),
         None => tool.execute(args, cancel.clone()),
     };
+    let timed_out = std::sync::atomic::AtomicBool::new(false);
     let limited = async {
-        match timeout {
-            None => call.await,
-            Some(limit) => match tokio::time::timeout(limit, call).await {
-                Ok(result) => result,
-                Err(_) => {
-                    cancel.cancel();
-                    Ok(ToolOutput::error(format!(
-                        "the call of {} timed out after {} ms and was cancelled",
-                        tool.name(),
-                        limit.as_millis()
-                    )))
-                }
-            },
+        let Some(limit) = timeout else {
+            return call.await;
+        };
+        tokio::pin!(call);
+        match tokio::time::timeout(limit, &mut call).await {
+            Ok(result) => result,
+            Err(_) => {
+                timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+                // Cancelled, not dropped: the call ends once its server was told (a task's
+                // tasks/cancel is waited for, a few seconds at most).
+                cancel.cancel();
+                let _ = tokio::time::timeout(CANCEL_GRACE, &mut call).await;
+                Ok(ToolOutput::error(format!(
+                    "the call of {} timed out after {} ms and was cancelled",
+                    tool.name(),
+                    limit.as_millis()
+                )))
+            }
         }
     };
     tokio::pin!(limited);
@@ -442,7 +452,10 @@ pub(crate) async fn call_tool_keeping_tasks(
                 cancel.cancel();
                 // The call ends once the server was told (a task's tasks/cancel is waited for,
                 // a few seconds at most).
-                (&mut limited).await
+                match tokio::time::timeout(CANCEL_GRACE, &mut limited).await {
+                    Ok(result) => result,
+                    Err(_) => Ok(ToolOutput::error("the server did not take the cancellation")),
+                }
             }
         }
     } else {
@@ -454,7 +467,8 @@ pub(crate) async fn call_tool_keeping_tasks(
     // A call that failed without being cancelled (its connection broke) may leave its task
     // running: it stays in the ledger, for `tasks` to find.
     let call_failed = output.is_error && output.details.get("isError").is_none();
-    if let (Some(id), Some((server, _)), true) = (&task_id, &keep, interrupted || !call_failed) {
+    let cancelled = interrupted || timed_out.load(std::sync::atomic::Ordering::Relaxed);
+    if let (Some(id), Some((server, _)), true) = (&task_id, &keep, cancelled || !call_failed) {
         let writing = kept
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
