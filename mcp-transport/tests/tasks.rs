@@ -235,6 +235,54 @@ async fn input_requests_are_answered_once_by_the_handlers_and_sent_with_tasks_up
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_asking_question_after_question_is_cut_off_and_cancelled() {
+    let confirming = Arc::new(Confirming::default());
+    let options = ClientOptions::default().elicitation(confirming.clone());
+    let (client, mut server) = stateless_client(options, polled_only()).await;
+    let call = spawn_call(&client, RequestOptions::default());
+
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        "t-9",
+        &json!({"pollIntervalMs": 100}),
+    ));
+    let serve = async {
+        let mut question = 0;
+        loop {
+            let message = server.next().await;
+            match message["method"].as_str() {
+                Some("tasks/get") => {
+                    question += 1;
+                    let asking = json!({
+                        "pollIntervalMs": 100,
+                        "inputRequests": {format!("q{question}"): {"method": "elicitation/create",
+                            "params": {"mode": "form", "message": format!("Question {question}?"),
+                            "requestedSchema": {"type": "object", "properties": {}}}}}
+                    });
+                    server.reply(&answer(
+                        &message["id"],
+                        task("t-9", "input_required", &asking),
+                    ));
+                }
+                Some("tasks/update") => server.reply(&answer(&message["id"], json!({}))),
+                Some("tasks/cancel") => {
+                    assert_eq!(message["params"]["taskId"], "t-9");
+                    server.reply(&answer(&message["id"], json!({})));
+                    return question;
+                }
+                _ => {}
+            }
+        }
+    };
+    let asked = guard(serve).await;
+    let error = guard(call).await.unwrap().expect_err("cut off");
+    assert!(error.to_string().contains("more than 16 inputs"), "{error}");
+    assert_eq!(asked, 17, "the 17th question is the one refused");
+    assert_eq!(confirming.asked.lock().unwrap().len(), 16);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_the_call_sends_tasks_cancel() {
     let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
     let cancel = CancellationToken::new();

@@ -15,8 +15,9 @@
 //!   safety net), and a server that does not is polled as usual.
 //! - **Input**: an `input_required` task's `inputRequests` are answered with the same handlers
 //!   (elicitation, sampling, roots) as a request sent on its own, each key once however many
-//!   polls repeat it, and sent with `tasks/update`. In the 2025-11-25 form the server asks its
-//!   questions as ordinary requests while `tasks/result` waits, which the handlers answer too.
+//!   polls repeat it (at most 16 for a task), and sent with `tasks/update`. In the 2025-11-25
+//!   form the server asks its questions as ordinary requests while `tasks/result` waits, which
+//!   the handlers answer too.
 //! - **Time**: the request's timeout runs from the task's last sign of life (a status, message
 //!   or update time that changed, input answered), so a task that keeps moving is never cut
 //!   short and one that stalls is cancelled ([`RpcError::TaskSilent`]); `max_total_timeout`
@@ -702,6 +703,15 @@ impl McpClient {
             .collect();
         if fresh.is_empty() {
             return Ok(false);
+        }
+        // As for a request's rounds: a server asking question after question is not followed
+        // into endless prompts (the task is cancelled when the call fails).
+        if answered.len() + fresh.len() > stateless::MAX_INPUT_ROUNDS {
+            return Err(RpcError::InvalidResponse(format!(
+                "the task {} asked for more than {} inputs",
+                task.task_id,
+                stateless::MAX_INPUT_ROUNDS
+            )));
         }
         let required = stateless::InputRequired {
             input_requests: Some(fresh),
