@@ -7,7 +7,8 @@
 //!   that declared the extension is asked for it beside its tools; no other is), the one it
 //!   had while it reconnects, none once it failed. No file of any skill is read for it.
 //! - A skill when it is wanted: [`McpManager::load_skill`] finds it by name (or URI) in the
-//!   server's listing of now, then reads `SKILL.md` and every other file the listing names,
+//!   server's listing of now — a URI the listing leaves out is asked for with `skills/get` —
+//!   then reads `SKILL.md` and every other file the listing names,
 //!   each checked against it ([`McpClient::load_skill`]); [`McpManager::read_skill_file`]
 //!   reads one listed file, checked. A file the listing does not name is never read.
 //! - For a model: the manager is the [`SkillProvider`] a bridge [`LoadSkillTool`] loads
@@ -89,7 +90,8 @@ impl Inner {
             .await?)
     }
 
-    /// The connection of `server` and its listing of `skill` now (by URI, else by name).
+    /// The connection of `server` and its listing of `skill` now: by URI or name in its
+    /// listing, else by URI with `skills/get` (a skill need not be listed to be served).
     async fn skill(
         &self,
         server: &str,
@@ -106,6 +108,11 @@ impl Inner {
             .collect();
         match named.len() {
             1 => Ok((client, named.remove(0).clone())),
+            // A server may leave a skill out of its listing but serves every one by URI.
+            0 if skill.contains("://") => {
+                let entry = client.get_skill(skill).await?;
+                Ok((client, entry))
+            }
             0 => Err(ServerError::new(ManagerError::UnknownSkill {
                 server: server.to_owned(),
                 skill: skill.to_owned(),

@@ -1,6 +1,6 @@
 //! Skills through the manager: the listings of one server and of every connected server (a
 //! server without the extension skipped, not failed, and never asked), a skill loaded by its
-//! name or its URI with every file checked, and the errors for a name no skill has, a name two
+//! name or its URI with every file checked (a URI the listing leaves out through `skills/get`), and the errors for a name no skill has, a name two
 //! skills share and a file changed after the listing; the listing the manager holds, cached
 //! like a tool list and offered before the server connects.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -33,6 +33,9 @@ async fn skills_are_listed_per_server_and_loaded_by_name_or_uri_with_every_file_
     // Two folders whose skills give one name: a name alone cannot choose.
     write_skill(dir.path(), "dup-a", "dup", "one thing");
     write_skill(dir.path(), "dup-b", "dup", "another thing");
+    // Served by URI but left out of the listing.
+    write_skill(dir.path(), "hidden", "hidden", "stay out of lists");
+    std::fs::write(dir.path().join("hidden/unlisted"), "").unwrap();
     let skilled = fixture("skilled", |server| server.skills(dir.path()));
     let plain = plain("plain");
     let manager = manager(memory_cache());
@@ -69,6 +72,24 @@ async fn skills_are_listed_per_server_and_loaded_by_name_or_uri_with_every_file_
     .await
     .unwrap();
     assert_eq!(by_uri.entry.description(), "another thing");
+    let unlisted = within(
+        "load_skill",
+        manager.load_skill("skilled", "skill://hidden/SKILL.md"),
+    )
+    .await
+    .expect("a skill left out of the listing is loaded by its URI");
+    assert!(unlisted.instructions.contains("How to stay out of lists."));
+    assert_eq!(unlisted.files.len(), 1);
+    let no_such_uri = within(
+        "load_skill",
+        manager.load_skill("skilled", "skill://nowhere/SKILL.md"),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        no_such_uri.to_string().contains("skill://nowhere/SKILL.md"),
+        "{no_such_uri}"
+    );
 
     let unknown = within("load_skill", manager.load_skill("skilled", "pfd"))
         .await

@@ -11,7 +11,9 @@
 //! holds at the same path (`stated/SKILL.md` for `SKILL.md`) is what the listing states that
 //! file's size and SHA-256 from, while `resources/read` still serves the file itself: a server
 //! that lists one thing and serves another, in a single run; `stated/` is never listed or
-//! served. `--log-reads FILE` appends the URI of every `resources/read` to FILE, a line each,
+//! served. A skill whose folder holds a file `unlisted` is left out of `skills/list` and served
+//! by `skills/get` alone (a server may list part of what it serves); `unlisted` is never listed
+//! or served either. `--log-reads FILE` appends the URI of every `resources/read` to FILE, a line each,
 //! so a test sees what a client read.
 
 use std::io::Write as _;
@@ -29,6 +31,9 @@ const SCHEME: &str = "skill://";
 const SKILL_MD: &str = "SKILL.md";
 /// The file that overrides a skill's stated frontmatter; never listed or served.
 const STATED_FRONTMATTER: &str = "frontmatter.json";
+/// The marker of a skill served by `skills/get` but left out of `skills/list`; never listed or
+/// served.
+const UNLISTED: &str = "unlisted";
 /// The folder whose files override the sizes and digests stated for a skill's files; never
 /// listed or served.
 const STATED_FILES: &str = "stated";
@@ -53,7 +58,15 @@ impl Skills {
         paging: Paging,
     ) -> Option<Result<Value, (i64, String)>> {
         match method {
-            "skills/list" => Some(page(self.entries(), "skills", params, paging)),
+            "skills/list" => {
+                let listed = self
+                    .folders()
+                    .into_iter()
+                    .filter(|name| !self.root.join(name).join(UNLISTED).exists())
+                    .map(|name| self.entry(&name))
+                    .collect();
+                Some(page(listed, "skills", params, paging))
+            }
             "skills/get" => Some(self.get(params)),
             "resources/read" => {
                 let uri = params.get("uri").and_then(Value::as_str)?;
@@ -67,15 +80,16 @@ impl Skills {
 
     fn get(&self, params: &Value) -> Result<Value, (i64, String)> {
         let uri = params.get("uri").and_then(Value::as_str);
-        self.entries()
-            .into_iter()
+        self.folders()
+            .iter()
+            .map(|name| self.entry(name))
             .find(|entry| entry["uri"].as_str() == uri)
             .map(|skill| json!({"skill": skill}))
             .ok_or_else(|| (INVALID_PARAMS, format!("Unknown skill: {uri:?}")))
     }
 
-    /// Every skill's entry, by folder name.
-    fn entries(&self) -> Vec<Value> {
+    /// The folder of every skill, by name.
+    fn folders(&self) -> Vec<String> {
         let Ok(folders) = std::fs::read_dir(&self.root) else {
             return Vec::new();
         };
@@ -85,7 +99,7 @@ impl Skills {
             .filter_map(|folder| folder.file_name().into_string().ok())
             .collect();
         names.sort();
-        names.iter().map(|name| self.entry(name)).collect()
+        names
     }
 
     fn entry(&self, name: &str) -> Value {
@@ -122,12 +136,11 @@ impl Skills {
             .all(|component| matches!(component, Component::Normal(_)));
         // `<folder>/stated/…` is the listing's, never served.
         let stated = relative.components().nth(1) == Some(Component::Normal(STATED_FILES.as_ref()));
-        if !inside
-            || stated
-            || relative
+        let marker = relative.components().count() == 2
+            && relative
                 .file_name()
-                .is_some_and(|name| name == STATED_FRONTMATTER)
-        {
+                .is_some_and(|name| name == STATED_FRONTMATTER || name == UNLISTED);
+        if !inside || stated || marker {
             return Err(not_found());
         }
         let bytes = std::fs::read(self.root.join(relative)).map_err(|_| not_found())?;
@@ -167,6 +180,7 @@ fn collect_files(root: &Path, folder: &Path, files: &mut Vec<String>) {
             }
         } else if let Ok(relative) = path.strip_prefix(root)
             && relative != Path::new(STATED_FRONTMATTER)
+            && relative != Path::new(UNLISTED)
         {
             let parts: Vec<String> = relative
                 .components()
