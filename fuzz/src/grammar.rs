@@ -450,6 +450,37 @@ pub fn tool() -> BoxedStrategy<Value> {
     ])
 }
 
+/// A skill as `skills/list` lists it (the Skills extension): its `SKILL.md` URI, a frontmatter,
+/// and its files (each with a URI, a digest and a size) or `"dynamic"`, any field sometimes of
+/// the wrong type.
+pub fn skill_entry() -> BoxedStrategy<Value> {
+    let file = shaped(vec![
+        ("uri", mostly_text(8)),
+        ("digest", mostly_text(12)),
+        (
+            "size",
+            prop_oneof![3 => any::<u32>().prop_map(Value::from), 1 => json()].boxed(),
+        ),
+    ]);
+    let files = prop_oneof![
+        4 => prop::collection::vec(file, 0..4).prop_map(Value::Array),
+        1 => Just(Value::String("dynamic".to_owned())),
+        1 => json(),
+    ]
+    .boxed();
+    let frontmatter = prop_oneof![
+        3 => shaped(vec![("name", mostly_text(6)), ("description", mostly_text(12))]),
+        1 => json(),
+    ]
+    .boxed();
+    shaped(vec![
+        ("uri", mostly_text(8)),
+        ("frontmatter", frontmatter),
+        ("resources", files),
+        ("_meta", json().boxed()),
+    ])
+}
+
 /// A `tools/list` page.
 pub fn list_tools_result() -> BoxedStrategy<Value> {
     shaped(vec![

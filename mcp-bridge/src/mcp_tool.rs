@@ -167,9 +167,10 @@ pub const MAX_CALL_DURATION: Duration = Duration::from_secs(600);
 fn progress_requested(sink: Option<ProgressSink>, options: &mut RequestOptions) {
     static DROPPED: std::sync::OnceLock<ProgressCallback> = std::sync::OnceLock::new();
     let Some(sink) = sink else {
-        options.on_progress = Some(Arc::clone(
-            DROPPED.get_or_init(|| Arc::new(|_: ProgressNotificationParams| {})),
-        ));
+        options.on_progress =
+            Some(Arc::clone(DROPPED.get_or_init(|| {
+                Arc::new(|_: ProgressNotificationParams| {})
+            })));
         return;
     };
     let task = Arc::new(std::sync::OnceLock::<String>::new());

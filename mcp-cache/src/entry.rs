@@ -168,6 +168,18 @@ pub fn encode_entry(fingerprint: &Fingerprint, tools: &[Tool], now: SystemTime) 
     encode(fingerprint, tools, &Listing::default(), now)
 }
 
+/// Encodes an entry written at `now` with its [`Listing`] (feature `internals`: for the fuzz
+/// targets; not a stable API).
+#[cfg(any(test, feature = "internals"))]
+pub fn encode_listed_entry(
+    fingerprint: &Fingerprint,
+    tools: &[Tool],
+    listing: &Listing,
+    now: SystemTime,
+) -> Vec<u8> {
+    encode(fingerprint, tools, listing, now)
+}
+
 /// Encodes an entry written at `now`.
 pub(crate) fn encode(
     fingerprint: &Fingerprint,

@@ -17,7 +17,7 @@ pub use entry::{CacheEntry, Listing, MissReason};
 // The entry format itself, for the fuzz targets, the bench and the tests (feature
 // `internals`): not a stable API.
 #[cfg(feature = "internals")]
-pub use entry::{decode_entry, encode_entry};
+pub use entry::{decode_entry, encode_entry, encode_listed_entry};
 
 /// The entry format this build writes and reads; entries of any other format are misses
 /// (feature `internals`: for the fuzz targets, the bench and the tests; not a stable API).

@@ -2,34 +2,45 @@
 //!
 //! The cache lives on disk, shared by every agent process of the user; an entry may be
 //! truncated by a crash, written by another version, or damaged. Inputs are arbitrary bytes and
-//! real entries (`encode_entry` of tools drawn from the protocol's shapes) read back with the
-//! right or another fingerprint, inside or past their time to live, whole or mutated. The
-//! property:
+//! real entries (`encode_listed_entry` of tools, and of the skills listed beside them, drawn
+//! from the protocol's shapes) read back with the right or another fingerprint, inside or past
+//! their time to live, whole or mutated. The property:
 //!
 //! - decoding gives a hit or a miss with its reason, never a panic: an undamaged entry gives
-//!   its tools (floats up to serde_json's parsing precision, [`crate::json_eq`]) with its own
-//!   fingerprint inside its time to live, `OtherFingerprint` with another, `Expired` past it;
+//!   its tools and skills (floats up to serde_json's parsing precision, [`crate::json_eq`])
+//!   with its own fingerprint inside its time to live, `OtherFingerprint` with another,
+//!   `Expired` past it;
 //! - a hit from any bytes (a damaged entry may still decode) re-encodes to an entry that gives
-//!   the same tools, unless the bytes name a key twice in one object (see [`crate::json_eq`]);
+//!   the same tools and skills, unless the bytes name a key twice in one object (see
+//!   [`crate::json_eq`]);
 //! - decoding holds at most `32 × input + 16 KiB` at once.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_cache::{Fingerprint, MissReason, decode_entry, encode_entry};
-use mcp_transport::Tool;
+use mcp_cache::{Fingerprint, Listing, MissReason, decode_entry, encode_listed_entry};
+use mcp_transport::{SkillEntry, Tool};
 use proptest::prelude::*;
 
 use crate::grammar::{self, Blob, Mutation};
 use crate::json_eq::{has_repeated_keys, same_json};
 use crate::runner::{Report, Settings, fuzz};
 
-/// What a decode gives that this target checks: the tools of a hit, or why it missed (an
-/// entry written by `encode_entry` has an empty listing; only the tools are compared).
-type Lookup = Result<Vec<Tool>, MissReason>;
+/// What a decode gives that this target checks: the tools and skills of a hit, or why it
+/// missed.
+type Lookup = Result<Listed, MissReason>;
 
-/// Decodes `bytes` and keeps the tools of a hit.
+/// A server's tools and the skills listed beside them.
+type Listed = (Vec<Tool>, Vec<SkillEntry>);
+
+/// Decodes `bytes` and keeps the tools and skills of a hit.
 fn decode(bytes: &[u8], fingerprint: &Fingerprint, ttl: Duration, now: SystemTime) -> Lookup {
-    decode_entry(bytes, fingerprint, ttl, now).map(|entry| entry.tools)
+    decode_entry(bytes, fingerprint, ttl, now).map(|entry| (entry.tools, entry.listing.skills))
+}
+
+/// An entry of `tools` and `skills` written at `now`.
+fn encode(fingerprint: &Fingerprint, (tools, skills): &Listed, now: SystemTime) -> Vec<u8> {
+    let listing = Listing::default().with_skills(skills.clone());
+    encode_listed_entry(fingerprint, tools, &listing, now)
 }
 
 /// The fingerprint entries are written with.
@@ -38,8 +49,8 @@ const WRITTEN_FOR: &str = "3f2a9c";
 /// One input: the stored bytes, and what the lookup asks with.
 #[derive(Debug, Clone)]
 pub struct EntryInput {
-    /// The entry's tools and write time when the bytes are an undamaged entry.
-    written: Option<(Vec<Tool>, u64)>,
+    /// The entry's tools, skills and write time when the bytes are an undamaged entry.
+    written: Option<(Listed, u64)>,
     bytes: Blob,
     fingerprint: &'static str,
     ttl_ms: u64,
@@ -62,6 +73,15 @@ fn input() -> impl Strategy<Value = EntryInput> {
             .filter_map(|value| serde_json::from_value::<Tool>(value).ok())
             .collect::<Vec<_>>()
     });
+    let skills = prop_oneof![
+        2 => Just(Vec::new()),
+        1 => prop::collection::vec(grammar::skill_entry(), 1..3).prop_map(|values| {
+            values
+                .into_iter()
+                .filter_map(|value| serde_json::from_value::<SkillEntry>(value).ok())
+                .collect::<Vec<_>>()
+        }),
+    ];
     let written_ms = 0u64..(1 << 45);
     let age_ms = prop_oneof![
         0u64..10_000,
@@ -74,22 +94,22 @@ fn input() -> impl Strategy<Value = EntryInput> {
         2 => Just(Vec::new()),
         1 => prop::collection::vec(grammar::mutation(), 1..4),
     ];
-    let entry = (tools, written_ms, age_ms, ttl_ms, fingerprint, mutations).prop_map(
-        |(tools, written_ms, age_ms, ttl_ms, fingerprint, mutations): (
-            Vec<Tool>,
+    let listed = (tools, skills);
+    let entry = (listed, written_ms, age_ms, ttl_ms, fingerprint, mutations).prop_map(
+        |(listed, written_ms, age_ms, ttl_ms, fingerprint, mutations): (
+            Listed,
             u64,
             u64,
             u64,
             &'static str,
             Vec<Mutation>,
         )| {
-            let mut bytes =
-                encode_entry(&Fingerprint::from_hex(WRITTEN_FOR), &tools, at(written_ms));
+            let mut bytes = encode(&Fingerprint::from_hex(WRITTEN_FOR), &listed, at(written_ms));
             for mutation in &mutations {
                 mutation.apply(&mut bytes);
             }
             EntryInput {
-                written: mutations.is_empty().then_some((tools, written_ms)),
+                written: mutations.is_empty().then_some((listed, written_ms)),
                 bytes: Blob(bytes),
                 fingerprint,
                 ttl_ms,
@@ -120,13 +140,13 @@ fn check(input: &EntryInput) -> Result<(), String> {
             input.bytes.0.len()
         ));
     }
-    if let Some((tools, written_ms)) = &input.written {
+    if let Some((listed, written_ms)) = &input.written {
         let expected = if input.fingerprint != WRITTEN_FOR {
             Err(MissReason::OtherFingerprint)
         } else if input.now_ms.saturating_sub(*written_ms) > input.ttl_ms {
             Err(MissReason::Expired)
         } else {
-            Ok(tools.clone())
+            Ok(listed.clone())
         };
         if !same_lookup(&lookup, &expected) {
             return Err(format!(
@@ -135,21 +155,21 @@ fn check(input: &EntryInput) -> Result<(), String> {
         }
     }
     // An entry that names a key twice may read back otherwise (see `crate::json_eq`).
-    if let Ok(tools) = &lookup
+    if let Ok(listed) = &lookup
         && !has_repeated_keys(&input.bytes.0)
     {
-        let again = encode_entry(&fingerprint, tools, now);
+        let again = encode(&fingerprint, listed, now);
         let reread = decode(&again, &fingerprint, ttl, now);
         if !same_lookup(&reread, &lookup) {
             return Err(format!(
-                "the tools of a hit, written again, read back as {reread:?}"
+                "the tools and skills of a hit, written again, read back as {reread:?}"
             ));
         }
     }
     Ok(())
 }
 
-/// Whether two lookups are the same, tools compared as JSON up to serde_json's float parsing
+/// Whether two lookups are the same, tools and skills compared as JSON up to serde_json's float parsing
 /// precision ([`crate::json_eq`]).
 fn same_lookup(a: &Lookup, b: &Lookup) -> bool {
     match (a, b) {
