@@ -16,12 +16,12 @@
 
 mod cli_support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use cli_support::{LIMIT, Sandbox, finish, start};
 use serde_json::{Value, json};
-use testkit::{RemotePeer, RunningPeer};
+use testkit::{RemotePeer, RunningPeer, task_log};
 
 /// A sandbox whose project configures the tasks server (over HTTP) as `tasks`.
 fn sandbox_with_tasks(test: &str) -> (Sandbox, RunningPeer, PathBuf) {
@@ -42,15 +42,6 @@ fn ledger(sandbox: &Sandbox) -> Vec<Value> {
             .unwrap_or_default(),
         Err(_) => Vec::new(),
     }
-}
-
-/// The `<method> <taskId>` lines the server logged.
-fn logged(log: &Path) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Waits (within [`LIMIT`]) until the ledger keeps a task; its id.
@@ -81,7 +72,7 @@ fn a_call_that_becomes_a_task_gives_its_result_and_names_it_in_json() {
     let task_id = called["task"]["taskId"].as_str().expect("the task's id");
     assert_eq!(called["task"]["server"], "tasks");
     assert_eq!(called["task"]["status"], "completed");
-    assert!(logged(&log).contains(&format!("tasks/get {task_id}")));
+    assert!(task_log(&log).contains(&format!("tasks/get {task_id}")));
     // Seen to end: nothing is left for `tasks`.
     assert_eq!(ledger(&sandbox), Vec::<Value>::new());
     let text = sandbox.run(&["call", "tasks/slow_sum", r#"{"a": 1, "b": 1}"#]);
@@ -103,11 +94,11 @@ fn a_task_asking_for_input_gets_the_clis_answer() {
         called.stderr
     );
     assert!(
-        logged(&log)
+        task_log(&log)
             .iter()
             .any(|line| line.starts_with("tasks/update ")),
         "{:?}",
-        logged(&log)
+        task_log(&log)
     );
 }
 
@@ -126,9 +117,9 @@ fn ctrl_c_cancels_the_task_on_the_server() {
         ended.stderr
     );
     assert!(
-        logged(&log).contains(&format!("tasks/cancel {task_id}")),
+        task_log(&log).contains(&format!("tasks/cancel {task_id}")),
         "{:?}",
-        logged(&log)
+        task_log(&log)
     );
     assert_eq!(ledger(&sandbox), Vec::<Value>::new());
     // The server says so too, to another process.
@@ -195,7 +186,7 @@ fn cancel_asks_the_server_to_cancel_a_task_another_cli_started() {
     testkit::signal_process(i32::try_from(running.child.0.id()).unwrap(), libc::SIGKILL);
     let _ = finish(running);
     assert!(
-        !logged(&log)
+        !task_log(&log)
             .iter()
             .any(|line| line.starts_with("tasks/cancel"))
     );
@@ -214,7 +205,7 @@ fn cancel_asks_the_server_to_cancel_a_task_another_cli_started() {
         "{}",
         cancelled.stdout
     );
-    assert!(logged(&log).contains(&format!("tasks/cancel {task_id}")));
+    assert!(task_log(&log).contains(&format!("tasks/cancel {task_id}")));
     assert_eq!(ledger(&sandbox), Vec::<Value>::new());
     let listed = sandbox.run(&["tasks"]).assert_code(0).stdout.clone();
     assert!(listed.starts_with("No task is waiting"), "{listed}");
@@ -273,7 +264,7 @@ fn the_shell_runs_the_task_commands() {
     assert_eq!(replies[1]["output"]["status"], "working");
     assert_eq!(replies[2]["output"]["cancelRequested"], true);
     assert_eq!(replies[3]["output"]["tasks"], json!([]));
-    assert!(logged(&log).contains(&format!("tasks/cancel {task_id}")));
+    assert!(task_log(&log).contains(&format!("tasks/cancel {task_id}")));
 }
 
 #[test]
@@ -287,10 +278,10 @@ fn a_call_past_its_timeout_cancels_its_task() {
         "{}",
         called.stderr
     );
-    let cancelled: Vec<String> = logged(&log)
+    let cancelled: Vec<String> = task_log(&log)
         .into_iter()
         .filter(|line| line.starts_with("tasks/cancel "))
         .collect();
-    assert_eq!(cancelled.len(), 1, "{:?}", logged(&log));
+    assert_eq!(cancelled.len(), 1, "{:?}", task_log(&log));
     assert_eq!(ledger(&sandbox), Vec::<Value>::new());
 }

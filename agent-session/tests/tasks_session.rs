@@ -11,22 +11,13 @@
 
 mod common;
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{World, guard};
 use mcp_bridge::{CancellationToken, ToolProgress};
 use serde_json::json;
-use testkit::RemotePeer;
-
-fn logged(log: &Path) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
+use testkit::{RemotePeer, task_log};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the pinned interop peers (cargo xtask interop)"]
@@ -74,7 +65,7 @@ async fn a_task_reports_its_id_and_status_and_a_shutdown_cancels_it() {
     let call = tokio::spawn(async move { tool.execute(json!({}), CancellationToken::new()).await });
     let deadline = Instant::now() + Duration::from_secs(20);
     let endless = loop {
-        if let Some(line) = logged(&log)
+        if let Some(line) = task_log(&log)
             .into_iter()
             .filter(|line| line.starts_with("tasks/get "))
             .find(|line| !line.ends_with(&task_id))
@@ -89,9 +80,9 @@ async fn a_task_reports_its_id_and_status_and_a_shutdown_cancels_it() {
     };
     guard(session.shutdown()).await;
     assert!(
-        logged(&log).contains(&format!("tasks/cancel {endless}")),
+        task_log(&log).contains(&format!("tasks/cancel {endless}")),
         "{:?}",
-        logged(&log)
+        task_log(&log)
     );
     let ended = guard(call).await.unwrap();
     assert!(

@@ -25,7 +25,7 @@ use mcp_transport::{
     RpcError, StdioServerParams, TaskStatus, ToolCallStart,
 };
 use serde_json::{Value, json};
-use testkit::{RemotePeer, RunningPeer, interop_path};
+use testkit::{RemotePeer, RunningPeer, interop_path, task_log};
 
 /// Accepts every elicitation with `answer`; records the messages it was asked.
 struct Answering {
@@ -63,15 +63,6 @@ fn options() -> ClientOptions {
 /// A log file of its own for one server.
 fn log_file(label: &str) -> PathBuf {
     std::env::temp_dir().join(format!("{}.log", unique_marker(label)))
-}
-
-/// The `<method> <taskId>` lines the tasks server logged.
-fn logged(log: &Path) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
 }
 
 /// The tasks server over HTTP, logging to `log`, and a client of it.
@@ -145,11 +136,11 @@ async fn every_kind_of_task(client: &McpClient, log: &Path, how: &str) {
         .unwrap_or_else(|error| panic!("{how}: {error}"));
     assert_eq!(text(&confirmed), "confirmed deploy", "{how}");
     assert!(
-        logged(log)
+        task_log(log)
             .iter()
             .any(|line| line.starts_with("tasks/update ")),
         "{how}: {:?}",
-        logged(log)
+        task_log(log)
     );
 
     // Fails: the task's JSON-RPC error is the call's.
@@ -185,9 +176,9 @@ async fn every_kind_of_task(client: &McpClient, log: &Path, how: &str) {
         .clone()
         .expect("the call became a task");
     assert!(
-        logged(log).contains(&format!("tasks/cancel {task_id}")),
+        task_log(log).contains(&format!("tasks/cancel {task_id}")),
         "{how}: {:?}",
-        logged(log)
+        task_log(log)
     );
     let after = guard(client.get_task(&task_id)).await.expect("tasks/get");
     assert_eq!(after.status, TaskStatus::Cancelled, "{how}");
@@ -208,7 +199,7 @@ async fn every_kind_of_task_over_http() {
     // Each tasks/get, tasks/update and tasks/cancel named its task in Mcp-Name: the server's
     // SDK refuses one that does not before its handler (and the log) sees it.
     assert!(
-        logged(&log)
+        task_log(&log)
             .iter()
             .any(|line| line.starts_with("tasks/get "))
     );
@@ -241,7 +232,7 @@ async fn a_task_started_by_one_client_is_finished_by_another() {
     // The first client goes away; closing it cancels nothing (it was following nothing).
     first.close().await.unwrap();
     assert!(
-        !logged(&log)
+        !task_log(&log)
             .iter()
             .any(|line| line.starts_with("tasks/cancel"))
     );

@@ -266,6 +266,16 @@ impl RemotePeer {
     }
 }
 
+/// The `<method> <taskId>` lines [`RemotePeer::TypeScriptTasks`] logged to `log` so far (none
+/// before its first), in the order its handlers saw them.
+pub fn task_log(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
 /// A started peer; dropping it kills the process.
 #[derive(Debug)]
 pub struct RunningPeer {

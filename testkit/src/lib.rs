@@ -52,7 +52,7 @@ pub use binary::{build_fixture_server, fixture_server_path};
 pub use fixture::FixtureServer;
 pub use hold::Hold;
 pub use http_fixture::{HttpFixture, HttpFixtureOptions, LoginFault, RecordedRequest, browser_get};
-pub use interop::{RemotePeer, RunningPeer, interop_path, workspace_root};
+pub use interop::{RemotePeer, RunningPeer, interop_path, task_log, workspace_root};
 pub use procfs::{
     kill_process, process_group_members, process_is_alive, process_is_gone, process_start_time,
     processes_with_arg, processes_with_arg_where, resume_process, signal_process, stop_process,
