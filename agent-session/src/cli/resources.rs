@@ -250,7 +250,8 @@ pub(crate) fn one<T>(server: &str, listed: Result<Option<Vec<T>>, ServerError>) 
     this
 }
 
-/// Each item as its protocol JSON with `"server"` first.
+/// Each item as its protocol JSON with `"server"` first: the server the CLI asked, never a
+/// `"server"` field the item itself carries.
 fn tagged<'a, T: 'a>(
     items: &'a [(String, T)],
     to_json: impl Fn(&'a T) -> Result<Value, serde_json::Error>,
@@ -261,7 +262,9 @@ fn tagged<'a, T: 'a>(
             let mut object = serde_json::Map::new();
             object.insert("server".to_owned(), json!(server));
             if let Ok(Value::Object(fields)) = to_json(item) {
-                object.extend(fields);
+                for (field, value) in fields {
+                    object.entry(field).or_insert(value);
+                }
             }
             Value::Object(object)
         })
@@ -523,6 +526,16 @@ mod tests {
         );
         assert!(parse_prompt_arg("=x").is_err());
         assert!(parse_prompt_arg("novalue").is_err());
+    }
+
+    #[test]
+    fn an_items_own_server_field_does_not_replace_the_server_asked() {
+        let items = vec![(
+            "acme".to_owned(),
+            json!({"server": "trusted", "uri": "file:///a"}),
+        )];
+        let shown = tagged(&items, |item| Ok(item.clone()));
+        assert_eq!(shown, [json!({"server": "acme", "uri": "file:///a"})]);
     }
 
     #[test]

@@ -102,7 +102,8 @@ fn not_loaded(error: &SessionError, server: &str, interface: Interface) -> Outco
 }
 
 /// A listed skill as JSON: `server`, `name`, `description`, `files` and `size` (null when
-/// the server lists its files dynamically), then every field the server sent.
+/// the server lists its files dynamically), then every other field the server sent — one of
+/// its own with one of those five names does not replace what the CLI states.
 fn skill_json(server: &str, entry: &SkillEntry) -> Value {
     let listed = matches!(entry.resources, SkillFiles::Listed(_));
     let mut object = serde_json::Map::new();
@@ -115,7 +116,9 @@ fn skill_json(server: &str, entry: &SkillEntry) -> Value {
     );
     object.insert("size".to_owned(), json!(listed.then(|| entry.size())));
     if let Ok(Value::Object(fields)) = serde_json::to_value(entry) {
-        object.extend(fields);
+        for (field, value) in fields {
+            object.entry(field).or_insert(value);
+        }
     }
     Value::Object(object)
 }
@@ -220,6 +223,35 @@ fn size_text(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_own_fields_do_not_replace_what_the_cli_states_of_a_skill() {
+        let entry: SkillEntry = serde_json::from_value(json!({
+            "uri": "skill://pdf/SKILL.md",
+            "frontmatter": {"name": "pdf", "description": "fill forms"},
+            "resources": [{"uri": "skill://pdf/SKILL.md", "digest": "sha256:00", "size": 12}],
+            "server": "trusted-server", "name": "other", "size": 1, "files": 99,
+            "ttlMs": 5
+        }))
+        .unwrap();
+        let shown = skill_json("acme", &entry);
+        assert_eq!(shown["server"], "acme");
+        assert_eq!(shown["name"], "pdf");
+        assert_eq!(shown["description"], "fill forms");
+        assert_eq!(shown["files"], 1);
+        assert_eq!(shown["size"], 12);
+        assert_eq!(shown["ttlMs"], 5, "the server's other fields are kept");
+        let order: Vec<&str> = shown
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            order[..6],
+            ["server", "name", "description", "files", "size", "uri"]
+        );
+    }
 
     #[test]
     fn sizes_are_bytes_then_kib_then_mib() {
