@@ -27,7 +27,7 @@
 //!   `notifications/cancelled`, which the extension forbids for tasks).
 //! - **Progress**: each change of status or message reaches the caller's progress callback,
 //!   with the task's id as the token, the number of changes seen as the progress and
-//!   `status: message` as the message.
+//!   `task <status>: <message>` as the message.
 //! - **The end**: `completed` gives the result (2026: inlined, and one whose own `resultType`
 //!   is not `complete` is refused; 2025: from `tasks/result`), `failed` the JSON-RPC error it
 //!   carries, `cancelled` [`RpcError::TaskCancelled`].
