@@ -243,7 +243,9 @@ impl McpClient {
                 if let Some(on_task) = &options.on_task {
                     on_task(&task);
                 }
-                self.follow(*task, options).await
+                // Rare and long: a future of its own, boxed, so a call answered at once
+                // neither builds nor carries the following's state.
+                Box::pin(self.follow(*task, options)).await
             }
             Err(error) => Err(error),
         };
