@@ -648,3 +648,108 @@ async fn a_2025_tool_that_requires_a_task_is_called_as_one_and_its_result_fetche
         .expect_err("not in this form");
     assert!(error.to_string().contains("tasks/result"), "{error}");
 }
+
+/// A 2025-11-25 client that knows `sum` requires a task.
+async fn handshake_client_with_task_tool() -> (Arc<McpClient>, ScriptedServer) {
+    let (client, mut server) = handshake_client().await;
+    let list = {
+        let client = Arc::clone(&client);
+        tokio::spawn(async move { client.list_tools().await })
+    };
+    let request = next_request(&mut server, "tools/list").await;
+    server.reply(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": [
+        {"name": "sum", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}
+    ]}}));
+    guard(list).await.unwrap().unwrap();
+    (client, server)
+}
+
+/// The 2025-11-25 answer to a call made a task: task `old-2`, working.
+fn created_2025(id: &Value) -> Value {
+    let mut task = task_2025(id, "working", "started");
+    task["result"] = json!({"task": task["result"].take()});
+    task
+}
+
+/// Task `old-2` as a 2025-11-25 `tasks/get` answers.
+fn task_2025(id: &Value, status: &str, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {
+        "taskId": "old-2", "status": status, "statusMessage": message, "ttl": null,
+        "pollInterval": 100, "createdAt": "2026-12-06T10:00:00Z",
+        "lastUpdatedAt": "2026-12-06T10:00:00Z"}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_task_that_keeps_changing_after_its_input_outlives_the_timeout() {
+    let (client, mut server) = handshake_client_with_task_tool().await;
+    let call = spawn_call(
+        &client,
+        RequestOptions::default().timeout(Duration::from_millis(800)),
+    );
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created_2025(&request["id"]));
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&task_2025(&poll["id"], "input_required", "asking"));
+
+    // tasks/result waits; the polls go on beside it, and the task changes for three times the
+    // call's timeout before it ends.
+    let mut fetch = None;
+    let started = std::time::Instant::now();
+    let mut step = 0;
+    guard(async {
+        loop {
+            let message = server.next().await;
+            match message["method"].as_str() {
+                Some("tasks/result") => fetch = Some(message),
+                Some("tasks/get") if started.elapsed() < Duration::from_millis(2400) => {
+                    step += 1;
+                    server.reply(&task_2025(
+                        &message["id"],
+                        "working",
+                        &format!("step {step}"),
+                    ));
+                }
+                Some("tasks/get") => {
+                    server.reply(&task_2025(&message["id"], "completed", "done"));
+                    break;
+                }
+                other => panic!("unexpected {other:?}: {message}"),
+            }
+        }
+    })
+    .await;
+    let fetch = fetch.expect("tasks/result was sent once the task asked for input");
+    assert_eq!(fetch["params"]["taskId"], "old-2");
+    server.reply(&json!({"jsonrpc": "2.0", "id": fetch["id"], "result": {
+        "content": [{"type": "text", "text": "5"}]}}));
+    let result = guard(call).await.unwrap().expect("the task's result");
+    assert_eq!(common::text(&result), "5");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_task_that_stalls_after_its_input_is_cancelled() {
+    let (client, mut server) = handshake_client_with_task_tool().await;
+    let call = spawn_call(
+        &client,
+        RequestOptions::default().timeout(Duration::from_millis(600)),
+    );
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created_2025(&request["id"]));
+    let cancelled = guard(async {
+        loop {
+            let message = server.next().await;
+            match message["method"].as_str() {
+                Some("tasks/get") => {
+                    server.reply(&task_2025(&message["id"], "input_required", "asking"));
+                }
+                Some("tasks/cancel") => return message,
+                _ => {}
+            }
+        }
+    })
+    .await;
+    assert_eq!(cancelled["params"]["taskId"], "old-2");
+    server.reply(&task_2025(&cancelled["id"], "cancelled", "stopped"));
+    let error = guard(call).await.unwrap().expect_err("stalled");
+    assert!(error.to_string().contains("old-2"), "{error}");
+}

@@ -17,11 +17,11 @@
 //!   (elicitation, sampling, roots) as a request sent on its own, each key once however many
 //!   polls repeat it (at most 16 for a task), and sent with `tasks/update`. In the 2025-11-25
 //!   form the server asks its questions as ordinary requests while `tasks/result` waits, which
-//!   the handlers answer too.
+//!   the handlers answer too; the polls go on beside it, and its answer ends the call.
 //! - **Time**: the request's timeout runs from the task's last sign of life (a status, message
 //!   or update time that changed, input answered), so a task that keeps moving is never cut
-//!   short and one that stalls is cancelled ([`RpcError::TaskSilent`]); `max_total_timeout`
-//!   bounds the whole call.
+//!   short and one that stalls is cancelled ([`RpcError::TaskSilent`]), in both forms;
+//!   `max_total_timeout` bounds the whole call.
 //! - **Cancelling**: the request's cancellation token, a dropped call future and
 //!   [`McpClient::close`] each send `tasks/cancel` for the tasks being followed (never
 //!   `notifications/cancelled`, which the extension forbids for tasks).
@@ -325,6 +325,19 @@ async fn cancelled(token: Option<&tokio_util::sync::CancellationToken>) {
     }
 }
 
+/// A 2025-11-25 `tasks/result` on its way ([`McpClient::wait_for_result`]).
+type WaitingResult<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<CallToolResult, RpcError>> + Send + 'a>,
+>;
+
+/// The answer of the waiting `tasks/result`, or never without one.
+async fn result_of(waiting: Option<&mut WaitingResult<'_>>) -> Result<CallToolResult, RpcError> {
+    match waiting {
+        Some(waiting) => waiting.await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Waits for a notification of `pushed`, or forever without one.
 async fn next_pushed(pushed: Option<&mut Pushed>) -> Option<PushedNews> {
     match pushed {
@@ -558,6 +571,10 @@ impl McpClient {
         let mut progress = Progress::new(options, &task.task_id);
         progress.report(&task);
         let mut answered: HashSet<String> = HashSet::new();
+        // 2025-11-25: the `tasks/result` sent once the task asked for input; it waits while the
+        // server asks its questions and the task goes on, and the polls go on beside it, so
+        // that the task's changes keep the call alive as they do in the 2026-07-28 form.
+        let mut waiting: Option<WaitingResult<'_>> = None;
         let mut last_sign = Instant::now();
         let mut backoff = BACKOFF_START;
         let mut task = task;
@@ -565,17 +582,20 @@ impl McpClient {
             if task.status.is_terminal() {
                 following.ended();
                 drop(pushed);
-                return self.ended(task, options).await;
+                return match waiting.take() {
+                    Some(waiting) if task.status != TaskStatus::Cancelled => {
+                        self.result_of_ended(waiting, options).await
+                    }
+                    _ => self.ended(task, options).await,
+                };
             }
             if task.status == TaskStatus::InputRequired {
                 if !modern {
-                    // 2025-11-25: the server asks while tasks/result waits, and it ends with
-                    // the result.
-                    let result = self.ended(task, options).await;
-                    following.ended();
-                    return result;
-                }
-                if self
+                    if waiting.is_none() {
+                        let task_id = task.task_id.clone();
+                        waiting = Some(Box::pin(self.wait_for_result(task_id, options)));
+                    }
+                } else if self
                     .answer_input(&task, &mut answered, options, &mut following)
                     .await?
                 {
@@ -619,6 +639,10 @@ impl McpClient {
                 reason = self.peer.closed() => {
                     following.ended();
                     return Err(RpcError::ConnectionClosed(reason));
+                }
+                result = result_of(waiting.as_mut()) => {
+                    following.ended();
+                    return result;
                 }
                 news = next_pushed(pushed.as_mut()) => match news {
                     Some(PushedNews::Acknowledged) => {
@@ -732,8 +756,44 @@ impl McpClient {
         Ok(true)
     }
 
-    /// The outcome of a task that ended (or, in the 2025-11-25 form, waits for input: its
-    /// `tasks/result` waits through the questions to the end).
+    /// 2025-11-25: `tasks/result` of a task that asked for input, waiting through the
+    /// questions to the end; the polls beside it bound the wait (see [`follow`](Self::follow)).
+    async fn wait_for_result(
+        &self,
+        task_id: String,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult, RpcError> {
+        let waiting = RequestOptions {
+            cancel: options.cancel.clone(),
+            ..RequestOptions::default()
+        }
+        .timeout(LISTEN_TIMEOUT);
+        self.peer
+            .request(
+                methods::TASKS_RESULT,
+                Some(TaskIdParams { task_id: &task_id }),
+                &waiting,
+            )
+            .await
+    }
+
+    /// 2025-11-25: the answer of the `tasks/result` already waiting, once the task ended: the
+    /// server owes it at once, so it is waited for no longer than a request.
+    async fn result_of_ended(
+        &self,
+        waiting: WaitingResult<'_>,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult, RpcError> {
+        let limit = options
+            .timeout
+            .or(self.peer.default_timeout())
+            .unwrap_or(CANCEL_TIMEOUT);
+        tokio::time::timeout(limit, waiting)
+            .await
+            .unwrap_or(Err(RpcError::Timeout(limit)))
+    }
+
+    /// The outcome of a task that ended.
     async fn ended(
         &self,
         task: Task,
