@@ -753,3 +753,35 @@ async fn a_2025_task_that_stalls_after_its_input_is_cancelled() {
     let error = guard(call).await.unwrap().expect_err("stalled");
     assert!(error.to_string().contains("old-2"), "{error}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_2025_call_while_tasks_result_waits_sends_tasks_cancel() {
+    let (client, mut server) = handshake_client_with_task_tool().await;
+    let cancel = CancellationToken::new();
+    let call = spawn_call(
+        &client,
+        RequestOptions::default().cancel_with(cancel.clone()),
+    );
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created_2025(&request["id"]));
+    let poll = next_request(&mut server, "tasks/get").await;
+    server.reply(&task_2025(&poll["id"], "input_required", "asking"));
+    let cancelled = guard(async {
+        loop {
+            let message = server.next().await;
+            match message["method"].as_str() {
+                Some("tasks/result") => cancel.cancel(),
+                Some("tasks/get") => {
+                    server.reply(&task_2025(&message["id"], "input_required", "asking"));
+                }
+                Some("tasks/cancel") => return message,
+                _ => {}
+            }
+        }
+    })
+    .await;
+    assert_eq!(cancelled["params"]["taskId"], "old-2");
+    server.reply(&task_2025(&cancelled["id"], "cancelled", "stopped"));
+    let error = guard(call).await.unwrap().expect_err("cancelled");
+    assert!(error.is_cancelled(), "{error}");
+}

@@ -593,7 +593,7 @@ impl McpClient {
                 if !modern {
                     if waiting.is_none() {
                         let task_id = task.task_id.clone();
-                        waiting = Some(Box::pin(self.wait_for_result(task_id, options)));
+                        waiting = Some(Box::pin(self.wait_for_result(task_id)));
                     }
                 } else if self
                     .answer_input(&task, &mut answered, options, &mut following)
@@ -757,22 +757,15 @@ impl McpClient {
     }
 
     /// 2025-11-25: `tasks/result` of a task that asked for input, waiting through the
-    /// questions to the end; the polls beside it bound the wait (see [`follow`](Self::follow)).
-    async fn wait_for_result(
-        &self,
-        task_id: String,
-        options: &RequestOptions,
-    ) -> Result<CallToolResult, RpcError> {
-        let waiting = RequestOptions {
-            cancel: options.cancel.clone(),
-            ..RequestOptions::default()
-        }
-        .timeout(LISTEN_TIMEOUT);
+    /// questions to the end; the polls beside it bound the wait, and the caller's cancelling
+    /// is theirs to handle (with `tasks/cancel`), never this request's (see
+    /// [`follow`](Self::follow)).
+    async fn wait_for_result(&self, task_id: String) -> Result<CallToolResult, RpcError> {
         self.peer
             .request(
                 methods::TASKS_RESULT,
                 Some(TaskIdParams { task_id: &task_id }),
-                &waiting,
+                &RequestOptions::with_timeout(LISTEN_TIMEOUT),
             )
             .await
     }
