@@ -43,7 +43,7 @@ use crate::transport::CloseReason;
 
 pub use options::ClientOptions;
 #[cfg(feature = "skills")]
-pub use skills::{LoadedSkill, MAX_SKILL_BYTES, SkillContent};
+pub use skills::{LoadedSkill, MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillContent};
 pub use tasks::ToolCallStart;
 
 /// A server's whole tool list ([`McpClient::list_tools_with_ttl`]) and how long it may be

@@ -163,6 +163,14 @@ pub enum SkillProblem {
         /// The bound.
         limit: u64,
     },
+    /// The listing names more files than a skill may have.
+    #[error("it lists {listed} files, more than the {limit} a skill may have")]
+    TooManyFiles {
+        /// The files listed.
+        listed: usize,
+        /// The bound.
+        limit: usize,
+    },
 }
 
 /// One frontmatter field whose value differs between `SKILL.md` and the listing (`null` where

@@ -27,7 +27,7 @@ pub mod transport;
 
 pub use client::{ClientOptions, McpClient, ToolCallStart, ToolList};
 #[cfg(feature = "skills")]
-pub use client::{LoadedSkill, MAX_SKILL_BYTES, SkillContent};
+pub use client::{LoadedSkill, MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillContent};
 pub use error::{Error, FieldDifference, SkillProblem};
 pub use framing::LineTransport;
 pub use jsonrpc::{ErrorObject, NotificationKind, RequestId, ServerNotification};

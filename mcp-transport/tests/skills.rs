@@ -12,7 +12,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{connect, guard, unique_marker};
-use mcp_transport::{Error, SKILLS_EXTENSION, SkillEntry, SkillProblem};
+use mcp_transport::{
+    Error, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION, SkillEntry, SkillProblem,
+};
 use testkit::FixtureServer;
 
 const SKILL_MD: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n# PDF processing\n\nSkill body.\n";
@@ -236,6 +238,44 @@ async fn a_file_the_listing_does_not_name_is_never_read() {
         "{:?}",
         skills.reads()
     );
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_skill_over_the_extensions_limits_is_refused_before_any_read() {
+    // One file past the count a skill may have: every one of them empty.
+    let many = Skills::new("skills-many");
+    for index in 0..MAX_SKILL_FILES {
+        std::fs::write(many.file(&format!("references/empty-{index:03}.md")), "").unwrap();
+    }
+    let (client, entry) = listed(&many).await;
+    assert_eq!(entry.files().len(), MAX_SKILL_FILES + 3);
+    let error = guard(client.load_skill(&entry)).await.unwrap_err();
+    assert_eq!(
+        refusal(&error).2,
+        &SkillProblem::TooManyFiles {
+            listed: MAX_SKILL_FILES + 3,
+            limit: MAX_SKILL_FILES
+        }
+    );
+    assert!(many.reads().is_empty(), "{:?}", many.reads());
+    client.close().await.unwrap();
+
+    // Files that together hold more than a skill may: listed, never read.
+    let large = Skills::new("skills-large");
+    let size = usize::try_from(MAX_SKILL_BYTES).unwrap();
+    std::fs::write(large.file("assets/big.bin"), vec![0u8; size]).unwrap();
+    let (client, entry) = listed(&large).await;
+    let error = guard(client.load_skill(&entry)).await.unwrap_err();
+    assert!(
+        matches!(refusal(&error).2, SkillProblem::TooLarge { limit, .. } if *limit == MAX_SKILL_BYTES),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("more than the 16777216"),
+        "{error}"
+    );
+    assert!(large.reads().is_empty(), "{:?}", large.reads());
     client.close().await.unwrap();
 }
 

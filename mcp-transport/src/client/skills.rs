@@ -7,6 +7,8 @@
 //! difference stops the load with an [`Error::Skill`] naming the skill, the file and what
 //! differed: content that fails a check is never handed out, and nothing after it is read. A
 //! file the listing does not name is never read ([`McpClient::read_skill_file`] refuses it).
+//! A listing past the extension's limits for a skill ([`MAX_SKILL_FILES`] files,
+//! [`MAX_SKILL_BYTES`] together) is refused before any read.
 //!
 //! Written here rather than taken from a crate: no maintained crate checks a skill listing;
 //! the pieces are a SHA-256 (`sha2`), a YAML reader with input budgets (`serde-saphyr`, as for
@@ -27,6 +29,11 @@ use crate::protocol::{
 /// The most a skill's listed files may hold together before a load is refused: the size the
 /// extension tells servers not to exceed (16 MiB).
 pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The most files a skill may list (`SKILL.md` included) before a load is refused: the count
+/// the extension tells servers not to exceed, so a listing of countless empty files does not
+/// become as many reads.
+pub const MAX_SKILL_FILES: usize = 512;
 
 /// A skill's file, read and checked against the listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +94,16 @@ impl McpClient {
     /// listed dynamically loads its `SKILL.md` alone, checked against the frontmatter only.
     pub async fn load_skill(&self, entry: &SkillEntry) -> Result<LoadedSkill, Error> {
         let refuse = |file: &str, problem| self.skill_error(entry, file, problem);
+        let count = entry.files().len();
+        if count > MAX_SKILL_FILES {
+            return Err(refuse(
+                &entry.uri,
+                SkillProblem::TooManyFiles {
+                    listed: count,
+                    limit: MAX_SKILL_FILES,
+                },
+            ));
+        }
         let total = entry.size();
         if total > MAX_SKILL_BYTES {
             return Err(refuse(
