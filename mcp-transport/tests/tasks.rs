@@ -190,19 +190,31 @@ impl ElicitationHandler for Confirming {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn input_requests_are_answered_once_by_the_handlers_and_sent_with_tasks_update() {
+/// A call from a client whose elicitation handler confirms everything, answered with task
+/// `task_id` (polled every 100 ms).
+async fn confirming_call_made_task(
+    task_id: &str,
+) -> (
+    Arc<Confirming>,
+    ScriptedServer,
+    tokio::task::JoinHandle<Result<mcp_transport::CallToolResult, mcp_transport::Error>>,
+) {
     let confirming = Arc::new(Confirming::default());
     let options = ClientOptions::default().elicitation(confirming.clone());
     let (client, mut server) = stateless_client(options, polled_only()).await;
     let call = spawn_call(&client, RequestOptions::default());
-
     let request = next_request(&mut server, "tools/call").await;
     server.reply(&created(
         &request["id"],
-        "t-2",
+        task_id,
         &json!({"pollIntervalMs": 100}),
     ));
+    (confirming, server, call)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_requests_are_answered_once_by_the_handlers_and_sent_with_tasks_update() {
+    let (confirming, mut server, call) = confirming_call_made_task("t-2").await;
     let asking = json!({
         "statusMessage": "waiting for you",
         "pollIntervalMs": 100,
@@ -236,17 +248,7 @@ async fn input_requests_are_answered_once_by_the_handlers_and_sent_with_tasks_up
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_asking_question_after_question_is_cut_off_and_cancelled() {
-    let confirming = Arc::new(Confirming::default());
-    let options = ClientOptions::default().elicitation(confirming.clone());
-    let (client, mut server) = stateless_client(options, polled_only()).await;
-    let call = spawn_call(&client, RequestOptions::default());
-
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        "t-9",
-        &json!({"pollIntervalMs": 100}),
-    ));
+    let (confirming, mut server, call) = confirming_call_made_task("t-9").await;
     let serve = async {
         let mut question = 0;
         loop {
