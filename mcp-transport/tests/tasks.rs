@@ -728,19 +728,14 @@ async fn a_2025_task_that_keeps_changing_after_its_input_outlives_the_timeout() 
     assert_eq!(common::text(&result), "5");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_2025_task_that_stalls_after_its_input_is_cancelled() {
-    let (client, mut server) = handshake_client_with_task_tool().await;
-    let call = spawn_call(
-        &client,
-        RequestOptions::default().timeout(Duration::from_millis(600)),
-    );
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created_2025(&request["id"]));
+/// Answers every poll of task `old-2` with `input_required` (calling `on_result` when its
+/// `tasks/result` comes) until its `tasks/cancel` comes, and answers that.
+async fn asking_until_cancelled(server: &mut ScriptedServer, mut on_result: impl FnMut()) {
     let cancelled = guard(async {
         loop {
             let message = server.next().await;
             match message["method"].as_str() {
+                Some("tasks/result") => on_result(),
                 Some("tasks/get") => {
                     server.reply(&task_2025(&message["id"], "input_required", "asking"));
                 }
@@ -752,6 +747,18 @@ async fn a_2025_task_that_stalls_after_its_input_is_cancelled() {
     .await;
     assert_eq!(cancelled["params"]["taskId"], "old-2");
     server.reply(&task_2025(&cancelled["id"], "cancelled", "stopped"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_task_that_stalls_after_its_input_is_cancelled() {
+    let (client, mut server) = handshake_client_with_task_tool().await;
+    let call = spawn_call(
+        &client,
+        RequestOptions::default().timeout(Duration::from_millis(600)),
+    );
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created_2025(&request["id"]));
+    asking_until_cancelled(&mut server, || {}).await;
     let error = guard(call).await.unwrap().expect_err("stalled");
     assert!(error.to_string().contains("old-2"), "{error}");
 }
@@ -768,22 +775,7 @@ async fn cancelling_a_2025_call_while_tasks_result_waits_sends_tasks_cancel() {
     server.reply(&created_2025(&request["id"]));
     let poll = next_request(&mut server, "tasks/get").await;
     server.reply(&task_2025(&poll["id"], "input_required", "asking"));
-    let cancelled = guard(async {
-        loop {
-            let message = server.next().await;
-            match message["method"].as_str() {
-                Some("tasks/result") => cancel.cancel(),
-                Some("tasks/get") => {
-                    server.reply(&task_2025(&message["id"], "input_required", "asking"));
-                }
-                Some("tasks/cancel") => return message,
-                _ => {}
-            }
-        }
-    })
-    .await;
-    assert_eq!(cancelled["params"]["taskId"], "old-2");
-    server.reply(&task_2025(&cancelled["id"], "cancelled", "stopped"));
+    asking_until_cancelled(&mut server, || cancel.cancel()).await;
     let error = guard(call).await.unwrap().expect_err("cancelled");
     assert!(error.is_cancelled(), "{error}");
 }
