@@ -226,8 +226,8 @@ impl McpClient {
     /// end and returns its result: the timeout then runs from the task's last sign of life,
     /// its changes of status reach `on_progress`, and cancelling (or dropping the call) sends
     /// `tasks/cancel` (see [`follow_task`](Self::follow_task)), and
-    /// [`RequestOptions::on_task`] learns the task's id first. A 2025-11-25 server's tool that
-    /// requires a task is called as one.
+    /// [`RequestOptions::on_task`] learns the task's id as the following begins. A 2025-11-25
+    /// server's tool that requires a task is called as one.
     pub async fn call_tool_with(
         &self,
         name: &str,
@@ -240,9 +240,6 @@ impl McpClient {
         {
             Ok(Answer::Complete(result)) => Ok(result),
             Ok(Answer::Task(task)) => {
-                if let Some(on_task) = &options.on_task {
-                    on_task(&task);
-                }
                 // Rare and long: a future of its own, boxed, so a call answered at once
                 // neither builds nor carries the following's state.
                 Box::pin(self.follow(*task, options)).await

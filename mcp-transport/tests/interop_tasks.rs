@@ -339,11 +339,31 @@ async fn server_everything_runs_its_research_as_a_2025_task() {
         "{}",
         text(&report)
     );
+    // Its stages (a second each) reach the caller as progress, in their order; a poll a
+    // second apart may fall either side of one, so which stages are seen is not fixed.
     let stages = stages.lock().unwrap().clone();
+    let order = [
+        "Gathering sources",
+        "Analyzing content",
+        "Synthesizing findings",
+        "Generating report",
+    ];
+    let seen: Vec<usize> = stages
+        .iter()
+        .filter(|stage| stage.starts_with("task working: "))
+        .map(|stage| {
+            order
+                .iter()
+                .position(|name| stage.contains(name))
+                .unwrap_or_else(|| panic!("not a stage of the research: {stage:?}"))
+        })
+        .collect();
+    assert!(!seen.is_empty(), "{stages:?}");
+    assert!(seen.windows(2).all(|pair| pair[0] < pair[1]), "{stages:?}");
     assert!(
         stages
-            .iter()
-            .any(|stage| stage.contains("Analyzing content")),
+            .last()
+            .is_some_and(|stage| stage.starts_with("task completed")),
         "{stages:?}"
     );
 

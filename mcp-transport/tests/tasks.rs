@@ -284,14 +284,20 @@ async fn a_task_asking_question_after_question_is_cut_off_and_cancelled() {
     assert_eq!(confirming.asked.lock().unwrap().len(), 16);
 }
 
+/// `options` that tell, through the returned `Notify`, when the call has become a task the
+/// client follows.
+fn told_of_task(options: RequestOptions) -> (RequestOptions, Arc<tokio::sync::Notify>) {
+    let told = Arc::new(tokio::sync::Notify::new());
+    let tell = Arc::clone(&told);
+    (options.on_task(move |_| tell.notify_one()), told)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_the_call_sends_tasks_cancel() {
     let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
     let cancel = CancellationToken::new();
-    let call = spawn_call(
-        &client,
-        RequestOptions::default().cancel_with(cancel.clone()),
-    );
+    let (options, following) = told_of_task(RequestOptions::default().cancel_with(cancel.clone()));
+    let call = spawn_call(&client, options);
 
     let request = next_request(&mut server, "tools/call").await;
     server.reply(&created(
@@ -299,8 +305,10 @@ async fn cancelling_the_call_sends_tasks_cancel() {
         "t-3",
         &json!({"pollIntervalMs": 20000}),
     ));
-    // Asked while the client waits for its first poll.
+    // Asked once the client has the task, while it waits for its first poll (cancelled
+    // before, the call ends with the request and the client never learns of the task).
     let cancelled = async {
+        following.notified().await;
         cancel.cancel();
         let message = next_request(&mut server, "tasks/cancel").await;
         assert_eq!(message["params"]["taskId"], "t-3");
@@ -314,16 +322,17 @@ async fn cancelling_the_call_sends_tasks_cancel() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dropping_the_call_sends_tasks_cancel() {
     let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
-    let call = spawn_call(&client, RequestOptions::default());
+    let (options, following) = told_of_task(RequestOptions::default());
+    let call = spawn_call(&client, options);
     let request = next_request(&mut server, "tools/call").await;
     server.reply(&created(
         &request["id"],
         "t-4",
         &json!({"pollIntervalMs": 20000}),
     ));
-    // The answer is read before the call is dropped: the first poll is 20 s away.
+    // Dropped once the client has the task: the first poll is 20 s away.
     let poll_or_cancel = async {
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        following.notified().await;
         call.abort();
         next_request(&mut server, "tasks/cancel").await
     };
@@ -334,14 +343,15 @@ async fn dropping_the_call_sends_tasks_cancel() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_the_client_cancels_the_tasks_it_follows() {
     let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
-    let call = spawn_call(&client, RequestOptions::default());
+    let (options, following) = told_of_task(RequestOptions::default());
+    let call = spawn_call(&client, options);
     let request = next_request(&mut server, "tools/call").await;
     server.reply(&created(
         &request["id"],
         "t-5",
         &json!({"pollIntervalMs": 20000}),
     ));
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    following.notified().await;
     let close = {
         let client = Arc::clone(&client);
         tokio::spawn(async move { client.close().await })

@@ -562,6 +562,10 @@ impl McpClient {
         options: &RequestOptions,
     ) -> Result<CallToolResult, RpcError> {
         let mut following = Following::new(self, &task.task_id);
+        // Told once the task is followed: from now on a cancel, a drop or a close cancels it.
+        if let Some(on_task) = &options.on_task {
+            on_task(&task);
+        }
         let silence_limit = options.timeout.or(self.peer.default_timeout());
         let hard_deadline = options.max_total_timeout.map(|max| Instant::now() + max);
         let modern = self.protocol_version.is_stateless();

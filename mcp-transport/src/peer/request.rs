@@ -112,8 +112,10 @@ pub struct RequestOptions {
     /// Cancels the request when triggered; dropping the request future cancels it too.
     pub cancel: Option<CancellationToken>,
     /// Called once, with the task as the server created it, when a tool call is answered with
-    /// a task (the Tasks extension), before the call follows it: for a caller that keeps the
-    /// task's id (to resume it after a restart, to show it).
+    /// a task (the Tasks extension), or as it was first fetched when one is followed by id,
+    /// as the client starts following it (from then on cancelling, dropping the call or closing
+    /// the client cancels the task): for a caller that keeps the task's id (to resume it after
+    /// a restart, to show it).
     pub on_task: Option<TaskCallback>,
 }
 
@@ -150,7 +152,8 @@ impl RequestOptions {
         self
     }
 
-    /// Hands the task a tool call became to `callback`, once, before the call follows it.
+    /// Hands the task a tool call became (or the one followed by id) to `callback`, once, as
+    /// the client starts following it.
     #[must_use]
     pub fn on_task(
         mut self,
