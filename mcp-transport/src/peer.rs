@@ -48,10 +48,9 @@ mod request;
 mod tasks;
 
 use reading::{READER_TASK, read_loop};
-use request::{
-    Deadlines, RequestMeta, cancelled, decode_response, finish_round_trip, serialize_request,
-};
+use request::{Deadlines, RequestMeta, decode_response, finish_round_trip, serialize_request};
 pub use request::{ProgressCallback, RequestOptions, RpcError, TaskCallback};
+pub(crate) use request::{cancelled, hand_progress};
 use tasks::{sweep_timeouts, write_loop};
 
 /// How many server notifications a slow subscriber may lag behind before it misses some. The

@@ -203,10 +203,26 @@ impl Deadlines {
     }
 }
 
-pub(super) async fn cancelled(token: Option<&CancellationToken>) {
+/// Resolves when `token` is cancelled, or never without one.
+pub(crate) async fn cancelled(token: Option<&CancellationToken>) {
     match token {
         Some(token) => token.cancelled().await,
         None => std::future::pending().await,
+    }
+}
+
+/// Hands `progress` to the caller's `callback`: the caller's code, whose panic is logged and
+/// the report dropped, never passed on to the reader or follower that reports it.
+pub(crate) fn hand_progress(
+    server: &str,
+    callback: &ProgressCallback,
+    progress: ProgressNotificationParams,
+) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(progress))).is_err() {
+        tracing::warn!(
+            server,
+            "a progress callback panicked; the report was dropped"
+        );
     }
 }
 

@@ -410,12 +410,7 @@ impl Shared {
                     Arc::clone(&route.callback)
                 };
                 // The caller's code, on the connection's reader: its panic must not end reading.
-                let called = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    callback(progress);
-                }));
-                if called.is_err() {
-                    tracing::warn!(server = %self.server, "a progress callback panicked; the report was dropped");
-                }
+                super::hand_progress(&self.server, &callback, progress);
             }
             methods::CANCELLED => {
                 tracing::debug!("the server cancelled one of its own requests");

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use super::pushed::{LISTEN_TIMEOUT, Pushed, PushedNews};
 use crate::client::McpClient;
 use crate::jsonrpc::{ErrorObject, error_codes};
-use crate::peer::{Peer, RequestOptions, RpcError};
+use crate::peer::{Peer, RequestOptions, RpcError, cancelled, hand_progress};
 use crate::protocol::{
     CallToolResult, ProgressNotificationParams, ProgressToken, Task, TaskIdParams, TaskStatus,
     methods,
@@ -129,31 +129,16 @@ pub(in crate::client) async fn send_cancel(peer: &Peer, task_id: &str) {
     }
 }
 
-/// Resolves when `token` is cancelled, or never without one.
-async fn cancelled(token: Option<&tokio_util::sync::CancellationToken>) {
-    match token {
-        Some(token) => token.cancelled().await,
-        None => std::future::pending().await,
-    }
-}
-
 /// A 2025-11-25 `tasks/result` on its way ([`McpClient::wait_for_result`]).
 type WaitingResult<'a> = std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<CallToolResult, RpcError>> + Send + 'a>,
 >;
 
-/// The answer of the waiting `tasks/result`, or never without one.
-async fn result_of(waiting: Option<&mut WaitingResult<'_>>) -> Result<CallToolResult, RpcError> {
-    match waiting {
-        Some(waiting) => waiting.await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Waits for a notification of `pushed`, or forever without one.
-async fn next_pushed(pushed: Option<&mut Pushed>) -> Option<PushedNews> {
-    match pushed {
-        Some(pushed) => pushed.next().await,
+/// What `future` gives, or never without one: a branch of the follower's `select!` that
+/// waits only while there is something to wait for.
+async fn or_never<F: std::future::Future>(future: Option<F>) -> F::Output {
+    match future {
+        Some(future) => future.await,
         None => std::future::pending().await,
     }
 }
@@ -176,7 +161,7 @@ impl McpClient {
         let mut pushed =
             (modern && self.capabilities().offers_tasks() && !task.status.is_terminal())
                 .then(|| Pushed::open(&self.peer, &task.task_id));
-        let mut progress = Progress::new(options, &task.task_id);
+        let mut progress = Progress::new(&self.server, options, &task.task_id);
         progress.report(&task);
         let mut answered: HashSet<String> = HashSet::new();
         // 2025-11-25: the `tasks/result` sent once the task asked for input; it waits while the
@@ -248,11 +233,11 @@ impl McpClient {
                     following.ended();
                     return Err(RpcError::ConnectionClosed(reason));
                 }
-                result = result_of(waiting.as_mut()) => {
+                result = or_never(waiting.as_mut()) => {
                     following.ended();
                     return result;
                 }
-                news = next_pushed(pushed.as_mut()) => match news {
+                news = or_never(pushed.as_mut().map(Pushed::next)) => match news {
                     Some(PushedNews::Acknowledged) => {
                         if let Some(open) = pushed.as_mut() {
                             open.acknowledged = true;
@@ -474,14 +459,16 @@ impl McpClient {
 
 /// A task's changes, as the caller's progress events.
 struct Progress<'a> {
+    server: &'a str,
     callback: Option<&'a crate::peer::ProgressCallback>,
     token: ProgressToken,
     changes: u32,
 }
 
 impl<'a> Progress<'a> {
-    fn new(options: &'a RequestOptions, task_id: &str) -> Self {
+    fn new(server: &'a str, options: &'a RequestOptions, task_id: &str) -> Self {
         Self {
+            server,
             callback: options.on_progress.as_ref(),
             token: ProgressToken::String(task_id.to_owned()),
             changes: 0,
@@ -503,8 +490,6 @@ impl<'a> Progress<'a> {
             total: None,
             message: Some(message),
         };
-        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(params))).is_err() {
-            tracing::warn!("a progress callback panicked");
-        }
+        hand_progress(self.server, callback, params);
     }
 }
