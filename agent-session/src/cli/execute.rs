@@ -444,10 +444,10 @@ pub(crate) async fn call_tool_keeping_tasks(
     tokio::pin!(limited);
     let mut interrupted = false;
     let result = if matches!(&keep, Some((_, Interface::Cli))) {
-        let _taken = super::shell::CtrlCTaken::take();
+        let _taken = super::ctrl_c::Taken::take();
         tokio::select! {
             result = &mut limited => result,
-            () = super::shell::interrupted() => {
+            () = super::ctrl_c::interrupted() => {
                 interrupted = true;
                 cancel.cancel();
                 // The call ends once the server was told (a task's tasks/cancel is waited for,

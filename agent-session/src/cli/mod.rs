@@ -6,6 +6,7 @@ mod args;
 mod call_args;
 mod completions;
 mod context_view;
+mod ctrl_c;
 mod demo;
 mod demo_server;
 mod editor;
@@ -156,7 +157,7 @@ async fn stop_signal() -> &'static str {
     loop {
         tokio::select! {
             _ = received(interrupt.as_mut()) => {
-                if !shell::ctrl_c_is_the_shells() {
+                if !ctrl_c::is_taken() {
                     return "interrupted";
                 }
             }

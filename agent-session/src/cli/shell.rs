@@ -12,19 +12,18 @@
 //! command runs cancels that command (a tool call is cancelled on the server) and the shell
 //! carries on, Ctrl-C at the prompt drops the line, Ctrl-D on an empty line leaves. For that
 //! the CLI-wide Ctrl-C handler leaves SIGINT to the shell while it runs
-//! ([`ctrl_c_is_the_shells`]); SIGTERM, SIGHUP and SIGQUIT still end the CLI and stop the
+//! ([`super::ctrl_c`]); SIGTERM, SIGHUP and SIGQUIT still end the CLI and stop the
 //! servers. From a pipe the lines are read as they come, with no prompt and no editor, and
 //! Ctrl-C ends the CLI as elsewhere.
 
 use std::io::{IsTerminal, Write as _};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_session::AgentSession;
 use serde_json::json;
-use tokio::signal::unix::{SignalKind, signal};
 
 use super::args::{self, NotRun};
+use super::ctrl_c;
 use super::editor::{Input, LineEditor};
 use super::execute::{self, Context};
 use super::outcome::{Outcome, Reply};
@@ -33,31 +32,6 @@ use super::{EXIT_FAILED, EXIT_OK, complain, failure, output};
 
 /// The prompt on a terminal.
 const PROMPT: &str = "mcp> ";
-
-/// True while the interactive shell runs (or a `call` of the command line, which cancels
-/// itself on the server first): its Ctrl-C cancels a command, not the CLI.
-static CTRL_C_IS_THE_SHELLS: AtomicBool = AtomicBool::new(false);
-
-/// Whether SIGINT belongs to the interactive shell now (the CLI-wide handler then ignores it).
-pub(crate) fn ctrl_c_is_the_shells() -> bool {
-    CTRL_C_IS_THE_SHELLS.load(Ordering::SeqCst)
-}
-
-/// Holds SIGINT for the shell (or a command-line `call`) until dropped.
-pub(crate) struct CtrlCTaken;
-
-impl CtrlCTaken {
-    pub(crate) fn take() -> Self {
-        CTRL_C_IS_THE_SHELLS.store(true, Ordering::SeqCst);
-        Self
-    }
-}
-
-impl Drop for CtrlCTaken {
-    fn drop(&mut self) {
-        CTRL_C_IS_THE_SHELLS.store(false, Ordering::SeqCst);
-    }
-}
 
 /// Where the lines come from.
 enum Source {
@@ -86,7 +60,7 @@ impl Source {
                 }
                 let next = tokio::select! {
                     line = lines.next() => line.map_or(Input::End, Input::Line),
-                    () = interrupted() => Input::Interrupted,
+                    () = ctrl_c::interrupted() => Input::Interrupted,
                 };
                 // After `^C` or `^D` the next prompt starts on a line of its own.
                 if !matches!(next, Input::Line(_)) {
@@ -118,7 +92,7 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
             prompt: false,
         }
     };
-    let _ctrl_c = interactive.then(CtrlCTaken::take);
+    let _ctrl_c = interactive.then(ctrl_c::Taken::take);
     if interactive && !json_lines {
         output::print(
             "agent-session shell: type `help` for the commands; Ctrl-C cancels a command, \
@@ -143,7 +117,7 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
             tokio::select! {
                 reply = execute(session, line) => reply,
                 // Dropping the command cancels it: a tool call's server is told.
-                () = interrupted() => {
+                () = ctrl_c::interrupted() => {
                     eprintln!();
                     Outcome::failed(failure::Kind::Command, "cancelled (Ctrl-C)").into_reply()
                 }
@@ -174,19 +148,6 @@ pub(crate) async fn run(session: &Arc<AgentSession>, json_lines: bool, app: &str
         editor.close();
     }
     if failed { EXIT_FAILED } else { EXIT_OK }
-}
-
-/// The next SIGINT from now on; never, if it cannot be listened for.
-pub(crate) async fn interrupted() {
-    match signal(SignalKind::interrupt()) {
-        Ok(mut interrupt) => {
-            interrupt.recv().await;
-        }
-        Err(error) => {
-            tracing::debug!(%error, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    }
 }
 
 /// Runs one line: parsed with the command line's table ([`args::parse_shell_line`]), run by
