@@ -16,15 +16,11 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{guard, object, text};
-use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
+use common::{Answering, guard, object, text};
 use mcp_transport::http::HttpServerParams;
-use mcp_transport::{
-    ClientOptions, ErrorObject, McpClient, ProtocolVersion, RequestOptions, StdioServerParams,
-};
+use mcp_transport::{ClientOptions, McpClient, ProtocolVersion, RequestOptions, StdioServerParams};
 use serde_json::{Value, json};
 use testkit::{RemotePeer, RunningPeer, interop_path};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -36,41 +32,6 @@ const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 const TOOLS: [&str; 4] = ["echo", "greet", "add_tool", "request_count"];
 /// The `ttlMs` both servers put on `tools/list` results.
 const TOOLS_TTL_MS: u64 = 60_000;
-
-/// Answers every elicitation with `{"name": <name>}`, or declines without a name; records the
-/// messages it was asked.
-struct Answering {
-    name: Option<&'static str>,
-    asked: Mutex<Vec<String>>,
-}
-
-impl Answering {
-    fn with(name: Option<&'static str>) -> Arc<Self> {
-        Arc::new(Self {
-            name,
-            asked: Mutex::new(Vec::new()),
-        })
-    }
-
-    fn asked(&self) -> Vec<String> {
-        self.asked.lock().unwrap().clone()
-    }
-}
-
-#[async_trait::async_trait]
-impl ElicitationHandler for Answering {
-    async fn elicit(
-        &self,
-        _server: &str,
-        request: ElicitRequest,
-    ) -> Result<ElicitResult, ErrorObject> {
-        self.asked.lock().unwrap().push(request.message);
-        Ok(match self.name {
-            Some(name) => ElicitResult::accept(object(json!({ "name": name }))),
-            None => ElicitResult::decline(),
-        })
-    }
-}
 
 fn options() -> ClientOptions {
     ClientOptions::default().connect_timeout(Duration::from_secs(20))
@@ -213,7 +174,10 @@ async fn the_python_sdk_server_is_spoken_to_statelessly_without_a_handshake() {
 /// asked exactly once.
 async fn greet_with(running: &RunningPeer, answer: Option<&'static str>) -> String {
     let name = running.peer().name();
-    let handler = Answering::with(answer);
+    let handler = match answer {
+        Some(name) => Answering::accepting(json!({ "name": name })),
+        None => Answering::declining(),
+    };
     let client = connect_http(running, options().elicitation(handler.clone())).await;
     let result = guard(client.call_tool("greet", None))
         .await
@@ -356,7 +320,7 @@ async fn a_python_sdk_servers_tool_list_change_reaches_subscribers_over_its_list
 async fn the_handshake_era_is_served_too(peer: RemotePeer) {
     let running = peer.start();
     let name = peer.name();
-    let handler = Answering::with(Some("Ada"));
+    let handler = Answering::accepting(json!({"name": "Ada"}));
     let pinned = options()
         .protocol_version(ProtocolVersion::V2025_11_25)
         .elicitation(handler.clone());
@@ -420,7 +384,7 @@ fn stdio_params(peer: RemotePeer) -> StdioServerParams {
 
 async fn the_stateless_revision_over_stdio(peer: RemotePeer) {
     let name = format!("{} (stdio)", peer.name());
-    let handler = Answering::with(Some("Ada"));
+    let handler = Answering::accepting(json!({"name": "Ada"}));
     let client = guard(McpClient::connect_stdio(
         "stateless",
         stdio_params(peer),
@@ -465,7 +429,7 @@ async fn the_python_sdk_server_speaks_the_stateless_revision_over_stdio() {
 
 async fn the_handshake_era_over_stdio(peer: RemotePeer) {
     let name = format!("{} (stdio, 2025-11-25)", peer.name());
-    let handler = Answering::with(Some("Ada"));
+    let handler = Answering::accepting(json!({"name": "Ada"}));
     let pinned = options()
         .protocol_version(ProtocolVersion::V2025_11_25)
         .elicitation(handler.clone());

@@ -17,47 +17,19 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{guard, object, text, unique_marker};
-use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
+use common::{Answering, guard, object, text, unique_marker};
 use mcp_transport::http::HttpServerParams;
 use mcp_transport::{
-    CancellationToken, ClientOptions, ErrorObject, McpClient, ProtocolVersion, RequestOptions,
-    RpcError, StdioServerParams, TaskStatus, ToolCallStart,
+    CancellationToken, ClientOptions, McpClient, ProtocolVersion, RequestOptions, RpcError,
+    StdioServerParams, TaskStatus, ToolCallStart,
 };
 use serde_json::{Value, json};
 use testkit::{RemotePeer, RunningPeer, interop_path, task_log};
 
-/// Accepts every elicitation with `answer`; records the messages it was asked.
-struct Answering {
-    answer: Value,
-    asked: Mutex<Vec<String>>,
-}
-
-impl Answering {
-    fn with(answer: Value) -> Arc<Self> {
-        Arc::new(Self {
-            answer,
-            asked: Mutex::new(Vec::new()),
-        })
-    }
-}
-
-#[async_trait::async_trait]
-impl ElicitationHandler for Answering {
-    async fn elicit(
-        &self,
-        _server: &str,
-        request: ElicitRequest,
-    ) -> Result<ElicitResult, ErrorObject> {
-        self.asked.lock().unwrap().push(request.message);
-        Ok(ElicitResult::accept(object(self.answer.clone())))
-    }
-}
-
 fn options() -> ClientOptions {
     ClientOptions::default()
         .connect_timeout(Duration::from_secs(20))
-        .elicitation(Answering::with(json!({"confirmed": true})))
+        .elicitation(Answering::accepting(json!({"confirmed": true})))
 }
 
 /// A log file of its own for one server.
@@ -284,7 +256,7 @@ async fn server_everything(answer: Value) -> (McpClient, Arc<Answering>) {
     let script = interop_path(
         "interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );
-    let handler = Answering::with(answer);
+    let handler = Answering::accepting(answer);
     let options = ClientOptions::default()
         .connect_timeout(Duration::from_secs(20))
         .elicitation(handler.clone());
@@ -380,6 +352,6 @@ async fn server_everything_runs_its_research_as_a_2025_task() {
         "{}",
         text(&clarified)
     );
-    assert_eq!(handler.asked.lock().unwrap().len(), 1);
+    assert_eq!(handler.asked().len(), 1);
     client.close().await.unwrap();
 }

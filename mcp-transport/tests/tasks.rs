@@ -11,11 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::channel::{ScriptedServer, pair};
-use common::{guard, object};
-use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
+use common::{Answering, guard, object};
 use mcp_transport::{
-    CancellationToken, ClientOptions, ErrorObject, McpClient, ProtocolVersion, RequestOptions,
-    RpcError, TaskStatus, ToolCallStart,
+    CancellationToken, ClientOptions, McpClient, ProtocolVersion, RequestOptions, RpcError,
+    TaskStatus, ToolCallStart,
 };
 use serde_json::{Value, json};
 
@@ -172,34 +171,16 @@ async fn a_call_answered_with_a_task_is_polled_to_its_result_and_its_changes_are
     assert!(progress.windows(2).all(|pair| pair[0].0 < pair[1].0));
 }
 
-/// Answers every elicitation with `{"confirmed": true}` and counts them.
-#[derive(Default)]
-struct Confirming {
-    asked: Mutex<Vec<String>>,
-}
-
-#[async_trait::async_trait]
-impl ElicitationHandler for Confirming {
-    async fn elicit(
-        &self,
-        _server: &str,
-        request: ElicitRequest,
-    ) -> Result<ElicitResult, ErrorObject> {
-        self.asked.lock().unwrap().push(request.message);
-        Ok(ElicitResult::accept(object(json!({"confirmed": true}))))
-    }
-}
-
 /// A call from a client whose elicitation handler confirms everything, answered with task
 /// `task_id` (polled every 100 ms).
 async fn confirming_call_made_task(
     task_id: &str,
 ) -> (
-    Arc<Confirming>,
+    Arc<Answering>,
     ScriptedServer,
     tokio::task::JoinHandle<Result<mcp_transport::CallToolResult, mcp_transport::Error>>,
 ) {
-    let confirming = Arc::new(Confirming::default());
+    let confirming = Answering::accepting(json!({"confirmed": true}));
     let options = ClientOptions::default().elicitation(confirming.clone());
     let (client, mut server) = stateless_client(options, polled_only()).await;
     let call = spawn_call(&client, RequestOptions::default());
@@ -243,7 +224,7 @@ async fn input_requests_are_answered_once_by_the_handlers_and_sent_with_tasks_up
     ));
 
     guard(call).await.unwrap().expect("the task's result");
-    assert_eq!(*confirming.asked.lock().unwrap(), ["Delete it?"]);
+    assert_eq!(confirming.asked(), ["Delete it?"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -281,7 +262,7 @@ async fn a_task_asking_question_after_question_is_cut_off_and_cancelled() {
     let error = guard(call).await.unwrap().expect_err("cut off");
     assert!(error.to_string().contains("more than 16 inputs"), "{error}");
     assert_eq!(asked, 17, "the 17th question is the one refused");
-    assert_eq!(confirming.asked.lock().unwrap().len(), 16);
+    assert_eq!(confirming.asked().len(), 16);
 }
 
 /// `options` that tell, through the returned `Notify`, when the call has become a task the

@@ -9,8 +9,10 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_transport::handlers::{ElicitRequest, ElicitResult, ElicitationHandler};
 use mcp_transport::{
-    CallToolResult, ClientOptions, JsonObject, McpClient, RequestOptions, StdioServerParams,
+    CallToolResult, ClientOptions, ErrorObject, JsonObject, McpClient, RequestOptions,
+    StdioServerParams,
 };
 use serde_json::{Value, json};
 use testkit::FixtureServer;
@@ -312,4 +314,50 @@ pub async fn read_request(stream: &mut TcpStream) -> Option<(String, String)> {
         request_line.next()?.to_owned(),
         request_line.next()?.to_owned(),
     ))
+}
+
+/// An elicitation handler that accepts every question with one answer (or declines every
+/// one), and records the messages it was asked.
+pub struct Answering {
+    /// The content of every acceptance; `None` declines.
+    answer: Option<Value>,
+    asked: Mutex<Vec<String>>,
+}
+
+impl Answering {
+    /// Accepts every question with `answer`.
+    pub fn accepting(answer: Value) -> Arc<Self> {
+        Arc::new(Self {
+            answer: Some(answer),
+            asked: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Declines every question.
+    pub fn declining() -> Arc<Self> {
+        Arc::new(Self {
+            answer: None,
+            asked: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The messages asked so far, in order.
+    pub fn asked(&self) -> Vec<String> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl ElicitationHandler for Answering {
+    async fn elicit(
+        &self,
+        _server: &str,
+        request: ElicitRequest,
+    ) -> Result<ElicitResult, ErrorObject> {
+        self.asked.lock().unwrap().push(request.message);
+        Ok(match &self.answer {
+            Some(answer) => ElicitResult::accept(object(answer.clone())),
+            None => ElicitResult::decline(),
+        })
+    }
 }
