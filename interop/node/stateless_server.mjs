@@ -28,12 +28,12 @@
 //   request_count       -> the counts above as JSON text (on stdio, counted from the messages
 //                          read on stdin)
 // `tools/list` results carry `ttlMs: 60000` on 2026-07-28 (the SDK's cache hints).
-import http from "node:http";
 import process from "node:process";
 
 import { createMcpHandler, McpServer, acceptedContent, fromJsonSchema, inputRequired } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/node";
+
+import { serveOnLoopback } from "./loopback_http.mjs";
 
 const SERVER_INFO = { name: "interop-stateless-ts", version: "2.4.0" };
 const TOOLS_TTL_MS = 60000;
@@ -160,36 +160,17 @@ function serveHttp(port) {
       return handler.fetch(request, options);
     },
   };
-  const serveMcp = toNodeHandler(counted, {
-    onerror: (error) => process.stderr.write(`node adapter: ${error?.stack ?? error}\n`),
+  serveOnLoopback({
+    port,
+    handler: counted,
+    closing: handler,
+    routes: {
+      "/count": (_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(counts));
+      },
+    },
   });
-  const validHost = localhostHostValidation();
-  const listener = http.createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
-    if (path === "/count" && req.method === "GET") {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(counts));
-      return;
-    }
-    if (path !== "/mcp") {
-      res.writeHead(404, { "content-type": "text/plain" });
-      res.end("not found\n");
-      return;
-    }
-    if (!validHost(req, res)) {
-      return;
-    }
-    void serveMcp(req, res);
-  });
-  listener.listen(port, "127.0.0.1", () => {
-    process.stderr.write(`interop-listening ${listener.address().port}\n`);
-  });
-  const stop = () => {
-    listener.close();
-    void handler.close().finally(() => process.exit(0));
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
 }
 
 /** The stdio transport, counting each message read from stdin. */

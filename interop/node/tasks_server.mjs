@@ -32,7 +32,6 @@
 //   quick {text}             answered at once, no task: the text unchanged (both eras)
 import { appendFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import http from "node:http";
 import process from "node:process";
 
 import {
@@ -44,7 +43,6 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import {
   CreateTaskResultV2Schema,
   DetailedTaskV2Schema,
@@ -53,6 +51,8 @@ import {
   TASKS_EXTENSION_ID_V2,
   hasTaskClientCapabilityV2,
 } from "@modelcontextprotocol/ext-tasks/core/v2";
+
+import { serveOnLoopback } from "./loopback_http.mjs";
 
 const SERVER_INFO = { name: "interop-tasks-ts", version: "2.4.0" };
 /** How long a task is kept after it was created; announced as `ttlMs`. */
@@ -417,29 +417,7 @@ function serveHttp() {
     legacy: "stateless",
     onerror: (error) => process.stderr.write(`mcp handler: ${error?.stack ?? error}\n`),
   });
-  const serveMcp = toNodeHandler(handler, {
-    onerror: (error) => process.stderr.write(`node adapter: ${error?.stack ?? error}\n`),
-  });
-  const validHost = localhostHostValidation();
-  const listener = http.createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
-    if (path !== "/mcp") {
-      res.writeHead(404, { "content-type": "text/plain" });
-      res.end("not found\n");
-      return;
-    }
-    if (!validHost(req, res)) return;
-    void serveMcp(req, res);
-  });
-  listener.listen(port, "127.0.0.1", () => {
-    process.stderr.write(`interop-listening ${listener.address().port}\n`);
-  });
-  const stop = () => {
-    listener.close();
-    void handler.close().finally(() => process.exit(0));
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  serveOnLoopback({ port, handler });
 }
 
 if (mode === "http") {
