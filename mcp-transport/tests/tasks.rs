@@ -10,11 +10,11 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::channel::{ScriptedServer, pair};
+use common::channel::{ScriptedServer, connected_with, pair};
 use common::{Answering, guard, object};
 use mcp_transport::{
-    CancellationToken, ClientOptions, McpClient, ProtocolVersion, RequestOptions, RpcError,
-    TaskStatus, ToolCallStart,
+    CancellationToken, ClientOptions, McpClient, RequestOptions, RpcError, TaskStatus,
+    ToolCallStart,
 };
 use serde_json::{Value, json};
 
@@ -567,26 +567,16 @@ async fn a_task_started_by_one_client_is_followed_by_id_from_another() {
 
 /// A client of the 2025-11-25 handshake connected to a scripted server offering tool tasks.
 async fn handshake_client() -> (Arc<McpClient>, ScriptedServer) {
-    let (transport, mut server) = pair();
-    let options = ClientOptions::default()
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .connect_timeout(Duration::from_secs(10));
-    let answer = async {
-        let initialize = server.next().await;
-        assert!(
-            initialize["params"]["capabilities"]["tasks"].is_object(),
-            "{initialize}"
-        );
-        server.reply(&json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}},
-            "serverInfo": {"name": "scripted", "version": "1"}}}));
-        assert_eq!(server.next().await["method"], "notifications/initialized");
-    };
-    let (client, ()) =
-        guard(async { tokio::join!(McpClient::connect("scripted", transport, options), answer) })
-            .await;
-    (Arc::new(client.expect("connected")), server)
+    let (client, server, initialize) = connected_with(json!({
+        "tools": {},
+        "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+    }))
+    .await;
+    assert!(
+        initialize["params"]["capabilities"]["tasks"].is_object(),
+        "{initialize}"
+    );
+    (Arc::new(client), server)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -51,6 +51,13 @@ pub fn pair() -> (Box<dyn Transport>, ScriptedServer) {
 
 /// A client of the handshake era connected to a scripted server.
 pub async fn connected() -> (McpClient, ScriptedServer) {
+    let (client, server, _) = connected_with(json!({"tools": {}})).await;
+    (client, server)
+}
+
+/// A client of the handshake era connected to a scripted server declaring `capabilities`,
+/// and the `initialize` request the client sent.
+pub async fn connected_with(capabilities: Value) -> (McpClient, ScriptedServer, Value) {
     let (transport, mut server) = pair();
     let options = ClientOptions::default()
         .protocol_version(ProtocolVersion::V2025_11_25)
@@ -59,15 +66,16 @@ pub async fn connected() -> (McpClient, ScriptedServer) {
         let initialize = server.next().await;
         server.reply(
             &json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
-            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
             "serverInfo": {"name": "scripted", "version": "1"}}}),
         );
         assert_eq!(server.next().await["method"], "notifications/initialized");
+        initialize
     };
-    let (client, ()) =
+    let (client, initialize) =
         guard(async { tokio::join!(McpClient::connect("scripted", transport, options), answer) })
             .await;
-    (client.expect("connected"), server)
+    (client.expect("connected"), server, initialize)
 }
 
 #[async_trait]
