@@ -265,31 +265,41 @@ async fn a_task_asking_question_after_question_is_cut_off_and_cancelled() {
     assert_eq!(confirming.asked().len(), 16);
 }
 
-/// `options` that tell, through the returned `Notify`, when the call has become a task the
-/// client follows.
-fn told_of_task(options: RequestOptions) -> (RequestOptions, Arc<tokio::sync::Notify>) {
+/// A call with `options` that the scripted stateless server answers with task `task_id`, polled
+/// every 20 s; returned once the client follows the task (told through `on_task`).
+async fn followed_call(
+    options: RequestOptions,
+    task_id: &str,
+) -> (
+    Arc<McpClient>,
+    ScriptedServer,
+    tokio::task::JoinHandle<Result<mcp_transport::CallToolResult, mcp_transport::Error>>,
+) {
+    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
     let told = Arc::new(tokio::sync::Notify::new());
-    let tell = Arc::clone(&told);
-    (options.on_task(move |_| tell.notify_one()), told)
+    let options = {
+        let told = Arc::clone(&told);
+        options.on_task(move |_| told.notify_one())
+    };
+    let call = spawn_call(&client, options);
+    let request = next_request(&mut server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        task_id,
+        &json!({"pollIntervalMs": 20000}),
+    ));
+    guard(told.notified()).await;
+    (client, server, call)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_the_call_sends_tasks_cancel() {
-    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
     let cancel = CancellationToken::new();
-    let (options, following) = told_of_task(RequestOptions::default().cancel_with(cancel.clone()));
-    let call = spawn_call(&client, options);
-
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        "t-3",
-        &json!({"pollIntervalMs": 20000}),
-    ));
     // Asked once the client has the task, while it waits for its first poll (cancelled
     // before, the call ends with the request and the client never learns of the task).
+    let (_client, mut server, call) =
+        followed_call(RequestOptions::default().cancel_with(cancel.clone()), "t-3").await;
     let cancelled = async {
-        following.notified().await;
         cancel.cancel();
         let message = next_request(&mut server, "tasks/cancel").await;
         assert_eq!(message["params"]["taskId"], "t-3");
@@ -302,18 +312,9 @@ async fn cancelling_the_call_sends_tasks_cancel() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dropping_the_call_sends_tasks_cancel() {
-    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
-    let (options, following) = told_of_task(RequestOptions::default());
-    let call = spawn_call(&client, options);
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        "t-4",
-        &json!({"pollIntervalMs": 20000}),
-    ));
     // Dropped once the client has the task: the first poll is 20 s away.
+    let (_client, mut server, call) = followed_call(RequestOptions::default(), "t-4").await;
     let poll_or_cancel = async {
-        following.notified().await;
         call.abort();
         next_request(&mut server, "tasks/cancel").await
     };
@@ -323,16 +324,7 @@ async fn dropping_the_call_sends_tasks_cancel() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_the_client_cancels_the_tasks_it_follows() {
-    let (client, mut server) = stateless_client(ClientOptions::default(), polled_only()).await;
-    let (options, following) = told_of_task(RequestOptions::default());
-    let call = spawn_call(&client, options);
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        "t-5",
-        &json!({"pollIntervalMs": 20000}),
-    ));
-    following.notified().await;
+    let (client, mut server, call) = followed_call(RequestOptions::default(), "t-5").await;
     let close = {
         let client = Arc::clone(&client);
         tokio::spawn(async move { client.close().await })
