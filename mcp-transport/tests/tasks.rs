@@ -78,6 +78,16 @@ fn sum_result() -> Value {
     json!({"resultType": "complete", "content": [{"type": "text", "text": "5"}], "structuredContent": {"sum": 5}})
 }
 
+/// Answers the call the client sends next with task `task_id`, to be polled every `poll_ms`.
+async fn answer_call_with_task(server: &mut ScriptedServer, task_id: &str, poll_ms: u64) {
+    let request = next_request(server, "tools/call").await;
+    server.reply(&created(
+        &request["id"],
+        task_id,
+        &json!({ "pollIntervalMs": poll_ms }),
+    ));
+}
+
 /// The next request of `method` (notifications such as a cancelled poll are skipped).
 async fn next_request(server: &mut ScriptedServer, method: &str) -> Value {
     loop {
@@ -184,12 +194,7 @@ async fn confirming_call_made_task(
     let options = ClientOptions::default().elicitation(confirming.clone());
     let (client, mut server) = stateless_client(options, polled_only()).await;
     let call = spawn_call(&client, RequestOptions::default());
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        task_id,
-        &json!({"pollIntervalMs": 100}),
-    ));
+    answer_call_with_task(&mut server, task_id, 100).await;
     (confirming, server, call)
 }
 
@@ -282,12 +287,7 @@ async fn followed_call(
         options.on_task(move |_| told.notify_one())
     };
     let call = spawn_call(&client, options);
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        task_id,
-        &json!({"pollIntervalMs": 20000}),
-    ));
+    answer_call_with_task(&mut server, task_id, 20000).await;
     guard(told.notified()).await;
     (client, server, call)
 }
@@ -373,12 +373,7 @@ async fn a_task_that_keeps_changing_outlives_the_timeout_and_one_that_stalls_is_
         .expect("a moving task is not cut short");
 
     let call = spawn_call(&client, RequestOptions::with_timeout(limit));
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        "t-7",
-        &json!({"pollIntervalMs": 100}),
-    ));
+    answer_call_with_task(&mut server, "t-7", 100).await;
     let cancel = loop {
         let message = server.next().await;
         match message["method"].as_str() {
@@ -407,12 +402,7 @@ async fn a_task_that_keeps_changing_outlives_the_timeout_and_one_that_stalls_is_
 async fn pushed_states_replace_polls_once_the_server_acknowledges_the_task() {
     let (client, mut server) = stateless_client(ClientOptions::default(), pushing()).await;
     let call = spawn_call(&client, RequestOptions::default());
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        "t-8",
-        &json!({"pollIntervalMs": 100}),
-    ));
+    answer_call_with_task(&mut server, "t-8", 100).await;
 
     let listen = next_request(&mut server, "subscriptions/listen").await;
     assert_eq!(listen["params"]["notifications"]["taskIds"], json!(["t-8"]));
@@ -440,12 +430,7 @@ async fn pushed_states_replace_polls_once_the_server_acknowledges_the_task() {
 async fn a_server_that_does_not_acknowledge_the_task_is_polled() {
     let (client, mut server) = stateless_client(ClientOptions::default(), pushing()).await;
     let call = spawn_call(&client, RequestOptions::default());
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        "t-9",
-        &json!({"pollIntervalMs": 100}),
-    ));
+    answer_call_with_task(&mut server, "t-9", 100).await;
     let listen = next_request(&mut server, "subscriptions/listen").await;
     server.reply(&json!({"jsonrpc": "2.0", "id": listen["id"],
         "error": {"code": -32601, "message": "Method not found"}}));
@@ -512,12 +497,7 @@ async fn a_task_started_by_one_client_is_followed_by_id_from_another() {
                 .await
         })
     };
-    let request = next_request(&mut server, "tools/call").await;
-    server.reply(&created(
-        &request["id"],
-        "t-10",
-        &json!({"pollIntervalMs": 100}),
-    ));
+    answer_call_with_task(&mut server, "t-10", 100).await;
     let Ok(ToolCallStart::Task(started)) = guard(start).await.unwrap() else {
         panic!("not a task");
     };
