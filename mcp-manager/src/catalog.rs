@@ -29,11 +29,12 @@ pub struct ServerListing<T> {
     pub result: Result<Vec<T>, ServerError>,
 }
 
-/// Which capability a listing needs.
+/// Which capability a request to a server needs (a listing, a skill, a task).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Offer {
     Resources,
     Prompts,
+    Tasks,
     #[cfg(feature = "skills")]
     Skills,
 }
@@ -43,6 +44,7 @@ impl Offer {
         match self {
             Self::Resources => capabilities.offers_resources(),
             Self::Prompts => capabilities.offers_prompts(),
+            Self::Tasks => capabilities.offers_tasks(),
             #[cfg(feature = "skills")]
             Self::Skills => capabilities.offers_skills(),
         }
@@ -54,6 +56,7 @@ impl Offer {
             capability: match self {
                 Self::Resources => "resources",
                 Self::Prompts => "prompts",
+                Self::Tasks => "tasks",
                 #[cfg(feature = "skills")]
                 Self::Skills => "skills",
             },

@@ -1,19 +1,19 @@
 //! Tasks through the manager (the Tasks extension, see `mcp_transport::McpClient`'s task
 //! methods): a task a tool call became is asked about, followed, cancelled or read by its
 //! server's name and its id, from any process: the id is all that is needed. A server that
-//! offers no tasks is [`ManagerError::NotOffered`], asked nothing.
+//! offers no tasks is [`ManagerError::NotOffered`](crate::ManagerError::NotOffered), asked
+//! nothing.
 
-use std::sync::Arc;
+use mcp_transport::{CallToolResult, JsonObject, RequestOptions, Task};
 
-use mcp_transport::{CallToolResult, JsonObject, McpClient, RequestOptions, Task};
-
-use crate::error::{ManagerError, ServerError};
+use crate::catalog::Offer;
+use crate::error::ServerError;
 use crate::manager::McpManager;
 
 impl McpManager {
     /// The task's current state (`tasks/get`).
     pub async fn get_task(&self, server: &str, task_id: &str) -> Result<Task, ServerError> {
-        let client = self.offering_tasks(server).await?;
+        let client = self.inner.offering(server, Offer::Tasks).await?;
         Ok(client.get_task(task_id).await?)
     }
 
@@ -24,7 +24,7 @@ impl McpManager {
         server: &str,
         task_id: &str,
     ) -> Result<Option<CallToolResult>, ServerError> {
-        let client = self.offering_tasks(server).await?;
+        let client = self.inner.offering(server, Offer::Tasks).await?;
         Ok(client.task_result(task_id).await?)
     }
 
@@ -35,7 +35,7 @@ impl McpManager {
         task_id: &str,
         options: &RequestOptions,
     ) -> Result<CallToolResult, ServerError> {
-        let client = self.offering_tasks(server).await?;
+        let client = self.inner.offering(server, Offer::Tasks).await?;
         Ok(client.follow_task(task_id, options).await?)
     }
 
@@ -46,27 +46,14 @@ impl McpManager {
         task_id: &str,
         responses: &JsonObject,
     ) -> Result<(), ServerError> {
-        let client = self.offering_tasks(server).await?;
+        let client = self.inner.offering(server, Offer::Tasks).await?;
         Ok(client.update_task(task_id, responses).await?)
     }
 
     /// Asks the server to cancel the task (`tasks/cancel`); whether it ends `cancelled` is the
     /// server's decision.
     pub async fn cancel_task(&self, server: &str, task_id: &str) -> Result<(), ServerError> {
-        let client = self.offering_tasks(server).await?;
+        let client = self.inner.offering(server, Offer::Tasks).await?;
         Ok(client.cancel_task(task_id).await?)
-    }
-
-    /// The server's client, once connected, when it offers tasks.
-    async fn offering_tasks(&self, server: &str) -> Result<Arc<McpClient>, ServerError> {
-        let client = self.wait_for_connection(server).await?;
-        if client.capabilities().offers_tasks() {
-            Ok(client)
-        } else {
-            Err(ServerError::new(ManagerError::NotOffered {
-                server: server.to_owned(),
-                capability: "tasks",
-            }))
-        }
     }
 }
